@@ -1,0 +1,16 @@
+/** Where a command writes and where it runs; tests pass their own. */
+export interface CliIo {
+  readonly cwd: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
+
+export function processIo(): CliIo {
+  return {
+    cwd: process.cwd(),
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  };
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import { processIo } from './io';
+import { runCli } from './program';
+
+runCli(process.argv.slice(2), processIo()).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`krt: internal error, please report it: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 70;
+  },
+);

@@ -1,0 +1,67 @@
+import { Command, CommanderError } from 'commander';
+import { OutputFolderError } from '../writer/write-generated';
+import { EXIT } from './io';
+import type { CliIo } from './io';
+import { synthCommand } from './synth-command';
+import { UsageError } from './topology-files';
+import { validateCommand } from './validate-command';
+
+const FILES_HELP = 'topology files (default: every topologies/*.ts)';
+
+/** Runs `krt` with these arguments (without `node krt`) and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const program = new Command('krt')
+    .description('Non-blocking Kafka retry topologies: typed specs in, Terraform, alerts, runbooks and a router out.')
+    .version(packageVersion())
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+
+  program
+    .command('validate')
+    .description('check topology specs and print every problem with its path; writes nothing')
+    .argument('[files...]', FILES_HELP)
+    .addHelpText('after', '\nExit codes: 0 valid, 1 spec errors, 2 usage error.')
+    .action(async (files: string[]) => {
+      exitCode = await validateCommand(io, files);
+    });
+
+  program
+    .command('synth')
+    .description('generate Terraform (and the other outputs) from the topology specs')
+    .argument('[files...]', FILES_HELP)
+    .option('--check', 'generate in memory and list every file that differs from the output folder; writes nothing', false)
+    .option('--out <dir>', 'output folder', 'generated')
+    .addHelpText('after', '\nExit codes: 0 done (or up to date with --check), 1 spec errors or stale output, 2 usage error.')
+    .action(async (files: string[], options: { check: boolean; out: string }) => {
+      exitCode = await synthCommand(io, files, options);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    return handleError(error, io);
+  }
+}
+
+function handleError(error: unknown, io: CliIo): number {
+  if (error instanceof CommanderError) {
+    const quiet = ['commander.helpDisplayed', 'commander.version'];
+    return quiet.includes(error.code) ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof UsageError) {
+    io.stderr(`krt: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof OutputFolderError) {
+    io.stderr(`krt: ${error.message}\n`);
+    return EXIT.problems;
+  }
+  throw error;
+}
+
+function packageVersion(): string {
+  return (require('../../package.json') as { version: string }).version;
+}

@@ -1,0 +1,72 @@
+import { loadTopologyFiles } from './load/load-topologies';
+import { buildTopologyModel, deepFreeze } from './model/build';
+import type { ParsedConsumerAt } from './model/build';
+import type { ProjectModel } from './model/types';
+import type { ParsedTopology } from './spec/schema';
+import { consumerSchema, topologySchema } from './spec/schema';
+import { checkTopology } from './validate/consumer-rules';
+import { hasErrors, sortDiagnostics, specError } from './validate/diagnostic';
+import type { Diagnostic } from './validate/diagnostic';
+import { checkProject } from './validate/project-rules';
+import { zodIssuesToDiagnostics } from './validate/zod-issues';
+
+export interface CompileResult {
+  /** Present only when there are no errors (warnings allowed). */
+  readonly model?: ProjectModel;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * Spec to model: parse every file and every consumer, build the model of what parsed,
+ * then check it. Every problem is collected; nothing is written here.
+ */
+export function compileTopologies(loaded: readonly { file: string; exported: unknown }[]): CompileResult {
+  const diagnostics: Diagnostic[] = [];
+  const topologies = loaded.flatMap(({ file, exported }) => {
+    const parsed = topologySchema.safeParse(exported);
+    if (!parsed.success) diagnostics.push(...zodIssuesToDiagnostics(file, parsed.error));
+    const rawConsumers = (exported as { consumers?: unknown } | null)?.consumers;
+    if (!Array.isArray(rawConsumers)) return [];
+    const consumers: ParsedConsumerAt[] = [];
+    rawConsumers.forEach((raw, index) => {
+      const path = `consumers[${index}]`;
+      const consumer = consumerSchema.safeParse(raw);
+      if (consumer.success) consumers.push({ spec: consumer.data, source: { file, path } });
+      else diagnostics.push(...zodIssuesToDiagnostics(file, consumer.error, path));
+    });
+    // Cross-field rules run on the consumers that parsed even when a topology field did
+    // not, so one run shows every problem; such a model is only checked, never emitted.
+    return [buildTopologyModel(parsed.success ? parsed.data : provisionalTopology(exported), consumers, file)];
+  });
+  diagnostics.push(...topologies.flatMap(checkTopology), ...checkProject({ topologies }));
+  if (loaded.length === 0) {
+    diagnostics.push(specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })'));
+  }
+  const sorted = sortDiagnostics(diagnostics);
+  return hasErrors(sorted) ? { diagnostics: sorted } : { model: deepFreeze({ topologies }), diagnostics: sorted };
+}
+
+/** The topology fields that parse, with placeholders for those that do not. */
+function provisionalTopology(raw: unknown): ParsedTopology {
+  const fields = (raw ?? {}) as Record<string, unknown>;
+  const shape = topologySchema.shape;
+  const pick = <K extends keyof ParsedTopology>(key: K, fallback: ParsedTopology[K]): ParsedTopology[K] => {
+    const result = shape[key].safeParse(fields[key]);
+    return result.success ? (result.data as ParsedTopology[K]) : fallback;
+  };
+  return {
+    name: pick('name', ''),
+    owner: pick('owner', { team: '', onCall: '' }),
+    runbookBaseUrl: pick('runbookBaseUrl', 'https://invalid.example'),
+    cluster: pick('cluster', undefined),
+    naming: pick('naming', undefined),
+    principals: pick('principals', undefined),
+  };
+}
+
+export async function compileFiles(files: readonly string[], cwd: string): Promise<CompileResult> {
+  const { loaded, diagnostics } = await loadTopologyFiles(files, cwd);
+  const result = compileTopologies(loaded);
+  const all = sortDiagnostics([...diagnostics, ...result.diagnostics]);
+  return hasErrors(all) ? { diagnostics: all } : { ...result, diagnostics: all };
+}

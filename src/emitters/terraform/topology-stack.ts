@@ -1,0 +1,70 @@
+import { TerraformStack, TerraformVariable } from 'cdktf';
+import type { Construct } from 'constructs';
+import { aclResourceId, TERRAFORM_VARIABLES, topicResourceId } from '../../naming';
+import { aclRules } from '../../model/acls';
+import type { TopicModel, TopologyModel } from '../../model/types';
+import { Acl } from './.gen/providers/kafka/acl';
+import { KafkaProvider } from './.gen/providers/kafka/provider';
+import { Topic } from './.gen/providers/kafka/topic';
+
+/**
+ * One topology as a cdktf stack: its retry and DLQ topics (and main topics it manages)
+ * and the ACLs of its principals. Connection details are variables, never literals.
+ */
+export class TopologyStack extends TerraformStack {
+  constructor(scope: Construct, topology: TopologyModel) {
+    super(scope, topology.name);
+    const v = TERRAFORM_VARIABLES;
+    const variable = (name: string, config: ConstructorParameters<typeof TerraformVariable>[2]) =>
+      new TerraformVariable(this, name, config);
+
+    const bootstrapServers = variable(v.bootstrapServers, { type: 'list(string)', description: 'Kafka bootstrap servers, host:port' });
+    const saslUsername = variable(v.saslUsername, { type: 'string', sensitive: true, description: 'SASL user that Terraform connects as; it needs to create topics and ACLs' });
+    const saslPassword = variable(v.saslPassword, { type: 'string', sensitive: true, description: 'password of that SASL user' });
+    const saslMechanism = variable(v.saslMechanism, { type: 'string', default: 'plain', description: 'plain, scram-sha256 or scram-sha512' });
+    const tlsEnabled = variable(v.tlsEnabled, { type: 'bool', default: true, description: 'false for a SASL_PLAINTEXT listener' });
+    const replicationFactor = variable(v.replicationFactor, { type: 'number', default: topology.cluster.replicationFactor, description: 'replication factor of the topics created here' });
+    const minInsyncReplicas = variable(v.minInsyncReplicas, { type: 'number', default: topology.cluster.minInsyncReplicas, description: 'min.insync.replicas of the topics created here' });
+
+    new KafkaProvider(this, 'kafka', {
+      bootstrapServers: bootstrapServers.listValue,
+      saslUsername: saslUsername.stringValue,
+      saslPassword: saslPassword.stringValue,
+      saslMechanism: saslMechanism.stringValue,
+      tlsEnabled: tlsEnabled.booleanValue,
+    });
+
+    for (const topic of topicsOf(topology)) {
+      const resource = new Topic(this, topicResourceId(topic.name), {
+        name: topic.name,
+        partitions: topic.partitions,
+        replicationFactor: replicationFactor.numberValue,
+        config: { ...topic.config, 'min.insync.replicas': minInsyncReplicas.toString() },
+      });
+      resource.overrideLogicalId(topicResourceId(topic.name));
+    }
+
+    for (const rule of aclRules(topology)) {
+      const id = aclResourceId(rule);
+      new Acl(this, id, {
+        aclPrincipal: rule.principal,
+        aclHost: '*',
+        aclOperation: rule.operation,
+        aclPermissionType: 'Allow',
+        resourceType: rule.resourceType,
+        resourceName: rule.resourceName,
+        resourcePatternTypeFilter: 'Literal',
+      }).overrideLogicalId(id);
+    }
+  }
+}
+
+/** Every topic the stack creates, each once, sorted by name. */
+function topicsOf(topology: TopologyModel): TopicModel[] {
+  const byName = new Map<string, TopicModel>();
+  for (const consumer of topology.consumers) {
+    if (consumer.mainTopic.managed) byName.set(consumer.mainTopic.name, consumer.mainTopic);
+    for (const topic of [...consumer.tiers, consumer.dlq]) byName.set(topic.name, topic);
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

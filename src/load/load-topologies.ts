@@ -1,0 +1,61 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { createJiti } from 'jiti';
+import { specError } from '../validate/diagnostic';
+import type { Diagnostic } from '../validate/diagnostic';
+
+export const TOPOLOGIES_DIR = 'topologies';
+
+export interface LoadedTopologyFile {
+  /** As shown to people: relative to the working directory. */
+  readonly file: string;
+  readonly exported: unknown;
+}
+
+/** `topologies/*.ts` under the working directory, in name order. */
+export function discoverTopologyFiles(cwd: string): string[] {
+  const dir = path.join(cwd, TOPOLOGIES_DIR);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+    .sort()
+    .map((name) => path.join(dir, name));
+}
+
+/**
+ * Imports topology files, TypeScript included, without a build step. A file that
+ * imports `kafka-retry-topology` gets this very copy of the library, so a spec is
+ * checked by the version that runs it.
+ */
+export async function loadTopologyFiles(
+  files: readonly string[],
+  cwd: string,
+): Promise<{ loaded: LoadedTopologyFile[]; diagnostics: Diagnostic[] }> {
+  const jiti = createJiti(__filename, {
+    moduleCache: false,
+    fsCache: false,
+    interopDefault: false,
+    alias: { 'kafka-retry-topology': path.resolve(__dirname, '..', 'index') },
+  });
+  const loaded: LoadedTopologyFile[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const absolute of files) {
+    const file = path.relative(cwd, absolute) || absolute;
+    try {
+      const module = (await jiti.import(absolute)) as { default?: unknown };
+      if (module.default === undefined) {
+        diagnostics.push(specError(file, '', 'the file has no default export; end it with `export default defineTopology({ ... })`'));
+      } else {
+        loaded.push({ file, exported: module.default });
+      }
+    } catch (error) {
+      diagnostics.push(specError(file, '', `the file could not be loaded: ${firstLine(error)}; fix the TypeScript so that it runs`));
+    }
+  }
+  return { loaded, diagnostics };
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}

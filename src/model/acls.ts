@@ -1,0 +1,89 @@
+import { principalName } from '../naming';
+import { compareStrings } from '../util/compare';
+import type { ConsumerModel, TopologyModel } from './types';
+
+export type AclRole = 'consumer' | 'replay' | 'monitor';
+export type AclOperation = 'Read' | 'Write' | 'Describe';
+export type AclResourceType = 'Topic' | 'Group';
+
+/** One Allow ACL on a literal resource name. Kafka's Read and Write imply Describe. */
+export interface AclRule {
+  readonly principal: string;
+  readonly principalName: string;
+  readonly role: AclRole;
+  readonly resourceType: AclResourceType;
+  readonly resourceName: string;
+  readonly operation: AclOperation;
+  /** Why the principal needs it, for the README and the runbooks. */
+  readonly reason: string;
+}
+
+type Grant = Omit<AclRule, 'principal' | 'principalName' | 'role'>;
+
+function consumerGrants(consumer: ConsumerModel): Grant[] {
+  const topic = (resourceName: string, operation: AclOperation, reason: string): Grant => ({
+    resourceType: 'Topic', resourceName, operation, reason,
+  });
+  const group = (resourceName: string, operation: AclOperation, reason: string): Grant => ({
+    resourceType: 'Group', resourceName, operation, reason,
+  });
+  return [
+    topic(consumer.mainTopic.name, 'Read', 'consume the main topic'),
+    ...consumer.tiers.flatMap((tier) => [
+      topic(tier.name, 'Read', 'the retry consumer reads the tier'),
+      topic(tier.name, 'Write', 'route failures to the tier'),
+    ]),
+    topic(consumer.dlq.name, 'Write', 'dead-letter records that cannot be retried'),
+    group(consumer.groups.main, 'Read', 'join the main group and commit its offsets'),
+    group(consumer.groups.retry, 'Read', 'join the retry group and commit its offsets'),
+  ];
+}
+
+function replayGrants(consumer: ConsumerModel): Grant[] {
+  return [
+    { resourceType: 'Topic', resourceName: consumer.dlq.name, operation: 'Read', reason: 'read dead letters to replay or discard' },
+    { resourceType: 'Topic', resourceName: consumer.mainTopic.name, operation: 'Write', reason: 'publish replayed records back to the original topic' },
+    { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Read', reason: 'commit replay progress (its lag is the DLQ backlog)' },
+  ];
+}
+
+function monitorGrants(consumer: ConsumerModel): Grant[] {
+  return [
+    ...consumer.tiers.map((tier): Grant => ({
+      resourceType: 'Topic', resourceName: tier.name, operation: 'Read', reason: 'read tier offsets and the head record for tier lag and overdue records',
+    })),
+    { resourceType: 'Topic', resourceName: consumer.dlq.name, operation: 'Read', reason: 'read DLQ offsets and the oldest unhandled record' },
+    { resourceType: 'Group', resourceName: consumer.groups.retry, operation: 'Describe', reason: 'read the retry group offsets for tier lag' },
+    { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Describe', reason: 'read the replay group offsets for DLQ size' },
+  ];
+}
+
+/**
+ * The least-privilege ACLs of a topology: each consumer's own principal, the replay
+ * principal and the monitor principal. One rule per (principal, resource, operation),
+ * sorted, so the Terraform output is stable.
+ */
+export function aclRules(topology: TopologyModel): AclRule[] {
+  const rules = new Map<string, AclRule>();
+  const add = (principal: string, role: AclRole, grants: Grant[]) => {
+    for (const grant of grants) {
+      const key = [principal, grant.resourceType, grant.resourceName, grant.operation].join('\u0000');
+      if (!rules.has(key)) rules.set(key, { principal, principalName: principalName(principal), role, ...grant });
+    }
+  };
+  for (const consumer of topology.consumers) {
+    add(consumer.principal, 'consumer', consumerGrants(consumer));
+    add(topology.principals.replay, 'replay', replayGrants(consumer));
+    add(topology.principals.monitor, 'monitor', monitorGrants(consumer));
+  }
+  return [...rules.values()].sort(compareRules);
+}
+
+function compareRules(a: AclRule, b: AclRule): number {
+  return (
+    compareStrings(a.principal, b.principal) ||
+    compareStrings(a.resourceType, b.resourceType) ||
+    compareStrings(a.resourceName, b.resourceName) ||
+    compareStrings(a.operation, b.operation)
+  );
+}

@@ -1,0 +1,27 @@
+import type { Duration } from '../duration';
+
+/** Every default of the spec, in one place; the README's field reference lists the same. */
+export const DEFAULTS = {
+  replicationFactor: 3,
+  minInsyncReplicas: 2,
+  naming: 'default',
+  ladder: ['1m', '10m', '1h'] as readonly Duration[],
+  tierRetention: '7d' as Duration,
+  dlqRetention: '28d' as Duration,
+  inPlaceAttempts: 3,
+  inPlaceBackoff: '100ms' as Duration,
+  inPlaceMaxBackoff: '2s' as Duration,
+  inPlaceJitter: 0.5,
+  criticality: 'standard',
+  ambiguousTiers: 2,
+  ordering: 'unordered',
+  headers: 'x',
+} as const;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** R5: a DLQ that forgets within days is delayed data loss. */
+export const MIN_DLQ_RETENTION_MS = 7 * DAY_MS;
+
+/** A tier keeps its records this long past their due time, so a stopped retry consumer loses nothing for a day. */
+export const MIN_TIER_RETENTION_GRACE_MS = DAY_MS;

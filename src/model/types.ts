@@ -1,0 +1,91 @@
+import type { AlertKey, HeaderStyle, NamingStyle } from '../naming';
+import type { Criticality, OrderingStrategy, Severity } from '../spec/types';
+
+/**
+ * The normalized model every emitter reads: defaults applied, durations in
+ * milliseconds, every name computed by the naming module. Frozen after it is built.
+ */
+export interface ProjectModel {
+  readonly topologies: readonly TopologyModel[];
+}
+
+/** Where a piece of the model came from, for messages that point back at the spec. */
+export interface SpecLocation {
+  readonly file: string;
+  readonly path: string;
+}
+
+export interface TopologyModel {
+  readonly name: string;
+  readonly source: SpecLocation;
+  readonly owner: { readonly team: string; readonly onCall: string };
+  readonly runbookBaseUrl: string;
+  readonly cluster: { readonly replicationFactor: number; readonly minInsyncReplicas: number };
+  readonly naming: NamingStyle;
+  readonly principals: { readonly replay: string; readonly monitor: string };
+  readonly consumers: readonly ConsumerModel[];
+}
+
+export interface TopicModelBase {
+  readonly name: string;
+  readonly partitions: number;
+  /** Topic-level configs other than `min.insync.replicas`, which comes from the cluster settings. */
+  readonly config: Readonly<Record<string, string>>;
+}
+
+export interface MainTopicModel extends TopicModelBase {
+  readonly kind: 'main';
+  readonly managed: boolean;
+}
+
+export interface RetryTierModel extends TopicModelBase {
+  readonly kind: 'retry';
+  /** 1 for the first tier. */
+  readonly index: number;
+  readonly delayMs: number;
+  /** `5s`, `10m`, `1h`: how people and topic names refer to the tier. */
+  readonly label: string;
+  readonly retentionMs: number;
+  readonly source: SpecLocation;
+}
+
+export interface DlqTopicModel extends TopicModelBase {
+  readonly kind: 'dlq';
+  readonly retentionMs: number;
+  readonly source: SpecLocation;
+}
+
+export type TopicModel = MainTopicModel | RetryTierModel | DlqTopicModel;
+
+export interface AlertPolicy {
+  readonly threshold: number;
+  readonly forMs: number;
+  readonly severity: Severity;
+}
+
+export interface ConsumerModel {
+  readonly name: string;
+  readonly topology: string;
+  readonly source: SpecLocation;
+  readonly mainTopic: MainTopicModel;
+  readonly tiers: readonly RetryTierModel[];
+  readonly dlq: DlqTopicModel;
+  readonly retryTopicBase: string;
+  readonly groups: { readonly main: string; readonly retry: string; readonly replay: string };
+  readonly principal: string;
+  readonly inPlace: {
+    readonly attempts: number;
+    readonly backoffMs: number;
+    readonly maxBackoffMs: number;
+    readonly jitter: number;
+  };
+  readonly criticality: Criticality;
+  readonly alerts: Readonly<Record<AlertKey, AlertPolicy>>;
+  readonly errorPolicy: {
+    readonly permanent: readonly string[];
+    readonly ambiguous: readonly string[];
+    readonly ambiguousTiers: number;
+  };
+  readonly ordering: OrderingStrategy;
+  readonly headerStyle: HeaderStyle;
+}

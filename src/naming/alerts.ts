@@ -1,0 +1,24 @@
+/** Alert names, one rule group per consumer; the keys are the spec's override keys. */
+export const ALERTS = {
+  dlqNewMessages: 'KafkaDlqNewMessages',
+  dlqBacklog: 'KafkaDlqBacklog',
+  dlqOldestMessageAge: 'KafkaDlqOldestMessageAge',
+  retryTierStuck: 'KafkaRetryTierStuck',
+  retryRateSpike: 'KafkaRetryRateSpike',
+} as const;
+
+export type AlertKey = keyof typeof ALERTS;
+export const ALERT_KEYS = Object.keys(ALERTS) as AlertKey[];
+
+export function runbookFileName(consumer: string): string {
+  return `${consumer}.md`;
+}
+
+/** The heading anchor of an alert's runbook section: the alert name in lower case. */
+export function runbookAnchor(alert: AlertKey): string {
+  return ALERTS[alert].toLowerCase();
+}
+
+export function runbookUrl(runbookBaseUrl: string, consumer: string, alert: AlertKey): string {
+  return `${runbookBaseUrl.replace(/\/+$/, '')}/${runbookFileName(consumer)}#${runbookAnchor(alert)}`;
+}

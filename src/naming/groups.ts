@@ -1,0 +1,9 @@
+/** One retry consumer group per consumer, reading all of its tiers. */
+export function retryGroupName(group: string): string {
+  return `${group}.retry`;
+}
+
+/** The DLQ replay and audit group: its lag is the DLQ backlog. */
+export function replayGroupName(group: string): string {
+  return `${group}.dlq-replay`;
+}

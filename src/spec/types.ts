@@ -1,0 +1,145 @@
+import type { Duration } from '../duration';
+import type { AlertKey, HeaderStyle, NamingStyle } from '../naming';
+
+/**
+ * The topology spec: what a team writes in `topologies/*.ts`. Every optional field
+ * documents its default; `krt validate` checks the whole spec and names every problem.
+ */
+export interface TopologySpec {
+  /** Lower-case words joined by '-'. Names the Terraform stack and the router package. */
+  readonly name: string;
+  /** Owning team and on-call contact, shown in alerts and runbooks. */
+  readonly owner: OwnerSpec;
+  /** Where the generated runbooks are hosted; alerts link to `{runbookBaseUrl}/{consumer}.md#{alert}`. */
+  readonly runbookBaseUrl: string;
+  /** Defaults for every topic this topology creates. */
+  readonly cluster?: ClusterSpec;
+  /** Retry and DLQ topic naming. Default `'default'` (`{topic}.retry.1m`, `{topic}.dlq`); `'spring'` gives `{topic}-retry-60000`, `{topic}-dlt`. */
+  readonly naming?: NamingStyle;
+  /** The principals of the DLQ replay tool and of the DLQ/tier monitor. */
+  readonly principals?: PrincipalsSpec;
+  /** The consumers whose failures this topology routes. At least one. */
+  readonly consumers: readonly ConsumerSpec[];
+}
+
+export interface OwnerSpec {
+  /** Team label on every alert, e.g. `'billing'`. */
+  readonly team: string;
+  /** Who is paged, e.g. `'#billing-oncall'` or a pager rotation. */
+  readonly onCall: string;
+}
+
+export interface ClusterSpec {
+  /** Replication factor of created topics. Default 3. Also a Terraform variable, so a test cluster can lower it. */
+  readonly replicationFactor?: number;
+  /** `min.insync.replicas` of created topics. Default 2; at most the replication factor. */
+  readonly minInsyncReplicas?: number;
+}
+
+export interface PrincipalsSpec {
+  /** Reads the DLQ and writes back to main topics. Default `User:{topology}-replay`. */
+  readonly replay?: string;
+  /** Reads offsets and DLQ heads for the gauges. Default `User:{topology}-monitor`. */
+  readonly monitor?: string;
+}
+
+export interface ConsumerSpec {
+  /** Lower-case words joined by '-', unique across all topologies. Labels metrics and names the runbook. */
+  readonly name: string;
+  /** The topic this consumer reads. */
+  readonly topic: MainTopicSpec;
+  /** Main consumer group. Default: the consumer's name. Retry group `{group}.retry`, replay group `{group}.dlq-replay`. */
+  readonly group?: string;
+  /** The consumer's Kafka principal, `User:name`. */
+  readonly principal: string;
+  /**
+   * Retry tiers as delays, strictly increasing, one topic each: `['1m', '10m', '1h']`.
+   * An entry may also be `{ delay, partitions, retention }`.
+   * Default `['1m', '10m', '1h']`, or none when `ordering` is `'in-place-only'`.
+   */
+  readonly ladder?: readonly (Duration | TierSpec)[];
+  /** The stem of retry and DLQ topic names. Default: the main topic's name. Set it when two consumers read one topic. */
+  readonly retryTopicBase?: string;
+  /** Retries in the handler before routing, for short transient errors. */
+  readonly inPlace?: InPlaceRetrySpec;
+  /** The dead-letter topic. */
+  readonly dlq?: DlqSpec;
+  /** Sets alert thresholds and severities. Default `'standard'`. */
+  readonly criticality?: Criticality;
+  /** Per-alert overrides of the criticality preset. */
+  readonly alerts?: Partial<Record<AlertKey, AlertOverrideSpec>>;
+  /** What the runtime does with the errors this consumer knows. */
+  readonly errors?: ErrorPolicySpec;
+  /** How per-key order survives retries (R15). Default `'unordered'`. */
+  readonly ordering?: OrderingStrategy;
+  /** Headers on retry and DLQ records. Default `'x'`; `'x+spring'` adds Spring Kafka's `kafka_dlt-*` headers to DLQ records. */
+  readonly headers?: HeaderStyle;
+}
+
+export interface MainTopicSpec {
+  readonly name: string;
+  /** Partition count; retry and DLQ topics get at least as many (R4). */
+  readonly partitions: number;
+  /** Whether this topology creates the topic. Default false: it belongs to its producers. */
+  readonly managed?: boolean;
+  /** Topic configs applied when managed, e.g. `{ 'retention.ms': '604800000' }`. Default none. */
+  readonly config?: Readonly<Record<string, string | number | boolean>>;
+}
+
+export interface TierSpec {
+  readonly delay: Duration;
+  /** Default: the main topic's partitions. */
+  readonly partitions?: number;
+  /** Default `'7d'`; at least the delay plus one day, so a stopped retry consumer loses nothing for a day. */
+  readonly retention?: Duration;
+}
+
+export interface InPlaceRetrySpec {
+  /** Attempts in the handler, counting the first (as Spring's `maxAttempts`). Default 3; 1 turns in-place retry off. */
+  readonly attempts?: number;
+  /** Backoff before the first in-place retry, doubled each time. Default `'100ms'`. */
+  readonly backoff?: Duration;
+  /** Cap of the backoff. Default `'2s'`. */
+  readonly maxBackoff?: Duration;
+  /** Share of each backoff that is randomized, 0 to 1. Default 0.5. */
+  readonly jitter?: number;
+}
+
+export interface DlqSpec {
+  /** Default `'28d'`; at least `'7d'` (R5): a short DLQ retention is delayed data loss. */
+  readonly retention?: Duration;
+  /** Default: the main topic's partitions. */
+  readonly partitions?: number;
+}
+
+/** `money`: one DLQ record is an incident; `analytics`: about a thousand are. */
+export type Criticality = 'money' | 'standard' | 'analytics';
+export const CRITICALITIES = ['money', 'standard', 'analytics'] as const;
+
+export type Severity = 'critical' | 'warning';
+export const SEVERITIES = ['critical', 'warning'] as const;
+
+export interface AlertOverrideSpec {
+  /** The alert's threshold, in the unit the alert table of the README gives. */
+  readonly threshold?: number;
+  /** How long the condition must hold before the alert fires, e.g. `'5m'`. */
+  readonly for?: Duration;
+  readonly severity?: Severity;
+}
+
+export interface ErrorPolicySpec {
+  /** Error names (`err.name`, class name) or codes (`err.code`, HTTP status) sent to the DLQ at once. Default none. */
+  readonly permanent?: readonly (string | number)[];
+  /** Errors that may resolve themselves (an entity not yet arrived): a few tiers, then the DLQ. Default none. */
+  readonly ambiguous?: readonly (string | number)[];
+  /** How many tiers an ambiguous error gets. Default 2, or the ladder's length if shorter. */
+  readonly ambiguousTiers?: number;
+}
+
+/**
+ * - `unordered`: failures go to the tiers; later records of the key go on (the handler must tolerate reordering).
+ * - `park-by-key`: later records of a key in retry wait behind it, in order; costs a durable set of failing keys.
+ * - `in-place-only`: retry in the handler only, then the DLQ; keeps order, blocks the partition while retrying.
+ */
+export type OrderingStrategy = 'unordered' | 'park-by-key' | 'in-place-only';
+export const ORDERING_STRATEGIES = ['unordered', 'park-by-key', 'in-place-only'] as const;

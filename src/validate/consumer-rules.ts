@@ -1,0 +1,78 @@
+import { formatDuration } from '../duration';
+import { topicNameProblem } from '../naming';
+import { MIN_DLQ_RETENTION_MS, MIN_TIER_RETENTION_GRACE_MS } from '../model/defaults';
+import type { ConsumerModel, TopologyModel } from '../model/types';
+import { specError } from './diagnostic';
+import type { Diagnostic } from './diagnostic';
+
+/** Rules that relate the fields of one consumer, or of one topology, to each other. */
+export function checkTopology(topology: TopologyModel): Diagnostic[] {
+  const file = topology.source.file;
+  const problems: Diagnostic[] = [];
+  const { replicationFactor, minInsyncReplicas } = topology.cluster;
+  if (minInsyncReplicas > replicationFactor) {
+    problems.push(
+      specError(file, 'cluster.minInsyncReplicas', `min.insync.replicas ${minInsyncReplicas} is above the replication factor ${replicationFactor}, so no write could succeed with acks=-1; lower it to at most ${replicationFactor}`),
+    );
+  }
+  for (const consumer of topology.consumers) problems.push(...checkConsumer(consumer));
+  return problems;
+}
+
+function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
+  const { file, path } = consumer.source;
+  const at = (field: string) => `${path}.${field}`;
+  const problems: Diagnostic[] = [];
+  const error = (where: string, message: string) => problems.push(specError(file, where, message));
+  const main = consumer.mainTopic;
+
+  consumer.tiers.forEach((tier, i) => {
+    const before = consumer.tiers[i - 1];
+    if (before && tier.delayMs === before.delayMs) {
+      error(tier.source.path, `tier ${tier.label} repeats the delay of the tier before it; each tier needs its own, longer delay, so remove one`);
+    } else if (before && tier.delayMs < before.delayMs) {
+      error(tier.source.path, `tier ${tier.label} is shorter than the tier before it (${before.label}); list the ladder's delays in strictly increasing order`);
+    }
+    if (tier.partitions < main.partitions) {
+      error(`${tier.source.path}.partitions`, `tier ${tier.label} has ${tier.partitions} partitions, fewer than the ${main.partitions} of ${main.name}; give it at least ${main.partitions} so a record keeps its partition (R4)`);
+    }
+    const minimum = tier.delayMs + MIN_TIER_RETENTION_GRACE_MS;
+    if (tier.retentionMs < minimum) {
+      error(`${tier.source.path}.retention`, `tier ${tier.label} keeps records ${formatDuration(tier.retentionMs)}, which would delete them before or soon after they are due; set its retention to at least ${formatDuration(minimum)} (the delay plus one day)`);
+    }
+  });
+
+  if (consumer.dlq.partitions < main.partitions) {
+    error(`${consumer.dlq.source.path}.partitions`, `the DLQ has ${consumer.dlq.partitions} partitions, fewer than the ${main.partitions} of ${main.name}; give it at least ${main.partitions} so a replay lands on the record's partition (R4)`);
+  }
+  if (consumer.dlq.retentionMs < MIN_DLQ_RETENTION_MS) {
+    error(`${consumer.dlq.source.path}.retention`, `a DLQ retention of ${formatDuration(consumer.dlq.retentionMs)} deletes dead letters before anyone can look at them; set it to at least 7d (R5), 28d is usual`);
+  }
+
+  for (const topic of [...consumer.tiers, consumer.dlq]) {
+    const problem = topicNameProblem(topic.name);
+    if (problem) error(at(consumer.retryTopicBase === main.name ? 'topic.name' : 'retryTopicBase'), `the generated topic name is illegal: ${problem} (set a shorter retryTopicBase)`);
+  }
+
+  if (consumer.ordering === 'in-place-only' && consumer.tiers.length > 0) {
+    error(at('ladder'), `ordering 'in-place-only' never uses retry tiers, yet the ladder has ${consumer.tiers.length}; remove the ladder or choose ordering 'unordered' or 'park-by-key'`);
+  }
+  if (consumer.errorPolicy.ambiguousTiers > consumer.tiers.length) {
+    error(at('errors.ambiguousTiers'), `ambiguous errors get ${consumer.errorPolicy.ambiguousTiers} tiers but the ladder has only ${consumer.tiers.length}; lower ambiguousTiers to at most ${consumer.tiers.length}`);
+  }
+  const permanent = new Set(consumer.errorPolicy.permanent);
+  for (const name of consumer.errorPolicy.ambiguous.filter((n) => permanent.has(n))) {
+    error(at('errors.ambiguous'), `'${name}' is listed both as permanent and as ambiguous; keep it in one list`);
+  }
+  if (consumer.inPlace.backoffMs > consumer.inPlace.maxBackoffMs) {
+    error(at('inPlace.backoff'), `the first backoff ${formatDuration(consumer.inPlace.backoffMs)} is longer than its cap ${formatDuration(consumer.inPlace.maxBackoffMs)}; raise maxBackoff or lower backoff`);
+  }
+  const { dlqOldestMessageAge, retryRateSpike } = consumer.alerts;
+  if (dlqOldestMessageAge.threshold >= 1) {
+    error(at('alerts.dlqOldestMessageAge.threshold'), `this threshold is a share of the DLQ retention and must be below 1 to fire before records are deleted; use e.g. 0.5`);
+  }
+  if (retryRateSpike.threshold > 1) {
+    error(at('alerts.retryRateSpike.threshold'), `this threshold is a share of records sent to retry, between 0 and 1; use e.g. 0.1`);
+  }
+  return problems;
+}

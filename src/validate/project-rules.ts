@@ -1,0 +1,180 @@
+import { metricCollisionKey, topicResourceId } from '../naming';
+import type { ConsumerModel, ProjectModel, TopologyModel } from '../model/types';
+import { specError, specWarning } from './diagnostic';
+import type { Diagnostic } from './diagnostic';
+
+/** Rules across consumers and topology files: names must not collide (R2). */
+export function checkProject(project: ProjectModel): Diagnostic[] {
+  const consumers = project.topologies.flatMap((t) => t.consumers);
+  return [
+    ...duplicateTopologies(project.topologies),
+    ...duplicateConsumers(consumers),
+    ...topicCollisions(consumers),
+    ...groupCollisions(consumers),
+    ...mainTopicDisagreements(consumers),
+    ...terraformAddressCollisions(project.topologies),
+    ...metricNameWarnings(consumers),
+  ];
+}
+
+function duplicateTopologies(topologies: readonly TopologyModel[]): Diagnostic[] {
+  const seen = new Map<string, TopologyModel>();
+  return topologies.flatMap((topology) => {
+    const first = seen.get(topology.name);
+    if (topology.name === '') return []; // a name that did not parse, reported already
+    if (!first) {
+      seen.set(topology.name, topology);
+      return [];
+    }
+    return [specError(topology.source.file, 'name', `topology '${topology.name}' is also defined in ${first.source.file}; each topology needs its own name (it names the Terraform stack)`)];
+  });
+}
+
+function duplicateConsumers(consumers: readonly ConsumerModel[]): Diagnostic[] {
+  const seen = new Map<string, ConsumerModel>();
+  return consumers.flatMap((consumer) => {
+    const first = seen.get(consumer.name);
+    if (!first) {
+      seen.set(consumer.name, consumer);
+      return [];
+    }
+    return [specError(consumer.source.file, `${consumer.source.path}.name`, `consumer '${consumer.name}' is already defined at ${where(first)}; consumer names label metrics and runbooks, so give this one another name`)];
+  });
+}
+
+type TopicRole = 'main' | 'retry' | 'dlq';
+interface Claim {
+  readonly consumer: ConsumerModel;
+  readonly role: TopicRole | 'group' | 'retry group' | 'replay group';
+}
+
+function claims<K extends string>(consumers: readonly ConsumerModel[], namesOf: (c: ConsumerModel) => [string, K][]) {
+  const byName = new Map<string, { consumer: ConsumerModel; role: K }[]>();
+  for (const consumer of consumers) {
+    for (const [name, role] of namesOf(consumer)) {
+      byName.set(name, [...(byName.get(name) ?? []), { consumer, role }]);
+    }
+  }
+  return byName;
+}
+
+/**
+ * A retry or DLQ topic generated for two consumers, or equal to someone's main topic.
+ * Reported once per pair of consumers, on the later one, with the fix.
+ */
+function topicCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
+  const byName = claims<TopicRole>(consumers, (c) => [
+    [c.mainTopic.name, 'main'],
+    ...c.tiers.map((t): [string, TopicRole] => [t.name, 'retry']),
+    [c.dlq.name, 'dlq'],
+  ]);
+  const pairs = new Map<string, { first: Claim; second: Claim; topics: string[] }>();
+  for (const [topic, list] of byName) {
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length; j++) {
+        const [first, second] = [list[i]!, list[j]!];
+        if (first.role === 'main' && second.role === 'main') continue;
+        if (first.consumer === second.consumer && first.role === second.role) continue;
+        const key = `${first.consumer.name}\u0000${second.consumer.name}`;
+        const pair = pairs.get(key) ?? { first, second, topics: [] };
+        pair.topics.push(topic);
+        pairs.set(key, pair);
+      }
+    }
+  }
+  return [...pairs.values()].map(({ first, second, topics }) => {
+    const c = second.consumer;
+    const names = topics.map((t) => `'${t}'`).join(', ');
+    const suggestion = `${c.mainTopic.name}.${c.name}`;
+    const fix =
+      first.consumer === c
+        ? `its main topic and its retry/DLQ topics must differ; set retryTopicBase to e.g. '${suggestion}'`
+        : `retry and DLQ topics belong to one consumer (R2); give '${c.name}' its own stem, e.g. retryTopicBase: '${suggestion}'`;
+    return specError(c.source.file, `${c.source.path}.retryTopicBase`, `topic ${names} of consumer '${c.name}' is also generated for consumer '${first.consumer.name}' (${where(first.consumer)}); ${fix}`);
+  });
+}
+
+function groupCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
+  const byName = claims<'group' | 'retry group' | 'replay group'>(consumers, (c) => [
+    [c.groups.main, 'group'],
+    [c.groups.retry, 'retry group'],
+    [c.groups.replay, 'replay group'],
+  ]);
+  const reported = new Set<string>();
+  const problems: Diagnostic[] = [];
+  for (const [group, list] of byName) {
+    const [first, second] = list;
+    if (!first || !second) continue;
+    const key = `${first.consumer.name}\u0000${second.consumer.name}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    const c = second.consumer;
+    problems.push(
+      specError(c.source.file, `${c.source.path}.group`, `consumer group '${group}' (${second.role} of '${c.name}') is also the ${first.role} of consumer '${first.consumer.name}' (${where(first.consumer)}); a group keeps one consumer's offsets, so give '${c.name}' its own group, e.g. group: '${c.name}'`),
+    );
+  }
+  return problems;
+}
+
+/** Consumers of one main topic must agree on its partitions, and only one may manage it. */
+function mainTopicDisagreements(consumers: readonly ConsumerModel[]): Diagnostic[] {
+  const byTopic = new Map<string, ConsumerModel[]>();
+  for (const c of consumers) byTopic.set(c.mainTopic.name, [...(byTopic.get(c.mainTopic.name) ?? []), c]);
+  const problems: Diagnostic[] = [];
+  for (const [topic, list] of byTopic) {
+    const [first, ...rest] = list;
+    for (const c of rest) {
+      if (c.mainTopic.partitions !== first!.mainTopic.partitions) {
+        problems.push(specError(c.source.file, `${c.source.path}.topic.partitions`, `'${topic}' has ${c.mainTopic.partitions} partitions here but ${first!.mainTopic.partitions} for consumer '${first!.name}' (${where(first!)}); give the topic's real partition count in both`));
+      }
+    }
+    const managers = list.filter((c) => c.mainTopic.managed);
+    for (const c of managers.slice(1)) {
+      problems.push(specError(c.source.file, `${c.source.path}.topic.managed`, `'${topic}' is already managed by consumer '${managers[0]!.name}' (${where(managers[0]!)}); only one topology may create a topic, so set managed: false here`));
+    }
+  }
+  return problems;
+}
+
+/** Topics whose names differ only in '.' and '_' would share one Terraform address in a stack. */
+function terraformAddressCollisions(topologies: readonly TopologyModel[]): Diagnostic[] {
+  return topologies.flatMap((topology) => {
+    const seen = new Map<string, string>();
+    const problems: Diagnostic[] = [];
+    for (const c of topology.consumers) {
+      const topics = [...(c.mainTopic.managed ? [c.mainTopic.name] : []), ...c.tiers.map((t) => t.name), c.dlq.name];
+      for (const topic of topics) {
+        const id = topicResourceId(topic);
+        const other = seen.get(id);
+        if (other !== undefined && other !== topic) {
+          problems.push(specError(c.source.file, `${c.source.path}.retryTopicBase`, `topics '${other}' and '${topic}' differ only in '.' and '_', so they cannot both be Terraform resources of one stack; rename one`));
+        }
+        seen.set(id, topic);
+      }
+    }
+    return problems;
+  });
+}
+
+/** Kafka's metrics replace '.' with '_': two such topics report under one name. A warning only. */
+function metricNameWarnings(consumers: readonly ConsumerModel[]): Diagnostic[] {
+  const byKey = new Map<string, string>();
+  const warned = new Set<string>();
+  const problems: Diagnostic[] = [];
+  for (const c of consumers) {
+    for (const topic of [c.mainTopic.name, ...c.tiers.map((t) => t.name), c.dlq.name]) {
+      const key = metricCollisionKey(topic);
+      const other = byKey.get(key);
+      if (other !== undefined && other !== topic && !warned.has(key)) {
+        warned.add(key);
+        problems.push(specWarning(c.source.file, c.source.path, `topics '${other}' and '${topic}' differ only in '.' and '_', which collide in Kafka's metric names; consider renaming one`));
+      }
+      byKey.set(key, topic);
+    }
+  }
+  return problems;
+}
+
+function where(consumer: ConsumerModel): string {
+  return `${consumer.source.file} ${consumer.source.path}`;
+}
