@@ -2,7 +2,8 @@ import { loadTopologyFiles } from './load/load-topologies';
 import { buildTopologyModel, deepFreeze } from './model/build';
 import type { ParsedConsumerAt } from './model/build';
 import type { ProjectModel } from './model/types';
-import type { ParsedTopology } from './spec/schema';
+import type { ParsedConsumer, ParsedTopology } from './spec/schema';
+import type { z } from 'zod';
 import { consumerSchema, topologySchema } from './spec/schema';
 import { checkTopology } from './validate/consumer-rules';
 import { hasErrors, sortDiagnostics, specError } from './validate/diagnostic';
@@ -31,8 +32,9 @@ export function compileTopologies(loaded: readonly { file: string; exported: unk
     rawConsumers.forEach((raw, index) => {
       const path = `consumers[${index}]`;
       const consumer = consumerSchema.safeParse(raw);
-      if (consumer.success) consumers.push({ spec: consumer.data, source: { file, path } });
-      else diagnostics.push(...zodIssuesToDiagnostics(file, consumer.error, path));
+      if (!consumer.success) diagnostics.push(...zodIssuesToDiagnostics(file, consumer.error, path));
+      const spec = consumer.success ? consumer.data : provisionalConsumer(raw, index);
+      if (spec) consumers.push({ spec, source: { file, path } });
     });
     // Cross-field rules run on the consumers that parsed even when a topology field did
     // not, so one run shows every problem; such a model is only checked, never emitted.
@@ -46,14 +48,43 @@ export function compileTopologies(loaded: readonly { file: string; exported: unk
   return hasErrors(sorted) ? { diagnostics: sorted } : { model: deepFreeze({ topologies }), diagnostics: sorted };
 }
 
+/** Parses one field of an object spec on its own, or gives the fallback. */
+function fieldPicker<Shape extends Record<string, z.ZodType>>(shape: Shape, raw: unknown) {
+  const fields = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  return <K extends keyof Shape & string>(key: K, fallback: z.output<Shape[K]>): z.output<Shape[K]> => {
+    const result = shape[key]!.safeParse(fields[key]);
+    return result.success ? (result.data as z.output<Shape[K]>) : fallback;
+  };
+}
+
+/**
+ * The consumer fields that parse, the others left to their defaults, so the rules that
+ * relate fields still run. A consumer without a usable main topic is left out.
+ */
+function provisionalConsumer(raw: unknown, index: number): ParsedConsumer | undefined {
+  const pick = fieldPicker(consumerSchema.shape, raw);
+  const topic = pick('topic', undefined as never);
+  if (topic === undefined) return undefined;
+  return {
+    name: pick('name', `unnamed-consumer-${index}`),
+    topic,
+    principal: pick('principal', 'User:unknown'),
+    group: pick('group', undefined),
+    ladder: pick('ladder', []),
+    retryTopicBase: pick('retryTopicBase', undefined),
+    inPlace: pick('inPlace', undefined),
+    dlq: pick('dlq', undefined),
+    criticality: pick('criticality', undefined),
+    alerts: pick('alerts', undefined),
+    errors: pick('errors', undefined),
+    ordering: pick('ordering', undefined),
+    headers: pick('headers', undefined),
+  };
+}
+
 /** The topology fields that parse, with placeholders for those that do not. */
 function provisionalTopology(raw: unknown): ParsedTopology {
-  const fields = (raw ?? {}) as Record<string, unknown>;
-  const shape = topologySchema.shape;
-  const pick = <K extends keyof ParsedTopology>(key: K, fallback: ParsedTopology[K]): ParsedTopology[K] => {
-    const result = shape[key].safeParse(fields[key]);
-    return result.success ? (result.data as ParsedTopology[K]) : fallback;
-  };
+  const pick = fieldPicker(topologySchema.shape, raw);
   return {
     name: pick('name', ''),
     owner: pick('owner', { team: '', onCall: '' }),

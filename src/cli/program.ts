@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { cdktfCommand } from './cdktf-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -36,6 +37,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .addHelpText('after', '\nExit codes: 0 done (or up to date with --check), 1 spec errors or stale output, 2 usage error.')
     .action(async (files: string[], options: { check: boolean; out: string }) => {
       exitCode = await synthCommand(io, files, options);
+    });
+
+  program
+    .command('cdktf')
+    .description('the cdktf app behind `cdktf synth` and `cdktf deploy` (cdktf.json: "app": "npx krt cdktf")')
+    .argument('[files...]', FILES_HELP)
+    .addHelpText('after', '\nWrites the stacks into $CDKTF_OUTDIR, which cdktf sets. Exit codes: 0 done, 1 spec errors, 2 usage error.')
+    .action(async (files: string[]) => {
+      exitCode = await cdktfCommand(io, files);
     });
 
   try {

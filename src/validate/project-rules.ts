@@ -82,15 +82,19 @@ function topicCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
       }
     }
   }
-  return [...pairs.values()].map(({ first, second, topics }) => {
-    const c = second.consumer;
-    const names = topics.map((t) => `'${t}'`).join(', ');
-    const suggestion = `${c.mainTopic.name}.${c.name}`;
-    const fix =
-      first.consumer === c
-        ? `its main topic and its retry/DLQ topics must differ; set retryTopicBase to e.g. '${suggestion}'`
-        : `retry and DLQ topics belong to one consumer (R2); give '${c.name}' its own stem, e.g. retryTopicBase: '${suggestion}'`;
-    return specError(c.source.file, `${c.source.path}.retryTopicBase`, `topic ${names} of consumer '${c.name}' is also generated for consumer '${first.consumer.name}' (${where(first.consumer)}); ${fix}`);
+  return [...pairs.values()].flatMap(({ first, second, topics }) => {
+    const names = `${topics.length > 1 ? 'topics' : 'topic'} ${topics.map((t) => `'${t}'`).join(', ')}`;
+    if (first.consumer === second.consumer) {
+      const c = first.consumer;
+      return [specError(c.source.file, `${c.source.path}.retryTopicBase`, `${names} is both the main topic and a retry or DLQ topic of consumer '${c.name}'; set retryTopicBase to e.g. '${c.mainTopic.name}.${c.name}'`)];
+    }
+    // Both sides are told: either consumer can take the fix.
+    return [
+      [second.consumer, first.consumer],
+      [first.consumer, second.consumer],
+    ].map(([c, other]) =>
+      specError(c!.source.file, `${c!.source.path}.retryTopicBase`, `${names} of consumer '${c!.name}' ${topics.length > 1 ? 'are' : 'is'} also generated for consumer '${other!.name}' (${where(other!)}); retry and DLQ topics belong to one consumer (R2), so give one of them its own stem, e.g. here retryTopicBase: '${c!.mainTopic.name}.${c!.name}'`),
+    );
   });
 }
 

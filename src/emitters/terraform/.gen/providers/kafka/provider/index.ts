@@ -226,7 +226,7 @@ export class KafkaProvider extends cdktf.TerraformProvider {
         providerVersion: '0.13.1',
         providerVersionConstraint: '=0.13.1'
       },
-      terraformProviderSource: 'mongey/kafka'
+      terraformProviderSource: 'registry.terraform.io/mongey/kafka'
     });
     this._bootstrapServers = config.bootstrapServers;
     this._caCert = config.caCert;

@@ -1,0 +1,21 @@
+import { App } from 'cdktf';
+import { compileFiles } from '../compile';
+import { TopologyStack } from '../emitters/terraform';
+import { EXIT } from './io';
+import type { CliIo } from './io';
+import { reportDiagnostics } from './report';
+import { resolveTopologyFiles } from './topology-files';
+
+/**
+ * The cdktf app (`"app": "npx krt cdktf"` in cdktf.json): `cdktf synth` and
+ * `cdktf deploy` build the same stacks as `krt synth`, one per topology, into the
+ * folder cdktf names in CDKTF_OUTDIR.
+ */
+export async function cdktfCommand(io: CliIo, args: readonly string[]): Promise<number> {
+  const result = await compileFiles(resolveTopologyFiles(io.cwd, args), io.cwd);
+  if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
+  const app = new App();
+  for (const topology of result.model.topologies) new TopologyStack(app, topology);
+  app.synth();
+  return EXIT.ok;
+}

@@ -1,0 +1,52 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../src/cli/program';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+/** A scratch copy of the repository's topologies and generated output. */
+export class ScratchProject {
+  readonly dir = mkdtempSync(path.join(os.tmpdir(), 'krt-test-'));
+
+  constructor(withExamples = true) {
+    if (withExamples) {
+      cpSync(path.join(REPO_ROOT, 'topologies'), path.join(this.dir, 'topologies'), { recursive: true });
+      cpSync(path.join(REPO_ROOT, 'generated'), path.join(this.dir, 'generated'), { recursive: true });
+    }
+  }
+
+  path(relative: string): string {
+    return path.join(this.dir, relative);
+  }
+
+  read(relative: string): string {
+    return readFileSync(this.path(relative), 'utf8');
+  }
+
+  write(relative: string, content: string): void {
+    writeFileSync(this.path(relative), content);
+  }
+
+  edit(relative: string, from: string, to: string): void {
+    const before = this.read(relative);
+    if (!before.includes(from)) throw new Error(`${relative} does not contain ${from}`);
+    this.write(relative, before.replace(from, to));
+  }
+
+  /** Runs `krt ...args` in this project. */
+  async krt(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, {
+      cwd: this.dir,
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+    });
+    return { code, stdout, stderr };
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
