@@ -3,6 +3,7 @@
 KRT_TOOLS_DIR="${KRT_TOOLS_DIR:-$HOME/.cache/kafka-retry-topology}"
 MONGEY_PROVIDER_VERSION="0.13.1"
 OPENTOFU_VERSION="1.10.7"
+PINT_VERSION="0.60.0"
 mkdir -p "$KRT_TOOLS_DIR"
 
 log() { printf '[krt-tools] %s\n' "$*" >&2; }

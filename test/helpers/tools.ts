@@ -20,3 +20,13 @@ export function terraformTooling(): { terraform: string; env: NodeJS.ProcessEnv 
   const terraform = script('terraform.sh');
   return { terraform, env: { ...process.env, TF_CLI_CONFIG_FILE: cliConfig, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' } };
 }
+
+/** promtool, from PATH or Debian's prometheus package. */
+export function promtool(): string {
+  return script('promtool.sh');
+}
+
+/** pint, built from its Go module. */
+export function pint(): string {
+  return script('pint.sh');
+}

@@ -1,0 +1,54 @@
+import { METRICS } from '../../../naming';
+import { selector } from '../promql';
+import type { AlertRule } from '../rule';
+import { alertBasics, minutes } from './context';
+import type { AlertContext } from './context';
+
+/** Minimum records in the window, so one failure of a quiet topic is not a spike. */
+const MIN_RECORDS = 10;
+const RECORDS_PER_MINUTE = 20;
+
+/** The share of main-topic records sent to retry is over the threshold. */
+export function retryRateSpike(ctx: AlertContext): AlertRule[] {
+  const { consumer } = ctx;
+  const main = consumer.mainTopic.name;
+  const basics = alertBasics(ctx, 'retryRateSpike', { topic: main });
+  const share = basics.policy.threshold;
+  const total = (extra: Record<string, string> = {}) => selector(METRICS.messagesTotal, { consumer: consumer.name, topic: main, ...extra });
+  const forMinutes = minutes(basics.policy.forMs);
+  const traffic = (retryShare: number) => {
+    const retried = RECORDS_PER_MINUTE * retryShare;
+    return [
+      { series: total({ outcome: 'success' }), values: `0+${RECORDS_PER_MINUTE - retried}x${40 + forMinutes}` },
+      { series: total({ outcome: 'retry' }), values: `0+${retried}x${40 + forMinutes}` },
+    ];
+  };
+  const firingShare = Math.min(share * 2, 0.9);
+  const percent = (ratio: number) => `${Math.round(ratio * 1000) / 10}%`;
+  return [
+    {
+      ...basics,
+      expr:
+        `sum(rate(${total({ outcome: 'retry' })}[10m])) / sum(rate(${total()}[10m])) > ${share}` +
+        ` and on() sum(increase(${total()}[10m])) >= ${MIN_RECORDS}`,
+      forMs: basics.policy.forMs,
+      summary: `Many records of ${consumer.name} fail and go to retry`,
+      description: (value) =>
+        `${value} of the records of ${main} were sent to retry in the last 10 minutes (threshold ${percent(share)}). A downstream dependency is probably failing.`,
+      valueFormat: 'humanizePercentage',
+      firing: {
+        name: `${percent(firingShare)} of records sent to retry fire ${basics.alert}`,
+        interval: '1m',
+        series: traffic(firingShare),
+        evalTime: `${25 + forMinutes}m`,
+        value: firingShare,
+      },
+      quiet: {
+        name: `${percent(share / 2)} of records sent to retry keep ${basics.alert} quiet`,
+        interval: '1m',
+        series: traffic(share / 2),
+        evalTime: `${25 + forMinutes}m`,
+      },
+    },
+  ];
+}

@@ -1,0 +1,52 @@
+import { stringify } from 'yaml';
+import type { TopologyModel } from '../../model/types';
+import type { Emitter, GeneratedFile } from '../types';
+import { GENERATED_NOTICE } from '../types';
+import { alertRules } from './alert-rules';
+import { valueTemplate } from './humanize';
+import { promDuration } from './promql';
+import { ruleTests } from './rule-tests';
+
+export { alertRules } from './alert-rules';
+
+export function ruleGroupName(consumer: string): string {
+  return `kafka-retry.${consumer}`;
+}
+
+export function rulesFileName(topology: string): string {
+  return `prometheus/${topology}.rules.yml`;
+}
+
+export function ruleTestsFileName(topology: string): string {
+  return `prometheus/${topology}.rules.test.yml`;
+}
+
+function yamlFile(path: string, document: unknown): GeneratedFile {
+  return { path, content: `# ${GENERATED_NOTICE}\n${stringify(document, { lineWidth: 0 })}` };
+}
+
+function rulesDocument(topology: TopologyModel) {
+  return {
+    groups: topology.consumers.map((consumer) => ({
+      name: ruleGroupName(consumer.name),
+      rules: alertRules({ consumer, topology }).map((rule) => ({
+        alert: rule.alert,
+        expr: rule.expr,
+        ...(rule.forMs > 0 ? { for: promDuration(rule.forMs) } : {}),
+        labels: rule.labels,
+        annotations: {
+          summary: rule.summary,
+          description: rule.description(valueTemplate(rule.valueFormat)),
+          runbook_url: rule.runbookUrl,
+        },
+      })),
+    })),
+  };
+}
+
+/** `prometheus/<topology>.rules.yml` and its promtool tests, one rule group per consumer. */
+export const emitPrometheus: Emitter = (model) =>
+  model.topologies.flatMap((topology) => [
+    yamlFile(rulesFileName(topology.name), rulesDocument(topology)),
+    yamlFile(ruleTestsFileName(topology.name), ruleTests(topology, rulesFileName(topology.name).split('/').pop()!)),
+  ]);
