@@ -27,9 +27,14 @@ describe('krt synth --check', () => {
     project.edit('topologies/orders.ts', "ladder: ['1m', '10m', '1h']", "ladder: ['1m', '15m', '1h']");
     const result = await project.krt('synth', '--check');
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      'differs generated/terraform/orders/cdk.tf.json\n1 file out of date: run `krt synth` and commit the result\n',
-    );
+    expect(result.stderr.split('\n')).toEqual([
+      'differs generated/prometheus/orders.rules.test.yml',
+      'differs generated/prometheus/orders.rules.yml',
+      'differs generated/runbooks/billing-order-confirmed.md',
+      'differs generated/terraform/orders/cdk.tf.json',
+      '4 files out of date: run `krt synth` and commit the result',
+      '',
+    ]);
   });
 
   it('names missing and stale files too', async () => {

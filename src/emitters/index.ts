@@ -1,13 +1,14 @@
 import type { ProjectModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { emitPrometheus } from './prometheus';
+import { emitRunbooks } from './runbook';
 import { emitTerraform } from './terraform';
 import type { Emitter, GeneratedFile } from './types';
 
 export type { Emitter, GeneratedFile } from './types';
 
 /** Every emitter, in the order their files are listed. */
-const EMITTERS: readonly Emitter[] = [emitTerraform, emitPrometheus];
+const EMITTERS: readonly Emitter[] = [emitTerraform, emitPrometheus, emitRunbooks];
 
 /** All generated files, sorted by path; an empty or doubled path is a bug, not an output. */
 export function emitAll(model: ProjectModel): GeneratedFile[] {

@@ -6,3 +6,4 @@ export * from './headers';
 export * from './metrics';
 export * from './alerts';
 export * from './terraform';
+export * from './cli';

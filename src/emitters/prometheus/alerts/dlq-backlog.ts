@@ -1,3 +1,4 @@
+import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { selector } from '../promql';
 import type { AlertRule } from '../rule';
@@ -8,7 +9,7 @@ import type { AlertContext } from './context';
 export function dlqBacklog(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqBacklog', { topic: consumer.dlq.name });
-  const records = Math.ceil(basics.policy.threshold);
+  const records = alertThresholds.dlqBacklogRecords(consumer);
   const size = selector(METRICS.dlqSize, { consumer: consumer.name, topic: consumer.dlq.name });
   const forMinutes = minutes(basics.policy.forMs);
   const constant = (value: number) => ({ series: size, values: `${value}x${20 + forMinutes}` });

@@ -1,3 +1,4 @@
+import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { selector } from '../promql';
 import type { AlertRule } from '../rule';
@@ -8,7 +9,7 @@ import type { AlertContext } from './context';
 export function dlqNewMessages(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqNewMessages', { topic: consumer.dlq.name });
-  const records = Math.ceil(basics.policy.threshold);
+  const records = alertThresholds.dlqNewRecords(consumer);
   const routed = selector(METRICS.dlqRoutedTotal, { consumer: consumer.name });
   const forMinutes = minutes(basics.policy.forMs);
   // Records are whole: rounding removes increase()'s extrapolation noise.

@@ -1,4 +1,5 @@
 import { formatDuration } from '../../../duration';
+import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { promDuration, selector } from '../promql';
 import type { AlertRule } from '../rule';
@@ -9,7 +10,7 @@ import type { AlertContext } from './context';
 export function dlqOldestMessageAge(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqOldestMessageAge', { topic: consumer.dlq.name });
-  const limitSeconds = Math.round((basics.policy.threshold * consumer.dlq.retentionMs) / 1000);
+  const limitSeconds = alertThresholds.dlqOldestAgeSeconds(consumer);
   const oldest = selector(METRICS.dlqOldestUnhandledTimestampSeconds, { consumer: consumer.name, topic: consumer.dlq.name });
   // The test's oldest record was written `limit` seconds before the test's time 0, so
   // it crosses the threshold at once; a negative timestamp keeps promtool's run short.

@@ -1,3 +1,4 @@
+import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { selector } from '../promql';
 import type { AlertRule } from '../rule';
@@ -13,7 +14,7 @@ export function retryRateSpike(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const main = consumer.mainTopic.name;
   const basics = alertBasics(ctx, 'retryRateSpike', { topic: main });
-  const share = basics.policy.threshold;
+  const share = alertThresholds.retryShare(consumer);
   const total = (extra: Record<string, string> = {}) => selector(METRICS.messagesTotal, { consumer: consumer.name, topic: main, ...extra });
   const forMinutes = minutes(basics.policy.forMs);
   const traffic = (retryShare: number) => {

@@ -1,3 +1,4 @@
+import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import type { RetryTierModel } from '../../../model/types';
 import { promDuration, selector } from '../promql';
@@ -18,7 +19,7 @@ function late(ctx: AlertContext, tier: RetryTierModel): AlertRule {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'retryTierStuck', { tier: tier.label, topic: tier.name, condition: 'late' });
   const factor = basics.policy.threshold;
-  const overdueSeconds = Math.round((factor * tier.delayMs) / 1000);
+  const overdueSeconds = alertThresholds.tierLateSeconds(consumer, tier);
   const bucket = (le: string) => selector(`${METRICS.deliveryLatenessSeconds}_bucket`, { consumer: consumer.name, tier: tier.label, le });
   const forMinutes = minutes(basics.policy.forMs);
   const length = 30 + forMinutes;
@@ -59,9 +60,7 @@ function stalled(ctx: AlertContext, tier: RetryTierModel): AlertRule {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'retryTierStuck', { tier: tier.label, topic: tier.name, condition: 'stalled' });
   const factor = basics.policy.threshold;
-  // Waiting without any progress for (factor + 1) delays means the head record, due
-  // at most one delay after it arrived, is overdue by factor delays.
-  const stalledMs = Math.max(basics.policy.forMs, (factor + 1) * tier.delayMs, 5 * 60_000);
+  const stalledMs = alertThresholds.tierStalledMs(consumer, tier);
   const lag = selector(METRICS.retryTierLag, { consumer: consumer.name, topic: tier.name });
   const processed = selector(METRICS.messagesTotal, { consumer: consumer.name, topic: tier.name });
   const length = minutes(stalledMs) + 15;

@@ -1,0 +1,21 @@
+import { runbookFileName } from '../../naming';
+import type { Emitter } from '../types';
+import { runbookTemplates } from './templates';
+import { runbookIndexView, runbookView } from './view-model';
+
+/** `runbooks/<consumer>.md` for every consumer, and `runbooks/README.md` listing them. */
+export const emitRunbooks: Emitter = (model) => {
+  const templates = runbookTemplates();
+  const pages = model.topologies.flatMap((topology) =>
+    topology.consumers.map((consumer) => ({
+      path: `runbooks/${runbookFileName(consumer.name)}`,
+      content: tidy(templates.page(runbookView(topology, consumer))),
+    })),
+  );
+  return [...pages, { path: 'runbooks/README.md', content: tidy(templates.index(runbookIndexView(model.topologies))) }];
+};
+
+/** One blank line at most between blocks and one newline at the end, whatever the template's layout. */
+function tidy(markdown: string): string {
+  return `${markdown.replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}

@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import Handlebars from 'handlebars';
+
+/** The project's templates folder, the same from src/ and from dist/. */
+export const TEMPLATES_DIR = path.resolve(__dirname, '..', '..', '..', 'templates');
+
+export interface RunbookTemplates {
+  readonly page: Handlebars.TemplateDelegate;
+  readonly index: Handlebars.TemplateDelegate;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.md.hbs'))
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+let cached: RunbookTemplates | undefined;
+
+/**
+ * Compiles the runbook templates once. Strict: a field the template names but the view
+ * lacks is an error, never an empty string in a runbook someone reads at 3 a.m.
+ */
+export function runbookTemplates(): RunbookTemplates {
+  if (cached) return cached;
+  const handlebars = Handlebars.create();
+  const options = { strict: true, noEscape: true } as const;
+  for (const file of filesUnder(path.join(TEMPLATES_DIR, 'runbook'))) {
+    const name = path.relative(TEMPLATES_DIR, file).replace(/\.md\.hbs$/, '');
+    handlebars.registerPartial(name, handlebars.compile(readFileSync(file, 'utf8'), options));
+  }
+  const compile = (name: string) => handlebars.compile(readFileSync(path.join(TEMPLATES_DIR, `${name}.md.hbs`), 'utf8'), options);
+  cached = { page: compile('runbook/page'), index: compile('runbook/index') };
+  return cached;
+}

@@ -1,0 +1,154 @@
+import { formatDuration } from '../../duration';
+import { alertThresholds } from '../../model/alert-thresholds';
+import { aclRules } from '../../model/acls';
+import type { ConsumerModel, TopologyModel } from '../../model/types';
+import {
+  ALERT_KEYS,
+  ALERTS,
+  DLQ_FLAGS,
+  DLQ_RECORD_ID_FORMAT,
+  HEADERS,
+  KAFKA_ENV,
+  METRICS,
+  principalName,
+  runbookAnchor,
+  runbookFileName,
+  SPRING_DLT_HEADERS,
+} from '../../naming';
+import type { AlertKey } from '../../naming';
+import { GENERATED_NOTICE } from '../types';
+import { KAFKA_TOOLS_CONFIG, KCAT_CONFIG, runbookCommands } from './commands';
+
+const CRITICALITY_MEANING = {
+  money: 'one record in the DLQ is an incident',
+  standard: 'a few DLQ records are worth a look; many are an incident',
+  analytics: 'about a thousand DLQ records are worth a look',
+} as const;
+
+function describeDuration(ms: number): string {
+  return ms === 0 ? 'at once' : `for ${formatDuration(ms)}`;
+}
+
+function percent(share: number): string {
+  return `${Math.round(share * 1000) / 10}%`;
+}
+
+/** The sentence after "Fires when" for each alert, from the same thresholds as the rules. */
+function alertCondition(key: AlertKey, c: ConsumerModel): string {
+  const forText = describeDuration(c.alerts[key].forMs);
+  switch (key) {
+    case 'dlqNewMessages':
+      return `${alertThresholds.dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes`;
+    case 'dlqBacklog':
+      return `${alertThresholds.dlqBacklogRecords(c)} or more records wait unhandled in \`${c.dlq.name}\`, ${forText}`;
+    case 'dlqOldestMessageAge':
+      return `the oldest unhandled record in \`${c.dlq.name}\` is older than ${formatDuration(Math.max(1, alertThresholds.dlqOldestAgeSeconds(c)) * 1000)} (${percent(c.alerts.dlqOldestMessageAge.threshold)} of its ${formatDuration(c.dlq.retentionMs)} retention)`;
+    case 'retryTierStuck':
+      return `records of a tier are overdue by more than ${c.alerts.retryTierStuck.threshold} times its delay`;
+    case 'retryRateSpike':
+      return `more than ${percent(alertThresholds.retryShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over 10 minutes (with at least 10 records), ${forText}`;
+  }
+}
+
+function alertSections(c: ConsumerModel, page: object) {
+  return ALERT_KEYS.filter((key) => key !== 'retryTierStuck' || c.tiers.length > 0).map((key) => ({
+    key,
+    name: ALERTS[key],
+    anchor: runbookAnchor(key),
+    partial: `runbook/alerts/${ALERTS[key]}`,
+    severity: c.alerts[key].severity,
+    condition: alertCondition(key, c),
+    factor: c.alerts.retryTierStuck.threshold,
+    tierRetention: [...new Set(c.tiers.map((t) => formatDuration(t.retentionMs)))].join(' or '),
+    tiers: c.tiers.map((t) => ({
+      label: t.label,
+      name: t.name,
+      lateLimit: formatDuration(alertThresholds.tierLateSeconds(c, t) * 1000),
+      stalledLimit: formatDuration(alertThresholds.tierStalledMs(c, t)),
+    })),
+    page,
+  }));
+}
+
+function inPlaceSummary(c: ConsumerModel): string {
+  const { attempts, backoffMs, maxBackoffMs, jitter } = c.inPlace;
+  if (attempts <= 1) return 'There are no in-place retries.';
+  return `First the handler tries it up to ${attempts} times in place, waiting ${formatDuration(backoffMs)} and doubling up to ${formatDuration(maxBackoffMs)}, ${percent(jitter)} jittered.`;
+}
+
+/** Everything one runbook page shows; the template only lays it out. */
+export function runbookView(topology: TopologyModel, c: ConsumerModel) {
+  const rules = aclRules(topology);
+  const ownTopics = new Set([c.mainTopic.name, ...c.tiers.map((t) => t.name), c.dlq.name]);
+  const ownGroups = new Set(Object.values(c.groups));
+  const lastTier = c.tiers[c.tiers.length - 1];
+  const page: Record<string, unknown> = {
+    notice: GENERATED_NOTICE,
+    name: c.name,
+    topology: topology.name,
+    source: c.source.file,
+    owner: topology.owner,
+    principal: c.principal,
+    principals: { ...topology.principals, replayName: principalName(topology.principals.replay) },
+    criticality: c.criticality,
+    criticalityMeaning: CRITICALITY_MEANING[c.criticality],
+    isMoney: c.criticality === 'money',
+    ordering: c.ordering,
+    orderingPartial: `runbook/ordering/${c.ordering}`,
+    mainTopic: c.mainTopic,
+    groups: c.groups,
+    tiers: c.tiers.map((t) => ({ index: t.index, label: t.label, name: t.name, partitions: t.partitions, retention: formatDuration(t.retentionMs) })),
+    lastTier: lastTier ?? { label: '' },
+    ladderSummary: c.tiers.map((t) => t.label).join(' → '),
+    dlq: { name: c.dlq.name, partitions: c.dlq.partitions, retention: formatDuration(c.dlq.retentionMs) },
+    diagram: mermaidDiagram(c),
+    inPlaceSummary: inPlaceSummary(c),
+    acls: rules.filter((r) => (r.resourceType === 'Topic' ? ownTopics : ownGroups).has(r.resourceName) && (r.role !== 'consumer' || r.principal === c.principal)),
+    headers: HEADERS,
+    springHeaders: c.headerStyle === 'x+spring' ? Object.values(SPRING_DLT_HEADERS) : false,
+    errorPolicy: {
+      inPlace: c.inPlace.attempts > 1 ? `${c.inPlace.attempts} attempts, backoff ${formatDuration(c.inPlace.backoffMs)} doubling to ${formatDuration(c.inPlace.maxBackoffMs)}, ${percent(c.inPlace.jitter)} jitter` : 'none',
+      permanentList: c.errorPolicy.permanent.map((e) => `\`${e}\``).join(', '),
+      ambiguousList: c.errorPolicy.ambiguous.map((e) => `\`${e}\``).join(', '),
+      ambiguousTiers: c.errorPolicy.ambiguousTiers,
+    },
+    metrics: METRICS,
+    commands: runbookCommands(c),
+    flags: DLQ_FLAGS,
+    env: KAFKA_ENV,
+    recordIdFormat: DLQ_RECORD_ID_FORMAT,
+    clientConfigs: { kcat: KCAT_CONFIG, kafkaTools: KAFKA_TOOLS_CONFIG },
+  };
+  page.alerts = alertSections(c, page);
+  return page;
+}
+
+function mermaidDiagram(c: ConsumerModel): string {
+  const lines = ['flowchart LR', `  main["${c.mainTopic.name}<br/>${c.mainTopic.partitions} partitions"]`];
+  c.tiers.forEach((t) => lines.push(`  t${t.index}["${t.name}<br/>waits ${t.label}"]`));
+  lines.push(`  dlq[("${c.dlq.name}<br/>kept ${formatDuration(c.dlq.retentionMs)}")]`);
+  const first = c.tiers[0];
+  if (first) lines.push(`  main -- "transient error" --> t${first.index}`);
+  c.tiers.slice(1).forEach((t) => lines.push(`  t${t.index - 1} -- "fails again" --> t${t.index}`));
+  const last = c.tiers[c.tiers.length - 1];
+  if (last) lines.push(`  t${last.index} -- "fails again" --> dlq`);
+  lines.push(`  main -- "permanent error${c.tiers.length === 0 ? ' or retries exhausted' : ''}" --> dlq`);
+  lines.push(`  dlq -. "krt dlq replay (by hand)" .-> main`);
+  return lines.join('\n');
+}
+
+export function runbookIndexView(topologies: readonly TopologyModel[]) {
+  const consumers = topologies
+    .flatMap((t) => t.consumers.map((c) => ({ c, t })))
+    .sort((a, b) => (a.c.name < b.c.name ? -1 : 1))
+    .map(({ c, t }) => ({
+      name: c.name,
+      file: runbookFileName(c.name),
+      topology: t.name,
+      team: t.owner.team,
+      onCall: t.owner.onCall,
+      criticality: c.criticality,
+      mainTopic: c.mainTopic.name,
+    }));
+  return { notice: GENERATED_NOTICE, consumers };
+}
