@@ -25,3 +25,15 @@ go_build_module() {
   (cd "$work" && go build -trimpath -o "$out" "$pkg") || die "go build of $module@$version failed"
   rm -rf "$work"
 }
+
+# Prints the path of a Go tool built once into the cache folder, keyed by version.
+cached_go_tool() {
+  local name="$1" module="$2" version="$3" pkg="$4"
+  local binary="$KRT_TOOLS_DIR/$name-$version/$name"
+  if [ ! -x "$binary" ]; then
+    mkdir -p "$(dirname "$binary")"
+    go_build_module "$module" "v$version" "$pkg" "$binary.tmp"
+    mv "$binary.tmp" "$binary"
+  fi
+  echo "$binary"
+}

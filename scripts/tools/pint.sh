@@ -5,10 +5,4 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-pint="$KRT_TOOLS_DIR/pint-$PINT_VERSION/pint"
-if [ ! -x "$pint" ]; then
-  mkdir -p "$(dirname "$pint")"
-  go_build_module github.com/cloudflare/pint "v$PINT_VERSION" ./cmd/pint "$pint.tmp"
-  mv "$pint.tmp" "$pint"
-fi
-echo "$pint"
+cached_go_tool pint github.com/cloudflare/pint "$PINT_VERSION" ./cmd/pint

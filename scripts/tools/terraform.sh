@@ -8,10 +8,4 @@ if command -v terraform >/dev/null; then
   command -v terraform
   exit 0
 fi
-tofu="$KRT_TOOLS_DIR/opentofu-$OPENTOFU_VERSION/tofu"
-if [ ! -x "$tofu" ]; then
-  mkdir -p "$(dirname "$tofu")"
-  go_build_module github.com/opentofu/opentofu "v$OPENTOFU_VERSION" ./cmd/tofu "$tofu.tmp"
-  mv "$tofu.tmp" "$tofu"
-fi
-echo "$tofu"
+cached_go_tool tofu github.com/opentofu/opentofu "$OPENTOFU_VERSION" ./cmd/tofu
