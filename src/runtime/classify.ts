@@ -1,0 +1,105 @@
+import type { ErrorPolicy } from './descriptor';
+
+/**
+ * What a failure means for routing (R7):
+ * - `transient-short`: retry in place with backoff (timeouts, deadlocks);
+ * - `transient-long`: the retry tiers (5xx, 429, broker connection errors);
+ * - `permanent-data`: the DLQ at once (unparsable or invalid data);
+ * - `permanent-code`: the DLQ at once; fix the code or config, then replay;
+ * - `ambiguous`: a few tiers, then the DLQ (an entity that may not have arrived yet).
+ */
+export type ErrorKind = 'transient-short' | 'transient-long' | 'permanent-data' | 'permanent-code' | 'ambiguous';
+export const ERROR_KINDS: readonly ErrorKind[] = ['transient-short', 'transient-long', 'permanent-data', 'permanent-code', 'ambiguous'];
+
+/** A classifier may decline (undefined) to leave an error to the next one. */
+export type ErrorClassifier = (error: unknown) => ErrorKind | undefined;
+
+const NETWORK_CODES = new Set([
+  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
+]);
+const TIMEOUT_NAMES = new Set(['TimeoutError', 'AbortError']);
+/** PostgreSQL SQLSTATEs: deadlock detected, serialization failure. */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+const KAFKAJS_TRANSIENT = new Set([
+  'KafkaJSConnectionError', 'KafkaJSRequestTimeoutError', 'KafkaJSConnectionClosedError', 'KafkaJSNumberOfRetriesExceeded',
+  'KafkaJSBrokerNotFound', 'KafkaJSLockTimeout',
+]);
+/** Open circuit breakers of opossum and cockatiel. */
+const OPEN_CIRCUIT = new Set(['EOPENBREAKER', 'BrokenCircuitError', 'OpenCircuitError', 'IsolatedCircuitError']);
+
+function field(error: unknown, key: string): unknown {
+  return error !== null && typeof error === 'object' ? (error as Record<string, unknown>)[key] : undefined;
+}
+
+/** `err.name`, or the class name of an error without one. */
+export function errorName(error: unknown): string {
+  const name = field(error, 'name');
+  if (typeof name === 'string' && name !== '') return name;
+  const ctor = error !== null && typeof error === 'object' ? (error as object).constructor?.name : undefined;
+  return ctor && ctor !== 'Object' ? ctor : typeof error === 'string' ? 'Error' : typeof error;
+}
+
+/** The codes an error carries: `code`, `errno` names, and SQLSTATE. */
+function errorCodes(error: unknown): string[] {
+  return ['code', 'sqlState', 'sqlstate'].map((k) => field(error, k)).filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').map(String);
+}
+
+/** The HTTP status of fetch, axios, got and similar errors. */
+export function httpStatus(error: unknown): number | undefined {
+  const candidates = [field(error, 'status'), field(error, 'statusCode'), field(field(error, 'response'), 'status'), field(field(error, 'response'), 'statusCode')];
+  return candidates.find((v): v is number => typeof v === 'number' && v >= 100 && v < 600);
+}
+
+function isZodError(error: unknown): boolean {
+  return errorName(error) === 'ZodError' || (Array.isArray(field(error, 'issues')) && typeof field(error, 'message') === 'string' && field(error, 'name') === 'ZodError');
+}
+
+/** The table of R7, applied to errors from Node, KafkaJS, PostgreSQL, HTTP clients and zod. */
+export const defaultClassifier: ErrorClassifier = (error) => {
+  const name = errorName(error);
+  const codes = errorCodes(error);
+  if (codes.some((c) => RETRYABLE_SQLSTATES.has(c))) return 'transient-short';
+  if (codes.some((c) => NETWORK_CODES.has(c)) || TIMEOUT_NAMES.has(name)) return 'transient-short';
+  if (KAFKAJS_TRANSIENT.has(name) || OPEN_CIRCUIT.has(name) || codes.some((c) => OPEN_CIRCUIT.has(c))) return 'transient-long';
+  const status = httpStatus(error);
+  if (status !== undefined) {
+    if (status >= 500 || status === 429 || status === 408) return 'transient-long';
+    if (status === 404) return 'ambiguous';
+    if (status === 401 || status === 403) return 'permanent-code';
+    if (status >= 400) return 'permanent-data';
+  }
+  if (isZodError(error) || name === 'SyntaxError') return 'permanent-data';
+  if (name === 'TypeError' || name === 'ReferenceError' || name === 'RangeError') return 'permanent-code';
+  if (/not ?found/i.test(name)) return 'ambiguous';
+  return undefined;
+};
+
+/** What an error nobody recognizes gets: the tiers, then the DLQ, so it is neither lost nor retried forever. */
+export const UNKNOWN_ERROR_KIND: ErrorKind = 'transient-long';
+
+/** The consumer's declared names and codes (spec `errors`), checked before anything else. */
+export function policyClassifier(policy: ErrorPolicy): ErrorClassifier {
+  const permanent = new Set(policy.permanent);
+  const ambiguous = new Set(policy.ambiguous);
+  return (error) => {
+    const keys = [errorName(error), ...errorCodes(error), String(httpStatus(error) ?? '')];
+    if (keys.some((k) => permanent.has(k))) return 'permanent-code';
+    if (keys.some((k) => ambiguous.has(k))) return 'ambiguous';
+    return undefined;
+  };
+}
+
+/**
+ * The classifier a consumer uses: its declared errors, then the user's own classifier
+ * if any, then the default table; unknown errors go through the tiers.
+ */
+export function composeClassifiers(...classifiers: (ErrorClassifier | undefined)[]): (error: unknown) => ErrorKind {
+  return (error) => {
+    for (const classify of classifiers) {
+      const kind = classify?.(error);
+      if (kind) return kind;
+    }
+    return UNKNOWN_ERROR_KIND;
+  };
+}

@@ -1,0 +1,43 @@
+import type { HeaderStyle } from '../naming/headers';
+
+/**
+ * What the runtime needs to know about one consumer: the contract between the
+ * generated router package (typed constants) and the runtime. Defined here, once.
+ */
+export interface ConsumerDescriptor {
+  readonly name: string;
+  readonly mainTopic: string;
+  readonly groups: { readonly main: string; readonly retry: string; readonly replay: string };
+  readonly tiers: readonly TierDescriptor[];
+  readonly dlqTopic: string;
+  readonly inPlace: InPlacePolicy;
+  readonly errorPolicy: ErrorPolicy;
+  readonly ordering: 'unordered' | 'park-by-key' | 'in-place-only';
+  readonly headerStyle: HeaderStyle;
+}
+
+export interface TierDescriptor {
+  /** 1 for the first tier. */
+  readonly index: number;
+  readonly topic: string;
+  readonly delayMs: number;
+  /** `5s`, `1m`: the metric label of the tier. */
+  readonly label: string;
+}
+
+export interface InPlacePolicy {
+  /** Attempts in the handler, counting the first. */
+  readonly attempts: number;
+  readonly backoffMs: number;
+  readonly maxBackoffMs: number;
+  /** Share of each backoff that is randomized, 0 to 1. */
+  readonly jitter: number;
+}
+
+export interface ErrorPolicy {
+  /** Error names or codes that go to the DLQ at once. */
+  readonly permanent: readonly string[];
+  /** Error names or codes that get `ambiguousTiers` tiers, then the DLQ. */
+  readonly ambiguous: readonly string[];
+  readonly ambiguousTiers: number;
+}

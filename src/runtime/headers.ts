@@ -1,0 +1,88 @@
+import { HEADERS } from '../naming/headers';
+
+/** Kafka header values as clients hand them over. */
+export type RawHeaders = Readonly<Record<string, Buffer | string | (Buffer | string)[] | undefined>>;
+
+/** The longest `x-error-message` we write: enough to triage, short of a payload dump. */
+export const MAX_ERROR_MESSAGE_LENGTH = 1024;
+
+/** What the `x-*` headers of a retry or DLQ record say, each value checked. */
+export interface RetryHeaders {
+  readonly attempt?: number;
+  readonly dueAt?: number;
+  readonly firstFailedAt?: number;
+  readonly originalTopic?: string;
+  readonly originalPartition?: number;
+  readonly originalOffset?: string;
+  readonly errorClass?: string;
+  readonly errorMessage?: string;
+  readonly replayedFromDlq?: boolean;
+}
+
+function text(headers: RawHeaders, name: string): string | undefined {
+  const raw = headers[name];
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  if (value === undefined) return undefined;
+  return Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+}
+
+/** A non-negative decimal integer no larger than `max`, or undefined for anything else. */
+function integer(value: string | undefined, max: number): number | undefined {
+  if (value === undefined || !/^\d{1,16}$/.test(value.trim())) return undefined;
+  const n = Number(value.trim());
+  return Number.isSafeInteger(n) && n <= max ? n : undefined;
+}
+
+/** Garbage (non-numeric, negative, huge, missing) reads as absent, never as a crash. */
+export function decodeRetryHeaders(headers: RawHeaders | undefined): RetryHeaders {
+  const h = headers ?? {};
+  const offset = text(h, HEADERS.originalOffset);
+  return {
+    attempt: integer(text(h, HEADERS.attempt), 1_000_000),
+    dueAt: integer(text(h, HEADERS.dueAt), 8_640_000_000_000),
+    firstFailedAt: integer(text(h, HEADERS.firstFailedAt), 8_640_000_000_000),
+    originalTopic: text(h, HEADERS.originalTopic) || undefined,
+    originalPartition: integer(text(h, HEADERS.originalPartition), 2 ** 31 - 1),
+    originalOffset: offset !== undefined && /^\d{1,19}$/.test(offset) ? offset : undefined,
+    errorClass: text(h, HEADERS.errorClass) || undefined,
+    errorMessage: text(h, HEADERS.errorMessage),
+    replayedFromDlq: text(h, HEADERS.replayedFromDlq) !== undefined,
+  };
+}
+
+export function truncate(message: string, max = MAX_ERROR_MESSAGE_LENGTH): string {
+  return message.length <= max ? message : `${message.slice(0, max - 1)}…`;
+}
+
+/** The `x-*` headers of a record routed to a tier or the DLQ. */
+export function encodeRetryHeaders(h: {
+  attempt: number;
+  dueAt?: number;
+  firstFailedAt: number;
+  originalTopic: string;
+  originalPartition: number;
+  originalOffset: string;
+  errorClass: string;
+  errorMessage: string;
+}): Record<string, string> {
+  return {
+    [HEADERS.attempt]: String(h.attempt),
+    ...(h.dueAt !== undefined ? { [HEADERS.dueAt]: String(h.dueAt) } : {}),
+    [HEADERS.firstFailedAt]: String(h.firstFailedAt),
+    [HEADERS.originalTopic]: h.originalTopic,
+    [HEADERS.originalPartition]: String(h.originalPartition),
+    [HEADERS.originalOffset]: h.originalOffset,
+    [HEADERS.errorClass]: h.errorClass,
+    [HEADERS.errorMessage]: truncate(h.errorMessage),
+  };
+}
+
+/** The record's own headers without the `x-*` headers this library writes. */
+export function passThroughHeaders(headers: RawHeaders | undefined): Record<string, Buffer | string | (Buffer | string)[]> {
+  const ours = new Set<string>(Object.values(HEADERS));
+  const out: Record<string, Buffer | string | (Buffer | string)[]> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined && !ours.has(name) && !name.startsWith('kafka_dlt-')) out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+import type { ErrorKind } from './classify';
+import type { ConsumerDescriptor, TierDescriptor } from './descriptor';
+
+/**
+ * Where a failed record goes next. Spring's vocabulary: a destination resolver,
+ * pure, `(consumer, where it was read, attempt, error, now) -> destination`.
+ */
+export type Destination =
+  | { readonly kind: 'in-place'; readonly retry: number }
+  | { readonly kind: 'tier'; readonly tier: TierDescriptor; readonly attempt: number; readonly dueAt: number }
+  | { readonly kind: 'dlq'; readonly attempt: number; readonly reason: DlqReason };
+
+export type DlqReason = 'permanent' | 'ambiguous-exhausted' | 'retries-exhausted';
+
+export interface Failure {
+  /** The topic the failing record was read from: the main topic or one of the tiers. */
+  readonly topic: string;
+  readonly kind: ErrorKind;
+  /** Tries already made in the handler for this record, counting the first. */
+  readonly triesInPlace: number;
+  readonly now: number;
+}
+
+/**
+ * The attempt a record is on, from where it was read, never from its headers: a record
+ * read from tier k is on attempt k + 1 whatever its `x-attempt` says, so a garbage header
+ * can neither crash the consumer nor keep a record looping (R8).
+ */
+export function attemptOf(consumer: ConsumerDescriptor, topic: string): number {
+  const tier = consumer.tiers.find((t) => t.topic === topic);
+  return tier ? tier.index + 1 : 1;
+}
+
+export function resolveDestination(consumer: ConsumerDescriptor, failure: Failure): Destination {
+  const attempt = attemptOf(consumer, failure.topic);
+  const { kind } = failure;
+  const permanent = kind === 'permanent-data' || kind === 'permanent-code';
+  const inPlaceAllowed = consumer.ordering === 'in-place-only' ? !permanent : kind === 'transient-short';
+  if (inPlaceAllowed && failure.triesInPlace < consumer.inPlace.attempts) return { kind: 'in-place', retry: failure.triesInPlace };
+  if (permanent) return { kind: 'dlq', attempt, reason: 'permanent' };
+  const next = consumer.ordering === 'in-place-only' ? undefined : consumer.tiers[attempt - 1];
+  if (kind === 'ambiguous' && attempt > consumer.errorPolicy.ambiguousTiers) return { kind: 'dlq', attempt, reason: 'ambiguous-exhausted' };
+  if (!next) return { kind: 'dlq', attempt, reason: 'retries-exhausted' };
+  return { kind: 'tier', tier: next, attempt: attempt + 1, dueAt: failure.now + next.delayMs };
+}
