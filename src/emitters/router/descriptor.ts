@@ -1,0 +1,17 @@
+import type { ConsumerModel } from '../../model/types';
+import type { ConsumerDescriptor } from '../../runtime/descriptor';
+
+/** The runtime's view of a consumer, taken from the model: what the router package ships. */
+export function consumerDescriptor(c: ConsumerModel): ConsumerDescriptor {
+  return {
+    name: c.name,
+    mainTopic: c.mainTopic.name,
+    groups: { main: c.groups.main, retry: c.groups.retry, replay: c.groups.replay },
+    tiers: c.tiers.map((t) => ({ index: t.index, topic: t.name, delayMs: t.delayMs, label: t.label })),
+    dlqTopic: c.dlq.name,
+    inPlace: { attempts: c.inPlace.attempts, backoffMs: c.inPlace.backoffMs, maxBackoffMs: c.inPlace.maxBackoffMs, jitter: c.inPlace.jitter },
+    errorPolicy: { permanent: [...c.errorPolicy.permanent], ambiguous: [...c.errorPolicy.ambiguous], ambiguousTiers: c.errorPolicy.ambiguousTiers },
+    ordering: c.ordering,
+    headerStyle: c.headerStyle,
+  };
+}

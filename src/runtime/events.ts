@@ -1,0 +1,13 @@
+import type { RoutedDestination, ConsumedRecord } from './router';
+
+/** What the retrying consumer did, for logs, tests and the simulator's timeline. */
+export type RetryEvent =
+  | { readonly type: 'processed'; readonly record: ConsumedRecord; readonly attempt: number; readonly parked: boolean }
+  | { readonly type: 'failed-in-place'; readonly record: ConsumedRecord; readonly attempt: number; readonly error: unknown; readonly waitMs: number }
+  | { readonly type: 'routed'; readonly record: ConsumedRecord; readonly attempt: number; readonly error: unknown; readonly destination: RoutedDestination }
+  | { readonly type: 'publish-failed'; readonly record: ConsumedRecord; readonly error: unknown; readonly retryInMs: number }
+  | { readonly type: 'waiting'; readonly topic: string; readonly partition: number; readonly dueAt: number }
+  | { readonly type: 'parked'; readonly record: ConsumedRecord; readonly key: string }
+  | { readonly type: 'unparked'; readonly record: ConsumedRecord; readonly key: string };
+
+export type RetryEventListener = (event: RetryEvent) => void;

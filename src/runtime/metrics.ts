@@ -1,0 +1,54 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { METRICS } from '../naming/metrics';
+import { ERROR_KINDS } from './classify';
+import type { ConsumerDescriptor } from './descriptor';
+
+/** Delivery lateness buckets, seconds: sub-second precision up to the late limit of day-long tiers. */
+const LATENESS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 43200, 86400];
+
+/** The runtime's metrics, exactly as the generated alert rules query them. */
+export interface RetryMetrics {
+  readonly registry: Registry;
+  readonly messages: Counter<'consumer' | 'topic' | 'outcome'>;
+  readonly retryRouted: Counter<'consumer' | 'tier' | 'error_class'>;
+  readonly dlqRouted: Counter<'consumer' | 'error_class'>;
+  readonly lateness: Histogram<'consumer' | 'tier'>;
+  readonly dlqSize: Gauge<'consumer' | 'topic'>;
+  readonly dlqOldestTimestamp: Gauge<'consumer' | 'topic'>;
+  readonly tierLag: Gauge<'consumer' | 'topic'>;
+}
+
+const byRegistry = new WeakMap<Registry, RetryMetrics>();
+
+/** The metrics on a registry, created once per registry (prom-client refuses a second registration). */
+export function retryMetrics(registry: Registry = new Registry()): RetryMetrics {
+  const existing = byRegistry.get(registry);
+  if (existing) return existing;
+  const registers = [registry];
+  const metrics: RetryMetrics = {
+    registry,
+    messages: new Counter({ name: METRICS.messagesTotal, help: 'Records a main or retry consumer finished with, by outcome.', labelNames: ['consumer', 'topic', 'outcome'], registers }),
+    retryRouted: new Counter({ name: METRICS.retryRoutedTotal, help: 'Records published to a retry tier.', labelNames: ['consumer', 'tier', 'error_class'], registers }),
+    dlqRouted: new Counter({ name: METRICS.dlqRoutedTotal, help: 'Records published to the DLQ.', labelNames: ['consumer', 'error_class'], registers }),
+    lateness: new Histogram({ name: METRICS.deliveryLatenessSeconds, help: 'Processing start of a tier record minus its x-due-at.', labelNames: ['consumer', 'tier'], buckets: LATENESS_BUCKETS, registers }),
+    dlqSize: new Gauge({ name: METRICS.dlqSize, help: "Unhandled DLQ records: the DLQ's end offsets minus the replay group's committed offsets.", labelNames: ['consumer', 'topic'], registers }),
+    dlqOldestTimestamp: new Gauge({ name: METRICS.dlqOldestUnhandledTimestampSeconds, help: 'Timestamp of the oldest unhandled DLQ record; absent when there is none.', labelNames: ['consumer', 'topic'], registers }),
+    tierLag: new Gauge({ name: METRICS.retryTierLag, help: 'Records waiting in a retry tier.', labelNames: ['consumer', 'topic'], registers }),
+  };
+  byRegistry.set(registry, metrics);
+  return metrics;
+}
+
+/**
+ * Creates every counter series of a consumer at zero, so the first DLQ record shows up
+ * as an increase (a series born at 1 has no increase, and its alert would never fire).
+ */
+export function initializeConsumerSeries(metrics: RetryMetrics, consumer: ConsumerDescriptor): void {
+  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic)]) {
+    for (const outcome of ['success', 'retry', 'dlq']) metrics.messages.inc({ consumer: consumer.name, topic, outcome }, 0);
+  }
+  for (const kind of ERROR_KINDS) {
+    metrics.dlqRouted.inc({ consumer: consumer.name, error_class: kind }, 0);
+    for (const tier of consumer.tiers) metrics.retryRouted.inc({ consumer: consumer.name, tier: tier.label, error_class: kind }, 0);
+  }
+}

@@ -1,0 +1,234 @@
+import type {
+  ConsumerPort,
+  EachMessagePayload,
+  KafkaPort,
+  OutgoingMessage,
+  ProducerPort,
+  TopicPartitionOffset,
+  TopicPartitions,
+} from '../runtime/port';
+import type { VirtualClock } from './virtual-clock';
+
+interface StoredRecord {
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: Record<string, Buffer | string | (Buffer | string)[]>;
+  readonly timestamp: number;
+}
+
+const tp = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/** The error a real broker gives for a write it refuses, as the runtime sees it. */
+export class BrokerRefusedError extends Error {
+  override name = 'KafkaJSProtocolError';
+}
+
+/**
+ * An in-memory Kafka for unit tests and the simulator: topics must be created (no
+ * auto-creation), offsets are committed per group, consumers pause, resume and seek.
+ * One member per group, one record at a time per consumer, as KafkaJS's eachMessage.
+ * Never a stand-in for the real broker where commits, crashes or ACLs matter.
+ */
+export class MemoryBroker {
+  private readonly logs = new Map<string, StoredRecord[][]>();
+  private readonly committed = new Map<string, Map<string, number>>();
+  private readonly consumers: MemoryConsumer[] = [];
+  private readonly refusals = new Map<string, number>();
+  /** Errors thrown out of eachMessage: a real client would crash or retry; here they fail the run. */
+  readonly consumerErrors: unknown[] = [];
+
+  constructor(readonly clock: VirtualClock) {}
+
+  createTopic(name: string, partitions: number): void {
+    if (!this.logs.has(name)) this.logs.set(name, Array.from({ length: partitions }, () => []));
+  }
+
+  /** The next `count` writes to a topic fail, as when its write ACL is missing. */
+  refuseWrites(topic: string, count: number): void {
+    this.refusals.set(topic, count);
+  }
+
+  records(topic: string, partition = 0): readonly StoredRecord[] {
+    return this.partitionLog(topic, partition);
+  }
+
+  committedOffset(groupId: string, topic: string, partition: number): number | undefined {
+    return this.committed.get(groupId)?.get(tp(topic, partition));
+  }
+
+  partitionsOf(topic: string): number {
+    return this.logs.get(topic)?.length ?? 0;
+  }
+
+  private partitionLog(topic: string, partition: number): StoredRecord[] {
+    const log = this.logs.get(topic)?.[partition];
+    if (!log) throw new BrokerRefusedError(`This server does not host this topic-partition: ${topic}-${partition}`);
+    return log;
+  }
+
+  append(topic: string, message: Omit<OutgoingMessage, 'headers'> & { headers?: OutgoingMessage['headers'] }): number {
+    const refusals = this.refusals.get(topic) ?? 0;
+    if (refusals > 0) {
+      this.refusals.set(topic, refusals - 1);
+      throw new BrokerRefusedError(`Not authorized to access topics: [${topic}]`);
+    }
+    const log = this.partitionLog(topic, message.partition);
+    log.push({ key: message.key, value: message.value, headers: message.headers ?? {}, timestamp: this.clock.now() });
+    return log.length - 1;
+  }
+
+  commit(groupId: string, offsets: TopicPartitionOffset[]): void {
+    const group = this.committed.get(groupId) ?? new Map<string, number>();
+    for (const o of offsets) group.set(tp(o.topic, o.partition), Number(o.offset));
+    this.committed.set(groupId, group);
+  }
+
+  port(): KafkaPort {
+    return {
+      consumer: (groupId) => {
+        const consumer = new MemoryConsumer(this, groupId);
+        this.consumers.push(consumer);
+        return consumer;
+      },
+      producer: (): ProducerPort => ({
+        connect: async () => {},
+        disconnect: async () => {},
+        send: async ({ topic, messages }) => {
+          for (const m of messages) this.append(topic, m);
+        },
+      }),
+    };
+  }
+
+  /**
+   * Delivers records and moves the clock until nothing is left to do or `until` is
+   * reached: whenever every consumer waits on a timer, time jumps to the next one.
+   */
+  async run(options: { until?: number; maxSteps?: number } = {}): Promise<void> {
+    const maxSteps = options.maxSteps ?? 100_000;
+    for (let step = 0; step < maxSteps; step++) {
+      const started = this.consumers.filter((c) => c.deliverNext()).length;
+      await settle();
+      if (this.consumerErrors.length > 0) throw this.consumerErrors[0];
+      if (started > 0) continue;
+      const busy = this.consumers.some((c) => c.busy);
+      if (!this.clock.hasTimers()) {
+        if (busy) throw new Error('a consumer is stuck: it waits on something that is neither a record nor a timer');
+        return;
+      }
+      if (!busy && options.until !== undefined && this.clock.now() >= options.until) return;
+      this.clock.advanceToNextTimer();
+      await settle();
+    }
+    throw new Error(`the simulation did not settle within ${maxSteps} steps`);
+  }
+
+  /** Every member of a group loses and regains its partitions, as in a rebalance. */
+  rebalance(groupId: string): void {
+    for (const c of this.consumers.filter((c) => c.groupId === groupId)) c.rebalance();
+  }
+
+  fetchPosition(groupId: string, topic: string, partition: number): number {
+    return this.committedOffset(groupId, topic, partition) ?? 0;
+  }
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+class MemoryConsumer implements ConsumerPort {
+  private topics: string[] = [];
+  private readonly positions = new Map<string, number>();
+  private readonly paused = new Set<string>();
+  private readonly rebalanceListeners: (() => void)[] = [];
+  private eachMessage?: (payload: EachMessagePayload) => Promise<void>;
+  private cursor = 0;
+  busy = false;
+  private connected = false;
+
+  constructor(
+    private readonly broker: MemoryBroker,
+    readonly groupId: string,
+  ) {}
+
+  async connect(): Promise<void> {
+    this.connected = true;
+  }
+
+  async disconnect(): Promise<void> {
+    this.connected = false;
+    this.eachMessage = undefined;
+  }
+
+  async subscribe({ topics }: { topics: string[] }): Promise<void> {
+    for (const topic of topics) {
+      if (this.broker.partitionsOf(topic) === 0) throw new BrokerRefusedError(`This server does not host this topic-partition: ${topic}`);
+    }
+    this.topics = [...this.topics, ...topics];
+  }
+
+  async run({ eachMessage }: { eachMessage: (payload: EachMessagePayload) => Promise<void> }): Promise<void> {
+    this.eachMessage = eachMessage;
+  }
+
+  pause(partitions: TopicPartitions[]): void {
+    for (const t of partitions) for (const p of t.partitions) this.paused.add(tp(t.topic, p));
+  }
+
+  resume(partitions: TopicPartitions[]): void {
+    for (const t of partitions) for (const p of t.partitions) this.paused.delete(tp(t.topic, p));
+  }
+
+  seek({ topic, partition, offset }: TopicPartitionOffset): void {
+    this.positions.set(tp(topic, partition), Number(offset));
+  }
+
+  async commitOffsets(offsets: TopicPartitionOffset[]): Promise<void> {
+    this.broker.commit(this.groupId, offsets);
+  }
+
+  onRebalance(listener: () => void): void {
+    this.rebalanceListeners.push(listener);
+  }
+
+  /** Forgets positions and pauses, as a member that lost and got back its partitions. */
+  rebalance(): void {
+    this.positions.clear();
+    this.paused.clear();
+    for (const listener of this.rebalanceListeners) listener();
+  }
+
+  private partitions(): { topic: string; partition: number }[] {
+    return this.topics.flatMap((topic) => Array.from({ length: this.broker.partitionsOf(topic) }, (_, partition) => ({ topic, partition })));
+  }
+
+  /** Starts eachMessage on the next record of an unpaused partition, round robin; false when there is none. */
+  deliverNext(): boolean {
+    if (!this.connected || !this.eachMessage || this.busy) return false;
+    const all = this.partitions();
+    for (let i = 0; i < all.length; i++) {
+      const { topic, partition } = all[(this.cursor + i) % all.length]!;
+      const id = tp(topic, partition);
+      if (this.paused.has(id)) continue;
+      const position = this.positions.get(id) ?? this.broker.fetchPosition(this.groupId, topic, partition);
+      const record = this.broker.records(topic, partition)[position];
+      if (!record) continue;
+      this.cursor = (this.cursor + i + 1) % all.length;
+      this.positions.set(id, position + 1);
+      this.busy = true;
+      const payload: EachMessagePayload = {
+        topic,
+        partition,
+        message: { key: record.key, value: record.value, headers: record.headers, offset: String(position), timestamp: String(record.timestamp) },
+      };
+      this.eachMessage(payload)
+        .catch((error: unknown) => this.broker.consumerErrors.push(error))
+        .finally(() => {
+          this.busy = false;
+        });
+      return true;
+    }
+    return false;
+  }
+}
