@@ -1,5 +1,8 @@
 import { Command, CommanderError } from 'commander';
+import { ORDERING_STRATEGIES } from '../spec/types';
+import { ScenarioError } from '../simulate/scenario';
 import { cdktfCommand } from './cdktf-command';
+import { simulateCommand } from './simulate-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -48,6 +51,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       exitCode = await cdktfCommand(io, files);
     });
 
+  program
+    .command('simulate')
+    .description('run the real retry runtime on an in-memory broker with a virtual clock and print the timeline')
+    .argument('[scenario]', 'a scenario YAML file (default: seed 004, examples/scenarios/seed-004.yml)')
+    .option('--ordering <strategy>', `override the scenario's ordering: ${ORDERING_STRATEGIES.join(', ')}`)
+    .addHelpText('after', '\nExit codes: 0 done, 1 invalid scenario, 2 usage error.')
+    .action(async (scenario: string | undefined, options: { ordering?: string }) => {
+      exitCode = await simulateCommand(io, scenario, options);
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
@@ -65,7 +78,7 @@ function handleError(error: unknown, io: CliIo): number {
     io.stderr(`krt: ${error.message}\n`);
     return EXIT.usage;
   }
-  if (error instanceof OutputFolderError) {
+  if (error instanceof OutputFolderError || error instanceof ScenarioError) {
     io.stderr(`krt: ${error.message}\n`);
     return EXIT.problems;
   }

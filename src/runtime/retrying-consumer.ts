@@ -159,7 +159,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     const id = partitionKey(record.topic, record.partition);
     if (waiting.has(id)) return; // fetched before the pause took effect; it comes again after the resume
     const written = Number(record.message.timestamp);
-    const latest = Number.isFinite(written) && written > 0 ? written + tier.delayMs : clock.now();
+    const latest = Number.isFinite(written) && written >= 0 ? written + tier.delayMs : clock.now();
     const header = decodeRetryHeaders(record.message.headers).dueAt;
     const dueAt = header === undefined ? latest : Math.min(header, latest);
     const now = clock.now();

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { ORDERING_STRATEGIES } from '../spec/types';
+
+const errorSpec = z.strictObject({
+  name: z.string().min(1),
+  message: z.string(),
+  status: z.number().int().optional(),
+  code: z.string().optional(),
+});
+
+/** A simulation: a consumer spec's retry settings and the records its handler will see. */
+export const scenarioSchema = z.strictObject({
+  name: z.string().min(1),
+  consumer: z.strictObject({
+    topic: z.strictObject({ name: z.string().min(1), partitions: z.number().int().min(1) }),
+    ladder: z.array(z.string()).optional(),
+    ordering: z.enum(ORDERING_STRATEGIES).optional(),
+    inPlace: z.record(z.string(), z.unknown()).optional(),
+    errors: z.record(z.string(), z.unknown()).optional(),
+  }),
+  records: z
+    .array(
+      z.strictObject({
+        key: z.string().min(1),
+        event: z.string().min(1),
+        partition: z.number().int().min(0).optional(),
+        /** How the handler fails on this record: the first `times` calls, or always. */
+        fails: z.strictObject({ times: z.union([z.number().int().min(1), z.literal('always')]), error: errorSpec }).optional(),
+      }),
+    )
+    .min(1),
+});
+
+export type Scenario = z.infer<typeof scenarioSchema>;
+
+export class ScenarioError extends Error {}
+
+export function readScenario(file: string): Scenario {
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ScenarioError(`cannot read scenario ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parsed = scenarioSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+    throw new ScenarioError(`scenario ${file} is not valid: ${problems}`);
+  }
+  return parsed.data;
+}

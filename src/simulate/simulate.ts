@@ -1,0 +1,147 @@
+import { compileTopologies } from '../compile';
+import { consumerDescriptor } from '../emitters/router/descriptor';
+import { HEADERS } from '../naming/headers';
+import type { OrderingStrategy } from '../spec/types';
+import { decodeRetryHeaders } from '../runtime/headers';
+import type { RetryEvent } from '../runtime/events';
+import { memoryParkingLot } from '../runtime/parking-lot';
+import { createRetryingConsumer } from '../runtime/retrying-consumer';
+import type { ConsumedRecord } from '../runtime/router';
+import { formatDiagnostic } from '../validate/diagnostic';
+import { MemoryBroker } from './memory-broker';
+import type { Scenario } from './scenario';
+import { ScenarioError } from './scenario';
+import { VirtualClock } from './virtual-clock';
+
+export interface DeadLetter {
+  readonly label: string;
+  readonly attempt: number | undefined;
+  readonly original: string;
+  readonly error: string;
+}
+
+export interface SimulationResult {
+  readonly ordering: OrderingStrategy;
+  readonly timeline: readonly string[];
+  /** Records the handler completed, in order, as `key:event`. */
+  readonly applied: readonly string[];
+  readonly deadLetters: readonly DeadLetter[];
+  /** When the main consumer finished each main-topic record, ms of virtual time. */
+  readonly mainTopicDoneAt: readonly number[];
+  /** For each key with several events: whether they were applied in the order produced. */
+  readonly keyOrder: readonly { key: string; produced: string[]; applied: string[]; kept: boolean }[];
+}
+
+const labelOf = (record: ConsumedRecord) => `${record.message.key?.toString()}:${record.message.value?.toString()}`;
+const seconds = (ms: number) => `t=${String(Math.round(ms / 1000)).padStart(4)}s`;
+
+/** Runs the real retrying consumer on the in-memory broker with a virtual clock. */
+export async function simulate(scenario: Scenario, ordering?: OrderingStrategy): Promise<SimulationResult> {
+  const compiled = compileTopologies([
+    {
+      file: `scenario ${scenario.name}`,
+      exported: {
+        name: 'simulation',
+        owner: { team: 'simulation', onCall: 'nobody' },
+        runbookBaseUrl: 'https://runbooks.invalid',
+        consumers: [{ name: 'simulated', principal: 'User:simulated', ...scenario.consumer, ordering: ordering ?? scenario.consumer.ordering }],
+      },
+    },
+  ]);
+  if (!compiled.model) throw new ScenarioError(compiled.diagnostics.map(formatDiagnostic).join('\n'));
+  const descriptor = consumerDescriptor(compiled.model.topologies[0]!.consumers[0]!);
+
+  const clock = new VirtualClock(0);
+  const broker = new MemoryBroker(clock);
+  const width = Math.max(...[descriptor.mainTopic, ...descriptor.tiers.map((t) => t.topic), descriptor.dlqTopic].map((t) => t.length));
+  for (const topic of [descriptor.mainTopic, ...descriptor.tiers.map((t) => t.topic), descriptor.dlqTopic]) {
+    broker.createTopic(topic, scenario.consumer.topic.partitions);
+  }
+  for (const r of scenario.records) {
+    broker.append(descriptor.mainTopic, { key: Buffer.from(r.key), value: Buffer.from(r.event), partition: r.partition ?? 0 });
+  }
+
+  const calls = new Map<string, number>();
+  const applied: string[] = [];
+  const timeline: string[] = [];
+  const mainTopicDoneAt: number[] = [];
+  const line = (topic: string, text: string) => timeline.push(`${seconds(clock.now())}  ${topic.padEnd(width)}  ${text}`);
+
+  const handler = async (record: ConsumedRecord) => {
+    const label = labelOf(record);
+    const spec = scenario.records.find((r) => `${r.key}:${r.event}` === label);
+    const n = (calls.get(label) ?? 0) + 1;
+    calls.set(label, n);
+    if (spec?.fails && (spec.fails.times === 'always' || n <= spec.fails.times)) {
+      const { name, message, status, code } = spec.fails.error;
+      throw Object.assign(new Error(message), { name, ...(status !== undefined ? { status } : {}), ...(code ? { code } : {}), ...(name === 'ZodError' ? { issues: [] } : {}) });
+    }
+    applied.push(label);
+  };
+
+  const onEvent = (e: RetryEvent) => {
+    if ('record' in e && e.record.topic === descriptor.mainTopic && (e.type === 'processed' || e.type === 'routed' || e.type === 'parked') && !(e.type === 'processed' && e.parked)) {
+      mainTopicDoneAt.push(clock.now());
+    }
+    const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+    switch (e.type) {
+      case 'processed':
+        return line(e.parked ? 'parked' : e.record.topic, `${labelOf(e.record)} attempt=${e.attempt} OK`);
+      case 'routed': {
+        const to = e.destination.kind === 'tier' ? `${e.destination.tier.topic} (due ${seconds(e.destination.dueAt).slice(2).trim()})` : 'DLQ';
+        return line(e.record.topic, `${labelOf(e.record)} attempt=${e.attempt} FAIL ${errorText(e.error)} -> ${to}`);
+      }
+      case 'failed-in-place':
+        return line(e.record.topic, `${labelOf(e.record)} attempt=${e.attempt} FAIL ${errorText(e.error)}, retry in place in ${e.waitMs}ms`);
+      case 'publish-failed':
+        return line(e.record.topic, `${labelOf(e.record)} publish refused (${errorText(e.error)}), again in ${e.retryInMs}ms`);
+      case 'waiting':
+        return line(e.topic, `pause partition ${e.partition}, wait until ${seconds(e.dueAt).slice(2).trim()}`);
+      case 'parked':
+        return line(e.record.topic, `${labelOf(e.record)} PARK (key ${e.key} is in retry)`);
+      case 'unparked':
+        return line('parked', `unpark ${labelOf(e.record)}`);
+    }
+  };
+
+  const consumer = createRetryingConsumer(descriptor, { kafka: broker.port(), handler, clock, random: () => 0.5, parkingLot: memoryParkingLot(), onEvent });
+  await consumer.start();
+  await broker.run();
+  await consumer.stop();
+
+  const deadLetters = broker.records(descriptor.dlqTopic).map((r): DeadLetter => {
+    const h = decodeRetryHeaders(r.headers);
+    return {
+      label: `${r.key?.toString()}:${r.value?.toString()}`,
+      attempt: h.attempt,
+      original: `${h.originalTopic}-${h.originalPartition}@${h.originalOffset}`,
+      error: String(r.headers[HEADERS.errorMessage] ?? ''),
+    };
+  });
+  return { ordering: descriptor.ordering, timeline, applied, deadLetters, mainTopicDoneAt, keyOrder: keyOrder(scenario, applied) };
+}
+
+function keyOrder(scenario: Scenario, applied: readonly string[]): SimulationResult['keyOrder'] {
+  const keys = [...new Set(scenario.records.map((r) => r.key))];
+  return keys.flatMap((key) => {
+    const produced = scenario.records.filter((r) => r.key === key).map((r) => r.event);
+    const done = applied.filter((label) => label.startsWith(`${key}:`)).map((label) => label.slice(key.length + 1));
+    if (done.length < 2) return [];
+    const expected = produced.filter((e) => done.includes(e));
+    return [{ key, produced, applied: done, kept: expected.join('\u0000') === done.join('\u0000') }];
+  });
+}
+
+/** The report `krt simulate` prints: the timeline, then what happened. */
+export function formatSimulation(result: SimulationResult): string {
+  const dlq = result.deadLetters.map((d) => `${d.label} [attempt=${d.attempt}, orig=${d.original}, error=${d.error}]`).join('; ') || 'empty';
+  return [
+    `ordering: ${result.ordering}`,
+    ...result.timeline,
+    `applied order: ${result.applied.join(', ')}`,
+    `DLQ          : ${dlq}`,
+    ...result.keyOrder.map((k) => `${k.key} order: ${k.kept ? 'kept' : 'REVERSED'} (${k.applied.join(' then ')})`),
+    `main topic   : ${result.mainTopicDoneAt.length} records handled by ${seconds(Math.max(0, ...result.mainTopicDoneAt)).slice(2).trim()}`,
+    '',
+  ].join('\n');
+}
