@@ -30,9 +30,11 @@ describe('krt synth --check', () => {
     expect(result.stderr.split('\n')).toEqual([
       'differs generated/prometheus/orders.rules.test.yml',
       'differs generated/prometheus/orders.rules.yml',
+      'differs generated/router/orders/index.d.ts',
+      'differs generated/router/orders/index.js',
       'differs generated/runbooks/billing-order-confirmed.md',
       'differs generated/terraform/orders/cdk.tf.json',
-      '4 files out of date: run `krt synth` and commit the result',
+      '6 files out of date: run `krt synth` and commit the result',
       '',
     ]);
   });

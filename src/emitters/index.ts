@@ -1,6 +1,7 @@
 import type { ProjectModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { emitPrometheus } from './prometheus';
+import { emitRouter } from './router';
 import { emitRunbooks } from './runbook';
 import { emitTerraform } from './terraform';
 import type { Emitter, GeneratedFile } from './types';
@@ -8,7 +9,7 @@ import type { Emitter, GeneratedFile } from './types';
 export type { Emitter, GeneratedFile } from './types';
 
 /** Every emitter, in the order their files are listed. */
-const EMITTERS: readonly Emitter[] = [emitTerraform, emitPrometheus, emitRunbooks];
+const EMITTERS: readonly Emitter[] = [emitTerraform, emitPrometheus, emitRunbooks, emitRouter];
 
 /** All generated files, sorted by path; an empty or doubled path is a bug, not an output. */
 export function emitAll(model: ProjectModel): GeneratedFile[] {

@@ -7,3 +7,4 @@ export * from './metrics';
 export * from './alerts';
 export * from './terraform';
 export * from './cli';
+export * from './packages';

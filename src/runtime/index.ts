@@ -2,6 +2,32 @@
  * `kafka-retry-topology/runtime`: what services import. It never imports generator code,
  * cdktf or handlebars, so a service does not pull in Terraform tooling.
  */
+export { createRetryingConsumer } from './retrying-consumer';
+export type { RetryingConsumer, RetryingConsumerOptions } from './retrying-consumer';
+export { createRouter } from './router';
+export type { ConsumedRecord, Router, RouterOptions, RoutedDestination } from './router';
+export type { ConsumerDescriptor, ErrorPolicy, InPlacePolicy, TierDescriptor } from './descriptor';
+export { resolveDestination, attemptOf } from './resolve';
+export type { Destination, DlqReason, Failure } from './resolve';
+export { composeClassifiers, defaultClassifier, errorName, ERROR_KINDS, policyClassifier } from './classify';
+export type { ErrorClassifier, ErrorKind } from './classify';
+export { decodeRetryHeaders, encodeRetryHeaders, MAX_ERROR_MESSAGE_LENGTH } from './headers';
+export type { RawHeaders, RetryHeaders } from './headers';
+export { decodeSpringDltHeaders, encodeSpringDltHeaders } from './spring-headers';
+export { backoffMs } from './backoff';
+export type { Random } from './backoff';
+export { systemClock } from './clock';
+export type { Clock } from './clock';
+export { retryMetrics } from './metrics';
+export type { RetryMetrics } from './metrics';
+export { memoryParkingLot } from './parking-lot';
+export type { ParkingLot } from './parking-lot';
+export type { RetryEvent, RetryEventListener } from './events';
+export type { ConsumerPort, EachMessagePayload, KafkaPort, OutgoingMessage, PortMessage, ProducerPort } from './port';
+export { kafkajsPort } from './adapters/kafkajs';
+export type { KafkaJsLike } from './adapters/kafkajs';
+export { confluentPort } from './adapters/confluent';
+export type { ConfluentKafkaLike } from './adapters/confluent';
 export { HEADERS, SPRING_DLT_HEADERS } from '../naming/headers';
 export type { HeaderStyle } from '../naming/headers';
 export { METRICS } from '../naming/metrics';
