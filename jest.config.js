@@ -4,6 +4,8 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFilesAfterEnv: ['<rootDir>/test/setup/cdktf-matchers.ts'],
+  globalSetup: '<rootDir>/test/setup/kafka-global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/kafka-global-teardown.ts',
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     // github-slugger ships only as an ES module; compile it to CommonJS for jest.

@@ -1,0 +1,86 @@
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
+import { compileFiles } from '../../src/compile';
+import { discoverTopologyFiles } from '../../src/load/load-topologies';
+import type { ProjectModel } from '../../src/model/types';
+import { principalName } from '../../src/naming';
+import { REPO_ROOT } from './project';
+import { terraformTooling } from './tools';
+
+/** The broker the tests use: the one globalSetup started, or KAFKA_BOOTSTRAP_SERVERS. */
+export function bootstrapServers(): string {
+  const servers = process.env.KAFKA_BOOTSTRAP_SERVERS;
+  if (!servers) throw new Error('no Kafka broker: the global setup starts one unless KAFKA_BOOTSTRAP_SERVERS is set');
+  return servers;
+}
+
+/** A kafkajs client that authenticates as `user` (password `<user>-secret`, as the test broker has it). */
+export function kafkaAs(user: string, options: { retries?: number } = {}): Kafka {
+  return new Kafka({
+    clientId: `krt-test-${user}`,
+    brokers: bootstrapServers().split(','),
+    sasl: { mechanism: 'plain', username: user, password: passwordOf(user) },
+    logLevel: logLevel.NOTHING,
+    retry: { retries: options.retries ?? 2, initialRetryTime: 100 },
+  });
+}
+
+export const kafkaAsAdmin = () => kafkaAs(ADMIN_USER);
+
+export async function exampleModel(): Promise<ProjectModel> {
+  const result = await compileFiles(discoverTopologyFiles(REPO_ROOT), REPO_ROOT);
+  if (!result.model) throw new Error('the example topologies do not compile');
+  return result.model;
+}
+
+/** Every principal name of the example topologies: the users the test broker needs. */
+export function principalNames(model: ProjectModel): string[] {
+  const principals = model.topologies.flatMap((t) => [t.principals.replay, t.principals.monitor, ...t.consumers.map((c) => c.principal)]);
+  return [...new Set(principals.map(principalName))].sort();
+}
+
+/** Terraform variables for the test broker: admin credentials, SASL_PLAINTEXT, one replica. */
+export function terraformVars(): string[] {
+  return [
+    `kafka_bootstrap_servers=${JSON.stringify(bootstrapServers().split(','))}`,
+    `kafka_sasl_username=${ADMIN_USER}`,
+    `kafka_sasl_password=${passwordOf(ADMIN_USER)}`,
+    'kafka_tls_enabled=false',
+    'replication_factor=1',
+    'min_insync_replicas=1',
+  ].flatMap((v) => ['-var', v]);
+}
+
+/** Runs terraform in the working copy of a generated stack (kept beside the broker's data). */
+export function terraformIn(stack: string, args: string[]): { code: number; output: string } {
+  const { terraform, env } = terraformTooling();
+  const dir = path.join(process.env.KRT_TEST_WORK_DIR ?? path.join(REPO_ROOT, '.krt-test'), 'terraform', stack);
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true });
+    cpSync(path.join(REPO_ROOT, 'generated', 'terraform', stack), dir, { recursive: true });
+    execFileSync(terraform, ['init', '-input=false', '-no-color'], { cwd: dir, env, stdio: 'pipe' });
+  }
+  try {
+    return { code: 0, output: execFileSync(terraform, [...args, '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+  } catch (error) {
+    const e = error as { status: number; stdout: string; stderr: string };
+    return { code: e.status, output: `${e.stdout}${e.stderr}` };
+  }
+}
+
+/** Main topics are not managed here: their producers own them. The tests create them as an admin would. */
+export async function createMainTopics(model: ProjectModel): Promise<void> {
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const mains = new Map(model.topologies.flatMap((t) => t.consumers.map((c) => [c.mainTopic.name, c.mainTopic.partitions] as const)));
+    const missing = [...mains].filter(([name]) => !existing.has(name));
+    if (missing.length > 0) await admin.createTopics({ topics: missing.map(([topic, numPartitions]) => ({ topic, numPartitions, replicationFactor: 1 })) });
+  } finally {
+    await admin.disconnect();
+  }
+}

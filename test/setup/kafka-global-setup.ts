@@ -1,0 +1,26 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startBroker } from '../../scripts/kafka/broker';
+import { createMainTopics, exampleModel, principalNames, terraformIn, terraformVars } from '../helpers/kafka';
+
+/**
+ * Starts a real Kafka broker for the suite (unless KAFKA_BOOTSTRAP_SERVERS points at
+ * one), creates the main topics and applies every generated Terraform stack to it.
+ * Any failure here fails the whole run: nothing is skipped.
+ */
+export default async function globalSetup(): Promise<void> {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'krt-test-'));
+  process.env.KRT_TEST_WORK_DIR = work;
+  const model = await exampleModel();
+  if (!process.env.KAFKA_BOOTSTRAP_SERVERS) {
+    const broker = await startBroker({ dir: path.join(work, 'kafka'), users: principalNames(model) });
+    process.env.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrapServers;
+    process.env.KRT_TEST_BROKER_DIR = broker.dir;
+  }
+  await createMainTopics(model);
+  for (const topology of model.topologies) {
+    const apply = terraformIn(topology.name, ['apply', '-auto-approve', ...terraformVars()]);
+    if (apply.code !== 0) throw new Error(`terraform apply of ${topology.name} failed:\n${apply.output}`);
+  }
+}
