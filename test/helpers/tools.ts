@@ -30,3 +30,8 @@ export function promtool(): string {
 export function pint(): string {
   return script('pint.sh');
 }
+
+/** kcat, from PATH or Debian's kcat package: a client we did not write. */
+export function kcat(): string {
+  return script('kcat.sh');
+}

@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { HEADERS } from '../../src/naming/headers';
+import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
+import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import { decodeRetryHeaders } from '../../src/runtime/headers';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { ConsumedRecord } from '../../src/runtime/router';
+import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
+import { eventually } from '../helpers/eventually';
+import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
+import { kcat } from '../helpers/tools';
+
+jest.setTimeout(120_000);
+
+/** A consumer of its own on fresh topics: ladder 2s then 4s, three partitions. */
+async function freshConsumer(): Promise<ConsumerDescriptor> {
+  const id = `rt-${randomBytes(4).toString('hex')}`;
+  const descriptor: ConsumerDescriptor = {
+    name: id,
+    mainTopic: `${id}.main`,
+    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay` },
+    tiers: [
+      { index: 1, topic: `${id}.main.retry.2s`, delayMs: 2_000, label: '2s' },
+      { index: 2, topic: `${id}.main.retry.4s`, delayMs: 4_000, label: '4s' },
+    ],
+    dlqTopic: `${id}.main.dlq`,
+    inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
+    errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
+    ordering: 'unordered',
+    headerStyle: 'x+spring',
+  };
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  await admin.createTopics({
+    waitForLeaders: true,
+    topics: [descriptor.mainTopic, ...descriptor.tiers.map((t) => t.topic), descriptor.dlqTopic].map((topic) => ({ topic, numPartitions: 3, replicationFactor: 1 })),
+  });
+  await admin.disconnect();
+  return descriptor;
+}
+
+async function produce(topic: string, records: { key: string; value: string; partition: number }[]): Promise<void> {
+  const producer = kafkaAsAdmin().producer();
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages: records });
+  await producer.disconnect();
+}
+
+const http503 = () => Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
+
+describe('the retrying consumer on a real broker, with kafkajs', () => {
+  let consumer: RetryingConsumer | undefined;
+  afterEach(async () => {
+    await consumer?.stop();
+    consumer = undefined;
+  });
+
+  it('does not let a failing record at offset k delay the records after it, and never starts a tier record before x-due-at', async () => {
+    const d = await freshConsumer();
+    const seen: { value: string; topic: string; at: number; dueAt?: number }[] = [];
+    consumer = createRetryingConsumer(d, {
+      kafka: kafkajsPort(kafkaAsAdmin()),
+      handler: async (record: ConsumedRecord) => {
+        const value = record.message.value!.toString();
+        seen.push({ value, topic: record.topic, at: Date.now(), dueAt: decodeRetryHeaders(record.message.headers).dueAt });
+        if (value === 'flaky' && record.topic === d.mainTopic) throw http503();
+      },
+    });
+    await consumer.start();
+    await produce(d.mainTopic, ['a', 'flaky', 'b', 'c'].map((value) => ({ key: 'k', value, partition: 0 })));
+    const retried = await eventually('the flaky record to come back from the 2s tier', () => seen.find((s) => s.value === 'flaky' && s.topic !== d.mainTopic));
+    const after = seen.filter((s) => s.topic === d.mainTopic && (s.value === 'b' || s.value === 'c'));
+    expect(after.map((s) => s.value)).toEqual(['b', 'c']);
+    for (const s of after) expect(s.at).toBeLessThan(retried.dueAt!);
+    expect(retried.at).toBeGreaterThanOrEqual(retried.dueAt!);
+  });
+
+  it('walks a transient failure up the whole ladder into the DLQ with self-describing headers, readable with kcat', async () => {
+    const d = await freshConsumer();
+    const starts: { topic: string; at: number; dueAt?: number; attempt?: number }[] = [];
+    consumer = createRetryingConsumer(d, {
+      kafka: kafkajsPort(kafkaAsAdmin()),
+      handler: async (record) => {
+        const h = decodeRetryHeaders(record.message.headers);
+        starts.push({ topic: record.topic, at: Date.now(), dueAt: h.dueAt, attempt: h.attempt });
+        throw http503();
+      },
+    });
+    await consumer.start();
+    await produce(d.mainTopic, [{ key: 'order-44', value: '{"id":44}', partition: 2 }]);
+
+    const output = await eventually('the record in the DLQ', () => {
+      const out = execFileSync(
+        kcat(),
+        ['-b', bootstrapServers(), '-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanisms=PLAIN', '-X', `sasl.username=${ADMIN_USER}`, '-X', `sasl.password=${passwordOf(ADMIN_USER)}`,
+          '-C', '-t', d.dlqTopic, '-o', 'beginning', '-e', '-q', '-f', '%p|%k|%s|%h\\n'],
+        { encoding: 'utf8' },
+      ).trim();
+      return out === '' ? undefined : out;
+    });
+    expect(starts.map((s) => [s.topic, s.attempt])).toEqual([
+      [d.mainTopic, undefined],
+      [d.tiers[0]!.topic, 2],
+      [d.tiers[1]!.topic, 3],
+    ]);
+    for (const s of starts.slice(1)) expect(s.at).toBeGreaterThanOrEqual(s.dueAt!);
+
+    const [partition, key, value, headers] = output.split('|');
+    expect({ partition, key, value }).toEqual({ partition: '2', key: 'order-44', value: '{"id":44}' });
+    const h = Object.fromEntries(headers!.split(',').map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+    expect(h).toMatchObject({
+      [HEADERS.attempt]: '3',
+      [HEADERS.originalTopic]: d.mainTopic,
+      [HEADERS.originalPartition]: '2',
+      [HEADERS.originalOffset]: '0',
+      [HEADERS.errorClass]: 'HTTPError',
+      [HEADERS.errorMessage]: 'payment-svc 503',
+      'kafka_dlt-original-topic': d.mainTopic,
+    });
+    expect(Number(h[HEADERS.firstFailedAt])).toBeLessThanOrEqual(starts[1]!.at);
+  });
+});
