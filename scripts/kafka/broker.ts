@@ -137,6 +137,24 @@ export async function startBroker(options: { dir?: string; users?: readonly stri
   return info;
 }
 
+/**
+ * Stops the broker and starts it again on the same ports and data, as after a crash or
+ * a rolling restart; resolves when it answers again.
+ */
+export async function restartBroker(dir = DEFAULT_BROKER_DIR): Promise<BrokerInfo> {
+  const info = readBrokerInfo(dir);
+  if (!info) throw new Error(`no broker was started from ${dir}`);
+  await stopBroker(dir);
+  const libs = execFileSync('bash', [path.join(__dirname, 'fetch.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const log = openSync(path.join(dir, 'broker.log'), 'a');
+  const child = spawn('java', ['-Xms256m', '-Xmx1g', '-cp', `${libs}/*`, 'kafka.Kafka', path.join(dir, 'server.properties')], { detached: true, stdio: ['ignore', log, log] });
+  child.unref();
+  const restarted: BrokerInfo = { ...info, pid: child.pid! };
+  writeFileSync(infoFile(dir), JSON.stringify(restarted, null, 2));
+  await waitUntilReady(restarted, 90_000);
+  return restarted;
+}
+
 export function readBrokerInfo(dir = DEFAULT_BROKER_DIR): BrokerInfo | undefined {
   return existsSync(infoFile(dir)) ? (JSON.parse(readFileSync(infoFile(dir), 'utf8')) as BrokerInfo) : undefined;
 }

@@ -25,11 +25,14 @@ interface KafkaJsProducerLike {
   send(r: { topic: string; acks: number; messages: OutgoingMessage[] }): Promise<unknown>;
 }
 
-/** Adapts a kafkajs `Kafka` to the runtime's port: manual commits, acks=-1. */
-export function kafkajsPort(kafka: KafkaJsLike): KafkaPort {
+/**
+ * Adapts a kafkajs `Kafka` to the runtime's port: manual commits, acks=-1.
+ * `consumerConfig` goes to every consumer (for example `sessionTimeout`).
+ */
+export function kafkajsPort(kafka: KafkaJsLike, options: { consumerConfig?: Record<string, unknown> } = {}): KafkaPort {
   return {
     consumer(groupId: string): ConsumerPort {
-      const consumer = kafka.consumer({ groupId });
+      const consumer = kafka.consumer({ ...options.consumerConfig, groupId });
       return {
         connect: () => consumer.connect(),
         disconnect: () => consumer.disconnect(),

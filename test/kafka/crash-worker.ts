@@ -1,0 +1,49 @@
+/**
+ * A worker for the crash test: consumes with the real runtime and appends the id of
+ * every record its handler completes to a file. It is killed with SIGKILL at random.
+ * Failures are fixed by id: 1 in 100 is permanent (DLQ), 5 in 100 fail once (a tier).
+ */
+import { appendFileSync } from 'node:fs';
+import { Kafka, logLevel } from 'kafkajs';
+import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
+import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+
+export function failureOf(id: number): 'permanent' | 'transient' | 'none' {
+  const bucket = (id * 7919) % 100;
+  if (bucket === 0) return 'permanent';
+  if (bucket <= 5) return 'transient';
+  return 'none';
+}
+
+async function main(): Promise<void> {
+  const descriptor = JSON.parse(process.env.CRASH_DESCRIPTOR!) as ConsumerDescriptor;
+  const output = process.env.CRASH_OUTPUT!;
+  const kafka = new Kafka({
+    clientId: 'crash-worker',
+    brokers: process.env.KAFKA_BOOTSTRAP_SERVERS!.split(','),
+    sasl: { mechanism: 'plain', username: process.env.CRASH_USER!, password: process.env.CRASH_PASSWORD! },
+    logLevel: logLevel.NOTHING,
+  });
+  const consumer = createRetryingConsumer(descriptor, {
+    // A short session, so the group notices a killed member within seconds.
+    kafka: kafkajsPort(kafka, { consumerConfig: { sessionTimeout: 6_000, heartbeatInterval: 500, rebalanceTimeout: 10_000 } }),
+    handler: async (record) => {
+      const id = Number(record.message.value!.toString());
+      const failure = failureOf(id);
+      if (failure === 'permanent') throw new SyntaxError(`record ${id} is unreadable`);
+      if (failure === 'transient' && record.topic === descriptor.mainTopic) throw Object.assign(new Error('downstream 503'), { name: 'HTTPError', status: 503 });
+      await new Promise((resolve) => setTimeout(resolve, 15)); // the work a real handler does
+      appendFileSync(output, `${id}\n`);
+    },
+  });
+  await consumer.start();
+  process.stdout.write('started\n');
+}
+
+if (process.env.CRASH_DESCRIPTOR) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
+import { eventually } from '../helpers/eventually';
+import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
+import { REPO_ROOT } from '../helpers/project';
+import { failureOf } from './crash-worker';
+
+jest.setTimeout(20 * 60_000);
+
+const RECORDS = 2_000;
+const KILLS = 20;
+const PARTITIONS = 12;
+
+function descriptor(): ConsumerDescriptor {
+  const id = `crash-${randomBytes(4).toString('hex')}`;
+  return {
+    name: id,
+    mainTopic: `${id}.main`,
+    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay` },
+    tiers: [{ index: 1, topic: `${id}.main.retry.1s`, delayMs: 1_000, label: '1s' }],
+    dlqTopic: `${id}.main.dlq`,
+    inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
+    errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
+    ordering: 'unordered',
+    headerStyle: 'x',
+  };
+}
+
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+
+/** Every id in the DLQ, read by a consumer of its own. */
+async function deadLetterIds(topic: string, expected: number): Promise<number[]> {
+  const consumer = kafkaAsAdmin().consumer({ groupId: `${topic}.reader-${randomBytes(3).toString('hex')}` });
+  const ids: number[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void ids.push(Number(message.value!.toString())) });
+  await eventually(`${expected} records in ${topic}`, () => (new Set(ids).size >= expected ? true : undefined), 60_000);
+  await new Promise((r) => setTimeout(r, 1_000)); // duplicates, if any, arrive too
+  await consumer.disconnect();
+  return ids;
+}
+
+describe('the crash window, on a real broker', () => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'krt-crash-'));
+  const output = path.join(work, 'processed.txt');
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  function startWorker(d: ConsumerDescriptor): ChildProcess {
+    return spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'jiti'), [path.join(__dirname, 'crash-worker.ts')], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        ...process.env,
+        CRASH_DESCRIPTOR: JSON.stringify(d),
+        CRASH_OUTPUT: output,
+        CRASH_USER: ADMIN_USER,
+        CRASH_PASSWORD: passwordOf(ADMIN_USER),
+        KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(),
+      },
+    });
+  }
+
+  it(`loses no record of ${RECORDS} while the worker is killed with SIGKILL ${KILLS} times`, async () => {
+    const d = descriptor();
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    await admin.createTopics({ waitForLeaders: true, topics: [d.mainTopic, d.tiers[0]!.topic, d.dlqTopic].map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: 1 })) });
+    await admin.disconnect();
+    const producer = kafkaAsAdmin().producer();
+    await producer.connect();
+    const ids = Array.from({ length: RECORDS }, (_, i) => i);
+    await producer.send({ topic: d.mainTopic, acks: -1, messages: ids.map((id) => ({ key: `order-${id % 97}`, value: String(id) })) });
+    await producer.disconnect();
+
+    let kills = 0;
+    for (; kills < KILLS; kills++) {
+      const worker = startWorker(d);
+      const before = lines(output).length;
+      // Kill at a random moment after the worker has made some progress.
+      await eventually('the worker to make progress', () => (lines(output).length > before || worker.exitCode !== null ? true : undefined), 60_000);
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1_500)));
+      worker.kill('SIGKILL');
+      await new Promise((r) => worker.once('exit', r));
+      if (new Set(lines(output)).size >= ids.filter((id) => failureOf(id) !== 'permanent').length) break;
+    }
+
+    const last = startWorker(d);
+    const expectedProcessed = ids.filter((id) => failureOf(id) !== 'permanent');
+    const expectedDead = ids.filter((id) => failureOf(id) === 'permanent');
+    try {
+      await eventually('every record to be processed', () => {
+        const done = new Set(lines(output));
+        return expectedProcessed.every((id) => done.has(id)) ? true : undefined;
+      }, 5 * 60_000);
+      const dead = await deadLetterIds(d.dlqTopic, expectedDead.length);
+      const processed = lines(output);
+      const seen = new Set([...processed, ...dead]);
+      const lost = ids.filter((id) => !seen.has(id));
+      const duplicates = processed.length - new Set(processed).size + dead.length - new Set(dead).size;
+      process.stdout.write(
+        `\ncrash test: ${RECORDS} records, ${kills} kills (SIGKILL), lost ${lost.length}, duplicates ${duplicates} ` +
+          `(${processed.length - new Set(processed).size} processed twice, ${dead.length - new Set(dead).size} dead-lettered twice), ` +
+          `${new Set(dead).size} in the DLQ as designed\n`,
+      );
+      expect(lost).toEqual([]);
+      expect(new Set(dead)).toEqual(new Set(expectedDead));
+      expect(kills).toBeGreaterThanOrEqual(15);
+    } finally {
+      last.kill('SIGKILL');
+    }
+  });
+});
