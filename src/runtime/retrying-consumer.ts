@@ -176,18 +176,27 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   }
 
   function resumePartition(topic: string, partition: number): void {
-    waiting.delete(partitionKey(topic, partition));
-    if (!stopping) retryConsumer?.resume([{ topic, partitions: [partition] }]);
+    const id = partitionKey(topic, partition);
+    waiting.delete(id);
+    if (stopping) return;
+    try {
+      retryConsumer?.resume([{ topic, partitions: [partition] }]);
+    } catch {
+      // The client is restarting its group (after a broker outage, say): keep the
+      // partition listed, so the rejoin resumes it and the due check runs anew.
+      waiting.set(id, () => {});
+    }
   }
 
   /** After a rebalance a paused partition may be gone or come back unpaused: start over from the committed offsets. */
   function forgetWaiting(): void {
-    for (const [id, cancel] of waiting) {
+    const entries = [...waiting];
+    waiting.clear();
+    for (const [id, cancel] of entries) {
       cancel();
       const [topic, partition] = id.split('\u0000');
-      retryConsumer?.resume([{ topic: topic!, partitions: [Number(partition)] }]);
+      resumePartition(topic!, Number(partition));
     }
-    waiting.clear();
   }
 
   /** Keeps track of running work so stop() can wait for it; a stop mid-publish leaves the record uncommitted. */

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
+import type { AclEntry } from 'kafkajs';
+import { restartBroker } from '../../scripts/kafka/broker';
+import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
+import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
+import { eventually } from '../helpers/eventually';
+import { kafkaAs, kafkaAsAdmin } from '../helpers/kafka';
+
+jest.setTimeout(5 * 60_000);
+
+const USER = 'billing';
+
+/** Fresh topics with the least-privilege ACLs of a consumer, for the principal `billing`. */
+async function consumerWithAcls(): Promise<{ d: ConsumerDescriptor; dlqWrite: AclEntry }> {
+  const id = `outage-${randomBytes(4).toString('hex')}`;
+  const d: ConsumerDescriptor = {
+    name: id,
+    mainTopic: `${id}.main`,
+    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay` },
+    tiers: [{ index: 1, topic: `${id}.main.retry.1s`, delayMs: 1_000, label: '1s' }],
+    dlqTopic: `${id}.main.dlq`,
+    inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
+    errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
+    ordering: 'unordered',
+    headerStyle: 'x',
+  };
+  const acl = (resourceType: AclResourceTypes, resourceName: string, operation: AclOperationTypes): AclEntry => ({
+    resourceType, resourceName, resourcePatternType: ResourcePatternTypes.LITERAL, principal: `User:${USER}`, host: '*', operation, permissionType: AclPermissionTypes.ALLOW,
+  });
+  const dlqWrite = acl(AclResourceTypes.TOPIC, d.dlqTopic, AclOperationTypes.WRITE);
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [d.mainTopic, d.tiers[0]!.topic, d.dlqTopic].map((topic) => ({ topic, numPartitions: 2, replicationFactor: 1 })) });
+  await admin.createAcls({
+    acl: [
+      acl(AclResourceTypes.TOPIC, d.mainTopic, AclOperationTypes.READ),
+      acl(AclResourceTypes.TOPIC, d.tiers[0]!.topic, AclOperationTypes.READ),
+      acl(AclResourceTypes.TOPIC, d.tiers[0]!.topic, AclOperationTypes.WRITE),
+      dlqWrite,
+      acl(AclResourceTypes.GROUP, d.groups.main, AclOperationTypes.READ),
+      acl(AclResourceTypes.GROUP, d.groups.retry, AclOperationTypes.READ),
+    ],
+  });
+  await admin.disconnect();
+  return { d, dlqWrite };
+}
+
+async function produce(topic: string, values: string[]): Promise<void> {
+  const producer = kafkaAsAdmin().producer();
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages: values.map((value) => ({ key: 'k', value, partition: 0 })) });
+  await producer.disconnect();
+}
+
+async function committed(groupId: string, topic: string): Promise<number> {
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  await admin.disconnect();
+  return Number(offsets!.partitions.find((p) => p.partition === 0)!.offset);
+}
+
+async function dlqCount(topic: string): Promise<number> {
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  const offsets = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  return offsets.reduce((n, p) => n + Number(p.high), 0);
+}
+
+describe('the runtime through outages, on a real broker', () => {
+  let consumer: RetryingConsumer | undefined;
+  afterEach(async () => {
+    await consumer?.stop();
+    consumer = undefined;
+  });
+
+  it('keeps a record uncommitted while its DLQ write ACL is gone, and delivers it once the ACL is back', async () => {
+    const { d, dlqWrite } = await consumerWithAcls();
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    await admin.deleteAcls({ filters: [dlqWrite] });
+    const refusals: string[] = [];
+    consumer = createRetryingConsumer(d, {
+      kafka: kafkajsPort(kafkaAs(USER)),
+      publishBackoff: { initialMs: 100, maxMs: 500 },
+      handler: async (record) => {
+        if (record.message.value!.toString() === 'poison') throw new SyntaxError('unreadable');
+      },
+      onEvent: (e) => void (e.type === 'publish-failed' && refusals.push(String(e.error))),
+    });
+    await consumer.start();
+    await produce(d.mainTopic, ['ok-1', 'poison', 'ok-2']);
+
+    await eventually('the DLQ publish to be refused a few times', () => (refusals.length >= 3 ? true : undefined));
+    expect(refusals[0]).toMatch(/authoriz/i);
+    expect(await committed(d.groups.main, d.mainTopic)).toBeLessThanOrEqual(1);
+    expect(await dlqCount(d.dlqTopic)).toBe(0);
+
+    await admin.createAcls({ acl: [dlqWrite] });
+    await admin.disconnect();
+    await eventually('the poison record in the DLQ', async () => ((await dlqCount(d.dlqTopic)) === 1 ? true : undefined));
+    await eventually('every record committed', async () => ((await committed(d.groups.main, d.mainTopic)) === 3 ? true : undefined));
+  });
+
+  it('loses nothing when the broker restarts mid-run', async () => {
+    const dir = process.env.KRT_TEST_BROKER_DIR;
+    if (!dir) throw new Error('this test restarts the broker that the test suite started; unset KAFKA_BOOTSTRAP_SERVERS to run it');
+    const { d } = await consumerWithAcls();
+    const done = new Set<string>();
+    consumer = createRetryingConsumer(d, {
+      kafka: kafkajsPort(kafkaAs(USER)),
+      publishBackoff: { initialMs: 100, maxMs: 1_000 },
+      handler: async (record) => {
+        const value = record.message.value!.toString();
+        if (value.endsWith('-flaky') && record.topic === d.mainTopic) throw Object.assign(new Error('503'), { name: 'HTTPError', status: 503 });
+        done.add(value);
+      },
+    });
+    await consumer.start();
+    const first = Array.from({ length: 50 }, (_, i) => `before-${i}${i % 10 === 0 ? '-flaky' : ''}`);
+    await produce(d.mainTopic, first);
+    await eventually('some records processed', () => (done.size >= 10 ? true : undefined));
+    await restartBroker(dir);
+    const second = Array.from({ length: 50 }, (_, i) => `after-${i}${i % 10 === 0 ? '-flaky' : ''}`);
+    await produce(d.mainTopic, second);
+    await eventually('every record processed after the restart', () => ([...first, ...second].every((v) => done.has(v)) ? true : undefined), 3 * 60_000);
+  });
+});
