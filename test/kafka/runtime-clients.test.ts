@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { HEADERS } from '../../src/naming/headers';
+import { confluentPort } from '../../src/runtime/adapters/confluent';
+import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
+import type { KafkaPort } from '../../src/runtime/port';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
@@ -48,9 +51,32 @@ async function produce(topic: string, records: { key: string; value: string; par
   await producer.disconnect();
 }
 
+/** The Confluent client, built from its npm package (see .ci/run); its absence fails the test. */
+function confluentKafka(): ConfluentKafkaLike {
+  let client: { KafkaJS: { Kafka: new (config: unknown) => ConfluentKafkaLike; logLevel: Record<string, number> } };
+  try {
+    client = require('@confluentinc/kafka-javascript');
+  } catch (error) {
+    throw new Error(`@confluentinc/kafka-javascript is not built here (${String(error)}): install Debian's libssl-dev zlib1g-dev libzstd-dev libsasl2-dev liblz4-dev libcurl4-openssl-dev and run npm ci with CKJS_LINKING=dynamic npm_config_build_from_source=true`);
+  }
+  return new client.KafkaJS.Kafka({
+    kafkaJS: {
+      brokers: bootstrapServers().split(','),
+      sasl: { mechanism: 'plain', username: ADMIN_USER, password: passwordOf(ADMIN_USER) },
+      ssl: false,
+      logLevel: client.KafkaJS.logLevel.NOTHING,
+    },
+  });
+}
+
+const clients: [string, () => KafkaPort][] = [
+  ['kafkajs', () => kafkajsPort(kafkaAsAdmin())],
+  ['@confluentinc/kafka-javascript', () => confluentPort(confluentKafka())],
+];
+
 const http503 = () => Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
 
-describe('the retrying consumer on a real broker, with kafkajs', () => {
+describe.each(clients)('the retrying consumer on a real broker, with %s', (_client, port) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
     await consumer?.stop();
@@ -61,7 +87,7 @@ describe('the retrying consumer on a real broker, with kafkajs', () => {
     const d = await freshConsumer();
     const seen: { value: string; topic: string; at: number; dueAt?: number }[] = [];
     consumer = createRetryingConsumer(d, {
-      kafka: kafkajsPort(kafkaAsAdmin()),
+      kafka: port(),
       handler: async (record: ConsumedRecord) => {
         const value = record.message.value!.toString();
         seen.push({ value, topic: record.topic, at: Date.now(), dueAt: decodeRetryHeaders(record.message.headers).dueAt });
@@ -81,7 +107,7 @@ describe('the retrying consumer on a real broker, with kafkajs', () => {
     const d = await freshConsumer();
     const starts: { topic: string; at: number; dueAt?: number; attempt?: number }[] = [];
     consumer = createRetryingConsumer(d, {
-      kafka: kafkajsPort(kafkaAsAdmin()),
+      kafka: port(),
       handler: async (record) => {
         const h = decodeRetryHeaders(record.message.headers);
         starts.push({ topic: record.topic, at: Date.now(), dueAt: h.dueAt, attempt: h.attempt });
