@@ -22,11 +22,12 @@ describe('least-privilege ACLs (R6)', () => {
     ]);
   });
 
-  it('lets the replay tool read the DLQ, write the main topic and commit in its own group, nothing else', () => {
+  it('lets the replay tool read the DLQ, write the main topic and the audit log, and commit in its own group, nothing else', () => {
     expect(grantsOf('User:orders-replay')).toEqual([
       'Read Group billing-order-confirmed.dlq-replay',
       'Read Topic orders.confirmed.dlq',
       'Write Topic orders.confirmed',
+      'Write Topic orders.confirmed.dlq.audit',
     ]);
   });
 
@@ -36,6 +37,7 @@ describe('least-privilege ACLs (R6)', () => {
     expect(grantsOf('User:orders-monitor')).toEqual([
       'Describe Group billing-order-confirmed.dlq-replay',
       'Describe Group billing-order-confirmed.retry',
+      'Read Group billing-order-confirmed.dlq-monitor',
       'Read Topic orders.confirmed.dlq',
       'Read Topic orders.confirmed.retry.10m',
       'Read Topic orders.confirmed.retry.1h',

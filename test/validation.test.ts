@@ -74,7 +74,7 @@ describe('validation of a single consumer', () => {
   it('rejects a generated topic name longer than Kafka allows, pointing at the stem', () => {
     const longBase = `orders.${'x'.repeat(240)}`;
     const found = withConsumer({ retryTopicBase: longBase });
-    expect(found).toHaveLength(4);
+    expect(found).toHaveLength(5);
     expect(found[0]).toMatch(
       new RegExp(`^${FILE}: consumers\\[0\\]\\.retryTopicBase: the generated topic name is illegal: '.*' is 2\\d\\d characters long; Kafka allows at most 249, so shorten it \\(set a shorter retryTopicBase\\)$`),
     );
@@ -187,8 +187,8 @@ describe('names that collide across consumers and files (R2)', () => {
 
   it('rejects retry and DLQ topics generated for two consumers of one topic, proposing a stem to each', () => {
     expect(problems(compile(aTopology(), analytics()))).toEqual([
-      "topologies/analytics.ts: consumers[0].retryTopicBase: topics 'orders.confirmed.retry.1m', 'orders.confirmed.dlq' of consumer 'analytics-orders' are also generated for consumer 'billing-order-confirmed' (topologies/orders.ts consumers[0]); retry and DLQ topics belong to one consumer (R2), so give one of them its own stem, e.g. here retryTopicBase: 'orders.confirmed.analytics-orders'",
-      "topologies/orders.ts: consumers[0].retryTopicBase: topics 'orders.confirmed.retry.1m', 'orders.confirmed.dlq' of consumer 'billing-order-confirmed' are also generated for consumer 'analytics-orders' (topologies/analytics.ts consumers[0]); retry and DLQ topics belong to one consumer (R2), so give one of them its own stem, e.g. here retryTopicBase: 'orders.confirmed.billing-order-confirmed'",
+      "topologies/analytics.ts: consumers[0].retryTopicBase: topics 'orders.confirmed.retry.1m', 'orders.confirmed.dlq', 'orders.confirmed.dlq.audit' of consumer 'analytics-orders' are also generated for consumer 'billing-order-confirmed' (topologies/orders.ts consumers[0]); retry and DLQ topics belong to one consumer (R2), so give one of them its own stem, e.g. here retryTopicBase: 'orders.confirmed.analytics-orders'",
+      "topologies/orders.ts: consumers[0].retryTopicBase: topics 'orders.confirmed.retry.1m', 'orders.confirmed.dlq', 'orders.confirmed.dlq.audit' of consumer 'billing-order-confirmed' are also generated for consumer 'analytics-orders' (topologies/analytics.ts consumers[0]); retry and DLQ topics belong to one consumer (R2), so give one of them its own stem, e.g. here retryTopicBase: 'orders.confirmed.billing-order-confirmed'",
     ]);
   });
 

@@ -44,6 +44,7 @@ function replayGrants(consumer: ConsumerModel): Grant[] {
     { resourceType: 'Topic', resourceName: consumer.dlq.name, operation: 'Read', reason: 'read dead letters to replay or discard' },
     { resourceType: 'Topic', resourceName: consumer.mainTopic.name, operation: 'Write', reason: 'publish replayed records back to the original topic' },
     { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Read', reason: 'commit replay progress (its lag is the DLQ backlog)' },
+    { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Write', reason: 'record every replay and discard, with who and why' },
   ];
 }
 
@@ -55,6 +56,7 @@ function monitorGrants(consumer: ConsumerModel): Grant[] {
     { resourceType: 'Topic', resourceName: consumer.dlq.name, operation: 'Read', reason: 'read DLQ offsets and the oldest unhandled record' },
     { resourceType: 'Group', resourceName: consumer.groups.retry, operation: 'Describe', reason: 'read the retry group offsets for tier lag' },
     { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Describe', reason: 'read the replay group offsets for DLQ size' },
+    { resourceType: 'Group', resourceName: consumer.groups.monitor, operation: 'Read', reason: 'read the head of the DLQ in a group of its own, never committing' },
   ];
 }
 

@@ -2,7 +2,9 @@ import { durationToMs, formatDuration } from '../duration';
 import {
   defaultMonitorPrincipal,
   defaultReplayPrincipal,
+  dlqAuditTopicName,
   dlqTopicName,
+  monitorGroupName,
   replayGroupName,
   retryGroupName,
   retryTopicName,
@@ -87,8 +89,15 @@ function buildConsumerModel(topology: string, naming: NamingStyle, { spec, sourc
       config: topicConfig(dlqRetentionMs),
       source: { file: source.file, path: `${source.path}.dlq` },
     },
+    dlqAudit: {
+      kind: 'dlq-audit',
+      name: dlqAuditTopicName(base, naming),
+      partitions: 1,
+      retentionMs: durationToMs(spec.dlq?.auditRetention ?? DEFAULTS.dlqAuditRetention),
+      config: topicConfig(durationToMs(spec.dlq?.auditRetention ?? DEFAULTS.dlqAuditRetention)),
+    },
     retryTopicBase: base,
-    groups: { main: group, retry: retryGroupName(group), replay: replayGroupName(group) },
+    groups: { main: group, retry: retryGroupName(group), replay: replayGroupName(group), monitor: monitorGroupName(group) },
     principal: spec.principal,
     inPlace: {
       attempts: spec.inPlace?.attempts ?? DEFAULTS.inPlaceAttempts,

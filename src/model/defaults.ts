@@ -8,6 +8,7 @@ export const DEFAULTS = {
   ladder: ['1m', '10m', '1h'] as readonly Duration[],
   tierRetention: '7d' as Duration,
   dlqRetention: '28d' as Duration,
+  dlqAuditRetention: '365d' as Duration,
   inPlaceAttempts: 3,
   inPlaceBackoff: '100ms' as Duration,
   inPlaceMaxBackoff: '2s' as Duration,

@@ -55,7 +55,12 @@ export interface DlqTopicModel extends TopicModelBase {
   readonly source: SpecLocation;
 }
 
-export type TopicModel = MainTopicModel | RetryTierModel | DlqTopicModel;
+export interface DlqAuditTopicModel extends TopicModelBase {
+  readonly kind: 'dlq-audit';
+  readonly retentionMs: number;
+}
+
+export type TopicModel = MainTopicModel | RetryTierModel | DlqTopicModel | DlqAuditTopicModel;
 
 export interface AlertPolicy {
   readonly threshold: number;
@@ -70,8 +75,9 @@ export interface ConsumerModel {
   readonly mainTopic: MainTopicModel;
   readonly tiers: readonly RetryTierModel[];
   readonly dlq: DlqTopicModel;
+  readonly dlqAudit: DlqAuditTopicModel;
   readonly retryTopicBase: string;
-  readonly groups: { readonly main: string; readonly retry: string; readonly replay: string };
+  readonly groups: { readonly main: string; readonly retry: string; readonly replay: string; readonly monitor: string };
   readonly principal: string;
   readonly inPlace: {
     readonly attempts: number;

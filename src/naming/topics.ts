@@ -22,6 +22,14 @@ export function dlqTopicName(base: string, style: NamingStyle): string {
   return style === 'spring' ? `${base}-dlt` : `${base}.dlq`;
 }
 
+/**
+ * The DLQ's audit log: every replay and discard, with who decided and why (R17), kept
+ * in Kafka so that nothing leaves the DLQ silently.
+ */
+export function dlqAuditTopicName(base: string, style: NamingStyle): string {
+  return style === 'spring' ? `${base}-dlt-audit` : `${base}.dlq.audit`;
+}
+
 /** Why Kafka would refuse this topic name, or undefined when it is legal. */
 export function topicNameProblem(name: string): string | undefined {
   if (name.length === 0) return 'a topic name cannot be empty';

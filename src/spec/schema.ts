@@ -96,7 +96,7 @@ export const consumerSchema = z.strictObject({
       jitter: z.number().min(0, { error: 'jitter is a share between 0 and 1' }).max(1, { error: 'jitter is a share between 0 and 1' }).optional(),
     })
     .optional(),
-  dlq: z.strictObject({ retention: duration.optional(), partitions: partitions.optional() }).optional(),
+  dlq: z.strictObject({ retention: duration.optional(), partitions: partitions.optional(), auditRetention: duration.optional() }).optional(),
   criticality: oneOf(CRITICALITIES, 'criticality').optional(),
   alerts: alerts.optional(),
   errors: z

@@ -110,6 +110,8 @@ export interface DlqSpec {
   readonly retention?: Duration;
   /** Default: the main topic's partitions. */
   readonly partitions?: number;
+  /** How long the audit log of replays and discards is kept. Default `'365d'`. */
+  readonly auditRetention?: Duration;
 }
 
 /** `money`: one DLQ record is an incident; `analytics`: about a thousand are. */

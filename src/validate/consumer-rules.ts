@@ -49,7 +49,7 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
     error(`${consumer.dlq.source.path}.retention`, `a DLQ retention of ${formatDuration(consumer.dlq.retentionMs)} deletes dead letters before anyone can look at them; set it to at least 7d (R5), 28d is usual`);
   }
 
-  for (const topic of [...consumer.tiers, consumer.dlq]) {
+  for (const topic of [...consumer.tiers, consumer.dlq, consumer.dlqAudit]) {
     const problem = topicNameProblem(topic.name);
     if (problem) error(at(consumer.retryTopicBase === main.name ? 'topic.name' : 'retryTopicBase'), `the generated topic name is illegal: ${problem} (set a shorter retryTopicBase)`);
   }

@@ -45,7 +45,7 @@ function duplicateConsumers(consumers: readonly ConsumerModel[]): Diagnostic[] {
 type TopicRole = 'main' | 'retry' | 'dlq';
 interface Claim {
   readonly consumer: ConsumerModel;
-  readonly role: TopicRole | 'group' | 'retry group' | 'replay group';
+  readonly role: TopicRole | 'group' | 'retry group' | 'replay group' | 'monitor group';
 }
 
 function claims<K extends string>(consumers: readonly ConsumerModel[], namesOf: (c: ConsumerModel) => [string, K][]) {
@@ -67,6 +67,7 @@ function topicCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
     [c.mainTopic.name, 'main'],
     ...c.tiers.map((t): [string, TopicRole] => [t.name, 'retry']),
     [c.dlq.name, 'dlq'],
+    [c.dlqAudit.name, 'dlq'],
   ]);
   const pairs = new Map<string, { first: Claim; second: Claim; topics: string[] }>();
   for (const [topic, list] of byName) {
@@ -99,10 +100,11 @@ function topicCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
 }
 
 function groupCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
-  const byName = claims<'group' | 'retry group' | 'replay group'>(consumers, (c) => [
+  const byName = claims<'group' | 'retry group' | 'replay group' | 'monitor group'>(consumers, (c) => [
     [c.groups.main, 'group'],
     [c.groups.retry, 'retry group'],
     [c.groups.replay, 'replay group'],
+    [c.groups.monitor, 'monitor group'],
   ]);
   const reported = new Set<string>();
   const problems: Diagnostic[] = [];
@@ -146,7 +148,7 @@ function terraformAddressCollisions(topologies: readonly TopologyModel[]): Diagn
     const seen = new Map<string, string>();
     const problems: Diagnostic[] = [];
     for (const c of topology.consumers) {
-      const topics = [...(c.mainTopic.managed ? [c.mainTopic.name] : []), ...c.tiers.map((t) => t.name), c.dlq.name];
+      const topics = [...(c.mainTopic.managed ? [c.mainTopic.name] : []), ...c.tiers.map((t) => t.name), c.dlq.name, c.dlqAudit.name];
       for (const topic of topics) {
         const id = topicResourceId(topic);
         const other = seen.get(id);

@@ -79,7 +79,7 @@ function inPlaceSummary(c: ConsumerModel): string {
 /** Everything one runbook page shows; the template only lays it out. */
 export function runbookView(topology: TopologyModel, c: ConsumerModel) {
   const rules = aclRules(topology);
-  const ownTopics = new Set([c.mainTopic.name, ...c.tiers.map((t) => t.name), c.dlq.name]);
+  const ownTopics = new Set([c.mainTopic.name, ...c.tiers.map((t) => t.name), c.dlq.name, c.dlqAudit.name]);
   const ownGroups = new Set(Object.values(c.groups));
   const lastTier = c.tiers[c.tiers.length - 1];
   const page: Record<string, unknown> = {
@@ -101,6 +101,7 @@ export function runbookView(topology: TopologyModel, c: ConsumerModel) {
     lastTier: lastTier ?? { label: '' },
     ladderSummary: c.tiers.map((t) => t.label).join(' → '),
     dlq: { name: c.dlq.name, partitions: c.dlq.partitions, retention: formatDuration(c.dlq.retentionMs) },
+    dlqAudit: { name: c.dlqAudit.name, partitions: c.dlqAudit.partitions, retention: formatDuration(c.dlqAudit.retentionMs) },
     diagram: mermaidDiagram(c),
     inPlaceSummary: inPlaceSummary(c),
     acls: rules.filter((r) => (r.resourceType === 'Topic' ? ownTopics : ownGroups).has(r.resourceName) && (r.role !== 'consumer' || r.principal === c.principal)),

@@ -64,7 +64,7 @@ function topicsOf(topology: TopologyModel): TopicModel[] {
   const byName = new Map<string, TopicModel>();
   for (const consumer of topology.consumers) {
     if (consumer.mainTopic.managed) byName.set(consumer.mainTopic.name, consumer.mainTopic);
-    for (const topic of [...consumer.tiers, consumer.dlq]) byName.set(topic.name, topic);
+    for (const topic of [...consumer.tiers, consumer.dlq, consumer.dlqAudit]) byName.set(topic.name, topic);
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
