@@ -3,6 +3,9 @@ export interface CliIo {
   readonly cwd: string;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Whether stderr is a terminal, so progress can redraw one line. */
+  readonly interactive?: boolean;
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
@@ -12,5 +15,7 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    interactive: Boolean(process.stderr.isTTY),
+    env: process.env,
   };
 }

@@ -1,7 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { ORDERING_STRATEGIES } from '../spec/types';
 import { ScenarioError } from '../simulate/scenario';
+import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV } from '../naming';
+import { ConnectionSettingsError } from '../dlq/connection';
+import { DlqError } from '../dlq/session';
 import { cdktfCommand } from './cdktf-command';
+import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
+import type { ReplayCommandOptions } from './dlq-command';
 import { simulateCommand } from './simulate-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
@@ -61,6 +66,44 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       exitCode = await simulateCommand(io, scenario, options);
     });
 
+  const dlq = program.command('dlq').description('inspect, replay and discard the records of a consumer\'s DLQ, on the broker');
+  const connection = `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} (the replay principal; $${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener). Exit codes: 0 done, 1 spec or broker error, 2 usage error.`;
+  dlq
+    .command(DLQ_COMMAND.inspect)
+    .description('list the unhandled records, grouped by x-error-class and original topic, with their headers decoded')
+    .argument('<consumer>', 'a consumer name from topologies/*.ts')
+    .option(DLQ_FLAGS.json, 'print JSON for scripts', false)
+    .addHelpText('after', connection)
+    .action(async (name: string, options: { json: boolean }) => {
+      exitCode = await dlqInspectCommand(io, name, options);
+    });
+  dlq
+    .command(DLQ_COMMAND.replay)
+    .description('publish records back to their original topic (same key and value, x-attempt reset, x-replayed-from-dlq set), then commit them')
+    .argument('<consumer>', 'a consumer name from topologies/*.ts')
+    .option(`${DLQ_FLAGS.ids} <ids>`, 'records by id, <partition>:<offset>,...')
+    .option(`${DLQ_FLAGS.errorClass} <class>`, 'records whose x-error-class is this')
+    .option(DLQ_FLAGS.all, 'every unhandled record')
+    .option(`${DLQ_FLAGS.limit} <n>`, `at most this many records (default ${DEFAULT_REPLAY_LIMIT} with --error-class or --all)`)
+    .option(`${DLQ_FLAGS.rate} <per-second>`, 'records per second at most', '10')
+    .option(DLQ_FLAGS.dryRun, 'print what would be replayed; publish and commit nothing', false)
+    .option(`${DLQ_FLAGS.by} <name>`, 'who replays, for the audit log (default: $USER)')
+    .addHelpText('after', connection)
+    .action(async (name: string, options: ReplayCommandOptions) => {
+      exitCode = await dlqReplayCommand(io, name, options);
+    });
+  dlq
+    .command(DLQ_COMMAND.discard)
+    .description('mark records handled without replaying them, recording why and who decided in the DLQ audit log')
+    .argument('<consumer>', 'a consumer name from topologies/*.ts')
+    .option(`${DLQ_FLAGS.ids} <ids>`, 'records by id, <partition>:<offset>,... (required)')
+    .option(`${DLQ_FLAGS.reason} <text>`, 'why they cannot be saved (required)')
+    .option(`${DLQ_FLAGS.by} <name>`, 'who decided (required)')
+    .addHelpText('after', connection)
+    .action(async (name: string, options: { ids?: string; reason?: string; by?: string }) => {
+      exitCode = await dlqDiscardCommand(io, name, options);
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
@@ -78,11 +121,24 @@ function handleError(error: unknown, io: CliIo): number {
     io.stderr(`krt: ${error.message}\n`);
     return EXIT.usage;
   }
+  if (error instanceof ConnectionSettingsError) {
+    io.stderr(`krt: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof DlqError || isKafkaError(error)) {
+    io.stderr(`krt: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.problems;
+  }
   if (error instanceof OutputFolderError || error instanceof ScenarioError) {
     io.stderr(`krt: ${error.message}\n`);
     return EXIT.problems;
   }
   throw error;
+}
+
+/** kafkajs errors (broker unreachable, not authorized) are the user's to fix, not a crash. */
+function isKafkaError(error: unknown): boolean {
+  return error instanceof Error && error.name.startsWith('KafkaJS');
 }
 
 function packageVersion(): string {

@@ -1,0 +1,126 @@
+import os from 'node:os';
+import { compileFiles } from '../compile';
+import { kafkaFromEnv } from '../dlq/connection';
+import { groupRecords, recordJson } from '../dlq/inspect';
+import { discardRecords, replayRecords, replayTarget } from '../dlq/replay';
+import { selectRecords } from '../dlq/select';
+import type { Selection } from '../dlq/select';
+import { DlqSession } from '../dlq/session';
+import type { ConsumerModel } from '../model/types';
+import { discoverTopologyFiles } from '../load/load-topologies';
+import { EXIT } from './io';
+import type { CliIo } from './io';
+import { progressReporter } from './progress';
+import { reportDiagnostics } from './report';
+import { UsageError } from './topology-files';
+
+/** The consumer of that name in the topologies of the working directory. */
+async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
+  const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
+  if (reportDiagnostics(io, result) || !result.model) return undefined;
+  const consumers = result.model.topologies.flatMap((t) => t.consumers);
+  const consumer = consumers.find((c) => c.name === name);
+  if (!consumer) throw new UsageError(`no consumer '${name}' in topologies/; there are ${consumers.map((c) => c.name).join(', ')}`);
+  return consumer;
+}
+
+async function withSession<T>(io: CliIo, name: string, work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>) => Promise<T>): Promise<T | number> {
+  const consumer = await findConsumer(io, name);
+  if (!consumer) return EXIT.problems;
+  const kafka = kafkaFromEnv(io.env ?? process.env);
+  const session = await DlqSession.open(kafka, consumer);
+  try {
+    return await work(session, kafka);
+  } finally {
+    await session.close();
+  }
+}
+
+export async function dlqInspectCommand(io: CliIo, name: string, options: { json: boolean }): Promise<number> {
+  const outcome = await withSession(io, name, async (session) => {
+    const { records, consumer } = session;
+    if (options.json) {
+      io.stdout(`${JSON.stringify({ consumer: consumer.name, dlqTopic: consumer.dlq.name, unhandled: records.length, groups: groupRecords(records), records: records.map(recordJson) }, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    io.stdout(`${consumer.dlq.name} (consumer ${consumer.name}): ${records.length} unhandled record${records.length === 1 ? '' : 's'}\n`);
+    if (records.length === 0) return EXIT.ok;
+    io.stdout('\nby error class and original topic:\n');
+    for (const g of groupRecords(records)) {
+      io.stdout(`  ${g.errorClass}  from ${g.originalTopic}: ${g.count}, ${g.oldest} .. ${g.newest}, e.g. "${g.example}"\n`);
+    }
+    io.stdout('\nrecords (id = partition:offset):\n');
+    for (const r of records) {
+      const j = recordJson(r);
+      io.stdout(`  ${j.id}  ${j.timestamp}  key=${j.key ?? '-'}  attempt=${j.attempt ?? '?'}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`);
+    }
+    return EXIT.ok;
+  });
+  return outcome;
+}
+
+export interface ReplayCommandOptions {
+  readonly ids?: string;
+  readonly errorClass?: string;
+  readonly all?: boolean;
+  readonly limit?: string;
+  readonly rate: string;
+  readonly dryRun: boolean;
+  readonly by?: string;
+}
+
+function positive(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} takes a positive number, not '${value}'`);
+  return n;
+}
+
+function selectionOf(options: { ids?: string; errorClass?: string; all?: boolean; limit?: string }, defaultLimit?: number): Selection {
+  const chosen = [options.ids !== undefined, options.errorClass !== undefined, Boolean(options.all)].filter(Boolean).length;
+  if (chosen !== 1) throw new UsageError('choose the records with exactly one of --ids, --error-class or --all');
+  return {
+    ids: options.ids?.split(',').map((s) => s.trim()).filter(Boolean),
+    errorClass: options.errorClass,
+    all: options.all,
+    limit: positive(options.limit, '--limit') ?? (options.ids ? undefined : defaultLimit),
+  };
+}
+
+/** Replays at most this many records unless --limit says otherwise: replay is bounded. */
+export const DEFAULT_REPLAY_LIMIT = 100;
+
+export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayCommandOptions): Promise<number> {
+  const selection = selectionOf(options, DEFAULT_REPLAY_LIMIT);
+  const rate = positive(options.rate, '--rate')!;
+  const by = options.by ?? io.env?.USER ?? os.userInfo().username;
+  return withSession(io, name, async (session, kafka) => {
+    const chosen = selectRecords(session.records, selection);
+    const verb = options.dryRun ? 'would replay' : 'replaying';
+    io.stdout(`${verb} ${chosen.length} of ${session.records.length} unhandled records of ${session.consumer.dlq.name}, at most ${rate}/s\n`);
+    for (const r of chosen) {
+      const target = replayTarget(session.consumer, r);
+      io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${r.key?.toString('utf8') ?? '-'}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}\n`);
+    }
+    if (options.dryRun) {
+      io.stdout('dry run: nothing was published or committed\n');
+      return EXIT.ok;
+    }
+    const done = await replayRecords(kafka, session, chosen, { rate, by, onProgress: progressReporter(io, 'replayed') });
+    io.stdout(`replayed ${done} record${done === 1 ? '' : 's'} to ${session.consumer.mainTopic.name}; recorded in ${session.consumer.dlqAudit.name} as done by ${by}\n`);
+    return EXIT.ok;
+  });
+}
+
+export async function dlqDiscardCommand(io: CliIo, name: string, options: { ids?: string; reason?: string; by?: string }): Promise<number> {
+  if (!options.ids) throw new UsageError('say which records to discard with --ids <partition>:<offset>,...');
+  if (!options.reason?.trim()) throw new UsageError('a discard needs --reason "<why it cannot be saved>"');
+  if (!options.by?.trim()) throw new UsageError('a discard needs --by "<who decided>"');
+  const selection = selectionOf({ ids: options.ids });
+  return withSession(io, name, async (session, kafka) => {
+    const chosen = selectRecords(session.records, selection);
+    const done = await discardRecords(kafka, session, chosen, { reason: options.reason!, by: options.by! });
+    io.stdout(`discarded ${done} record${done === 1 ? '' : 's'} of ${session.consumer.dlq.name} (${chosen.map((r) => r.id).join(', ')}); recorded in ${session.consumer.dlqAudit.name}: "${options.reason}" by ${options.by}\n`);
+    return EXIT.ok;
+  });
+}
