@@ -2,8 +2,8 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { decodeRetryHeaders } from '../runtime/headers';
 import type { RawHeaders, RetryHeaders } from '../runtime/headers';
-import { decodeHandled, encodeHandled, isHandled, markHandled } from './handled';
-import type { HandledState } from './handled';
+import { decodeHandled, encodeHandled, isHandled, markHandled } from '../runtime/dlq-handled';
+import type { HandledState } from '../runtime/dlq-handled';
 
 /** A DLQ record nobody has handled yet, with its headers decoded. */
 export interface DlqRecord {

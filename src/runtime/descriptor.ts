@@ -7,7 +7,7 @@ import type { HeaderStyle } from '../naming/headers';
 export interface ConsumerDescriptor {
   readonly name: string;
   readonly mainTopic: string;
-  readonly groups: { readonly main: string; readonly retry: string; readonly replay: string };
+  readonly groups: { readonly main: string; readonly retry: string; readonly replay: string; readonly monitor: string };
   readonly tiers: readonly TierDescriptor[];
   readonly dlqTopic: string;
   readonly inPlace: InPlacePolicy;

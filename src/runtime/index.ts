@@ -33,3 +33,6 @@ export type { HeaderStyle } from '../naming/headers';
 export { METRICS } from '../naming/metrics';
 export { formatDuration, parseDuration } from '../duration';
 export type { Duration } from '../duration';
+export { createDlqMonitor } from './monitor';
+export type { DlqMonitor, DlqMonitorOptions, DlqSnapshot, MonitorPort } from './monitor';
+export { kafkajsMonitorPort } from './adapters/kafkajs-monitor';

@@ -22,7 +22,7 @@ function descriptor(): ConsumerDescriptor {
   return {
     name: id,
     mainTopic: `${id}.main`,
-    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay` },
+    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` },
     tiers: [{ index: 1, topic: `${id}.main.retry.1s`, delayMs: 1_000, label: '1s' }],
     dlqTopic: `${id}.main.dlq`,
     inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },

@@ -5,6 +5,8 @@ import { consumerDescriptor } from '../../src/emitters/router/descriptor';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
+import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
+import { createDlqMonitor } from '../../src/runtime/monitor';
 import { memoryParkingLot } from '../../src/runtime/parking-lot';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { passwordOf } from '../../scripts/kafka/broker';
@@ -35,6 +37,21 @@ async function ours(): Promise<InspectedRecord[]> {
   const { code, stdout, stderr } = await krt('dlq', 'inspect', 'billing-order-confirmed', '--json');
   if (code !== 0) throw new Error(`inspect failed: ${stderr}`);
   return (JSON.parse(stdout).records as InspectedRecord[]).filter((r) => r.value?.startsWith(run));
+}
+
+/** What inspect says is unhandled: the count and the oldest timestamp. */
+async function inspectTotals(): Promise<{ unhandled: number; oldest?: number }> {
+  const { stdout } = await krt('dlq', 'inspect', 'billing-order-confirmed', '--json');
+  const report = JSON.parse(stdout) as { unhandled: number; records: { timestamp: string }[] };
+  const times = report.records.map((r) => Date.parse(r.timestamp));
+  return { unhandled: report.unhandled, oldest: times.length > 0 ? Math.min(...times) : undefined };
+}
+
+/** The monitor's gauges, read as the monitor principal, exactly as Prometheus scrapes them. */
+async function gauges(consumer: ConsumerModel): Promise<{ size: number; oldest?: number; text: string }> {
+  const monitor = createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafkaAs('orders-monitor'), consumer.groups.monitor) });
+  const snapshot = await monitor.poll();
+  return { size: snapshot.dlqSize, oldest: snapshot.oldestUnhandledAt, text: await monitor.metrics.registry.metrics() };
 }
 
 async function endOffsets(admin: Admin, topic: string): Promise<number> {
@@ -94,6 +111,15 @@ describe('krt dlq on a real broker, as the replay principal', () => {
     expect(stdout).toMatch(/SyntaxError {2}from orders\.confirmed: \d+/);
   });
 
+  it('the monitor sets kafka_dlq_size and the oldest-record timestamp to what inspect sees, after routing', async () => {
+    const [seen, g] = await Promise.all([inspectTotals(), gauges(billing)]);
+    expect(g.size).toBe(seen.unhandled);
+    expect(g.oldest).toBe(seen.oldest);
+    expect(g.text).toContain(`kafka_dlq_size{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"} ${seen.unhandled}`);
+    expect(g.text).toContain(`kafka_dlq_oldest_unhandled_timestamp_seconds{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"} ${seen.oldest! / 1000}`);
+    expect(g.text).toMatch(/kafka_retry_tier_lag\{consumer="billing-order-confirmed",topic="orders\.confirmed\.retry\.1m"\} \d+/);
+  });
+
   it('replay --dry-run publishes and commits nothing', async () => {
     const [first] = await ours();
     const before = await endOffsets(admin, billing.mainTopic.name);
@@ -121,6 +147,8 @@ describe('krt dlq on a real broker, as the replay principal', () => {
     const audited = await recordsOf(billing.dlqAudit.name, (v) => v.includes(`"offset":"${first!.id.split(':')[1]}"`) || v.includes(`"offset":"${second!.id.split(':')[1]}"`), 2);
     expect(audited.map((a) => JSON.parse(a.value)).map((e: { action: string; by: string }) => [e.action, e.by])).toEqual([['replayed', 'tester'], ['replayed', 'tester']]);
     expect((await ours()).map((r) => r.id)).toEqual([expect.any(String)]);
+    const [seen, g] = await Promise.all([inspectTotals(), gauges(billing)]);
+    expect({ size: g.size, oldest: g.oldest }).toEqual({ size: seen.unhandled, oldest: seen.oldest });
   });
 
   it('discard needs a reason and a name, records both in the audit log, and marks the record handled', async () => {
@@ -132,6 +160,8 @@ describe('krt dlq on a real broker, as the replay principal', () => {
     const [entry] = await recordsOf(billing.dlqAudit.name, (v) => v.includes('"action":"discarded"') && v.includes(`"offset":"${third!.id.split(':')[1]}"`), 1);
     expect(JSON.parse(entry!.value)).toMatchObject({ action: 'discarded', by: 'tester', reason: 'test data, never valid', errorClass: 'SyntaxError' });
     expect(await ours()).toEqual([]);
+    const [seen, g] = await Promise.all([inspectTotals(), gauges(billing)]);
+    expect({ size: g.size, oldest: g.oldest }).toEqual({ size: seen.unhandled, oldest: seen.oldest });
   });
 
   it('refuses ids it does not know, and explains missing connection settings', async () => {

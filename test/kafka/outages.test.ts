@@ -19,7 +19,7 @@ async function consumerWithAcls(): Promise<{ d: ConsumerDescriptor; dlqWrite: Ac
   const d: ConsumerDescriptor = {
     name: id,
     mainTopic: `${id}.main`,
-    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay` },
+    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` },
     tiers: [{ index: 1, topic: `${id}.main.retry.1s`, delayMs: 1_000, label: '1s' }],
     dlqTopic: `${id}.main.dlq`,
     inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },

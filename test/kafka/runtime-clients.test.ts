@@ -23,7 +23,7 @@ async function freshConsumer(): Promise<ConsumerDescriptor> {
   const descriptor: ConsumerDescriptor = {
     name: id,
     mainTopic: `${id}.main`,
-    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay` },
+    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` },
     tiers: [
       { index: 1, topic: `${id}.main.retry.2s`, delayMs: 2_000, label: '2s' },
       { index: 2, topic: `${id}.main.retry.4s`, delayMs: 4_000, label: '4s' },

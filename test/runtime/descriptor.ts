@@ -5,7 +5,7 @@ export function billingDescriptor(overrides: Partial<ConsumerDescriptor> = {}): 
   return {
     name: 'billing-order-confirmed',
     mainTopic: 'orders.confirmed',
-    groups: { main: 'billing-order-confirmed', retry: 'billing-order-confirmed.retry', replay: 'billing-order-confirmed.dlq-replay' },
+    groups: { main: 'billing-order-confirmed', retry: 'billing-order-confirmed.retry', replay: 'billing-order-confirmed.dlq-replay', monitor: 'billing-order-confirmed.dlq-monitor' },
     tiers: [
       { index: 1, topic: 'orders.confirmed.retry.1m', delayMs: 60_000, label: '1m' },
       { index: 2, topic: 'orders.confirmed.retry.10m', delayMs: 600_000, label: '10m' },

@@ -8,6 +8,7 @@ export declare const analyticsOrders: {
     readonly main: "analytics-orders";
     readonly retry: "analytics-orders.retry";
     readonly replay: "analytics-orders.dlq-replay";
+    readonly monitor: "analytics-orders.dlq-monitor";
   };
   readonly tiers: readonly [
     {

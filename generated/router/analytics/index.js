@@ -8,7 +8,8 @@ const analyticsOrders = deepFreeze({
   "groups": {
     "main": "analytics-orders",
     "retry": "analytics-orders.retry",
-    "replay": "analytics-orders.dlq-replay"
+    "replay": "analytics-orders.dlq-replay",
+    "monitor": "analytics-orders.dlq-monitor"
   },
   "tiers": [
     {

@@ -8,6 +8,7 @@ export declare const billingOrderConfirmed: {
     readonly main: "billing-order-confirmed";
     readonly retry: "billing-order-confirmed.retry";
     readonly replay: "billing-order-confirmed.dlq-replay";
+    readonly monitor: "billing-order-confirmed.dlq-monitor";
   };
   readonly tiers: readonly [
     {

@@ -8,7 +8,8 @@ const billingOrderConfirmed = deepFreeze({
   "groups": {
     "main": "billing-order-confirmed",
     "retry": "billing-order-confirmed.retry",
-    "replay": "billing-order-confirmed.dlq-replay"
+    "replay": "billing-order-confirmed.dlq-replay",
+    "monitor": "billing-order-confirmed.dlq-monitor"
   },
   "tiers": [
     {

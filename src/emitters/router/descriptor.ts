@@ -6,7 +6,7 @@ export function consumerDescriptor(c: ConsumerModel): ConsumerDescriptor {
   return {
     name: c.name,
     mainTopic: c.mainTopic.name,
-    groups: { main: c.groups.main, retry: c.groups.retry, replay: c.groups.replay },
+    groups: { main: c.groups.main, retry: c.groups.retry, replay: c.groups.replay, monitor: c.groups.monitor },
     tiers: c.tiers.map((t) => ({ index: t.index, topic: t.name, delayMs: t.delayMs, label: t.label })),
     dlqTopic: c.dlq.name,
     inPlace: { attempts: c.inPlace.attempts, backoffMs: c.inPlace.backoffMs, maxBackoffMs: c.inPlace.maxBackoffMs, jitter: c.inPlace.jitter },

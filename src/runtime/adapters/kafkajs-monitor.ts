@@ -1,0 +1,71 @@
+import type { MonitorPort } from '../monitor';
+
+/** The parts of a kafkajs `Kafka` the monitor uses. */
+export interface KafkaJsMonitorLike {
+  admin(): {
+    connect(): Promise<void>;
+    disconnect(): Promise<void>;
+    fetchTopicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
+    fetchOffsets(o: { groupId: string; topics: string[] }): Promise<{ topic: string; partitions: { partition: number; offset: string; metadata: string | null }[] }[]>;
+  };
+  consumer(config: { groupId: string; sessionTimeout?: number }): {
+    connect(): Promise<void>;
+    disconnect(): Promise<void>;
+    subscribe(s: { topics: string[] }): Promise<void>;
+    run(r: { autoCommit: boolean; eachMessage: (p: { partition: number; message: { offset: string; timestamp: string } }) => Promise<void> }): Promise<void>;
+    seek(s: { topic: string; partition: number; offset: string }): void;
+    pause(t: { topic: string; partitions: number[] }[]): void;
+    on(event: string, listener: () => void): unknown;
+    events: { GROUP_JOIN: string };
+  };
+}
+
+/**
+ * The monitor's reads with kafkajs: offsets through the admin API; the head records
+ * through a consumer in the monitor's own group, sought to each offset, never committing.
+ */
+export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: string, timeoutMs = 15_000): MonitorPort {
+  async function withAdmin<T>(work: (admin: ReturnType<KafkaJsMonitorLike['admin']>) => Promise<T>): Promise<T> {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      return await work(admin);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+  return {
+    endOffsets: (topic) => withAdmin((admin) => admin.fetchTopicOffsets(topic)),
+    committedOffsets: (groupId, topic) => withAdmin(async (admin) => (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions ?? []),
+    async timestampsAt(topic, offsets) {
+      const found = new Map<number, number>();
+      const wanted = new Map(offsets.map((o) => [o.partition, o.offset]));
+      const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000 });
+      await consumer.connect();
+      try {
+        await consumer.subscribe({ topics: [topic] });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, timeoutMs);
+          consumer.on(consumer.events.GROUP_JOIN, () => {
+            for (const [partition, offset] of wanted) consumer.seek({ topic, partition, offset });
+          });
+          void consumer.run({
+            autoCommit: false,
+            eachMessage: async ({ partition, message }) => {
+              if (wanted.get(partition) !== message.offset) return;
+              found.set(partition, Number(message.timestamp));
+              consumer.pause([{ topic, partitions: [partition] }]);
+              if (found.size === wanted.size) {
+                clearTimeout(timer);
+                resolve();
+              }
+            },
+          });
+        });
+      } finally {
+        await consumer.disconnect();
+      }
+      return found;
+    },
+  };
+}
