@@ -37,3 +37,16 @@ cached_go_tool() {
   fi
   echo "$binary"
 }
+
+# Prints the path of a command, installing its Debian package first when it is missing
+# (needs root, as CI is).
+debian_tool() {
+  local command="$1" package="$2"
+  if ! command -v "$command" >/dev/null; then
+    [ "$(id -u)" = 0 ] || die "$command is missing; install Debian's $package package (apt-get install --no-install-recommends $package)"
+    log "installing Debian's $package package for $command"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$package"; } >&2 \
+      || die "apt-get could not install the $package package"
+  fi
+  command -v "$command"
+}

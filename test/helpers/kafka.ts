@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ProjectModel } from '../../src/model/types';
+import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { principalName } from '../../src/naming';
 import { REPO_ROOT } from './project';
 import { terraformTooling } from './tools';
@@ -80,6 +82,39 @@ export async function createMainTopics(model: ProjectModel): Promise<void> {
     const mains = new Map(model.topologies.flatMap((t) => t.consumers.map((c) => [c.mainTopic.name, c.mainTopic.partitions] as const)));
     const missing = [...mains].filter(([name]) => !existing.has(name));
     if (missing.length > 0) await admin.createTopics({ topics: missing.map(([topic, numPartitions]) => ({ topic, numPartitions, replicationFactor: 1 })) });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * A consumer of its own for a runtime test, on fresh topics with its id as prefix:
+ * tiers by delay in seconds, no in-place retries.
+ */
+export function testDescriptor(prefix: string, tierSeconds: readonly number[]): ConsumerDescriptor {
+  const id = `${prefix}-${randomBytes(4).toString('hex')}`;
+  return {
+    name: id,
+    mainTopic: `${id}.main`,
+    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` },
+    tiers: tierSeconds.map((s, i) => ({ index: i + 1, topic: `${id}.main.retry.${s}s`, delayMs: s * 1000, label: `${s}s` })),
+    dlqTopic: `${id}.main.dlq`,
+    inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
+    errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
+    ordering: 'unordered',
+    headerStyle: 'x',
+  };
+}
+
+/** Creates the main topic, tiers and DLQ of a test descriptor, as an admin. */
+export async function createTopicsOf(d: ConsumerDescriptor, partitions: number): Promise<void> {
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [d.mainTopic, ...d.tiers.map((t) => t.topic), d.dlqTopic].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+    });
   } finally {
     await admin.disconnect();
   }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
+import { bootstrapServers, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
 import { failureOf } from './crash-worker';
 
@@ -16,21 +16,6 @@ jest.setTimeout(20 * 60_000);
 const RECORDS = 2_000;
 const KILLS = 20;
 const PARTITIONS = 12;
-
-function descriptor(): ConsumerDescriptor {
-  const id = `crash-${randomBytes(4).toString('hex')}`;
-  return {
-    name: id,
-    mainTopic: `${id}.main`,
-    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` },
-    tiers: [{ index: 1, topic: `${id}.main.retry.1s`, delayMs: 1_000, label: '1s' }],
-    dlqTopic: `${id}.main.dlq`,
-    inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
-    errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
-    ordering: 'unordered',
-    headerStyle: 'x',
-  };
-}
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
 
@@ -68,11 +53,8 @@ describe('the crash window, on a real broker', () => {
   }
 
   it(`loses no record of ${RECORDS} while the worker is killed with SIGKILL ${KILLS} times`, async () => {
-    const d = descriptor();
-    const admin = kafkaAsAdmin().admin();
-    await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [d.mainTopic, d.tiers[0]!.topic, d.dlqTopic].map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: 1 })) });
-    await admin.disconnect();
+    const d = testDescriptor('crash', [1]);
+    await createTopicsOf(d, PARTITIONS);
     const producer = kafkaAsAdmin().producer();
     await producer.connect();
     const ids = Array.from({ length: RECORDS }, (_, i) => i);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import type { AclEntry } from 'kafkajs';
 import { restartBroker } from '../../scripts/kafka/broker';
@@ -7,7 +6,7 @@ import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
-import { kafkaAs, kafkaAsAdmin } from '../helpers/kafka';
+import { createTopicsOf, kafkaAs, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 
 jest.setTimeout(5 * 60_000);
 
@@ -15,25 +14,14 @@ const USER = 'billing';
 
 /** Fresh topics with the least-privilege ACLs of a consumer, for the principal `billing`. */
 async function consumerWithAcls(): Promise<{ d: ConsumerDescriptor; dlqWrite: AclEntry }> {
-  const id = `outage-${randomBytes(4).toString('hex')}`;
-  const d: ConsumerDescriptor = {
-    name: id,
-    mainTopic: `${id}.main`,
-    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` },
-    tiers: [{ index: 1, topic: `${id}.main.retry.1s`, delayMs: 1_000, label: '1s' }],
-    dlqTopic: `${id}.main.dlq`,
-    inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
-    errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
-    ordering: 'unordered',
-    headerStyle: 'x',
-  };
+  const d = testDescriptor('outage', [1]);
   const acl = (resourceType: AclResourceTypes, resourceName: string, operation: AclOperationTypes): AclEntry => ({
     resourceType, resourceName, resourcePatternType: ResourcePatternTypes.LITERAL, principal: `User:${USER}`, host: '*', operation, permissionType: AclPermissionTypes.ALLOW,
   });
   const dlqWrite = acl(AclResourceTypes.TOPIC, d.dlqTopic, AclOperationTypes.WRITE);
+  await createTopicsOf(d, 2);
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [d.mainTopic, d.tiers[0]!.topic, d.dlqTopic].map((topic) => ({ topic, numPartitions: 2, replicationFactor: 1 })) });
   await admin.createAcls({
     acl: [
       acl(AclResourceTypes.TOPIC, d.mainTopic, AclOperationTypes.READ),

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { HEADERS } from '../../src/naming/headers';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
@@ -12,35 +11,15 @@ import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
+import { bootstrapServers, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import { kcat } from '../helpers/tools';
 
 jest.setTimeout(120_000);
 
-/** A consumer of its own on fresh topics: ladder 2s then 4s, three partitions. */
+/** A consumer of its own on fresh topics: ladder 2s then 4s, three partitions, Spring headers too. */
 async function freshConsumer(): Promise<ConsumerDescriptor> {
-  const id = `rt-${randomBytes(4).toString('hex')}`;
-  const descriptor: ConsumerDescriptor = {
-    name: id,
-    mainTopic: `${id}.main`,
-    groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` },
-    tiers: [
-      { index: 1, topic: `${id}.main.retry.2s`, delayMs: 2_000, label: '2s' },
-      { index: 2, topic: `${id}.main.retry.4s`, delayMs: 4_000, label: '4s' },
-    ],
-    dlqTopic: `${id}.main.dlq`,
-    inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
-    errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
-    ordering: 'unordered',
-    headerStyle: 'x+spring',
-  };
-  const admin = kafkaAsAdmin().admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [descriptor.mainTopic, ...descriptor.tiers.map((t) => t.topic), descriptor.dlqTopic].map((topic) => ({ topic, numPartitions: 3, replicationFactor: 1 })),
-  });
-  await admin.disconnect();
+  const descriptor: ConsumerDescriptor = { ...testDescriptor('rt', [2, 4]), headerStyle: 'x+spring' };
+  await createTopicsOf(descriptor, 3);
   return descriptor;
 }
 
