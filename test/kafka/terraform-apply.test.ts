@@ -16,15 +16,15 @@ beforeAll(async () => {
 afterAll(() => admin.disconnect());
 
 describe('the generated Terraform, applied to a real broker', () => {
-  it('created every tier and DLQ with the partitions the spec says', async () => {
-    const topics = model.topologies.flatMap((t) => t.consumers.flatMap((c) => [...c.tiers, c.dlq]));
+  it('created every tier, DLQ and DLQ audit log with the partitions the spec says', async () => {
+    const topics = model.topologies.flatMap((t) => t.consumers.flatMap((c) => [...c.tiers, c.dlq, c.dlqAudit]));
     const { topics: metadata } = await admin.fetchTopicMetadata({ topics: topics.map((t) => t.name) });
     const partitions = Object.fromEntries(metadata.map((t) => [t.name, t.partitions.length]));
     expect(partitions).toEqual(Object.fromEntries(topics.map((t) => [t.name, t.partitions])));
   });
 
   it('set retention.ms, cleanup.policy and min.insync.replicas on them', async () => {
-    const topics = model.topologies.flatMap((t) => t.consumers.flatMap((c) => [...c.tiers, c.dlq]));
+    const topics = model.topologies.flatMap((t) => t.consumers.flatMap((c) => [...c.tiers, c.dlq, c.dlqAudit]));
     const described = await admin.describeConfigs({
       includeSynonyms: false,
       resources: topics.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.name, configNames: ['retention.ms', 'cleanup.policy', 'min.insync.replicas'] })),
@@ -57,7 +57,7 @@ describe('the generated Terraform, applied to a real broker', () => {
       permissionType: AclPermissionTypes.ANY,
     });
     // Other tests grant ACLs on topics of their own; only the example topologies' resources count here.
-    const ours = new Set(model.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.groups.main, c.groups.retry, c.groups.replay])));
+    const ours = new Set(model.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name, ...Object.values(c.groups)])));
     const count = all.resources.filter((r) => ours.has(r.resourceName)).reduce((n, r) => n + r.acls.length, 0);
     expect(count).toBe(model.topologies.reduce((n, t) => n + aclRules(t).length, 0));
   });
