@@ -8,6 +8,10 @@ import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ProjectModel } from '../../src/model/types';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import { confluentPort } from '../../src/runtime/adapters/confluent';
+import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
+import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
+import type { KafkaPort } from '../../src/runtime/port';
 import { principalName } from '../../src/naming';
 import { REPO_ROOT } from './project';
 import { terraformTooling } from './tools';
@@ -118,4 +122,32 @@ export async function createTopicsOf(d: ConsumerDescriptor, partitions: number):
   } finally {
     await admin.disconnect();
   }
+}
+
+/** The Confluent client, built from its npm package (see .ci/run); its absence fails the test. */
+export function confluentKafka(user: string): ConfluentKafkaLike {
+  let client: { KafkaJS: { Kafka: new (config: unknown) => ConfluentKafkaLike; logLevel: Record<string, number> } };
+  try {
+    client = require('@confluentinc/kafka-javascript');
+  } catch (error) {
+    throw new Error(`@confluentinc/kafka-javascript is not built here (${String(error)}): install Debian's libssl-dev zlib1g-dev libzstd-dev libsasl2-dev liblz4-dev libcurl4-openssl-dev and run npm ci with CKJS_LINKING=dynamic npm_config_build_from_source=true`);
+  }
+  return new client.KafkaJS.Kafka({
+    kafkaJS: {
+      brokers: bootstrapServers().split(','),
+      sasl: { mechanism: 'plain', username: user, password: passwordOf(user) },
+      ssl: false,
+      logLevel: client.KafkaJS.logLevel.NOTHING,
+    },
+  });
+}
+
+export type ClientName = 'kafkajs' | '@confluentinc/kafka-javascript';
+
+/** The runtime's port over each client the tests run with, as `user`. */
+export function clientPorts(user: string, consumerConfig?: Record<string, unknown>): [ClientName, () => KafkaPort][] {
+  return [
+    ['kafkajs', () => kafkajsPort(kafkaAs(user), { consumerConfig })],
+    ['@confluentinc/kafka-javascript', () => confluentPort(confluentKafka(user), { consumerConfig })],
+  ];
 }

@@ -4,10 +4,9 @@
  * Failures are fixed by id: 1 in 100 is permanent (DLQ), 5 in 100 fail once (a tier).
  */
 import { appendFileSync } from 'node:fs';
-import { Kafka, logLevel } from 'kafkajs';
-import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import { clientPorts } from '../helpers/kafka';
 
 export function failureOf(id: number): 'permanent' | 'transient' | 'none' {
   const bucket = (id * 7919) % 100;
@@ -19,15 +18,12 @@ export function failureOf(id: number): 'permanent' | 'transient' | 'none' {
 async function main(): Promise<void> {
   const descriptor = JSON.parse(process.env.CRASH_DESCRIPTOR!) as ConsumerDescriptor;
   const output = process.env.CRASH_OUTPUT!;
-  const kafka = new Kafka({
-    clientId: 'crash-worker',
-    brokers: process.env.KAFKA_BOOTSTRAP_SERVERS!.split(','),
-    sasl: { mechanism: 'plain', username: process.env.CRASH_USER!, password: process.env.CRASH_PASSWORD! },
-    logLevel: logLevel.NOTHING,
-  });
+  // A short session, so the group notices a killed member within seconds.
+  const ports = clientPorts(process.env.CRASH_USER!, { sessionTimeout: 6_000, heartbeatInterval: 500, rebalanceTimeout: 10_000 });
+  const port = ports.find(([name]) => name === process.env.CRASH_CLIENT)?.[1];
+  if (!port) throw new Error(`unknown client ${process.env.CRASH_CLIENT}`);
   const consumer = createRetryingConsumer(descriptor, {
-    // A short session, so the group notices a killed member within seconds.
-    kafka: kafkajsPort(kafka, { consumerConfig: { sessionTimeout: 6_000, heartbeatInterval: 500, rebalanceTimeout: 10_000 } }),
+    kafka: port(),
     handler: async (record) => {
       const id = Number(record.message.value!.toString());
       const failure = failureOf(id);

@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
-import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
+import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { bootstrapServers, clientPorts, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
 import { failureOf } from './crash-worker';
 
@@ -32,7 +32,7 @@ async function deadLetterIds(topic: string, expected: number): Promise<number[]>
   return ids;
 }
 
-describe('the crash window, on a real broker', () => {
+describe.each(clientPorts(ADMIN_USER).map(([name]) => [name]))('the crash window, on a real broker, with %s', (client) => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'krt-crash-'));
   const output = path.join(work, 'processed.txt');
   afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -46,7 +46,7 @@ describe('the crash window, on a real broker', () => {
         CRASH_DESCRIPTOR: JSON.stringify(d),
         CRASH_OUTPUT: output,
         CRASH_USER: ADMIN_USER,
-        CRASH_PASSWORD: passwordOf(ADMIN_USER),
+        CRASH_CLIENT: client,
         KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(),
       },
     });
@@ -87,7 +87,7 @@ describe('the crash window, on a real broker', () => {
       const lost = ids.filter((id) => !seen.has(id));
       const duplicates = processed.length - new Set(processed).size + dead.length - new Set(dead).size;
       process.stdout.write(
-        `\ncrash test: ${RECORDS} records, ${kills} kills (SIGKILL), lost ${lost.length}, duplicates ${duplicates} ` +
+        `\ncrash test (${client}): ${RECORDS} records, ${kills} kills (SIGKILL), lost ${lost.length}, duplicates ${duplicates} ` +
           `(${processed.length - new Set(processed).size} processed twice, ${dead.length - new Set(dead).size} dead-lettered twice), ` +
           `${new Set(dead).size} in the DLQ as designed\n`,
       );

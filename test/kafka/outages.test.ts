@@ -1,12 +1,11 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import type { AclEntry } from 'kafkajs';
 import { restartBroker } from '../../scripts/kafka/broker';
-import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
-import { createTopicsOf, kafkaAs, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { clientPorts, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 
 jest.setTimeout(5 * 60_000);
 
@@ -59,7 +58,7 @@ async function dlqCount(topic: string): Promise<number> {
   return offsets.reduce((n, p) => n + Number(p.high), 0);
 }
 
-describe('the runtime through outages, on a real broker', () => {
+describe.each(clientPorts(USER))('the runtime through outages, on a real broker, with %s', (_client, port) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
     await consumer?.stop();
@@ -73,7 +72,7 @@ describe('the runtime through outages, on a real broker', () => {
     await admin.deleteAcls({ filters: [dlqWrite] });
     const refusals: string[] = [];
     consumer = createRetryingConsumer(d, {
-      kafka: kafkajsPort(kafkaAs(USER)),
+      kafka: port(),
       publishBackoff: { initialMs: 100, maxMs: 500 },
       handler: async (record) => {
         if (record.message.value!.toString() === 'poison') throw new SyntaxError('unreadable');
@@ -100,7 +99,7 @@ describe('the runtime through outages, on a real broker', () => {
     const { d } = await consumerWithAcls();
     const done = new Set<string>();
     consumer = createRetryingConsumer(d, {
-      kafka: kafkajsPort(kafkaAs(USER)),
+      kafka: port(),
       publishBackoff: { initialMs: 100, maxMs: 1_000 },
       handler: async (record) => {
         const value = record.message.value!.toString();

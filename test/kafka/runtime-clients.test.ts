@@ -1,9 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { HEADERS } from '../../src/naming/headers';
-import { confluentPort } from '../../src/runtime/adapters/confluent';
-import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
-import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
-import type { KafkaPort } from '../../src/runtime/port';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
@@ -11,7 +7,7 @@ import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { bootstrapServers, clientPorts, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import { kcat } from '../helpers/tools';
 
 jest.setTimeout(120_000);
@@ -30,32 +26,9 @@ async function produce(topic: string, records: { key: string; value: string; par
   await producer.disconnect();
 }
 
-/** The Confluent client, built from its npm package (see .ci/run); its absence fails the test. */
-function confluentKafka(): ConfluentKafkaLike {
-  let client: { KafkaJS: { Kafka: new (config: unknown) => ConfluentKafkaLike; logLevel: Record<string, number> } };
-  try {
-    client = require('@confluentinc/kafka-javascript');
-  } catch (error) {
-    throw new Error(`@confluentinc/kafka-javascript is not built here (${String(error)}): install Debian's libssl-dev zlib1g-dev libzstd-dev libsasl2-dev liblz4-dev libcurl4-openssl-dev and run npm ci with CKJS_LINKING=dynamic npm_config_build_from_source=true`);
-  }
-  return new client.KafkaJS.Kafka({
-    kafkaJS: {
-      brokers: bootstrapServers().split(','),
-      sasl: { mechanism: 'plain', username: ADMIN_USER, password: passwordOf(ADMIN_USER) },
-      ssl: false,
-      logLevel: client.KafkaJS.logLevel.NOTHING,
-    },
-  });
-}
-
-const clients: [string, () => KafkaPort][] = [
-  ['kafkajs', () => kafkajsPort(kafkaAsAdmin())],
-  ['@confluentinc/kafka-javascript', () => confluentPort(confluentKafka())],
-];
-
 const http503 = () => Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
 
-describe.each(clients)('the retrying consumer on a real broker, with %s', (_client, port) => {
+describe.each(clientPorts(ADMIN_USER))('the retrying consumer on a real broker, with %s', (_client, port) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
     await consumer?.stop();

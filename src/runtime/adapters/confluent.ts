@@ -27,13 +27,16 @@ interface ConfluentProducerLike {
   send(r: { topic: string; messages: OutgoingMessage[] }): Promise<unknown>;
 }
 
-/** Adapts the Confluent client's KafkaJS API to the runtime's port. */
-export function confluentPort(kafka: ConfluentKafkaLike): KafkaPort {
+/**
+ * Adapts the Confluent client's KafkaJS API to the runtime's port. `consumerConfig`
+ * goes under `kafkaJS` of every consumer (for example `sessionTimeout`).
+ */
+export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConfig?: Record<string, unknown> } = {}): KafkaPort {
   return {
     consumer(groupId: string): ConsumerPort {
       const listeners: (() => void)[] = [];
       const consumer = kafka.consumer({
-        kafkaJS: { groupId, autoCommit: false, fromBeginning: true },
+        kafkaJS: { ...options.consumerConfig, groupId, autoCommit: false, fromBeginning: true },
         rebalance_cb: () => {
           for (const listener of listeners) listener();
         },
