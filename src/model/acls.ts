@@ -78,10 +78,11 @@ export function aclRules(topology: TopologyModel): AclRule[] {
     add(topology.principals.replay, 'replay', replayGrants(consumer));
     add(topology.principals.monitor, 'monitor', monitorGrants(consumer));
   }
-  return [...rules.values()].sort(compareRules);
+  return [...rules.values()].sort(compareAclRules);
 }
 
-function compareRules(a: AclRule, b: AclRule): number {
+/** Principal, then resource type, name and operation: the order the Terraform and the runbooks list ACLs in. */
+export function compareAclRules(a: AclRule, b: AclRule): number {
   return (
     compareStrings(a.principal, b.principal) ||
     compareStrings(a.resourceType, b.resourceType) ||

@@ -1,17 +1,18 @@
 import { runbookFileName } from '../../naming';
 import type { Emitter } from '../types';
 import { runbookTemplates } from './templates';
-import { runbookIndexView, runbookView } from './view-model';
+import { aclIndex, runbookIndexView, runbookView } from './view-model';
 
 /** `runbooks/<consumer>.md` for every consumer, and `runbooks/README.md` listing them. */
 export const emitRunbooks: Emitter = (model) => {
   const templates = runbookTemplates();
-  const pages = model.topologies.flatMap((topology) =>
-    topology.consumers.map((consumer) => ({
+  const pages = model.topologies.flatMap((topology) => {
+    const acls = aclIndex(topology);
+    return topology.consumers.map((consumer) => ({
       path: `runbooks/${runbookFileName(consumer.name)}`,
-      content: tidy(templates.page(runbookView(topology, consumer))),
-    })),
-  );
+      content: tidy(templates.page(runbookView(topology, consumer, acls))),
+    }));
+  });
   return [...pages, { path: 'runbooks/README.md', content: tidy(templates.index(runbookIndexView(model.topologies))) }];
 };
 

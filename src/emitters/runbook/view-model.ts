@@ -1,6 +1,7 @@
 import { formatDuration } from '../../duration';
 import { alertThresholds } from '../../model/alert-thresholds';
-import { aclRules } from '../../model/acls';
+import { aclRules, compareAclRules } from '../../model/acls';
+import type { AclRule } from '../../model/acls';
 import type { ConsumerModel, TopologyModel } from '../../model/types';
 import {
   ALERT_KEYS,
@@ -76,11 +77,23 @@ function inPlaceSummary(c: ConsumerModel): string {
   return `First the handler tries it up to ${attempts} times in place, waiting ${formatDuration(backoffMs)} and doubling up to ${formatDuration(maxBackoffMs)}, ${percent(jitter)} jittered.`;
 }
 
+/** A topology's ACL rules by resource, computed once for all of its runbooks. */
+export function aclIndex(topology: TopologyModel): Map<string, AclRule[]> {
+  const index = new Map<string, AclRule[]>();
+  for (const rule of aclRules(topology)) {
+    const key = `${rule.resourceType}\u0000${rule.resourceName}`;
+    index.set(key, [...(index.get(key) ?? []), rule]);
+  }
+  return index;
+}
+
 /** Everything one runbook page shows; the template only lays it out. */
-export function runbookView(topology: TopologyModel, c: ConsumerModel) {
-  const rules = aclRules(topology);
-  const ownTopics = new Set([c.mainTopic.name, ...c.tiers.map((t) => t.name), c.dlq.name, c.dlqAudit.name]);
-  const ownGroups = new Set(Object.values(c.groups));
+export function runbookView(topology: TopologyModel, c: ConsumerModel, acls: Map<string, AclRule[]> = aclIndex(topology)) {
+  const resources = [
+    ...[c.mainTopic.name, ...c.tiers.map((t) => t.name), c.dlq.name, c.dlqAudit.name].map((name) => `Topic\u0000${name}`),
+    ...Object.values(c.groups).map((name) => `Group\u0000${name}`),
+  ];
+  const rules = resources.flatMap((key) => acls.get(key) ?? []).sort(compareAclRules);
   const lastTier = c.tiers[c.tiers.length - 1];
   const page: Record<string, unknown> = {
     notice: GENERATED_NOTICE,
@@ -104,7 +117,7 @@ export function runbookView(topology: TopologyModel, c: ConsumerModel) {
     dlqAudit: { name: c.dlqAudit.name, partitions: c.dlqAudit.partitions, retention: formatDuration(c.dlqAudit.retentionMs) },
     diagram: mermaidDiagram(c),
     inPlaceSummary: inPlaceSummary(c),
-    acls: rules.filter((r) => (r.resourceType === 'Topic' ? ownTopics : ownGroups).has(r.resourceName) && (r.role !== 'consumer' || r.principal === c.principal)),
+    acls: rules.filter((r) => r.role !== 'consumer' || r.principal === c.principal),
     headers: HEADERS,
     springHeaders: c.headerStyle === 'x+spring' ? Object.values(SPRING_DLT_HEADERS) : false,
     errorPolicy: {
