@@ -1,0 +1,106 @@
+import type { MemoryRow } from './memory';
+import type { PrecisionResult } from './precision';
+import type { SynthRow } from './synth';
+import type { ThroughputRow } from './throughput';
+
+export interface BenchResults {
+  readonly date: string;
+  readonly machine: string;
+  readonly synth: SynthRow[];
+  readonly throughput: ThroughputRow[];
+  readonly precision: PrecisionResult;
+  readonly memory: MemoryRow[];
+  readonly hotPathOpsPerSecond: number;
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+
+export function resultsMarkdown(r: BenchResults): string {
+  const bare = r.throughput[0]!.recordsPerSecond;
+  const ratio = (row: ThroughputRow) => row.recordsPerSecond / bare;
+  const big = r.synth.find((s) => s.consumers === 1000);
+  const hundred = r.synth.find((s) => s.consumers === 100);
+  const [small, large] = r.memory;
+  const growth = small && large ? (large.rssMb - small.rssMb) / small.rssMb : NaN;
+  const wrapped0 = r.throughput.find((t) => t.variant.includes('0% failing') && !t.variant.includes('10%'))!;
+  const wrapped1 = r.throughput.find((t) => t.variant.includes(', 1% failing') && t.variant.startsWith('create'))!;
+  return [
+    '# Benchmark results',
+    '',
+    `Measured ${r.date} on ${r.machine}, by \`npm run bench\`. Every figure is a ratio or a`,
+    'distribution measured side by side in one run; the machine is shared and noisy.',
+    '',
+    '![chart](chart.svg)',
+    '',
+    '## Targets',
+    '',
+    '| target | measured | |',
+    '|---|---|---|',
+    big ? `| synth of 1,000 consumers within 10 s | ${fmt(big.krtMs / 1000, 1)} s | ${verdict(big.krtMs <= 10_000)} |` : '',
+    big ? `| synth of 1,000 consumers within 5x the floor | ${fmt(big.krtMs / big.floorMs, 1)}x | ${verdict(big.krtMs / big.floorMs <= 5)} |` : '',
+    big && hundred ? `| roughly linear growth, 100 -> 1,000 consumers | ${fmt(big.krtMs / hundred.krtMs, 1)}x the time for 10x the consumers | ${verdict(big.krtMs / hundred.krtMs <= 15)} |` : '',
+    `| wrapped consumer at 0% failures >= 0.9x the bare loop | ${fmt(ratio(wrapped0), 2)}x | ${verdict(ratio(wrapped0) >= 0.9)} |`,
+    `| wrapped consumer at 1% failures >= 0.8x the bare loop | ${fmt(ratio(wrapped1), 2)}x | ${verdict(ratio(wrapped1) >= 0.8)} |`,
+    `| zero early deliveries | ${r.precision.early} | ${verdict(r.precision.early === 0)} |`,
+    `| p99 lateness within 250 ms | ${fmt(r.precision.p99Ms)} ms | ${verdict(r.precision.p99Ms <= 250)} |`,
+    `| RSS growth from 1,000 to 100,000 waiting records under 10% | ${fmt(growth * 100, 1)}% | ${verdict(growth < 0.1)} |`,
+    '',
+    '## Synth at scale (4 tiers per consumer; medians of 3 alternating runs)',
+    '',
+    '| consumers | files | krt synth | floor (same resources as JSON) | ratio | peak RSS krt | peak RSS floor |',
+    '|---|---|---|---|---|---|---|',
+    ...r.synth.map((s) => `| ${fmt(s.consumers)} | ${fmt(s.files)} | ${fmt(s.krtMs)} ms | ${fmt(s.floorMs)} ms | ${fmt(s.krtMs / s.floorMs, 1)}x | ${fmt(s.krtRssMb)} MB | ${fmt(s.floorRssMb)} MB |`),
+    '',
+    '## Throughput on the real broker (best of 2 alternating rounds)',
+    '',
+    '| variant | records/s | vs the bare loop |',
+    '|---|---|---|',
+    ...r.throughput.map((t) => `| ${t.variant} | ${fmt(t.recordsPerSecond)} | ${fmt(ratio(t), 2)}x |`),
+    '',
+    '## Delay precision (a 5 s tier, records produced at a steady rate)',
+    '',
+    '| records | p50 lateness | p99 | max | early deliveries |',
+    '|---|---|---|---|---|',
+    `| ${fmt(r.precision.records)} | ${fmt(r.precision.p50Ms)} ms | ${fmt(r.precision.p99Ms)} ms | ${fmt(r.precision.maxMs)} ms | ${r.precision.early} |`,
+    '',
+    '## Memory of the retry consumer with records waiting in a tier',
+    '',
+    '| waiting records | RSS |',
+    '|---|---|',
+    ...r.memory.map((m) => `| ${fmt(m.waiting)} | ${fmt(m.rssMb, 1)} MB |`),
+    '',
+    '## Hot path',
+    '',
+    `Resolve a destination and encode its headers: ${fmt(r.hotPathOpsPerSecond)} operations per second.`,
+    '',
+  ]
+    .filter((line) => line !== '')
+    .join('\n')
+    .replace(/\n(#+ )/g, '\n\n$1')
+    .replace(/\n(\|[^\n]*\n)(?!\|)/g, '\n$1\n') + '\n';
+}
+
+/** Two bar groups: throughput relative to the bare loop, and synth time relative to the floor. */
+export function chartSvg(r: BenchResults): string {
+  const bare = r.throughput[0]!.recordsPerSecond;
+  const bars = [
+    ...r.throughput.map((t) => ({ label: t.variant, value: t.recordsPerSecond / bare, unit: 'x bare loop' })),
+    ...r.synth.map((s) => ({ label: `synth ${s.consumers} consumers`, value: s.krtMs / s.floorMs, unit: 'x floor' })),
+  ];
+  const width = 760;
+  const rowHeight = 28;
+  const max = Math.max(...bars.map((b) => b.value), 1);
+  const rows = bars
+    .map((b, i) => {
+      const y = 40 + i * rowHeight;
+      const w = Math.max(2, (b.value / max) * 300);
+      return `<text x="10" y="${y + 15}" font-size="12">${escape(b.label)}</text><rect x="420" y="${y + 3}" width="${w.toFixed(1)}" height="16" fill="${b.unit === 'x floor' ? '#8a6' : '#48c'}"/><text x="${(425 + w).toFixed(1)}" y="${y + 15}" font-size="12">${b.value.toFixed(2)} ${b.unit}</text>`;
+    })
+    .join('\n');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${60 + bars.length * rowHeight}" font-family="sans-serif">\n<text x="10" y="22" font-size="14" font-weight="bold">kafka-retry-topology benchmarks, ${escape(r.date)}</text>\n${rows}\n</svg>\n`;
+}
+
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
