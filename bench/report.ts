@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { MemoryRow } from './memory';
 import type { PrecisionResult } from './precision';
 import type { SynthRow } from './synth';
@@ -90,11 +92,12 @@ export function chartSvg(r: BenchResults): string {
   ];
   const width = 760;
   const rowHeight = 28;
-  const max = Math.max(...bars.map((b) => b.value), 1);
+  // Each group has its own scale: ratios near 1 and ratios near 50 do not share an axis.
+  const maxOf = (unit: string) => Math.max(1, ...bars.filter((b) => b.unit === unit).map((b) => b.value));
   const rows = bars
     .map((b, i) => {
       const y = 40 + i * rowHeight;
-      const w = Math.max(2, (b.value / max) * 300);
+      const w = Math.max(2, (b.value / maxOf(b.unit)) * 250);
       return `<text x="10" y="${y + 15}" font-size="12">${escape(b.label)}</text><rect x="420" y="${y + 3}" width="${w.toFixed(1)}" height="16" fill="${b.unit === 'x floor' ? '#8a6' : '#48c'}"/><text x="${(425 + w).toFixed(1)}" y="${y + 15}" font-size="12">${b.value.toFixed(2)} ${b.unit}</text>`;
     })
     .join('\n');
@@ -103,4 +106,12 @@ export function chartSvg(r: BenchResults): string {
 
 function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Writes results.md and chart.svg beside this file; returns the Markdown. */
+export function writeReport(results: BenchResults): string {
+  const markdown = resultsMarkdown(results);
+  writeFileSync(path.join(__dirname, 'results.md'), markdown);
+  writeFileSync(path.join(__dirname, 'chart.svg'), chartSvg(results));
+  return markdown;
 }

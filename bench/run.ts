@@ -10,7 +10,7 @@ import { startBroker, stopBroker } from '../scripts/kafka/broker';
 import { benchHotPath } from './hot-path';
 import { benchMemory } from './memory';
 import { benchPrecision } from './precision';
-import { chartSvg, resultsMarkdown } from './report';
+import { writeReport } from './report';
 import { benchSynth } from './synth';
 import { benchThroughput } from './throughput';
 
@@ -43,10 +43,8 @@ async function main(): Promise<void> {
       memory,
       hotPathOpsPerSecond: hot.opsPerSecond,
     };
-    const markdown = resultsMarkdown(results);
-    writeFileSync(path.join(__dirname, 'results.md'), markdown);
-    writeFileSync(path.join(__dirname, 'chart.svg'), chartSvg(results));
-    process.stdout.write(markdown);
+    writeFileSync(path.join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(writeReport(results));
   } finally {
     if (brokerDir) await stopBroker(brokerDir);
   }
