@@ -24,7 +24,7 @@ async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | un
   return consumer;
 }
 
-async function withSession<T>(io: CliIo, name: string, work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>) => Promise<T>): Promise<T | number> {
+async function withSession(io: CliIo, name: string, work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>) => Promise<number>): Promise<number> {
   const consumer = await findConsumer(io, name);
   if (!consumer) return EXIT.problems;
   const kafka = kafkaFromEnv(io.env ?? process.env);
@@ -37,7 +37,7 @@ async function withSession<T>(io: CliIo, name: string, work: (session: DlqSessio
 }
 
 export async function dlqInspectCommand(io: CliIo, name: string, options: { json: boolean }): Promise<number> {
-  const outcome = await withSession(io, name, async (session) => {
+  return withSession(io, name, async (session) => {
     const { records, consumer } = session;
     if (options.json) {
       io.stdout(`${JSON.stringify({ consumer: consumer.name, dlqTopic: consumer.dlq.name, unhandled: records.length, groups: groupRecords(records), records: records.map(recordJson) }, null, 2)}\n`);
@@ -56,7 +56,6 @@ export async function dlqInspectCommand(io: CliIo, name: string, options: { json
     }
     return EXIT.ok;
   });
-  return outcome;
 }
 
 export interface ReplayCommandOptions {

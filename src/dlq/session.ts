@@ -41,8 +41,9 @@ export class DlqSession {
     let ends: Map<number, bigint>;
     const states = new Map<number, HandledState>();
     try {
-      ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
-      const lows = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.low)]));
+      const offsets = await admin.fetchTopicOffsets(topic);
+      ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
+      const lows = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
       const [committed] = await admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [topic] });
       for (const p of committed?.partitions ?? []) {
         const offset = BigInt(p.offset) < 0n ? (lows.get(p.partition) ?? 0n) : BigInt(p.offset);

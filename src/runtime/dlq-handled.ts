@@ -13,20 +13,23 @@ export interface HandledState {
 
 const FORMAT = 'krt-handled/1';
 
-/** Reads the metadata a previous commit left; anything unreadable counts as nothing handled beyond. */
+/**
+ * Reads the metadata a previous commit left; anything unreadable counts as nothing handled
+ * beyond. The result is normalized: the committed offset is never itself listed as handled.
+ */
 export function decodeHandled(committed: bigint, metadata: string | null | undefined): HandledState {
-  const beyond = new Set<bigint>();
+  const beyond: bigint[] = [];
   try {
     const parsed = JSON.parse(metadata ?? '') as { f?: string; r?: [string, string][] };
     if (parsed.f === FORMAT) {
       for (const [from, to] of parsed.r ?? []) {
-        for (let o = BigInt(from); o <= BigInt(to); o++) if (o >= committed) beyond.add(o);
+        for (let o = BigInt(from); o <= BigInt(to); o++) beyond.push(o);
       }
     }
   } catch {
     // No metadata, or not ours: nothing beyond the committed offset is handled.
   }
-  return { committed, beyond };
+  return markHandled({ committed, beyond: new Set() }, beyond);
 }
 
 /** Marks offsets handled: the committed offset moves over every contiguous handled record. */
@@ -51,6 +54,16 @@ export function encodeHandled(state: HandledState): string {
     else ranges.push([o.toString(), o.toString()]);
   }
   return JSON.stringify({ f: FORMAT, r: ranges });
+}
+
+/**
+ * How many records before `end` are unhandled, and the first of them: without walking the
+ * backlog, since only the handled records beyond the committed offset are listed.
+ */
+export function unhandledBefore(state: HandledState, end: bigint): { count: number; first?: bigint } {
+  if (state.committed >= end) return { count: 0 };
+  const handled = [...state.beyond].filter((o) => o < end).length;
+  return { count: Number(end - state.committed) - handled, first: state.committed };
 }
 
 export function isHandled(state: HandledState, offset: bigint): boolean {

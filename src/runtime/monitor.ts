@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { ConsumerDescriptor } from './descriptor';
-import { decodeHandled, isHandled } from './dlq-handled';
+import { decodeHandled, unhandledBefore } from './dlq-handled';
 import { retryMetrics } from './metrics';
 import type { RetryMetrics } from './metrics';
 
@@ -66,13 +66,8 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
     for (const e of ends) {
       const c = commits.get(e.partition);
       const start = c && BigInt(c.offset) >= 0n ? BigInt(c.offset) : BigInt(e.low);
-      const state = decodeHandled(start, c?.metadata);
-      let first: bigint | undefined;
-      for (let o = start; o < BigInt(e.high); o++) {
-        if (isHandled(state, o)) continue;
-        size++;
-        first ??= o;
-      }
+      const { count, first } = unhandledBefore(decodeHandled(start, c?.metadata), BigInt(e.high));
+      size += count;
       if (first !== undefined) oldestOffsets.push({ partition: e.partition, offset: first.toString() });
     }
     const timestamps = oldestOffsets.length > 0 ? await options.port.timestampsAt(consumer.dlqTopic, oldestOffsets) : new Map<number, number>();
