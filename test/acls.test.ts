@@ -22,6 +22,13 @@ describe('least-privilege ACLs (R6)', () => {
     ]);
   });
 
+  it('gives a park-by-key consumer one group for the main topic and the tiers, and the monitor Describe on it', () => {
+    const parkByKey = aclRules(compile(aTopology({ consumers: [aConsumer({ ordering: 'park-by-key' })] })).model!.topologies[0]!);
+    const grants = (principal: string) => parkByKey.filter((r) => r.principal === principal && r.resourceType === 'Group').map((r) => `${r.operation} ${r.resourceName}`);
+    expect(grants('User:billing')).toEqual(['Read billing-order-confirmed']);
+    expect(grants('User:orders-monitor')).toContain('Describe billing-order-confirmed');
+  });
+
   it('lets the replay tool read the DLQ, write the main topic and the audit log, and commit in its own group, nothing else', () => {
     expect(grantsOf('User:orders-replay')).toEqual([
       'Read Group billing-order-confirmed.dlq-replay',

@@ -74,7 +74,7 @@ void dlq; void tier; void last;`),
     const router = require(path.join(routerDir, 'index.js'));
     expect(Object.isFrozen(router.billingOrderConfirmed.tiers[0])).toBe(true);
     const broker = new MemoryBroker(new VirtualClock(0));
-    const consumer = router.createRetryingConsumer('billing-order-confirmed', { kafka: broker.port(), handler: async () => {}, parkingLot: {} });
+    const consumer = router.createRetryingConsumer('billing-order-confirmed', { kafka: broker.port(), handler: async () => {} });
     expect(consumer.metrics).toBeDefined();
     expect(() => router.createRetryingConsumer('nope', {})).toThrow('unknown consumer nope; this package has billing-order-confirmed');
   });

@@ -47,6 +47,13 @@ describe('validation of a single consumer', () => {
     ]);
   });
 
+  it('rejects park-by-key tiers whose partitions differ from the main topic, more as well as fewer', () => {
+    expect(withConsumer({ ordering: 'park-by-key', ladder: ['1m', { delay: '10m', partitions: 24 }] })).toEqual([
+      `${FILE}: consumers[0].ladder[1].partitions: tier 10m has 24 partitions but orders.confirmed has 12; park-by-key needs them equal, so that one group member owns partition p of the main topic and of every tier (leave partitions out to take the main topic's)`,
+    ]);
+    expect(withConsumer({ ordering: 'unordered', ladder: ['1m', { delay: '10m', partitions: 24 }] })).toEqual([]);
+  });
+
   it('rejects a DLQ with fewer partitions than the main topic (R4)', () => {
     expect(withConsumer({ dlq: { partitions: 3 } })).toEqual([
       `${FILE}: consumers[0].dlq.partitions: the DLQ has 3 partitions, fewer than the 12 of orders.confirmed; give it at least 12 so a replay lands on the record's partition (R4)`,

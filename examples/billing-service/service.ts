@@ -7,7 +7,7 @@ import http from 'node:http';
 import { Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
-import { kafkajsPort, memoryParkingLot } from 'kafka-retry-topology/runtime';
+import { kafkajsPort } from 'kafka-retry-topology/runtime';
 import { billingOrderConfirmed, createRetryingConsumer } from 'orders-retry-router';
 
 const OrderConfirmed = z.object({ orderId: z.string(), amountCents: z.number().int().positive(), currency: z.string().length(3) });
@@ -39,8 +39,6 @@ async function main(): Promise<void> {
   const consumer = createRetryingConsumer('billing-order-confirmed', {
     kafka: kafkajsPort(kafka),
     registry,
-    // billing orders park-by-key; this lot lives in memory (see the README on park-by-key).
-    parkingLot: memoryParkingLot(),
     handler: async ({ message }) => {
       // A ZodError or SyntaxError is permanent: straight to the DLQ, no retries.
       const order = OrderConfirmed.parse(JSON.parse(message.value?.toString('utf8') ?? ''));

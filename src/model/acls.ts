@@ -34,8 +34,12 @@ function consumerGrants(consumer: ConsumerModel): Grant[] {
       topic(tier.name, 'Write', 'route failures to the tier'),
     ]),
     topic(consumer.dlq.name, 'Write', 'dead-letter records that cannot be retried'),
-    group(consumer.groups.main, 'Read', 'join the main group and commit its offsets'),
-    group(consumer.groups.retry, 'Read', 'join the retry group and commit its offsets'),
+    ...(consumer.groups.retry === consumer.groups.main
+      ? [group(consumer.groups.main, 'Read', 'join the group that reads the main topic and the tiers (park-by-key), commit its offsets and read back its parked keys')]
+      : [
+          group(consumer.groups.main, 'Read', 'join the main group and commit its offsets'),
+          group(consumer.groups.retry, 'Read', 'join the retry group and commit its offsets'),
+        ]),
   ];
 }
 

@@ -97,7 +97,7 @@ function buildConsumerModel(topology: string, naming: NamingStyle, { spec, sourc
       config: topicConfig(durationToMs(spec.dlq?.auditRetention ?? DEFAULTS.dlqAuditRetention)),
     },
     retryTopicBase: base,
-    groups: { main: group, retry: retryGroupName(group), replay: replayGroupName(group), monitor: monitorGroupName(group) },
+    groups: { main: group, retry: retryGroupName(group, ordering), replay: replayGroupName(group), monitor: monitorGroupName(group) },
     principal: spec.principal,
     inPlace: {
       attempts: spec.inPlace?.attempts ?? DEFAULTS.inPlaceAttempts,

@@ -1,6 +1,11 @@
-/** One retry consumer group per consumer, reading all of its tiers. */
-export function retryGroupName(group: string): string {
-  return `${group}.retry`;
+/**
+ * The group that reads a consumer's tiers: one retry group for all of them,
+ * `{group}.retry`. With park-by-key ordering it is the main group itself: one
+ * co-partitioned group reads the main topic and the tiers, so the member that owns main
+ * partition p also owns the tier partitions p that its failures go to.
+ */
+export function retryGroupName(group: string, ordering: 'unordered' | 'park-by-key' | 'in-place-only' = 'unordered'): string {
+  return ordering === 'park-by-key' ? group : `${group}.retry`;
 }
 
 /** The monitor's own group: it reads DLQ heads for the oldest-record gauge and never commits. */

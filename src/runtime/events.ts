@@ -5,9 +5,13 @@ export type RetryEvent =
   | { readonly type: 'processed'; readonly record: ConsumedRecord; readonly attempt: number; readonly parked: boolean }
   | { readonly type: 'failed-in-place'; readonly record: ConsumedRecord; readonly attempt: number; readonly error: unknown; readonly waitMs: number }
   | { readonly type: 'routed'; readonly record: ConsumedRecord; readonly attempt: number; readonly error: unknown; readonly destination: RoutedDestination }
+  /** A background commit failed; its offsets go out with the next one (or their records run again). */
+  | { readonly type: 'commit-failed'; readonly error: unknown }
   | { readonly type: 'publish-failed'; readonly record: ConsumedRecord; readonly error: unknown; readonly retryInMs: number }
   | { readonly type: 'waiting'; readonly topic: string; readonly partition: number; readonly dueAt: number }
   | { readonly type: 'parked'; readonly record: ConsumedRecord; readonly key: string }
-  | { readonly type: 'unparked'; readonly record: ConsumedRecord; readonly key: string };
+  | { readonly type: 'unparked'; readonly record: ConsumedRecord; readonly key: string }
+  /** Park-by-key state of a main partition reached its commit-metadata budget: the partition waits for a key's retry to end. */
+  | { readonly type: 'parking-full'; readonly topic: string; readonly partition: number; readonly keys: number; readonly parked: number };
 
 export type RetryEventListener = (event: RetryEvent) => void;

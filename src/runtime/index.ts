@@ -20,8 +20,6 @@ export { systemClock } from './clock';
 export type { Clock } from './clock';
 export { retryMetrics } from './metrics';
 export type { RetryMetrics } from './metrics';
-export { memoryParkingLot } from './parking-lot';
-export type { ParkingLot } from './parking-lot';
 export type { RetryEvent, RetryEventListener } from './events';
 export type { ConsumerPort, EachMessagePayload, KafkaPort, OutgoingMessage, PortMessage, ProducerPort } from './port';
 export { kafkajsPort } from './adapters/kafkajs';

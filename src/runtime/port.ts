@@ -31,16 +31,35 @@ export interface TopicPartitionOffset {
   readonly offset: string;
 }
 
+/** An offset to commit, with the commit metadata Kafka stores beside it (park-by-key keeps its state there). */
+export interface OffsetCommit extends TopicPartitionOffset {
+  readonly metadata?: string;
+}
+
+export interface CommittedOffset {
+  readonly partition: number;
+  /** `-1` when the group has committed nothing for the partition. */
+  readonly offset: string;
+  readonly metadata: string | null;
+}
+
 export interface ConsumerPort {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   subscribe(subscription: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
-  /** Runs with manual commits: the runtime commits each record itself. */
-  run(options: { eachMessage: (payload: EachMessagePayload) => Promise<void> }): Promise<void>;
+  /**
+   * Runs with manual commits: the runtime commits records itself. Records of one
+   * partition always come one at a time; `partitionsConsumedConcurrently` partitions
+   * may be in hand at once (1 by default).
+   */
+  run(options: { eachMessage: (payload: EachMessagePayload) => Promise<void>; partitionsConsumedConcurrently?: number }): Promise<void>;
   pause(partitions: TopicPartitions[]): void;
   resume(partitions: TopicPartitions[]): void;
   seek(position: TopicPartitionOffset): void;
-  commitOffsets(offsets: TopicPartitionOffset[]): Promise<void>;
+  /** Commits in one request, so offsets of several partitions land together or not at all. */
+  commitOffsets(offsets: OffsetCommit[]): Promise<void>;
+  /** The group's committed offsets and their metadata, read from the broker. */
+  committed(topic: string, partitions: number[]): Promise<CommittedOffset[]>;
   /** Calls the listener after each rebalance; paused state may not survive one. */
   onRebalance(listener: () => void): void;
 }
@@ -59,7 +78,15 @@ export interface ProducerPort {
   send(record: { topic: string; messages: OutgoingMessage[] }): Promise<void>;
 }
 
+export interface ConsumerOptions {
+  /**
+   * Give one member partition p of every subscribed topic (park-by-key: the member that
+   * owns main partition p also owns the tier partitions p its failures go to).
+   */
+  readonly coPartitioned?: boolean;
+}
+
 export interface KafkaPort {
-  consumer(groupId: string): ConsumerPort;
+  consumer(groupId: string, options?: ConsumerOptions): ConsumerPort;
   producer(): ProducerPort;
 }

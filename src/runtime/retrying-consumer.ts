@@ -8,7 +8,11 @@ import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
 import { initializeConsumerSeries, retryMetrics } from './metrics';
 import type { RetryMetrics } from './metrics';
-import type { ParkingLot } from './parking-lot';
+import { createKeyParking } from './key-parking';
+import { createOffsetCommitter, DEFAULT_COMMIT_POLICY } from './offset-committer';
+import type { CommitPolicy, OffsetCommitter } from './offset-committer';
+import type { HandleOutcome, KeyParking } from './key-parking';
+import { DEFAULT_PARK_STATE_BUDGET } from './park-state';
 import type { ConsumerPort, EachMessagePayload, KafkaPort, ProducerPort, TopicPartitionOffset } from './port';
 import { attemptOf } from './resolve';
 import { createRouter } from './router';
@@ -24,9 +28,20 @@ export interface RetryingConsumerOptions {
   /** Where the metrics go; a fresh registry by default. */
   readonly registry?: Registry;
   readonly includeStackTraces?: boolean;
-  /** Required with `park-by-key` ordering. */
-  readonly parkingLot?: ParkingLot;
+  /**
+   * Park-by-key: most bytes of commit metadata one main partition's state may take; at
+   * the limit the partition waits until a key's retry ends. Raise it only with the
+   * broker's `offset.metadata.max.bytes` (default 4096).
+   */
+  readonly parkingBudgetBytes?: number;
   readonly onEvent?: RetryEventListener;
+  /**
+   * How offsets are committed (never before the publish is acknowledged): the records
+   * done within `intervalMs` (100) go in one commit, or `maxRecords` (500) at once. A
+   * crash runs those records again. `{ intervalMs: 0 }` commits each record on its own.
+   * Park-by-key commits each record with its state.
+   */
+  readonly commit?: Partial<CommitPolicy>;
   /** Backoff between attempts to publish to a tier or the DLQ while the broker refuses. */
   readonly publishBackoff?: { readonly initialMs: number; readonly maxMs: number };
 }
@@ -52,14 +67,18 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   initializeConsumerSeries(metrics, consumer);
   const emit: RetryEventListener = options.onEvent ?? (() => {});
   const publishBackoff = options.publishBackoff ?? { initialMs: 200, maxMs: 30_000 };
-  if (consumer.ordering === 'park-by-key' && !options.parkingLot) {
-    throw new Error(`consumer ${consumer.name} orders 'park-by-key' and needs a parkingLot option`);
-  }
+  const parkByKey = consumer.ordering === 'park-by-key';
 
   let producer: ProducerPort | undefined;
   let router!: Router;
   let mainConsumer: ConsumerPort | undefined;
+  /** With park-by-key, the main consumer itself: one co-partitioned group reads the main topic and the tiers. */
   let retryConsumer: ConsumerPort | undefined;
+  let parking: KeyParking | undefined;
+  const commitPolicy: CommitPolicy = { ...DEFAULT_COMMIT_POLICY, ...options.commit };
+  const reportCommitError = (error: unknown) => emit({ type: 'commit-failed', error });
+  const mainCommits: OffsetCommitter = createOffsetCommitter(() => mainConsumer!, clock, commitPolicy, reportCommitError);
+  const retryCommits: OffsetCommitter = createOffsetCommitter(() => retryConsumer!, clock, commitPolicy, reportCommitError);
   let stopping = false;
   let signalStop!: () => void;
   const stopSignal = new Promise<void>((resolve) => (signalStop = resolve));
@@ -74,7 +93,6 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   const waiting = new Map<string, () => void>();
   const tierByTopic = new Map<string, TierDescriptor>(consumer.tiers.map((t) => [t.topic, t]));
 
-  const keyOf = (record: ConsumedRecord) => record.message.key?.toString('utf8') ?? '';
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
   async function publishUntilAcknowledged(publish: () => Promise<TopicPartitionOffset>, record: ConsumedRecord): Promise<TopicPartitionOffset> {
@@ -91,16 +109,15 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     }
   }
 
-  /** Runs the handler with in-place retries, then routes a failure. Returns what to commit. */
-  async function handle(record: ConsumedRecord, fromParking: boolean): Promise<TopicPartitionOffset> {
+  /** Runs the handler with in-place retries, then routes a failure. Says where the record went and what to commit. */
+  async function handle(record: ConsumedRecord, fromParking: boolean): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }> {
     const attempt = attemptOf(consumer, record.topic);
     for (let tries = 1; ; tries++) {
       try {
         await options.handler(record);
         emit({ type: 'processed', record, attempt, parked: fromParking });
         metrics.messages.inc({ consumer: consumer.name, topic: record.topic, outcome: 'success' });
-        if (consumer.ordering === 'park-by-key' && (record.topic !== consumer.mainTopic || fromParking)) await releaseKey(record);
-        return router.commitOffsetFor(record);
+        return { outcome: 'success', commit: router.commitOffsetFor(record) };
       } catch (error) {
         const destination = router.decide(record, error, tries);
         if (destination.kind === 'in-place') {
@@ -109,43 +126,18 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
           await waitUnlessStopped(waitMs);
           continue;
         }
-        if (consumer.ordering === 'park-by-key' && destination.kind === 'tier') await options.parkingLot!.hold(keyOf(record));
         const commit = await publishUntilAcknowledged(() => router.publish(record, error, destination), record);
         emit({ type: 'routed', record, attempt, error, destination });
         metrics.messages.inc({ consumer: consumer.name, topic: record.topic, outcome: destination.kind === 'tier' ? 'retry' : 'dlq' });
-        const retryEnded = destination.kind === 'dlq' && (record.topic !== consumer.mainTopic || fromParking);
-        if (consumer.ordering === 'park-by-key' && retryEnded) await releaseKey(record);
-        return commit;
-      }
-    }
-  }
-
-  /** The key's retry ended: its parked records run now, in order, until one fails into the tiers again. */
-  async function releaseKey(record: ConsumedRecord): Promise<void> {
-    const lot = options.parkingLot!;
-    const key = keyOf(record);
-    const parked = await lot.release(key);
-    for (let i = 0; i < parked.length; i++) {
-      const next = parked[i]!;
-      emit({ type: 'unparked', record: next, key });
-      await handle(next, true);
-      if (await lot.isHeld(key)) {
-        for (const rest of parked.slice(i + 1)) await lot.park(key, rest);
-        return;
+        return { outcome: destination.kind, commit };
       }
     }
   }
 
   async function onMainRecord(record: EachMessagePayload): Promise<void> {
-    let commit: TopicPartitionOffset;
-    if (consumer.ordering === 'park-by-key' && (await options.parkingLot!.isHeld(keyOf(record)))) {
-      await options.parkingLot!.park(keyOf(record), record);
-      emit({ type: 'parked', record, key: keyOf(record) });
-      commit = router.commitOffsetFor(record);
-    } else {
-      commit = await handle(record, false);
-    }
-    await mainConsumer!.commitOffsets([commit]);
+    if (parking) return parking.onMainRecord(record);
+    const { commit } = await handle(record, false);
+    await mainCommits.mark(commit);
   }
 
   /**
@@ -171,8 +163,9 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       return;
     }
     metrics.lateness.observe({ consumer: consumer.name, tier: tier.label }, (now - dueAt) / 1000);
-    const commit = await handle(record, false);
-    await retryConsumer!.commitOffsets([commit]);
+    const { outcome, commit } = await handle(record, false);
+    if (parking) await parking.onTierRecord(record, outcome, commit);
+    else await retryCommits.mark(commit);
   }
 
   function resumePartition(topic: string, partition: number): void {
@@ -190,6 +183,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
 
   /** After a rebalance a paused partition may be gone or come back unpaused: start over from the committed offsets. */
   function forgetWaiting(): void {
+    parking?.forget();
+    retryCommits.forget();
     const entries = [...waiting];
     waiting.clear();
     for (const [id, cancel] of entries) {
@@ -197,6 +192,17 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       const [topic, partition] = id.split('\u0000');
       resumePartition(topic!, Number(partition));
     }
+  }
+
+  /** Runs a record unless stop() began: then its partition pauses and the record is left for the next run. */
+  function eachMessageOf(client: () => ConsumerPort, work: (record: EachMessagePayload) => Promise<void>) {
+    return async (record: EachMessagePayload): Promise<void> => {
+      if (stopping) {
+        client().pause([{ topic: record.topic, partitions: [record.partition] }]);
+        return;
+      }
+      return tracked(work(record));
+    };
   }
 
   /** Keeps track of running work so stop() can wait for it; a stop mid-publish leaves the record uncommitted. */
@@ -217,24 +223,50 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       producer = options.kafka.producer();
       await producer.connect();
       router = createRouter(consumer, { producer, clock, random: options.random, classify: options.classify, metrics, includeStackTraces: options.includeStackTraces });
+      const tierTopics = consumer.tiers.map((t) => t.topic);
+      if (parkByKey && tierTopics.length > 0) {
+        // One group, co-partitioned: the member owning main partition p owns tier partitions p too.
+        mainConsumer = retryConsumer = options.kafka.consumer(consumer.groups.main, { coPartitioned: true });
+        parking = createKeyParking({
+          mainTopic: consumer.mainTopic,
+          consumer: () => mainConsumer!,
+          handle: async (record, parked) => (await handle(record, parked)).outcome,
+          emit,
+          budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,
+        });
+        await mainConsumer.connect();
+        await mainConsumer.subscribe({ topics: [consumer.mainTopic, ...tierTopics], fromBeginning: true });
+        mainConsumer.onRebalance(forgetWaiting);
+        await mainConsumer.run({
+          eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? onMainRecord(record) : onTierRecord(record))),
+          // A main partition and each tier move on their own, as two consumers would. (With
+          // one at a time, the Confluent client skipped tier records after a member died.)
+          partitionsConsumedConcurrently: 1 + tierTopics.length,
+        });
+        return;
+      }
       mainConsumer = options.kafka.consumer(consumer.groups.main);
       await mainConsumer.connect();
       await mainConsumer.subscribe({ topics: [consumer.mainTopic], fromBeginning: true });
-      if (consumer.tiers.length > 0) {
+      mainConsumer.onRebalance(() => mainCommits.forget());
+      if (tierTopics.length > 0) {
         retryConsumer = options.kafka.consumer(consumer.groups.retry);
         await retryConsumer.connect();
-        await retryConsumer.subscribe({ topics: consumer.tiers.map((t) => t.topic), fromBeginning: true });
+        await retryConsumer.subscribe({ topics: tierTopics, fromBeginning: true });
         retryConsumer.onRebalance(forgetWaiting);
-        await retryConsumer.run({ eachMessage: (record) => tracked(onTierRecord(record)) });
+        await retryConsumer.run({ eachMessage: eachMessageOf(() => retryConsumer!, onTierRecord) });
       }
-      await mainConsumer.run({ eachMessage: (record) => tracked(onMainRecord(record)) });
+      await mainConsumer.run({ eachMessage: eachMessageOf(() => mainConsumer!, onMainRecord) });
     },
     async stop() {
       stopping = true;
       signalStop();
       for (const cancel of waiting.values()) cancel();
       waiting.clear();
-      await Promise.all([mainConsumer?.disconnect(), retryConsumer?.disconnect()]);
+      // Finish the records in hand, commit what is done, then leave the groups.
+      await Promise.all(inFlight);
+      await Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError);
+      await Promise.all([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
       await Promise.all(inFlight);
       await producer?.disconnect();
     },

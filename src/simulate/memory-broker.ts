@@ -1,7 +1,9 @@
 import type {
+  CommittedOffset,
   ConsumerPort,
   EachMessagePayload,
   KafkaPort,
+  OffsetCommit,
   OutgoingMessage,
   ProducerPort,
   TopicPartitionOffset,
@@ -31,7 +33,7 @@ export class BrokerRefusedError extends Error {
  */
 export class MemoryBroker {
   private readonly logs = new Map<string, StoredRecord[][]>();
-  private readonly committed = new Map<string, Map<string, number>>();
+  private readonly committed = new Map<string, Map<string, { offset: number; metadata: string | null }>>();
   private readonly consumers: MemoryConsumer[] = [];
   private readonly refusals = new Map<string, number>();
   /** Errors thrown out of eachMessage: a real client would crash or retry; here they fail the run. */
@@ -53,7 +55,11 @@ export class MemoryBroker {
   }
 
   committedOffset(groupId: string, topic: string, partition: number): number | undefined {
-    return this.committed.get(groupId)?.get(tp(topic, partition));
+    return this.committed.get(groupId)?.get(tp(topic, partition))?.offset;
+  }
+
+  committedMetadata(groupId: string, topic: string, partition: number): string | null {
+    return this.committed.get(groupId)?.get(tp(topic, partition))?.metadata ?? null;
   }
 
   partitionsOf(topic: string): number {
@@ -77,9 +83,9 @@ export class MemoryBroker {
     return log.length - 1;
   }
 
-  commit(groupId: string, offsets: TopicPartitionOffset[]): void {
-    const group = this.committed.get(groupId) ?? new Map<string, number>();
-    for (const o of offsets) group.set(tp(o.topic, o.partition), Number(o.offset));
+  commit(groupId: string, offsets: OffsetCommit[]): void {
+    const group = this.committed.get(groupId) ?? new Map<string, { offset: number; metadata: string | null }>();
+    for (const o of offsets) group.set(tp(o.topic, o.partition), { offset: Number(o.offset), metadata: o.metadata ?? null });
     this.committed.set(groupId, group);
   }
 
@@ -184,8 +190,16 @@ class MemoryConsumer implements ConsumerPort {
     this.positions.set(tp(topic, partition), Number(offset));
   }
 
-  async commitOffsets(offsets: TopicPartitionOffset[]): Promise<void> {
+  async commitOffsets(offsets: OffsetCommit[]): Promise<void> {
     this.broker.commit(this.groupId, offsets);
+  }
+
+  async committed(topic: string, partitions: number[]): Promise<CommittedOffset[]> {
+    return partitions.map((partition) => ({
+      partition,
+      offset: String(this.broker.committedOffset(this.groupId, topic, partition) ?? -1),
+      metadata: this.broker.committedMetadata(this.groupId, topic, partition),
+    }));
   }
 
   onRebalance(listener: () => void): void {

@@ -4,7 +4,6 @@ import { HEADERS } from '../naming/headers';
 import type { OrderingStrategy } from '../spec/types';
 import { decodeRetryHeaders } from '../runtime/headers';
 import type { RetryEvent } from '../runtime/events';
-import { memoryParkingLot } from '../runtime/parking-lot';
 import { createRetryingConsumer } from '../runtime/retrying-consumer';
 import type { ConsumedRecord } from '../runtime/router';
 import { formatDiagnostic } from '../validate/diagnostic';
@@ -101,10 +100,16 @@ export async function simulate(scenario: Scenario, ordering?: OrderingStrategy):
         return line(e.record.topic, `${labelOf(e.record)} PARK (key ${e.key} is in retry)`);
       case 'unparked':
         return line('parked', `unpark ${labelOf(e.record)}`);
+      case 'parking-full':
+        return line(e.topic, `pause partition ${e.partition}: ${e.keys} keys in retry fill its commit metadata`);
+      case 'commit-failed':
+        return line('commit', `refused (${errorText(e.error)}), again with the next commit`);
+      default:
+        return assertNever(e);
     }
   };
 
-  const consumer = createRetryingConsumer(descriptor, { kafka: broker.port(), handler, clock, random: () => 0.5, parkingLot: memoryParkingLot(), onEvent });
+  const consumer = createRetryingConsumer(descriptor, { kafka: broker.port(), handler, clock, random: () => 0.5, onEvent });
   await consumer.start();
   await broker.run();
   await consumer.stop();
@@ -144,4 +149,8 @@ export function formatSimulation(result: SimulationResult): string {
     `main topic   : ${result.mainTopicDoneAt.length} records handled by ${seconds(Math.max(0, ...result.mainTopicDoneAt)).slice(2).trim()}`,
     '',
   ].join('\n');
+}
+
+function assertNever(event: never): never {
+  throw new Error(`the simulator has no line for ${JSON.stringify(event)}`);
 }

@@ -33,7 +33,9 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
     } else if (before && tier.delayMs < before.delayMs) {
       error(tier.source.path, `tier ${tier.label} is shorter than the tier before it (${before.label}); list the ladder's delays in strictly increasing order`);
     }
-    if (tier.partitions < main.partitions) {
+    if (consumer.ordering === 'park-by-key' && tier.partitions !== main.partitions) {
+      error(`${tier.source.path}.partitions`, `tier ${tier.label} has ${tier.partitions} partitions but ${main.name} has ${main.partitions}; park-by-key needs them equal, so that one group member owns partition p of the main topic and of every tier (leave partitions out to take the main topic's)`);
+    } else if (tier.partitions < main.partitions) {
       error(`${tier.source.path}.partitions`, `tier ${tier.label} has ${tier.partitions} partitions, fewer than the ${main.partitions} of ${main.name}; give it at least ${main.partitions} so a record keeps its partition (R4)`);
     }
     const minimum = tier.delayMs + MIN_TIER_RETENTION_GRACE_MS;

@@ -102,7 +102,8 @@ function topicCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
 function groupCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
   const byName = claims<'group' | 'retry group' | 'replay group' | 'monitor group'>(consumers, (c) => [
     [c.groups.main, 'group'],
-    [c.groups.retry, 'retry group'],
+    // With park-by-key the main group reads the tiers too: one claim, not two.
+    ...(c.groups.retry === c.groups.main ? [] : [[c.groups.retry, 'retry group'] as [string, 'retry group']]),
     [c.groups.replay, 'replay group'],
     [c.groups.monitor, 'monitor group'],
   ]);

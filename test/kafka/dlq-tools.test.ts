@@ -7,7 +7,6 @@ import { HEADERS } from '../../src/naming/headers';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { createDlqMonitor } from '../../src/runtime/monitor';
-import { memoryParkingLot } from '../../src/runtime/parking-lot';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { passwordOf } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
@@ -92,7 +91,6 @@ describe('krt dlq on a real broker, as the replay principal', () => {
     await producer.disconnect();
     const consumer = createRetryingConsumer(consumerDescriptor(billing), {
       kafka: kafkajsPort(kafkaAs('billing')),
-      parkingLot: memoryParkingLot(),
       handler: async (record) => {
         if (record.message.value?.toString().startsWith(run)) throw new SyntaxError(`Unexpected token in ${record.message.value.toString()}`);
       },

@@ -1,7 +1,6 @@
 import { Registry } from 'prom-client';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import type { RetryEvent } from '../../src/runtime/events';
-import { memoryParkingLot } from '../../src/runtime/parking-lot';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
@@ -20,7 +19,6 @@ export function harness(consumer: ConsumerDescriptor, handler: (record: Consumed
     clock,
     random: () => 0.5,
     registry,
-    parkingLot: memoryParkingLot(),
     onEvent: (e) => events.push(e),
   });
   const produce = (key: string, value: string, partition = 0, headers: Record<string, string> = {}) =>

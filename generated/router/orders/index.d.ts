@@ -6,7 +6,7 @@ export declare const billingOrderConfirmed: {
   readonly mainTopic: "orders.confirmed";
   readonly groups: {
     readonly main: "billing-order-confirmed";
-    readonly retry: "billing-order-confirmed.retry";
+    readonly retry: "billing-order-confirmed";
     readonly replay: "billing-order-confirmed.dlq-replay";
     readonly monitor: "billing-order-confirmed.dlq-monitor";
   };

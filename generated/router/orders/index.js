@@ -7,7 +7,7 @@ const billingOrderConfirmed = deepFreeze({
   "mainTopic": "orders.confirmed",
   "groups": {
     "main": "billing-order-confirmed",
-    "retry": "billing-order-confirmed.retry",
+    "retry": "billing-order-confirmed",
     "replay": "billing-order-confirmed.dlq-replay",
     "monitor": "billing-order-confirmed.dlq-monitor"
   },

@@ -91,7 +91,7 @@ export function aclIndex(topology: TopologyModel): Map<string, AclRule[]> {
 export function runbookView(topology: TopologyModel, c: ConsumerModel, acls: Map<string, AclRule[]> = aclIndex(topology)) {
   const resources = [
     ...[c.mainTopic.name, ...c.tiers.map((t) => t.name), c.dlq.name, c.dlqAudit.name].map((name) => `Topic\u0000${name}`),
-    ...Object.values(c.groups).map((name) => `Group\u0000${name}`),
+    ...[...new Set(Object.values(c.groups))].map((name) => `Group\u0000${name}`),
   ];
   const rules = resources.flatMap((key) => acls.get(key) ?? []).sort(compareAclRules);
   const lastTier = c.tiers[c.tiers.length - 1];
@@ -110,6 +110,8 @@ export function runbookView(topology: TopologyModel, c: ConsumerModel, acls: Map
     orderingPartial: `runbook/ordering/${c.ordering}`,
     mainTopic: c.mainTopic,
     groups: c.groups,
+    /** Park-by-key: the main group reads the tiers too. */
+    sharedGroup: c.groups.retry === c.groups.main,
     tiers: c.tiers.map((t) => ({ index: t.index, label: t.label, name: t.name, partitions: t.partitions, retention: formatDuration(t.retentionMs) })),
     lastTier: lastTier ?? { label: '' },
     ladderSummary: c.tiers.map((t) => t.label).join(' → '),

@@ -1,20 +1,24 @@
-import type { ConsumerPort, EachMessagePayload, KafkaPort, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
+import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
+import { coPartitionedAssigner } from './co-partition-assigner';
+import { groupOffsetsReader } from './group-offsets';
+import type { OffsetsAdminLike } from './group-offsets';
 
 /** The parts of a kafkajs `Kafka` instance the adapter uses (kafkajs itself stays optional). */
 export interface KafkaJsLike {
-  consumer(config: { groupId: string }): KafkaJsConsumerLike;
+  consumer(config: { groupId: string; partitionAssigners?: unknown[] }): KafkaJsConsumerLike;
   producer(config?: Record<string, unknown>): KafkaJsProducerLike;
+  admin(): OffsetsAdminLike;
 }
 
 interface KafkaJsConsumerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   subscribe(s: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
-  run(r: { autoCommit: boolean; eachMessage: (p: EachMessagePayload) => Promise<void> }): Promise<void>;
+  run(r: { autoCommit: boolean; eachMessage: (p: EachMessagePayload) => Promise<void>; partitionsConsumedConcurrently?: number }): Promise<void>;
   pause(t: TopicPartitions[]): void;
   resume(t: TopicPartitions[]): void;
   seek(s: TopicPartitionOffset): void;
-  commitOffsets(o: TopicPartitionOffset[]): Promise<void>;
+  commitOffsets(o: OffsetCommit[]): Promise<void>;
   on(event: string, listener: () => void): unknown;
   events: { GROUP_JOIN: string };
 }
@@ -31,17 +35,23 @@ interface KafkaJsProducerLike {
  */
 export function kafkajsPort(kafka: KafkaJsLike, options: { consumerConfig?: Record<string, unknown> } = {}): KafkaPort {
   return {
-    consumer(groupId: string): ConsumerPort {
-      const consumer = kafka.consumer({ ...options.consumerConfig, groupId });
+    consumer(groupId, { coPartitioned = false } = {}): ConsumerPort {
+      const assigners = coPartitioned ? { partitionAssigners: [coPartitionedAssigner] } : {};
+      const consumer = kafka.consumer({ ...options.consumerConfig, ...assigners, groupId });
+      const offsets = groupOffsetsReader(() => kafka.admin(), groupId);
       return {
         connect: () => consumer.connect(),
-        disconnect: () => consumer.disconnect(),
+        disconnect: async () => {
+          await consumer.disconnect();
+          await offsets.close();
+        },
         subscribe: (s) => consumer.subscribe(s),
-        run: ({ eachMessage }) => consumer.run({ autoCommit: false, eachMessage }),
+        run: ({ eachMessage, partitionsConsumedConcurrently }) => consumer.run({ autoCommit: false, eachMessage, ...(partitionsConsumedConcurrently ? { partitionsConsumedConcurrently } : {}) }),
         pause: (t) => consumer.pause(t),
         resume: (t) => consumer.resume(t),
         seek: (s) => consumer.seek(s),
         commitOffsets: (o) => consumer.commitOffsets(o),
+        committed: (topic, partitions) => offsets.committed(topic, partitions),
         onRebalance: (listener) => void consumer.on(consumer.events.GROUP_JOIN, listener),
       };
     },

@@ -71,7 +71,7 @@ function stalled(ctx: AlertContext, tier: RetryTierModel): AlertRule {
     forMs: stalledMs,
     summary: `Retry tier ${tier.label} of ${consumer.name} is not being consumed`,
     description: (value) =>
-      `Records waiting in tier ${tier.label} (${tier.name}): ${value}; none was processed for ${promDuration(stalledMs)}, so they are overdue by at least ${factor} times the tier's delay. The retry group ${consumer.groups.retry} is stopped or stuck.`,
+      `Records waiting in tier ${tier.label} (${tier.name}): ${value}; none was processed for ${promDuration(stalledMs)}, so they are overdue by at least ${factor} times the tier's delay. ${consumer.groups.retry === consumer.groups.main ? `The group ${consumer.groups.retry}, which reads the main topic and the tiers,` : `The retry group ${consumer.groups.retry}`} is stopped or stuck.`,
     valueFormat: 'humanize',
     firing: {
       name: `records waiting in tier ${tier.label} with no progress for ${promDuration(stalledMs)} fire ${basics.alert}`,

@@ -1,0 +1,45 @@
+import type { CommittedOffset } from '../port';
+
+/** The admin call both clients' KafkaJS APIs share. */
+export interface OffsetsAdminLike {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  fetchOffsets(o: { groupId: string; topics: string[] }): Promise<{ topic: string; partitions: { partition: number; offset: string | null; metadata: string | null }[] }[]>;
+}
+
+/**
+ * Reads a group's committed offsets and metadata through an admin client of the same
+ * credentials, connected on first use. Not through the consumer itself: a kafkajs
+ * consumer cannot, and the Confluent consumer's own lookup waits on its group, which can
+ * wait on the very record that asked (a rebalance waits for it to finish).
+ */
+export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId: string) {
+  let admin: Promise<OffsetsAdminLike> | undefined;
+  const connected = () =>
+    (admin ??= (async () => {
+      const client = createAdmin();
+      await client.connect();
+      return client;
+    })().catch((error: unknown) => {
+      admin = undefined;
+      throw error;
+    }));
+  return {
+    async committed(topic: string, partitions: number[]): Promise<CommittedOffset[]> {
+      const [offsets] = await (await connected()).fetchOffsets({ groupId, topics: [topic] });
+      return (offsets?.partitions ?? [])
+        .filter((p) => partitions.includes(p.partition))
+        .map((p) => ({
+          partition: p.partition,
+          offset: p.offset ?? '-1',
+          // The Confluent client stores metadata with its C string's NUL terminator.
+          metadata: p.metadata?.replace(/\0+$/, '') ?? null,
+        }));
+    },
+    async close(): Promise<void> {
+      const client = await admin?.catch(() => undefined);
+      admin = undefined;
+      await client?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import type { RetryEventListener } from './events';
+import { decodeRetryHeaders } from './headers';
+import { committedOffsetOf, decodeParkState, encodeParkState, keyHash } from './park-state';
+import type { ParkState } from './park-state';
+import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
+import type { ConsumedRecord } from './router';
+
+/** Where the handler left a record: done, in a tier, or in the DLQ. */
+export type HandleOutcome = 'success' | 'tier' | 'dlq';
+
+export interface KeyParkingOptions {
+  readonly mainTopic: string;
+  /** The one consumer that reads the main topic and the tiers, co-partitioned. */
+  readonly consumer: () => ConsumerPort;
+  /** Runs the handler (in-place retries, routing) and says where the record went. */
+  readonly handle: (record: ConsumedRecord, parked: boolean) => Promise<HandleOutcome>;
+  readonly emit: RetryEventListener;
+  /** Most bytes of commit metadata the state of one partition may take (the broker's `offset.metadata.max.bytes`). */
+  readonly budgetBytes: number;
+}
+
+/** Park-by-key for one consumer: its keys in retry and their parked records, durable in the group's commits. */
+export interface KeyParking {
+  /** Handles, parks or skips a main-topic record, then commits it with the partition's state. */
+  onMainRecord(record: ConsumedRecord): Promise<void>;
+  /** Commits a handled tier record; if its key's retry ended, releases the key and runs its parked records first. */
+  onTierRecord(record: ConsumedRecord, outcome: HandleOutcome, commit: TopicPartitionOffset): Promise<void>;
+  /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
+  forget(): void;
+}
+
+interface PartitionParking {
+  readonly state: ParkState;
+  /** Parked records read since the state was loaded (after a restart, the re-read brings them back). */
+  readonly records: Map<bigint, ConsumedRecord>;
+}
+
+/** A room for one more key entry, so that a commit never exceeds the budget. */
+const ENTRY_ROOM = 40;
+
+/**
+ * Durable park-by-key (R15). The state of main partition p (keys in retry, parked
+ * offsets, the read position) lives in the metadata of the group's commit of p, whose
+ * offset is the oldest parked record. Main and tier partitions p belong to one member,
+ * so p's state has one writer; releasing a key commits the main state and the tier
+ * record in one request. After a restart or a rebalance the group reads p again from
+ * the oldest parked record; the state says which records to skip, which to park again.
+ */
+export function createKeyParking(options: KeyParkingOptions): KeyParking {
+  const { mainTopic, emit } = options;
+  const partitions = new Map<number, PartitionParking>();
+  const locks = new Map<number, Promise<unknown>>();
+  /** Main partitions paused because their state reached the budget; resumed when a key is released. */
+  const full = new Set<number>();
+  let generation = 0;
+
+  /** One operation per main partition at a time; a failed one drops the state, so the next reads it anew. */
+  function locked(partition: number, work: () => Promise<void>): Promise<void> {
+    const run = (locks.get(partition) ?? Promise.resolve()).catch(() => {}).then(work);
+    const guarded = run.catch((error: unknown) => {
+      partitions.delete(partition);
+      throw error;
+    });
+    locks.set(partition, guarded);
+    return guarded;
+  }
+
+  async function load(partition: number): Promise<PartitionParking> {
+    const loaded = partitions.get(partition);
+    if (loaded) return loaded;
+    const loadedIn = generation;
+    const [committed] = await options.consumer().committed(mainTopic, [partition]);
+    const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : 0n; // -1: nothing committed yet
+    const parking: PartitionParking = { state: decodeParkState(offset, committed?.metadata), records: new Map() };
+    if (loadedIn === generation) partitions.set(partition, parking);
+    return parking;
+  }
+
+  const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => ({
+    topic: mainTopic,
+    partition,
+    offset: committedOffsetOf(state).toString(),
+    metadata: encodeParkState(state),
+  });
+
+  const overBudget = ({ state }: PartitionParking) => encodeParkState(state).length + ENTRY_ROOM > options.budgetBytes;
+
+  /** Runs the key's parked records in order while the key is not held and the next one has been read. */
+  async function drain(parking: PartitionParking, hash: string): Promise<void> {
+    const { state } = parking;
+    while (!state.held.has(hash)) {
+      const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
+      const record = next === undefined ? undefined : parking.records.get(next);
+      if (next === undefined || !record) return;
+      emit({ type: 'unparked', record, key: keyText(record) });
+      const outcome = await options.handle(record, true);
+      state.parked.delete(next);
+      parking.records.delete(next);
+      if (outcome === 'tier') state.held.set(hash, next);
+    }
+  }
+
+  return {
+    onMainRecord: (record) =>
+      locked(record.partition, async () => {
+        const { partition } = record;
+        if (full.has(partition)) return; // fetched before the pause; it comes again on resume
+        const parking = await load(partition);
+        const { state } = parking;
+        const offset = BigInt(record.message.offset);
+        const hash = keyHash(record.message.key);
+        if (offset < state.position) {
+          // Re-reading after a restart: run or keep the parked records, skip the handled ones.
+          if (state.parked.get(offset) === undefined || parking.records.has(offset)) return;
+          parking.records.set(offset, record);
+          await drain(parking, hash);
+          await options.consumer().commitOffsets([stateCommit(partition, parking)]);
+          return;
+        }
+        if (overBudget(parking)) {
+          options.consumer().pause([{ topic: mainTopic, partitions: [partition] }]);
+          options.consumer().seek({ topic: mainTopic, partition, offset: record.message.offset });
+          full.add(partition);
+          emit({ type: 'parking-full', topic: mainTopic, partition, keys: state.held.size, parked: state.parked.size });
+          return;
+        }
+        const waiting = state.held.has(hash) || [...state.parked.values()].includes(hash);
+        if (waiting) {
+          state.parked.set(offset, hash);
+          parking.records.set(offset, record);
+          emit({ type: 'parked', record, key: keyText(record) });
+        } else if ((await options.handle(record, false)) === 'tier') {
+          state.held.set(hash, offset);
+        }
+        state.position = offset + 1n;
+        await options.consumer().commitOffsets([stateCommit(partition, parking)]);
+      }),
+
+    async onTierRecord(record, outcome, commit) {
+      if (outcome === 'tier') {
+        await options.consumer().commitOffsets([commit]); // still in retry: the key stays held
+        return;
+      }
+      // Tier partition p holds the failures of main partition p (a record keeps its partition).
+      await locked(record.partition, async () => {
+        const parking = await load(record.partition);
+        const hash = keyHash(record.message.key);
+        const holder = parking.state.held.get(hash);
+        const original = decodeRetryHeaders(record.message.headers).originalOffset;
+        // A duplicate of an earlier retry of the key must not release a later one.
+        if (holder !== undefined && (original === undefined || BigInt(original) === holder)) {
+          parking.state.held.delete(hash);
+          await drain(parking, hash);
+        }
+        await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
+        if (full.has(record.partition) && !overBudget(parking)) {
+          full.delete(record.partition);
+          options.consumer().resume([{ topic: mainTopic, partitions: [record.partition] }]);
+        }
+      });
+    },
+
+    forget() {
+      generation++;
+      partitions.clear();
+      for (const partition of full) {
+        try {
+          options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
+        } catch {
+          // Not ours any more, or the client is rejoining: the new owner reads the state anew.
+        }
+      }
+      full.clear();
+    },
+  };
+}
+
+function oldestOf(offsets: bigint[]): bigint | undefined {
+  return offsets.reduce<bigint | undefined>((min, o) => (min === undefined || o < min ? o : min), undefined);
+}
+
+const keyText = (record: ConsumedRecord) => record.message.key?.toString('utf8') ?? '';

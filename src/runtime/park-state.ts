@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The park-by-key state of one main partition, kept in the metadata of the group's
+ * commit of that partition: written in the same request as the offset, so the two never
+ * disagree, and fenced by the group generation, so a member that lost the partition
+ * cannot overwrite it.
+ */
+export interface ParkState {
+  /** The next main-topic offset to read: every record before it was handled or is parked. */
+  position: bigint;
+  /** Keys (hashed) with a record in the tiers, and that record's main-topic offset. */
+  readonly held: Map<string, bigint>;
+  /** Parked records below `position`: offset -> key hash. Run in offset order once their key is not held. */
+  readonly parked: Map<bigint, string>;
+}
+
+export const PARK_STATE_FORMAT = 'krt-parked/1';
+
+/** Kafka's default `offset.metadata.max.bytes` is 4096; leave room for the format tag. */
+export const DEFAULT_PARK_STATE_BUDGET = 4000;
+
+/**
+ * Keys are stored hashed (72 bits) so that the state stays small whatever the key. Two
+ * keys that collide wait for each other: later, never out of order.
+ */
+export function keyHash(key: Buffer | null): string {
+  return createHash('sha256')
+    .update(key ?? Buffer.alloc(0))
+    .digest()
+    .subarray(0, 9)
+    .toString('base64url');
+}
+
+export function emptyParkState(position: bigint): ParkState {
+  return { position, held: new Map(), parked: new Map() };
+}
+
+/**
+ * The offset to commit: the oldest parked record, else the position. A restarted
+ * consumer reads again from there (no seek needed) and skips what the metadata says was
+ * handled; if the metadata were lost, records would run again, never be lost.
+ */
+export function committedOffsetOf(state: ParkState): bigint {
+  let oldest = state.position;
+  for (const offset of state.parked.keys()) if (offset < oldest) oldest = offset;
+  return oldest;
+}
+
+/**
+ * `krt-parked/1 +<d> <entry> <entry> ...`: the position `d` past the committed offset,
+ * then one entry per key: `hash`, then `@d` when the key is held by the record `d`
+ * before the position, then `:d,d` for its parked records (distances below the position,
+ * all in base 36).
+ */
+export function encodeParkState(state: ParkState): string {
+  const keys = new Set([...state.held.keys(), ...state.parked.values()]);
+  const distance = (offset: bigint) => (state.position - offset).toString(36);
+  const entries = [...keys].sort().map((hash) => {
+    const holder = state.held.get(hash);
+    const parked = [...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset);
+    parked.sort((a, b) => (a < b ? -1 : 1));
+    return `${hash}${holder === undefined ? '' : `@${distance(holder)}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
+  });
+  return [PARK_STATE_FORMAT, `+${(state.position - committedOffsetOf(state)).toString(36)}`, ...entries].join(' ');
+}
+
+const DISTANCE = /^\+([0-9a-z]+)$/;
+const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]+))?(?::([0-9a-z]+(?:,[0-9a-z]+)*))?$/;
+
+/**
+ * Reads the state a previous commit left at offset `committed`. No metadata, or metadata
+ * that is not ours, is an empty state at the committed offset: nothing held or parked,
+ * every record from there on runs.
+ */
+export function decodeParkState(committed: bigint, metadata: string | null | undefined): ParkState {
+  // The Confluent client writes the metadata with its C string's NUL terminator.
+  const [format, ahead, ...entries] = (metadata ?? '').replace(/\0+$/, '').split(' ');
+  const distance = ahead === undefined ? null : DISTANCE.exec(ahead);
+  if (format !== PARK_STATE_FORMAT || !distance) return emptyParkState(committed);
+  const state = emptyParkState(committed + BigInt(parseInt(distance[1]!, 36)));
+  const offset = (d: string) => state.position - BigInt(parseInt(d, 36));
+  for (const entry of entries) {
+    const match = ENTRY.exec(entry);
+    if (!match) return emptyParkState(committed);
+    const [, hash, holder, parked] = match;
+    if (holder !== undefined) state.held.set(hash!, offset(holder));
+    for (const d of parked?.split(',') ?? []) state.parked.set(offset(d), hash!);
+  }
+  return state;
+}

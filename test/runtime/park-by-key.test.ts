@@ -1,0 +1,145 @@
+import type { RetryEvent } from '../../src/runtime/events';
+import { decodeParkState, keyHash } from '../../src/runtime/park-state';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { ConsumedRecord } from '../../src/runtime/router';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { billingDescriptor } from './descriptor';
+import { httpError, valueOf } from './harness';
+
+const consumer = billingDescriptor({ ordering: 'park-by-key', groups: { ...billingDescriptor().groups, retry: 'billing-order-confirmed' } });
+const [tier1m] = consumer.tiers;
+const T0 = 1_000_000;
+
+/** A broker that outlives its consumers, so a test can stop one and start the next, as a restart does. */
+function world() {
+  const clock = new VirtualClock(T0);
+  const broker = new MemoryBroker(clock);
+  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
+  const handled: string[] = [];
+  const events: RetryEvent[] = [];
+  /** Values that fail once with a 503 (into the tiers), then succeed. */
+  const failOnce = new Set<string>();
+  /** Values that fail with a 503 every time: up the ladder into the DLQ. */
+  const alwaysFail = new Set<string>();
+  const start = async (options: { parkingBudgetBytes?: number } = {}): Promise<RetryingConsumer> => {
+    const retrying = createRetryingConsumer(consumer, {
+      kafka: broker.port(),
+      clock,
+      random: () => 0.5,
+      ...options,
+      onEvent: (e) => events.push(e),
+      handler: async (record: ConsumedRecord) => {
+        const label = `${record.message.key?.toString()}:${valueOf(record)}`;
+        if (failOnce.delete(label) || alwaysFail.has(label)) {
+          handled.push(`${label} FAIL`);
+          throw httpError(503);
+        }
+        handled.push(label);
+      },
+    });
+    await retrying.start();
+    return retrying;
+  };
+  const produce = (key: string, value: string, partition = 0) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition });
+  const parkState = (partition = 0) =>
+    decodeParkState(BigInt(broker.committedOffset(consumer.groups.main, consumer.mainTopic, partition) ?? 0), broker.committedMetadata(consumer.groups.main, consumer.mainTopic, partition));
+  return { clock, broker, handled, events, failOnce, alwaysFail, start, produce, parkState };
+}
+
+describe('park-by-key ordering', () => {
+  it('keeps the failing key and its parked records in the main partition commit, so a restarted consumer keeps them in order', async () => {
+    const w = world();
+    w.failOnce.add('order-42:created');
+    ['created', 'paid'].forEach((v) => w.produce('order-42', v));
+    w.produce('order-7', 'x');
+    const first = await w.start();
+    await w.broker.run({ until: T0 });
+    await first.stop();
+
+    expect(w.handled).toEqual(['order-42:created FAIL', 'order-7:x']);
+    // Committed at the parked record, so a restart reads again from there; the metadata says the rest.
+    expect(w.broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(1);
+    const state = w.parkState();
+    expect(state.position).toBe(3n);
+    expect([...state.held]).toEqual([[keyHash(Buffer.from('order-42')), 0n]]);
+    expect([...state.parked]).toEqual([[1n, keyHash(Buffer.from('order-42'))]]);
+
+    const second = await w.start();
+    w.produce('order-42', 'shipped'); // arrives while the key is still in retry
+    await w.broker.run();
+    await second.stop();
+    expect(w.handled).toEqual(['order-42:created FAIL', 'order-7:x', 'order-42:created', 'order-42:paid', 'order-42:shipped']);
+    expect(w.parkState()).toEqual({ position: 4n, held: new Map(), parked: new Map() });
+    expect(w.broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(4);
+    expect(w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0)).toBe(1);
+  });
+
+  it('re-reads parked records after a rebalance and runs each of them once', async () => {
+    const w = world();
+    w.failOnce.add('k:a');
+    ['a', 'b', 'c'].forEach((v) => w.produce('k', v));
+    w.produce('other', 'z');
+    const retrying = await w.start();
+    await w.broker.run({ until: T0 });
+    w.broker.rebalance(consumer.groups.main);
+    await w.broker.run();
+    await retrying.stop();
+    expect(w.handled).toEqual(['k:a FAIL', 'other:z', 'k:a', 'k:b', 'k:c']);
+  });
+
+  it('is not released by a late duplicate of an earlier retry of the key', async () => {
+    const w = world();
+    w.failOnce.add('k:a');
+    w.failOnce.add('k:b');
+    ['a', 'b', 'c'].forEach((v) => w.produce('k', v));
+    const retrying = await w.start();
+    await w.broker.run({ until: T0 });
+    // A second copy of a's tier record right behind it (a publish retried after a crash, say).
+    const [aInTier] = w.broker.records(tier1m!.topic, 0);
+    w.broker.append(tier1m!.topic, { key: aInTier!.key, value: aInTier!.value, headers: aInTier!.headers, partition: 0 });
+    // At 1m: a succeeds and releases the key; b, unparked, fails into the tier and holds it; then a's copy runs.
+    await w.broker.run({ until: T0 + 60_000 });
+    expect(w.handled).toEqual(['k:a FAIL', 'k:a', 'k:b FAIL', 'k:a']);
+    await w.broker.run();
+    await retrying.stop();
+    expect(w.handled).toEqual(['k:a FAIL', 'k:a', 'k:b FAIL', 'k:a', 'k:b', 'k:c']);
+  });
+
+  it('pauses a main partition whose state reaches the commit-metadata budget, and resumes it when a key is released', async () => {
+    const w = world();
+    const keys = Array.from({ length: 6 }, (_, i) => `key-${i}`);
+    for (const key of keys) {
+      w.failOnce.add(`${key}:1`);
+      w.produce(key, '1');
+      w.produce(key, '2');
+    }
+    const retrying = await w.start({ parkingBudgetBytes: 120 });
+    await w.broker.run({ until: T0 });
+    const full = w.events.find((e) => e.type === 'parking-full');
+    expect(full).toMatchObject({ type: 'parking-full', topic: consumer.mainTopic, partition: 0 });
+    expect(w.handled.length).toBeLessThan(keys.length); // not every key reached its first attempt before the pause
+    await w.broker.run();
+    await retrying.stop();
+    for (const key of keys) {
+      const mine = w.handled.filter((h) => h.startsWith(`${key}:`));
+      expect(mine).toEqual([`${key}:1 FAIL`, `${key}:1`, `${key}:2`]);
+    }
+    expect(w.broker.committedMetadata(consumer.groups.main, consumer.mainTopic, 0)!.length).toBeLessThanOrEqual(120);
+  });
+
+  it('releases a key whose record reaches the DLQ, then runs its parked records', async () => {
+    const w = world();
+    w.alwaysFail.add('k:poison-later');
+    w.produce('k', 'poison-later');
+    w.produce('k', 'next');
+    const retrying = await w.start();
+    await w.broker.run();
+    await retrying.stop();
+    expect(w.handled.filter((h) => h === 'k:poison-later FAIL')).toHaveLength(4);
+    expect(w.handled.at(-1)).toBe('k:next');
+    expect(w.broker.records(consumer.dlqTopic, 0).map((r) => r.value?.toString())).toEqual(['poison-later']);
+    expect(w.parkState().held.size).toBe(0);
+  });
+});

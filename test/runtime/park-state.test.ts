@@ -1,0 +1,50 @@
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, decodeParkState, emptyParkState, encodeParkState, keyHash } from '../../src/runtime/park-state';
+
+describe('the park-by-key state in commit metadata', () => {
+  const a = keyHash(Buffer.from('order-42'));
+  const b = keyHash(Buffer.from('order-43'));
+
+  it('hashes any key to 12 URL-safe characters, the same every time, a null key like an empty one', () => {
+    expect(a).toMatch(/^[A-Za-z0-9_-]{12}$/);
+    expect(keyHash(Buffer.from('order-42'))).toBe(a);
+    expect(keyHash(Buffer.from('x'.repeat(10_000)))).toHaveLength(12);
+    expect(keyHash(null)).toBe(keyHash(Buffer.alloc(0)));
+    expect(b).not.toBe(a);
+  });
+
+  it('commits at the oldest parked record and reads back what it wrote: held keys, parked offsets, keys released but not yet re-read', () => {
+    const state = emptyParkState(1_000_000n);
+    state.held.set(a, 999_990n);
+    state.parked.set(999_995n, a);
+    state.parked.set(999_991n, a);
+    state.parked.set(999_000n, b); // b released, its parked record not re-read yet
+    expect(committedOffsetOf(state)).toBe(999_000n);
+    const text = encodeParkState(state);
+    expect(text).toBe(`krt-parked/1 +rs ${[`${a}@a:9,5`, `${b}:rs`].sort().join(' ')}`);
+    expect(decodeParkState(999_000n, text)).toEqual(state);
+    expect(decodeParkState(999_000n, `${text}\0`)).toEqual(state); // as the Confluent client writes it
+  });
+
+  it('commits at the position when nothing is parked', () => {
+    const state = emptyParkState(42n);
+    state.held.set(a, 40n);
+    expect(committedOffsetOf(state)).toBe(42n);
+    expect(decodeParkState(42n, encodeParkState(state))).toEqual(state);
+  });
+
+  it('reads an empty state from no metadata, from metadata that is not its own, and from garbage', () => {
+    for (const metadata of [null, undefined, '', 'krt-handled/1 {}', 'krt-parked/1', `krt-parked/1 ${a}@1`, 'krt-parked/1 +0 not-a-hash@1', `krt-parked/1 +0 ${a}@-1`, `krt-parked/1 +0 ${a}:1,,2`]) {
+      expect(decodeParkState(10n, metadata)).toEqual(emptyParkState(10n));
+    }
+  });
+
+  it('fits about a hundred keys, each with a parked record, into the default budget', () => {
+    const state = emptyParkState(50_000_000n);
+    for (let i = 0; i < 100; i++) {
+      const hash = keyHash(Buffer.from(`order-${i}`));
+      state.held.set(hash, 49_999_000n + BigInt(i));
+      state.parked.set(49_999_500n + BigInt(i), hash);
+    }
+    expect(encodeParkState(state).length).toBeLessThan(DEFAULT_PARK_STATE_BUDGET);
+  });
+});
