@@ -66,7 +66,7 @@ export function resultsMarkdown(r: BenchResults): string {
     '|---|---|---|---|---|',
     `| ${fmt(r.precision.records)} | ${fmt(r.precision.p50Ms)} ms | ${fmt(r.precision.p99Ms)} ms | ${fmt(r.precision.maxMs)} ms | ${r.precision.early} |`,
     '',
-    '## Memory of the retry consumer with records waiting in a tier',
+    '## Memory of the retry consumer with records waiting in a tier (median of 3 alternating rounds)',
     '',
     '| waiting records | RSS |',
     '|---|---|',

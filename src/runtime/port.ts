@@ -84,6 +84,13 @@ export interface ConsumerOptions {
    * owns main partition p also owns the tier partitions p its failures go to).
    */
   readonly coPartitioned?: boolean;
+  /** Fetch at most this much per partition (a tier's head waits; reading far past it is wasted). */
+  readonly maxBytesPerPartition?: number;
+  /**
+   * Longest wait of a fetch, and of kafkajs's pause when every partition is paused: a
+   * resumed tier partition is read again within it.
+   */
+  readonly maxWaitTimeInMs?: number;
 }
 
 export interface KafkaPort {

@@ -57,6 +57,13 @@ export interface RetryingConsumer {
 class StopRequested extends Error {}
 
 /**
+ * Tier consumers fetch little and wait briefly: a partition's head decides when it
+ * resumes, so records fetched past it are dropped and read again (memory), and kafkajs
+ * sleeps a whole fetch wait when every partition is paused (a resumed one would be late).
+ */
+const TIER_FETCH = { maxBytesPerPartition: 64 * 1024, maxWaitTimeInMs: 100 } as const;
+
+/**
  * A main consumer and a retry consumer for one consumer descriptor (R11-R14): failures
  * are routed to a tier or the DLQ and the offset is committed only after the publish is
  * acknowledged; tier records wait with their partition paused, never in a sleep.
@@ -226,7 +233,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       const tierTopics = consumer.tiers.map((t) => t.topic);
       if (parkByKey && tierTopics.length > 0) {
         // One group, co-partitioned: the member owning main partition p owns tier partitions p too.
-        mainConsumer = retryConsumer = options.kafka.consumer(consumer.groups.main, { coPartitioned: true });
+        mainConsumer = retryConsumer = options.kafka.consumer(consumer.groups.main, { coPartitioned: true, ...TIER_FETCH });
         parking = createKeyParking({
           mainTopic: consumer.mainTopic,
           consumer: () => mainConsumer!,
@@ -250,7 +257,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       await mainConsumer.subscribe({ topics: [consumer.mainTopic], fromBeginning: true });
       mainConsumer.onRebalance(() => mainCommits.forget());
       if (tierTopics.length > 0) {
-        retryConsumer = options.kafka.consumer(consumer.groups.retry);
+        retryConsumer = options.kafka.consumer(consumer.groups.retry, TIER_FETCH);
         await retryConsumer.connect();
         await retryConsumer.subscribe({ topics: tierTopics, fromBeginning: true });
         retryConsumer.onRebalance(forgetWaiting);

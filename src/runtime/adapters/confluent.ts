@@ -46,11 +46,12 @@ export const PARK_BY_KEY_UNSUPPORTED =
  */
 export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConfig?: Record<string, unknown> } = {}): KafkaPort {
   return {
-    consumer(groupId, { coPartitioned = false } = {}): ConsumerPort {
+    consumer(groupId, { coPartitioned = false, maxBytesPerPartition, maxWaitTimeInMs } = {}): ConsumerPort {
       if (coPartitioned) throw new Error(PARK_BY_KEY_UNSUPPORTED);
       const listeners: (() => void)[] = [];
+      const fetch = { ...(maxBytesPerPartition ? { maxBytesPerPartition } : {}), ...(maxWaitTimeInMs ? { maxWaitTimeInMs } : {}) };
       const consumer = kafka.consumer({
-        kafkaJS: { ...options.consumerConfig, groupId, autoCommit: false, fromBeginning: true },
+        kafkaJS: { ...options.consumerConfig, ...fetch, groupId, autoCommit: false, fromBeginning: true },
         rebalance_cb: () => {
           for (const listener of listeners) listener();
         },

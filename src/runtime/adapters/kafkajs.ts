@@ -35,9 +35,10 @@ interface KafkaJsProducerLike {
  */
 export function kafkajsPort(kafka: KafkaJsLike, options: { consumerConfig?: Record<string, unknown> } = {}): KafkaPort {
   return {
-    consumer(groupId, { coPartitioned = false } = {}): ConsumerPort {
+    consumer(groupId, { coPartitioned = false, maxBytesPerPartition, maxWaitTimeInMs } = {}): ConsumerPort {
       const assigners = coPartitioned ? { partitionAssigners: [coPartitionedAssigner] } : {};
-      const consumer = kafka.consumer({ ...options.consumerConfig, ...assigners, groupId });
+      const fetch = { ...(maxBytesPerPartition ? { maxBytesPerPartition } : {}), ...(maxWaitTimeInMs ? { maxWaitTimeInMs } : {}) };
+      const consumer = kafka.consumer({ ...options.consumerConfig, ...fetch, ...assigners, groupId });
       const offsets = groupOffsetsReader(() => kafka.admin(), groupId);
       return {
         connect: () => consumer.connect(),
