@@ -43,8 +43,9 @@ const ENTRY_ROOM = 40;
  * offsets, the read position) lives in the metadata of the group's commit of p, whose
  * offset is the oldest parked record. Main and tier partitions p belong to one member,
  * so p's state has one writer; releasing a key commits the main state and the tier
- * record in one request. After a restart or a rebalance the group reads p again from
- * the oldest parked record; the state says which records to skip, which to park again.
+ * record in one request. After a restart, a rebalance or a failed operation, p is read
+ * again from the oldest parked record; the state says which records to skip, which to
+ * park again. A record delivered twice is skipped or parked once.
  */
 export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const { mainTopic, emit } = options;
@@ -72,6 +73,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
     const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : 0n; // -1: nothing committed yet
     const parking: PartitionParking = { state: decodeParkState(offset, committed?.metadata), records: new Map() };
+    // Parked records are not in memory yet: read p again from the committed offset (the
+    // oldest of them). After an assignment the client starts there anyway; after a failed
+    // operation or an earlier seek it would not.
+    if (parking.state.parked.size > 0) options.consumer().seek({ topic: mainTopic, partition, offset: committedOffsetOf(parking.state).toString() });
     if (loadedIn === generation) partitions.set(partition, parking);
     return parking;
   }

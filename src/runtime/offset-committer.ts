@@ -32,6 +32,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   let marked = 0;
   let cancelTimer: (() => void) | undefined;
   let last: Promise<void> = Promise.resolve();
+  /** Bumped by forget(): a commit refused before a rebalance must not come back after it. */
+  let generation = 0;
 
   function commitPending(): Promise<void> {
     cancelTimer?.();
@@ -40,13 +42,16 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     pending.clear();
     marked = 0;
     if (batch.length === 0) return last;
+    const sentIn = generation;
     const run = last.then(async () => {
       try {
         await consumer().commitOffsets(batch);
       } catch (error) {
-        // Keep them for the next commit, unless a later mark replaced them.
-        for (const o of batch) if (!pending.has(partitionKey(o))) pending.set(partitionKey(o), o);
-        schedule();
+        // Keep them for the next commit, unless a later mark replaced them or a rebalance came between.
+        if (sentIn === generation) {
+          for (const o of batch) if (!pending.has(partitionKey(o))) pending.set(partitionKey(o), o);
+          schedule();
+        }
         throw error;
       }
     });
@@ -70,6 +75,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     },
     flush: () => commitPending(),
     forget() {
+      generation++;
       cancelTimer?.();
       cancelTimer = undefined;
       pending.clear();

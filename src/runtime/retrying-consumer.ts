@@ -270,12 +270,15 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       signalStop();
       for (const cancel of waiting.values()) cancel();
       waiting.clear();
-      // Finish the records in hand, commit what is done, then leave the groups.
-      await Promise.all(inFlight);
+      // Finish the records in hand, commit what is done, then leave the groups. A record
+      // that failed here stays uncommitted; stop() goes on, so the member still leaves.
+      await Promise.allSettled(inFlight);
       await Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError);
-      await Promise.all([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
-      await Promise.all(inFlight);
+      const left = await Promise.allSettled([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
+      await Promise.allSettled(inFlight);
       await producer?.disconnect();
+      const refused = left.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (refused) throw refused.reason;
     },
   };
 }

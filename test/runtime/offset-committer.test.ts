@@ -80,6 +80,18 @@ describe('the offset committer', () => {
     expect(s.requests).toEqual([]);
   });
 
+  it('does not bring back a commit refused before a rebalance once the rebalance happened', async () => {
+    const s = setup();
+    s.refuseNext(1);
+    await s.committer.mark(s.at(0, 3));
+    const refused = s.committer.flush();
+    s.committer.forget(); // the rebalance comes while the refused commit is in flight
+    await expect(refused).rejects.toThrow('loading');
+    await s.committer.flush();
+    expect(s.clock.hasTimers()).toBe(false);
+    expect(s.committed(0)).toBeUndefined();
+  });
+
   it('flushes on demand, for stop()', async () => {
     const s = setup();
     await s.committer.mark(s.at(1, 9));
