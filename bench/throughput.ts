@@ -1,3 +1,4 @@
+import type { KafkaMessage } from 'kafkajs';
 import { kafkajsPort } from '../src/runtime/adapters/kafkajs';
 import { createRetryingConsumer } from '../src/runtime/retrying-consumer';
 import { benchKafka, freshTopics, produce } from './kafka';
@@ -20,8 +21,12 @@ async function measure(count: number, done: () => number, firstAt: () => number 
   return (count * 1000) / (Date.now() - firstAt()!);
 }
 
-async function bare(count: number): Promise<number> {
-  const d = await freshTopics('tp-bare', [3600], 6);
+/**
+ * A plain kafkajs consumer on fresh topics: `work` runs on each record; with
+ * `commitEach` the loop commits the record itself, else kafkajs commits after each batch.
+ */
+async function plainLoop(prefix: string, count: number, commitEach: boolean, work: (message: KafkaMessage) => Promise<void> = async () => {}): Promise<number> {
+  const d = await freshTopics(prefix, [3600], 6);
   await produce(d.mainTopic, count);
   const consumer = benchKafka().consumer({ groupId: d.groups.main });
   let done = 0;
@@ -29,10 +34,11 @@ async function bare(count: number): Promise<number> {
   await consumer.connect();
   await consumer.subscribe({ topics: [d.mainTopic], fromBeginning: true });
   await consumer.run({
-    autoCommit: false,
+    autoCommit: !commitEach,
     eachMessage: async ({ topic, partition, message }) => {
       first ??= Date.now();
-      await consumer.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);
+      await work(message);
+      if (commitEach) await consumer.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);
       done++;
     },
   });
@@ -40,50 +46,19 @@ async function bare(count: number): Promise<number> {
   await consumer.disconnect();
   return rate;
 }
+
+/** The bare loop the targets compare with: commit after each record. */
+const bare = (count: number) => plainLoop('tp-bare', count, true);
 
 /** The loop most teams write first: kafkajs commits resolved offsets itself, after each batch. */
-async function bareAutoCommit(count: number): Promise<number> {
-  const d = await freshTopics('tp-auto', [3600], 6);
-  await produce(d.mainTopic, count);
-  const consumer = benchKafka().consumer({ groupId: d.groups.main });
-  let done = 0;
-  let first: number | undefined;
-  await consumer.connect();
-  await consumer.subscribe({ topics: [d.mainTopic], fromBeginning: true });
-  await consumer.run({
-    eachMessage: async () => {
-      first ??= Date.now();
-      done++;
-    },
-  });
-  const rate = await measure(count, () => done, () => first);
-  await consumer.disconnect();
-  return rate;
-}
+const bareAutoCommit = (count: number) => plainLoop('tp-auto', count, false);
 
 /** The antipattern: a failing record is retried in the handler with a sleep, blocking its partition. */
-async function blocking(count: number, percent: number): Promise<number> {
-  const d = await freshTopics('tp-block', [3600], 6);
-  await produce(d.mainTopic, count);
-  const consumer = benchKafka().consumer({ groupId: d.groups.main });
-  let done = 0;
-  let first: number | undefined;
-  await consumer.connect();
-  await consumer.subscribe({ topics: [d.mainTopic], fromBeginning: true });
-  await consumer.run({
-    autoCommit: false,
-    eachMessage: async ({ topic, partition, message }) => {
-      first ??= Date.now();
-      const id = Number(message.value!.toString());
-      for (let attempt = 1; fails(id, percent) && attempt < 3; attempt++) await new Promise((r) => setTimeout(r, 100 * attempt));
-      await consumer.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);
-      done++;
-    },
+const blocking = (count: number, percent: number) =>
+  plainLoop('tp-block', count, true, async (message) => {
+    const id = Number(message.value!.toString());
+    for (let attempt = 1; fails(id, percent) && attempt < 3; attempt++) await new Promise((r) => setTimeout(r, 100 * attempt));
   });
-  const rate = await measure(count, () => done, () => first);
-  await consumer.disconnect();
-  return rate;
-}
 
 async function wrapped(count: number, percent: number): Promise<number> {
   const d = await freshTopics(`tp-wrap${percent}`, [3600], 6);

@@ -124,6 +124,14 @@ export async function createTopicsOf(d: ConsumerDescriptor, partitions: number):
   }
 }
 
+/** Writes records as the admin, acknowledged by every replica (acks=-1). */
+export async function produceAsAdmin(topic: string, records: { key: string; value: string; partition: number }[]): Promise<void> {
+  const producer = kafkaAsAdmin().producer();
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages: records });
+  await producer.disconnect();
+}
+
 /** The Confluent client, built from its npm package (see .ci/run); its absence fails the test. */
 export function confluentKafka(user: string): ConfluentKafkaLike {
   let client: { KafkaJS: { Kafka: new (config: unknown) => ConfluentKafkaLike; logLevel: Record<string, number> } };

@@ -5,7 +5,7 @@ import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { clientPorts, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 
 jest.setTimeout(5 * 60_000);
 
@@ -35,12 +35,7 @@ async function consumerWithAcls(): Promise<{ d: ConsumerDescriptor; dlqWrite: Ac
   return { d, dlqWrite };
 }
 
-async function produce(topic: string, values: string[]): Promise<void> {
-  const producer = kafkaAsAdmin().producer();
-  await producer.connect();
-  await producer.send({ topic, acks: -1, messages: values.map((value) => ({ key: 'k', value, partition: 0 })) });
-  await producer.disconnect();
-}
+const produce = (topic: string, values: string[]) => produceAsAdmin(topic, values.map((value) => ({ key: 'k', value, partition: 0 })));
 
 async function committed(groupId: string, topic: string): Promise<number> {
   const admin = kafkaAsAdmin().admin();

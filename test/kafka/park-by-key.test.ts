@@ -6,7 +6,7 @@ import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { clientPorts, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 
 jest.setTimeout(180_000);
 
@@ -16,13 +16,6 @@ async function parkByKeyConsumer(): Promise<ConsumerDescriptor> {
   const descriptor: ConsumerDescriptor = { ...d, ordering: 'park-by-key', groups: { ...d.groups, retry: d.groups.main } };
   await createTopicsOf(descriptor, 2);
   return descriptor;
-}
-
-async function produce(topic: string, records: { key: string; value: string; partition: number }[]): Promise<void> {
-  const producer = kafkaAsAdmin().producer();
-  await producer.connect();
-  await producer.send({ topic, acks: -1, messages: records });
-  await producer.disconnect();
 }
 
 async function committedState(d: ConsumerDescriptor, partition: number) {
@@ -69,7 +62,7 @@ describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on 
     const d = await parkByKeyConsumer();
     const { handled, handler } = recorder(new Set(['order-42:created']));
     const first = await start(d, handler);
-    await produce(d.mainTopic, [
+    await produceAsAdmin(d.mainTopic, [
       { key: 'order-42', value: 'created', partition: 0 },
       { key: 'order-42', value: 'paid', partition: 0 },
       { key: 'order-7', value: 'x', partition: 0 },
@@ -86,7 +79,7 @@ describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on 
 
     // A new process: it reads the parked key back from the group's commit.
     await start(d, handler);
-    await produce(d.mainTopic, [{ key: 'order-42', value: 'shipped', partition: 0 }]);
+    await produceAsAdmin(d.mainTopic, [{ key: 'order-42', value: 'shipped', partition: 0 }]);
     await eventually('order-42 shipped', () => (handled.includes('order-42:shipped') ? true : undefined), 60_000);
     expect(handled).toEqual(['order-42:created FAIL', 'order-7:x', 'order-42:created', 'order-42:paid', 'order-42:shipped']);
     const after = await committedState(d, 0);
@@ -100,7 +93,7 @@ describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on 
     const { handled, handler } = recorder(failOnce);
     const a = await start(d, handler);
     await start(d, handler);
-    await produce(
+    await produceAsAdmin(
       d.mainTopic,
       keys.flatMap((key, i) => ['1', '2', '3'].map((value) => ({ key, value, partition: i % 2 }))),
     );

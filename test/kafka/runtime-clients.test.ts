@@ -7,7 +7,7 @@ import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, clientPorts, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { bootstrapServers, clientPorts, createTopicsOf, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { kcat } from '../helpers/tools';
 
 jest.setTimeout(120_000);
@@ -17,13 +17,6 @@ async function freshConsumer(): Promise<ConsumerDescriptor> {
   const descriptor: ConsumerDescriptor = { ...testDescriptor('rt', [2, 4]), headerStyle: 'x+spring' };
   await createTopicsOf(descriptor, 3);
   return descriptor;
-}
-
-async function produce(topic: string, records: { key: string; value: string; partition: number }[]): Promise<void> {
-  const producer = kafkaAsAdmin().producer();
-  await producer.connect();
-  await producer.send({ topic, acks: -1, messages: records });
-  await producer.disconnect();
 }
 
 const http503 = () => Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
@@ -47,7 +40,7 @@ describe.each(clientPorts(ADMIN_USER))('the retrying consumer on a real broker, 
       },
     });
     await consumer.start();
-    await produce(d.mainTopic, ['a', 'flaky', 'b', 'c'].map((value) => ({ key: 'k', value, partition: 0 })));
+    await produceAsAdmin(d.mainTopic, ['a', 'flaky', 'b', 'c'].map((value) => ({ key: 'k', value, partition: 0 })));
     const retried = await eventually('the flaky record to come back from the 2s tier', () => seen.find((s) => s.value === 'flaky' && s.topic !== d.mainTopic));
     const after = seen.filter((s) => s.topic === d.mainTopic && (s.value === 'b' || s.value === 'c'));
     expect(after.map((s) => s.value)).toEqual(['b', 'c']);
@@ -68,7 +61,7 @@ describe.each(clientPorts(ADMIN_USER))('the retrying consumer on a real broker, 
       },
     });
     await consumer.start();
-    await produce(d.mainTopic, [{ key: 'order-44', value: '{"id":44}', partition: 2 }]);
+    await produceAsAdmin(d.mainTopic, [{ key: 'order-44', value: '{"id":44}', partition: 2 }]);
 
     const output = await eventually('the record in the DLQ', () => {
       const out = execFileSync(
