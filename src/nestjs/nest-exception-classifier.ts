@@ -12,13 +12,17 @@ function kindOfStatus(status: number): ErrorKind | undefined {
 }
 
 /**
- * `RpcException` without importing `@nestjs/microservices` (an optional peer): its class
- * name and its `getError()` accessor.
+ * The payload of an `RpcException` (or a subclass), found without importing
+ * `@nestjs/microservices`, an optional peer: by its class name and `getError()`.
  */
 function rpcPayload(error: unknown): unknown {
-  if (!(error instanceof Error) || error.name !== 'RpcException') return undefined;
-  const { getError } = error as { getError?: unknown };
-  return typeof getError === 'function' ? (getError as () => unknown).call(error) : undefined;
+  if (!(error instanceof Error)) return undefined;
+  for (let proto = Object.getPrototypeOf(error) as { constructor?: { name?: string } } | null; proto; proto = Object.getPrototypeOf(proto)) {
+    if (proto.constructor?.name !== 'RpcException') continue;
+    const { getError } = error as { getError?: unknown };
+    return typeof getError === 'function' ? (getError as () => unknown).call(error) : undefined;
+  }
+  return undefined;
 }
 
 /** An RpcException's payload: `{ kind }` names an error kind; `{ status }` or `{ statusCode }` an HTTP status. */
