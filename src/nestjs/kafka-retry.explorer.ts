@@ -38,7 +38,7 @@ export class KafkaRetryExplorer {
     for (const wrapper of this.discovery.getProviders()) {
       const metadata = wrapper.metatype ? this.reflector.get<KafkaRetryConsumerMetadata | undefined>(KAFKA_RETRY_CONSUMER, wrapper.metatype as Function) : undefined;
       if (!metadata) continue;
-      if (!wrapper.isDependencyTreeStatic()) throw new Error(`${wrapper.name} handles consumer ${metadata.descriptor.name}: a @KafkaRetryConsumer() provider must be a singleton (not request-scoped).`);
+      if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) throw new Error(`${wrapper.name} handles consumer ${metadata.descriptor.name}: a @KafkaRetryConsumer() provider must be a singleton (not request-scoped or transient).`);
       const instance = wrapper.instance as Record<string, (...args: unknown[]) => unknown>;
       const methods = this.scanner.getAllMethodNames(Object.getPrototypeOf(instance)).filter((m) => this.reflector.get(KAFKA_RETRY_HANDLER, instance[m]!));
       if (methods.length !== 1) throw new Error(`${wrapper.name} handles consumer ${metadata.descriptor.name}: give exactly one of its methods @OnRecord() (found ${methods.length}).`);

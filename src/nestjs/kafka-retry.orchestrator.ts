@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { register } from 'prom-client';
 import { createDlqMonitor, createRetryingConsumer } from '../runtime';
-import type { DlqMonitor, RetryEvent, RetryingConsumer } from '../runtime';
+import type { RetryEvent, RetryingConsumer } from '../runtime';
 import { ConsumerStatus } from './consumer-status';
 import type { ConsumerHealth } from './consumer-status';
 import { KafkaRetryExplorer } from './kafka-retry.explorer';
@@ -15,7 +15,7 @@ interface Running {
   readonly name: string;
   readonly consumer: RetryingConsumer;
   readonly status: ConsumerStatus;
-  readonly monitor?: { readonly dlq: DlqMonitor; readonly timer: NodeJS.Timeout };
+  readonly monitor?: { readonly timer: NodeJS.Timeout; readonly inFlight: () => Promise<void> | undefined };
 }
 
 /**
@@ -50,6 +50,7 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
       r.status.setConnected(false);
       if (r.monitor) clearInterval(r.monitor.timer);
     }
+    await Promise.allSettled(this.running.map((r) => r.monitor?.inFlight()));
     const stopped = await Promise.allSettled(this.running.map((r) => r.consumer.stop()));
     stopped.forEach((s, i) => (s.status === 'rejected' ? this.logger.error(`consumer ${this.running[i]!.name} did not stop cleanly: ${String(s.reason)}`) : this.logger.log(`consumer ${this.running[i]!.name} stopped`)));
   }
@@ -83,9 +84,16 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
     const settings = this.options.dlqMonitor;
     if (!settings) return undefined;
     const dlq = createDlqMonitor(binding.descriptor, { port: settings.port(binding.descriptor), registry });
-    const poll = () => void dlq.poll().then((s) => status.observeDlq(s), (e: unknown) => status.observeDlqError(e));
+    // One poll at a time: a poll joins the monitor's group, which can outlast a short interval.
+    let inFlight: Promise<void> | undefined;
+    const poll = () => {
+      inFlight ??= dlq
+        .poll()
+        .then((s) => status.observeDlq(s), (e: unknown) => status.observeDlqError(e))
+        .finally(() => (inFlight = undefined));
+    };
     poll();
-    return { dlq, timer: setInterval(poll, settings.intervalMs ?? 30_000).unref() };
+    return { timer: setInterval(poll, settings.intervalMs ?? 30_000).unref(), inFlight: () => inFlight };
   }
 
   private log(name: string, event: RetryEvent): void {

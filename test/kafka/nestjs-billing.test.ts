@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import type { AclEntry, IHeaders } from 'kafkajs';
-import { passwordOf } from '../../scripts/kafka/broker';
+import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { eventually } from '../helpers/eventually';
 import { bootstrapServers, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
@@ -93,7 +93,7 @@ class BillingApp {
 
 interface HealthBody {
   status: string;
-  details: Record<string, { status: string; consumers: Record<string, { connected: boolean; publishFailing?: { topic: string; error: string } }> }>;
+  details: Record<string, { status: string; consumers: Record<string, { connected: boolean; publishFailing?: { topic: string; error: string }; dlq?: { size?: number } }> }>;
 }
 
 async function freePort(): Promise<number> {
@@ -183,6 +183,10 @@ describe('the example Nest app (examples/nestjs-billing), on a real broker', () 
       KAFKA_SASL_PASSWORD: passwordOf(USER),
       PAYMENT_URL: await payments.start(),
       NESTJS_ROUTER_PACKAGE: routerPackage,
+      // The DLQ monitor runs as the admin here; in production as the topology's monitor principal.
+      KAFKA_MONITOR_USERNAME: ADMIN_USER,
+      KAFKA_MONITOR_PASSWORD: passwordOf(ADMIN_USER),
+      DLQ_MONITOR_INTERVAL_MS: '500',
     };
     await start();
   });
@@ -211,6 +215,13 @@ describe('the example Nest app (examples/nestjs-billing), on a real broker', () 
     expect(letters.find((l) => l.key === 'down-1')!.headers).toEqual(expect.objectContaining({ 'x-attempt': '3', 'x-error-class': 'ServiceUnavailableException' }));
     expect(payments.charges.get('down-1')).toBe(3);
     expect(await Promise.all(d.tiers.map((t) => endOffset(t.topic)))).toEqual([1, 1]);
+  });
+
+  it("counts both dead letters on the app's /metrics and reports them in /health from the DLQ monitor", async () => {
+    const metrics = await (await fetch(`http://127.0.0.1:${app.port}/metrics`)).text();
+    expect(metrics).toContain(`kafka_dlq_routed_total{consumer="${CONSUMER}",error_class="permanent-data"} 1`);
+    expect(metrics).toContain(`kafka_dlq_routed_total{consumer="${CONSUMER}",error_class="transient-long"} 1`);
+    await eventually('the DLQ monitor to count 2 records', async () => ((await app.health()).body.details['kafka-retry']!.consumers[CONSUMER]!.dlq?.size === 2 ? true : undefined));
   });
 
   it('lets an exception filter that handles the error settle the record: the already-charged order is committed, not dead-lettered', async () => {

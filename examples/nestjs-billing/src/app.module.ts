@@ -3,7 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { Kafka, logLevel } from 'kafkajs';
 import { register } from 'prom-client';
 import { KafkaRetryModule } from 'kafka-retry-topology/nestjs';
-import { kafkajsPort } from 'kafka-retry-topology/runtime';
+import { kafkajsMonitorPort, kafkajsPort } from 'kafka-retry-topology/runtime';
 import { BillingConfig } from './billing.config';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
@@ -13,6 +13,10 @@ import { PaymentsService } from './payments.service';
 @Module({ providers: [BillingConfig], exports: [BillingConfig] })
 class BillingConfigModule {}
 
+/** A client of the cluster as one principal: the consumer's, or the DLQ monitor's. */
+const kafkaAs = (config: BillingConfig, credentials: { username: string; password: string }) =>
+  new Kafka({ clientId: 'billing', brokers: config.brokers, sasl: { mechanism: 'plain', ...credentials }, logLevel: logLevel.WARN });
+
 @Module({
   imports: [
     BillingConfigModule,
@@ -21,15 +25,12 @@ class BillingConfigModule {}
       imports: [BillingConfigModule],
       inject: [BillingConfig],
       useFactory: (config: BillingConfig) => ({
-        kafka: kafkajsPort(
-          new Kafka({
-            clientId: 'billing',
-            brokers: config.brokers,
-            sasl: { mechanism: 'plain', username: config.username, password: config.password },
-            logLevel: logLevel.WARN,
-          }),
-        ),
+        kafka: kafkajsPort(kafkaAs(config, config.credentials)),
         registry: register,
+        dlqMonitor: config.monitor && {
+          port: (consumer) => kafkajsMonitorPort(kafkaAs(config, config.monitor!.credentials), consumer.groups.monitor),
+          intervalMs: config.monitor.intervalMs,
+        },
       }),
     }),
   ],

@@ -2,7 +2,8 @@
  * The billing service as a Nest application: it charges each order of orders.confirmed
  * through the retrying consumer of the generated router package of topology `orders`.
  * Set KAFKA_BOOTSTRAP_SERVERS, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD (and PAYMENT_URL,
- * PORT); it serves /health and /metrics.
+ * PORT; KAFKA_MONITOR_USERNAME, KAFKA_MONITOR_PASSWORD and DLQ_MONITOR_INTERVAL_MS to run
+ * the DLQ monitor too); it serves /health and /metrics.
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
