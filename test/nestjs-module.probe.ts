@@ -4,8 +4,8 @@
  * process, because jest's module system cannot load Nest 12 (ESM-only) on Node 20.
  */
 import 'reflect-metadata';
-import { BadRequestException, Catch, ConflictException, HttpException, Module, NotFoundException, RequestTimeoutException, ServiceUnavailableException, UnauthorizedException, UseFilters } from '@nestjs/common';
-import type { ExceptionFilter } from '@nestjs/common';
+import { BadRequestException, Catch, ConflictException, HttpException, Module, NotFoundException, RequestTimeoutException, ServiceUnavailableException, UnauthorizedException, UseFilters, UseGuards } from '@nestjs/common';
+import type { CanActivate, ExceptionFilter, ExecutionContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { RpcException } from '@nestjs/microservices';
 import { Registry } from 'prom-client';
@@ -54,8 +54,16 @@ class DecidingFilter implements ExceptionFilter {
   }
 }
 
+/** Refuses the record `guarded`, in this module's context type only. */
+class RefusingGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.getType<string>() !== 'kafka-retry' || context.getArgByIndex<ConsumedRecord>(0).message.value!.toString() !== 'guarded';
+  }
+}
+
 @KafkaRetryConsumer(consumers, 'payments')
 @UseFilters(DecidingFilter)
+@UseGuards(RefusingGuard)
 class PaymentsHandler {
   @OnRecord()
   async handle(record: ConsumedRecord): Promise<void> {
@@ -82,7 +90,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(ProbeModule, { logger: false });
   await app.init();
   const send = (d: ConsumerDescriptor, values: string[]) => values.forEach((v) => broker.append(d.mainTopic, { key: Buffer.from(v), value: Buffer.from(v), partition: 0 }));
-  send(consumers.payments, Object.keys(EXCEPTIONS));
+  send(consumers.payments, [...Object.keys(EXCEPTIONS), 'guarded']);
   send(consumers.lenient, ['bad-request', 'type-error']);
   // Tier records run at once here: the in-memory broker stamps them with its virtual clock
   // (near epoch 0) and the module's consumers read the system clock, so their delay is long past.

@@ -70,7 +70,7 @@ describe('KafkaRetryModule in a Nest application (on the in-memory broker)', () 
     });
   });
 
-  it('sends permanent exceptions to the DLQ at once and transient ones through the tier, and lets exception filters decide first', () => {
+  it('sends permanent exceptions to the DLQ at once and transient ones through the tier, and lets guards and exception filters decide first', () => {
     expect(probe.payments).toEqual({
       'bad-request': 'dlq@1',
       unauthorized: 'dlq@1',
@@ -85,6 +85,7 @@ describe('KafkaRetryModule in a Nest application (on the in-memory broker)', () 
       'type-error': 'dlq@1', // the runtime's table: a code error
       conflict: 'done', // the filter returned a value: the record is settled
       teapot: 'dlq@2', // the filter turned a 418 into a 503: the tiers
+      guarded: 'dlq@1', // refused by a guard: ForbiddenException
     });
   });
 
@@ -93,6 +94,6 @@ describe('KafkaRetryModule in a Nest application (on the in-memory broker)', () 
   });
 
   it('commits every record of both consumers by the time the application has closed', () => {
-    expect(probe.committed).toEqual({ payments: 13, lenient: 2 });
+    expect(probe.committed).toEqual({ payments: 14, lenient: 2 });
   });
 });

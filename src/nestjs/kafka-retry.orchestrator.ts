@@ -35,6 +35,7 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
 
   async onApplicationBootstrap(): Promise<void> {
     this.running = this.explorer.explore().map((binding) => this.create(binding));
+    if (this.running.length === 0) this.logger.warn('no @KafkaRetryConsumer() provider found: list your handler classes in a module\'s providers');
     for (const r of this.running) {
       await r.consumer.start().catch((error: unknown) => {
         throw new Error(`consumer ${r.name} could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
