@@ -1,0 +1,108 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { register } from 'prom-client';
+import { createDlqMonitor, createRetryingConsumer } from '../runtime';
+import type { RetryEvent, RetryingConsumer } from '../runtime';
+import { ConsumerStatus } from './consumer-status';
+import type { ConsumerHealth } from './consumer-status';
+import { KafkaRetryExplorer } from './kafka-retry.explorer';
+import type { ConsumerBinding } from './kafka-retry.explorer';
+import { KAFKA_RETRY_MODULE_OPTIONS } from './kafka-retry.module-definition';
+import type { KafkaRetryModuleOptions } from './kafka-retry-options.interface';
+import { nestExceptionClassifier } from './nest-exception-classifier';
+
+interface Running {
+  readonly name: string;
+  readonly consumer: RetryingConsumer;
+  readonly status: ConsumerStatus;
+  readonly monitor?: { readonly timer: NodeJS.Timeout; readonly inFlight: () => Promise<void> | undefined };
+}
+
+/**
+ * Owns the consumers' lifecycle: they start when the application has bootstrapped and,
+ * on shutdown (`app.enableShutdownHooks()`), finish the records in hand, commit them and
+ * leave their groups before the HTTP server and `onApplicationShutdown` hooks close.
+ */
+@Injectable()
+export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('KafkaRetry');
+  private running: Running[] = [];
+
+  constructor(
+    @Inject(KAFKA_RETRY_MODULE_OPTIONS) private readonly options: KafkaRetryModuleOptions,
+    private readonly explorer: KafkaRetryExplorer,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.running = this.explorer.explore().map((binding) => this.create(binding));
+    if (this.running.length === 0) this.logger.warn('no @KafkaRetryConsumer() provider found: list your handler classes in a module\'s providers');
+    for (const r of this.running) {
+      await r.consumer.start().catch((error: unknown) => {
+        throw new Error(`consumer ${r.name} could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
+      r.status.setConnected(true);
+      this.logger.log(`consumer ${r.name} started`);
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    for (const r of this.running) {
+      this.logger.log(`consumer ${r.name} stopping: finishing the records in hand`);
+      r.status.setConnected(false);
+      if (r.monitor) clearInterval(r.monitor.timer);
+    }
+    await Promise.allSettled(this.running.map((r) => r.monitor?.inFlight()));
+    const stopped = await Promise.allSettled(this.running.map((r) => r.consumer.stop()));
+    stopped.forEach((s, i) => (s.status === 'rejected' ? this.logger.error(`consumer ${this.running[i]!.name} did not stop cleanly: ${String(s.reason)}`) : this.logger.log(`consumer ${this.running[i]!.name} stopped`)));
+  }
+
+  /** Each consumer's state, by consumer name, for the health indicator. */
+  health(): Record<string, ConsumerHealth> {
+    return Object.fromEntries(this.running.map((r) => [r.name, r.status.health()]));
+  }
+
+  private create(binding: ConsumerBinding): Running {
+    const { descriptor } = binding;
+    const registry = this.options.registry ?? register;
+    const status = new ConsumerStatus();
+    const consumer = createRetryingConsumer(descriptor, {
+      ...this.options.defaults,
+      kafka: this.options.kafka,
+      registry,
+      handler: binding.handler,
+      // The consumer's own classifier, the module's, then Nest's exceptions; the runtime asks its declared errors before and its table after.
+      classify: (error) => binding.options.classify?.(error) ?? this.options.classify?.(error) ?? nestExceptionClassifier(error),
+      onEvent: (event) => {
+        status.observe(event);
+        this.log(descriptor.name, event);
+        this.options.onEvent?.(event);
+      },
+    });
+    return { name: descriptor.name, consumer, status, monitor: this.monitor(binding, registry, status) };
+  }
+
+  private monitor(binding: ConsumerBinding, registry: NonNullable<KafkaRetryModuleOptions['registry']>, status: ConsumerStatus): Running['monitor'] {
+    const settings = this.options.dlqMonitor;
+    if (!settings) return undefined;
+    const dlq = createDlqMonitor(binding.descriptor, { port: settings.port(binding.descriptor), registry });
+    // One poll at a time: a poll joins the monitor's group, which can outlast a short interval.
+    let inFlight: Promise<void> | undefined;
+    const poll = () => {
+      inFlight ??= dlq
+        .poll()
+        .then((s) => status.observeDlq(s), (e: unknown) => status.observeDlqError(e))
+        .finally(() => (inFlight = undefined));
+    };
+    poll();
+    return { timer: setInterval(poll, settings.intervalMs ?? 30_000).unref(), inFlight: () => inFlight };
+  }
+
+  private log(name: string, event: RetryEvent): void {
+    if (event.type === 'routed') {
+      const to = event.destination.kind === 'tier' ? `tier ${event.destination.tier.label}` : 'the DLQ';
+      this.logger.warn(`${name}: ${event.record.topic}/${event.record.partition}@${event.record.message.offset} failed (${String(event.error)}) -> ${to}`);
+    } else if (event.type === 'publish-failed') {
+      this.logger.error(`${name}: publishing ${event.record.topic}/${event.record.partition}@${event.record.message.offset} failed (${String(event.error)}); retrying in ${event.retryInMs} ms, the record stays uncommitted`);
+    }
+  }
+}
