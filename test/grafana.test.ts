@@ -162,6 +162,13 @@ describe('the generated dashboards in generated/grafana', () => {
   const files = readdirSync(dir).sort();
   const runbooks = path.join(REPO_ROOT, 'generated', 'runbooks');
 
+  it('have every panel described in docs/dashboards.md', () => {
+    const docs = readFileSync(path.join(REPO_ROOT, 'docs', 'dashboards.md'), 'utf8');
+    const titles = files.flatMap((file) => (JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Dashboard).panels!.filter((p) => p.type !== 'row').map((p) => p.title!));
+    const undocumented = [...new Set(titles.map((t) => t.replace(/^Tier \S+:/, 'Tier `<delay>`:')))].filter((t) => !docs.includes(`| ${t}`));
+    expect(undocumented).toEqual([]);
+  });
+
   it('exist for each example topology', () => {
     expect(files).toEqual(['analytics.json', 'orders.json']);
   });
