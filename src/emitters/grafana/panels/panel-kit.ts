@@ -70,7 +70,8 @@ export function statPanel(spec: PanelSpec): StatPanelBuilder {
     .title(spec.title)
     .description(spec.description)
     .datasource(PROMETHEUS)
-    .targets(targets(spec.queries))
+    // One value at the end of the range is all a stat shows: no need for a range query.
+    .targets(targets(spec.queries).map((query) => query.instant()))
     .unit(spec.unit)
     .span(PANEL_WIDTH)
     .height(PANEL_HEIGHT)
