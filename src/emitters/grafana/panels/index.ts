@@ -5,10 +5,7 @@ import type { RowPanelBuilder } from './panel-kit';
 import { publishFailures, recordsPerSecond, retryShare, routedByErrorClass } from './throughput';
 import { deliveryLateness, tierLag } from './tiers';
 
-export type { PanelContext } from './context';
-export type { RowPanelBuilder } from './panel-kit';
-
-/** The panels of a consumer's row, in reading order: traffic, tiers, DLQ, lag. */
+/** The panels of a consumer's row, in reading order: traffic, tiers, DLQ, main lag, failed publishes. */
 export function consumerPanels(ctx: PanelContext): RowPanelBuilder[] {
   const tiers = ctx.consumer.tiers;
   return [
