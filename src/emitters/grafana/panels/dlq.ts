@@ -41,7 +41,8 @@ export function dlqExpired(ctx: PanelContext) {
     title: 'DLQ: records expired unhandled',
     description: `Unhandled records of ${consumer.dlq.name} that retention deleted in the selected time range: records lost. Any is an incident.`,
     unit: 'short',
-    queries: [{ expr: aggregate('sum', scope, `increase(${expired}[${TIME_RANGE}])`), legend: 'expired' }],
+    // Records are whole: rounding removes increase()'s extrapolation, as the alert rules do.
+    queries: [{ expr: `round(${aggregate('sum', scope, `increase(${expired}[${TIME_RANGE}])`)})`, legend: 'expired' }],
     thresholds: [{ value: 1, color: 'red' }],
     links: [inspectDlqLink(ctx.runbook)],
   });

@@ -1,4 +1,4 @@
-import { GraphThresholdsStyleConfigBuilder, GraphThresholdsStyleMode, LegendDisplayMode, LegendPlacement, ReduceDataOptionsBuilder, VizLegendOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
+import { BigValueGraphMode, GraphThresholdsStyleConfigBuilder, GraphThresholdsStyleMode, LegendDisplayMode, LegendPlacement, ReduceDataOptionsBuilder, VizLegendOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
 import { ThresholdsConfigBuilder, ThresholdsMode } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { DashboardLinkBuilder } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
@@ -76,6 +76,7 @@ export function statPanel(spec: PanelSpec): StatPanelBuilder {
     .span(PANEL_WIDTH)
     .height(PANEL_HEIGHT)
     .reduceOptions(new ReduceDataOptionsBuilder().calcs(['lastNotNull']))
+    .graphMode(BigValueGraphMode.None)
     .thresholds(thresholdSteps(spec.thresholds ?? []))
     .links([...(spec.links ?? [])]);
 }
