@@ -5,7 +5,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { topologyDashboard } from '../src/emitters/grafana';
-import { annotationQueries, panelQueries } from './helpers/grafana-queries';
+import { annotationQueries, panelQueries, variableSelectors } from './helpers/grafana-queries';
 import type { DashboardQuery } from './helpers/grafana-queries';
 import { REPO_ROOT } from './helpers/project';
 import { aConsumer, aTopology, compile } from './helpers/specs';
@@ -26,7 +26,7 @@ function withEnvironmentLabels(): Dashboard {
 }
 
 function queriesOf(dashboard: Dashboard): DashboardQuery[] {
-  return [...panelQueries(dashboard, SAMPLE_ENVIRONMENT), ...annotationQueries(dashboard, SAMPLE_ENVIRONMENT)];
+  return [...panelQueries(dashboard, SAMPLE_ENVIRONMENT), ...annotationQueries(dashboard, SAMPLE_ENVIRONMENT), ...variableSelectors(dashboard, SAMPLE_ENVIRONMENT)];
 }
 
 /**
@@ -49,7 +49,7 @@ function promtoolCheck(queries: readonly DashboardQuery[]): { code: number; outp
 }
 
 describe('the dashboard queries, parsed by the real promtool', () => {
-  it.each(generated)('every panel and annotation query of generated/grafana/%s is valid PromQL', (_file, dashboard) => {
+  it.each(generated)('every panel, annotation and variable query of generated/grafana/%s is valid PromQL', (_file, dashboard) => {
     const queries = queriesOf(dashboard);
     expect(queries.length).toBeGreaterThan(10);
     const result = promtoolCheck(queries);
@@ -57,8 +57,12 @@ describe('the dashboard queries, parsed by the real promtool', () => {
     expect(result.code).toBe(0);
   });
 
-  it('every query with environment variables, resolved to sample values, is valid PromQL', () => {
+  it('every query with environment variables, and the selectors those variables read, resolved to sample values, are valid PromQL', () => {
     const queries = queriesOf(withEnvironmentLabels());
+    expect(queries.filter((q) => q.source.startsWith('variable ')).map((q) => q.expr)).toEqual([
+      'kafka_retry_messages_total{consumer=~"billing-order-confirmed|audit-order-confirmed"}',
+      'kafka_retry_messages_total{consumer=~"billing-order-confirmed|audit-order-confirmed",cluster="eu-west-1"}',
+    ]);
     expect(queries.some((q) => q.expr.includes('cluster="eu-west-1",namespace="billing"'))).toBe(true);
     const result = promtoolCheck(queries);
     expect(result.output).toContain(`SUCCESS: ${queries.length} rules found`);

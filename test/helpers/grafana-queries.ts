@@ -51,3 +51,17 @@ export function panelQueries(dashboard: Dashboard, environment: Readonly<Record<
 export function annotationQueries(dashboard: Dashboard, environment: Readonly<Record<string, string>> = {}): DashboardQuery[] {
   return (dashboard.annotations.list ?? []).map((a) => ({ source: `annotation ${a.name}`, expr: resolveVariables(a.expr ?? '', environment) }));
 }
+
+/**
+ * The series selectors the environment variables read their values from (the first
+ * argument of Grafana's `label_values(selector, label)`), resolved the same way.
+ */
+export function variableSelectors(dashboard: Dashboard, environment: Readonly<Record<string, string>> = {}): DashboardQuery[] {
+  return (dashboard.templating.list ?? [])
+    .filter((v) => v.type === 'query')
+    .map((v) => {
+      const match = /^label_values\((.*), (\w+)\)$/.exec(String(v.query));
+      if (!match) throw new Error(`variable ${v.name} does not read label_values(selector, label): ${String(v.query)}`);
+      return { source: `variable ${v.name}`, expr: resolveVariables(match[1]!, environment) };
+    });
+}
