@@ -15,7 +15,12 @@ export interface DashboardInput {
   readonly environmentLabels: readonly string[];
 }
 
-/** A topology's dashboard: a row per consumer, in spec order, with stable panel ids. */
+/**
+ * A topology's dashboard: a row per consumer, in spec order, with stable panel ids.
+ * Classic dashboard JSON, though the SDK marks its builder deprecated in favour of the
+ * v2 schema: the classic form is what every Grafana's file provider and import read,
+ * while v2 is still experimental in Grafana 12.
+ */
 export function topologyDashboard({ topology, environmentLabels }: DashboardInput): Dashboard {
   const builder = new DashboardBuilder(dashboardTitle(topology.name))
     .uid(dashboardUid(topology.name))
