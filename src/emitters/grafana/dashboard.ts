@@ -18,7 +18,7 @@ export interface DashboardInput {
 /**
  * A topology's dashboard: a row per consumer, in spec order, with stable panel ids.
  * Classic dashboard JSON, though the SDK marks its builder deprecated in favour of the
- * v2 schema: the classic form is what every Grafana's file provider and import read,
+ * v2 schema: the classic form is what Grafana's file provider and import read,
  * while v2 is still experimental in Grafana 12.
  */
 export function topologyDashboard({ topology, environmentLabels }: DashboardInput): Dashboard {
