@@ -28,13 +28,14 @@ describe('krt synth --check', () => {
     const result = await project.krt('synth', '--check');
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
+      'differs generated/grafana/orders.json',
       'differs generated/prometheus/orders.rules.test.yml',
       'differs generated/prometheus/orders.rules.yml',
       'differs generated/router/orders/index.d.ts',
       'differs generated/router/orders/index.js',
       'differs generated/runbooks/billing-order-confirmed.md',
       'differs generated/terraform/orders/cdk.tf.json',
-      '6 files out of date: run `krt synth` and commit the result',
+      '7 files out of date: run `krt synth` and commit the result',
       '',
     ]);
   });

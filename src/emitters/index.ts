@@ -1,5 +1,6 @@
 import type { ProjectModel } from '../model/types';
 import { compareStrings } from '../util/compare';
+import { emitGrafana } from './grafana';
 import { emitPrometheus } from './prometheus';
 import { emitRouter } from './router';
 import { emitRunbooks } from './runbook';
@@ -9,7 +10,7 @@ import type { Emitter, GeneratedFile } from './types';
 export type { Emitter, GeneratedFile } from './types';
 
 /** Every emitter, in the order their files are listed. */
-const EMITTERS: readonly Emitter[] = [emitTerraform, emitPrometheus, emitRunbooks, emitRouter];
+const EMITTERS: readonly Emitter[] = [emitTerraform, emitPrometheus, emitRunbooks, emitRouter, emitGrafana];
 
 /** All generated files, sorted by path; an empty or doubled path is a bug, not an output. */
 export function emitAll(model: ProjectModel): GeneratedFile[] {

@@ -22,3 +22,17 @@ export function runbookAnchor(alert: AlertKey): string {
 export function runbookUrl(runbookBaseUrl: string, consumer: string, alert: AlertKey): string {
   return `${runbookBaseUrl.replace(/\/+$/, '')}/${runbookFileName(consumer)}#${runbookAnchor(alert)}`;
 }
+
+/** A consumer's runbook page, without an anchor. */
+export function runbookPageUrl(runbookBaseUrl: string, consumer: string): string {
+  return `${runbookBaseUrl.replace(/\/+$/, '')}/${runbookFileName(consumer)}`;
+}
+
+/** Runbook sections that are procedures rather than alerts, by their heading anchors. */
+export const RUNBOOK_PROCEDURES = {
+  inspectDlq: 'inspect-the-dlq',
+} as const;
+
+export function runbookProcedureUrl(runbookBaseUrl: string, consumer: string, procedure: keyof typeof RUNBOOK_PROCEDURES): string {
+  return `${runbookPageUrl(runbookBaseUrl, consumer)}#${RUNBOOK_PROCEDURES[procedure]}`;
+}

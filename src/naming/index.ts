@@ -8,3 +8,4 @@ export * from './alerts';
 export * from './terraform';
 export * from './cli';
 export * from './packages';
+export * from './dashboards';

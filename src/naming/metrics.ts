@@ -7,4 +7,10 @@ export const METRICS = {
   dlqSize: 'kafka_dlq_size',
   dlqOldestUnhandledTimestampSeconds: 'kafka_dlq_oldest_unhandled_timestamp_seconds',
   retryTierLag: 'kafka_retry_tier_lag',
+  // Planned in DESIGN.md and added by other issues; the dashboards chart them already.
+  retryTierOverdueSeconds: 'kafka_retry_tier_overdue_seconds',
+  mainLag: 'kafka_retry_main_lag',
+  mainLagSeconds: 'kafka_retry_main_lag_seconds',
+  dlqExpiredTotal: 'kafka_dlq_expired_total',
+  publishFailuresTotal: 'kafka_retry_publish_failures_total',
 } as const;

@@ -1,0 +1,14 @@
+import { dashboardFileName } from '../../naming';
+import type { Emitter } from '../types';
+import { topologyDashboard } from './dashboard';
+import { environmentLabels } from './environment-labels';
+
+export { topologyDashboard } from './dashboard';
+export type { DashboardInput } from './dashboard';
+
+/** `grafana/<topology>.json`: Grafana dashboard JSON, a row per consumer. */
+export const emitGrafana: Emitter = (model) =>
+  model.topologies.map((topology) => ({
+    path: dashboardFileName(topology.name),
+    content: `${JSON.stringify(topologyDashboard({ topology, environmentLabels: environmentLabels(topology) }), null, 2)}\n`,
+  }));

@@ -1,0 +1,49 @@
+import { formatDuration } from '../../../duration';
+import { alertThresholds } from '../../../model/alert-thresholds';
+import { METRICS } from '../../../naming';
+import { alertSectionLink, inspectDlqLink } from '../links';
+import { aggregate, series, TIME_RANGE } from '../promql';
+import type { PanelContext } from './context';
+import { statPanel, timeseriesPanel } from './panel-kit';
+
+export function dlqSize(ctx: PanelContext) {
+  const { scope, consumer } = ctx;
+  return timeseriesPanel({
+    title: 'DLQ: unhandled records',
+    description: `Records in ${consumer.dlq.name} that nobody has replayed or discarded yet (the replay group's lag), against the KafkaDlqBacklog threshold.`,
+    unit: 'short',
+    queries: [{ expr: aggregate('max', scope, series(scope, METRICS.dlqSize, { topic: consumer.dlq.name })), legend: 'unhandled' }],
+    thresholds: [{ value: alertThresholds.dlqBacklogRecords(consumer), color: 'red' }],
+    links: [alertSectionLink(ctx.runbook, 'dlqBacklog'), inspectDlqLink(ctx.runbook)],
+  });
+}
+
+export function dlqOldestAge(ctx: PanelContext) {
+  const { scope, consumer } = ctx;
+  const oldest = series(scope, METRICS.dlqOldestUnhandledTimestampSeconds, { topic: consumer.dlq.name });
+  return timeseriesPanel({
+    title: 'DLQ: age of the oldest unhandled record',
+    description: `How old the oldest unhandled record of ${consumer.dlq.name} is. Retention deletes it at ${formatDuration(consumer.dlq.retentionMs)} (red line); KafkaDlqOldestMessageAge fires at the orange line. No line: the DLQ has nothing unhandled.`,
+    unit: 's',
+    queries: [{ expr: aggregate('max', scope, `time() - ${oldest}`), legend: 'oldest unhandled' }],
+    thresholds: [
+      { value: alertThresholds.dlqOldestAgeSeconds(consumer), color: 'orange' },
+      { value: consumer.dlq.retentionMs / 1000, color: 'red' },
+    ],
+    links: [alertSectionLink(ctx.runbook, 'dlqOldestMessageAge'), inspectDlqLink(ctx.runbook)],
+  });
+}
+
+export function dlqExpired(ctx: PanelContext) {
+  const { scope, consumer } = ctx;
+  const expired = series(scope, METRICS.dlqExpiredTotal, { topic: consumer.dlq.name });
+  return statPanel({
+    title: 'DLQ: records expired unhandled',
+    description: `Unhandled records of ${consumer.dlq.name} that retention deleted in the selected time range: records lost. Any is an incident.`,
+    unit: 'short',
+    // Records are whole: rounding removes increase()'s extrapolation, as the alert rules do.
+    queries: [{ expr: `round(${aggregate('sum', scope, `increase(${expired}[${TIME_RANGE}])`)})`, legend: 'expired' }],
+    thresholds: [{ value: 1, color: 'red' }],
+    links: [inspectDlqLink(ctx.runbook)],
+  });
+}
