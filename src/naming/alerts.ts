@@ -5,6 +5,10 @@ export const ALERTS = {
   dlqOldestMessageAge: 'KafkaDlqOldestMessageAge',
   retryTierStuck: 'KafkaRetryTierStuck',
   retryRateSpike: 'KafkaRetryRateSpike',
+  dlqRecordsExpired: 'KafkaDlqRecordsExpired',
+  mainConsumerLag: 'KafkaRetryMainConsumerLag',
+  consumerDown: 'KafkaRetryConsumerDown',
+  monitorDown: 'KafkaRetryMonitorDown',
 } as const;
 
 export type AlertKey = keyof typeof ALERTS;
@@ -22,3 +26,9 @@ export function runbookAnchor(alert: AlertKey): string {
 export function runbookUrl(runbookBaseUrl: string, consumer: string, alert: AlertKey): string {
   return `${runbookBaseUrl.replace(/\/+$/, '')}/${runbookFileName(consumer)}#${runbookAnchor(alert)}`;
 }
+
+/** Labels the generated alerts set themselves; environment labels must differ from these. */
+export const ALERT_LABELS = ['severity', 'team', 'consumer', 'topic', 'tier', 'partition', 'condition', 'alertname', 'le'] as const;
+
+/** A Prometheus label name that is not reserved (`__` prefix). */
+export const PROMETHEUS_LABEL_PATTERN = /^(?!__)[a-zA-Z_][a-zA-Z0-9_]*$/;
