@@ -42,9 +42,11 @@ describe('least-privilege ACLs (R6)', () => {
     const monitor = rules.filter((r) => r.principal === 'User:orders-monitor');
     expect(monitor.map((r) => r.operation)).not.toContain('Write');
     expect(grantsOf('User:orders-monitor')).toEqual([
+      'Describe Group billing-order-confirmed',
       'Describe Group billing-order-confirmed.dlq-replay',
       'Describe Group billing-order-confirmed.retry',
       'Read Group billing-order-confirmed.dlq-monitor',
+      'Read Topic orders.confirmed',
       'Read Topic orders.confirmed.dlq',
       'Read Topic orders.confirmed.retry.10m',
       'Read Topic orders.confirmed.retry.1h',

@@ -17,13 +17,13 @@ describe('Prometheus alert rules', () => {
 
   it('pages on a single DLQ record for money events', () => {
     const [rule] = find(money, 'KafkaDlqNewMessages');
-    expect(rule!.expr).toBe('round(sum(increase(kafka_dlq_routed_total{consumer="billing-order-confirmed"}[10m]))) >= 1');
+    expect(rule!.expr).toMatch(/^round\(sum\(increase\(kafka_dlq_routed_total\{consumer="billing-order-confirmed"\}\[10m\]\)\)\) >= 1 or on\(\) /);
     expect(rule!.labels.severity).toBe('critical');
   });
 
   it('waits for about a thousand DLQ records for analytics, as a warning', () => {
     const [rule] = find(analytics, 'KafkaDlqNewMessages');
-    expect(rule!.expr).toMatch(/>= 1000$/);
+    expect(rule!.expr).toMatch(/>= 1000 or on\(\) .* >= 1000\)$/);
     expect(rule!.labels.severity).toBe('warning');
   });
 
@@ -32,7 +32,8 @@ describe('Prometheus alert rules', () => {
       expect(rule.labels).toMatchObject({ team: 'billing', consumer: 'billing-order-confirmed' });
       expect(['critical', 'warning']).toContain(rule.labels.severity);
       expect(rule.annotations.runbook_url).toBe(`https://runbooks.example.com/kafka/billing-order-confirmed.md#${rule.alert.toLowerCase()}`);
-      expect(rule.annotations.description).toContain('{{ $value');
+      // An absent() alert has no value worth showing.
+      if (!rule.expr.includes('absent(')) expect(rule.annotations.description).toContain('{{ $value');
     }
   });
 
@@ -42,11 +43,41 @@ describe('Prometheus alert rules', () => {
     expect(rule!.expr).toMatch(/> 604800$/);
   });
 
-  it('watches every tier both for late delivery and for no progress, in multiples of its own delay', () => {
+  it('watches every tier for an overdue head record on any partition, in multiples of its own delay', () => {
     const stuck = find(money, 'KafkaRetryTierStuck');
-    expect(stuck.map((r) => `${r.labels.tier}/${r.labels.condition}`)).toEqual(['1m/late', '1m/stalled', '10m/late', '10m/stalled', '1h/late', '1h/stalled']);
-    expect(stuck.find((r) => r.labels.tier === '1h' && r.labels.condition === 'late')!.expr).toMatch(/> 10800$/);
-    expect(stuck.find((r) => r.labels.tier === '1h' && r.labels.condition === 'stalled')!.for).toBe('4h');
+    expect(stuck.map((r) => r.labels.tier)).toEqual(['1m', '10m', '1h']);
+    expect(stuck.find((r) => r.labels.tier === '1h')!.expr).toBe(
+      'max(last_over_time(kafka_retry_tier_overdue_seconds{consumer="billing-order-confirmed",topic="orders.confirmed.retry.1h"}[5m])) > 10800',
+    );
+  });
+
+  it('has a consumer-down and a monitor-down alert for every consumer, and one for main-consumer lag and expired DLQ records', () => {
+    expect(find(money, 'KafkaRetryConsumerDown')[0]!.expr).toBe('absent(kafka_retry_messages_total{consumer="billing-order-confirmed",topic="orders.confirmed"})');
+    expect(find(money, 'KafkaRetryMonitorDown')[0]!.expr).toBe('absent(kafka_dlq_size{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"})');
+    expect(find(money, 'KafkaRetryMainConsumerLag')[0]!.expr).toMatch(/kafka_retry_main_lag_seconds\{consumer="billing-order-confirmed",topic="orders.confirmed"\}\[5m\]\)\) > 300$/);
+    expect(find(money, 'KafkaDlqRecordsExpired')[0]!.expr).toBe('round(sum(increase(kafka_dlq_expired_total{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"}[1h]))) >= 1');
+  });
+
+  it('keeps the environment labels the spec names in every aggregation', () => {
+    const rules = rulesOf(aTopology({ alerts: { environmentLabels: ['cluster', 'namespace'] }, consumers: [aConsumer()] }));
+    for (const rule of rules) {
+      const aggregations = rule.expr.match(/\b(sum|max|min|group)\b(?! by \(cluster, namespace\))/g) ?? [];
+      expect({ alert: rule.alert, aggregations }).toEqual({ alert: rule.alert, aggregations: [] });
+    }
+  });
+
+  it('rejects an environment label the alerts set themselves', () => {
+    expect(compile(aTopology({ alerts: { environmentLabels: ['consumer'] } })).model).toBeUndefined();
+  });
+
+  it('generates Alertmanager inhibit rules: a stopped consumer explains its stuck tiers and its lag', () => {
+    const files = emitPrometheus(compile(aTopology({ alerts: { environmentLabels: ['cluster'] } })).model!);
+    const inhibit = parse(files.find((f) => f.path === 'alertmanager/orders.inhibit.yml')!.content).inhibit_rules;
+    expect(inhibit).toContainEqual({
+      source_matchers: ['alertname="KafkaRetryConsumerDown"', 'consumer="billing-order-confirmed"'],
+      target_matchers: ['alertname=~"KafkaRetryTierStuck|KafkaRetryMainConsumerLag"', 'consumer="billing-order-confirmed"'],
+      equal: ['consumer', 'cluster'],
+    });
   });
 
   it('applies per-alert overrides over the criticality preset', () => {

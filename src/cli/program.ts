@@ -7,6 +7,7 @@ import { DlqError } from '../dlq/session';
 import { cdktfCommand } from './cdktf-command';
 import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
 import type { ReplayCommandOptions } from './dlq-command';
+import { monitorCommand } from './monitor-command';
 import { simulateCommand } from './simulate-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
@@ -102,6 +103,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .addHelpText('after', connection)
     .action(async (name: string, options: { ids?: string; reason?: string; by?: string }) => {
       exitCode = await dlqDiscardCommand(io, name, options);
+    });
+
+  program
+    .command('monitor')
+    .description('serve the DLQ, tier and main-lag gauges of every consumer of the topologies on /metrics, as the monitor principal')
+    .argument('[files...]', FILES_HELP)
+    .option('--port <port>', 'port of /metrics and /healthz (0 picks a free one)', '9835')
+    .option('--host <address>', 'address to listen on', '0.0.0.0')
+    .option('--interval <duration>', 'how often to read Kafka', '30s')
+    .addHelpText('after', `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} (the monitor principal; $${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener). Runs until SIGTERM or SIGINT; exit codes: 0 stopped, 1 spec errors, 2 usage error.`)
+    .action(async (files: string[], options: { port: string; host: string; interval: string }) => {
+      exitCode = await monitorCommand(io, files, options);
     });
 
   try {

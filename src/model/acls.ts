@@ -58,6 +58,8 @@ function monitorGrants(consumer: ConsumerModel): Grant[] {
       resourceType: 'Topic', resourceName: tier.name, operation: 'Read', reason: 'read tier offsets and the head record for tier lag and overdue records',
     })),
     { resourceType: 'Topic', resourceName: consumer.dlq.name, operation: 'Read', reason: 'read DLQ offsets and the oldest unhandled record' },
+    { resourceType: 'Topic', resourceName: consumer.mainTopic.name, operation: 'Read', reason: "read main-topic offsets and the main group's next record for main lag in records and seconds" },
+    { resourceType: 'Group', resourceName: consumer.groups.main, operation: 'Describe', reason: 'read the main group offsets for main lag' },
     { resourceType: 'Group', resourceName: consumer.groups.retry, operation: 'Describe', reason: 'read the retry group offsets for tier lag' },
     { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Describe', reason: 'read the replay group offsets for DLQ size' },
     { resourceType: 'Group', resourceName: consumer.groups.monitor, operation: 'Read', reason: 'read the head of the DLQ in a group of its own, never committing' },

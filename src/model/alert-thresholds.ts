@@ -11,15 +11,12 @@ export const alertThresholds = {
   dlqBacklogRecords: (c: ConsumerModel) => Math.ceil(c.alerts.dlqBacklog.threshold),
   /** Age in seconds of the oldest unhandled DLQ record that fires KafkaDlqOldestMessageAge. */
   dlqOldestAgeSeconds: (c: ConsumerModel) => Math.round((c.alerts.dlqOldestMessageAge.threshold * c.dlq.retentionMs) / 1000),
-  /** p99 lateness in seconds past which a tier is late. */
-  tierLateSeconds: (c: ConsumerModel, tier: RetryTierModel) => Math.round((c.alerts.retryTierStuck.threshold * tier.delayMs) / 1000),
-  /**
-   * How long records may wait in a tier with no progress before it counts as stalled:
-   * (factor + 1) delays, so the head record, due at most one delay after it arrived,
-   * is overdue by `factor` delays; never under the rule's own `for` or 5 minutes.
-   */
-  tierStalledMs: (c: ConsumerModel, tier: RetryTierModel) =>
-    Math.max(c.alerts.retryTierStuck.forMs, (c.alerts.retryTierStuck.threshold + 1) * tier.delayMs, 5 * 60_000),
+  /** Seconds a tier partition's head record may be overdue before its tier counts as stuck. */
+  tierOverdueSeconds: (c: ConsumerModel, tier: RetryTierModel) => Math.round((c.alerts.retryTierStuck.threshold * tier.delayMs) / 1000),
   /** Share of main-topic records sent to retry that fires KafkaRetryRateSpike. */
   retryShare: (c: ConsumerModel) => c.alerts.retryRateSpike.threshold,
+  /** Unhandled DLQ records deleted by retention in an hour that fire KafkaDlqRecordsExpired. */
+  dlqExpiredRecords: (c: ConsumerModel) => Math.ceil(c.alerts.dlqRecordsExpired.threshold),
+  /** Seconds behind (age of the main group's next record) that fire KafkaRetryMainConsumerLag. */
+  mainLagSeconds: (c: ConsumerModel) => Math.round(c.alerts.mainConsumerLag.threshold),
 };

@@ -41,6 +41,7 @@ export function buildTopologyModel(
       replay: topology.principals?.replay ?? defaultReplayPrincipal(topology.name),
       monitor: topology.principals?.monitor ?? defaultMonitorPrincipal(topology.name),
     },
+    environmentLabels: [...(topology.alerts?.environmentLabels ?? [])],
     consumers: consumers.map((consumer) => buildConsumerModel(topology.name, naming, consumer)),
   };
 }

@@ -23,6 +23,8 @@ export interface TopologyModel {
   readonly cluster: { readonly replicationFactor: number; readonly minInsyncReplicas: number };
   readonly naming: NamingStyle;
   readonly principals: { readonly replay: string; readonly monitor: string };
+  /** Labels every alert aggregation keeps, to tell environments apart (spec `alerts.environmentLabels`). */
+  readonly environmentLabels: readonly string[];
   readonly consumers: readonly ConsumerModel[];
 }
 

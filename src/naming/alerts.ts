@@ -5,6 +5,10 @@ export const ALERTS = {
   dlqOldestMessageAge: 'KafkaDlqOldestMessageAge',
   retryTierStuck: 'KafkaRetryTierStuck',
   retryRateSpike: 'KafkaRetryRateSpike',
+  dlqRecordsExpired: 'KafkaDlqRecordsExpired',
+  mainConsumerLag: 'KafkaRetryMainConsumerLag',
+  consumerDown: 'KafkaRetryConsumerDown',
+  monitorDown: 'KafkaRetryMonitorDown',
 } as const;
 
 export type AlertKey = keyof typeof ALERTS;
@@ -36,3 +40,9 @@ export const RUNBOOK_PROCEDURES = {
 export function runbookProcedureUrl(runbookBaseUrl: string, consumer: string, procedure: keyof typeof RUNBOOK_PROCEDURES): string {
   return `${runbookPageUrl(runbookBaseUrl, consumer)}#${RUNBOOK_PROCEDURES[procedure]}`;
 }
+
+/** Labels the generated alerts set themselves; environment labels must differ from these. */
+export const ALERT_LABELS = ['severity', 'team', 'consumer', 'topic', 'tier', 'partition', 'condition', 'alertname', 'le'] as const;
+
+/** A Prometheus label name that is not reserved (`__` prefix). */
+export const PROMETHEUS_LABEL_PATTERN = /^(?!__)[a-zA-Z_][a-zA-Z0-9_]*$/;

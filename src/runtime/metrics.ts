@@ -16,6 +16,9 @@ export interface RetryMetrics {
   readonly dlqSize: Gauge<'consumer' | 'topic'>;
   readonly dlqOldestTimestamp: Gauge<'consumer' | 'topic'>;
   readonly tierLag: Gauge<'consumer' | 'topic'>;
+  readonly tierOverdue: Gauge<'consumer' | 'topic' | 'partition'>;
+  readonly mainLag: Gauge<'consumer' | 'topic' | 'partition'>;
+  readonly mainLagSeconds: Gauge<'consumer' | 'topic' | 'partition'>;
 }
 
 const byRegistry = new WeakMap<Registry, RetryMetrics>();
@@ -34,6 +37,9 @@ export function retryMetrics(registry: Registry = new Registry()): RetryMetrics 
     dlqSize: new Gauge({ name: METRICS.dlqSize, help: "Unhandled DLQ records: the DLQ's end offsets minus the replay group's committed offsets.", labelNames: ['consumer', 'topic'], registers }),
     dlqOldestTimestamp: new Gauge({ name: METRICS.dlqOldestUnhandledTimestampSeconds, help: 'Timestamp of the oldest unhandled DLQ record; absent when there is none.', labelNames: ['consumer', 'topic'], registers }),
     tierLag: new Gauge({ name: METRICS.retryTierLag, help: 'Records waiting in a retry tier.', labelNames: ['consumer', 'topic'], registers }),
+    tierOverdue: new Gauge({ name: METRICS.retryTierOverdueSeconds, help: "Now minus the due time of a tier partition's head record; 0 when it is not due or there is none.", labelNames: ['consumer', 'topic', 'partition'], registers }),
+    mainLag: new Gauge({ name: METRICS.mainLag, help: 'Records of the main topic the main group has not consumed.', labelNames: ['consumer', 'topic', 'partition'], registers }),
+    mainLagSeconds: new Gauge({ name: METRICS.mainLagSeconds, help: "How long ago the main group's next record was written; 0 when it has none.", labelNames: ['consumer', 'topic', 'partition'], registers }),
   };
   byRegistry.set(registry, metrics);
   return metrics;

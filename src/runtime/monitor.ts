@@ -2,6 +2,8 @@ import type { Registry } from 'prom-client';
 import type { ConsumerDescriptor } from './descriptor';
 import { decodeHandled, unhandledBefore } from './dlq-handled';
 import { retryMetrics } from './metrics';
+import { collectMainLag } from './monitor-main-lag';
+import { collectTierOverdue } from './monitor-tier-overdue';
 import type { RetryMetrics } from './metrics';
 
 /** What the monitor reads from Kafka: offsets through the admin API, one record per DLQ partition. */
@@ -80,6 +82,8 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       tierLag[tier.topic] = await lagOf(tier.topic, consumer.groups.retry);
       metrics.tierLag.set({ consumer: consumer.name, topic: tier.topic }, tierLag[tier.topic]!);
     }
+    await collectTierOverdue(options.port, consumer, metrics, Date.now());
+    await collectMainLag(options.port, consumer, metrics, Date.now());
     return { dlqSize: size, oldestUnhandledAt: oldest, tierLag };
   }
 

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { parseDuration } from '../duration';
 import {
   ALERT_KEYS,
+  ALERT_LABELS,
+  PROMETHEUS_LABEL_PATTERN,
   HEADER_STYLES,
   IDENTIFIER_HINT,
   IDENTIFIER_PATTERN,
@@ -51,6 +53,13 @@ const errorNames = z.array(z.union([nonEmptyText('an error name'), z.number().in
 const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
   z.enum(values, {
     error: (issue) => `'${String(issue.input)}' is not a known ${what}; use one of ${values.map((v) => `'${v}'`).join(', ')}`,
+  });
+
+const environmentLabel = z
+  .string()
+  .regex(PROMETHEUS_LABEL_PATTERN, { error: (issue) => `'${String(issue.input)}' is not a Prometheus label name: letters, digits and '_', not starting with a digit or '__'` })
+  .refine((name) => !(ALERT_LABELS as readonly string[]).includes(name), {
+    error: (issue) => `'${String(issue.input)}' is a label the alerts set themselves (${ALERT_LABELS.join(', ')}); name the label that separates environments, e.g. 'cluster'`,
   });
 
 const tier = z.union([
@@ -125,6 +134,7 @@ export const topologySchema = z.strictObject({
     .optional(),
   naming: oneOf(NAMING_STYLES, 'naming style').optional(),
   principals: z.strictObject({ replay: principal.optional(), monitor: principal.optional() }).optional(),
+  alerts: z.strictObject({ environmentLabels: z.array(environmentLabel).readonly().optional() }).optional(),
   consumers: z.array(z.unknown()).min(1, { error: 'a topology needs at least one consumer; add one to consumers' }),
 });
 

@@ -18,6 +18,8 @@ export interface TopologySpec {
   readonly naming?: NamingStyle;
   /** The principals of the DLQ replay tool and of the DLQ/tier monitor. */
   readonly principals?: PrincipalsSpec;
+  /** Settings every alert of this topology shares. */
+  readonly alerts?: TopologyAlertsSpec;
   /** The consumers whose failures this topology routes. At least one. */
   readonly consumers: readonly ConsumerSpec[];
 }
@@ -120,6 +122,15 @@ export const CRITICALITIES = ['money', 'standard', 'analytics'] as const;
 
 export type Severity = 'critical' | 'warning';
 export const SEVERITIES = ['critical', 'warning'] as const;
+
+export interface TopologyAlertsSpec {
+  /**
+   * Labels that tell environments apart in a Prometheus that scrapes several, e.g.
+   * `['cluster', 'namespace']`: every aggregation keeps them and every alert shows them.
+   * Default none.
+   */
+  readonly environmentLabels?: readonly string[];
+}
 
 export interface AlertOverrideSpec {
   /** The alert's threshold, in the unit the alert table of the README gives. */

@@ -114,6 +114,18 @@ describe('the monitor principal (User:orders-monitor)', () => {
       await admin.disconnect();
     }
   });
+  it('reads the main topic\'s end offsets, the main group\'s committed offsets and a main-topic record in its own group, for main lag', async () => {
+    const admin = monitor.admin();
+    await admin.connect();
+    try {
+      expect((await admin.fetchTopicOffsets(MAIN)).length).toBe(12);
+      await expect(admin.fetchOffsets({ groupId: 'billing-order-confirmed', topics: [MAIN] })).resolves.toHaveLength(1);
+    } finally {
+      await admin.disconnect();
+    }
+    await write(kafkaAsAdmin(), MAIN);
+    expect(await read(monitor, 'billing-order-confirmed.dlq-monitor', MAIN)).toBe('ok');
+  });
   it('cannot write anything', async () => {
     for (const topic of [MAIN, TIER, DLQ]) expect({ topic, outcome: await write(monitor, topic) }).toEqual({ topic, outcome: 'TOPIC_AUTHORIZATION_FAILED' });
   });

@@ -1,7 +1,6 @@
 import { dashboardFileName } from '../../naming';
 import type { Emitter } from '../types';
 import { topologyDashboard } from './dashboard';
-import { environmentLabels } from './environment-labels';
 
 export { topologyDashboard } from './dashboard';
 export type { DashboardInput } from './dashboard';
@@ -10,5 +9,5 @@ export type { DashboardInput } from './dashboard';
 export const emitGrafana: Emitter = (model) =>
   model.topologies.map((topology) => ({
     path: dashboardFileName(topology.name),
-    content: `${JSON.stringify(topologyDashboard({ topology, environmentLabels: environmentLabels(topology) }), null, 2)}\n`,
+    content: `${JSON.stringify(topologyDashboard({ topology, environmentLabels: topology.environmentLabels }), null, 2)}\n`,
   }));

@@ -5,6 +5,7 @@ import { GENERATED_NOTICE } from '../types';
 import { alertRules } from './alert-rules';
 import { valueTemplate } from './humanize';
 import { promDuration } from './promql';
+import { inhibitRulesDocument, inhibitRulesFileName } from './inhibit-rules';
 import { ruleTests } from './rule-tests';
 
 export { alertRules } from './alert-rules';
@@ -33,6 +34,7 @@ function rulesDocument(topology: TopologyModel) {
         alert: rule.alert,
         expr: rule.expr,
         ...(rule.forMs > 0 ? { for: promDuration(rule.forMs) } : {}),
+        ...(rule.keepFiringForMs ? { keep_firing_for: promDuration(rule.keepFiringForMs) } : {}),
         labels: rule.labels,
         annotations: {
           summary: rule.summary,
@@ -44,9 +46,13 @@ function rulesDocument(topology: TopologyModel) {
   };
 }
 
-/** `prometheus/<topology>.rules.yml` and its promtool tests, one rule group per consumer. */
+/**
+ * `prometheus/<topology>.rules.yml` and its promtool tests, one rule group per consumer,
+ * and the Alertmanager inhibit rules between those alerts.
+ */
 export const emitPrometheus: Emitter = (model) =>
   model.topologies.flatMap((topology) => [
+    yamlFile(inhibitRulesFileName(topology.name), inhibitRulesDocument(topology)),
     yamlFile(rulesFileName(topology.name), rulesDocument(topology)),
     yamlFile(ruleTestsFileName(topology.name), ruleTests(topology, rulesFileName(topology.name).split('/').pop()!)),
   ]);

@@ -3,13 +3,18 @@ import { alertRules } from './alert-rules';
 import { FORMATTERS } from './humanize';
 import type { AlertRule, RuleScenario } from './rule';
 
+/** The value every environment label has in the tests: one environment, kept through every rule. */
+const TEST_ENVIRONMENT = 'prod';
+
 /** A promtool test case: the scenario's series and what the alert must do at evalTime. */
-function testCase(rule: AlertRule, scenario: RuleScenario) {
+function testCase(rule: AlertRule, scenario: RuleScenario, environmentLabels: readonly string[]) {
   const fires = scenario.value !== undefined;
+  const environment = Object.fromEntries(environmentLabels.map((label) => [label, TEST_ENVIRONMENT]));
+  const inEnvironment = (series: string) => series.replace(/\}$/, environmentLabels.map((label) => `,${label}="${TEST_ENVIRONMENT}"`).join('') + '}');
   return {
     name: `${rule.labels.consumer}: ${scenario.name}`,
     interval: scenario.interval,
-    input_series: scenario.series.map((s) => ({ series: s.series, values: s.values })),
+    input_series: scenario.series.map((s) => ({ series: inEnvironment(s.series), values: s.values })),
     alert_rule_test: [
       {
         eval_time: scenario.evalTime,
@@ -17,7 +22,7 @@ function testCase(rule: AlertRule, scenario: RuleScenario) {
         exp_alerts: fires
           ? [
               {
-                exp_labels: rule.labels,
+                exp_labels: { ...environment, ...rule.labels },
                 exp_annotations: {
                   summary: rule.summary,
                   description: rule.description(FORMATTERS[rule.valueFormat](scenario.value!)),
@@ -37,7 +42,10 @@ export function ruleTests(topology: TopologyModel, rulesFile: string) {
     rule_files: [rulesFile],
     evaluation_interval: '1m',
     tests: topology.consumers.flatMap((consumer) =>
-      alertRules({ consumer, topology }).flatMap((rule) => [testCase(rule, rule.firing), testCase(rule, rule.quiet)]),
+      alertRules({ consumer, topology }).flatMap((rule) => [
+        testCase(rule, rule.firing, topology.environmentLabels),
+        testCase(rule, rule.quiet, topology.environmentLabels),
+      ]),
     ),
   };
 }

@@ -26,6 +26,8 @@ export interface AlertRule {
   readonly alert: string;
   readonly expr: string;
   readonly forMs: number;
+  /** How long the alert stays firing after its condition clears (Prometheus `keep_firing_for`). */
+  readonly keepFiringForMs?: number;
   readonly labels: Readonly<Record<string, string>>;
   readonly summary: string;
   /** Renders the description around the alert's value, given as template or as text. */

@@ -34,5 +34,6 @@ export function runbookCommands(consumer: ConsumerModel) {
     ].join(' '),
     describeRetryGroup: describeGroup(consumer.groups.retry),
     describeReplayGroup: describeGroup(consumer.groups.replay),
+    describeMainGroup: describeGroup(consumer.groups.main),
   };
 }

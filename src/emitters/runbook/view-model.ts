@@ -39,7 +39,7 @@ function alertCondition(key: AlertKey, c: ConsumerModel): string {
   const forText = describeDuration(c.alerts[key].forMs);
   switch (key) {
     case 'dlqNewMessages':
-      return `${alertThresholds.dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes`;
+      return `${alertThresholds.dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes (counted by the services and by the monitor); it stays firing ${formatDuration(c.alerts.dlqBacklog.forMs + 5 * 60_000)} longer, so that [KafkaDlqBacklog](#kafkadlqbacklog) takes over an unhandled record without a gap`;
     case 'dlqBacklog':
       return `${alertThresholds.dlqBacklogRecords(c)} or more records wait unhandled in \`${c.dlq.name}\`, ${forText}`;
     case 'dlqOldestMessageAge':
@@ -47,7 +47,15 @@ function alertCondition(key: AlertKey, c: ConsumerModel): string {
     case 'retryTierStuck':
       return `records of a tier are overdue by more than ${c.alerts.retryTierStuck.threshold} times its delay`;
     case 'retryRateSpike':
-      return `more than ${percent(alertThresholds.retryShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over 10 minutes (with at least 10 records), ${forText}`;
+      return `more than ${percent(alertThresholds.retryShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over 10 minutes (with at least 10 records in 30 minutes), ${forText}`;
+    case 'dlqRecordsExpired':
+      return `${alertThresholds.dlqExpiredRecords(c)} or more unhandled records of \`${c.dlq.name}\` are deleted by its ${formatDuration(c.dlq.retentionMs)} retention within an hour`;
+    case 'mainConsumerLag':
+      return `the next record of \`${c.mainTopic.name}\` that group \`${c.groups.main}\` has to process was written more than ${formatDuration(alertThresholds.mainLagSeconds(c) * 1000)} ago, ${forText}`;
+    case 'consumerDown':
+      return `Prometheus has had no metrics from any service of ${c.name} ${forText}`;
+    case 'monitorDown':
+      return `Prometheus has had no DLQ and tier gauges of ${c.name} ${forText}`;
   }
 }
 
@@ -59,13 +67,13 @@ function alertSections(c: ConsumerModel, page: object) {
     partial: `runbook/alerts/${ALERTS[key]}`,
     severity: c.alerts[key].severity,
     condition: alertCondition(key, c),
+    forText: describeDuration(c.alerts[key].forMs),
     factor: c.alerts.retryTierStuck.threshold,
     tierRetention: [...new Set(c.tiers.map((t) => formatDuration(t.retentionMs)))].join(' or '),
     tiers: c.tiers.map((t) => ({
       label: t.label,
       name: t.name,
-      lateLimit: formatDuration(alertThresholds.tierLateSeconds(c, t) * 1000),
-      stalledLimit: formatDuration(alertThresholds.tierStalledMs(c, t)),
+      overdueLimit: formatDuration(alertThresholds.tierOverdueSeconds(c, t) * 1000),
     })),
     page,
   }));

@@ -19,6 +19,16 @@ export function alertBasics(ctx: AlertContext, key: AlertKey, extraLabels: Reado
   };
 }
 
+/**
+ * The grouping clauses that keep the topology's environment labels (point: a Prometheus
+ * that scrapes staging and prod must not merge them): `by (cluster)` for aggregations,
+ * `on(cluster)` for binary operators; empty lists without environment labels.
+ */
+export function environment(ctx: AlertContext) {
+  const labels = ctx.topology.environmentLabels.join(', ');
+  return { by: labels ? ` by (${labels})` : '', on: `on(${labels})`, labels: ctx.topology.environmentLabels };
+}
+
 /** Whole minutes of a duration, at least the given floor: test series run in minutes. */
 export function minutes(ms: number): number {
   return Math.ceil(ms / 60_000);
@@ -28,3 +38,10 @@ export function minutes(ms: number): number {
 export function plural(n: number, word: string): string {
   return n === 1 ? word : `${word}s`;
 }
+
+/**
+ * How long a gauge from a restarting monitor may be missing before its alert resets:
+ * rules read gauges through `max_over_time` over this window, so a pod restart (a gap
+ * of a few scrapes) does not restart a long `for:`.
+ */
+export const GAP_WINDOW = '5m';

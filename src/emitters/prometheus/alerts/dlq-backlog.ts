@@ -2,7 +2,7 @@ import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { selector } from '../promql';
 import type { AlertRule } from '../rule';
-import { alertBasics, minutes, plural } from './context';
+import { alertBasics, environment, GAP_WINDOW, minutes, plural } from './context';
 import type { AlertContext } from './context';
 
 /** Unhandled DLQ records (the replay group's lag) at or over the threshold. */
@@ -16,7 +16,8 @@ export function dlqBacklog(ctx: AlertContext): AlertRule[] {
   return [
     {
       ...basics,
-      expr: `max(${size}) >= ${records}`,
+      // last_over_time bridges a restarting monitor's gap, so `for:` survives the restart.
+      expr: `max${environment(ctx).by}(last_over_time(${size}[${GAP_WINDOW}])) >= ${records}`,
       forMs: basics.policy.forMs,
       summary: `Unhandled records pile up in the DLQ of ${consumer.name}`,
       description: (value) =>

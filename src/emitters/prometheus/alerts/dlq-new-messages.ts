@@ -2,18 +2,29 @@ import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { selector } from '../promql';
 import type { AlertRule } from '../rule';
-import { alertBasics, minutes, plural } from './context';
+import { alertBasics, environment, minutes, plural } from './context';
 import type { AlertContext } from './context';
 
-/** Records reached the DLQ in the last 10 minutes (R16: for money, one is an incident). */
+/**
+ * Records reached the DLQ in the last 10 minutes (R16: for money, one is an incident).
+ * Counted twice over, so neither blind spot hides a record: the services' routed counter,
+ * and the rise of the monitor's unhandled count, which sees a record that a service routed
+ * before its first scrape (a counter born at 1 shows no increase: the bad-deploy case).
+ * It keeps firing for as long as KafkaDlqBacklog takes to fire, so one unhandled record
+ * is one continuous incident, not a page, a resolve and a second page.
+ */
 export function dlqNewMessages(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqNewMessages', { topic: consumer.dlq.name });
   const records = alertThresholds.dlqNewRecords(consumer);
   const routed = selector(METRICS.dlqRoutedTotal, { consumer: consumer.name });
+  const size = selector(METRICS.dlqSize, { consumer: consumer.name, topic: consumer.dlq.name });
   const forMinutes = minutes(basics.policy.forMs);
+  const env = environment(ctx);
   // Records are whole: rounding removes increase()'s extrapolation noise.
-  const expr = `round(sum(increase(${routed}[10m]))) >= ${records}`;
+  const expr =
+    `round(sum${env.by}(increase(${routed}[10m]))) >= ${records}` +
+    ` or ${env.on} (max${env.by}(${size}) - min${env.by}(min_over_time(${size}[10m])) >= ${records})`;
   const steady = (perTenMinutes: number) => ({
     series: selector(METRICS.dlqRoutedTotal, { consumer: consumer.name, error_class: 'permanent' }),
     values: `0+${perTenMinutes / 10}x${40 + forMinutes}`,
@@ -23,6 +34,7 @@ export function dlqNewMessages(ctx: AlertContext): AlertRule[] {
       ...basics,
       expr,
       forMs: basics.policy.forMs,
+      keepFiringForMs: consumer.alerts.dlqBacklog.forMs + 5 * 60_000,
       summary: `The DLQ of ${consumer.name} is receiving records`,
       description: (value) =>
         `Records that consumer ${consumer.name} gave up on and sent to the DLQ ${consumer.dlq.name} in the last 10 minutes: ${value} (threshold ${records}).`,

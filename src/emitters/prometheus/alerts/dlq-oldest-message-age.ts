@@ -3,7 +3,7 @@ import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { promDuration, selector } from '../promql';
 import type { AlertRule } from '../rule';
-import { alertBasics, minutes } from './context';
+import { alertBasics, environment, GAP_WINDOW, minutes } from './context';
 import type { AlertContext } from './context';
 
 /** The oldest unhandled DLQ record is a share of the way to deletion by retention. */
@@ -21,7 +21,7 @@ export function dlqOldestMessageAge(ctx: AlertContext): AlertRule[] {
   return [
     {
       ...basics,
-      expr: `max(time() - ${oldest}) > ${limitSeconds}`,
+      expr: `max${environment(ctx).by}(time() - last_over_time(${oldest}[${GAP_WINDOW}])) > ${limitSeconds}`,
       forMs: basics.policy.forMs,
       summary: `Records in the DLQ of ${consumer.name} are getting close to deletion`,
       description: (value) =>

@@ -2,11 +2,16 @@ import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { selector } from '../promql';
 import type { AlertRule } from '../rule';
-import { alertBasics, minutes } from './context';
+import { alertBasics, environment, minutes } from './context';
 import type { AlertContext } from './context';
 
-/** Minimum records in the window, so one failure of a quiet topic is not a spike. */
+/**
+ * Minimum records over the longer volume window, so one failure of a quiet topic is not
+ * a spike; counted over 30 minutes, so a flow of about one record a minute stays clearly
+ * above it instead of wavering around it and resetting `for:`.
+ */
 const MIN_RECORDS = 10;
+const VOLUME_WINDOW = '30m';
 const RECORDS_PER_MINUTE = 20;
 
 /** The share of main-topic records sent to retry is over the threshold. */
@@ -17,6 +22,7 @@ export function retryRateSpike(ctx: AlertContext): AlertRule[] {
   const share = alertThresholds.retryShare(consumer);
   const total = (extra: Record<string, string> = {}) => selector(METRICS.messagesTotal, { consumer: consumer.name, topic: main, ...extra });
   const forMinutes = minutes(basics.policy.forMs);
+  const env = environment(ctx);
   const traffic = (retryShare: number) => {
     const retried = RECORDS_PER_MINUTE * retryShare;
     return [
@@ -30,8 +36,8 @@ export function retryRateSpike(ctx: AlertContext): AlertRule[] {
     {
       ...basics,
       expr:
-        `sum(rate(${total({ outcome: 'retry' })}[10m])) / sum(rate(${total()}[10m])) > ${share}` +
-        ` and on() sum(increase(${total()}[10m])) >= ${MIN_RECORDS}`,
+        `sum${env.by}(rate(${total({ outcome: 'retry' })}[10m])) / sum${env.by}(rate(${total()}[10m])) > ${share}` +
+        ` and ${env.on} sum${env.by}(increase(${total()}[${VOLUME_WINDOW}])) >= ${MIN_RECORDS}`,
       forMs: basics.policy.forMs,
       summary: `Many records of ${consumer.name} fail and go to retry`,
       description: (value) =>

@@ -3,94 +3,56 @@ import { METRICS } from '../../../naming';
 import type { RetryTierModel } from '../../../model/types';
 import { promDuration, selector } from '../promql';
 import type { AlertRule } from '../rule';
-import { alertBasics, minutes } from './context';
+import { alertBasics, environment, GAP_WINDOW, minutes } from './context';
 import type { AlertContext } from './context';
 
 /**
- * A tier whose records are overdue by `threshold` times its delay, in two ways, each its
- * own rule told apart by the `condition` label: `late` when the retry consumer runs
- * but late (lateness p99), `stalled` when it does not consume the tier while records wait. A tier that is merely busy but on time fires neither.
+ * A tier whose head record, on any partition, is overdue by `threshold` times the tier's
+ * delay. The monitor's gauge carries the age in its value (now minus the head's due
+ * time), so one stuck partition shows even while the others are busy, and a restart of
+ * the monitor or the service does not reset the count. Whether the retry consumer is
+ * stopped or merely slow, its records are late the same way.
  */
 export function retryTierStuck(ctx: AlertContext): AlertRule[] {
-  return ctx.consumer.tiers.flatMap((tier) => [late(ctx, tier), stalled(ctx, tier)]);
+  return ctx.consumer.tiers.map((tier) => overdue(ctx, tier));
 }
 
-function late(ctx: AlertContext, tier: RetryTierModel): AlertRule {
+function overdue(ctx: AlertContext, tier: RetryTierModel): AlertRule {
   const { consumer } = ctx;
-  const basics = alertBasics(ctx, 'retryTierStuck', { tier: tier.label, topic: tier.name, condition: 'late' });
+  const basics = alertBasics(ctx, 'retryTierStuck', { tier: tier.label, topic: tier.name });
   const factor = basics.policy.threshold;
-  const overdueSeconds = alertThresholds.tierLateSeconds(consumer, tier);
-  const bucket = (le: string) => selector(`${METRICS.deliveryLatenessSeconds}_bucket`, { consumer: consumer.name, tier: tier.label, le });
+  const limitSeconds = alertThresholds.tierOverdueSeconds(consumer, tier);
+  const gauge = (partition: number) => selector(METRICS.retryTierOverdueSeconds, { consumer: consumer.name, topic: tier.name, partition: String(partition) });
   const forMinutes = minutes(basics.policy.forMs);
-  const length = 30 + forMinutes;
-  // 60 deliveries a minute, all in the bucket (lower, upper]: histogram_quantile
-  // interpolates inside it, so the p99 is lower + 0.99 * (upper - lower).
-  const histogram = (lower: number, upper: number) => [
-    { series: bucket(String(lower)), values: `0x${length}` },
-    { series: bucket(String(upper)), values: `0+60x${length}` },
-    { series: bucket('+Inf'), values: `0+60x${length}` },
+  const evalMinutes = 10 + forMinutes;
+  // Partition 0 is busy and on time; partition 1's head is `overdueAtStart` seconds past
+  // its due time at the test's start, and one more second each second.
+  const series = (overdueAtStart: number) => [
+    { series: gauge(0), values: `0x${evalMinutes + 5}` },
+    { series: gauge(1), values: `${overdueAtStart}+60x${evalMinutes + 5}` },
   ];
-  // A width whose 99% is not a whole number, so float noise cannot change the rendered seconds.
-  const width = 150;
+  const evalSeconds = evalMinutes * 60;
+  const group = consumer.groups.retry === consumer.groups.main ? `the group ${consumer.groups.retry}, which reads the main topic and the tiers,` : `the retry group ${consumer.groups.retry}`;
   return {
     ...basics,
-    expr: `histogram_quantile(0.99, sum by (le) (rate(${selector(`${METRICS.deliveryLatenessSeconds}_bucket`, { consumer: consumer.name, tier: tier.label })}[10m]))) > ${overdueSeconds}`,
+    expr: `max${environment(ctx).by}(last_over_time(${selector(METRICS.retryTierOverdueSeconds, { consumer: consumer.name, topic: tier.name })}[${GAP_WINDOW}])) > ${limitSeconds}`,
     forMs: basics.policy.forMs,
     summary: `Retry tier ${tier.label} of ${consumer.name} delivers records far too late`,
     description: (value) =>
-      `99% of the records of tier ${tier.label} (${tier.name}) started ${value} or less after they were due; this alert fires past ${factor} times the tier's delay of ${tier.label}. The retry consumer is falling behind.`,
+      `A record of tier ${tier.label} (${tier.name}) is ${value} past its due time; this alert fires past ${factor} times the tier's delay of ${tier.label}. Records wait behind it on its partition: ${group} is stopped, stuck or too slow.`,
     valueFormat: 'humanizeDuration',
     firing: {
-      name: `a p99 lateness past ${promDuration(overdueSeconds * 1000)} fires ${basics.alert} for tier ${tier.label}`,
+      name: `one partition's head overdue past ${promDuration(limitSeconds * 1000)} fires ${basics.alert} for tier ${tier.label}, though another partition is on time`,
       interval: '1m',
-      series: histogram(overdueSeconds, overdueSeconds + width),
-      evalTime: `${20 + forMinutes}m`,
-      value: overdueSeconds + width * 0.99,
+      series: series(limitSeconds + 1),
+      evalTime: `${evalMinutes}m`,
+      value: limitSeconds + 1 + evalSeconds,
     },
     quiet: {
-      name: `a busy tier ${tier.label} that delivers within ${promDuration(overdueSeconds * 1000)} keeps ${basics.alert} quiet`,
+      name: `heads of tier ${tier.label} overdue by less than ${promDuration(limitSeconds * 1000)} keep ${basics.alert} quiet`,
       interval: '1m',
-      series: histogram(0, Math.floor(overdueSeconds / 2)),
-      evalTime: `${20 + forMinutes}m`,
-    },
-  };
-}
-
-function stalled(ctx: AlertContext, tier: RetryTierModel): AlertRule {
-  const { consumer } = ctx;
-  const basics = alertBasics(ctx, 'retryTierStuck', { tier: tier.label, topic: tier.name, condition: 'stalled' });
-  const factor = basics.policy.threshold;
-  const stalledMs = alertThresholds.tierStalledMs(consumer, tier);
-  const lag = selector(METRICS.retryTierLag, { consumer: consumer.name, topic: tier.name });
-  const processed = selector(METRICS.messagesTotal, { consumer: consumer.name, topic: tier.name });
-  const length = minutes(stalledMs) + 15;
-  const evalTime = `${minutes(stalledMs) + 5}m`;
-  return {
-    ...basics,
-    expr: `max(${lag}) > 0 unless on() sum(increase(${processed}[5m])) > 0`,
-    forMs: stalledMs,
-    summary: `Retry tier ${tier.label} of ${consumer.name} is not being consumed`,
-    description: (value) =>
-      `Records waiting in tier ${tier.label} (${tier.name}): ${value}; none was processed for ${promDuration(stalledMs)}, so they are overdue by at least ${factor} times the tier's delay. ${consumer.groups.retry === consumer.groups.main ? `The group ${consumer.groups.retry}, which reads the main topic and the tiers,` : `The retry group ${consumer.groups.retry}`} is stopped or stuck.`,
-    valueFormat: 'humanize',
-    firing: {
-      name: `records waiting in tier ${tier.label} with no progress for ${promDuration(stalledMs)} fire ${basics.alert}`,
-      interval: '1m',
-      series: [
-        { series: lag, values: `5x${length}` },
-        { series: processed, values: `100x${length}` },
-      ],
-      evalTime,
-      value: 5,
-    },
-    quiet: {
-      name: `records waiting in tier ${tier.label} while the retry consumer makes progress keep ${basics.alert} quiet`,
-      interval: '1m',
-      series: [
-        { series: lag, values: `5x${length}` },
-        { series: processed, values: `100+1x${length}` },
-      ],
-      evalTime,
+      series: series(limitSeconds - 60 - evalSeconds),
+      evalTime: `${evalMinutes}m`,
     },
   };
 }

@@ -1,0 +1,113 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { compileFiles } from '../compile';
+import { kafkaFromEnv } from '../dlq/connection';
+import { durationToMs, parseDuration } from '../duration';
+import { consumerDescriptor } from '../emitters/router/descriptor';
+import { kafkajsMonitorPort } from '../runtime/adapters/kafkajs-monitor';
+import { createDlqMonitor } from '../runtime/monitor';
+import { forgetMonitorGauges } from '../runtime/monitor-forget';
+import { EXIT } from './io';
+import type { CliIo } from './io';
+import { reportDiagnostics } from './report';
+import { resolveTopologyFiles, UsageError } from './topology-files';
+
+export interface MonitorCommandOptions {
+  readonly port: string;
+  readonly host: string;
+  readonly interval: string;
+}
+
+export const MONITOR_PATHS = { metrics: '/metrics', health: '/healthz' } as const;
+
+interface PollStatus {
+  readonly at: string;
+  readonly ok: boolean;
+  readonly error?: string;
+}
+
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (0 picks a free one), not '${text}'`);
+  return port;
+}
+
+function intervalOf(text: string): number {
+  const parsed = parseDuration(text);
+  if (!parsed.ok) throw new UsageError(`--interval takes a duration such as 30s or 1m: ${parsed.reason}`);
+  return durationToMs(text);
+}
+
+/**
+ * `krt monitor`: the DLQ and tier monitor of every consumer of the topologies, as one
+ * exporter process (like kafka-lag-exporter), independent of the services. It polls at
+ * once and then every interval, one poll after the other, and keeps running whatever the
+ * broker does: a failed poll is reported on stderr and on the health path, and drops
+ * that consumer's gauges, so Prometheus sees the monitor as down rather than stale.
+ */
+export async function monitorCommand(io: CliIo, files: string[], options: MonitorCommandOptions): Promise<number> {
+  const port = portOf(options.port);
+  const intervalMs = intervalOf(options.interval);
+  const result = await compileFiles(resolveTopologyFiles(io.cwd, files), io.cwd);
+  if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
+  const consumers = result.model.topologies.flatMap((t) => t.consumers);
+  const kafka = kafkaFromEnv(io.env ?? process.env, 'krt-monitor');
+  const registry = new Registry();
+  const monitors = consumers.map((consumer) => ({
+    name: consumer.name,
+    monitor: createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafka, consumer.groups.monitor), registry }),
+  }));
+  const status = new Map<string, PollStatus>();
+
+  async function pollAll(): Promise<void> {
+    for (const { name, monitor } of monitors) {
+      try {
+        await monitor.poll();
+        if (status.get(name)?.ok === false) io.stderr(`krt monitor: ${name}: polling again\n`);
+        status.set(name, { at: new Date().toISOString(), ok: true });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        io.stderr(`krt monitor: ${name}: poll failed, retrying in ${options.interval}: ${message}\n`);
+        status.set(name, { at: new Date().toISOString(), ok: false, error: message });
+        await forgetMonitorGauges(monitor.metrics, name);
+      }
+    }
+  }
+
+  const server = http.createServer((request, response) => {
+    void (async () => {
+      if (request.url === MONITOR_PATHS.metrics) {
+        response.writeHead(200, { 'Content-Type': registry.contentType }).end(await registry.metrics());
+      } else if (request.url === MONITOR_PATHS.health) {
+        const healthy = monitors.every(({ name }) => status.get(name)?.ok === true);
+        response.writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json' }).end(JSON.stringify(Object.fromEntries(status), null, 2));
+      } else {
+        response.writeHead(404).end(`krt monitor serves ${MONITOR_PATHS.metrics} and ${MONITOR_PATHS.health}\n`);
+      }
+    })().catch((error: unknown) => response.writeHead(500).end(String(error)));
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, options.host, resolve));
+  const address = server.address() as AddressInfo;
+  io.stdout(`krt monitor: ${consumers.length} consumer${consumers.length === 1 ? '' : 's'} (${consumers.map((c) => c.name).join(', ')}); serving http://${address.address}:${address.port}${MONITOR_PATHS.metrics} and ${MONITOR_PATHS.health}, polling every ${options.interval}\n`);
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const loop = async (): Promise<void> => {
+    await pollAll();
+    if (!stopped) timer = setTimeout(() => void loop(), intervalMs);
+  };
+  void loop();
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      server.close(() => resolve());
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  io.stdout('krt monitor: stopped\n');
+  return EXIT.ok;
+}

@@ -1,0 +1,20 @@
+import type { ConsumerDescriptor } from './descriptor';
+import type { MonitorPort } from './monitor';
+import { headTimestamps, partitionLags } from './monitor-partition-lag';
+import type { RetryMetrics } from './metrics';
+
+/**
+ * The main group's lag per partition of the main topic, in records and in seconds (how
+ * long ago its next record was written: kafka-lag-exporter's time lag, read exactly from
+ * the record instead of interpolated, so it is right from the monitor's first poll).
+ */
+export async function collectMainLag(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number): Promise<void> {
+  const lags = await partitionLags(port, consumer.mainTopic, consumer.groups.main);
+  const written = await headTimestamps(port, consumer.mainTopic, lags);
+  for (const { partition, lag } of lags) {
+    const labels = { consumer: consumer.name, topic: consumer.mainTopic, partition: String(partition) };
+    const at = written.get(partition);
+    metrics.mainLag.set(labels, lag);
+    metrics.mainLagSeconds.set(labels, at === undefined ? 0 : Math.max(0, now - at) / 1000);
+  }
+}

@@ -1,0 +1,34 @@
+import type { MonitorPort } from './monitor';
+import { decodeParkState } from './park-state';
+
+/** One partition of a topic as a group sees it: records it has not consumed, and the first of them. */
+export interface PartitionLag {
+  readonly partition: number;
+  readonly lag: number;
+  /** The offset of the group's next record, when it lags. */
+  readonly head?: string;
+}
+
+/**
+ * Where a group stands on each partition of a topic. A group with no commit starts at
+ * the low watermark; a park-by-key commit counts from its position (records below it
+ * are handled or parked in the tiers, not waiting on this topic).
+ */
+export async function partitionLags(port: MonitorPort, topic: string, groupId: string): Promise<PartitionLag[]> {
+  const [ends, committed] = await Promise.all([port.endOffsets(topic), port.committedOffsets(groupId, topic)]);
+  const commits = new Map(committed.map((c) => [c.partition, c]));
+  return ends.map((end) => {
+    const commit = commits.get(end.partition);
+    const low = BigInt(end.low);
+    const high = BigInt(end.high);
+    const offset = commit && BigInt(commit.offset) >= 0n ? decodeParkState(BigInt(commit.offset), commit.metadata).position : low;
+    const next = offset > low ? offset : low;
+    return next < high ? { partition: end.partition, lag: Number(high - next), head: next.toString() } : { partition: end.partition, lag: 0 };
+  });
+}
+
+/** The write timestamps (epoch ms) of the head records of the lagging partitions. */
+export async function headTimestamps(port: MonitorPort, topic: string, lags: readonly PartitionLag[]): Promise<Map<number, number>> {
+  const heads = lags.flatMap((l) => (l.head === undefined ? [] : [{ partition: l.partition, offset: l.head }]));
+  return heads.length > 0 ? port.timestampsAt(topic, heads) : new Map();
+}

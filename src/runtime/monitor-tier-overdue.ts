@@ -1,0 +1,23 @@
+import type { ConsumerDescriptor } from './descriptor';
+import type { MonitorPort } from './monitor';
+import { headTimestamps, partitionLags } from './monitor-partition-lag';
+import type { RetryMetrics } from './metrics';
+
+/**
+ * kafka_retry_tier_overdue_seconds per tier partition: now minus the due time of the
+ * partition's head record (its write time plus the tier's delay, the `x-due-at` the
+ * router wrote), 0 when the head is not due yet or the partition is empty. The value
+ * carries the age, so an alert on it survives restarts, and one stuck partition shows
+ * however busy the others are.
+ */
+export async function collectTierOverdue(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number): Promise<void> {
+  for (const tier of consumer.tiers) {
+    const lags = await partitionLags(port, tier.topic, consumer.groups.retry);
+    const written = await headTimestamps(port, tier.topic, lags);
+    for (const { partition } of lags) {
+      const at = written.get(partition);
+      const overdueMs = at === undefined ? 0 : Math.max(0, now - (at + tier.delayMs));
+      metrics.tierOverdue.set({ consumer: consumer.name, topic: tier.topic, partition: String(partition) }, overdueMs / 1000);
+    }
+  }
+}
