@@ -29,7 +29,8 @@ function consumerGrants(consumer: ConsumerModel): Grant[] {
   });
   return [
     topic(consumer.mainTopic.name, 'Read', 'consume the main topic'),
-    ...consumer.tiers.flatMap((tier) => [
+    // A draining tier keeps its grants until it leaves the spec: nothing churns while it drains.
+    ...[...consumer.tiers, ...consumer.drainingTiers].flatMap((tier) => [
       topic(tier.name, 'Read', 'the retry consumer reads the tier'),
       topic(tier.name, 'Write', 'route failures to the tier'),
     ]),
@@ -54,7 +55,7 @@ function replayGrants(consumer: ConsumerModel): Grant[] {
 
 function monitorGrants(consumer: ConsumerModel): Grant[] {
   return [
-    ...consumer.tiers.map((tier): Grant => ({
+    ...[...consumer.tiers, ...consumer.drainingTiers].map((tier): Grant => ({
       resourceType: 'Topic', resourceName: tier.name, operation: 'Read', reason: 'read tier offsets and the head record for tier lag and overdue records',
     })),
     { resourceType: 'Topic', resourceName: consumer.dlq.name, operation: 'Read', reason: 'read DLQ offsets and the oldest unhandled record' },

@@ -82,6 +82,9 @@ export const consumerSchema = z.strictObject({
   group: nonEmptyText('a consumer group').optional(),
   principal,
   ladder: z.array(tier).readonly().optional(),
+  retired: z.array(tier).readonly().optional(),
+  decommissioned: z.boolean().optional(),
+  previousOrdering: oneOf(ORDERING_STRATEGIES, 'ordering strategy').optional(),
   retryTopicBase: topicName.optional(),
   inPlace: z
     .strictObject({
