@@ -19,14 +19,6 @@ export function guardChanges(before: ProjectModel | undefined, after: ProjectMod
     }
     problems.push(...retiredWithoutDraining(was, now), ...partitionDecreases(was, now), ...deadLetterRenames(was, now), ...orderingSwitch(was, now));
   }
-  for (const topology of after.topologies) {
-    const was = before.topologies.find((t) => t.name === topology.name);
-    if (was && was.cluster.replicationFactor !== topology.cluster.replicationFactor) {
-      problems.push(
-        specError(topology.source.file, 'cluster.replicationFactor', `changing the replication factor from ${was.cluster.replicationFactor} to ${topology.cluster.replicationFactor} makes Terraform delete and recreate every topic of this topology, with their records (the provider cannot change it in place); keep ${was.cluster.replicationFactor} here and reassign replicas with kafka-reassign-partitions instead`),
-      );
-    }
-  }
   return problems;
 }
 

@@ -12,7 +12,8 @@ export function topologyChanges(was: TopologyModel | undefined, now: TopologyMod
     changes.push({ risk: 'safe', text: `min.insync.replicas ${was.cluster.minInsyncReplicas} -> ${now.cluster.minInsyncReplicas} on every topic created here` });
   }
   if (was && now && was.cluster.replicationFactor !== now.cluster.replicationFactor) {
-    changes.push({ risk: 'destructive', text: `replication factor ${was.cluster.replicationFactor} -> ${now.cluster.replicationFactor}: every topic would be deleted and recreated (krt synth refuses this)` });
+    // The provider reassigns replicas in place (Kafka >= 2.4); only the Terraform variable's default changes here.
+    changes.push({ risk: 'safe', text: `replication factor ${was.cluster.replicationFactor} -> ${now.cluster.replicationFactor} (the default of the replication_factor variable): replicas are reassigned in place` });
   }
   const old = new Map((was ? aclRules(was) : []).map((r) => [aclKey(r), r]));
   const current = new Map((now ? aclRules(now) : []).map((r) => [aclKey(r), r]));
