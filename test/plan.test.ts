@@ -160,7 +160,7 @@ describe('the krt plan and krt synth commands', () => {
     const plan = await project.krt('plan');
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('orders / billing-order-confirmed\n  safe             tier 2 retimed from 10m to 15m');
-    expect(plan.stdout).toMatch(/\n4 safe, 1 needs-migration, 0 destructive\n$/);
+    expect(plan.stdout).toMatch(/\n6 safe, 1 needs-migration, 0 destructive\n$/);
     expect((await project.krt('synth')).code).toBe(0);
     expect(project.read('generated/terraform/orders/cdk.tf.json')).toContain('"orders.confirmed.retry.10m"');
     expect((await project.krt('plan')).stdout).toBe('no changes against generated/.krt-model.json\n');

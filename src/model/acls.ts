@@ -2,9 +2,12 @@ import { principalName } from '../naming';
 import { compareStrings } from '../util/compare';
 import type { ConsumerModel, TopologyModel } from './types';
 
-export type AclRole = 'consumer' | 'replay' | 'monitor';
-export type AclOperation = 'Read' | 'Write' | 'Describe';
-export type AclResourceType = 'Topic' | 'Group';
+export type AclRole = 'consumer' | 'replay' | 'monitor' | 'drift';
+export type AclOperation = 'Read' | 'Write' | 'Describe' | 'DescribeConfigs';
+export type AclResourceType = 'Topic' | 'Group' | 'Cluster';
+
+/** The name Kafka gives the one cluster resource of an ACL. */
+export const CLUSTER_RESOURCE = 'kafka-cluster';
 
 /** One Allow ACL on a literal resource name. Kafka's Read and Write imply Describe. */
 export interface AclRule {
@@ -65,6 +68,21 @@ function monitorGrants(consumer: ConsumerModel): Grant[] {
   ];
 }
 
+/** `krt plan --live`: look, never touch. Describe on the cluster lists ACLs. */
+function driftGrants(consumer: ConsumerModel): Grant[] {
+  const topics = [consumer.mainTopic, ...consumer.tiers, ...consumer.drainingTiers, consumer.dlq, consumer.dlqAudit];
+  return [
+    { resourceType: 'Cluster', resourceName: CLUSTER_RESOURCE, operation: 'Describe', reason: 'list the ACLs of the principals the spec names' },
+    ...topics.flatMap((topic): Grant[] => [
+      { resourceType: 'Topic', resourceName: topic.name, operation: 'Describe', reason: 'read partitions and offsets' },
+      { resourceType: 'Topic', resourceName: topic.name, operation: 'DescribeConfigs', reason: 'read retention, cleanup.policy and min.insync.replicas' },
+    ]),
+    ...[...new Set([consumer.groups.main, consumer.groups.retry, consumer.groups.replay])].map((group): Grant => ({
+      resourceType: 'Group', resourceName: group, operation: 'Describe', reason: 'read committed offsets, e.g. of draining tiers',
+    })),
+  ];
+}
+
 /**
  * The least-privilege ACLs of a topology: each consumer's own principal, the replay
  * principal and the monitor principal. One rule per (principal, resource, operation),
@@ -82,6 +100,7 @@ export function aclRules(topology: TopologyModel): AclRule[] {
     add(consumer.principal, 'consumer', consumerGrants(consumer));
     add(topology.principals.replay, 'replay', replayGrants(consumer));
     add(topology.principals.monitor, 'monitor', monitorGrants(consumer));
+    add(topology.principals.drift, 'drift', driftGrants(consumer));
   }
   return [...rules.values()].sort(compareAclRules);
 }

@@ -1,5 +1,6 @@
 import { durationToMs, formatDuration } from '../duration';
 import {
+  defaultDriftPrincipal,
   defaultMonitorPrincipal,
   defaultReplayPrincipal,
   dlqAuditTopicName,
@@ -42,6 +43,7 @@ export function buildTopologyModel(
     principals: {
       replay: topology.principals?.replay ?? defaultReplayPrincipal(topology.name),
       monitor: topology.principals?.monitor ?? defaultMonitorPrincipal(topology.name),
+      drift: topology.principals?.drift ?? defaultDriftPrincipal(topology.name),
     },
     consumers: consumers.map((consumer) => buildConsumerModel(topology.name, naming, consumer)),
   };

@@ -22,7 +22,7 @@ export interface TopologyModel {
   readonly runbookBaseUrl: string;
   readonly cluster: { readonly replicationFactor: number; readonly minInsyncReplicas: number };
   readonly naming: NamingStyle;
-  readonly principals: { readonly replay: string; readonly monitor: string };
+  readonly principals: { readonly replay: string; readonly monitor: string; readonly drift: string };
   readonly consumers: readonly ConsumerModel[];
 }
 

@@ -127,7 +127,7 @@ export const topologySchema = z.strictObject({
     })
     .optional(),
   naming: oneOf(NAMING_STYLES, 'naming style').optional(),
-  principals: z.strictObject({ replay: principal.optional(), monitor: principal.optional() }).optional(),
+  principals: z.strictObject({ replay: principal.optional(), monitor: principal.optional(), drift: principal.optional() }).optional(),
   consumers: z.array(z.unknown()).min(1, { error: 'a topology needs at least one consumer; add one to consumers' }),
 });
 

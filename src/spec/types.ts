@@ -41,6 +41,8 @@ export interface PrincipalsSpec {
   readonly replay?: string;
   /** Reads offsets and DLQ heads for the gauges. Default `User:{topology}-monitor`. */
   readonly monitor?: string;
+  /** Read-only: describes topics, configs, groups and ACLs for `krt plan --live`. Default `User:{topology}-drift`. */
+  readonly drift?: string;
 }
 
 export interface ConsumerSpec {

@@ -3,6 +3,7 @@ import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { consumerDescriptor } from '../../src/emitters/router/descriptor';
 import type { ConsumerModel } from '../../src/model/types';
 import { planChanges } from '../../src/plan';
+import { compareLive, liveQuery, readClusterState } from '../../src/plan/live';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
@@ -28,6 +29,18 @@ const before = modelOf({ ladder: ['1s', '8s'] });
 const after = modelOf({ ladder: ['1s', '3s', '4s'], retired: ['8s'] });
 const consumerOf = (model: typeof before): ConsumerModel => model.topologies[0]!.consumers[0]!;
 const oldTier = `${id}.main.retry.8s`;
+
+/** What `krt plan --live` says about the draining tier. */
+async function drainingReport(): Promise<string[]> {
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  try {
+    const findings = compareLive(after, await readClusterState(admin, liveQuery(after)));
+    return findings.filter((f) => f.kind === 'draining').map((f) => f.text);
+  } finally {
+    await admin.disconnect();
+  }
+}
 
 async function tierLag(group: string, tierTopic: string): Promise<number> {
   const admin = kafkaAsAdmin().admin();
@@ -74,6 +87,7 @@ describe('retiming a tier that has records waiting in it, with the draining flow
     await eventually('every record to wait in the 8s tier', () => (inOldTier.size === keys.length ? true : undefined));
     await consumer.stop();
     expect(await tierLag(v1.groups.retry, oldTier)).toBe(keys.length);
+    expect(await drainingReport()).toEqual([`draining tier 8s ('${oldTier}') still has 6 records waiting; keep it retired`]);
 
     // The new ladder: the draining tier is still read; odd keys fail once more there.
     const runs: { key: string; topic: string; at: number; dueAt?: number; attempt?: number; ok: boolean }[] = [];
@@ -98,5 +112,7 @@ describe('retiming a tier that has records waiting in it, with the draining flow
     expect(runs.filter((r) => r.topic === `${id}.main.retry.4s`).map((r) => `${r.key}@${r.attempt}`).sort()).toEqual(['k1@4', 'k3@4', 'k5@4']);
     expect(runs.filter((r) => r.topic === topic.name || r.topic === `${id}.main.retry.1s`)).toEqual([]);
     await eventually('the old tier to be empty for the retry group', async () => ((await tierLag(v2.groups.retry, oldTier)) === 0 ? true : undefined));
+    // Only now may the tier leave retired: the live check says so.
+    expect(await drainingReport()).toEqual([`draining tier 8s ('${oldTier}') is empty: it may leave retired now`]);
   });
 });
