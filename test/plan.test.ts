@@ -1,3 +1,5 @@
+import { emitRouter } from '../src/emitters/router';
+import { emitTerraform } from '../src/emitters/terraform';
 import { guardChanges, planChanges, worstRisk } from '../src/plan';
 import type { Plan } from '../src/plan';
 import type { ProjectModel } from '../src/model/types';
@@ -197,5 +199,32 @@ describe('the krt plan and krt synth commands', () => {
       refused: [],
       summary: expect.objectContaining({ destructive: 1, refused: 0 }),
     });
+  });
+});
+
+describe('the spec fields that make a change safe', () => {
+  it('rejects a tier that is both in the ladder and retired, or retired twice', () => {
+    const both = compile(aTopology({ consumers: [aConsumer({ retired: ['10m'] })] }));
+    expect(both.diagnostics.map((d) => `${d.path}: ${d.message}`)).toEqual([
+      'consumers[0].retired[0]: tier 10m is both in the ladder and retired; a tier is either live or draining, so remove it from one list',
+    ]);
+    const twice = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m', '1h'], retired: ['10m', '10m'] })] }));
+    expect(twice.diagnostics.map((d) => `${d.path}: ${d.message}`)).toEqual(['consumers[0].retired[1]: tier 10m is retired twice; list it once']);
+  });
+
+  it('holds a retired tier to the partition rules of a live one (R4)', () => {
+    const result = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m', '1h'], retired: [{ delay: '10m', partitions: 6 }] })] }));
+    expect(result.diagnostics.map((d) => d.path)).toEqual(['consumers[0].retired[0].partitions']);
+  });
+
+  it('keeps a retired tier in the Terraform and the router package, flagged as draining', () => {
+    const model = modelOf(aConsumer({ ladder: ['1m', '15m', '1h'], retired: ['10m'] }));
+    const consumer = model.topologies[0]!.consumers[0]!;
+    expect(consumer.drainingTiers.map((t) => [t.name, t.index, t.draining])).toEqual([['orders.confirmed.retry.10m', 2, true]]);
+    const terraform = JSON.parse(emitTerraform(model)[0]!.content);
+    expect(terraform.resource.kafka_topic.orders_confirmed_retry_10m).toMatchObject({ name: 'orders.confirmed.retry.10m', partitions: 12 });
+    expect(terraform.resource.kafka_acl['billing_read_topic_orders_confirmed_retry_10m']).toBeDefined();
+    const router = emitRouter(model).find((f) => f.path.endsWith('index.js'))!.content;
+    expect(router).toMatch(/"topic": "orders\.confirmed\.retry\.10m",\s+"delayMs": 600000,\s+"label": "10m",\s+"draining": true/);
   });
 });

@@ -27,7 +27,8 @@ function planEdited(edit: (stack: { resource: { kafka_topic: Record<string, { pa
 
 describe('prevent_destroy on the DLQ and its audit log, with real Terraform and the real provider', () => {
   it('stops a plan that would destroy the stack, naming the DLQ and its audit log', () => {
-    const plan = terraformIn('orders', ['plan', '-destroy', ...terraformVars()]);
+    // -lock=false: other tests plan in this working copy at the same time; a plan writes no state.
+    const plan = terraformIn('orders', ['plan', '-destroy', '-lock=false', ...terraformVars()]);
     expect(plan.code).not.toBe(0);
     expect(plan.output).toContain('Instance cannot be destroyed');
     expect(plan.output).toContain('kafka_topic.orders_confirmed_dlq');
