@@ -5,6 +5,8 @@ import type { ConsumerModel } from '../../src/model/types';
 import { planChanges } from '../../src/plan';
 import { compareLive, liveQuery, readClusterState } from '../../src/plan/live';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
+import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
+import { createDlqMonitor } from '../../src/runtime/monitor';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
@@ -88,6 +90,9 @@ describe('retiming a tier that has records waiting in it, with the draining flow
     await consumer.stop();
     expect(await tierLag(v1.groups.retry, oldTier)).toBe(keys.length);
     expect(await drainingReport()).toEqual([`draining tier 8s ('${oldTier}') still has 6 records waiting; keep it retired`]);
+    // The monitor of the new router package reports the draining tier's lag like any tier's.
+    const monitor = createDlqMonitor(v2, { port: kafkajsMonitorPort(kafkaAs(ADMIN_USER), v2.groups.monitor) });
+    expect((await monitor.poll()).tierLag[oldTier]).toBe(keys.length);
 
     // The new ladder: the draining tier is still read; odd keys fail once more there.
     const runs: { key: string; topic: string; at: number; dueAt?: number; attempt?: number; ok: boolean }[] = [];
