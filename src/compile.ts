@@ -71,6 +71,7 @@ function provisionalConsumer(raw: unknown, index: number): ParsedConsumer | unde
     principal: pick('principal', 'User:unknown'),
     group: pick('group', undefined),
     ladder: pick('ladder', []),
+    retired: pick('retired', undefined),
     retryTopicBase: pick('retryTopicBase', undefined),
     inPlace: pick('inPlace', undefined),
     dlq: pick('dlq', undefined),

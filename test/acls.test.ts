@@ -66,6 +66,6 @@ describe('least-privilege ACLs (R6)', () => {
   it('uses the principals the spec names instead of the defaults', () => {
     const custom = compile(aTopology({ principals: { replay: 'User:sre', monitor: 'User:prometheus' }, consumers: [aConsumer()] })).model!;
     const principals = new Set(aclRules(custom.topologies[0]!).map((r) => r.principal));
-    expect([...principals].sort()).toEqual(['User:billing', 'User:prometheus', 'User:sre']);
+    expect([...principals].sort()).toEqual(['User:billing', 'User:orders-drift', 'User:prometheus', 'User:sre']);
   });
 });

@@ -35,7 +35,8 @@ describe('krt synth --check', () => {
       'differs generated/router/orders/index.js',
       'differs generated/runbooks/billing-order-confirmed.md',
       'differs generated/terraform/orders/cdk.tf.json',
-      '7 files out of date: run `krt synth` and commit the result',
+      'differs generated/.krt-model.json',
+      '8 files out of date: run `krt synth` and commit the result',
       '',
     ]);
   });
@@ -69,7 +70,7 @@ describe('krt synth', () => {
   });
 
   it('rewrites only what changed and reports it', async () => {
-    project.edit('topologies/orders.ts', "'10m'", "'15m'");
+    project.edit('topologies/orders.ts', "'10m', '1h'],", "'15m', '1h'], retired: ['10m'],");
     const result = await project.krt('synth');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('wrote   generated/terraform/orders/cdk.tf.json\n');
@@ -80,8 +81,10 @@ describe('krt synth', () => {
 
   it('removes the output of a topology that is gone, and leaves Terraform state alone', async () => {
     writeFileSync(project.path('generated/terraform/analytics/terraform.tfstate'), '{}');
+    project.edit('topologies/analytics.ts', "name: 'analytics-orders',", "name: 'analytics-orders', decommissioned: true,");
+    expect((await project.krt('synth')).code).toBe(0);
     project.write('topologies/analytics.ts', '');
-    await project.krt('synth', 'topologies/orders.ts');
+    expect((await project.krt('synth', 'topologies/orders.ts')).code).toBe(0);
     expect(existsSync(project.path('generated/terraform/analytics/cdk.tf.json'))).toBe(false);
     expect(existsSync(project.path('generated/terraform/analytics/terraform.tfstate'))).toBe(true);
     expect(project.read('generated/.krt-manifest')).not.toContain('analytics');

@@ -8,6 +8,7 @@ import { cdktfCommand } from './cdktf-command';
 import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
 import type { ReplayCommandOptions } from './dlq-command';
 import { monitorCommand } from './monitor-command';
+import { addPlanCommand } from './plan-command';
 import { simulateCommand } from './simulate-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
@@ -47,6 +48,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .action(async (files: string[], options: { check: boolean; out: string }) => {
       exitCode = await synthCommand(io, files, options);
     });
+
+  addPlanCommand(program, io, FILES_HELP, (code) => (exitCode = code));
 
   program
     .command('cdktf')

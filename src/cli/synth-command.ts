@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { compileFiles } from '../compile';
 import { emitAll } from '../emitters';
+import { guardChanges } from '../plan';
+import { modelSnapshotFile, readModelSnapshot } from '../writer/model-snapshot';
 import { findDrift, writeGenerated } from '../writer/write-generated';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -15,8 +17,8 @@ export interface SynthOptions {
 export async function synthCommand(io: CliIo, args: readonly string[], options: SynthOptions): Promise<number> {
   const result = await compileFiles(resolveTopologyFiles(io.cwd, args), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
-  const files = emitAll(result.model);
   const outDir = path.resolve(io.cwd, options.out);
+  const files = [...emitAll(result.model), modelSnapshotFile(result.model)];
   const shownOut = path.relative(io.cwd, outDir) || '.';
 
   if (options.check) {
@@ -30,6 +32,9 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
     return EXIT.problems;
   }
 
+  // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
+  const refused = guardChanges(readModelSnapshot(outDir), result.model);
+  if (reportDiagnostics(io, { diagnostics: refused })) return EXIT.problems;
   const summary = writeGenerated(outDir, files);
   for (const file of summary.written) io.stdout(`wrote   ${path.join(shownOut, file)}\n`);
   for (const file of summary.removed) io.stdout(`removed ${path.join(shownOut, file)}\n`);

@@ -2,9 +2,12 @@ import { principalName } from '../naming';
 import { compareStrings } from '../util/compare';
 import type { ConsumerModel, TopologyModel } from './types';
 
-export type AclRole = 'consumer' | 'replay' | 'monitor';
-export type AclOperation = 'Read' | 'Write' | 'Describe';
-export type AclResourceType = 'Topic' | 'Group';
+export type AclRole = 'consumer' | 'replay' | 'monitor' | 'drift';
+export type AclOperation = 'Read' | 'Write' | 'Describe' | 'DescribeConfigs';
+export type AclResourceType = 'Topic' | 'Group' | 'Cluster';
+
+/** The name Kafka gives the one cluster resource of an ACL. */
+export const CLUSTER_RESOURCE = 'kafka-cluster';
 
 /** One Allow ACL on a literal resource name. Kafka's Read and Write imply Describe. */
 export interface AclRule {
@@ -29,7 +32,8 @@ function consumerGrants(consumer: ConsumerModel): Grant[] {
   });
   return [
     topic(consumer.mainTopic.name, 'Read', 'consume the main topic'),
-    ...consumer.tiers.flatMap((tier) => [
+    // A draining tier keeps its grants until it leaves the spec: nothing churns while it drains.
+    ...[...consumer.tiers, ...consumer.drainingTiers].flatMap((tier) => [
       topic(tier.name, 'Read', 'the retry consumer reads the tier'),
       topic(tier.name, 'Write', 'route failures to the tier'),
     ]),
@@ -54,7 +58,7 @@ function replayGrants(consumer: ConsumerModel): Grant[] {
 
 function monitorGrants(consumer: ConsumerModel): Grant[] {
   return [
-    ...consumer.tiers.map((tier): Grant => ({
+    ...[...consumer.tiers, ...consumer.drainingTiers].map((tier): Grant => ({
       resourceType: 'Topic', resourceName: tier.name, operation: 'Read', reason: 'read tier offsets and the head record for tier lag and overdue records',
     })),
     { resourceType: 'Topic', resourceName: consumer.dlq.name, operation: 'Read', reason: 'read DLQ offsets and the oldest unhandled record' },
@@ -63,6 +67,21 @@ function monitorGrants(consumer: ConsumerModel): Grant[] {
     { resourceType: 'Group', resourceName: consumer.groups.retry, operation: 'Describe', reason: 'read the retry group offsets for tier lag' },
     { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Describe', reason: 'read the replay group offsets for DLQ size' },
     { resourceType: 'Group', resourceName: consumer.groups.monitor, operation: 'Read', reason: 'read the head of the DLQ in a group of its own, never committing' },
+  ];
+}
+
+/** `krt plan --live`: look, never touch. Describe on the cluster lists ACLs. */
+function driftGrants(consumer: ConsumerModel): Grant[] {
+  const topics = [consumer.mainTopic, ...consumer.tiers, ...consumer.drainingTiers, consumer.dlq, consumer.dlqAudit];
+  return [
+    { resourceType: 'Cluster', resourceName: CLUSTER_RESOURCE, operation: 'Describe', reason: 'list the ACLs of the principals the spec names' },
+    ...topics.flatMap((topic): Grant[] => [
+      { resourceType: 'Topic', resourceName: topic.name, operation: 'Describe', reason: 'read partitions and offsets' },
+      { resourceType: 'Topic', resourceName: topic.name, operation: 'DescribeConfigs', reason: 'read retention, cleanup.policy and min.insync.replicas' },
+    ]),
+    ...[...new Set([consumer.groups.main, consumer.groups.retry, consumer.groups.replay])].map((group): Grant => ({
+      resourceType: 'Group', resourceName: group, operation: 'Describe', reason: 'read committed offsets, e.g. of draining tiers',
+    })),
   ];
 }
 
@@ -83,6 +102,7 @@ export function aclRules(topology: TopologyModel): AclRule[] {
     add(consumer.principal, 'consumer', consumerGrants(consumer));
     add(topology.principals.replay, 'replay', replayGrants(consumer));
     add(topology.principals.monitor, 'monitor', monitorGrants(consumer));
+    add(topology.principals.drift, 'drift', driftGrants(consumer));
   }
   return [...rules.values()].sort(compareAclRules);
 }

@@ -1,5 +1,6 @@
 import { durationToMs, formatDuration } from '../duration';
 import {
+  defaultDriftPrincipal,
   defaultMonitorPrincipal,
   defaultReplayPrincipal,
   dlqAuditTopicName,
@@ -14,6 +15,8 @@ import type { ParsedConsumer, ParsedTopology } from '../spec/schema';
 import { CRITICALITY_PRESETS } from './criticality';
 import { DEFAULTS } from './defaults';
 import type { AlertPolicy, ConsumerModel, RetryTierModel, SpecLocation, TopologyModel } from './types';
+
+type TierEntry = NonNullable<ParsedConsumer['ladder']>[number];
 
 export interface ParsedConsumerAt {
   readonly spec: ParsedConsumer;
@@ -40,6 +43,7 @@ export function buildTopologyModel(
     principals: {
       replay: topology.principals?.replay ?? defaultReplayPrincipal(topology.name),
       monitor: topology.principals?.monitor ?? defaultMonitorPrincipal(topology.name),
+      drift: topology.principals?.drift ?? defaultDriftPrincipal(topology.name),
     },
     environmentLabels: [...(topology.alerts?.environmentLabels ?? [])],
     consumers: consumers.map((consumer) => buildConsumerModel(topology.name, naming, consumer)),
@@ -51,22 +55,30 @@ function buildConsumerModel(topology: string, naming: NamingStyle, { spec, sourc
   const base = spec.retryTopicBase ?? main.name;
   const ordering = spec.ordering ?? DEFAULTS.ordering;
   const ladder = spec.ladder ?? (ordering === 'in-place-only' ? [] : DEFAULTS.ladder);
-  const tiers = ladder.map((entry, i): RetryTierModel => {
+  const tierAt = (entry: TierEntry, field: 'ladder' | 'retired', i: number, index: number): RetryTierModel => {
     const tier = typeof entry === 'string' ? { delay: entry } : entry;
     const delayMs = durationToMs(tier.delay);
     const retentionMs = durationToMs(tier.retention ?? DEFAULTS.tierRetention);
     return {
       kind: 'retry',
-      index: i + 1,
+      index,
+      draining: field === 'retired',
       name: retryTopicName(base, delayMs, naming),
       delayMs,
       label: formatDuration(delayMs),
       partitions: tier.partitions ?? main.partitions,
       retentionMs,
       config: topicConfig(retentionMs),
-      source: { file: source.file, path: `${source.path}.ladder[${i}]` },
+      source: { file: source.file, path: `${source.path}.${field}[${i}]` },
     };
-  });
+  };
+  const tiers = ladder.map((entry, i) => tierAt(entry, 'ladder', i, i + 1));
+  const drainingTiers = (spec.retired ?? [])
+    .map((entry, i) => {
+      const delayMs = durationToMs(typeof entry === 'string' ? entry : entry.delay);
+      return tierAt(entry, 'retired', i, tiers.filter((t) => t.delayMs < delayMs).length + 1);
+    })
+    .sort((a, b) => a.delayMs - b.delayMs);
   const dlqRetentionMs = durationToMs(spec.dlq?.retention ?? DEFAULTS.dlqRetention);
   const group = spec.group ?? spec.name;
   const criticality = spec.criticality ?? DEFAULTS.criticality;
@@ -82,6 +94,9 @@ function buildConsumerModel(topology: string, naming: NamingStyle, { spec, sourc
       config: Object.fromEntries(Object.entries(main.config ?? {}).map(([key, value]) => [key, String(value)])),
     },
     tiers,
+    drainingTiers,
+    decommissioned: spec.decommissioned ?? false,
+    ...(spec.previousOrdering ? { previousOrdering: spec.previousOrdering } : {}),
     dlq: {
       kind: 'dlq',
       name: dlqTopicName(base, naming),

@@ -22,7 +22,7 @@ export interface TopologyModel {
   readonly runbookBaseUrl: string;
   readonly cluster: { readonly replicationFactor: number; readonly minInsyncReplicas: number };
   readonly naming: NamingStyle;
-  readonly principals: { readonly replay: string; readonly monitor: string };
+  readonly principals: { readonly replay: string; readonly monitor: string; readonly drift: string };
   /** Labels every alert aggregation keeps, to tell environments apart (spec `alerts.environmentLabels`). */
   readonly environmentLabels: readonly string[];
   readonly consumers: readonly ConsumerModel[];
@@ -42,8 +42,10 @@ export interface MainTopicModel extends TopicModelBase {
 
 export interface RetryTierModel extends TopicModelBase {
   readonly kind: 'retry';
-  /** 1 for the first tier. */
+  /** 1 for the first tier. A draining tier takes the place its delay has among the live tiers. */
   readonly index: number;
+  /** A retired tier: kept and still consumed until it is empty, never routed to. */
+  readonly draining: boolean;
   readonly delayMs: number;
   /** `5s`, `10m`, `1h`: how people and topic names refer to the tier. */
   readonly label: string;
@@ -75,7 +77,14 @@ export interface ConsumerModel {
   readonly topology: string;
   readonly source: SpecLocation;
   readonly mainTopic: MainTopicModel;
+  /** The live ladder, in order. */
   readonly tiers: readonly RetryTierModel[];
+  /** Retired tiers still being drained, by delay. */
+  readonly drainingTiers: readonly RetryTierModel[];
+  /** Acknowledged for removal: everything stays until the consumer leaves the spec. */
+  readonly decommissioned: boolean;
+  /** The ordering the consumer ran with before a switch the spec acknowledges. */
+  readonly previousOrdering?: OrderingStrategy;
   readonly dlq: DlqTopicModel;
   readonly dlqAudit: DlqAuditTopicModel;
   readonly retryTopicBase: string;

@@ -9,6 +9,11 @@ export function defaultMonitorPrincipal(topology: string): string {
   return `User:${topology}-monitor`;
 }
 
+/** The read-only principal of `krt plan --live`. */
+export function defaultDriftPrincipal(topology: string): string {
+  return `User:${topology}-drift`;
+}
+
 /** The name part of `User:name`. */
 export function principalName(principal: string): string {
   return principal.slice(principal.indexOf(':') + 1);

@@ -8,6 +8,10 @@ export interface ConsumerDescriptor {
   readonly name: string;
   readonly mainTopic: string;
   readonly groups: { readonly main: string; readonly retry: string; readonly replay: string; readonly monitor: string };
+  /**
+   * The live ladder in order, then the draining tiers: retired from the ladder, still
+   * read (and their lag reported) until empty, never routed to.
+   */
   readonly tiers: readonly TierDescriptor[];
   readonly dlqTopic: string;
   readonly inPlace: InPlacePolicy;
@@ -17,8 +21,10 @@ export interface ConsumerDescriptor {
 }
 
 export interface TierDescriptor {
-  /** 1 for the first tier. */
+  /** 1 for the first tier. A draining tier takes the place its delay has among the live tiers. */
   readonly index: number;
+  /** Retired: its records go on to the live tier their `x-attempt` reaches. Absent for a live tier. */
+  readonly draining?: true;
   readonly topic: string;
   readonly delayMs: number;
   /** `5s`, `1m`: the metric label of the tier. */

@@ -16,29 +16,39 @@ export interface Failure {
   /** The topic the failing record was read from: the main topic or one of the tiers. */
   readonly topic: string;
   readonly kind: ErrorKind;
+  /** The record's `x-attempt`, when it has a usable one; only a draining tier's records need it. */
+  readonly recordedAttempt?: number;
   /** Tries already made in the handler for this record, counting the first. */
   readonly triesInPlace: number;
   readonly now: number;
 }
 
 /**
- * The attempt a record is on, from where it was read, never from its headers: a record
- * read from tier k is on attempt k + 1 whatever its `x-attempt` says, so a garbage header
- * can neither crash the consumer nor keep a record looping (R8).
+ * The attempt a record is on, from where it was read: a record read from tier k is on
+ * attempt k + 1 whatever its `x-attempt` says, so a garbage header can neither crash the
+ * consumer nor keep a record looping (R8). A draining tier held attempts of a ladder that
+ * no longer exists, so there the header counts, bounded to the live ladder (a draining
+ * tier is never a destination, so its records always move on).
  */
-export function attemptOf(consumer: ConsumerDescriptor, topic: string): number {
+export function attemptOf(consumer: ConsumerDescriptor, topic: string, recordedAttempt?: number): number {
   const tier = consumer.tiers.find((t) => t.topic === topic);
-  return tier ? tier.index + 1 : 1;
+  if (!tier) return 1;
+  if (!tier.draining || recordedAttempt === undefined) return tier.index + 1;
+  return Math.min(Math.max(recordedAttempt, 2), liveTiers(consumer).length + 1);
+}
+
+function liveTiers(consumer: ConsumerDescriptor): readonly TierDescriptor[] {
+  return consumer.tiers.filter((t) => !t.draining);
 }
 
 export function resolveDestination(consumer: ConsumerDescriptor, failure: Failure): Destination {
-  const attempt = attemptOf(consumer, failure.topic);
+  const attempt = attemptOf(consumer, failure.topic, failure.recordedAttempt);
   const { kind } = failure;
   const permanent = kind === 'permanent-data' || kind === 'permanent-code';
   const inPlaceAllowed = consumer.ordering === 'in-place-only' ? !permanent : kind === 'transient-short';
   if (inPlaceAllowed && failure.triesInPlace < consumer.inPlace.attempts) return { kind: 'in-place', retry: failure.triesInPlace };
   if (permanent) return { kind: 'dlq', attempt, reason: 'permanent' };
-  const next = consumer.ordering === 'in-place-only' ? undefined : consumer.tiers[attempt - 1];
+  const next = consumer.ordering === 'in-place-only' ? undefined : liveTiers(consumer)[attempt - 1];
   if (kind === 'ambiguous' && attempt > consumer.errorPolicy.ambiguousTiers) return { kind: 'dlq', attempt, reason: 'ambiguous-exhausted' };
   if (!next) return { kind: 'dlq', attempt, reason: 'retries-exhausted' };
   return { kind: 'tier', tier: next, attempt: attempt + 1, dueAt: failure.now + next.delayMs };

@@ -89,7 +89,8 @@ export function createRouter(consumer: ConsumerDescriptor, options: RouterOption
   return {
     consumer,
     classify,
-    decide: (record, error, triesInPlace) => resolveDestination(consumer, { topic: record.topic, kind: classify(error), triesInPlace, now: clock.now() }),
+    decide: (record, error, triesInPlace) =>
+      resolveDestination(consumer, { topic: record.topic, recordedAttempt: decodeRetryHeaders(record.message.headers).attempt, kind: classify(error), triesInPlace, now: clock.now() }),
     inPlaceBackoffMs: (retry) => backoffMs(retry, consumer.inPlace, random),
     async publish(record, error, destination) {
       const topic = destination.kind === 'tier' ? destination.tier.topic : consumer.dlqTopic;

@@ -91,6 +91,9 @@ export const consumerSchema = z.strictObject({
   group: nonEmptyText('a consumer group').optional(),
   principal,
   ladder: z.array(tier).readonly().optional(),
+  retired: z.array(tier).readonly().optional(),
+  decommissioned: z.boolean().optional(),
+  previousOrdering: oneOf(ORDERING_STRATEGIES, 'ordering strategy').optional(),
   retryTopicBase: topicName.optional(),
   inPlace: z
     .strictObject({
@@ -133,7 +136,7 @@ export const topologySchema = z.strictObject({
     })
     .optional(),
   naming: oneOf(NAMING_STYLES, 'naming style').optional(),
-  principals: z.strictObject({ replay: principal.optional(), monitor: principal.optional() }).optional(),
+  principals: z.strictObject({ replay: principal.optional(), monitor: principal.optional(), drift: principal.optional() }).optional(),
   alerts: z.strictObject({ environmentLabels: z.array(environmentLabel).readonly().optional() }).optional(),
   consumers: z.array(z.unknown()).min(1, { error: 'a topology needs at least one consumer; add one to consumers' }),
 });

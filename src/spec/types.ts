@@ -43,6 +43,8 @@ export interface PrincipalsSpec {
   readonly replay?: string;
   /** Reads offsets and DLQ heads for the gauges. Default `User:{topology}-monitor`. */
   readonly monitor?: string;
+  /** Read-only: describes topics, configs, groups and ACLs for `krt plan --live`. Default `User:{topology}-drift`. */
+  readonly drift?: string;
 }
 
 export interface ConsumerSpec {
@@ -60,6 +62,25 @@ export interface ConsumerSpec {
    * Default `['1m', '10m', '1h']`, or none when `ordering` is `'in-place-only'`.
    */
   readonly ladder?: readonly (Duration | TierSpec)[];
+  /**
+   * Tiers that left the ladder and are draining: their topics and ACLs stay, the retry
+   * consumer still reads them and sends each record on to the live tier its `x-attempt`
+   * reaches. Drop an entry once `krt plan --live` reports the tier empty. Same shape as
+   * a ladder entry (keep its partitions and retention). Default none.
+   */
+  readonly retired?: readonly (Duration | TierSpec)[];
+  /**
+   * First step of removing a consumer: nothing is deleted while it is set, so its DLQ can
+   * be replayed or discarded and its tiers drain. Only a consumer committed with
+   * `decommissioned: true` may then be removed from the spec. Default false.
+   */
+  readonly decommissioned?: boolean;
+  /**
+   * Acknowledges a switch of `ordering` that changes which group reads the tiers
+   * (`unordered` <-> `park-by-key`): set it to the old strategy once the tiers are drained
+   * or the new group's offsets are set (see docs/changing-topologies.md). Remove it after the deploy.
+   */
+  readonly previousOrdering?: OrderingStrategy;
   /** The stem of retry and DLQ topic names. Default: the main topic's name. Set it when two consumers read one topic. */
   readonly retryTopicBase?: string;
   /** Retries in the handler before routing, for short transient errors. */

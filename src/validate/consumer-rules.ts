@@ -1,7 +1,7 @@
 import { formatDuration } from '../duration';
 import { topicNameProblem } from '../naming';
 import { MIN_DLQ_RETENTION_MS, MIN_TIER_RETENTION_GRACE_MS } from '../model/defaults';
-import type { ConsumerModel, TopologyModel } from '../model/types';
+import type { ConsumerModel, RetryTierModel, TopologyModel } from '../model/types';
 import { specError } from './diagnostic';
 import type { Diagnostic } from './diagnostic';
 
@@ -33,15 +33,17 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
     } else if (before && tier.delayMs < before.delayMs) {
       error(tier.source.path, `tier ${tier.label} is shorter than the tier before it (${before.label}); list the ladder's delays in strictly increasing order`);
     }
-    if (consumer.ordering === 'park-by-key' && tier.partitions !== main.partitions) {
-      error(`${tier.source.path}.partitions`, `tier ${tier.label} has ${tier.partitions} partitions but ${main.name} has ${main.partitions}; park-by-key needs them equal, so that one group member owns partition p of the main topic and of every tier (leave partitions out to take the main topic's)`);
-    } else if (tier.partitions < main.partitions) {
-      error(`${tier.source.path}.partitions`, `tier ${tier.label} has ${tier.partitions} partitions, fewer than the ${main.partitions} of ${main.name}; give it at least ${main.partitions} so a record keeps its partition (R4)`);
+    problems.push(...tierTopicProblems(consumer, tier));
+  });
+
+  const live = new Map(consumer.tiers.map((t) => [t.delayMs, t]));
+  consumer.drainingTiers.forEach((tier, i) => {
+    if (live.has(tier.delayMs)) {
+      error(tier.source.path, `tier ${tier.label} is both in the ladder and retired; a tier is either live or draining, so remove it from one list`);
+    } else if (consumer.drainingTiers[i - 1]?.delayMs === tier.delayMs) {
+      error(tier.source.path, `tier ${tier.label} is retired twice; list it once`);
     }
-    const minimum = tier.delayMs + MIN_TIER_RETENTION_GRACE_MS;
-    if (tier.retentionMs < minimum) {
-      error(`${tier.source.path}.retention`, `tier ${tier.label} keeps records ${formatDuration(tier.retentionMs)}, which would delete them before or soon after they are due; set its retention to at least ${formatDuration(minimum)} (the delay plus one day)`);
-    }
+    problems.push(...tierTopicProblems(consumer, tier));
   });
 
   if (consumer.dlq.partitions < main.partitions) {
@@ -51,7 +53,7 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
     error(`${consumer.dlq.source.path}.retention`, `a DLQ retention of ${formatDuration(consumer.dlq.retentionMs)} deletes dead letters before anyone can look at them; set it to at least 7d (R5), 28d is usual`);
   }
 
-  for (const topic of [...consumer.tiers, consumer.dlq, consumer.dlqAudit]) {
+  for (const topic of [...consumer.tiers, ...consumer.drainingTiers, consumer.dlq, consumer.dlqAudit]) {
     const problem = topicNameProblem(topic.name);
     if (problem) error(at(consumer.retryTopicBase === main.name ? 'topic.name' : 'retryTopicBase'), `the generated topic name is illegal: ${problem} (set a shorter retryTopicBase)`);
   }
@@ -75,6 +77,23 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
   }
   if (retryRateSpike.threshold > 1) {
     error(at('alerts.retryRateSpike.threshold'), `this threshold is a share of records sent to retry, between 0 and 1; use e.g. 0.1`);
+  }
+  return problems;
+}
+
+/** Partitions and retention of a live or draining tier's topic. */
+function tierTopicProblems(consumer: ConsumerModel, tier: RetryTierModel): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  const error = (where: string, message: string) => problems.push(specError(consumer.source.file, where, message));
+  const main = consumer.mainTopic;
+  if (consumer.ordering === 'park-by-key' && tier.partitions !== main.partitions) {
+    error(`${tier.source.path}.partitions`, `tier ${tier.label} has ${tier.partitions} partitions but ${main.name} has ${main.partitions}; park-by-key needs them equal, so that one group member owns partition p of the main topic and of every tier (leave partitions out to take the main topic's)`);
+  } else if (tier.partitions < main.partitions) {
+    error(`${tier.source.path}.partitions`, `tier ${tier.label} has ${tier.partitions} partitions, fewer than the ${main.partitions} of ${main.name}; give it at least ${main.partitions} so a record keeps its partition (R4)`);
+  }
+  const minimum = tier.delayMs + MIN_TIER_RETENTION_GRACE_MS;
+  if (tier.retentionMs < minimum) {
+    error(`${tier.source.path}.retention`, `tier ${tier.label} keeps records ${formatDuration(tier.retentionMs)}, which would delete them before or soon after they are due; set its retention to at least ${formatDuration(minimum)} (the delay plus one day)`);
   }
   return problems;
 }

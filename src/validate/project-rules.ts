@@ -65,7 +65,7 @@ function claims<K extends string>(consumers: readonly ConsumerModel[], namesOf: 
 function topicCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
   const byName = claims<TopicRole>(consumers, (c) => [
     [c.mainTopic.name, 'main'],
-    ...c.tiers.map((t): [string, TopicRole] => [t.name, 'retry']),
+    ...[...c.tiers, ...c.drainingTiers].map((t): [string, TopicRole] => [t.name, 'retry']),
     [c.dlq.name, 'dlq'],
     [c.dlqAudit.name, 'dlq'],
   ]);
@@ -149,7 +149,7 @@ function terraformAddressCollisions(topologies: readonly TopologyModel[]): Diagn
     const seen = new Map<string, string>();
     const problems: Diagnostic[] = [];
     for (const c of topology.consumers) {
-      const topics = [...(c.mainTopic.managed ? [c.mainTopic.name] : []), ...c.tiers.map((t) => t.name), c.dlq.name, c.dlqAudit.name];
+      const topics = [...(c.mainTopic.managed ? [c.mainTopic.name] : []), ...c.tiers.map((t) => t.name), ...c.drainingTiers.map((t) => t.name), c.dlq.name, c.dlqAudit.name];
       for (const topic of topics) {
         const id = topicResourceId(topic);
         const other = seen.get(id);

@@ -44,7 +44,7 @@ export async function exampleModel(): Promise<ProjectModel> {
 
 /** Every principal name of the example topologies: the users the test broker needs. */
 export function principalNames(model: ProjectModel): string[] {
-  const principals = model.topologies.flatMap((t) => [t.principals.replay, t.principals.monitor, ...t.consumers.map((c) => c.principal)]);
+  const principals = model.topologies.flatMap((t) => [t.principals.replay, t.principals.monitor, t.principals.drift, ...t.consumers.map((c) => c.principal)]);
   return [...new Set(principals.map(principalName))].sort();
 }
 

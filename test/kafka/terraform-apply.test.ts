@@ -39,12 +39,12 @@ describe('the generated Terraform, applied to a real broker', () => {
     for (const topology of model.topologies) {
       for (const rule of aclRules(topology)) {
         const found = await admin.describeAcls({
-          resourceType: rule.resourceType === 'Topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
+          resourceType: AclResourceTypes[rule.resourceType.toUpperCase() as 'TOPIC' | 'GROUP' | 'CLUSTER'],
           resourceName: rule.resourceName,
           resourcePatternType: ResourcePatternTypes.LITERAL,
           principal: rule.principal,
           host: '*',
-          operation: AclOperationTypes[rule.operation.toUpperCase() as 'READ' | 'WRITE' | 'DESCRIBE'],
+          operation: AclOperationTypes[rule.operation.replace(/(?<=.)([A-Z])/g, '_$1').toUpperCase() as 'READ' | 'WRITE' | 'DESCRIBE' | 'DESCRIBE_CONFIGS'],
           permissionType: AclPermissionTypes.ALLOW,
         });
         expect({ rule: `${rule.principal} ${rule.operation} ${rule.resourceName}`, found: found.resources.length }).toEqual({ rule: `${rule.principal} ${rule.operation} ${rule.resourceName}`, found: 1 });
@@ -57,8 +57,9 @@ describe('the generated Terraform, applied to a real broker', () => {
       permissionType: AclPermissionTypes.ANY,
     });
     // Other tests grant ACLs on topics of their own; only the example topologies' resources count here.
-    const ours = new Set(model.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name, ...Object.values(c.groups)])));
-    const count = all.resources.filter((r) => ours.has(r.resourceName)).reduce((n, r) => n + r.acls.length, 0);
+    const ours = new Set(model.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name, ...Object.values(c.groups), 'kafka-cluster'])));
+    const principals = new Set(model.topologies.flatMap((t) => aclRules(t).map((r) => r.principal)));
+    const count = all.resources.filter((r) => ours.has(r.resourceName)).reduce((n, r) => n + r.acls.filter((a) => principals.has(a.principal)).length, 0);
     expect(count).toBe(model.topologies.reduce((n, t) => n + aclRules(t).length, 0));
   });
 

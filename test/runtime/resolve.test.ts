@@ -49,3 +49,32 @@ describe('the destination resolver', () => {
     expect(attemptOf(consumer, 'something.else')).toBe(1);
   });
 });
+
+describe('the destination resolver with a draining tier', () => {
+  // 10m retimed to 15m: the 10m tier drains, in the place its delay has among the live tiers.
+  const retimed = billingDescriptor({
+    tiers: [
+      { index: 1, topic: 'orders.confirmed.retry.1m', delayMs: 60_000, label: '1m' },
+      { index: 2, topic: 'orders.confirmed.retry.15m', delayMs: 900_000, label: '15m' },
+      { index: 3, topic: 'orders.confirmed.retry.1h', delayMs: 3_600_000, label: '1h' },
+      { index: 2, topic: 'orders.confirmed.retry.10m', delayMs: 600_000, label: '10m', draining: true },
+    ],
+  });
+  const fromDraining = (recordedAttempt: number | undefined) =>
+    resolveDestination(retimed, { topic: 'orders.confirmed.retry.10m', kind: 'transient-long', triesInPlace: 3, now, recordedAttempt });
+
+  it('sends a record on to the live tier its x-attempt reaches, never to a draining tier', () => {
+    expect(fromDraining(3)).toMatchObject({ kind: 'tier', tier: { topic: 'orders.confirmed.retry.1h' }, attempt: 4 });
+    expect(fromDraining(2)).toMatchObject({ kind: 'tier', tier: { topic: 'orders.confirmed.retry.15m' }, attempt: 3 });
+  });
+
+  it('bounds a garbage or missing x-attempt to the live ladder, so the record neither loops nor is lost', () => {
+    expect(fromDraining(999_999)).toEqual({ kind: 'dlq', attempt: 4, reason: 'retries-exhausted' });
+    expect(fromDraining(0)).toMatchObject({ kind: 'tier', tier: { topic: 'orders.confirmed.retry.15m' }, attempt: 3 });
+    expect(fromDraining(undefined)).toMatchObject({ kind: 'tier', tier: { topic: 'orders.confirmed.retry.1h' }, attempt: 4 });
+  });
+
+  it('keeps counting attempts of live tiers by where the record was read', () => {
+    expect(attemptOf(retimed, 'orders.confirmed.retry.15m', 99)).toBe(3);
+  });
+});

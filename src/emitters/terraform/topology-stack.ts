@@ -40,6 +40,9 @@ export class TopologyStack extends TerraformStack {
         partitions: topic.partitions,
         replicationFactor: replicationFactor.numberValue,
         config: { ...topic.config, 'min.insync.replicas': minInsyncReplicas.toString() },
+        // Dead letters and the audit of what was done with them must outlive any edit:
+        // Terraform refuses a plan that would destroy or replace them.
+        ...(KEPT_TOPICS.has(topic.kind) ? { lifecycle: { preventDestroy: true } } : {}),
       });
       resource.overrideLogicalId(topicResourceId(topic.name));
     }
@@ -59,12 +62,14 @@ export class TopologyStack extends TerraformStack {
   }
 }
 
+const KEPT_TOPICS: ReadonlySet<TopicModel['kind']> = new Set(['dlq', 'dlq-audit']);
+
 /** Every topic the stack creates, each once, sorted by name. */
 function topicsOf(topology: TopologyModel): TopicModel[] {
   const byName = new Map<string, TopicModel>();
   for (const consumer of topology.consumers) {
     if (consumer.mainTopic.managed) byName.set(consumer.mainTopic.name, consumer.mainTopic);
-    for (const topic of [...consumer.tiers, consumer.dlq, consumer.dlqAudit]) byName.set(topic.name, topic);
+    for (const topic of [...consumer.tiers, ...consumer.drainingTiers, consumer.dlq, consumer.dlqAudit]) byName.set(topic.name, topic);
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

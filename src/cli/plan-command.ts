@@ -1,0 +1,70 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { compileFiles } from '../compile';
+import { kafkaFromEnv } from '../dlq/connection';
+import type { ProjectModel } from '../model/types';
+import { KAFKA_ENV } from '../naming';
+import { compareLive, formatLive, liveJson, liveQuery, readClusterState } from '../plan/live';
+import { formatPlan, planChanges, planJson, worstRisk } from '../plan';
+import { MODEL_SNAPSHOT_FILE, readModelSnapshot } from '../writer/model-snapshot';
+import { EXIT } from './io';
+import type { CliIo } from './io';
+import { reportDiagnostics } from './report';
+import { resolveTopologyFiles, UsageError } from './topology-files';
+
+export interface PlanOptions {
+  readonly out: string;
+  readonly json: boolean;
+  readonly live: boolean;
+  readonly minInsyncReplicas?: string;
+}
+
+/** Exit codes of `krt plan`: CI stops on `destructive` (offline) or `drift` (--live) until someone looks. */
+export const PLAN_EXIT = { ...EXIT, destructive: 3, drift: 4 } as const;
+
+/** `krt plan`: what the spec changes against the committed output, offline, writing nothing. */
+export async function planCommand(io: CliIo, args: readonly string[], options: PlanOptions): Promise<number> {
+  const result = await compileFiles(resolveTopologyFiles(io.cwd, args), io.cwd);
+  if (reportDiagnostics(io, result) || !result.model) return PLAN_EXIT.problems;
+  if (options.live) return liveCommand(io, result.model, options);
+  const outDir = path.resolve(io.cwd, options.out);
+  const plan = planChanges(readModelSnapshot(outDir), result.model);
+  const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
+  io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));
+  if (plan.refused.length > 0) return PLAN_EXIT.problems;
+  return worstRisk(plan) === 'destructive' ? PLAN_EXIT.destructive : PLAN_EXIT.ok;
+}
+
+/** `krt plan --live`: the cluster against the spec, read with describe-only calls. */
+async function liveCommand(io: CliIo, model: ProjectModel, options: PlanOptions): Promise<number> {
+  const minInsyncReplicas = options.minInsyncReplicas === undefined ? undefined : Number(options.minInsyncReplicas);
+  if (minInsyncReplicas !== undefined && !(Number.isInteger(minInsyncReplicas) && minInsyncReplicas >= 1)) {
+    throw new UsageError(`--min-insync-replicas must be a whole number of at least 1, not '${options.minInsyncReplicas}'`);
+  }
+  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-plan-live').admin();
+  await admin.connect();
+  try {
+    const findings = compareLive(model, await readClusterState(admin, liveQuery(model)), { minInsyncReplicas });
+    io.stdout(options.json ? liveJson(findings) : formatLive(findings));
+    return findings.some((f) => f.kind === 'drift') ? PLAN_EXIT.drift : PLAN_EXIT.ok;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Registers `krt plan` (and, with --live, the drift check) on the program. */
+export function addPlanCommand(program: Command, io: CliIo, filesHelp: string, done: (exitCode: number) => void): void {
+  program
+    .command('plan')
+    .description('compare the specs with the committed generated/ and say, per consumer, what changes and how safe it is; writes nothing')
+    .argument('[files...]', filesHelp)
+    .option('--out <dir>', 'the output folder holding the committed model snapshot', 'generated')
+    .option('--json', 'print JSON for CI', false)
+    .option('--live', 'compare the cluster with the spec instead: topics, partitions, configs, ACLs, draining tiers; read-only', false)
+    .option('--min-insync-replicas <n>', 'with --live: the min_insync_replicas Terraform was applied with, if not the spec\'s')
+    .addHelpText(
+      'after',
+      `\nWith --live, connects as $${KAFKA_ENV.saslUsername} (the topology's drift principal, User:<topology>-drift) to $${KAFKA_ENV.bootstrapServers}.\nExit codes: 0 nothing destructive (--live: the cluster matches), 1 spec errors, changes krt synth refuses or a broker error, 2 usage error, 3 destructive changes planned, 4 (--live) the cluster differs from the spec.`,
+    )
+    .action(async (files: string[], options: PlanOptions) => done(await planCommand(io, files, options)));
+}

@@ -1,0 +1,5 @@
+export { planChanges } from './plan';
+export { guardChanges } from './guards';
+export { formatPlan, planJson } from './format';
+export { worstRisk } from './types';
+export type { ChangeGroup, Plan, PlannedChange, Risk } from './types';
