@@ -16,6 +16,7 @@ export interface RetryMetrics {
   readonly dlqSize: Gauge<'consumer' | 'topic'>;
   readonly dlqOldestTimestamp: Gauge<'consumer' | 'topic'>;
   readonly tierLag: Gauge<'consumer' | 'topic'>;
+  readonly dlqExpired: Counter<'consumer' | 'topic'>;
 }
 
 const byRegistry = new WeakMap<Registry, RetryMetrics>();
@@ -34,6 +35,7 @@ export function retryMetrics(registry: Registry = new Registry()): RetryMetrics 
     dlqSize: new Gauge({ name: METRICS.dlqSize, help: "Unhandled DLQ records: the DLQ's end offsets minus the replay group's committed offsets.", labelNames: ['consumer', 'topic'], registers }),
     dlqOldestTimestamp: new Gauge({ name: METRICS.dlqOldestUnhandledTimestampSeconds, help: 'Timestamp of the oldest unhandled DLQ record; absent when there is none.', labelNames: ['consumer', 'topic'], registers }),
     tierLag: new Gauge({ name: METRICS.retryTierLag, help: 'Records waiting in a retry tier.', labelNames: ['consumer', 'topic'], registers }),
+    dlqExpired: new Counter({ name: METRICS.dlqExpiredTotal, help: "Unhandled DLQ records retention deleted: the gap between the replay group's offset and the log start, plus the gaps krt commands already passed (kept in the group's commit metadata).", labelNames: ['consumer', 'topic'], registers }),
   };
   byRegistry.set(registry, metrics);
   return metrics;
