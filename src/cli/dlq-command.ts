@@ -113,6 +113,7 @@ export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayC
   const by = options.by ?? io.env?.USER ?? os.userInfo().username;
   return withSession(io, name, async (session, kafka) => {
     const chosen = selectRecords(session.records, selection);
+    checkRecordable(session, chosen);
     const verb = options.dryRun ? 'would replay' : 'replaying';
     io.stdout(expiredLine(session.expired));
     io.stdout(`${verb} ${chosen.length} of ${session.records.length} unhandled records of ${session.consumer.dlq.name}, at most ${rate}/s\n`);
@@ -121,7 +122,6 @@ export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayC
       io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${bytesText(r.key)}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}\n`);
     }
     if (options.dryRun) {
-      checkRecordable(session, chosen);
       io.stdout('dry run: nothing was published or committed\n');
       return EXIT.ok;
     }

@@ -42,7 +42,7 @@ export default defineTopology({
   name: 'lifecycle',
   owner: { team: 'billing', onCall: '#billing-oncall' },
   runbookBaseUrl: 'https://runbooks.example.com',
-  consumers: [${consumer('expiry')}, ${consumer('scale')}],
+  consumers: [${consumer('expiry')}, ${consumer('scale')}, ${consumer('scatter')}],
 });
 `,
   );
@@ -78,8 +78,8 @@ interface DlqWrite {
 async function writeDlq(kafka: Kafka, consumer: ConsumerModel, records: readonly DlqWrite[]): Promise<void> {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
-  for (let start = 0; start < records.length; start += 10_000) {
-    const messages = records.slice(start, start + 10_000).map((r, i) => ({
+  for (let start = 0; start < records.length; start += 4_000) {
+    const messages = records.slice(start, start + 4_000).map((r, i) => ({
       partition: r.partition,
       key: `order-${start + i}`,
       value: r.value ?? `value-${start + i}`,
@@ -134,6 +134,7 @@ describe('the DLQ over its whole life, on a real broker', () => {
   let project: ScratchProject;
   let expiry: ConsumerModel;
   let scale: ConsumerModel;
+  let scatter: ConsumerModel;
   let admin: Admin;
   const krt = async (...args: string[]) => {
     let stdout = '';
@@ -145,7 +146,7 @@ describe('the DLQ over its whole life, on a real broker', () => {
   beforeAll(async () => {
     const created = await lifecycleProject();
     project = created.project;
-    [expiry, scale] = created.consumers as [ConsumerModel, ConsumerModel];
+    [expiry, scale, scatter] = created.consumers as [ConsumerModel, ConsumerModel, ConsumerModel];
     admin = kafkaAsAdmin().admin();
     await admin.connect();
   });
@@ -226,6 +227,32 @@ describe('the DLQ over its whole life, on a real broker', () => {
     expect(rerun.stdout).toContain(`replaying 0 of ${100_000 - replayedCount} unhandled records`);
     expect(await endOffsetTotal(admin, scale!.mainTopic.name) - (mainBefore + replayedCount)).toBe(0);
     expect((await monitorOf(scale!)).snapshot.dlqSize).toBe(100_000 - replayedCount);
+  });
+
+  it('refuses, before publishing anything, a replay whose handling could not be recorded, and says how many records fit', async () => {
+    let seed = 7;
+    // xorshift32: one record in three of a class, with no pattern deflate could shrink.
+    const random = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    const records = Array.from({ length: 40_000 }, () => ({ partition: 0, errorClass: random() < 1 / 3 ? 'SchemaError' : 'TimeoutError' }));
+    await writeDlq(kafkaAsAdmin(), scatter!, records);
+    const replay = (limit: number) => krt('dlq', 'replay', scatter!.name, '--error-class', 'SchemaError', '--limit', String(limit), '--rate', '100000', '--by', 'tester');
+    const mainBefore = await endOffsetTotal(admin, scatter!.mainTopic.name);
+
+    const refused = await replay(100_000);
+    const fits = Number(/run again with --limit (\d+)/.exec(refused.stderr)?.[1]);
+    expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(refused.stderr).toContain('Nothing was published');
+    expect(fits).toBeGreaterThan(1000);
+    expect(fits).toBeLessThan(records.filter((r) => r.errorClass === 'SchemaError').length);
+    expect(await endOffsetTotal(admin, scatter!.mainTopic.name)).toBe(mainBefore);
+
+    expect((await replay(fits)).code).toBe(0);
+    expect(await endOffsetTotal(admin, scatter!.mainTopic.name)).toBe(mainBefore + fits);
   });
 
   it('inspect | head -1 exits quietly and leaves the replay group at once', async () => {
