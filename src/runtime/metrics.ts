@@ -32,8 +32,8 @@ export function retryMetrics(registry: Registry = new Registry()): RetryMetrics 
     retryRouted: new Counter({ name: METRICS.retryRoutedTotal, help: 'Records published to a retry tier.', labelNames: ['consumer', 'tier', 'error_class'], registers }),
     dlqRouted: new Counter({ name: METRICS.dlqRoutedTotal, help: 'Records published to the DLQ.', labelNames: ['consumer', 'error_class'], registers }),
     lateness: new Histogram({ name: METRICS.deliveryLatenessSeconds, help: 'Processing start of a tier record minus its x-due-at.', labelNames: ['consumer', 'tier'], buckets: LATENESS_BUCKETS, registers }),
-    dlqSize: new Gauge({ name: METRICS.dlqSize, help: "Unhandled DLQ records: the DLQ's end offsets minus the replay group's committed offsets.", labelNames: ['consumer', 'topic'], registers }),
-    dlqOldestTimestamp: new Gauge({ name: METRICS.dlqOldestUnhandledTimestampSeconds, help: 'Timestamp of the oldest unhandled DLQ record; absent when there is none.', labelNames: ['consumer', 'topic'], registers }),
+    dlqSize: new Gauge({ name: METRICS.dlqSize, help: "Unhandled DLQ records still in the log: from the later of the log start and the replay group's committed offset to the end, less those handled beyond it.", labelNames: ['consumer', 'topic'], registers }),
+    dlqOldestTimestamp: new Gauge({ name: METRICS.dlqOldestUnhandledTimestampSeconds, help: 'Timestamp of the oldest unhandled DLQ record still in the log; absent when there is none.', labelNames: ['consumer', 'topic'], registers }),
     tierLag: new Gauge({ name: METRICS.retryTierLag, help: 'Records waiting in a retry tier.', labelNames: ['consumer', 'topic'], registers }),
     dlqExpired: new Counter({ name: METRICS.dlqExpiredTotal, help: "Unhandled DLQ records retention deleted: the gap between the replay group's offset and the log start, plus the gaps krt commands already passed (kept in the group's commit metadata).", labelNames: ['consumer', 'topic'], registers }),
   };

@@ -150,7 +150,10 @@ describe('the DLQ over its whole life, on a real broker', () => {
     admin = kafkaAsAdmin().admin();
     await admin.connect();
   });
-  afterAll(() => admin?.disconnect());
+  afterAll(async () => {
+    await admin?.disconnect();
+    project?.remove();
+  });
 
   it('counts unhandled records that retention deleted, keeps the gauges on what is left, and the tools carry on past the gap', async () => {
     const kafka = kafkaAsAdmin();
