@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { DlqBenchResult } from './dlq';
 import type { MemoryRow } from './memory';
 import type { PrecisionResult } from './precision';
 import type { SynthRow } from './synth';
@@ -13,6 +14,8 @@ export interface BenchResults {
   readonly precision: PrecisionResult;
   readonly memory: MemoryRow[];
   readonly hotPathOpsPerSecond: number;
+  /** Absent in results measured before the DLQ section existed. */
+  readonly dlq?: DlqBenchResult;
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -81,11 +84,26 @@ export function resultsMarkdown(r: BenchResults): string {
     '',
     `Resolve a destination and encode its headers: ${fmt(r.hotPathOpsPerSecond)} operations per second.`,
     '',
+    ...(r.dlq ? dlqMarkdown(r.dlq) : []),
   ]
     .filter((line) => line !== '')
     .join('\n')
     .replace(/\n(#+ )/g, '\n\n$1')
     .replace(/\n(\|[^\n]*\n)(?!\|)/g, '\n$1\n') + '\n';
+}
+
+function dlqMarkdown(d: DlqBenchResult): string[] {
+  return [
+    `## The DLQ tools and monitor on the real broker (${fmt(d.records)} records, four interleaved error classes)`,
+    '',
+    '| operation | records/s | peak RSS of the process |',
+    '|---|---|---|',
+    `| inspect (read every unhandled record, group and format them) | ${fmt(d.inspect.recordsPerSecond)} | ${fmt(d.inspect.peakRssMb)} MB |`,
+    `| replay all (publish, audit, commit in acknowledged steps) | ${fmt(d.replay.recordsPerSecond)} | ${fmt(d.replay.peakRssMb)} MB |`,
+    '',
+    `A monitor poll of a DLQ whose replay group lists ${fmt(d.handledRangeOffsets)} handled offsets (one range) takes ${fmt(d.monitorPollMs)} ms on the broker (median of 3), of which the handled-state arithmetic takes ${fmt(d.handledStateMs, 2)} ms.`,
+    '',
+  ];
 }
 
 /** Two bar groups: throughput relative to the bare loop, and synth time relative to the floor. */

@@ -53,7 +53,7 @@ describe("a consumer's status, as the health indicator reports it", () => {
   it("carries the DLQ monitor's last reading, and its error without losing the reading", () => {
     const s = status();
     now = 2_000;
-    s.observeDlq({ dlqSize: 3, oldestUnhandledAt: 1_500, tierLag: {} });
+    s.observeDlq({ dlqSize: 3, dlqExpired: 0, oldestUnhandledAt: 1_500, tierLag: {} });
     s.observeDlqError(new Error('Not authorized to access group'));
     expect(s.health().dlq).toEqual({ size: 3, oldestUnhandledAt: new Date(1_500).toISOString(), polledAt: new Date(2_000).toISOString(), error: 'Not authorized to access group' });
   });

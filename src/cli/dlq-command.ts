@@ -1,11 +1,12 @@
 import os from 'node:os';
 import { compileFiles } from '../compile';
 import { kafkaFromEnv } from '../dlq/connection';
-import { groupRecords, recordJson } from '../dlq/inspect';
-import { discardRecords, replayRecords, replayTarget } from '../dlq/replay';
+import { bytesText, groupRecords, recordJson } from '../dlq/inspect';
+import { checkRecordable, discardRecords, replayRecords, replayTarget } from '../dlq/replay';
 import { selectRecords } from '../dlq/select';
 import type { Selection } from '../dlq/select';
 import { DlqSession } from '../dlq/session';
+import type { ExpiredRecords } from '../dlq/session';
 import type { ConsumerModel } from '../model/types';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import { EXIT } from './io';
@@ -36,23 +37,40 @@ async function withSession(io: CliIo, name: string, work: (session: DlqSession, 
   }
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** One sentence on what retention deleted unhandled, or nothing when it deleted nothing. */
+function expiredLine(expired: readonly ExpiredRecords[]): string {
+  if (expired.length === 0) return '';
+  const total = expired.reduce((n, e) => n + e.total, 0);
+  const parts = expired.map((e) => `partition ${e.partition}: ${e.total}${e.unrecorded > 0 ? `, ${e.unrecorded} of them below log start ${e.logStart} not yet in the audit log` : ''}`);
+  return `expired: retention deleted ${plural(total, 'unhandled record')} before anyone replayed or discarded them (${parts.join('; ')}); they are lost\n`;
+}
+
 export async function dlqInspectCommand(io: CliIo, name: string, options: { json: boolean }): Promise<number> {
   return withSession(io, name, async (session) => {
-    const { records, consumer } = session;
+    // Leave the replay group before printing: a reader that stops early (| head) leaves no member behind.
+    await session.close();
+    const { records, consumer, expired } = session;
     if (options.json) {
-      io.stdout(`${JSON.stringify({ consumer: consumer.name, dlqTopic: consumer.dlq.name, unhandled: records.length, groups: groupRecords(records), records: records.map(recordJson) }, null, 2)}\n`);
+      const expiredTotal = expired.reduce((n, e) => n + e.total, 0);
+      const report = { consumer: consumer.name, dlqTopic: consumer.dlq.name, unhandled: records.length, expired: { total: expiredTotal, partitions: expired.map((e) => ({ ...e, logStart: e.logStart.toString() })) }, groups: groupRecords(records), records: records.map(recordJson) };
+      io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       return EXIT.ok;
     }
-    io.stdout(`${consumer.dlq.name} (consumer ${consumer.name}): ${records.length} unhandled record${records.length === 1 ? '' : 's'}\n`);
+    io.stdout(`${consumer.dlq.name} (consumer ${consumer.name}): ${plural(records.length, 'unhandled record')}\n`);
+    io.stdout(expiredLine(expired));
     if (records.length === 0) return EXIT.ok;
     io.stdout('\nby error class and original topic:\n');
     for (const g of groupRecords(records)) {
-      io.stdout(`  ${g.errorClass}  from ${g.originalTopic}: ${g.count}, ${g.oldest} .. ${g.newest}, e.g. "${g.example}"\n`);
+      const back = g.replayedBefore > 0 ? `, ${g.replayedBefore} replayed before and back again` : '';
+      io.stdout(`  ${g.errorClass}  from ${g.originalTopic}: ${g.count}, ${g.oldest} .. ${g.newest}${back}, e.g. "${g.example}"\n`);
     }
     io.stdout('\nrecords (id = partition:offset):\n');
     for (const r of records) {
       const j = recordJson(r);
-      io.stdout(`  ${j.id}  ${j.timestamp}  key=${j.key ?? '-'}  attempt=${j.attempt ?? '?'}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`);
+      const replays = r.replayCount > 0 ? `  replayed=${r.replayCount}` : '';
+      io.stdout(`  ${j.id}  ${j.timestamp}  key=${bytesText(r.key)}  attempt=${j.attempt ?? '?'}${replays}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`);
     }
     return EXIT.ok;
   });
@@ -95,11 +113,13 @@ export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayC
   const by = options.by ?? io.env?.USER ?? os.userInfo().username;
   return withSession(io, name, async (session, kafka) => {
     const chosen = selectRecords(session.records, selection);
+    checkRecordable(session, chosen);
     const verb = options.dryRun ? 'would replay' : 'replaying';
+    io.stdout(expiredLine(session.expired));
     io.stdout(`${verb} ${chosen.length} of ${session.records.length} unhandled records of ${session.consumer.dlq.name}, at most ${rate}/s\n`);
     for (const r of chosen) {
       const target = replayTarget(session.consumer, r);
-      io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${r.key?.toString('utf8') ?? '-'}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}\n`);
+      io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${bytesText(r.key)}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}\n`);
     }
     if (options.dryRun) {
       io.stdout('dry run: nothing was published or committed\n');

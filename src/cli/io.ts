@@ -11,9 +11,17 @@ export interface CliIo {
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
 
 export function processIo(): CliIo {
+  let stdoutClosed = false;
+  // `krt dlq inspect | head -1`: the reader left. Stop writing and finish quietly, as Unix tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    stdoutClosed = true;
+  });
   return {
     cwd: process.cwd(),
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => {
+      if (!stdoutClosed) process.stdout.write(text);
+    },
     stderr: (text) => process.stderr.write(text),
     interactive: Boolean(process.stderr.isTTY),
     env: process.env,

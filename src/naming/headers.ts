@@ -11,6 +11,14 @@ export const HEADERS = {
   replayedFromDlq: 'x-replayed-from-dlq',
 } as const;
 
+/**
+ * How many times `krt dlq replay` has sent this record back from the DLQ (decimal). Only
+ * the replay tool writes it; the runtime passes it through tiers and the DLQ unchanged
+ * (it is not one of HEADERS), so a replayed record that fails again reaches the DLQ with
+ * its count, and `krt dlq inspect` shows a record that keeps coming back.
+ */
+export const REPLAY_COUNT_HEADER = 'x-replay-count';
+
 /** Spring Kafka's dead-letter headers, added to DLQ records with the `x+spring` header style (R10). */
 export const SPRING_DLT_HEADERS = {
   originalTopic: 'kafka_dlt-original-topic',

@@ -19,6 +19,7 @@ export interface RetryMetrics {
   readonly tierOverdue: Gauge<'consumer' | 'topic' | 'partition'>;
   readonly mainLag: Gauge<'consumer' | 'topic' | 'partition'>;
   readonly mainLagSeconds: Gauge<'consumer' | 'topic' | 'partition'>;
+  readonly dlqExpired: Counter<'consumer' | 'topic'>;
 }
 
 const byRegistry = new WeakMap<Registry, RetryMetrics>();
@@ -34,12 +35,13 @@ export function retryMetrics(registry: Registry = new Registry()): RetryMetrics 
     retryRouted: new Counter({ name: METRICS.retryRoutedTotal, help: 'Records published to a retry tier.', labelNames: ['consumer', 'tier', 'error_class'], registers }),
     dlqRouted: new Counter({ name: METRICS.dlqRoutedTotal, help: 'Records published to the DLQ.', labelNames: ['consumer', 'error_class'], registers }),
     lateness: new Histogram({ name: METRICS.deliveryLatenessSeconds, help: 'Processing start of a tier record minus its x-due-at.', labelNames: ['consumer', 'tier'], buckets: LATENESS_BUCKETS, registers }),
-    dlqSize: new Gauge({ name: METRICS.dlqSize, help: "Unhandled DLQ records: the DLQ's end offsets minus the replay group's committed offsets.", labelNames: ['consumer', 'topic'], registers }),
-    dlqOldestTimestamp: new Gauge({ name: METRICS.dlqOldestUnhandledTimestampSeconds, help: 'Timestamp of the oldest unhandled DLQ record; absent when there is none.', labelNames: ['consumer', 'topic'], registers }),
+    dlqSize: new Gauge({ name: METRICS.dlqSize, help: "Unhandled DLQ records still in the log: from the later of the log start and the replay group's committed offset to the end, less those handled beyond it.", labelNames: ['consumer', 'topic'], registers }),
+    dlqOldestTimestamp: new Gauge({ name: METRICS.dlqOldestUnhandledTimestampSeconds, help: 'Timestamp of the oldest unhandled DLQ record still in the log; absent when there is none.', labelNames: ['consumer', 'topic'], registers }),
     tierLag: new Gauge({ name: METRICS.retryTierLag, help: 'Records waiting in a retry tier.', labelNames: ['consumer', 'topic'], registers }),
     tierOverdue: new Gauge({ name: METRICS.retryTierOverdueSeconds, help: "Now minus the due time of a tier partition's head record; 0 when it is not due or there is none.", labelNames: ['consumer', 'topic', 'partition'], registers }),
     mainLag: new Gauge({ name: METRICS.mainLag, help: 'Records of the main topic the main group has not consumed.', labelNames: ['consumer', 'topic', 'partition'], registers }),
     mainLagSeconds: new Gauge({ name: METRICS.mainLagSeconds, help: "How long ago the main group's next record was written; 0 when it has none.", labelNames: ['consumer', 'topic', 'partition'], registers }),
+    dlqExpired: new Counter({ name: METRICS.dlqExpiredTotal, help: "Unhandled DLQ records retention deleted: the gap between the replay group's offset and the log start, plus the gaps krt commands already passed (kept in the group's commit metadata).", labelNames: ['consumer', 'topic'], registers }),
   };
   byRegistry.set(registry, metrics);
   return metrics;

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { ConsumerDescriptor } from './descriptor';
-import { decodeHandled, unhandledBefore } from './dlq-handled';
+import { decodeHandled, partitionBacklog } from './dlq-handled';
 import { retryMetrics } from './metrics';
 import { collectMainLag } from './monitor-main-lag';
 import { collectTierOverdue } from './monitor-tier-overdue';
@@ -10,73 +10,94 @@ import type { RetryMetrics } from './metrics';
 export interface MonitorPort {
   endOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
   committedOffsets(groupId: string, topic: string): Promise<{ partition: number; offset: string; metadata: string | null }[]>;
-  /** The timestamps (epoch ms) of the records at these offsets; a partition without one is left out. */
+  /**
+   * The timestamp (epoch ms) of the first record at or after each offset: retention may
+   * delete the one asked for meanwhile. A partition without one is left out.
+   */
   timestampsAt(topic: string, offsets: { partition: number; offset: string }[]): Promise<Map<number, number>>;
 }
 
 export interface DlqMonitorOptions {
   readonly port: MonitorPort;
   readonly registry?: Registry;
-  /** How often to poll; default 30 s. */
+  /** The pause between the end of one poll and the start of the next; default 30 s. */
   readonly intervalMs?: number;
   readonly onError?: (error: unknown) => void;
 }
 
 export interface DlqSnapshot {
   readonly dlqSize: number;
-  /** Epoch ms of the oldest unhandled DLQ record, absent when there is none. */
+  /** Epoch ms of the oldest unhandled DLQ record still in the log, absent when there is none. */
   readonly oldestUnhandledAt?: number;
+  /** Unhandled DLQ records retention deleted, ever: what kafka_dlq_expired_total reports. */
+  readonly dlqExpired: number;
   readonly tierLag: Readonly<Record<string, number>>;
 }
 
 export interface DlqMonitor {
   readonly metrics: RetryMetrics;
-  /** Reads Kafka once and sets the gauges. */
+  /** Reads Kafka once and sets the gauges; a call while a poll runs shares that poll. */
   poll(): Promise<DlqSnapshot>;
+  /** Polls at once, then again `intervalMs` after each poll ends: polls never overlap. */
   start(): void;
-  stop(): void;
+  /** Stops polling; resolves once the poll in flight, if any, has ended. */
+  stop(): Promise<void>;
 }
 
 /**
- * The DLQ and tier monitor behind the gauges the alerts query: kafka_dlq_size (DLQ end
- * offsets minus what the replay group handled), the timestamp of the oldest unhandled
- * DLQ record, and kafka_retry_tier_lag (tier end offsets minus the retry group's).
+ * The DLQ and tier monitor behind the gauges the alerts query: kafka_dlq_size (unhandled
+ * records still in the DLQ), the timestamp of the oldest of them, kafka_dlq_expired_total
+ * (unhandled records retention deleted) and kafka_retry_tier_lag (tier end offsets minus
+ * the retry group's). Everything is derived from Kafka's state on each poll, so a
+ * restarted monitor reports the same values, the expired total included.
  */
 export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonitorOptions): DlqMonitor {
   const metrics = retryMetrics(options.registry);
   const labels = { consumer: consumer.name, topic: consumer.dlqTopic };
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running = false;
+  let inFlight: Promise<DlqSnapshot> | undefined;
+  // The expired total already added to the counter: each poll adds what Kafka's state says beyond it.
+  let countedExpired = 0;
 
   async function lagOf(topic: string, groupId: string): Promise<number> {
     const [ends, committed] = await Promise.all([options.port.endOffsets(topic), options.port.committedOffsets(groupId, topic)]);
     const byPartition = new Map(committed.map((c) => [c.partition, BigInt(c.offset)]));
     return ends.reduce((sum, e) => {
+      // Offsets below the log start (none committed yet, or deleted by retention) wait for nothing.
       const done = byPartition.get(e.partition) ?? -1n;
-      const from = done < 0n ? BigInt(e.low) : done;
+      const from = done < BigInt(e.low) ? BigInt(e.low) : done;
       return sum + Number(BigInt(e.high) > from ? BigInt(e.high) - from : 0n);
     }, 0);
   }
 
-  async function poll(): Promise<DlqSnapshot> {
+  async function pollOnce(): Promise<DlqSnapshot> {
     const [ends, committed] = await Promise.all([
       options.port.endOffsets(consumer.dlqTopic),
       options.port.committedOffsets(consumer.groups.replay, consumer.dlqTopic),
     ]);
     const commits = new Map(committed.map((c) => [c.partition, c]));
     let size = 0;
+    let expired = 0;
     const oldestOffsets: { partition: number; offset: string }[] = [];
     for (const e of ends) {
       const c = commits.get(e.partition);
-      const start = c && BigInt(c.offset) >= 0n ? BigInt(c.offset) : BigInt(e.low);
-      const { count, first } = unhandledBefore(decodeHandled(start, c?.metadata), BigInt(e.high));
-      size += count;
-      if (first !== undefined) oldestOffsets.push({ partition: e.partition, offset: first.toString() });
+      // No commit yet: nobody handled anything, so whatever retention deleted was unhandled.
+      const start = c && BigInt(c.offset) >= 0n ? BigInt(c.offset) : 0n;
+      const backlog = partitionBacklog(decodeHandled(start, c?.metadata), BigInt(e.low), BigInt(e.high));
+      size += backlog.unhandled;
+      expired += backlog.expired;
+      if (backlog.first !== undefined) oldestOffsets.push({ partition: e.partition, offset: backlog.first.toString() });
     }
     const timestamps = oldestOffsets.length > 0 ? await options.port.timestampsAt(consumer.dlqTopic, oldestOffsets) : new Map<number, number>();
     const oldest = timestamps.size > 0 ? Math.min(...timestamps.values()) : undefined;
     metrics.dlqSize.set(labels, size);
-    if (oldest === undefined) metrics.dlqOldestTimestamp.remove(labels);
-    else metrics.dlqOldestTimestamp.set(labels, oldest / 1000);
+    metrics.dlqExpired.inc(labels, Math.max(0, expired - countedExpired));
+    countedExpired = expired;
+    if (oldestOffsets.length === 0) metrics.dlqOldestTimestamp.remove(labels);
+    else if (timestamps.size === oldestOffsets.length) metrics.dlqOldestTimestamp.set(labels, oldest! / 1000);
+    // Some head records could not be read: keep the last value rather than report a younger oldest.
+    else options.onError?.(new Error(`could not read the oldest unhandled record of ${consumer.dlqTopic} in every partition; kept the last oldest-record timestamp`));
     const tierLag: Record<string, number> = {};
     for (const tier of consumer.tiers) {
       tierLag[tier.topic] = await lagOf(tier.topic, consumer.groups.retry);
@@ -84,18 +105,38 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
     }
     await collectTierOverdue(options.port, consumer, metrics, Date.now());
     await collectMainLag(options.port, consumer, metrics, Date.now());
-    return { dlqSize: size, oldestUnhandledAt: oldest, tierLag };
+    return { dlqSize: size, oldestUnhandledAt: oldest, dlqExpired: expired, tierLag };
+  }
+
+  function poll(): Promise<DlqSnapshot> {
+    inFlight ??= pollOnce().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  }
+
+  function scheduled(): void {
+    timer = undefined;
+    void poll()
+      .catch((error: unknown) => options.onError?.(error))
+      .finally(() => {
+        if (running) timer = setTimeout(scheduled, options.intervalMs ?? 30_000);
+      });
   }
 
   return {
     metrics,
     poll,
     start() {
-      timer ??= setInterval(() => void poll().catch((error: unknown) => options.onError?.(error)), options.intervalMs ?? 30_000);
+      if (running) return;
+      running = true;
+      scheduled();
     },
-    stop() {
-      if (timer) clearInterval(timer);
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
       timer = undefined;
+      await inFlight?.catch(() => undefined);
     },
   };
 }

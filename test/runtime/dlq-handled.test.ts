@@ -1,33 +1,106 @@
-import { decodeHandled, encodeHandled, isHandled, markHandled, unhandledBefore } from '../../src/runtime/dlq-handled';
+import fc from 'fast-check';
+import {
+  decodeHandled,
+  emptyHandled,
+  encodeHandled,
+  expiredGap,
+  handledFits,
+  isHandled,
+  markHandled,
+  partitionBacklog,
+  passExpired,
+} from '../../src/runtime/dlq-handled';
+
+const offsets = (from: number, to: number, step = 1) => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => BigInt(from + i * step));
 
 describe('handled DLQ records in the replay group commit', () => {
-  it('moves the committed offset over contiguous handled records and lists the rest', () => {
-    const state = markHandled(decodeHandled(10n, null), [10n, 11n, 14n, 15n, 17n]);
+  it('moves the committed offset over contiguous handled records and keeps the rest as ranges', () => {
+    const state = markHandled(emptyHandled(10n), [10n, 11n, 14n, 15n, 17n]);
     expect(state.committed).toBe(12n);
-    expect([...state.beyond].sort()).toEqual([14n, 15n, 17n]);
-    expect(encodeHandled(state)).toBe('{"f":"krt-handled/1","r":[["14","15"],["17","17"]]}');
+    expect(state.ranges).toEqual([{ from: 14n, to: 15n }, { from: 17n, to: 17n }]);
   });
 
-  it('reads back what it wrote', () => {
-    const state = markHandled(decodeHandled(0n, null), [3n, 4n, 9n]);
-    expect(decodeHandled(state.committed, encodeHandled(state))).toEqual(state);
+  it('reads back what it wrote, whatever the offsets (checked against a plain set)', () => {
+    fc.assert(
+      fc.property(fc.nat(50), fc.array(fc.array(fc.nat(200), { maxLength: 30 }), { maxLength: 5 }), (start, batches) => {
+        let state = emptyHandled(BigInt(start));
+        const model = new Set<number>();
+        for (const batch of batches) {
+          const next = markHandled(state, batch.map(BigInt));
+          state = decodeHandled(next.committed, encodeHandled(next));
+          for (const o of batch) model.add(o);
+        }
+        for (let o = 0; o <= 260; o++) expect(isHandled(state, BigInt(o))).toBe(o < start || model.has(o));
+      }),
+    );
+  });
+
+  it('still reads the ranges of the first metadata format', () => {
+    expect(decodeHandled(5n, '{"f":"krt-handled/1","r":[["5","6"],["9","9"]]}')).toEqual({ committed: 7n, ranges: [{ from: 9n, to: 9n }], expired: 0n });
   });
 
   it('reads metadata that is missing, foreign or garbage as nothing handled beyond', () => {
-    for (const metadata of [null, '', 'consumer-x', '{"f":"other"}', '{"f":"krt-handled/1","r":"nope"}']) {
-      expect(decodeHandled(5n, metadata)).toEqual({ committed: 5n, beyond: new Set() });
+    for (const metadata of [null, '', 'consumer-x', '{"f":"other"}', '{"f":"krt-handled/1","r":"nope"}', '{"f":"krt-handled/2","r":"!!!"}']) {
+      expect(decodeHandled(5n, metadata)).toEqual(emptyHandled(5n));
     }
   });
 
-  it('normalizes metadata that lists the committed offset itself', () => {
-    expect(decodeHandled(5n, '{"f":"krt-handled/1","r":[["5","6"],["9","9"]]}')).toEqual({ committed: 7n, beyond: new Set([9n]) });
+  it('counts the unhandled records before an end offset without walking them', () => {
+    const state = markHandled(emptyHandled(100n), [103n, 104n, 2_000_000n]);
+    expect(partitionBacklog(state, 0n, 1_000_000n)).toEqual({ unhandled: 1_000_000 - 100 - 2, first: 100n, expired: 0 });
+    expect(partitionBacklog(state, 0n, 100n)).toEqual({ unhandled: 0, expired: 0 });
   });
 
-  it('counts the unhandled records before an end offset without walking them', () => {
-    const state = markHandled(decodeHandled(100n, null), [103n, 104n, 2_000_000n]);
-    expect(unhandledBefore(state, 1_000_000n)).toEqual({ count: 1_000_000 - 100 - 2, first: 100n });
-    expect(unhandledBefore(state, 100n)).toEqual({ count: 0 });
-    expect(isHandled(state, 103n)).toBe(true);
-    expect(isHandled(state, 102n)).toBe(false);
+  it('costs one range for two million handled offsets, read and counted at once', () => {
+    const started = process.hrtime.bigint();
+    const state = decodeHandled(0n, '{"f":"krt-handled/1","r":[["1","2000000"]]}');
+    const backlog = partitionBacklog(state, 0n, 2_000_100n);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    expect({ ranges: state.ranges.length, backlog }).toEqual({ ranges: 1, backlog: { unhandled: 100, first: 0n, expired: 0 } });
+    expect(ms).toBeLessThan(200);
+  });
+
+  it('fits one error class out of 100,000 records of four interleaved classes into one commit', () => {
+    const state = markHandled(emptyHandled(0n), offsets(0, 99_999, 4));
+    expect(state.ranges.length).toBe(24_999);
+    expect(handledFits(state).fits).toBe(true);
+    expect(decodeHandled(state.committed, encodeHandled(state))).toEqual(state);
+  });
+
+  it('says when scattered handled records cannot fit into one commit', () => {
+    let seed = 42;
+    // xorshift32: a fixed, patternless choice of one record in three.
+    const random = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    const scattered = offsets(0, 99_999).filter(() => random() < 1 / 3);
+    expect(handledFits(markHandled(emptyHandled(0n), scattered)).fits).toBe(false);
+  });
+});
+
+describe('DLQ records that retention deleted before anyone handled them', () => {
+  const state = markHandled(emptyHandled(10n), [12n, 13n, 30n]);
+
+  it('counts the unhandled records below the log start, not the handled ones', () => {
+    expect(expiredGap(state, 20n)).toBe(10n - 2n);
+    expect(expiredGap(state, 5n)).toBe(0n);
+  });
+
+  it('passes the gap: the committed offset reaches the log start and the count is kept in the metadata', () => {
+    const passed = passExpired(state, 20n);
+    expect(passed).toEqual({ committed: 20n, ranges: [{ from: 30n, to: 30n }], expired: 8n });
+    expect(decodeHandled(passed.committed, encodeHandled(passed))).toEqual(passed);
+  });
+
+  it('reports the same expired total before and after the gap is passed', () => {
+    expect(partitionBacklog(state, 20n, 40n)).toEqual({ unhandled: 19, first: 20n, expired: 8 });
+    expect(partitionBacklog(passExpired(state, 20n), 20n, 40n)).toEqual({ unhandled: 19, first: 20n, expired: 8 });
+  });
+
+  it('has nothing left on a partition retention emptied', () => {
+    expect(partitionBacklog(state, 40n, 40n)).toEqual({ unhandled: 0, expired: 10 + 17 });
   });
 });

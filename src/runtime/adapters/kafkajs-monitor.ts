@@ -11,7 +11,7 @@ export interface KafkaJsMonitorLike {
   consumer(config: { groupId: string; sessionTimeout?: number }): {
     connect(): Promise<void>;
     disconnect(): Promise<void>;
-    subscribe(s: { topics: string[] }): Promise<void>;
+    subscribe(s: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
     run(r: { autoCommit: boolean; eachMessage: (p: { partition: number; message: { offset: string; timestamp: string } }) => Promise<void> }): Promise<void>;
     seek(s: { topic: string; partition: number; offset: string }): void;
     pause(t: { topic: string; partitions: number[] }[]): void;
@@ -23,6 +23,7 @@ export interface KafkaJsMonitorLike {
 /**
  * The monitor's reads with kafkajs: offsets through the admin API; the head records
  * through a consumer in the monitor's own group, sought to each offset, never committing.
+ * The monitor never runs two polls at once, so the group has one member at a time.
  */
 export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: string, timeoutMs = 15_000): MonitorPort {
   async function withAdmin<T>(work: (admin: ReturnType<KafkaJsMonitorLike['admin']>) => Promise<T>): Promise<T> {
@@ -43,7 +44,8 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000 });
       await consumer.connect();
       try {
-        await consumer.subscribe({ topics: [topic] });
+        // From the beginning: a sought offset that retention deleted meanwhile resets to the log start.
+        await consumer.subscribe({ topics: [topic], fromBeginning: true });
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, timeoutMs);
           consumer.on(consumer.events.GROUP_JOIN, () => {
@@ -52,7 +54,8 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
           void consumer.run({
             autoCommit: false,
             eachMessage: async ({ partition, message }) => {
-              if (wanted.get(partition) !== message.offset) return;
+              const offset = wanted.get(partition);
+              if (offset === undefined || found.has(partition) || BigInt(message.offset) < BigInt(offset)) return;
               found.set(partition, Number(message.timestamp));
               consumer.pause([{ topic, partitions: [partition] }]);
               if (found.size === wanted.size) {
