@@ -7,4 +7,5 @@ export const METRICS = {
   dlqSize: 'kafka_dlq_size',
   dlqOldestUnhandledTimestampSeconds: 'kafka_dlq_oldest_unhandled_timestamp_seconds',
   retryTierLag: 'kafka_retry_tier_lag',
+  publishFailuresTotal: 'kafka_retry_publish_failures_total',
 } as const;

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { METRICS } from '../naming/metrics';
 import { ERROR_KINDS } from './classify';
 import type { ConsumerDescriptor } from './descriptor';
+import { PUBLISH_FAILURE_REASONS } from './publish-loop';
 
 /** Delivery lateness buckets, seconds: sub-second precision up to the late limit of day-long tiers. */
 const LATENESS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 43200, 86400];
@@ -16,7 +17,12 @@ export interface RetryMetrics {
   readonly dlqSize: Gauge<'consumer' | 'topic'>;
   readonly dlqOldestTimestamp: Gauge<'consumer' | 'topic'>;
   readonly tierLag: Gauge<'consumer' | 'topic'>;
+  /** `destination`: a tier label or `dlq`; `reason`: see PublishFailureReason. */
+  readonly publishFailures: Counter<'consumer' | 'destination' | 'reason'>;
 }
+
+/** The `destination` label of the DLQ in `kafka_retry_publish_failures_total`. */
+export const DLQ_DESTINATION_LABEL = 'dlq';
 
 const byRegistry = new WeakMap<Registry, RetryMetrics>();
 
@@ -34,6 +40,12 @@ export function retryMetrics(registry: Registry = new Registry()): RetryMetrics 
     dlqSize: new Gauge({ name: METRICS.dlqSize, help: "Unhandled DLQ records: the DLQ's end offsets minus the replay group's committed offsets.", labelNames: ['consumer', 'topic'], registers }),
     dlqOldestTimestamp: new Gauge({ name: METRICS.dlqOldestUnhandledTimestampSeconds, help: 'Timestamp of the oldest unhandled DLQ record; absent when there is none.', labelNames: ['consumer', 'topic'], registers }),
     tierLag: new Gauge({ name: METRICS.retryTierLag, help: 'Records waiting in a retry tier.', labelNames: ['consumer', 'topic'], registers }),
+    publishFailures: new Counter({
+      name: METRICS.publishFailuresTotal,
+      help: 'Publishes to a retry tier or the DLQ that failed and will be tried again (the record stays uncommitted).',
+      labelNames: ['consumer', 'destination', 'reason'],
+      registers,
+    }),
   };
   byRegistry.set(registry, metrics);
   return metrics;
@@ -50,5 +62,8 @@ export function initializeConsumerSeries(metrics: RetryMetrics, consumer: Consum
   for (const kind of ERROR_KINDS) {
     metrics.dlqRouted.inc({ consumer: consumer.name, error_class: kind }, 0);
     for (const tier of consumer.tiers) metrics.retryRouted.inc({ consumer: consumer.name, tier: tier.label, error_class: kind }, 0);
+  }
+  for (const destination of [...consumer.tiers.map((t) => t.label), DLQ_DESTINATION_LABEL]) {
+    for (const reason of PUBLISH_FAILURE_REASONS) metrics.publishFailures.inc({ consumer: consumer.name, destination, reason }, 0);
   }
 }

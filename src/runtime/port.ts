@@ -68,7 +68,8 @@ export interface OutgoingMessage {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: Record<string, Buffer | string | (Buffer | string)[]>;
-  readonly partition: number;
+  /** Absent: the producer's default partitioner picks one (by key). */
+  readonly partition?: number;
 }
 
 export interface ProducerPort {
