@@ -80,6 +80,9 @@ function safely(listener: RetryEventListener | undefined): RetryEventListener {
  */
 const TIER_FETCH = { maxBytesPerPartition: 64 * 1024, maxWaitTimeInMs: 100 } as const;
 
+/** Below kafkajs's default heartbeat interval (3 s), so a long wait never misses one. */
+const HEARTBEAT_SLICE_MS = 1_000;
+
 /**
  * A main consumer and a retry consumer for one consumer descriptor (R11-R14): failures
  * are routed to a tier or the DLQ and the offset is committed only after the publish is
@@ -113,6 +116,24 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     await Promise.race([clock.sleep(ms), stopSignal]);
     if (stopping) throw new StopRequested();
   }
+  /**
+   * Waits on one record in slices, heartbeating between them, so a long in-place backoff
+   * or broker outage does not cost the member its place in the group (and the group a
+   * rebalance).
+   */
+  async function waitHeartbeating(record: ConsumedRecord, ms: number): Promise<void> {
+    let left = ms;
+    do {
+      const slice = Math.min(left, HEARTBEAT_SLICE_MS);
+      await waitUnlessStopped(slice);
+      left -= slice;
+      try {
+        await record.heartbeat?.();
+      } catch {
+        // A failed heartbeat changes nothing here: the client rejoins on its own.
+      }
+    } while (left > 0);
+  }
   const inFlight = new Set<Promise<void>>();
   /** Partitions of the retry consumer paused until a record is due, with the timer that resumes them. */
   const waiting = new Map<string, () => void>();
@@ -127,7 +148,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
       mayRepartition: !parkByKey || destination.kind === 'dlq',
       backoff: publishBackoff,
-      wait: waitUnlessStopped,
+      wait: (ms) => waitHeartbeating(record, ms),
       onFailure: ({ error: failure, reason, retryInMs }) => {
         if (stopping) throw new StopRequested();
         metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
@@ -150,7 +171,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         if (destination.kind === 'in-place') {
           const waitMs = router.inPlaceBackoffMs(destination.retry);
           emit({ type: 'failed-in-place', record, attempt, error, waitMs });
-          await waitUnlessStopped(waitMs);
+          await waitHeartbeating(record, waitMs);
           continue;
         }
         const commit = await publish(record, error, destination);

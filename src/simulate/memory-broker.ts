@@ -37,6 +37,8 @@ export class MemoryBroker {
   private readonly consumers: MemoryConsumer[] = [];
   private readonly refusals = new Map<string, number>();
   private readonly commitRefusals = new Map<string, number>();
+  /** Heartbeats consumers sent from inside eachMessage (during long waits on one record). */
+  heartbeats = 0;
   /** Errors thrown out of eachMessage: a real client would crash or retry; here they fail the run. */
   readonly consumerErrors: unknown[] = [];
 
@@ -253,6 +255,9 @@ class MemoryConsumer implements ConsumerPort {
         topic,
         partition,
         message: { key: record.key, value: record.value, headers: record.headers, offset: String(position), timestamp: String(record.timestamp) },
+        heartbeat: async () => {
+          this.broker.heartbeats++;
+        },
       };
       this.eachMessage(payload)
         .catch((error: unknown) => this.broker.consumerErrors.push(error))

@@ -103,6 +103,22 @@ describe('no record and no thrown value can stop a consumer', () => {
   });
 });
 
+describe('heartbeats during long waits on one record', () => {
+  it('heartbeats at least every second while the DLQ refuses writes for minutes', async () => {
+    const h = harness(consumer, async () => {
+      throw new TypeError('x is undefined');
+    });
+    h.broker.refuseWrites(consumer.dlqTopic, 10);
+    h.produce('k', 'poison');
+    await h.retrying.start();
+    await h.broker.run(STEPS);
+    const waited = h.clock.now() - T0;
+    expect(waited).toBeGreaterThan(60_000);
+    expect(h.broker.heartbeats).toBeGreaterThanOrEqual(Math.floor(waited / 1_000));
+    expect(h.broker.records(consumer.dlqTopic)).toHaveLength(1);
+  });
+});
+
 describe('stop() and start()', () => {
   it('leaves no timer behind when the final commit fails, and refuses a second start() with a clear error', async () => {
     const h = harness(consumer, async () => {});
