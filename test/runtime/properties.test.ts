@@ -12,8 +12,8 @@ import { attemptOf, resolveDestination } from '../../src/runtime/resolve';
 import { decodeSpringDltHeaders, decodeSpringRetryTopicHeaders, encodeSpringDltHeaders, encodeSpringRetryTopicHeaders } from '../../src/runtime/spring-headers';
 import { billingDescriptor } from './descriptor';
 
-/** Bounded so that `npm test` stays fast; a failure prints its seed and shrunk counterexample. */
-const RUNS = { numRuns: 200 };
+/** Bounded so that `npm test` stays fast (KRT_PROPERTY_RUNS raises it); a failure prints its seed and shrunk counterexample. */
+const RUNS = { numRuns: Number(process.env.KRT_PROPERTY_RUNS ?? 200) };
 
 /** Values a handler may throw, including those that break naive code. */
 const thrown = fc.oneof(
@@ -133,7 +133,8 @@ describe('properties of the runtime', () => {
           expect(decoded.originalTopic).toBe(Buffer.from(v.originalTopic).toString());
           expect(decoded.originalPartition).toBe(fitsInt(v.originalPartition) ? v.originalPartition : undefined);
           expect(decoded.originalOffset).toBe(fitsLong(v.originalOffset) ? BigInt(v.originalOffset).toString() : undefined);
-          expect(decoded.originalTimestamp).toBe(v.originalTimestamp !== undefined && Number.isSafeInteger(v.originalTimestamp) ? v.originalTimestamp : undefined);
+          // `+ 0`: a -0 timestamp is written as 0.
+          expect(decoded.originalTimestamp).toBe(v.originalTimestamp !== undefined && Number.isSafeInteger(v.originalTimestamp) ? v.originalTimestamp + 0 : undefined);
         }
         expect(retryTopic.attempts).toBe(fitsInt(v.attempts) ? v.attempts : undefined);
         expect(retryTopic.backoffTimestamp).toBe(v.backoffTimestamp);
@@ -161,7 +162,17 @@ describe('properties of the runtime', () => {
       }),
       RUNS,
     );
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 62n }), fc.oneof(fc.string(), fc.string().map((s) => `krt-parked/1 ${s}`)), (committed, metadata) => void decodeParkState(committed, metadata)), RUNS);
+    // Metadata shaped like ours, with distances of any length: never a throw, never an offset before 0.
+    const digits = fc.stringMatching(/^[0-9a-z]{1,40}$/);
+    const entry = fc.tuple(hash, fc.option(digits, { nil: undefined }), fc.array(digits, { maxLength: 3 })).map(([h, at, parked]) => `${h}${at ? `@${at}` : ''}${parked.length ? `:${parked.join(',')}` : ''}`);
+    const metadata = fc.oneof(fc.string(), fc.tuple(digits, fc.array(entry, { maxLength: 4 })).map(([ahead, entries]) => ['krt-parked/1', `+${ahead}`, ...entries].join(' ')));
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 62n }), metadata, (committed, m) => {
+        const state = decodeParkState(committed, m);
+        for (const o of [...state.held.values(), ...state.parked.keys()]) expect(o >= 0n && o <= state.position).toBe(true);
+      }),
+      RUNS,
+    );
   });
 
   it('never makes a record this library published due early, and never holds it longer than the delay after first read', () => {
