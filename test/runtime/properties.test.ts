@@ -12,6 +12,9 @@ import { attemptOf, resolveDestination } from '../../src/runtime/resolve';
 import { decodeSpringDltHeaders, decodeSpringRetryTopicHeaders, encodeSpringDltHeaders, encodeSpringRetryTopicHeaders } from '../../src/runtime/spring-headers';
 import { billingDescriptor } from './descriptor';
 
+// A few seconds here; a loaded CI machine may take several times that.
+jest.setTimeout(120_000);
+
 /** Bounded so that `npm test` stays fast (KRT_PROPERTY_RUNS raises it); a failure prints its seed and shrunk counterexample. */
 const RUNS = { numRuns: Number(process.env.KRT_PROPERTY_RUNS ?? 200) };
 

@@ -7,7 +7,12 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
 import { httpError } from './harness';
 
+// The default runs take a few seconds; a loaded CI machine may take several times that.
+jest.setTimeout(120_000);
+
 const T0 = 1_000_000;
+/** Bounded so that `npm test` stays fast; KRT_PROPERTY_RUNS raises it for a longer soak. */
+const SOAK_RUNS = { numRuns: Number(process.env.KRT_PROPERTY_RUNS ?? 25) };
 const PARTITIONS = 3;
 
 /** How a record's handler behaves: fine, a permanent error, a transient one `n` times, or a throw of something odd. */
@@ -80,11 +85,11 @@ describe('a soak on the in-memory broker: random poison records, rebalances and 
 
   it('loses nothing and leaves no partition stuck, unordered', async () => {
     const d = billingDescriptor({ tiers, inPlace: { attempts: 2, backoffMs: 100, maxBackoffMs: 1_000, jitter: 0.5 } });
-    await fc.assert(fc.asyncProperty(records, actions, (batch, schedule) => soak(d, batch, schedule)), { numRuns: 25 });
+    await fc.assert(fc.asyncProperty(records, actions, (batch, schedule) => soak(d, batch, schedule)), SOAK_RUNS);
   });
 
   it('loses nothing and leaves no partition stuck, with park-by-key', async () => {
     const d = billingDescriptor({ tiers, ordering: 'park-by-key', groups: { ...billingDescriptor().groups, retry: billingDescriptor().groups.main } });
-    await fc.assert(fc.asyncProperty(records, actions, (batch, schedule) => soak(d, batch, schedule)), { numRuns: 25 });
+    await fc.assert(fc.asyncProperty(records, actions, (batch, schedule) => soak(d, batch, schedule)), SOAK_RUNS);
   });
 });
