@@ -150,6 +150,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       backoff: publishBackoff,
       wait: (ms) => waitHeartbeating(record, ms),
       onFailure: ({ error: failure, reason, retryInMs }) => {
+        // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
         if (stopping) throw new StopRequested();
         metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
         emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
