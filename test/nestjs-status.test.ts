@@ -19,9 +19,9 @@ describe("a consumer's status, as the health indicator reports it", () => {
   it('reports a refused publish from its first failure until the record is routed, and is unhealthy meanwhile', () => {
     const s = status();
     s.setConnected(true);
-    s.observe({ type: 'publish-failed', record: record('orders', 2, '41'), error: new Error('Not authorized to access topics: [orders.dlq]'), retryInMs: 200 });
+    s.observe({ type: 'publish-failed', record: record('orders', 2, '41'), error: new Error('Not authorized to access topics: [orders.dlq]'), retryInMs: 200, destination: { kind: 'dlq', attempt: 1, reason: 'permanent' }, reason: 'not-authorized' });
     now = 5_000;
-    s.observe({ type: 'publish-failed', record: record('orders', 2, '41'), error: new Error('Not authorized to access topics: [orders.dlq]'), retryInMs: 400 });
+    s.observe({ type: 'publish-failed', record: record('orders', 2, '41'), error: new Error('Not authorized to access topics: [orders.dlq]'), retryInMs: 400, destination: { kind: 'dlq', attempt: 1, reason: 'permanent' }, reason: 'not-authorized' });
     expect(s.health().publishFailing).toEqual({ since: new Date(1_000).toISOString(), topic: 'orders', partition: 2, offset: '41', error: 'Not authorized to access topics: [orders.dlq]' });
     expect(isHealthy(s.health())).toBe(false);
 

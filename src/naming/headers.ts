@@ -6,6 +6,8 @@ export const HEADERS = {
   originalTopic: 'x-original-topic',
   originalPartition: 'x-original-partition',
   originalOffset: 'x-original-offset',
+  /** The main-topic record's timestamp (epoch ms), so every original-* value describes that record. */
+  originalTimestamp: 'x-original-timestamp',
   errorClass: 'x-error-class',
   errorMessage: 'x-error-message',
   replayedFromDlq: 'x-replayed-from-dlq',
@@ -19,7 +21,11 @@ export const HEADERS = {
  */
 export const REPLAY_COUNT_HEADER = 'x-replay-count';
 
-/** Spring Kafka's dead-letter headers, added to DLQ records with the `x+spring` header style (R10). */
+/**
+ * Spring Kafka's dead-letter headers, as its `DeadLetterPublishingRecoverer` writes them
+ * on a dead-letter record (KafkaHeaders.DLT_*): added to DLQ records with the `x+spring`
+ * header style (R10).
+ */
 export const SPRING_DLT_HEADERS = {
   originalTopic: 'kafka_dlt-original-topic',
   originalPartition: 'kafka_dlt-original-partition',
@@ -27,9 +33,34 @@ export const SPRING_DLT_HEADERS = {
   originalTimestamp: 'kafka_dlt-original-timestamp',
   originalConsumerGroup: 'kafka_dlt-original-consumer-group',
   exceptionFqcn: 'kafka_dlt-exception-fqcn',
+  exceptionCauseFqcn: 'kafka_dlt-exception-cause-fqcn',
   exceptionMessage: 'kafka_dlt-exception-message',
   exceptionStacktrace: 'kafka_dlt-exception-stacktrace',
 } as const;
 
-export type HeaderStyle = 'x' | 'x+spring';
-export const HEADER_STYLES = ['x', 'x+spring'] as const;
+/**
+ * What Spring Kafka's `@RetryableTopic` writes on every retry-topic and DLT record: its
+ * factory names the original-* and exception headers without the `dlt` prefix
+ * (KafkaHeaders.ORIGINAL_*, EXCEPTION_*; the consumer group keeps Spring's own
+ * `dlt-` name) and adds RetryTopicHeaders. Written with the `x+spring-retry-topic` style.
+ */
+export const SPRING_RETRY_TOPIC_HEADERS = {
+  originalTopic: 'kafka_original-topic',
+  originalPartition: 'kafka_original-partition',
+  originalOffset: 'kafka_original-offset',
+  originalTimestamp: 'kafka_original-timestamp',
+  originalConsumerGroup: 'kafka_dlt-original-consumer-group',
+  exceptionFqcn: 'kafka_exception-fqcn',
+  exceptionCauseFqcn: 'kafka_exception-cause-fqcn',
+  exceptionMessage: 'kafka_exception-message',
+  exceptionStacktrace: 'kafka_exception-stacktrace',
+  /** The main-topic record's timestamp, as Java's BigInteger.toByteArray(). */
+  retryOriginalTimestamp: 'retry_topic-original-timestamp',
+  /** The attempt the record is on at its destination, a 4-byte big-endian int. */
+  retryAttempts: 'retry_topic-attempts',
+  /** When the record is due (a DLT record: when it failed), as Java's BigInteger.toByteArray(). */
+  retryBackoffTimestamp: 'retry_topic-backoff-timestamp',
+} as const;
+
+export type HeaderStyle = 'x' | 'x+spring' | 'x+spring-retry-topic';
+export const HEADER_STYLES = ['x', 'x+spring', 'x+spring-retry-topic'] as const;

@@ -1,4 +1,5 @@
 import type { ErrorPolicy } from './descriptor';
+import { errorNameOf, safeField } from './describe-error';
 
 /**
  * What a failure means for routing (R7):
@@ -28,17 +29,11 @@ const KAFKAJS_TRANSIENT = new Set([
 /** Open circuit breakers of opossum and cockatiel. */
 const OPEN_CIRCUIT = new Set(['EOPENBREAKER', 'BrokenCircuitError', 'OpenCircuitError', 'IsolatedCircuitError']);
 
-function field(error: unknown, key: string): unknown {
-  return error !== null && typeof error === 'object' ? (error as Record<string, unknown>)[key] : undefined;
-}
+/** A field of a thrown value; undefined when reading it throws, so no thrown value can crash the classifier. */
+const field = safeField;
 
 /** `err.name`, or the class name of an error without one. */
-export function errorName(error: unknown): string {
-  const name = field(error, 'name');
-  if (typeof name === 'string' && name !== '') return name;
-  const ctor = error !== null && typeof error === 'object' ? (error as object).constructor?.name : undefined;
-  return ctor && ctor !== 'Object' ? ctor : typeof error === 'string' ? 'Error' : typeof error;
-}
+export const errorName = errorNameOf;
 
 /** The codes an error carries: `code`, `errno` names, and SQLSTATE. */
 function errorCodes(error: unknown): string[] {
@@ -92,14 +87,25 @@ export function policyClassifier(policy: ErrorPolicy): ErrorClassifier {
 
 /**
  * The classifier a consumer uses: its declared errors, then the user's own classifier
- * if any, then the default table; unknown errors go through the tiers.
+ * if any, then the default table; unknown errors go through the tiers. A classifier that
+ * throws, or answers something that is not a kind, declines: a record's fate never
+ * depends on a classifier's bug.
  */
 export function composeClassifiers(...classifiers: (ErrorClassifier | undefined)[]): (error: unknown) => ErrorKind {
   return (error) => {
     for (const classify of classifiers) {
-      const kind = classify?.(error);
+      const kind = askSafely(classify, error);
       if (kind) return kind;
     }
     return UNKNOWN_ERROR_KIND;
   };
+}
+
+function askSafely(classify: ErrorClassifier | undefined, error: unknown): ErrorKind | undefined {
+  try {
+    const kind = classify?.(error);
+    return kind !== undefined && ERROR_KINDS.includes(kind) ? kind : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -15,3 +15,21 @@ export const systemClock: Clock = {
   },
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
+
+/** Node runs a `setTimeout` longer than this (about 24.8 days) after 1 ms instead. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The clock with timers of any length: a long one is a chain of timers of at most
+ * MAX_TIMER_MS, so a `'30d'` tier waits 30 days instead of waking every millisecond.
+ */
+export function withLongTimers(clock: Clock): Clock {
+  function setTimer(ms: number, fn: () => void): () => void {
+    if (!(ms > MAX_TIMER_MS)) return clock.setTimer(ms, fn);
+    let cancel = clock.setTimer(MAX_TIMER_MS, () => {
+      cancel = setTimer(ms - MAX_TIMER_MS, fn);
+    });
+    return () => cancel();
+  }
+  return { now: () => clock.now(), setTimer, sleep: (ms) => new Promise((resolve) => setTimer(ms, resolve)) };
+}

@@ -1,3 +1,4 @@
+import type { PublishFailureReason } from './publish-loop';
 import type { RoutedDestination, ConsumedRecord } from './router';
 
 /** What the retrying consumer did, for logs, tests and the simulator's timeline. */
@@ -7,7 +8,12 @@ export type RetryEvent =
   | { readonly type: 'routed'; readonly record: ConsumedRecord; readonly attempt: number; readonly error: unknown; readonly destination: RoutedDestination }
   /** A background commit failed; its offsets go out with the next one (or their records run again). */
   | { readonly type: 'commit-failed'; readonly error: unknown }
-  | { readonly type: 'publish-failed'; readonly record: ConsumedRecord; readonly error: unknown; readonly retryInMs: number }
+  /**
+   * A publish to a tier or the DLQ failed; the record stays uncommitted and is published
+   * again in `retryInMs` (with `unknown-partition`, an unordered consumer's next try
+   * leaves the partition to the default partitioner).
+   */
+  | { readonly type: 'publish-failed'; readonly record: ConsumedRecord; readonly error: unknown; readonly retryInMs: number; readonly destination: RoutedDestination; readonly reason: PublishFailureReason }
   | { readonly type: 'waiting'; readonly topic: string; readonly partition: number; readonly dueAt: number }
   | { readonly type: 'parked'; readonly record: ConsumedRecord; readonly key: string }
   | { readonly type: 'unparked'; readonly record: ConsumedRecord; readonly key: string }

@@ -1,4 +1,4 @@
-import { HEADERS } from '../naming/headers';
+import { HEADERS, SPRING_DLT_HEADERS, SPRING_RETRY_TOPIC_HEADERS } from '../naming/headers';
 
 /** Kafka header values as clients hand them over. */
 export type RawHeaders = Readonly<Record<string, Buffer | string | (Buffer | string)[] | undefined>>;
@@ -14,6 +14,7 @@ export interface RetryHeaders {
   readonly originalTopic?: string;
   readonly originalPartition?: number;
   readonly originalOffset?: string;
+  readonly originalTimestamp?: number;
   readonly errorClass?: string;
   readonly errorMessage?: string;
   readonly replayedFromDlq?: boolean;
@@ -33,17 +34,23 @@ function integer(value: string | undefined, max: number): number | undefined {
   return Number.isSafeInteger(n) && n <= max ? n : undefined;
 }
 
+/** Kafka offsets are signed 64-bit: a larger one in a header is garbage. */
+const MAX_OFFSET = 2n ** 63n - 1n;
+/** The latest epoch ms a JavaScript Date can hold. */
+export const MAX_EPOCH_MS = 8_640_000_000_000_000;
+
 /** Garbage (non-numeric, negative, huge, missing) reads as absent, never as a crash. */
 export function decodeRetryHeaders(headers: RawHeaders | undefined): RetryHeaders {
   const h = headers ?? {};
   const offset = text(h, HEADERS.originalOffset);
   return {
     attempt: integer(text(h, HEADERS.attempt), 1_000_000),
-    dueAt: integer(text(h, HEADERS.dueAt), 8_640_000_000_000),
-    firstFailedAt: integer(text(h, HEADERS.firstFailedAt), 8_640_000_000_000),
+    dueAt: integer(text(h, HEADERS.dueAt), MAX_EPOCH_MS),
+    firstFailedAt: integer(text(h, HEADERS.firstFailedAt), MAX_EPOCH_MS),
     originalTopic: text(h, HEADERS.originalTopic) || undefined,
     originalPartition: integer(text(h, HEADERS.originalPartition), 2 ** 31 - 1),
-    originalOffset: offset !== undefined && /^\d{1,19}$/.test(offset) ? offset : undefined,
+    originalOffset: offset !== undefined && /^\d{1,19}$/.test(offset) && BigInt(offset) <= MAX_OFFSET ? offset : undefined,
+    originalTimestamp: integer(text(h, HEADERS.originalTimestamp), MAX_EPOCH_MS),
     errorClass: text(h, HEADERS.errorClass) || undefined,
     errorMessage: text(h, HEADERS.errorMessage),
     replayedFromDlq: text(h, HEADERS.replayedFromDlq) !== undefined,
@@ -62,6 +69,7 @@ export function encodeRetryHeaders(h: {
   originalTopic: string;
   originalPartition: number;
   originalOffset: string;
+  originalTimestamp?: number;
   errorClass: string;
   errorMessage: string;
 }): Record<string, string> {
@@ -72,14 +80,17 @@ export function encodeRetryHeaders(h: {
     [HEADERS.originalTopic]: h.originalTopic,
     [HEADERS.originalPartition]: String(h.originalPartition),
     [HEADERS.originalOffset]: h.originalOffset,
+    ...(h.originalTimestamp !== undefined ? { [HEADERS.originalTimestamp]: String(h.originalTimestamp) } : {}),
     [HEADERS.errorClass]: h.errorClass,
     [HEADERS.errorMessage]: truncate(h.errorMessage),
   };
 }
 
-/** The record's own headers without the `x-*` headers this library writes. */
+const WRITTEN_HERE = new Set<string>([...Object.values(HEADERS), ...Object.values(SPRING_DLT_HEADERS), ...Object.values(SPRING_RETRY_TOPIC_HEADERS)]);
+
+/** The record's own headers without the `x-*` and Spring headers this library writes. */
 export function passThroughHeaders(headers: RawHeaders | undefined): Record<string, Buffer | string | (Buffer | string)[]> {
-  const ours = new Set<string>(Object.values(HEADERS));
+  const ours = WRITTEN_HERE;
   const out: Record<string, Buffer | string | (Buffer | string)[]> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (value !== undefined && !ours.has(name) && !name.startsWith('kafka_dlt-')) out[name] = value;

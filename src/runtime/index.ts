@@ -5,7 +5,8 @@
 export { createRetryingConsumer } from './retrying-consumer';
 export type { RetryingConsumer, RetryingConsumerOptions } from './retrying-consumer';
 export { createRouter } from './router';
-export type { ConsumedRecord, Router, RouterOptions, RoutedDestination } from './router';
+export type { ConsumedRecord, PublishOptions, Router, RouterOptions, RoutedDestination } from './router';
+export type { PublishFailureReason } from './publish-loop';
 export type { ConsumerDescriptor, ErrorPolicy, InPlacePolicy, TierDescriptor } from './descriptor';
 export { resolveDestination, attemptOf } from './resolve';
 export type { Destination, DlqReason, Failure } from './resolve';
@@ -13,7 +14,7 @@ export { composeClassifiers, defaultClassifier, errorName, ERROR_KINDS, policyCl
 export type { ErrorClassifier, ErrorKind } from './classify';
 export { decodeRetryHeaders, encodeRetryHeaders, MAX_ERROR_MESSAGE_LENGTH } from './headers';
 export type { RawHeaders, RetryHeaders } from './headers';
-export { decodeSpringDltHeaders, encodeSpringDltHeaders } from './spring-headers';
+export { decodeSpringDltHeaders, decodeSpringRetryTopicHeaders, encodeSpringDltHeaders, encodeSpringRetryTopicHeaders } from './spring-headers';
 export { backoffMs } from './backoff';
 export type { Random } from './backoff';
 export { systemClock } from './clock';
@@ -26,7 +27,7 @@ export { kafkajsPort } from './adapters/kafkajs';
 export type { KafkaJsLike } from './adapters/kafkajs';
 export { confluentPort } from './adapters/confluent';
 export type { ConfluentKafkaLike } from './adapters/confluent';
-export { HEADERS, SPRING_DLT_HEADERS } from '../naming/headers';
+export { HEADERS, SPRING_DLT_HEADERS, SPRING_RETRY_TOPIC_HEADERS } from '../naming/headers';
 export type { HeaderStyle } from '../naming/headers';
 export { METRICS } from '../naming/metrics';
 export { formatDuration, parseDuration } from '../duration';

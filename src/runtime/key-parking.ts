@@ -55,11 +55,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const full = new Set<number>();
   let generation = 0;
 
-  /** One operation per main partition at a time; a failed one drops the state, so the next reads it anew. */
+  /**
+   * One operation per main partition at a time; a failed one drops the state, so the next
+   * reads it anew, and resumes the partition if it was paused as full: the re-read decides
+   * again whether it is full, so no partition stays paused with nobody left to resume it.
+   */
   function locked(partition: number, work: () => Promise<void>): Promise<void> {
     const run = (locks.get(partition) ?? Promise.resolve()).catch(() => {}).then(work);
     const guarded = run.catch((error: unknown) => {
       partitions.delete(partition);
+      if (full.delete(partition)) resumeMain(partition);
       throw error;
     });
     locks.set(partition, guarded);
@@ -79,6 +84,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (parking.state.parked.size > 0) options.consumer().seek({ topic: mainTopic, partition, offset: committedOffsetOf(parking.state).toString() });
     if (loadedIn === generation) partitions.set(partition, parking);
     return parking;
+  }
+
+  function resumeMain(partition: number): void {
+    try {
+      options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
+    } catch {
+      // Not ours any more, or the client is rejoining: the new owner reads the state anew.
+    }
   }
 
   const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => ({
@@ -129,12 +142,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           emit({ type: 'parking-full', topic: mainTopic, partition, keys: state.held.size, parked: state.parked.size });
           return;
         }
-        const waiting = state.held.has(hash) || [...state.parked.values()].includes(hash);
+        // Keyless records have no order to keep: they never wait and never hold.
+        const keyless = record.message.key === null;
+        const waiting = !keyless && (state.held.has(hash) || [...state.parked.values()].includes(hash));
         if (waiting) {
           state.parked.set(offset, hash);
           parking.records.set(offset, record);
           emit({ type: 'parked', record, key: keyText(record) });
-        } else if ((await options.handle(record, false)) === 'tier') {
+        } else if ((await options.handle(record, false)) === 'tier' && !keyless) {
           state.held.set(hash, offset);
         }
         state.position = offset + 1n;
@@ -160,7 +175,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
         if (full.has(record.partition) && !overBudget(parking)) {
           full.delete(record.partition);
-          options.consumer().resume([{ topic: mainTopic, partitions: [record.partition] }]);
+          resumeMain(record.partition);
         }
       });
     },
@@ -168,13 +183,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     forget() {
       generation++;
       partitions.clear();
-      for (const partition of full) {
-        try {
-          options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
-        } catch {
-          // Not ours any more, or the client is rejoining: the new owner reads the state anew.
-        }
-      }
+      for (const partition of full) resumeMain(partition);
       full.clear();
     },
   };

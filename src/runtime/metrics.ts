@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { METRICS } from '../naming/metrics';
 import { ERROR_KINDS } from './classify';
 import type { ConsumerDescriptor } from './descriptor';
+import { PUBLISH_FAILURE_REASONS } from './publish-loop';
 
 /** Delivery lateness buckets, seconds: sub-second precision up to the late limit of day-long tiers. */
 const LATENESS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 43200, 86400];
@@ -20,7 +21,12 @@ export interface RetryMetrics {
   readonly mainLag: Gauge<'consumer' | 'topic' | 'partition'>;
   readonly mainLagSeconds: Gauge<'consumer' | 'topic' | 'partition'>;
   readonly dlqExpired: Counter<'consumer' | 'topic'>;
+  /** `destination`: a tier label or `dlq`; `reason`: see PublishFailureReason. */
+  readonly publishFailures: Counter<'consumer' | 'destination' | 'reason'>;
 }
+
+/** The `destination` label of the DLQ in `kafka_retry_publish_failures_total`. */
+export const DLQ_DESTINATION_LABEL = 'dlq';
 
 const byRegistry = new WeakMap<Registry, RetryMetrics>();
 
@@ -42,6 +48,12 @@ export function retryMetrics(registry: Registry = new Registry()): RetryMetrics 
     mainLag: new Gauge({ name: METRICS.mainLag, help: 'Records of the main topic the main group has not consumed.', labelNames: ['consumer', 'topic', 'partition'], registers }),
     mainLagSeconds: new Gauge({ name: METRICS.mainLagSeconds, help: "How long ago the main group's next record was written; 0 when it has none.", labelNames: ['consumer', 'topic', 'partition'], registers }),
     dlqExpired: new Counter({ name: METRICS.dlqExpiredTotal, help: "Unhandled DLQ records retention deleted: the gap between the replay group's offset and the log start, plus the gaps krt commands already passed (kept in the group's commit metadata).", labelNames: ['consumer', 'topic'], registers }),
+    publishFailures: new Counter({
+      name: METRICS.publishFailuresTotal,
+      help: 'Publishes to a retry tier or the DLQ that failed and will be tried again (the record stays uncommitted).',
+      labelNames: ['consumer', 'destination', 'reason'],
+      registers,
+    }),
   };
   byRegistry.set(registry, metrics);
   return metrics;
@@ -58,5 +70,8 @@ export function initializeConsumerSeries(metrics: RetryMetrics, consumer: Consum
   for (const kind of ERROR_KINDS) {
     metrics.dlqRouted.inc({ consumer: consumer.name, error_class: kind }, 0);
     for (const tier of consumer.tiers) metrics.retryRouted.inc({ consumer: consumer.name, tier: tier.label, error_class: kind }, 0);
+  }
+  for (const destination of [...consumer.tiers.map((t) => t.label), DLQ_DESTINATION_LABEL]) {
+    for (const reason of PUBLISH_FAILURE_REASONS) metrics.publishFailures.inc({ consumer: consumer.name, destination, reason }, 0);
   }
 }

@@ -21,6 +21,8 @@ export interface OffsetCommitter {
   flush(): Promise<void>;
   /** After a rebalance: marks of partitions this member may have lost are dropped; their records run again. */
   forget(): void;
+  /** For stop(), after the last flush: no timer is left, and a refused commit is not tried again. */
+  close(): void;
 }
 
 export const DEFAULT_COMMIT_POLICY: CommitPolicy = { intervalMs: 100, maxRecords: 500 };
@@ -29,11 +31,27 @@ const partitionKey = (o: OffsetCommit) => `${o.topic}\u0000${o.partition}`;
 
 export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock, policy: CommitPolicy, onError: (error: unknown) => void): OffsetCommitter {
   const pending = new Map<string, OffsetCommit>();
+  /**
+   * The highest offset of each partition handed to a commit request (in this generation).
+   * A partition's committed offset only moves forward: an offset lower than it is never
+   * sent, so a refused older commit cannot land after a newer one.
+   */
+  const highest = new Map<string, bigint>();
   let marked = 0;
   let cancelTimer: (() => void) | undefined;
   let last: Promise<void> = Promise.resolve();
   /** Bumped by forget(): a commit refused before a rebalance must not come back after it. */
   let generation = 0;
+  let closed = false;
+
+  /** Keeps `o` unless a newer offset of its partition is pending or was already sent. */
+  function keep(o: OffsetCommit): void {
+    const key = partitionKey(o);
+    const known = highest.get(key);
+    if (known !== undefined && BigInt(o.offset) < known) return;
+    const queued = pending.get(key);
+    if (queued === undefined || BigInt(queued.offset) <= BigInt(o.offset)) pending.set(key, o);
+  }
 
   function commitPending(): Promise<void> {
     cancelTimer?.();
@@ -42,15 +60,16 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     pending.clear();
     marked = 0;
     if (batch.length === 0) return last;
+    for (const o of batch) highest.set(partitionKey(o), BigInt(o.offset));
     const sentIn = generation;
     const run = last.then(async () => {
       try {
         await consumer().commitOffsets(batch);
       } catch (error) {
-        // Keep them for the next commit, unless a later mark replaced them or a rebalance came between.
-        if (sentIn === generation) {
-          for (const o of batch) if (!pending.has(partitionKey(o))) pending.set(partitionKey(o), o);
-          schedule();
+        // Keep them for the next commit, unless a newer one of their partition was sent since, or a rebalance came between.
+        if (sentIn === generation && !closed) {
+          for (const o of batch) if (highest.get(partitionKey(o)) === BigInt(o.offset) && !pending.has(partitionKey(o))) pending.set(partitionKey(o), o);
+          if (pending.size > 0) schedule();
         }
         throw error;
       }
@@ -60,6 +79,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   }
 
   function schedule(): void {
+    if (closed) return;
     cancelTimer ??= clock.setTimer(policy.intervalMs, () => {
       cancelTimer = undefined;
       commitPending().catch(onError);
@@ -68,7 +88,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
 
   return {
     async mark(offset) {
-      pending.set(partitionKey(offset), offset);
+      keep(offset);
       marked++;
       if (policy.intervalMs <= 0 || marked >= policy.maxRecords) await commitPending();
       else schedule();
@@ -79,7 +99,14 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       cancelTimer?.();
       cancelTimer = undefined;
       pending.clear();
+      highest.clear();
       marked = 0;
+    },
+    close() {
+      closed = true;
+      cancelTimer?.();
+      cancelTimer = undefined;
+      pending.clear();
     },
   };
 }

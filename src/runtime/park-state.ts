@@ -65,27 +65,37 @@ export function encodeParkState(state: ParkState): string {
   return [PARK_STATE_FORMAT, `+${(state.position - committedOffsetOf(state)).toString(36)}`, ...entries].join(' ');
 }
 
-const DISTANCE = /^\+([0-9a-z]+)$/;
-const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]+))?(?::([0-9a-z]+(?:,[0-9a-z]+)*))?$/;
+const DISTANCE = /^\+([0-9a-z]{1,13})$/;
+const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13}))?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
+
+/** A base-36 distance as a bigint (13 digits hold any Kafka offset; the patterns allow no more). */
+function base36(digits: string): bigint {
+  let n = 0n;
+  for (const digit of digits) n = n * 36n + BigInt(parseInt(digit, 36));
+  return n;
+}
 
 /**
  * Reads the state a previous commit left at offset `committed`. No metadata, or metadata
- * that is not ours, is an empty state at the committed offset: nothing held or parked,
- * every record from there on runs.
+ * that is not ours or not consistent (an offset before 0, a distance too long for an
+ * offset), is an empty state at the committed offset: nothing held or parked, every
+ * record from there on runs. Never throws.
  */
 export function decodeParkState(committed: bigint, metadata: string | null | undefined): ParkState {
   // The Confluent client writes the metadata with its C string's NUL terminator.
   const [format, ahead, ...entries] = (metadata ?? '').replace(/\0+$/, '').split(' ');
   const distance = ahead === undefined ? null : DISTANCE.exec(ahead);
   if (format !== PARK_STATE_FORMAT || !distance) return emptyParkState(committed);
-  const state = emptyParkState(committed + BigInt(parseInt(distance[1]!, 36)));
-  const offset = (d: string) => state.position - BigInt(parseInt(d, 36));
+  const state = emptyParkState(committed + base36(distance[1]!));
+  const offset = (d: string) => state.position - base36(d);
   for (const entry of entries) {
     const match = ENTRY.exec(entry);
     if (!match) return emptyParkState(committed);
     const [, hash, holder, parked] = match;
-    if (holder !== undefined) state.held.set(hash!, offset(holder));
-    for (const d of parked?.split(',') ?? []) state.parked.set(offset(d), hash!);
+    const offsets = [...(holder === undefined ? [] : [holder]), ...(parked?.split(',') ?? [])].map(offset);
+    if (offsets.some((o) => o < 0n)) return emptyParkState(committed);
+    if (holder !== undefined) state.held.set(hash!, offsets[0]!);
+    for (const o of offsets.slice(holder === undefined ? 0 : 1)) state.parked.set(o, hash!);
   }
   return state;
 }

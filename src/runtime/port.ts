@@ -18,6 +18,12 @@ export interface EachMessagePayload {
   readonly topic: string;
   readonly partition: number;
   readonly message: PortMessage;
+  /**
+   * Tells the group coordinator the member is alive (kafkajs heartbeats only between
+   * records otherwise; the Confluent client heartbeats on its own thread). Called during
+   * long waits on one record: in-place backoff, a DLQ outage.
+   */
+  readonly heartbeat?: () => Promise<void>;
 }
 
 export interface TopicPartitions {
@@ -68,7 +74,8 @@ export interface OutgoingMessage {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: Record<string, Buffer | string | (Buffer | string)[]>;
-  readonly partition: number;
+  /** Absent: the producer's default partitioner picks one (by key). */
+  readonly partition?: number;
 }
 
 export interface ProducerPort {

@@ -1,12 +1,14 @@
 import type { Registry } from 'prom-client';
 import type { Random } from './backoff';
 import type { ErrorClassifier } from './classify';
-import { systemClock } from './clock';
+import { systemClock, withLongTimers } from './clock';
 import type { Clock } from './clock';
 import type { ConsumerDescriptor, TierDescriptor } from './descriptor';
-import type { RetryEventListener } from './events';
+import { timestampOf } from './destination-record';
+import { dueTimeOf, FirstSeen } from './due-time';
+import type { RetryEvent, RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
-import { initializeConsumerSeries, retryMetrics } from './metrics';
+import { DLQ_DESTINATION_LABEL, initializeConsumerSeries, retryMetrics } from './metrics';
 import type { RetryMetrics } from './metrics';
 import { createKeyParking } from './key-parking';
 import { createOffsetCommitter, DEFAULT_COMMIT_POLICY } from './offset-committer';
@@ -14,9 +16,10 @@ import type { CommitPolicy, OffsetCommitter } from './offset-committer';
 import type { HandleOutcome, KeyParking } from './key-parking';
 import { DEFAULT_PARK_STATE_BUDGET } from './park-state';
 import type { ConsumerPort, EachMessagePayload, KafkaPort, ProducerPort, TopicPartitionOffset } from './port';
+import { publishUntilAcknowledged } from './publish-loop';
 import { attemptOf } from './resolve';
 import { createRouter } from './router';
-import type { ConsumedRecord, Router } from './router';
+import type { ConsumedRecord, RoutedDestination, Router } from './router';
 
 export interface RetryingConsumerOptions {
   readonly kafka: KafkaPort;
@@ -49,12 +52,26 @@ export interface RetryingConsumerOptions {
 export interface RetryingConsumer {
   readonly metrics: RetryMetrics;
   readonly router: Router;
+  /** Starts consuming. Once: a stopped consumer cannot start again (create a new one). */
   start(): Promise<void>;
   /** Finishes the records in hand, commits them, and disconnects. */
   stop(): Promise<void>;
 }
 
 class StopRequested extends Error {}
+
+export const RESTART_REFUSED = 'this retrying consumer was already started; after stop() create a new one with createRetryingConsumer()';
+
+/** A listener that throws must not change a record's fate: its errors are dropped. */
+function safely(listener: RetryEventListener | undefined): RetryEventListener {
+  return (event: RetryEvent) => {
+    try {
+      listener?.(event);
+    } catch {
+      // A logging bug must not turn a success into a retry, nor stop a consumer.
+    }
+  };
+}
 
 /**
  * Tier consumers fetch little and wait briefly: a partition's head decides when it
@@ -63,16 +80,19 @@ class StopRequested extends Error {}
  */
 const TIER_FETCH = { maxBytesPerPartition: 64 * 1024, maxWaitTimeInMs: 100 } as const;
 
+/** Below kafkajs's default heartbeat interval (3 s), so a long wait never misses one. */
+const HEARTBEAT_SLICE_MS = 1_000;
+
 /**
  * A main consumer and a retry consumer for one consumer descriptor (R11-R14): failures
  * are routed to a tier or the DLQ and the offset is committed only after the publish is
  * acknowledged; tier records wait with their partition paused, never in a sleep.
  */
 export function createRetryingConsumer(consumer: ConsumerDescriptor, options: RetryingConsumerOptions): RetryingConsumer {
-  const clock = options.clock ?? systemClock;
+  const clock = withLongTimers(options.clock ?? systemClock);
   const metrics = retryMetrics(options.registry);
   initializeConsumerSeries(metrics, consumer);
-  const emit: RetryEventListener = options.onEvent ?? (() => {});
+  const emit = safely(options.onEvent);
   const publishBackoff = options.publishBackoff ?? { initialMs: 200, maxMs: 30_000 };
   const parkByKey = consumer.ordering === 'park-by-key';
 
@@ -86,6 +106,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   const reportCommitError = (error: unknown) => emit({ type: 'commit-failed', error });
   const mainCommits: OffsetCommitter = createOffsetCommitter(() => mainConsumer!, clock, commitPolicy, reportCommitError);
   const retryCommits: OffsetCommitter = createOffsetCommitter(() => retryConsumer!, clock, commitPolicy, reportCommitError);
+  let started = false;
   let stopping = false;
   let signalStop!: () => void;
   const stopSignal = new Promise<void>((resolve) => (signalStop = resolve));
@@ -95,25 +116,46 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     await Promise.race([clock.sleep(ms), stopSignal]);
     if (stopping) throw new StopRequested();
   }
+  /**
+   * Waits on one record in slices, heartbeating between them, so a long in-place backoff
+   * or broker outage does not cost the member its place in the group (and the group a
+   * rebalance).
+   */
+  async function waitHeartbeating(record: ConsumedRecord, ms: number): Promise<void> {
+    let left = ms;
+    do {
+      const slice = Math.min(left, HEARTBEAT_SLICE_MS);
+      await waitUnlessStopped(slice);
+      left -= slice;
+      try {
+        await record.heartbeat?.();
+      } catch {
+        // A failed heartbeat changes nothing here: the client rejoins on its own.
+      }
+    } while (left > 0);
+  }
   const inFlight = new Set<Promise<void>>();
   /** Partitions of the retry consumer paused until a record is due, with the timer that resumes them. */
   const waiting = new Map<string, () => void>();
   const tierByTopic = new Map<string, TierDescriptor>(consumer.tiers.map((t) => [t.topic, t]));
+  const firstSeen = new FirstSeen();
 
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
-  async function publishUntilAcknowledged(publish: () => Promise<TopicPartitionOffset>, record: ConsumedRecord): Promise<TopicPartitionOffset> {
-    let wait = publishBackoff.initialMs;
-    for (;;) {
-      try {
-        return await publish();
-      } catch (error) {
+  function publish(record: ConsumedRecord, error: unknown, destination: RoutedDestination): Promise<TopicPartitionOffset> {
+    return publishUntilAcknowledged({
+      publish: (publishOptions) => router.publish(record, error, destination, publishOptions),
+      // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
+      mayRepartition: !parkByKey || destination.kind === 'dlq',
+      backoff: publishBackoff,
+      wait: (ms) => waitHeartbeating(record, ms),
+      onFailure: ({ error: failure, reason, retryInMs }) => {
+        // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
         if (stopping) throw new StopRequested();
-        emit({ type: 'publish-failed', record, error, retryInMs: wait });
-        await waitUnlessStopped(wait);
-        wait = Math.min(publishBackoff.maxMs, wait * 2);
-      }
-    }
+        metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
+        emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
+      },
+    });
   }
 
   /** Runs the handler with in-place retries, then routes a failure. Says where the record went and what to commit. */
@@ -130,10 +172,10 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         if (destination.kind === 'in-place') {
           const waitMs = router.inPlaceBackoffMs(destination.retry);
           emit({ type: 'failed-in-place', record, attempt, error, waitMs });
-          await waitUnlessStopped(waitMs);
+          await waitHeartbeating(record, waitMs);
           continue;
         }
-        const commit = await publishUntilAcknowledged(() => router.publish(record, error, destination), record);
+        const commit = await publish(record, error, destination);
         emit({ type: 'routed', record, attempt, error, destination });
         metrics.messages.inc({ consumer: consumer.name, topic: record.topic, outcome: destination.kind === 'tier' ? 'retry' : 'dlq' });
         return { outcome: destination.kind, commit };
@@ -157,11 +199,13 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     const tier = tierByTopic.get(record.topic)!;
     const id = partitionKey(record.topic, record.partition);
     if (waiting.has(id)) return; // fetched before the pause took effect; it comes again after the resume
-    const written = Number(record.message.timestamp);
-    const latest = Number.isFinite(written) && written >= 0 ? written + tier.delayMs : clock.now();
-    const header = decodeRetryHeaders(record.message.headers).dueAt;
-    const dueAt = header === undefined ? latest : Math.min(header, latest);
     const now = clock.now();
+    const dueAt = dueTimeOf({
+      header: decodeRetryHeaders(record.message.headers).dueAt,
+      writtenAt: timestampOf(record),
+      firstSeenAt: firstSeen.at(id, record.message.offset, now),
+      delayMs: tier.delayMs,
+    });
     if (now < dueAt) {
       retryConsumer!.pause([{ topic: record.topic, partitions: [record.partition] }]);
       retryConsumer!.seek({ topic: record.topic, partition: record.partition, offset: record.message.offset });
@@ -169,6 +213,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       waiting.set(id, clock.setTimer(dueAt - now, () => resumePartition(record.topic, record.partition)));
       return;
     }
+    firstSeen.done(id);
     metrics.lateness.observe({ consumer: consumer.name, tier: tier.label }, (now - dueAt) / 1000);
     const { outcome, commit } = await handle(record, false);
     if (parking) await parking.onTierRecord(record, outcome, commit);
@@ -192,6 +237,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   function forgetWaiting(): void {
     parking?.forget();
     retryCommits.forget();
+    firstSeen.clear();
     const entries = [...waiting];
     waiting.clear();
     for (const [id, cancel] of entries) {
@@ -227,6 +273,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       return router;
     },
     async start() {
+      if (started) throw new Error(RESTART_REFUSED);
+      started = true;
       producer = options.kafka.producer();
       await producer.connect();
       router = createRouter(consumer, { producer, clock, random: options.random, classify: options.classify, metrics, includeStackTraces: options.includeStackTraces });
@@ -274,6 +322,9 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       // that failed here stays uncommitted; stop() goes on, so the member still leaves.
       await Promise.allSettled(inFlight);
       await Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError);
+      // What the last flush could not commit runs again in the next run; no timer may keep the process alive.
+      mainCommits.close();
+      retryCommits.close();
       const left = await Promise.allSettled([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
       await Promise.allSettled(inFlight);
       await producer?.disconnect();

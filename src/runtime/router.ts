@@ -1,20 +1,21 @@
 import { backoffMs } from './backoff';
 import type { Random } from './backoff';
-import { composeClassifiers, defaultClassifier, errorName, policyClassifier } from './classify';
+import { composeClassifiers, defaultClassifier, policyClassifier } from './classify';
 import type { ErrorClassifier, ErrorKind } from './classify';
 import { systemClock } from './clock';
 import type { Clock } from './clock';
 import type { ConsumerDescriptor } from './descriptor';
-import { decodeRetryHeaders, encodeRetryHeaders, passThroughHeaders } from './headers';
+import { buildDestinationRecord } from './destination-record';
+import { decodeRetryHeaders } from './headers';
+import type { RoutedDestination } from './destination-record';
 import { retryMetrics } from './metrics';
 import type { RetryMetrics } from './metrics';
 import type { EachMessagePayload, OutgoingMessage, ProducerPort, TopicPartitionOffset } from './port';
 import { resolveDestination } from './resolve';
 import type { Destination } from './resolve';
-import { encodeSpringDltHeaders } from './spring-headers';
 
 export type ConsumedRecord = EachMessagePayload;
-export type RoutedDestination = Exclude<Destination, { kind: 'in-place' }>;
+export type { RoutedDestination };
 
 export interface RouterOptions {
   readonly producer: ProducerPort;
@@ -38,10 +39,20 @@ export interface Router {
   decide(record: ConsumedRecord, error: unknown, triesInPlace: number): Destination;
   /** The wait before in-place retry `retry`. */
   inPlaceBackoffMs(retry: number): number;
-  /** Publishes to the tier or the DLQ and resolves once acknowledged; throws if it is not. Commit only then. */
-  publish(record: ConsumedRecord, error: unknown, destination: RoutedDestination): Promise<TopicPartitionOffset>;
+  /** The record that goes to the tier or the DLQ; never throws, whatever the record or the thrown value. */
+  destinationRecord(record: ConsumedRecord, error: unknown, destination: RoutedDestination, options?: PublishOptions): OutgoingMessage;
+  /**
+   * Publishes to the tier or the DLQ and resolves once acknowledged; rejects only when the
+   * producer does (the broker refused, or did not answer). Commit only after it resolves.
+   */
+  publish(record: ConsumedRecord, error: unknown, destination: RoutedDestination, options?: PublishOptions): Promise<TopicPartitionOffset>;
   /** The offset that marks this record done. */
   commitOffsetFor(record: ConsumedRecord): TopicPartitionOffset;
+}
+
+export interface PublishOptions {
+  /** Let the producer's default partitioner choose (the record's own partition does not exist in the destination). */
+  readonly defaultPartitioner?: boolean;
 }
 
 export function createRouter(consumer: ConsumerDescriptor, options: RouterOptions): Router {
@@ -49,42 +60,8 @@ export function createRouter(consumer: ConsumerDescriptor, options: RouterOption
   const random = options.random ?? Math.random;
   const metrics = options.metrics ?? retryMetrics();
   const classify = composeClassifiers(policyClassifier(consumer.errorPolicy), options.classify, defaultClassifier);
-
-  function outgoing(record: ConsumedRecord, error: unknown, destination: RoutedDestination): OutgoingMessage {
-    const previous = decodeRetryHeaders(record.message.headers);
-    const fromMain = record.topic === consumer.mainTopic;
-    const original = {
-      originalTopic: fromMain ? record.topic : (previous.originalTopic ?? consumer.mainTopic),
-      originalPartition: fromMain ? record.partition : (previous.originalPartition ?? record.partition),
-      originalOffset: fromMain ? record.message.offset : (previous.originalOffset ?? record.message.offset),
-    };
-    const message = error instanceof Error ? error.message : String(error);
-    const headers: OutgoingMessage['headers'] = {
-      ...passThroughHeaders(record.message.headers),
-      ...encodeRetryHeaders({
-        attempt: destination.attempt,
-        dueAt: destination.kind === 'tier' ? destination.dueAt : undefined,
-        firstFailedAt: previous.firstFailedAt ?? clock.now(),
-        ...original,
-        errorClass: errorName(error),
-        errorMessage: message,
-      }),
-    };
-    if (destination.kind === 'dlq' && consumer.headerStyle === 'x+spring') {
-      Object.assign(
-        headers,
-        encodeSpringDltHeaders({
-          ...original,
-          originalTimestamp: Number(record.message.timestamp) || 0,
-          consumerGroup: fromMain ? consumer.groups.main : consumer.groups.retry,
-          exceptionFqcn: errorName(error),
-          exceptionMessage: message,
-          stackTrace: options.includeStackTraces && error instanceof Error ? error.stack : undefined,
-        }),
-      );
-    }
-    return { key: record.message.key, value: record.message.value, headers, partition: record.partition };
-  }
+  const destinationRecord: Router['destinationRecord'] = (record, error, destination, publish = {}) =>
+    buildDestinationRecord(consumer, record, error, destination, { now: clock.now(), includeStackTraces: options.includeStackTraces ?? false, defaultPartitioner: publish.defaultPartitioner });
 
   return {
     consumer,
@@ -92,9 +69,10 @@ export function createRouter(consumer: ConsumerDescriptor, options: RouterOption
     decide: (record, error, triesInPlace) =>
       resolveDestination(consumer, { topic: record.topic, recordedAttempt: decodeRetryHeaders(record.message.headers).attempt, kind: classify(error), triesInPlace, now: clock.now() }),
     inPlaceBackoffMs: (retry) => backoffMs(retry, consumer.inPlace, random),
-    async publish(record, error, destination) {
+    destinationRecord,
+    async publish(record, error, destination, publish) {
       const topic = destination.kind === 'tier' ? destination.tier.topic : consumer.dlqTopic;
-      await options.producer.send({ topic, messages: [outgoing(record, error, destination)] });
+      await options.producer.send({ topic, messages: [destinationRecord(record, error, destination, publish)] });
       const errorClass = classify(error);
       if (destination.kind === 'tier') metrics.retryRouted.inc({ consumer: consumer.name, tier: destination.tier.label, error_class: errorClass });
       else metrics.dlqRouted.inc({ consumer: consumer.name, error_class: errorClass });

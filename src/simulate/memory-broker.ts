@@ -36,6 +36,9 @@ export class MemoryBroker {
   private readonly committed = new Map<string, Map<string, { offset: number; metadata: string | null }>>();
   private readonly consumers: MemoryConsumer[] = [];
   private readonly refusals = new Map<string, number>();
+  private readonly commitRefusals = new Map<string, number>();
+  /** Heartbeats consumers sent from inside eachMessage (during long waits on one record). */
+  heartbeats = 0;
   /** Errors thrown out of eachMessage: a real client would crash or retry; here they fail the run. */
   readonly consumerErrors: unknown[] = [];
 
@@ -48,6 +51,11 @@ export class MemoryBroker {
   /** The next `count` writes to a topic fail, as when its write ACL is missing. */
   refuseWrites(topic: string, count: number): void {
     this.refusals.set(topic, count);
+  }
+
+  /** The next `count` commits of a group fail, as when its coordinator is unavailable. */
+  refuseCommits(groupId: string, count: number): void {
+    this.commitRefusals.set(groupId, count);
   }
 
   records(topic: string, partition = 0): readonly StoredRecord[] {
@@ -72,18 +80,30 @@ export class MemoryBroker {
     return log;
   }
 
-  append(topic: string, message: Omit<OutgoingMessage, 'headers'> & { headers?: OutgoingMessage['headers'] }): number {
+  /** Writes a record; `timestamp` (epoch ms, the clock's now by default) lets tests write what odd producers write. */
+  append(topic: string, message: Omit<OutgoingMessage, 'headers'> & { headers?: OutgoingMessage['headers']; timestamp?: number }): number {
     const refusals = this.refusals.get(topic) ?? 0;
     if (refusals > 0) {
       this.refusals.set(topic, refusals - 1);
       throw new BrokerRefusedError(`Not authorized to access topics: [${topic}]`);
     }
-    const log = this.partitionLog(topic, message.partition);
-    log.push({ key: message.key, value: message.value, headers: message.headers ?? {}, timestamp: this.clock.now() });
+    const log = this.partitionLog(topic, message.partition ?? this.defaultPartition(topic, message.key));
+    log.push({ key: message.key, value: message.value, headers: message.headers ?? {}, timestamp: message.timestamp ?? this.clock.now() });
     return log.length - 1;
   }
 
+  /** Where a record without a partition goes: by key, as a producer's default partitioner does (not its exact hash). */
+  private defaultPartition(topic: string, key: Buffer | null): number {
+    const partitions = this.partitionsOf(topic);
+    return partitions === 0 || key === null ? 0 : key.reduce((h, b) => (h * 31 + b) >>> 0, 7) % partitions;
+  }
+
   commit(groupId: string, offsets: OffsetCommit[]): void {
+    const refusals = this.commitRefusals.get(groupId) ?? 0;
+    if (refusals > 0) {
+      this.commitRefusals.set(groupId, refusals - 1);
+      throw new BrokerRefusedError('The coordinator is not available');
+    }
     const group = this.committed.get(groupId) ?? new Map<string, { offset: number; metadata: string | null }>();
     for (const o of offsets) group.set(tp(o.topic, o.partition), { offset: Number(o.offset), metadata: o.metadata ?? null });
     this.committed.set(groupId, group);
@@ -235,6 +255,9 @@ class MemoryConsumer implements ConsumerPort {
         topic,
         partition,
         message: { key: record.key, value: record.value, headers: record.headers, offset: String(position), timestamp: String(record.timestamp) },
+        heartbeat: async () => {
+          this.broker.heartbeats++;
+        },
       };
       this.eachMessage(payload)
         .catch((error: unknown) => this.broker.consumerErrors.push(error))

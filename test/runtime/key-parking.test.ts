@@ -13,15 +13,18 @@ const record = (offset: number, key: string, value: string): ConsumedRecord => (
 });
 
 /** Key parking over a consumer of the in-memory broker whose seeks are recorded and whose next commit can be refused. */
-function setup(outcomes: Record<string, HandleOutcome>) {
+function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
   const broker = new MemoryBroker(new VirtualClock(0));
   broker.createTopic(MAIN, 1);
   const inner = broker.port().consumer('g');
   const seeks: TopicPartitionOffset[] = [];
   const handled: string[] = [];
+  const pauses: string[] = [];
   let refuseNextCommit = false;
   const consumer: ConsumerPort = {
     ...inner,
+    pause: (t) => void pauses.push(`pause ${t[0]!.partitions.join()}`),
+    resume: (t) => void pauses.push(`resume ${t[0]!.partitions.join()}`),
     seek: (s) => void seeks.push(s),
     commitOffsets: async (offsets: OffsetCommit[]) => {
       if (refuseNextCommit) {
@@ -41,9 +44,9 @@ function setup(outcomes: Record<string, HandleOutcome>) {
       return outcomes[label] ?? 'success';
     },
     emit: () => {},
-    budgetBytes: 4000,
+    budgetBytes,
   });
-  return { broker, parking, seeks, handled, refuseCommit: () => (refuseNextCommit = true) };
+  return { broker, parking, seeks, handled, pauses, refuseCommit: () => (refuseNextCommit = true) };
 }
 
 describe('key parking', () => {
@@ -75,5 +78,17 @@ describe('key parking', () => {
     await s.parking.onMainRecord(record(1, 'k', 'b'));
     await s.parking.onMainRecord(record(0, 'k', 'a'));
     expect(s.handled).toEqual(['k:a']);
+  });
+
+  it('resumes a partition paused as full when an operation on it fails, so no partition stays paused with nobody to resume it', async () => {
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), 120);
+    let offset = 0;
+    for (const key of keys) await s.parking.onMainRecord(record(offset++, key, 'a'));
+    expect(s.pauses).toEqual(['pause 0']);
+    s.refuseCommit();
+    const k0 = { topic: `${MAIN}.retry.1m`, partition: 0, message: { key: Buffer.from('k0'), value: Buffer.from('a'), offset: '0', timestamp: '0', headers: { 'x-original-offset': '0' } } };
+    await expect(s.parking.onTierRecord(k0, 'success', { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' })).rejects.toThrow('coordinator');
+    expect(s.pauses).toEqual(['pause 0', 'resume 0']);
   });
 });

@@ -92,6 +92,32 @@ describe('the offset committer', () => {
     expect(s.committed(0)).toBeUndefined();
   });
 
+  it('never moves a committed offset backwards when an older commit is refused while a newer one is queued', async () => {
+    const s = setup();
+    s.refuseNext(1);
+    await s.committer.mark(s.at(0, 3));
+    const older = s.committer.flush(); // in flight, and about to be refused
+    await s.committer.mark(s.at(0, 5));
+    const newer = s.committer.flush(); // queued behind it
+    await expect(older).rejects.toThrow('loading');
+    await newer;
+    while (s.clock.hasTimers()) {
+      s.clock.advanceToNextTimer();
+      await s.settle();
+    }
+    expect(s.committed(0)).toBe(5);
+    expect(s.requests.map((batch) => batch.map((o) => Number(o.offset)))).toEqual([[5]]);
+  });
+
+  it('leaves no timer after close(), even when the last commit was refused', async () => {
+    const s = setup();
+    s.refuseNext(1);
+    await s.committer.mark(s.at(0, 3));
+    await expect(s.committer.flush()).rejects.toThrow('loading');
+    s.committer.close();
+    expect(s.clock.hasTimers()).toBe(false);
+  });
+
   it('flushes on demand, for stop()', async () => {
     const s = setup();
     await s.committer.mark(s.at(1, 9));

@@ -142,4 +142,18 @@ describe('park-by-key ordering', () => {
     expect(w.broker.records(consumer.dlqTopic, 0).map((r) => r.value?.toString())).toEqual(['poison-later']);
     expect(w.parkState().held.size).toBe(0);
   });
+
+  it('never parks keyless records: one failing keyless record does not hold back the others', async () => {
+    const w = world();
+    w.failOnce.add('undefined:a');
+    for (const v of ['a', 'b', 'c']) w.broker.append(consumer.mainTopic, { key: null, value: Buffer.from(v), partition: 0 });
+    const retrying = await w.start();
+    await w.broker.run({ until: T0 });
+    expect(w.handled).toEqual(['undefined:a FAIL', 'undefined:b', 'undefined:c']);
+    expect(w.events.filter((e) => e.type === 'parked')).toEqual([]);
+    await w.broker.run();
+    await retrying.stop();
+    expect(w.handled.at(-1)).toBe('undefined:a');
+    expect(w.parkState()).toMatchObject({ held: new Map(), parked: new Map() });
+  });
 });

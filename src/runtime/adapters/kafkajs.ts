@@ -1,4 +1,5 @@
 import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
+import { UnknownPartitionError } from '../publish-loop';
 import { coPartitionedAssigner } from './co-partition-assigner';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
@@ -26,7 +27,7 @@ interface KafkaJsConsumerLike {
 interface KafkaJsProducerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
-  send(r: { topic: string; acks: number; messages: OutgoingMessage[] }): Promise<unknown>;
+  send(r: { topic: string; acks: number; messages: OutgoingMessage[] }): Promise<{ partition: number }[]>;
 }
 
 /**
@@ -63,7 +64,11 @@ export function kafkajsPort(kafka: KafkaJsLike, options: { consumerConfig?: Reco
         connect: () => producer.connect(),
         disconnect: () => producer.disconnect(),
         send: async ({ topic, messages }) => {
-          await producer.send({ topic, acks: -1, messages });
+          const written = await producer.send({ topic, acks: -1, messages });
+          // kafkajs resolves without writing a record whose partition the topic lacks: that would be a lost record.
+          for (const { partition } of messages) {
+            if (partition !== undefined && !written.some((w) => w.partition === partition)) throw new UnknownPartitionError(topic, partition);
+          }
         },
       };
     },

@@ -1,0 +1,74 @@
+import { describeError, errorNameOf, safeField } from './describe-error';
+import type { ConsumerDescriptor } from './descriptor';
+import { decodeRetryHeaders, encodeRetryHeaders, MAX_EPOCH_MS, passThroughHeaders } from './headers';
+import type { OutgoingMessage } from './port';
+import type { Destination } from './resolve';
+import { encodeSpringDltHeaders, encodeSpringRetryTopicHeaders } from './spring-headers';
+import type { SpringHeaderValues } from './spring-headers';
+import type { EachMessagePayload } from './port';
+
+export type RoutedDestination = Exclude<Destination, { kind: 'in-place' }>;
+
+export interface DestinationRecordOptions {
+  readonly now: number;
+  readonly includeStackTraces: boolean;
+  /** Leave the partition to the producer's default partitioner (the record's own partition does not exist there). */
+  readonly defaultPartitioner?: boolean;
+}
+
+/** A record timestamp as epoch ms, or undefined when it is not one (-1, garbage, beyond what a Date holds). */
+export function timestampOf(record: EachMessagePayload): number | undefined {
+  const ms = Number(record.message.timestamp);
+  return Number.isSafeInteger(ms) && ms >= 0 && ms <= MAX_EPOCH_MS ? ms : undefined;
+}
+
+/**
+ * The record published to a tier or the DLQ: the original key and value, the record's
+ * own headers, and headers describing the main-topic record and the failure. Total: any
+ * record, any thrown value, any header bytes give a record (values that cannot be
+ * represented are left out), so only the broker can stop a publish.
+ */
+export function buildDestinationRecord(consumer: ConsumerDescriptor, record: EachMessagePayload, error: unknown, destination: RoutedDestination, options: DestinationRecordOptions): OutgoingMessage {
+  const previous = decodeRetryHeaders(record.message.headers);
+  const fromMain = record.topic === consumer.mainTopic;
+  const original = {
+    originalTopic: fromMain ? record.topic : (previous.originalTopic ?? consumer.mainTopic),
+    originalPartition: fromMain ? record.partition : (previous.originalPartition ?? record.partition),
+    originalOffset: fromMain ? record.message.offset : (previous.originalOffset ?? record.message.offset),
+    originalTimestamp: fromMain ? timestampOf(record) : previous.originalTimestamp,
+  };
+  const failure = describeError(error);
+  const headers: OutgoingMessage['headers'] = {
+    ...passThroughHeaders(record.message.headers),
+    ...encodeRetryHeaders({
+      attempt: destination.attempt,
+      dueAt: destination.kind === 'tier' ? destination.dueAt : undefined,
+      firstFailedAt: previous.firstFailedAt ?? options.now,
+      ...original,
+      errorClass: failure.name,
+      errorMessage: failure.message,
+    }),
+  };
+  const spring: SpringHeaderValues = {
+    ...original,
+    consumerGroup: fromMain || consumer.ordering === 'park-by-key' ? consumer.groups.main : consumer.groups.retry,
+    exceptionFqcn: failure.name,
+    exceptionCauseFqcn: causeName(error),
+    exceptionMessage: failure.message,
+    stackTrace: options.includeStackTraces ? failure.stack : undefined,
+  };
+  if (consumer.headerStyle === 'x+spring' && destination.kind === 'dlq') Object.assign(headers, encodeSpringDltHeaders(spring));
+  if (consumer.headerStyle === 'x+spring-retry-topic') {
+    // Spring counts the attempt the record is on at its destination; a DLT record is "due" when it failed.
+    const attempts = destination.kind === 'tier' ? destination.attempt : destination.attempt + 1;
+    const backoffTimestamp = destination.kind === 'tier' ? destination.dueAt : options.now;
+    Object.assign(headers, encodeSpringRetryTopicHeaders({ ...spring, attempts, backoffTimestamp }));
+  }
+  const partition = options.defaultPartitioner ? {} : { partition: record.partition };
+  return { key: record.message.key, value: record.message.value, headers, ...partition };
+}
+
+function causeName(error: unknown): string | undefined {
+  const cause = safeField(error, 'cause');
+  return cause === undefined || cause === null ? undefined : errorNameOf(cause);
+}
