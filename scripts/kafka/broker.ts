@@ -76,6 +76,19 @@ function clusterId(): string {
   return randomBytes(16).toString('base64url').slice(0, 22);
 }
 
+/**
+ * Formats the broker's storage. The cluster id is base64url, so it may begin with `-`:
+ * passed as `--cluster-id=<id>` it can never be read as an option.
+ */
+export function formatStorage(options: { readonly libs: string; readonly config: string; readonly clusterId: string }): void {
+  execFileSync('java', ['-cp', `${options.libs}/*`, 'kafka.tools.StorageTool', 'format', `--cluster-id=${options.clusterId}`, `--config=${options.config}`], { stdio: 'pipe' });
+}
+
+/** The folder of the Apache Kafka jars, fetched once by scripts/kafka/fetch.sh. */
+export function kafkaLibs(): string {
+  return execFileSync('bash', [path.join(__dirname, 'fetch.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
 function logTail(dir: string): string {
   const file = path.join(dir, 'broker.log');
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-30).join('\n') : '(no broker log)';
@@ -116,13 +129,13 @@ export async function startBroker(options: { dir?: string; users?: readonly stri
   if (running && isAlive(running.pid)) throw new Error(`a broker already runs from ${dir} (pid ${running.pid}); stop it first`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const libs = execFileSync('bash', [path.join(__dirname, 'fetch.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const libs = kafkaLibs();
   const users = Object.fromEntries([ADMIN_USER, ...(options.users ?? [])].map((u) => [u, passwordOf(u)]));
   const [brokerPort, controllerPort] = [await freePort(), await freePort()];
   const config = path.join(dir, 'server.properties');
   writeFileSync(config, serverProperties(dir, brokerPort, controllerPort, users));
   const classpath = `${libs}/*`;
-  execFileSync('java', ['-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', config], { stdio: 'pipe' });
+  formatStorage({ libs, config, clusterId: clusterId() });
   const log = openSync(path.join(dir, 'broker.log'), 'a');
   const child = spawn('java', ['-Xms256m', '-Xmx1g', '-cp', classpath, 'kafka.Kafka', config], { detached: true, stdio: ['ignore', log, log] });
   child.unref();
@@ -145,7 +158,7 @@ export async function restartBroker(dir = DEFAULT_BROKER_DIR): Promise<BrokerInf
   const info = readBrokerInfo(dir);
   if (!info) throw new Error(`no broker was started from ${dir}`);
   await stopBroker(dir);
-  const libs = execFileSync('bash', [path.join(__dirname, 'fetch.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const libs = kafkaLibs();
   const log = openSync(path.join(dir, 'broker.log'), 'a');
   const child = spawn('java', ['-Xms256m', '-Xmx1g', '-cp', `${libs}/*`, 'kafka.Kafka', path.join(dir, 'server.properties')], { detached: true, stdio: ['ignore', log, log] });
   child.unref();
