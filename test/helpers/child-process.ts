@@ -13,20 +13,21 @@ export interface Child {
   readonly exited: Promise<Exit>;
   /** Throws, with the exit status and the end of stderr, if the process is no longer running. */
   assertRunning(what: string): void;
+  /** Everything it has written to stdout so far. */
+  stdout(): string;
 }
 
 /**
- * Spawns a process with stderr captured (and echoed). Waiting on `once('exit')` after the
+ * Spawns a process with its stdout and stderr captured (stderr is shown when it dies). Waiting on `once('exit')` after the
  * fact misses an exit that already happened and waits forever; `exited` cannot.
  */
 export function spawnChild(command: string, args: readonly string[], options: SpawnOptions = {}): Child {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   let exit: Exit | undefined;
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    process.stderr.write(chunk);
-  });
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<Exit>((resolve) => {
     child.once('error', (error) => {
       stderr += String(error);
@@ -44,5 +45,6 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
     assertRunning(what) {
       if (exit) throw new Error(`${what} exited (code ${exit.code}, signal ${exit.signal}); its stderr ends with:\n${stderr.split('\n').slice(-20).join('\n')}`);
     },
+    stdout: () => stdout,
   };
 }
