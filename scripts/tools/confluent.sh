@@ -7,6 +7,9 @@
 # build needs Debian's development libraries. So when the client does not load, this
 # installs those libraries (as root, through apt-get) and builds it from source,
 # linked against them (a minute or two, once).
+#
+#   scripts/tools/confluent.sh           build it if needed (the test set-up runs this)
+#   scripts/tools/confluent.sh --check   only say whether it is built (npm ci runs this)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
@@ -15,7 +18,11 @@ package=@confluentinc/kafka-javascript
 loaded() { node -e "process.stdout.write(require('$package').librdkafkaVersion)" 2>/dev/null; }
 
 if version="$(loaded)"; then
-  echo "$version"
+  [ "${1:-}" = --check ] && log "$package is built (librdkafka $version)" || echo "$version"
+  exit 0
+fi
+if [ "${1:-}" = --check ]; then
+  log "notice: npm did not build the optional $package (it skips a failed optional install without a word); npm test builds it on demand with scripts/tools/confluent.sh"
   exit 0
 fi
 
