@@ -5,7 +5,7 @@
 # `npm ci` drops an optional dependency whose install fails, and says nothing: the
 # client's prebuilt binary is downloaded from the internet, and its fallback source
 # build needs Debian's development libraries. So when the client does not load, this
-# installs those libraries (as root, through apt-get) and builds it from source,
+# installs those libraries and a C/C++ toolchain (as root, through apt-get) and builds it from source,
 # linked against them (a minute or two, once).
 #
 #   scripts/tools/confluent.sh           build it if needed (the test set-up runs this)
@@ -27,7 +27,8 @@ if [ "${1:-}" = --check ]; then
 fi
 
 log "$package is not built in node_modules (npm ci skips it without a word when its install fails); building it from source"
-debian_packages libssl-dev zlib1g-dev libzstd-dev libsasl2-dev liblz4-dev libcurl4-openssl-dev
+# node-gyp's toolchain, and the libraries librdkafka links against.
+debian_packages g++ make python3 libssl-dev zlib1g-dev libzstd-dev libsasl2-dev liblz4-dev libcurl4-openssl-dev
 wanted="$(node -p "require('./package.json').optionalDependencies['$package']")"
 export CKJS_LINKING=dynamic npm_config_build_from_source=true
 if [ -d "node_modules/$package" ]; then
