@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { passwordOf } from '../../scripts/kafka/broker';
@@ -54,7 +54,7 @@ async function deadLetters(topic: string): Promise<{ value: string; headers: Rec
   }
 }
 
-describe('a service in a repository of its own, on the generated router package (examples/packaged-service)', () => {
+describe('a service outside the root package, on the generated router package (examples/packaged-service)', () => {
   let running: Child | undefined;
   afterAll(async () => {
     running?.process.kill('SIGKILL');
@@ -91,5 +91,23 @@ describe('a service in a repository of its own, on the generated router package 
     expect(dead!.value).toBe(`${run}-2 is not JSON`);
     expect(dead!.headers).toMatchObject({ 'x-error-class': 'SyntaxError', 'x-original-topic': 'orders.confirmed', 'x-attempt': '1' });
     expect(child.stdout()).toMatch(/routed orders\.confirmed@\d+ to orders\.confirmed\.analytics-orders\.dlq\n/);
+  });
+
+  it('in a monorepo, installs the generated folder as an npm workspace, where it finds the runtime', () => {
+    const monorepo = path.join(work, 'monorepo');
+    const analytics = path.join(monorepo, 'services', 'analytics');
+    cpSync(path.join(REPO_ROOT, 'generated', 'router', 'analytics'), path.join(monorepo, 'generated', 'router', 'analytics'), { recursive: true });
+    for (const file of ['src', 'tsconfig.json']) cpSync(path.join(service, file), path.join(analytics, file), { recursive: true });
+    const manifest = require(path.join(service, 'package.json'));
+    const write = (file: string, json: unknown) => writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+    // kafka-retry-topology would come from the registry; here, its packed tarball. The root
+    // depends on it too (it runs krt synth), which is where the generated package finds it.
+    const runtime = `file:${path.join(packages, 'kafka-retry-topology.tgz')}`;
+    write(path.join(monorepo, 'package.json'), { name: 'monorepo', private: true, workspaces: ['services/*', 'generated/router/*'], devDependencies: { 'kafka-retry-topology': runtime } });
+    write(path.join(analytics, 'package.json'), { ...manifest, name: 'analytics', dependencies: { ...manifest.dependencies, 'analytics-retry-router': '*', 'kafka-retry-topology': runtime } });
+    sh('npm', ['install', '--prefer-offline', '--omit=optional', '--no-audit', '--no-fund'], monorepo);
+    sh('npm', ['run', 'build', '--workspace', 'services/analytics'], monorepo);
+    const resolved = sh(process.execPath, ['-e', "console.log(require('analytics-retry-router').analyticsOrders.dlqTopic)"], analytics);
+    expect(resolved).toBe('orders.confirmed.analytics-orders.dlq\n');
   });
 });
