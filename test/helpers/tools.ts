@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './project';
 
@@ -28,11 +28,29 @@ function runToolScript(script: string): string {
   }
 }
 
+/** Runs a tool script with its progress shown as it goes (a first build takes minutes); throws its errors. */
+async function runToolScriptLive(script: string): Promise<void> {
+  const child = spawn('bash', [path.resolve(REPO_ROOT, script)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    process.stderr.write(chunk);
+  });
+  const code = await new Promise<number | null>((resolve) => {
+    child.once('error', (error) => {
+      stderr += String(error);
+      resolve(null);
+    });
+    child.once('close', resolve);
+  });
+  if (code !== 0) throw new Error(`${script} failed; the tests need the real tool, they are never skipped:\n${stderr.trim().split('\n').slice(-20).join('\n')}`);
+}
+
 const script = (name: string) => runToolScript(`scripts/tools/${name}`);
 
-/** Fetches or builds every tool the suite needs; the first one missing throws its fix. */
-export function prepareTools(): void {
-  for (const toolScript of TOOL_SCRIPTS) runToolScript(toolScript);
+/** Fetches or builds every tool the suite needs (or those scripts); the first one missing throws its fix. */
+export async function prepareTools(scripts: readonly string[] = TOOL_SCRIPTS): Promise<void> {
+  for (const toolScript of scripts) await runToolScriptLive(toolScript);
 }
 
 /**

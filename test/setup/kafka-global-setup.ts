@@ -12,7 +12,7 @@ import { prepareTools } from '../helpers/tools';
  * Any failure here fails the whole run: nothing is skipped.
  */
 export default async function globalSetup(): Promise<void> {
-  prepareTools();
+  await prepareTools();
   const work = mkdtempSync(path.join(os.tmpdir(), 'krt-test-'));
   process.env.KRT_TEST_WORK_DIR = work;
   const model = await exampleModel();
