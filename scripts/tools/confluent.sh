@@ -5,8 +5,8 @@
 # `npm ci` drops an optional dependency whose install fails, and says nothing: the
 # client's prebuilt binary is downloaded from the internet, and its fallback source
 # build needs Debian's development libraries. So when the client does not load, this
-# installs those libraries and a C/C++ toolchain (as root, through apt-get) and builds it from source,
-# linked against them (a minute or two, once).
+# installs those libraries and a C/C++ toolchain (as root, through apt-get) and builds
+# the client from source, linked against them (a few minutes, once).
 #
 #   scripts/tools/confluent.sh           build it if needed (the test set-up runs this)
 #   scripts/tools/confluent.sh --check   only say whether it is built (npm ci runs this)
