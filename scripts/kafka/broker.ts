@@ -1,6 +1,7 @@
 /**
- * A single-node Apache Kafka (KRaft) for the tests and for people: SASL/PLAIN on
- * loopback, ACLs enforced by StandardAuthorizer, no topic auto-creation.
+ * A single-node Apache Kafka (KRaft) for the tests and for people: SASL (PLAIN,
+ * SCRAM-SHA-256 and SCRAM-SHA-512, same users and passwords) on loopback, ACLs enforced
+ * by StandardAuthorizer, no topic auto-creation.
  *
  *   npx jiti scripts/kafka/broker.ts start [dir]   (npm run kafka:start)
  *   npx jiti scripts/kafka/broker.ts stop [dir]    (npm run kafka:stop)
@@ -19,7 +20,7 @@ export interface BrokerInfo {
   readonly bootstrapServers: string;
   readonly pid: number;
   readonly dir: string;
-  /** SASL/PLAIN users and passwords, the admin included. */
+  /** SASL users and passwords (PLAIN and SCRAM), the admin included. */
   readonly users: Readonly<Record<string, string>>;
 }
 
@@ -51,9 +52,10 @@ function serverProperties(dir: string, brokerPort: number, controllerPort: numbe
     'listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT',
     'inter.broker.listener.name=SASL_PLAINTEXT',
     'controller.listener.names=CONTROLLER',
-    'sasl.enabled.mechanisms=PLAIN',
+    `sasl.enabled.mechanisms=PLAIN,${SCRAM_MECHANISMS.join(',')}`,
     'sasl.mechanism.inter.broker.protocol=PLAIN',
     `listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="${ADMIN_USER}" password="${users[ADMIN_USER]}" ${jaasUsers};`,
+    ...SCRAM_MECHANISMS.map((m) => `listener.name.sasl_plaintext.${m.toLowerCase()}.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;`),
     'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
     // The controller listener is loopback-only; its requests arrive as ANONYMOUS.
     `super.users=User:${ADMIN_USER};User:ANONYMOUS`,
@@ -72,8 +74,25 @@ function serverProperties(dir: string, brokerPort: number, controllerPort: numbe
   ].join('\n');
 }
 
+/** SCRAM users live in the cluster metadata; the storage tool adds them at format time. */
+const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+
 function clusterId(): string {
   return randomBytes(16).toString('base64url').slice(0, 22);
+}
+
+/**
+ * Formats the broker's storage. The cluster id is base64url, so it may begin with `-`:
+ * passed as `--cluster-id=<id>` it can never be read as an option.
+ */
+export function formatStorage(options: { readonly libs: string; readonly config: string; readonly clusterId: string; readonly users?: Readonly<Record<string, string>> }): void {
+  const scram = Object.entries(options.users ?? {}).flatMap(([user, password]) => SCRAM_MECHANISMS.map((m) => `--add-scram=${m}=[name=${user},password=${password}]`));
+  execFileSync('java', ['-cp', `${options.libs}/*`, 'kafka.tools.StorageTool', 'format', `--cluster-id=${options.clusterId}`, `--config=${options.config}`, ...scram], { stdio: 'pipe' });
+}
+
+/** The folder of the Apache Kafka jars, fetched once by scripts/kafka/fetch.sh. */
+export function kafkaLibs(): string {
+  return execFileSync('bash', [path.join(__dirname, 'fetch.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 }
 
 function logTail(dir: string): string {
@@ -116,13 +135,13 @@ export async function startBroker(options: { dir?: string; users?: readonly stri
   if (running && isAlive(running.pid)) throw new Error(`a broker already runs from ${dir} (pid ${running.pid}); stop it first`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const libs = execFileSync('bash', [path.join(__dirname, 'fetch.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const libs = kafkaLibs();
   const users = Object.fromEntries([ADMIN_USER, ...(options.users ?? [])].map((u) => [u, passwordOf(u)]));
   const [brokerPort, controllerPort] = [await freePort(), await freePort()];
   const config = path.join(dir, 'server.properties');
   writeFileSync(config, serverProperties(dir, brokerPort, controllerPort, users));
   const classpath = `${libs}/*`;
-  execFileSync('java', ['-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', config], { stdio: 'pipe' });
+  formatStorage({ libs, config, clusterId: clusterId(), users });
   const log = openSync(path.join(dir, 'broker.log'), 'a');
   const child = spawn('java', ['-Xms256m', '-Xmx1g', '-cp', classpath, 'kafka.Kafka', config], { detached: true, stdio: ['ignore', log, log] });
   child.unref();
@@ -145,7 +164,7 @@ export async function restartBroker(dir = DEFAULT_BROKER_DIR): Promise<BrokerInf
   const info = readBrokerInfo(dir);
   if (!info) throw new Error(`no broker was started from ${dir}`);
   await stopBroker(dir);
-  const libs = execFileSync('bash', [path.join(__dirname, 'fetch.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const libs = kafkaLibs();
   const log = openSync(path.join(dir, 'broker.log'), 'a');
   const child = spawn('java', ['-Xms256m', '-Xmx1g', '-cp', `${libs}/*`, 'kafka.Kafka', path.join(dir, 'server.properties')], { detached: true, stdio: ['ignore', log, log] });
   child.unref();

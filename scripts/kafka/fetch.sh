@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Copies the Apache Kafka broker jars from Maven Central into a cache folder keyed by
-# version, once. Prints that folder.
+# version, once, with Maven (and Java) from Debian's packages when missing. Prints that folder.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/../tools/lib.sh"
 version="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$here/pom.xml")"
 libs="$KRT_TOOLS_DIR/kafka-$version/libs"
+# The broker runs on Java 17; both come from Debian when missing (as root).
+debian_tool java openjdk-17-jre-headless >/dev/null
 if [ ! -f "$libs/.complete" ]; then
-  command -v mvn >/dev/null || die "Maven is needed to fetch the Kafka broker jars; install it (apt-get install maven)"
+  debian_tool mvn maven >/dev/null
   log "fetching Apache Kafka $version jars from Maven Central"
   rm -rf "$libs"
   mvn -q -B -f "$here/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$libs" >&2 \

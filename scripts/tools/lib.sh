@@ -38,15 +38,24 @@ cached_go_tool() {
   echo "$binary"
 }
 
-# Prints the path of a command, installing its Debian package first when it is missing
-# (needs root, as CI is).
+# Installs Debian packages that are missing, through apt-get (needs root, as CI is);
+# as another user, fails at once with the command to run.
+debian_packages() {
+  local missing=() package
+  command -v dpkg-query >/dev/null || die "this is not a Debian-like system; install the equivalents of: $*"
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+  done
+  [ "${#missing[@]}" = 0 ] && return 0
+  [ "$(id -u)" = 0 ] || die "Debian's ${missing[*]} package(s) are missing; install them as root: apt-get install --no-install-recommends ${missing[*]}"
+  log "installing Debian's ${missing[*]}"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >&2 \
+    || die "apt-get could not install ${missing[*]}"
+}
+
+# Prints the path of a command, installing its Debian package first when it is missing.
 debian_tool() {
   local command="$1" package="$2"
-  if ! command -v "$command" >/dev/null; then
-    [ "$(id -u)" = 0 ] || die "$command is missing; install Debian's $package package (apt-get install --no-install-recommends $package)"
-    log "installing Debian's $package package for $command"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$package"; } >&2 \
-      || die "apt-get could not install the $package package"
-  fi
-  command -v "$command"
+  command -v "$command" >/dev/null || debian_packages "$package"
+  command -v "$command" || die "Debian's $package package did not provide $command"
 }

@@ -5,6 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+command -v go >/dev/null || die "Go is not installed; install Go 1.24 or newer (Debian's golang-go is too old) to build the Mongey/kafka provider"
 mirror="$KRT_TOOLS_DIR/provider-mirror"
 platform="$(go env GOOS)_$(go env GOARCH)"
 target="$mirror/registry.terraform.io/mongey/kafka/$MONGEY_PROVIDER_VERSION/$platform"

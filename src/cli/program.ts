@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ORDERING_STRATEGIES } from '../spec/types';
 import { ScenarioError } from '../simulate/scenario';
 import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV } from '../naming';
-import { ConnectionSettingsError } from '../dlq/connection';
+import { ConnectionSettingsError, explainKafkaError } from '../dlq/connection';
 import { DlqError } from '../dlq/session';
 import { cdktfCommand } from './cdktf-command';
 import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
@@ -141,8 +141,12 @@ function handleError(error: unknown, io: CliIo): number {
     io.stderr(`krt: ${error.message}\n`);
     return EXIT.usage;
   }
-  if (error instanceof DlqError || isKafkaError(error)) {
-    io.stderr(`krt: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (isKafkaError(error)) {
+    io.stderr(`krt: ${explainKafkaError(error, io.env ?? process.env)}\n`);
+    return EXIT.problems;
+  }
+  if (error instanceof DlqError) {
+    io.stderr(`krt: ${error.message}\n`);
     return EXIT.problems;
   }
   if (error instanceof OutputFolderError || error instanceof ScenarioError) {
@@ -153,7 +157,7 @@ function handleError(error: unknown, io: CliIo): number {
 }
 
 /** kafkajs errors (broker unreachable, not authorized) are the user's to fix, not a crash. */
-function isKafkaError(error: unknown): boolean {
+function isKafkaError(error: unknown): error is Error {
   return error instanceof Error && error.name.startsWith('KafkaJS');
 }
 

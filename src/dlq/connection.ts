@@ -4,6 +4,16 @@ import { KAFKA_ENV } from '../naming';
 
 export class ConnectionSettingsError extends Error {}
 
+const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+
+/** `scram-sha256` (the Terraform provider's spelling) means `scram-sha-256` (kafkajs's). */
+function saslMechanism(value: string): (typeof SASL_MECHANISMS)[number] | undefined {
+  const mechanism = value.toLowerCase().replace(/^scram-sha(\d)/, 'scram-sha-$1');
+  return SASL_MECHANISMS.find((m) => m === mechanism);
+}
+
+const sslEnabled = (env: NodeJS.ProcessEnv) => (env[KAFKA_ENV.ssl] ?? 'true') !== 'false';
+
 /** A kafkajs client from the environment the runbooks tell people to set. */
 export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt'): Kafka {
   const brokers = env[KAFKA_ENV.bootstrapServers];
@@ -13,16 +23,44 @@ export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'k
   if (!username || !password) {
     throw new ConnectionSettingsError(`set ${KAFKA_ENV.saslUsername} and ${KAFKA_ENV.saslPassword} to the replay principal's credentials`);
   }
-  const mechanism = (env[KAFKA_ENV.saslMechanism] ?? 'plain').toLowerCase();
-  if (!['plain', 'scram-sha-256', 'scram-sha-512'].includes(mechanism)) {
-    throw new ConnectionSettingsError(`${KAFKA_ENV.saslMechanism} must be plain, scram-sha-256 or scram-sha-512, not '${mechanism}'`);
+  const given = env[KAFKA_ENV.saslMechanism] ?? 'plain';
+  const mechanism = saslMechanism(given);
+  if (!mechanism) {
+    throw new ConnectionSettingsError(`${KAFKA_ENV.saslMechanism} must be plain, scram-sha-256 or scram-sha-512 (or scram-sha256, scram-sha512), not '${given}'`);
   }
   return new Kafka({
     clientId,
     brokers: brokers.split(',').map((b) => b.trim()),
-    ssl: (env[KAFKA_ENV.ssl] ?? 'true') !== 'false',
+    ssl: sslEnabled(env),
     sasl: { mechanism, username, password } as SASLOptions,
     logLevel: logLevel.NOTHING,
     retry: { retries: 5 },
   });
+}
+
+/**
+ * A kafkajs error as one sentence that names the likely cause and the fix. kafkajs
+ * reports some causes under other names: a principal without the group's ACLs gets
+ * "Failed to find group coordinator", and TLS against a plaintext listener a dropped
+ * connection.
+ */
+export function explainKafkaError(error: Error, env: NodeJS.ProcessEnv = process.env): string {
+  const user = env[KAFKA_ENV.saslUsername] ?? '(unset)';
+  const fixPrincipal = `run krt dlq as the consumer's replay principal, whose ACLs the generated Terraform grants (see docs/acls.md), and check that they are applied`;
+  if (error.name === 'KafkaJSGroupCoordinatorNotFound') {
+    return `${error.message}: the broker names no coordinator for a group the principal may not use, so ${KAFKA_ENV.saslUsername}=${user} most likely lacks the replay group's ACLs; ${fixPrincipal}`;
+  }
+  if ((error as { type?: string }).type === 'TOPIC_AUTHORIZATION_FAILED') {
+    return `${error.message}: ${KAFKA_ENV.saslUsername}=${user} may not read the DLQ topic; ${fixPrincipal}`;
+  }
+  if (error.name === 'KafkaJSSASLAuthenticationError') {
+    return `${error.message}: check ${KAFKA_ENV.saslUsername}, ${KAFKA_ENV.saslPassword} and ${KAFKA_ENV.saslMechanism} (now '${env[KAFKA_ENV.saslMechanism] ?? 'plain'}')`;
+  }
+  if (sslEnabled(env) && /TLS|SSL|EPROTO/i.test(error.message)) {
+    return `${error.message}: krt spoke TLS (the default) and the broker did not answer it; if the listener is plaintext (SASL_PLAINTEXT), set ${KAFKA_ENV.ssl}=false`;
+  }
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|Connection timeout/i.test(error.message)) {
+    return `${error.message}: no broker answered at ${env[KAFKA_ENV.bootstrapServers]}; check ${KAFKA_ENV.bootstrapServers} and that this machine can reach it`;
+  }
+  return error.message;
 }

@@ -132,13 +132,13 @@ export async function produceAsAdmin(topic: string, records: { key: string; valu
   await producer.disconnect();
 }
 
-/** The Confluent client, built from its npm package (see .ci/run); its absence fails the test. */
+/** The Confluent client, built on demand by scripts/tools/confluent.sh (the global setup runs it); its absence fails the test. */
 export function confluentKafka(user: string): ConfluentKafkaLike {
   let client: { KafkaJS: { Kafka: new (config: unknown) => ConfluentKafkaLike; logLevel: Record<string, number> } };
   try {
     client = require('@confluentinc/kafka-javascript');
   } catch (error) {
-    throw new Error(`@confluentinc/kafka-javascript is not built here (${String(error)}): install Debian's libssl-dev zlib1g-dev libzstd-dev libsasl2-dev liblz4-dev libcurl4-openssl-dev and run npm ci with CKJS_LINKING=dynamic npm_config_build_from_source=true`);
+    throw new Error(`@confluentinc/kafka-javascript is not built here (${String(error)}); run bash scripts/tools/confluent.sh, which builds it (the test set-up runs it)`);
   }
   return new client.KafkaJS.Kafka({
     kafkaJS: {

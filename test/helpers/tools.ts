@@ -1,14 +1,56 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './project';
 
-function script(name: string): string {
+/**
+ * Every tool the suite needs, each fetched or built once by its script and cached.
+ * The global setup runs them all before any test, so a missing one fails the run at
+ * once with the script's own message (which says what to install), instead of tests
+ * waiting out their timeouts.
+ */
+const TOOL_SCRIPTS = [
+  'scripts/tools/confluent.sh',
+  'scripts/tools/provider.sh',
+  'scripts/tools/terraform.sh',
+  'scripts/tools/promtool.sh',
+  'scripts/tools/pint.sh',
+  'scripts/tools/kcat.sh',
+  'scripts/kafka/fetch.sh',
+];
+
+/** Runs one tool script; returns what it prints (a path, or a version). */
+function runToolScript(script: string): string {
   try {
-    return execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'tools', name)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    return execFileSync('bash', [path.join(REPO_ROOT, script)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr ?? '';
-    throw new Error(`scripts/tools/${name} failed; the real tool is required, not skipped:\n${stderr}`);
+    const stderr = String((error as { stderr?: unknown }).stderr ?? error).trim();
+    throw new Error(`${script} failed; the tests need the real tool, they are never skipped:\n${stderr}`);
   }
+}
+
+/** Runs a tool script with its progress shown as it goes (a first build takes minutes); throws its errors. */
+async function runToolScriptLive(script: string): Promise<void> {
+  const child = spawn('bash', [path.resolve(REPO_ROOT, script)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    process.stderr.write(chunk);
+  });
+  const code = await new Promise<number | null>((resolve) => {
+    child.once('error', (error) => {
+      stderr += String(error);
+      resolve(null);
+    });
+    child.once('close', resolve);
+  });
+  if (code !== 0) throw new Error(`${script} failed; the tests need the real tool, they are never skipped:\n${stderr.trim().split('\n').slice(-20).join('\n')}`);
+}
+
+const script = (name: string) => runToolScript(`scripts/tools/${name}`);
+
+/** Fetches or builds every tool the suite needs (or those scripts); the first one missing throws its fix. */
+export async function prepareTools(scripts: readonly string[] = TOOL_SCRIPTS): Promise<void> {
+  for (const toolScript of scripts) await runToolScriptLive(toolScript);
 }
 
 /**

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
+import { spawnChild } from '../helpers/child-process';
+import type { Child } from '../helpers/child-process';
 import { eventually } from '../helpers/eventually';
 import { bootstrapServers, clientPorts, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import type { ClientName } from '../helpers/kafka';
@@ -57,10 +57,9 @@ describe.each(cases)('the crash window, on a real broker, with %s, ordering %s',
   const output = path.join(work, 'processed.txt');
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  function startWorker(d: ConsumerDescriptor): ChildProcess {
-    return spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'jiti'), [path.join(__dirname, 'crash-worker.ts')], {
+  function startWorker(d: ConsumerDescriptor): Child {
+    return spawnChild(path.join(REPO_ROOT, 'node_modules', '.bin', 'jiti'), [path.join(__dirname, 'crash-worker.ts')], {
       cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
       env: {
         ...process.env,
         CRASH_DESCRIPTOR: JSON.stringify(d),
@@ -86,11 +85,15 @@ describe.each(cases)('the crash window, on a real broker, with %s, ordering %s',
     for (; kills < KILLS; kills++) {
       const worker = startWorker(d);
       const before = lines(output).length;
-      // Kill at a random moment after the worker has made some progress.
-      await eventually('the worker to make progress', () => (lines(output).length > before || worker.exitCode !== null ? true : undefined), 60_000);
+      // Kill at a random moment after the worker has made some progress; a worker that
+      // dies on its own fails the test at once, with its error.
+      await eventually('the worker to make progress', () => {
+        worker.assertRunning('a crash worker');
+        return lines(output).length > before ? true : undefined;
+      }, 60_000);
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1_500)));
-      worker.kill('SIGKILL');
-      await new Promise((r) => worker.once('exit', r));
+      worker.process.kill('SIGKILL');
+      await worker.exited;
       if (new Set(lines(output)).size >= ids.filter((id) => failureOf(id) !== 'permanent').length) break;
     }
 
@@ -99,6 +102,7 @@ describe.each(cases)('the crash window, on a real broker, with %s, ordering %s',
     const expectedDead = ids.filter((id) => failureOf(id) === 'permanent');
     try {
       await eventually('every record to be processed', () => {
+        last.assertRunning('the last crash worker');
         const done = new Set(lines(output));
         return expectedProcessed.every((id) => done.has(id)) ? true : undefined;
       }, 5 * 60_000);
@@ -120,7 +124,8 @@ describe.each(cases)('the crash window, on a real broker, with %s, ordering %s',
       if (ordering === 'park-by-key') expect(keysOutOfOrder(processed)).toEqual([]);
       else expect(keysOutOfOrder(processed).length).toBeGreaterThan(0);
     } finally {
-      last.kill('SIGKILL');
+      last.process.kill('SIGKILL');
+      await last.exited;
     }
   });
 });

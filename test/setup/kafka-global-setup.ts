@@ -3,13 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { startBroker } from '../../scripts/kafka/broker';
 import { createMainTopics, exampleModel, principalNames, terraformIn, terraformVars } from '../helpers/kafka';
+import { prepareTools } from '../helpers/tools';
 
 /**
- * Starts a real Kafka broker for the suite (unless KAFKA_BOOTSTRAP_SERVERS points at
+ * Builds or fetches every tool the tests need (the Confluent client included), then
+ * starts a real Kafka broker for the suite (unless KAFKA_BOOTSTRAP_SERVERS points at
  * one), creates the main topics and applies every generated Terraform stack to it.
  * Any failure here fails the whole run: nothing is skipped.
  */
 export default async function globalSetup(): Promise<void> {
+  await prepareTools();
   const work = mkdtempSync(path.join(os.tmpdir(), 'krt-test-'));
   process.env.KRT_TEST_WORK_DIR = work;
   const model = await exampleModel();

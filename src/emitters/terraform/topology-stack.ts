@@ -1,4 +1,4 @@
-import { TerraformStack, TerraformVariable } from 'cdktf';
+import { Fn, TerraformStack, TerraformVariable } from 'cdktf';
 import type { Construct } from 'constructs';
 import { aclResourceId, TERRAFORM_VARIABLES, topicResourceId } from '../../naming';
 import { aclRules } from '../../model/acls';
@@ -21,7 +21,13 @@ export class TopologyStack extends TerraformStack {
     const bootstrapServers = variable(v.bootstrapServers, { type: 'list(string)', description: 'Kafka bootstrap servers, host:port' });
     const saslUsername = variable(v.saslUsername, { type: 'string', sensitive: true, description: 'SASL user that Terraform connects as; it needs to create topics and ACLs' });
     const saslPassword = variable(v.saslPassword, { type: 'string', sensitive: true, description: 'password of that SASL user' });
-    const saslMechanism = variable(v.saslMechanism, { type: 'string', default: 'plain', description: 'plain, scram-sha256 or scram-sha512' });
+    const saslMechanism = variable(v.saslMechanism, { type: 'string', default: 'plain', description: 'plain, scram-sha-256 or scram-sha-512 (scram-sha256 and scram-sha512 too)' });
+    // The provider spells SCRAM without the second dash; accept both spellings, as KAFKA_SASL_MECHANISM does.
+    const providerSaslMechanism = Fn.replace(Fn.lower(saslMechanism.stringValue), 'scram-sha-', 'scram-sha');
+    saslMechanism.addValidation({
+      condition: Fn.contains(['plain', 'scram-sha256', 'scram-sha512'], providerSaslMechanism),
+      errorMessage: `${v.saslMechanism} must be plain, scram-sha-256 or scram-sha-512.`,
+    });
     const tlsEnabled = variable(v.tlsEnabled, { type: 'bool', default: true, description: 'false for a SASL_PLAINTEXT listener' });
     const replicationFactor = variable(v.replicationFactor, { type: 'number', default: topology.cluster.replicationFactor, description: 'replication factor of the topics created here' });
     const minInsyncReplicas = variable(v.minInsyncReplicas, { type: 'number', default: topology.cluster.minInsyncReplicas, description: 'min.insync.replicas of the topics created here' });
@@ -30,7 +36,7 @@ export class TopologyStack extends TerraformStack {
       bootstrapServers: bootstrapServers.listValue,
       saslUsername: saslUsername.stringValue,
       saslPassword: saslPassword.stringValue,
-      saslMechanism: saslMechanism.stringValue,
+      saslMechanism: providerSaslMechanism,
       tlsEnabled: tlsEnabled.booleanValue,
     });
 
