@@ -49,13 +49,31 @@ export async function loadTopologyFiles(
         loaded.push({ file, exported: module.default });
       }
     } catch (error) {
-      diagnostics.push(specError(file, '', `the file could not be loaded: ${firstLine(error)}; fix the TypeScript so that it runs`));
+      diagnostics.push(specError(file, '', `the file could not be loaded: ${firstLine(error)}${locationIn(error, absolute)}; fix the TypeScript so that it runs`));
     }
   }
   return { loaded, diagnostics };
 }
 
+/**
+ * Where in the file it failed, as ` at line 4, column 17`: a parse error names it on its
+ * second line, a run-time error in its stack (source-mapped to the TypeScript).
+ */
+function locationIn(error: unknown, absolute: string): string {
+  const { message, stack } = errorText(error);
+  const text = `${message}\n${stack}`;
+  const escaped = absolute.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const found = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(text);
+  return found ? ` at line ${found[1]}, column ${found[2]}` : '';
+}
+
 function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0] ?? text;
+  const text = errorText(error).message;
+  return (text.split('\n')[0] ?? text).trim();
+}
+
+/** Message and stack of anything thrown; errors of another realm (a vm context) are not `instanceof Error`. */
+function errorText(error: unknown): { message: string; stack: string } {
+  const { message, stack } = (error ?? {}) as { message?: unknown; stack?: unknown };
+  return typeof message === 'string' ? { message, stack: typeof stack === 'string' ? stack : '' } : { message: String(error), stack: '' };
 }
