@@ -15,7 +15,7 @@ import { reportDiagnostics } from './report';
 import { UsageError } from './topology-files';
 
 /** The consumer of that name in the topologies of the working directory. */
-async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
+export async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
   const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return undefined;
   const consumers = result.model.topologies.flatMap((t) => t.consumers);
@@ -45,7 +45,7 @@ export async function dlqInspectCommand(io: CliIo, name: string, options: { json
     }
     io.stdout(`${consumer.dlq.name} (consumer ${consumer.name}): ${records.length} unhandled record${records.length === 1 ? '' : 's'}\n`);
     if (records.length === 0) return EXIT.ok;
-    io.stdout('\nby error class and original topic:\n');
+    io.stdout('\nby error name (x-error-class) and original topic:\n');
     for (const g of groupRecords(records)) {
       io.stdout(`  ${g.errorClass}  from ${g.originalTopic}: ${g.count}, ${g.oldest} .. ${g.newest}, e.g. "${g.example}"\n`);
     }
