@@ -25,7 +25,7 @@ describe('a topology file that does not load', () => {
   it('is reported with the line of a run-time error in the spec', async () => {
     project.write('topologies/orders.ts', SPEC.replace("name: 'orders',,", 'name: (notDeclared as string),'));
     const result = await project.krt('validate');
-    expect(result.stderr).toContain('the file could not be loaded: notDeclared is not defined at line 4, column 9;');
+    expect(result.stderr).toContain('the file could not be loaded: ReferenceError: notDeclared is not defined at line 4, column 9;');
     expect(result.stderr).not.toContain('no topology files found');
   });
 

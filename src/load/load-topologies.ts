@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createJiti } from 'jiti';
 import { specError } from '../validate/diagnostic';
@@ -64,11 +64,18 @@ function locationIn(error: unknown, absolute: string): string {
   const text = `${message}\n${stack}`;
   const escaped = absolute.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const found = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(text);
-  return found ? ` at line ${found[1]}, column ${found[2]}` : '';
+  if (!found) return '';
+  // A position the source map could not map back may lie outside the file: say nothing then.
+  const [line, column] = [Number(found[1]), Number(found[2])];
+  const source = readFileSync(absolute, 'utf8').split('\n')[line - 1];
+  return source !== undefined && column <= source.length + 1 ? ` at line ${line}, column ${column}` : '';
 }
 
+/** The message's first line, after the error's kind when it has one: `ReferenceError: x is not defined`. */
 function firstLine(error: unknown): string {
-  const text = errorText(error).message;
+  const { message } = errorText(error);
+  const kind = (error as { name?: unknown } | null)?.name;
+  const text = typeof kind === 'string' && kind !== 'Error' && !message.startsWith(kind) ? `${kind}: ${message}` : message;
   return (text.split('\n')[0] ?? text).trim();
 }
 

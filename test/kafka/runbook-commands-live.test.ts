@@ -207,7 +207,9 @@ describe.each(['park-by-key', 'unordered'])('the runbook of a %s consumer, on th
       expect({ command, code: result.code, problems }).toEqual({ command, code: 0, problems: [] });
       return result.stdout;
     };
-    expect(await runIt(byPrefix('krt dlq inspect', name, '--json'))).toContain('OrderValidationError  from');
+    const inspected = await runIt(byPrefix('krt dlq inspect', name, '--json'));
+    expect(inspected).toContain('by error name (x-error-class) and original topic:');
+    expect(inspected).toContain('OrderValidationError  from');
     expect(JSON.parse(await runIt(byPrefix('krt dlq inspect', '--json'))).unhandled).toBe(3);
     const dryRun = byPrefix('krt dlq replay', '--dry-run').replace('<error-name>', 'OrderValidationError');
     expect(await runIt(dryRun)).toContain('0:0');
