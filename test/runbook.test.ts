@@ -143,6 +143,13 @@ describe('runbooks that are right at 3 a.m.', () => {
     }
   });
 
+  it('name, for a park-by-key consumer, the one group that reads the main topic and the tiers when a tier is stuck', () => {
+    const stuck = parkByKey.split('\n## KafkaRetryTierStuck\n')[1]!.split('\n## ')[0]!;
+    expect(stuck).toContain('the consumer (group `billing-order-confirmed`, which reads the main topic and the tiers) is not consuming');
+    expect(stuck).toContain('krt lag billing-order-confirmed');
+    expect(stuck).not.toContain('retry consumer');
+  });
+
   it('tell operators to grow the tiers and the DLQ before an unmanaged main topic grows', () => {
     expect(parkByKey).toContain('If someone adds partitions to\nit, grow its tiers and DLQ first');
     expect(managedMain).toContain('change them in `topologies/orders.ts`\nfor the main topic, the tiers and the DLQ together');

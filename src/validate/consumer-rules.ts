@@ -10,7 +10,7 @@ import type { Diagnostic } from './diagnostic';
  * In-place retry blocks the partition (R7 wants it short), and KafkaJS's default session
  * timeout is 30 s: a member that waits longer is evicted and its partitions move.
  */
-export const MAX_IN_PLACE_WAIT_MS = 30_000;
+const MAX_IN_PLACE_WAIT_MS = 30_000;
 
 /** Rules that relate the fields of one consumer, or of one topology, to each other. */
 export function checkTopology(topology: TopologyModel): Diagnostic[] {
