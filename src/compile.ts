@@ -9,7 +9,8 @@ import { checkTopology } from './validate/consumer-rules';
 import { hasErrors, sortDiagnostics, specError } from './validate/diagnostic';
 import type { Diagnostic } from './validate/diagnostic';
 import { checkProject } from './validate/project-rules';
-import { zodIssuesToDiagnostics } from './validate/zod-issues';
+import { fieldsAt } from './validate/schema-fields';
+import { describeValue, PARSE_OPTIONS, zodIssuesToDiagnostics } from './validate/zod-issues';
 
 export interface CompileResult {
   /** Present only when there are no errors (warnings allowed). */
@@ -23,16 +24,25 @@ export interface CompileResult {
  */
 export function compileTopologies(loaded: readonly { file: string; exported: unknown }[]): CompileResult {
   const diagnostics: Diagnostic[] = [];
+  /** Consumers whose names came out as defaults: checked alone, kept out of the collision rules. */
+  const unsettled = new Set<string>();
   const topologies = loaded.flatMap(({ file, exported }) => {
-    const parsed = topologySchema.safeParse(exported);
-    if (!parsed.success) diagnostics.push(...zodIssuesToDiagnostics(file, parsed.error));
-    const rawConsumers = (exported as { consumers?: unknown } | null)?.consumers;
+    if (exported === null || typeof exported !== 'object' || Array.isArray(exported)) {
+      diagnostics.push(specError(file, '', notATopology(exported)));
+      return [];
+    }
+    const parsed = topologySchema.safeParse(exported, PARSE_OPTIONS);
+    if (!parsed.success) diagnostics.push(...zodIssuesToDiagnostics(file, parsed.error, '', (path) => fieldsAt(topologySchema, path)));
+    const rawConsumers = (exported as { consumers?: unknown }).consumers;
     if (!Array.isArray(rawConsumers)) return [];
     const consumers: ParsedConsumerAt[] = [];
     rawConsumers.forEach((raw, index) => {
       const path = `consumers[${index}]`;
-      const consumer = consumerSchema.safeParse(raw);
-      if (!consumer.success) diagnostics.push(...zodIssuesToDiagnostics(file, consumer.error, path));
+      const consumer = consumerSchema.safeParse(raw, PARSE_OPTIONS);
+      if (!consumer.success) {
+        diagnostics.push(...zodIssuesToDiagnostics(file, consumer.error, path, (at) => fieldsAt(consumerSchema, at)));
+        if (consumer.error.issues.some(unsettlesNames)) unsettled.add(`${file}\u0000${path}`);
+      }
       const spec = consumer.success ? consumer.data : provisionalConsumer(raw, index);
       if (spec) consumers.push({ spec, source: { file, path } });
     });
@@ -40,12 +50,28 @@ export function compileTopologies(loaded: readonly { file: string; exported: unk
     // not, so one run shows every problem; such a model is only checked, never emitted.
     return [buildTopologyModel(parsed.success ? parsed.data : provisionalTopology(exported), consumers, file)];
   });
-  diagnostics.push(...topologies.flatMap(checkTopology), ...checkProject({ topologies }));
-  if (loaded.length === 0) {
-    diagnostics.push(specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })'));
-  }
+  // A consumer whose naming field did not parse (often a misspelt one) has defaults in
+  // its place; collisions computed from those would only be knock-on errors of that field.
+  const settled = topologies.map((t) => ({ ...t, consumers: t.consumers.filter((c) => !unsettled.has(`${c.source.file}\u0000${c.source.path}`)) }));
+  diagnostics.push(...topologies.flatMap(checkTopology), ...checkProject({ topologies: settled }));
   const sorted = sortDiagnostics(diagnostics);
   return hasErrors(sorted) ? { diagnostics: sorted } : { model: deepFreeze({ topologies }), diagnostics: sorted };
+}
+
+/** The consumer fields that the generated topic and group names depend on. */
+const NAMING_FIELDS = new Set<PropertyKey>(['name', 'topic', 'group', 'retryTopicBase', 'ladder', 'ordering']);
+
+/** An issue on a naming field, or an unknown field at the consumer's top, which may be a misspelt naming field. */
+function unsettlesNames(issue: z.core.$ZodIssue): boolean {
+  const [field] = issue.path;
+  return field === undefined ? issue.code === 'unrecognized_keys' : NAMING_FIELDS.has(field);
+}
+
+function notATopology(exported: unknown): string {
+  if (typeof exported === 'function') {
+    return 'the default export is a function, not a topology; call it: `export default defineTopology({ ... })`';
+  }
+  return `the default export is ${describeValue(exported)}, not a topology; end the file with \`export default defineTopology({ ... })\``;
 }
 
 /** Parses one field of an object spec on its own, or gives the fallback. */
@@ -97,6 +123,9 @@ function provisionalTopology(raw: unknown): ParsedTopology {
 }
 
 export async function compileFiles(files: readonly string[], cwd: string): Promise<CompileResult> {
+  if (files.length === 0) {
+    return { diagnostics: [specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })')] };
+  }
   const { loaded, diagnostics } = await loadTopologyFiles(files, cwd);
   const result = compileTopologies(loaded);
   const all = sortDiagnostics([...diagnostics, ...result.diagnostics]);

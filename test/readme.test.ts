@@ -6,7 +6,7 @@ import { CRITICALITY_PRESETS } from '../src/model/criticality';
 import { DEFAULTS } from '../src/model/defaults';
 import { ALERT_KEYS } from '../src/naming';
 import { CRITICALITIES } from '../src/spec/types';
-import { aTopology, compile } from './helpers/specs';
+import { aConsumer, aTopology, compile } from './helpers/specs';
 import { REPO_ROOT } from './helpers/project';
 
 const page = (name: string) => readFileSync(path.join(REPO_ROOT, name), 'utf8');
@@ -21,10 +21,23 @@ describe('the README', () => {
     expect(commands).toEqual(['npm ci && npx krt synth', 'npm test']);
   });
 
-  it('explains every ACL the generator grants (docs/acls.md)', () => {
-    const reasons = new Set(aclRules(compile(aTopology()).model!.topologies[0]!).map((r) => `| ${r.role} | ${r.operation} |`));
-    for (const row of reasons) expect(aclPage).toContain(row);
-    for (const rule of aclRules(compile(aTopology()).model!.topologies[0]!)) expect(aclPage).toContain(`| ${rule.reason} |`);
+  it.each(['unordered', 'park-by-key'])('explains every ACL the generator grants a %s consumer, row by row (docs/acls.md)', (ordering) => {
+    const topology = compile(aTopology({ consumers: [aConsumer({ ordering, group: 'billing' })] })).model!.topologies[0]!;
+    const consumer = topology.consumers[0]!;
+    // The table's words for each resource of this consumer.
+    const resources = new Map<string, string>([
+      [consumer.mainTopic.name, 'main topic'],
+      ...consumer.tiers.map((t) => [t.name, 'each retry tier'] as [string, string]),
+      [consumer.dlq.name, 'DLQ'],
+      [consumer.dlqAudit.name, 'DLQ audit log'],
+      ...Object.values(consumer.groups).map((g) => [g, `group \`${g.replace(/^billing/, '{group}')}\``] as [string, string]),
+    ]);
+    const rows = aclPage.split('\n');
+    for (const rule of aclRules(topology)) {
+      // The drift principal's rows list its many resources in one cell each.
+      if (rule.role === 'drift') expect(rows.filter((r) => r.startsWith(`| drift | ${rule.operation} | `) && r.endsWith(` | ${rule.reason} |`))).toHaveLength(1);
+      else expect(aclPage).toContain(`| ${rule.role} | ${rule.operation} | ${resources.get(rule.resourceName)} | ${rule.reason} |`);
+    }
   });
 
   it('gives the alert thresholds the criticality presets really use (docs/spec.md)', () => {

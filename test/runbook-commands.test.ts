@@ -13,6 +13,13 @@ describe('the commands the runbooks print', () => {
   const project = new ScratchProject();
   afterAll(() => project.remove());
 
+  it('select DLQ records by error name, as the help says (not by classification)', async () => {
+    const help = await project.krt('dlq', 'replay', '--help');
+    expect(help.stdout).toContain('--error-class <error-name>');
+    expect(help.stdout).toContain('error name (x-error-class header');
+    expect((await project.krt('lag', '--help')).stdout).toContain('the monitor principal');
+  });
+
   it('are there to check', () => {
     expect(commands.filter((c) => c.startsWith('krt dlq ')).length).toBeGreaterThanOrEqual(5);
   });

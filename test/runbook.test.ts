@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { emitRunbooks } from '../src/emitters/runbook';
 import { runbookTemplates } from '../src/emitters/runbook/templates';
-import { ALERTS } from '../src/naming';
+import { ALERTS, KAFKA_ENV } from '../src/naming';
 import { expectGolden } from './helpers/golden';
 import { headingAnchors, inPageLinks } from './helpers/markdown';
 import { REPO_ROOT } from './helpers/project';
@@ -54,7 +54,7 @@ describe('the runbook of billing-order-confirmed', () => {
 
   it('gives the real DLQ commands, a dry run first, and a kcat line that prints headers', () => {
     expect(page).toContain('krt dlq inspect billing-order-confirmed\n');
-    expect(page.indexOf('--dry-run')).toBeLessThan(page.indexOf('krt dlq replay billing-order-confirmed --error-class <class> --limit 100 --rate 10\n'));
+    expect(page.indexOf('--dry-run')).toBeLessThan(page.indexOf('krt dlq replay billing-order-confirmed --error-class <error-name> --limit 100 --rate 10\n'));
     expect(page).toContain('krt dlq discard billing-order-confirmed --ids <partition>:<offset>,... --reason "<why it cannot be saved>" --by "<your name>"');
     expect(page).toMatch(/kcat -F monitor\.kcat\.conf -C -t orders\.confirmed\.dlq .*headers: %h/);
   });
@@ -93,6 +93,74 @@ describe('runbooks of other kinds of consumer', () => {
     const index = readFileSync(path.join(generated, 'runbooks', 'README.md'), 'utf8');
     expect(index).toContain('| [analytics-orders](analytics-orders.md) | analytics | analytics | #analytics-oncall | analytics | `orders.confirmed` |');
     expect(index).toContain('| [billing-order-confirmed](billing-order-confirmed.md) | orders | billing | #billing-oncall | money | `orders.confirmed` |');
+  });
+});
+
+describe('runbooks that are right at 3 a.m.', () => {
+  const pages = readdirSync(path.join(generated, 'runbooks')).filter((f) => f !== 'README.md').map((f) => readFileSync(path.join(generated, 'runbooks', f), 'utf8'));
+  const parkByKey = runbook('billing-order-confirmed');
+  const managedMain = emitRunbooks(compile(aTopology({ consumers: [aConsumer({ topic: { name: 'orders.confirmed', partitions: 12, managed: true } })] })).model!)[0]!.content;
+
+  it('say that a parked key is released when its record reaches the DLQ, and that tier records cannot be replayed', () => {
+    expect(parkByKey).toContain('the key is released when that\nrecord succeeds or reaches the DLQ');
+    expect(parkByKey).toContain('tier records cannot be replayed or discarded');
+    expect(parkByKey).not.toMatch(/replaying or\s+discarding it releases the key/);
+  });
+
+  it('warn that replaying a park-by-key DLQ record applies it after later records of its key, and ask a money consumer for a decision', () => {
+    expect(parkByKey).toContain('applies it **after** the later records of that key');
+    expect(parkByKey).toContain('This consumer handles money: decide per record');
+    expect(parkByKey).toContain('Ordering too: a replayed record is applied after the later records of its key');
+    expect(runbook('analytics-orders')).not.toContain('Ordering too');
+  });
+
+  it('state what a crash during replay does as the replay tool does it: at most the one record in flight again', () => {
+    for (const page of pages) {
+      expect(page).toContain('a crash mid-way loses\nnothing, and replays again at most the one record that was in flight');
+      expect(page).not.toContain('does not replay twice');
+    }
+  });
+
+  it('say where to run krt and every connection variable it reads, with kcat settings for TLS or not and every mechanism', () => {
+    for (const page of pages) {
+      expect(page).toContain('in a checkout of the repository that holds');
+      expect(page).toContain('after `npm ci`');
+      for (const variable of Object.values(KAFKA_ENV)) expect(page).toContain(`\`${variable}\``);
+      expect(page).toContain('SASL_SSL for a TLS listener, SASL_PLAINTEXT for a plaintext one');
+      expect(page).toContain('PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512');
+    }
+  });
+
+  it("print no Kafka shell tool that the monitor's ACLs would refuse", () => {
+    for (const page of pages) expect(page).not.toMatch(/kafka-(console-consumer|consumer-groups)\.sh --/);
+  });
+
+  it('leave only placeholders that name what to put there, and no "tier(s)"', () => {
+    for (const page of [...pages, managedMain]) {
+      expect(page).not.toContain('(s)');
+      const placeholders = new Set([...page.matchAll(/<[^>\s/!-][^>]*>/g)].map((m) => m[0]).filter((p) => !p.startsWith('<br')));
+      expect([...placeholders].filter((p) => /[A-Z]{2}|…/.test(p))).toEqual([]);
+    }
+  });
+
+  it('name, for a park-by-key consumer, the one group that reads the main topic and the tiers when a tier is stuck', () => {
+    const stuck = parkByKey.split('\n## KafkaRetryTierStuck\n')[1]!.split('\n## ')[0]!;
+    expect(stuck).toContain('The consumer (group `billing-order-confirmed`, which reads the main topic and the tiers) does not');
+    expect(stuck).toContain('krt lag billing-order-confirmed');
+    expect(stuck).not.toContain('retry consumer');
+  });
+
+  it('tell operators to grow the tiers and the DLQ before an unmanaged main topic grows', () => {
+    expect(parkByKey).toContain('If someone adds partitions to\nit, grow its tiers and DLQ first');
+    expect(managedMain).toContain('change them in `topologies/orders.ts`\nfor the main topic, the tiers and the DLQ together');
+  });
+
+  it('keep "classification" (the error_class label) and "error name" (the x-error-class header) apart, never "error class"', () => {
+    for (const page of pages) {
+      expect(page).toContain('the **classification** of an error');
+      expect(page).toContain('the **error name** is the error\'s own name or code');
+      expect(page.toLowerCase()).not.toMatch(/error class(es)?\b(?!-)/);
+    }
   });
 });
 

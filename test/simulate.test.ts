@@ -56,6 +56,25 @@ describe('krt simulate', () => {
     expect(stdout).toContain('main topic   : 5 records handled by 0s');
   });
 
+  it('runs the shipped scenario with in-place-only ordering, which drops its ladder: no tiers, order kept, two records in the DLQ', async () => {
+    const { code, stdout } = await project.krt('simulate', '--ordering', 'in-place-only');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ordering: in-place-only\n/);
+    expect(stdout).not.toContain('.retry.');
+    expect(stdout).toContain('applied order: order-41:created, order-42:created, order-42:paid');
+    expect(stdout).toContain('order-42 order: kept (created then paid)');
+    expect(stdout).toMatch(/DLQ +: order-43:created:bad-schema .*; order-44:created /);
+  });
+
+  it('names a spec problem of a scenario by its YAML path', async () => {
+    project.write('ladder.yml', 'name: x\nconsumer: { topic: { name: orders, partitions: 1 }, ladder: [5s], ordering: in-place-only }\nrecords: [{ key: a, event: created }]\n');
+    const { code, stderr } = await project.krt('simulate', 'ladder.yml');
+    expect(code).toBe(1);
+    expect(stderr).toContain("error consumer.ladder: ordering 'in-place-only' never uses retry tiers");
+    project.write('records.yml', 'name: x\nconsumer: { topic: { name: orders, partitions: 1 } }\nrecords: [{ event: created }]\n');
+    expect((await project.krt('simulate', 'records.yml')).stderr).toMatch(/is not valid: records\[0\]\.key:/);
+  });
+
   it('refuses an unknown ordering with exit code 2', async () => {
     const { code, stderr } = await project.krt('simulate', '--ordering', 'strict');
     expect(code).toBe(2);

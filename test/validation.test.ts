@@ -1,3 +1,5 @@
+import { compileTopologies } from '../src/compile';
+import { defineTopology } from '../src/spec/define';
 import { aConsumer, aTopology, compile, problems } from './helpers/specs';
 
 const FILE = 'topologies/orders.ts';
@@ -87,6 +89,11 @@ describe('validation of a single consumer', () => {
     );
   });
 
+  it('shows the end of each generated name that is too long, so you can tell which one it is', () => {
+    const found = withConsumer({ retryTopicBase: `orders.${'x'.repeat(240)}` }).join('\n');
+    for (const end of ['x.retry.1m', 'x.retry.10m', 'x.retry.1h', 'x.dlq', 'x.dlq.audit']) expect(found).toContain(`${end}' is`);
+  });
+
   it('rejects a principal not written User:name', () => {
     expect(withConsumer({ principal: 'billing' })).toEqual([
       `${FILE}: consumers[0].principal: 'billing' is not a principal: write it as 'User:name', e.g. 'User:billing'`,
@@ -109,9 +116,90 @@ describe('validation of a single consumer', () => {
     ]);
   });
 
+  it('rejects an unknown field, asking to check its spelling when nothing is close', () => {
+    expect(withConsumer({ colour: 'blue' } as never)).toEqual([
+      `${FILE}: consumers[0].colour: 'colour' is not a field here; remove it or check its spelling`,
+    ]);
+  });
+
   it('rejects a misspelt field instead of ignoring it', () => {
     expect(withConsumer({ critcality: 'money' } as never)).toEqual([
-      `${FILE}: consumers[0].critcality: 'critcality' is not a field here; remove it or check its spelling`,
+      `${FILE}: consumers[0].critcality: 'critcality' is not a field here; did you mean 'criticality'? Rename it, or remove it`,
+    ]);
+  });
+
+  it('reports a value of the wrong type as wrong, not as missing', () => {
+    expect(withConsumer({ topic: { name: 'orders.confirmed', partitions: '12' } })).toEqual([
+      `${FILE}: consumers[0].topic.partitions: expected a number but found the string '12'; change the value`,
+    ]);
+  });
+
+  it('keeps the schema\'s own message for a fractional whole number', () => {
+    expect(withConsumer({ topic: { name: 'orders.confirmed', partitions: 12.5 } })).toEqual([
+      `${FILE}: consumers[0].topic.partitions: partitions must be a whole number, not 12.5`,
+    ]);
+  });
+
+  it('tells a delay written as milliseconds to use a unit, with the value to write', () => {
+    expect(withConsumer({ ladder: [60000] })).toEqual([
+      `${FILE}: consumers[0].ladder[0]: 60000 is a number, but a delay is written with its unit; write e.g. '1m'`,
+    ]);
+  });
+
+  it('asks a tier object for its missing delay', () => {
+    expect(withConsumer({ ladder: ['1m', { partitions: 12 }] })).toEqual([
+      `${FILE}: consumers[0].ladder[1].delay: this field is required; add it (expected a string)`,
+    ]);
+  });
+
+  it('names an error name of the wrong type as such, not as a duration', () => {
+    expect(withConsumer({ errors: { permanent: [true] } })).toEqual([
+      `${FILE}: consumers[0].errors.permanent[0]: 'true' is not an error name or code; write the error's name, e.g. 'OrderValidationError', or its code, e.g. 422`,
+    ]);
+  });
+
+  it('proposes the field a misspelt one was meant to be', () => {
+    expect(withConsumer({ retryTopicBse: 'orders.confirmed.billing' } as never)).toEqual([
+      `${FILE}: consumers[0].retryTopicBse: 'retryTopicBse' is not a field here; did you mean 'retryTopicBase'? Rename it, or remove it`,
+    ]);
+  });
+
+  it('rejects a park-by-key consumer without retry tiers', () => {
+    expect(withConsumer({ ordering: 'park-by-key', ladder: [] })).toEqual([
+      `${FILE}: consumers[0].ladder: ordering 'park-by-key' parks a key while its record waits in a retry tier, but the ladder is empty; add tiers, e.g. ladder: ['1m', '10m', '1h'], or choose ordering 'in-place-only'`,
+    ]);
+  });
+
+  it('rejects an in-place backoff that would block the partition past the session timeout (R7)', () => {
+    expect(withConsumer({ inPlace: { attempts: 3, maxBackoff: '2d' } })).toEqual([
+      `${FILE}: consumers[0].inPlace.maxBackoff: a maxBackoff of 2d lets one in-place wait block the partition that long; in-place backoff must stay short (R7) and within the consumer's 30s session timeout, so set maxBackoff to at most '30s' and leave longer waits to the ladder`,
+    ]);
+    expect(withConsumer({ inPlace: { attempts: 4, backoff: '5s', maxBackoff: '20s' } })).toEqual([
+      `${FILE}: consumers[0].inPlace.maxBackoff: with 4 attempts and a maxBackoff of 20s, one record could block its partition for 35s in all; in-place backoff must stay short (R7) and within the consumer's 30s session timeout, so lower maxBackoff to e.g. '15s' and leave longer waits to the ladder`,
+    ]);
+    expect(withConsumer({ inPlace: { attempts: 5, backoff: '10s', maxBackoff: '30s' } })).toEqual([
+      `${FILE}: consumers[0].inPlace.maxBackoff: with 5 attempts and a maxBackoff of 30s, one record could block its partition for 90s in all; in-place backoff must stay short (R7) and within the consumer's 30s session timeout, so lower attempts to at most 3 and leave longer waits to the ladder`,
+    ]);
+    expect(withConsumer({ inPlace: { attempts: 3, backoff: '10s', maxBackoff: '20s' } })).toEqual([]);
+  });
+
+  it('rejects an audit log that would forget replays and discards before the DLQ forgets the records (R17)', () => {
+    expect(withConsumer({ dlq: { retention: '28d', auditRetention: '7d' } })).toEqual([
+      `${FILE}: consumers[0].dlq.auditRetention: the audit log keeps records 7d, less than the DLQ's 28d, so the record of who replayed or discarded a dead letter would vanish before the dead letter itself (R17); set auditRetention to at least 28d`,
+    ]);
+  });
+
+  it.each(['dlqNewMessages', 'dlqBacklog'])('rejects a %s threshold of 0, which would fire forever', (alert) => {
+    expect(withConsumer({ alerts: { [alert]: { threshold: 0 } } })).toEqual([
+      `${FILE}: consumers[0].alerts.${alert}.threshold: this alert fires at or above its threshold of DLQ records, so 0 would fire with an empty DLQ, forever; use at least 1 (1 pages on the first record)`,
+    ]);
+  });
+
+  it('warns that topic.config of a topic not managed here is ignored', () => {
+    const result = compile(aTopology({ consumers: [aConsumer({ topic: { name: 'orders.confirmed', partitions: 12, config: { 'cleanup.policy': 'compact' } } })] }));
+    expect(problems(result)).toEqual([]);
+    expect(problems(result, 'warning')).toEqual([
+      `${FILE}: consumers[0].topic.config: topic.config is applied only to a topic created here, but orders.confirmed is not managed here, so it is ignored; set it where the topic is created, or set topic.managed: true`,
     ]);
   });
 
@@ -159,6 +247,27 @@ describe('validation of a single consumer', () => {
 });
 
 describe('validation of a topology', () => {
+  it('says what the default export is when it is not a topology, e.g. the function itself', () => {
+    expect(problems(compileTopologies([{ file: FILE, exported: defineTopology }]))).toEqual([
+      `${FILE}: : the default export is a function, not a topology; call it: \`export default defineTopology({ ... })\``,
+    ]);
+  });
+
+  it('says once that a team cannot be empty, without repeating the path', () => {
+    expect(problems(compile(aTopology({ owner: { team: ' ', onCall: '#billing-oncall' } })))).toEqual([
+      `${FILE}: owner.team: cannot be empty; write e.g. the owning team, 'billing'`,
+    ]);
+  });
+
+  it.each(['https://runbooks.example.com/kafka?ref=main', 'https://runbooks.example.com/kafka#top'])(
+    'rejects a runbook base URL with a query or fragment (%s), proposing it without',
+    (url) => {
+      expect(problems(compile(aTopology({ runbookBaseUrl: url })))).toEqual([
+        `${FILE}: runbookBaseUrl: '${url}' has a query or fragment, so the runbook links appended to it would break; use 'https://runbooks.example.com/kafka'`,
+      ]);
+    },
+  );
+
   it('rejects min.insync.replicas above the replication factor', () => {
     expect(problems(compile(aTopology({ cluster: { replicationFactor: 2, minInsyncReplicas: 3 } })))).toEqual([
       `${FILE}: cluster.minInsyncReplicas: min.insync.replicas 3 is above the replication factor 2, so no write could succeed with acks=-1; lower it to at most 2`,
@@ -177,10 +286,21 @@ describe('validation of a topology', () => {
     ]);
   });
 
-  it('rejects two consumers with the same name', () => {
+  it('rejects two consumers with the same name, proposing a name not in use', () => {
     const twice = aTopology({ consumers: [aConsumer(), aConsumer({ group: 'other', retryTopicBase: 'orders.confirmed.other' })] });
     expect(problems(compile(twice))).toEqual([
-      `${FILE}: consumers[1].name: consumer 'billing-order-confirmed' is already defined at ${FILE} consumers[0]; consumer names label metrics and runbooks, so give this one another name`,
+      `${FILE}: consumers[1].name: consumer 'billing-order-confirmed' is already defined at ${FILE} consumers[0]; consumer names label metrics and runbooks, so give this one another name, e.g. 'billing-order-confirmed-2'`,
+    ]);
+  });
+
+  it('never proposes a retry stem or group that is itself taken', () => {
+    const twice = aTopology({ consumers: [aConsumer(), aConsumer()] });
+    const found = problems(compile(twice)).join('\n');
+    expect(found).toContain("retryTopicBase: 'orders.confirmed.billing-order-confirmed'");
+    expect(found).toContain("retryTopicBase: 'orders.confirmed.billing-order-confirmed-2'");
+    const sharedGroup = aTopology({ consumers: [aConsumer({ name: 'a', group: 'b', retryTopicBase: 'x' }), aConsumer({ name: 'b', group: 'b', retryTopicBase: 'y' })] });
+    expect(problems(compile(sharedGroup))).toEqual([
+      "topologies/orders.ts: consumers[1].group: consumer group 'b' (group of 'b') is also the group of consumer 'a' (topologies/orders.ts consumers[0]); a group keeps one consumer's offsets, so give 'b' its own group, e.g. group: 'b-2'",
     ]);
   });
 });
@@ -202,6 +322,12 @@ describe('names that collide across consumers and files (R2)', () => {
   it("rejects a consumer whose retry topic is its own main topic", () => {
     expect(problems(compile(aTopology({ consumers: [aConsumer({ topic: { name: 'orders.retry.1m', partitions: 12 }, retryTopicBase: 'orders' })] })))).toEqual([
       "topologies/orders.ts: consumers[0].retryTopicBase: topic 'orders.retry.1m' is both the main topic and a retry or DLQ topic of consumer 'billing-order-confirmed'; set retryTopicBase to e.g. 'orders.retry.1m.billing-order-confirmed'",
+    ]);
+  });
+
+  it('reports a misspelt retryTopicBase alone, not the collisions that only follow from it', () => {
+    expect(problems(compile(aTopology(), analytics({ retryTopicBse: 'orders.confirmed.analytics-orders' } as never)))).toEqual([
+      "topologies/analytics.ts: consumers[0].retryTopicBse: 'retryTopicBse' is not a field here; did you mean 'retryTopicBase'? Rename it, or remove it",
     ]);
   });
 

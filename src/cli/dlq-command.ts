@@ -16,7 +16,7 @@ import { reportDiagnostics } from './report';
 import { UsageError } from './topology-files';
 
 /** The consumer of that name in the topologies of the working directory. */
-async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
+export async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
   const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return undefined;
   const consumers = result.model.topologies.flatMap((t) => t.consumers);
@@ -61,7 +61,7 @@ export async function dlqInspectCommand(io: CliIo, name: string, options: { json
     io.stdout(`${consumer.dlq.name} (consumer ${consumer.name}): ${plural(records.length, 'unhandled record')}\n`);
     io.stdout(expiredLine(expired));
     if (records.length === 0) return EXIT.ok;
-    io.stdout('\nby error class and original topic:\n');
+    io.stdout('\nby error name (x-error-class) and original topic:\n');
     for (const g of groupRecords(records)) {
       const back = g.replayedBefore > 0 ? `, ${g.replayedBefore} replayed before and back again` : '';
       io.stdout(`  ${g.errorClass}  from ${g.originalTopic}: ${g.count}, ${g.oldest} .. ${g.newest}${back}, e.g. "${g.example}"\n`);

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ORDERING_STRATEGIES } from '../spec/types';
 import { ScenarioError } from '../simulate/scenario';
-import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV } from '../naming';
+import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND } from '../naming';
 import { ConnectionSettingsError, explainKafkaError } from '../dlq/connection';
 import { DlqError } from '../dlq/session';
 import { cdktfCommand } from './cdktf-command';
@@ -12,6 +12,7 @@ import { addPlanCommand } from './plan-command';
 import { simulateCommand } from './simulate-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
+import { lagCommand } from './lag-command';
 import type { CliIo } from './io';
 import { synthCommand } from './synth-command';
 import { UsageError } from './topology-files';
@@ -74,7 +75,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const connection = `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} (the replay principal; $${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener). Exit codes: 0 done, 1 spec or broker error, 2 usage error.`;
   dlq
     .command(DLQ_COMMAND.inspect)
-    .description('list the unhandled records, grouped by x-error-class and original topic, with their headers decoded')
+    .description('list the unhandled records, grouped by error name (the x-error-class header, e.g. OrderValidationError) and original topic, with their headers decoded')
     .argument('<consumer>', 'a consumer name from topologies/*.ts')
     .option(DLQ_FLAGS.json, 'print JSON for scripts', false)
     .addHelpText('after', connection)
@@ -86,7 +87,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .description('publish records back to their original topic (same key and value, x-attempt reset, x-replayed-from-dlq set), then commit them')
     .argument('<consumer>', 'a consumer name from topologies/*.ts')
     .option(`${DLQ_FLAGS.ids} <ids>`, 'records by id, <partition>:<offset>,...')
-    .option(`${DLQ_FLAGS.errorClass} <class>`, 'records whose x-error-class is this')
+    .option(`${DLQ_FLAGS.errorClass} <error-name>`, 'records whose error name (x-error-class header, as inspect groups them) is this, e.g. OrderValidationError')
     .option(DLQ_FLAGS.all, 'every unhandled record')
     .option(`${DLQ_FLAGS.limit} <n>`, `at most this many records (default ${DEFAULT_REPLAY_LIMIT} with --error-class or --all)`)
     .option(`${DLQ_FLAGS.rate} <per-second>`, 'records per second at most', '10')
@@ -118,6 +119,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .addHelpText('after', `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} (the monitor principal; $${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener). Runs until SIGTERM or SIGINT; exit codes: 0 stopped, 1 spec errors, 2 usage error.`)
     .action(async (files: string[], options: { port: string; host: string; interval: string }) => {
       exitCode = await monitorCommand(io, files, options);
+    });
+
+  program
+    .command(LAG_COMMAND)
+    .description("print, per partition, the lag of the main group, of each retry tier and the DLQ backlog, with each group's members; read-only, within the monitor principal's ACLs")
+    .argument('<consumer>', 'a consumer name from topologies/*.ts')
+    .addHelpText('after', connection.replace('the replay principal', 'the monitor principal'))
+    .action(async (name: string) => {
+      exitCode = await lagCommand(io, name);
     });
 
   try {

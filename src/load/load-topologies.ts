@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createJiti } from 'jiti';
 import { specError } from '../validate/diagnostic';
@@ -49,13 +49,38 @@ export async function loadTopologyFiles(
         loaded.push({ file, exported: module.default });
       }
     } catch (error) {
-      diagnostics.push(specError(file, '', `the file could not be loaded: ${firstLine(error)}; fix the TypeScript so that it runs`));
+      diagnostics.push(specError(file, '', `the file could not be loaded: ${firstLine(error)}${locationIn(error, absolute)}; fix the TypeScript so that it runs`));
     }
   }
   return { loaded, diagnostics };
 }
 
+/**
+ * Where in the file it failed, as ` at line 4, column 17`: a parse error names it on its
+ * second line, a run-time error in its stack (source-mapped to the TypeScript).
+ */
+function locationIn(error: unknown, absolute: string): string {
+  const { message, stack } = errorText(error);
+  const text = `${message}\n${stack}`;
+  const escaped = absolute.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const found = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(text);
+  if (!found) return '';
+  // A position the source map could not map back may lie outside the file: say nothing then.
+  const [line, column] = [Number(found[1]), Number(found[2])];
+  const source = readFileSync(absolute, 'utf8').split('\n')[line - 1];
+  return source !== undefined && column <= source.length + 1 ? ` at line ${line}, column ${column}` : '';
+}
+
+/** The message's first line, after the error's kind when it has one: `ReferenceError: x is not defined`. */
 function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0] ?? text;
+  const { message } = errorText(error);
+  const kind = (error as { name?: unknown } | null)?.name;
+  const text = typeof kind === 'string' && kind !== 'Error' && !message.startsWith(kind) ? `${kind}: ${message}` : message;
+  return (text.split('\n')[0] ?? text).trim();
+}
+
+/** Message and stack of anything thrown; errors of another realm (a vm context) are not `instanceof Error`. */
+function errorText(error: unknown): { message: string; stack: string } {
+  const { message, stack } = (error ?? {}) as { message?: unknown; stack?: unknown };
+  return typeof message === 'string' ? { message, stack: typeof stack === 'string' ? stack : '' } : { message: String(error), stack: '' };
 }

@@ -36,3 +36,10 @@ export const KAFKA_ENV = {
 export function dlqCommand(subcommand: keyof Omit<typeof DLQ_COMMAND, 'group'>, consumer: string, ...flags: string[]): string {
   return ['krt', DLQ_COMMAND.group, DLQ_COMMAND[subcommand], consumer, ...flags].join(' ');
 }
+
+/** `krt lag`: tier and DLQ lag per partition, as the monitor principal. */
+export const LAG_COMMAND = 'lag';
+
+export function lagCommandLine(consumer: string): string {
+  return ['krt', LAG_COMMAND, consumer].join(' ');
+}

@@ -35,7 +35,8 @@ export function topicNameProblem(name: string): string | undefined {
   if (name.length === 0) return 'a topic name cannot be empty';
   if (name === '.' || name === '..') return `'${name}' is reserved by Kafka; choose another topic name`;
   if (name.length > MAX_TOPIC_NAME_LENGTH) {
-    return `'${name.slice(0, 40)}…' is ${name.length} characters long; Kafka allows at most ${MAX_TOPIC_NAME_LENGTH}, so shorten it`;
+    // Its start and its end: generated names differ in the end (`.retry.1m`, `.dlq`).
+    return `'${name.slice(0, 40)}…${name.slice(-40)}' is ${name.length} characters long; Kafka allows at most ${MAX_TOPIC_NAME_LENGTH}, so shorten it`;
   }
   if (!TOPIC_NAME_PATTERN.test(name)) {
     return `'${name}' has characters Kafka does not allow in topic names; use only letters, digits, '.', '_' and '-'`;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ORDERING_STRATEGIES } from '../spec/types';
+import { formatPath } from '../validate/zod-issues';
 
 const errorSpec = z.strictObject({
   name: z.string().min(1),
@@ -46,7 +47,7 @@ export function readScenario(file: string): Scenario {
   }
   const parsed = scenarioSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+    const problems = parsed.error.issues.map((i) => `${formatPath(i.path) || '(file)'}: ${i.message}`).join('; ');
     throw new ScenarioError(`scenario ${file} is not valid: ${problems}`);
   }
   return parsed.data;

@@ -6,7 +6,7 @@ import { decodeRetryHeaders } from '../runtime/headers';
 import type { RetryEvent } from '../runtime/events';
 import { createRetryingConsumer } from '../runtime/retrying-consumer';
 import type { ConsumedRecord } from '../runtime/router';
-import { formatDiagnostic } from '../validate/diagnostic';
+import type { Diagnostic } from '../validate/diagnostic';
 import { MemoryBroker } from './memory-broker';
 import type { Scenario } from './scenario';
 import { ScenarioError } from './scenario';
@@ -31,6 +31,21 @@ export interface SimulationResult {
   readonly keyOrder: readonly { key: string; produced: string[]; applied: string[]; kept: boolean }[];
 }
 
+/**
+ * The scenario's consumer with the ordering asked for. An in-place-only consumer has no
+ * ladder, so choosing that ordering drops the scenario's ladder rather than failing on it.
+ */
+function consumerUnder(scenario: Scenario, ordering: OrderingStrategy | undefined): Scenario['consumer'] {
+  if (ordering === undefined) return scenario.consumer;
+  const { ladder, ...rest } = scenario.consumer;
+  return ordering === 'in-place-only' ? { ...rest, ordering } : { ...rest, ...(ladder ? { ladder } : {}), ordering };
+}
+
+/** A spec problem at the scenario's own YAML path: `consumer.ladder`, not `consumers[0].ladder`. */
+function inScenarioTerms(d: Diagnostic): string {
+  return `${d.severity} ${d.path.replace(/^consumers\[0\]/, 'consumer')}: ${d.message}`;
+}
+
 const labelOf = (record: ConsumedRecord) => `${record.message.key?.toString()}:${record.message.value?.toString()}`;
 const seconds = (ms: number) => `t=${String(Math.round(ms / 1000)).padStart(4)}s`;
 
@@ -43,11 +58,11 @@ export async function simulate(scenario: Scenario, ordering?: OrderingStrategy):
         name: 'simulation',
         owner: { team: 'simulation', onCall: 'nobody' },
         runbookBaseUrl: 'https://runbooks.invalid',
-        consumers: [{ name: 'simulated', principal: 'User:simulated', ...scenario.consumer, ordering: ordering ?? scenario.consumer.ordering }],
+        consumers: [{ name: 'simulated', principal: 'User:simulated', ...consumerUnder(scenario, ordering) }],
       },
     },
   ]);
-  if (!compiled.model) throw new ScenarioError(compiled.diagnostics.map(formatDiagnostic).join('\n'));
+  if (!compiled.model) throw new ScenarioError(compiled.diagnostics.map(inScenarioTerms).join('\n'));
   const descriptor = consumerDescriptor(compiled.model.topologies[0]!.consumers[0]!);
 
   const clock = new VirtualClock(0);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDuration } from '../duration';
+import { formatDuration, parseDuration } from '../duration';
 import {
   ALERT_KEYS,
   ALERT_LABELS,
@@ -12,6 +12,7 @@ import {
   PRINCIPAL_PATTERN,
   topicNameProblem,
 } from '../naming';
+import { describeValue } from '../validate/zod-issues';
 import { CRITICALITIES, ORDERING_STRATEGIES, SEVERITIES } from './types';
 import type { TopologySpec } from './types';
 
@@ -46,9 +47,16 @@ const partitions = z
   .min(1, { error: 'partitions must be at least 1' })
   .max(100_000, { error: 'partitions must be at most 100000' });
 
-const nonEmptyText = (what: string) => z.string().trim().min(1, { error: `${what} cannot be empty` });
+/** The path already names the field, so the message says only what to put there. */
+const nonEmptyText = (example: string) => z.string().trim().min(1, { error: `cannot be empty; write e.g. ${example}` });
 
-const errorNames = z.array(z.union([nonEmptyText('an error name'), z.number().int()])).readonly();
+const errorNames = z
+  .array(
+    z.union([nonEmptyText("'OrderValidationError'"), z.number().int()], {
+      error: (issue) => `'${String(issue.input)}' is not an error name or code; write the error's name, e.g. 'OrderValidationError', or its code, e.g. 422`,
+    }),
+  )
+  .readonly();
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
   z.enum(values, {
@@ -62,10 +70,16 @@ const environmentLabel = z
     error: (issue) => `'${String(issue.input)}' is a label the alerts set themselves (${ALERT_LABELS.join(', ')}); name the label that separates environments, e.g. 'cluster'`,
   });
 
-const tier = z.union([
-  duration,
-  z.strictObject({ delay: duration, partitions: partitions.optional(), retention: duration.optional() }),
-]);
+
+const tier = z.union(
+  [duration, z.strictObject({ delay: duration, partitions: partitions.optional(), retention: duration.optional() })],
+  {
+    error: (issue) =>
+      Number.isSafeInteger(issue.input) && (issue.input as number) > 0
+        ? `${issue.input} is a number, but a delay is written with its unit; write e.g. '${formatDuration(issue.input as number)}'`
+        : `${describeValue(issue.input)} is neither a duration such as '10m' nor an object { delay, partitions?, retention? }`,
+  },
+);
 
 const alertOverride = z.strictObject({
   threshold: z.number().min(0, { error: 'an alert threshold cannot be negative' }).optional(),
@@ -88,7 +102,7 @@ export const consumerSchema = z.strictObject({
     managed: z.boolean().optional(),
     config: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   }),
-  group: nonEmptyText('a consumer group').optional(),
+  group: nonEmptyText("'billing-order-confirmed', or leave group out to use the consumer's name").optional(),
   principal,
   ladder: z.array(tier).readonly().optional(),
   retired: z.array(tier).readonly().optional(),
@@ -124,11 +138,18 @@ export const consumerSchema = z.strictObject({
 
 export const topologySchema = z.strictObject({
   name: identifier('topology'),
-  owner: z.strictObject({ team: nonEmptyText('owner.team'), onCall: nonEmptyText('owner.onCall') }),
-  runbookBaseUrl: z.url({
-    protocol: /^https?$/,
-    error: (issue) => `'${String(issue.input)}' is not an http(s) URL; give the address where the runbooks are hosted, e.g. 'https://github.com/acme/kafka/blob/main/generated/runbooks'`,
-  }),
+  owner: z.strictObject({ team: nonEmptyText("the owning team, 'billing'"), onCall: nonEmptyText("where to page, '#billing-oncall'") }),
+  runbookBaseUrl: z
+    .url({
+      protocol: /^https?$/,
+      error: (issue) => `'${String(issue.input)}' is not an http(s) URL; give the address where the runbooks are hosted, e.g. 'https://github.com/acme/kafka/blob/main/generated/runbooks'`,
+    })
+    .superRefine((url, ctx) => {
+      // Every runbook link appends `/{consumer}.md#{alert}`: after a query or a fragment
+      // that lands in the wrong part of the URL.
+      const bare = url.replace(/[?#].*$/, '');
+      if (bare !== url) ctx.addIssue({ code: 'custom', message: `'${url}' has a query or fragment, so the runbook links appended to it would break; use '${bare}'` });
+    }),
   cluster: z
     .strictObject({
       replicationFactor: z.number().int({ error: 'replicationFactor must be a whole number' }).min(1, { error: 'replicationFactor must be at least 1' }).optional(),

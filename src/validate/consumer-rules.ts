@@ -2,8 +2,15 @@ import { formatDuration } from '../duration';
 import { topicNameProblem } from '../naming';
 import { MIN_DLQ_RETENTION_MS, MIN_TIER_RETENTION_GRACE_MS } from '../model/defaults';
 import type { ConsumerModel, RetryTierModel, TopologyModel } from '../model/types';
-import { specError } from './diagnostic';
+import { specError, specWarning } from './diagnostic';
 import type { Diagnostic } from './diagnostic';
+
+/**
+ * The longest the handler may wait in place for one record, all backoffs together.
+ * In-place retry blocks the partition (R7 wants it short), and KafkaJS's default session
+ * timeout is 30 s: a member that waits longer is evicted and its partitions move.
+ */
+const MAX_IN_PLACE_WAIT_MS = 30_000;
 
 /** Rules that relate the fields of one consumer, or of one topology, to each other. */
 export function checkTopology(topology: TopologyModel): Diagnostic[] {
@@ -58,6 +65,15 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
     if (problem) error(at(consumer.retryTopicBase === main.name ? 'topic.name' : 'retryTopicBase'), `the generated topic name is illegal: ${problem} (set a shorter retryTopicBase)`);
   }
 
+  if (consumer.dlqAudit.retentionMs < consumer.dlq.retentionMs) {
+    error(`${consumer.dlq.source.path}.auditRetention`, `the audit log keeps records ${formatDuration(consumer.dlqAudit.retentionMs)}, less than the DLQ's ${formatDuration(consumer.dlq.retentionMs)}, so the record of who replayed or discarded a dead letter would vanish before the dead letter itself (R17); set auditRetention to at least ${formatDuration(consumer.dlq.retentionMs)}`);
+  }
+  if (!main.managed && Object.keys(main.config).length > 0) {
+    problems.push(specWarning(file, at('topic.config'), `topic.config is applied only to a topic created here, but ${main.name} is not managed here, so it is ignored; set it where the topic is created, or set topic.managed: true`));
+  }
+  if (consumer.ordering === 'park-by-key' && consumer.tiers.length === 0) {
+    error(at('ladder'), `ordering 'park-by-key' parks a key while its record waits in a retry tier, but the ladder is empty; add tiers, e.g. ladder: ['1m', '10m', '1h'], or choose ordering 'in-place-only'`);
+  }
   if (consumer.ordering === 'in-place-only' && consumer.tiers.length > 0) {
     error(at('ladder'), `ordering 'in-place-only' never uses retry tiers, yet the ladder has ${consumer.tiers.length}; remove the ladder or choose ordering 'unordered' or 'park-by-key'`);
   }
@@ -71,7 +87,18 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
   if (consumer.inPlace.backoffMs > consumer.inPlace.maxBackoffMs) {
     error(at('inPlace.backoff'), `the first backoff ${formatDuration(consumer.inPlace.backoffMs)} is longer than its cap ${formatDuration(consumer.inPlace.maxBackoffMs)}; raise maxBackoff or lower backoff`);
   }
-  const { dlqOldestMessageAge, retryRateSpike } = consumer.alerts;
+  const worstWait = inPlaceWaitMs(consumer.inPlace);
+  if (consumer.inPlace.maxBackoffMs > MAX_IN_PLACE_WAIT_MS) {
+    error(at('inPlace.maxBackoff'), `a maxBackoff of ${formatDuration(consumer.inPlace.maxBackoffMs)} lets one in-place wait block the partition that long; in-place backoff must stay short (R7) and within the consumer's ${formatDuration(MAX_IN_PLACE_WAIT_MS)} session timeout, so set maxBackoff to at most '${formatDuration(MAX_IN_PLACE_WAIT_MS)}' and leave longer waits to the ladder`);
+  } else if (worstWait > MAX_IN_PLACE_WAIT_MS) {
+    error(at('inPlace.maxBackoff'), `with ${consumer.inPlace.attempts} attempts and a maxBackoff of ${formatDuration(consumer.inPlace.maxBackoffMs)}, one record could block its partition for ${formatDuration(worstWait)} in all; in-place backoff must stay short (R7) and within the consumer's ${formatDuration(MAX_IN_PLACE_WAIT_MS)} session timeout, so ${shorterInPlace(consumer.inPlace)} and leave longer waits to the ladder`);
+  }
+  const { dlqBacklog, dlqNewMessages, dlqOldestMessageAge, retryRateSpike } = consumer.alerts;
+  for (const [key, policy] of [['dlqNewMessages', dlqNewMessages], ['dlqBacklog', dlqBacklog]] as const) {
+    if (policy.threshold < 1) {
+      error(at(`alerts.${key}.threshold`), `this alert fires at or above its threshold of DLQ records, so ${policy.threshold} would fire with an empty DLQ, forever; use at least 1 (1 pages on the first record)`);
+    }
+  }
   if (dlqOldestMessageAge.threshold >= 1) {
     error(at('alerts.dlqOldestMessageAge.threshold'), `this threshold is a share of the DLQ retention and must be below 1 to fire before records are deleted; use e.g. 0.5`);
   }
@@ -96,4 +123,21 @@ function tierTopicProblems(consumer: ConsumerModel, tier: RetryTierModel): Diagn
     error(`${tier.source.path}.retention`, `tier ${tier.label} keeps records ${formatDuration(tier.retentionMs)}, which would delete them before or soon after they are due; set its retention to at least ${formatDuration(minimum)} (the delay plus one day)`);
   }
   return problems;
+}
+
+/** All in-place waits of one record added up, before jitter shortens them. */
+function inPlaceWaitMs({ attempts, backoffMs, maxBackoffMs }: ConsumerModel['inPlace']): number {
+  let total = 0;
+  for (let retry = 1; retry < attempts; retry++) total += Math.min(maxBackoffMs, backoffMs * 2 ** (retry - 1));
+  return total;
+}
+
+/** The smallest change that brings the in-place waits within the limit: a lower cap, else fewer attempts. */
+function shorterInPlace(policy: ConsumerModel['inPlace']): string {
+  for (let cap = Math.floor(policy.maxBackoffMs / 1000) * 1000; cap >= policy.backoffMs && cap > 0; cap -= 1000) {
+    if (inPlaceWaitMs({ ...policy, maxBackoffMs: cap }) <= MAX_IN_PLACE_WAIT_MS) return `lower maxBackoff to e.g. '${formatDuration(cap)}'`;
+  }
+  let attempts = policy.attempts;
+  while (attempts > 1 && inPlaceWaitMs({ ...policy, attempts }) > MAX_IN_PLACE_WAIT_MS) attempts--;
+  return `lower attempts to at most ${attempts}`;
 }

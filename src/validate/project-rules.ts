@@ -8,9 +8,9 @@ export function checkProject(project: ProjectModel): Diagnostic[] {
   const consumers = project.topologies.flatMap((t) => t.consumers);
   return [
     ...duplicateTopologies(project.topologies),
-    ...duplicateConsumers(consumers),
-    ...topicCollisions(consumers),
-    ...groupCollisions(consumers),
+    ...duplicateConsumers(consumers, unusedNames(consumers.map((c) => c.name))),
+    ...topicCollisions(consumers, unusedNames(consumers.flatMap((c) => [c.mainTopic.name, c.retryTopicBase]))),
+    ...groupCollisions(consumers, unusedNames(consumers.flatMap((c) => Object.values(c.groups)))),
     ...mainTopicDisagreements(consumers),
     ...terraformAddressCollisions(project.topologies),
     ...metricNameWarnings(consumers),
@@ -30,7 +30,21 @@ function duplicateTopologies(topologies: readonly TopologyModel[]): Diagnostic[]
   });
 }
 
-function duplicateConsumers(consumers: readonly ConsumerModel[]): Diagnostic[] {
+/**
+ * Proposes names that nothing uses yet, and never the same one twice, so that a fix a
+ * message proposes cannot collide in turn: the first of `wanted`, `wanted-2`, ... that is free.
+ */
+function unusedNames(inUse: readonly string[]): (wanted: string) => string {
+  const taken = new Set(inUse);
+  return (wanted) => {
+    let name = wanted;
+    for (let n = 2; taken.has(name); n++) name = `${wanted}-${n}`;
+    taken.add(name);
+    return name;
+  };
+}
+
+function duplicateConsumers(consumers: readonly ConsumerModel[], propose: (wanted: string) => string): Diagnostic[] {
   const seen = new Map<string, ConsumerModel>();
   return consumers.flatMap((consumer) => {
     const first = seen.get(consumer.name);
@@ -38,7 +52,7 @@ function duplicateConsumers(consumers: readonly ConsumerModel[]): Diagnostic[] {
       seen.set(consumer.name, consumer);
       return [];
     }
-    return [specError(consumer.source.file, `${consumer.source.path}.name`, `consumer '${consumer.name}' is already defined at ${where(first)}; consumer names label metrics and runbooks, so give this one another name`)];
+    return [specError(consumer.source.file, `${consumer.source.path}.name`, `consumer '${consumer.name}' is already defined at ${where(first)}; consumer names label metrics and runbooks, so give this one another name, e.g. '${propose(consumer.name)}'`)];
   });
 }
 
@@ -62,7 +76,7 @@ function claims<K extends string>(consumers: readonly ConsumerModel[], namesOf: 
  * A retry or DLQ topic generated for two consumers, or equal to someone's main topic.
  * Reported once per pair of consumers, on the later one, with the fix.
  */
-function topicCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
+function topicCollisions(consumers: readonly ConsumerModel[], propose: (wanted: string) => string): Diagnostic[] {
   const byName = claims<TopicRole>(consumers, (c) => [
     [c.mainTopic.name, 'main'],
     ...[...c.tiers, ...c.drainingTiers].map((t): [string, TopicRole] => [t.name, 'retry']),
@@ -87,19 +101,19 @@ function topicCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
     const names = `${topics.length > 1 ? 'topics' : 'topic'} ${topics.map((t) => `'${t}'`).join(', ')}`;
     if (first.consumer === second.consumer) {
       const c = first.consumer;
-      return [specError(c.source.file, `${c.source.path}.retryTopicBase`, `${names} is both the main topic and a retry or DLQ topic of consumer '${c.name}'; set retryTopicBase to e.g. '${c.mainTopic.name}.${c.name}'`)];
+      return [specError(c.source.file, `${c.source.path}.retryTopicBase`, `${names} is both the main topic and a retry or DLQ topic of consumer '${c.name}'; set retryTopicBase to e.g. '${propose(`${c.mainTopic.name}.${c.name}`)}'`)];
     }
     // Both sides are told: either consumer can take the fix.
     return [
       [second.consumer, first.consumer],
       [first.consumer, second.consumer],
     ].map(([c, other]) =>
-      specError(c!.source.file, `${c!.source.path}.retryTopicBase`, `${names} of consumer '${c!.name}' ${topics.length > 1 ? 'are' : 'is'} also generated for consumer '${other!.name}' (${where(other!)}); retry and DLQ topics belong to one consumer (R2), so give one of them its own stem, e.g. here retryTopicBase: '${c!.mainTopic.name}.${c!.name}'`),
+      specError(c!.source.file, `${c!.source.path}.retryTopicBase`, `${names} of consumer '${c!.name}' ${topics.length > 1 ? 'are' : 'is'} also generated for consumer '${other!.name}' (${where(other!)}); retry and DLQ topics belong to one consumer (R2), so give one of them its own stem, e.g. here retryTopicBase: '${propose(`${c!.mainTopic.name}.${c!.name}`)}'`),
     );
   });
 }
 
-function groupCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
+function groupCollisions(consumers: readonly ConsumerModel[], propose: (wanted: string) => string): Diagnostic[] {
   const byName = claims<'group' | 'retry group' | 'replay group' | 'monitor group'>(consumers, (c) => [
     [c.groups.main, 'group'],
     // With park-by-key the main group reads the tiers too: one claim, not two.
@@ -117,7 +131,7 @@ function groupCollisions(consumers: readonly ConsumerModel[]): Diagnostic[] {
     reported.add(key);
     const c = second.consumer;
     problems.push(
-      specError(c.source.file, `${c.source.path}.group`, `consumer group '${group}' (${second.role} of '${c.name}') is also the ${first.role} of consumer '${first.consumer.name}' (${where(first.consumer)}); a group keeps one consumer's offsets, so give '${c.name}' its own group, e.g. group: '${c.name}'`),
+      specError(c.source.file, `${c.source.path}.group`, `consumer group '${group}' (${second.role} of '${c.name}') is also the ${first.role} of consumer '${first.consumer.name}' (${where(first.consumer)}); a group keeps one consumer's offsets, so give '${c.name}' its own group, e.g. group: '${propose(c.name)}'`),
     );
   }
   return problems;

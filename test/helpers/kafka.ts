@@ -48,12 +48,15 @@ export function principalNames(model: ProjectModel): string[] {
   return [...new Set(principals.map(principalName))].sort();
 }
 
-/** Terraform variables for the test broker: admin credentials, SASL_PLAINTEXT, one replica. */
-export function terraformVars(): string[] {
+/** A user that is no super user: it deploys with only the ACLs docs/deploying.md lists. */
+export const DEPLOYER_USER = 'deployer';
+
+/** Terraform variables for the test broker: admin credentials (or this user's), SASL_PLAINTEXT, one replica. */
+export function terraformVars(user: string = ADMIN_USER): string[] {
   return [
     `kafka_bootstrap_servers=${JSON.stringify(bootstrapServers().split(','))}`,
-    `kafka_sasl_username=${ADMIN_USER}`,
-    `kafka_sasl_password=${passwordOf(ADMIN_USER)}`,
+    `kafka_sasl_username=${user}`,
+    `kafka_sasl_password=${passwordOf(user)}`,
     'kafka_tls_enabled=false',
     'replication_factor=1',
     'min_insync_replicas=1',

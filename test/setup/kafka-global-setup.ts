@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBroker } from '../../scripts/kafka/broker';
-import { createMainTopics, exampleModel, principalNames, terraformIn, terraformVars } from '../helpers/kafka';
+import { createMainTopics, DEPLOYER_USER, exampleModel, principalNames, terraformIn, terraformVars } from '../helpers/kafka';
 import { prepareTools } from '../helpers/tools';
 
 /**
@@ -17,7 +17,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.KRT_TEST_WORK_DIR = work;
   const model = await exampleModel();
   if (!process.env.KAFKA_BOOTSTRAP_SERVERS) {
-    const broker = await startBroker({ dir: path.join(work, 'kafka'), users: principalNames(model) });
+    const broker = await startBroker({ dir: path.join(work, 'kafka'), users: [...principalNames(model), DEPLOYER_USER] });
     process.env.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrapServers;
     process.env.KRT_TEST_BROKER_DIR = broker.dir;
   }

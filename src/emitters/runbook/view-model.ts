@@ -18,7 +18,7 @@ import {
 } from '../../naming';
 import type { AlertKey } from '../../naming';
 import { GENERATED_NOTICE } from '../types';
-import { KAFKA_TOOLS_CONFIG, KCAT_CONFIG, runbookCommands } from './commands';
+import { KCAT_CONFIG, PLACEHOLDERS, runbookCommands } from './commands';
 
 const CRITICALITY_MEANING = {
   money: 'one record in the DLQ is an incident',
@@ -110,10 +110,11 @@ export function runbookView(topology: TopologyModel, c: ConsumerModel, acls: Map
     source: c.source.file,
     owner: topology.owner,
     principal: c.principal,
-    principals: { ...topology.principals, replayName: principalName(topology.principals.replay) },
+    principals: { ...topology.principals, replayName: principalName(topology.principals.replay), monitorName: principalName(topology.principals.monitor) },
     criticality: c.criticality,
     criticalityMeaning: CRITICALITY_MEANING[c.criticality],
     isMoney: c.criticality === 'money',
+    isParkByKey: c.ordering === 'park-by-key',
     ordering: c.ordering,
     orderingPartial: `runbook/ordering/${c.ordering}`,
     mainTopic: c.mainTopic,
@@ -135,13 +136,15 @@ export function runbookView(topology: TopologyModel, c: ConsumerModel, acls: Map
       permanentList: c.errorPolicy.permanent.map((e) => `\`${e}\``).join(', '),
       ambiguousList: c.errorPolicy.ambiguous.map((e) => `\`${e}\``).join(', '),
       ambiguousTiers: c.errorPolicy.ambiguousTiers,
+      ambiguousTiersText: c.errorPolicy.ambiguousTiers === 1 ? '1 tier' : `${c.errorPolicy.ambiguousTiers} tiers`,
     },
     metrics: METRICS,
     commands: runbookCommands(c),
     flags: DLQ_FLAGS,
     env: KAFKA_ENV,
     recordIdFormat: DLQ_RECORD_ID_FORMAT,
-    clientConfigs: { kcat: KCAT_CONFIG, kafkaTools: KAFKA_TOOLS_CONFIG },
+    clientConfigs: { kcat: KCAT_CONFIG },
+    placeholders: PLACEHOLDERS,
   };
   page.alerts = alertSections(c, page);
   return page;

@@ -1,0 +1,84 @@
+import type { Admin } from 'kafkajs';
+import { kafkaFromEnv } from '../dlq/connection';
+import { findConsumer } from './dlq-command';
+import { EXIT } from './io';
+import type { CliIo } from './io';
+
+interface PartitionLag {
+  readonly partition: number;
+  /** Where the group will read next: its committed offset, or the log start when it has none. */
+  readonly committed: string;
+  readonly end: string;
+  readonly lag: number;
+}
+
+/**
+ * `krt lag <consumer>`: per partition, how far the main group is behind in the main topic,
+ * the retry group in each tier and the replay group in the DLQ (the backlog), with the
+ * members of each group. Read-only, and within the monitor principal's ACLs (offsets of the
+ * main topic, tiers and DLQ; Describe on the groups), so it works for a park-by-key
+ * consumer too, whose tiers are read by the main group.
+ */
+export async function lagCommand(io: CliIo, name: string): Promise<number> {
+  const consumer = await findConsumer(io, name);
+  if (!consumer) return EXIT.problems;
+  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-lag').admin();
+  await admin.connect();
+  try {
+    io.stdout(await section(admin, 'main topic', consumer.mainTopic.name, consumer.groups.main, 'lag'));
+    for (const tier of consumer.tiers) {
+      io.stdout(await section(admin, `tier ${tier.label}`, tier.name, consumer.groups.retry, 'lag'));
+    }
+    io.stdout(await section(admin, 'DLQ', consumer.dlq.name, consumer.groups.replay, 'backlog'));
+    if (consumer.tiers.length === 0) io.stdout(`(${consumer.name} has no retry tiers: ordering ${consumer.ordering})\n`);
+    return EXIT.ok;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function section(admin: Admin, role: string, topic: string, group: string, what: 'lag' | 'backlog'): Promise<string> {
+  const [partitions, members] = await Promise.all([lagOf(admin, topic, group), membersOf(admin, group)]);
+  const total = partitions.reduce((sum, p) => sum + p.lag, 0);
+  const rows = [['partition', 'committed', 'end', what], ...partitions.map((p) => [String(p.partition), p.committed, p.end, String(p.lag)])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const table = rows.map((r) => `  ${r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`).join('');
+  return `${topic} (${role}), group ${group} (${members}): ${what} ${total}\n${table}\n`;
+}
+
+/**
+ * Retries what Kafka calls retriable (a group coordinator still loading after a broker
+ * start, a leader moving), which kafkajs's admin leaves to the caller for group requests.
+ */
+async function retrying<T>(request: () => Promise<T>, attempts = 20): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      if (attempt >= attempts || !(error as { retriable?: boolean }).retriable) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
+    }
+  }
+}
+
+async function lagOf(admin: Admin, topic: string, group: string): Promise<PartitionLag[]> {
+  const [ends, [committed]] = await Promise.all([
+    retrying(() => admin.fetchTopicOffsets(topic)),
+    retrying(() => admin.fetchOffsets({ groupId: group, topics: [topic] })),
+  ]);
+  const byPartition = new Map((committed?.partitions ?? []).map((p) => [p.partition, p.offset]));
+  return ends
+    .map((p) => {
+      const own = byPartition.get(p.partition);
+      const next = own === undefined || own === '-1' ? p.low : own;
+      return { partition: p.partition, committed: next, end: p.high, lag: Math.max(0, Number(BigInt(p.high) - BigInt(next))) };
+    })
+    .sort((a, b) => a.partition - b.partition);
+}
+
+async function membersOf(admin: Admin, group: string): Promise<string> {
+  const { groups } = await retrying(() => admin.describeGroups([group]));
+  const found = groups[0];
+  const count = found?.members.length ?? 0;
+  return `${found?.state ?? 'Unknown'}, ${count} member${count === 1 ? '' : 's'}`;
+}
