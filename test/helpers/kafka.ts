@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
+import type { AclEntry } from 'kafkajs';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
+import type { AclRule } from '../../src/model/acls';
 import type { ProjectModel } from '../../src/model/types';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
@@ -161,4 +163,18 @@ export function clientPorts(user: string, consumerConfig?: Record<string, unknow
     ['kafkajs', () => kafkajsPort(kafkaAs(user), { consumerConfig })],
     ['@confluentinc/kafka-javascript', () => confluentPort(confluentKafka(user), { consumerConfig })],
   ];
+}
+
+/** A generated ACL rule as the kafkajs admin creates it (what the Terraform would grant). */
+export function kafkajsAcl(rule: AclRule): AclEntry {
+  return {
+    resourceType: AclResourceTypes[rule.resourceType.toUpperCase() as 'TOPIC' | 'GROUP' | 'CLUSTER'],
+    resourceName: rule.resourceName,
+    resourcePatternType: ResourcePatternTypes.LITERAL,
+    principal: rule.principal,
+    host: '*',
+    // DescribeConfigs is DESCRIBE_CONFIGS in kafkajs.
+    operation: AclOperationTypes[rule.operation.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase() as keyof typeof AclOperationTypes],
+    permissionType: AclPermissionTypes.ALLOW,
+  };
 }

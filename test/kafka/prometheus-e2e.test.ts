@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import { passwordOf } from '../../scripts/kafka/broker';
 import { runCli } from '../../src/cli/program';
 import type { CliIo } from '../../src/cli/io';
@@ -13,8 +12,10 @@ import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import { aclRules } from '../../src/model/acls';
 import type { ConsumerModel, TopologyModel } from '../../src/model/types';
 import { KAFKA_ENV } from '../../src/naming';
+import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
+import { panelQueries } from '../helpers/grafana-queries';
+import { bootstrapServers, kafkaAsAdmin, kafkajsAcl, produceAsAdmin } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
 import { startPrometheus } from '../helpers/prometheus';
 import type { PrometheusAlert, PrometheusServer } from '../helpers/prometheus';
@@ -76,15 +77,7 @@ async function createResources(topology: TopologyModel, consumer: ConsumerModel)
     const topics = [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit];
     await admin.createTopics({ waitForLeaders: true, topics: topics.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })) });
     await admin.createAcls({
-      acl: aclRules(topology).map((rule) => ({
-        resourceType: rule.resourceType === 'Topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
-        resourceName: rule.resourceName,
-        resourcePatternType: ResourcePatternTypes.LITERAL,
-        principal: rule.principal,
-        host: '*',
-        operation: AclOperationTypes[rule.operation.toUpperCase() as keyof typeof AclOperationTypes],
-        permissionType: AclPermissionTypes.ALLOW,
-      })),
+      acl: aclRules(topology).map(kafkajsAcl),
     });
   } finally {
     await admin.disconnect();
@@ -180,6 +173,22 @@ describe('the generated alerts in a real Prometheus, scraping a service and krt 
   it('fires KafkaDlqBacklog from krt monitor\'s gauges while the record is unhandled', async () => {
     const alert = await eventually('KafkaDlqBacklog to fire', async () => named(await prometheus!.alerts(), 'KafkaDlqBacklog'), 90_000);
     expect(alert.labels).toMatchObject({ consumer: id, topic: consumer.dlq.name, severity: 'critical' });
+  });
+
+  it('gives series for every panel query of the generated Grafana dashboard while the service runs', async () => {
+    // A record in the tier, due in 5s, succeeds: the lateness histogram gets its first sample.
+    await produceAsAdmin(consumer.tiers[0]!.name, [{ key: 'order-3', value: 'retry me', partition: 0 }]);
+    const dashboard = JSON.parse(readFileSync(path.join(project, 'generated', 'grafana', `${id}.json`), 'utf8')) as Dashboard;
+    const queries = panelQueries(dashboard);
+    expect(queries.length).toBeGreaterThan(10);
+    let empty: string[] = [];
+    await eventually('every panel query to return series', async () => {
+      const answers = await Promise.all(queries.map(async (q) => ({ q, series: await prometheus!.query(q.expr) })));
+      empty = answers.filter((a) => a.series.length === 0).map((a) => `${a.q.source}: ${a.q.expr}`);
+      return empty.length === 0 ? true : undefined;
+    }, 90_000).catch((error: Error) => {
+      throw new Error(`${error.message}; panels without series:\n${empty.join('\n')}`);
+    });
   });
 
   it('fires KafkaRetryConsumerDown when the service stops', async () => {

@@ -1,7 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import { passwordOf } from '../../scripts/kafka/broker';
 import { runCli } from '../../src/cli/program';
 import { compileFiles } from '../../src/compile';
@@ -9,7 +8,7 @@ import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import { aclRules } from '../../src/model/acls';
 import type { TopologyModel } from '../../src/model/types';
 import { HEADERS, principalName } from '../../src/naming';
-import { bootstrapServers, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
+import { bootstrapServers, kafkaAsAdmin, kafkajsAcl, produceAsAdmin } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 import { kcat } from '../helpers/tools';
 
@@ -68,15 +67,7 @@ async function deploy(model: TopologyModel): Promise<void> {
     const topics = model.consumers.flatMap((c) => [c.mainTopic, ...c.tiers, c.dlq, c.dlqAudit]);
     await admin.createTopics({ waitForLeaders: true, topics: topics.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })) });
     await admin.createAcls({
-      acl: aclRules(model).map((rule) => ({
-        resourceType: rule.resourceType === 'Topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
-        resourceName: rule.resourceName,
-        resourcePatternType: ResourcePatternTypes.LITERAL,
-        principal: rule.principal,
-        host: '*',
-        operation: AclOperationTypes[rule.operation.toUpperCase() as 'READ' | 'WRITE' | 'DESCRIBE'],
-        permissionType: AclPermissionTypes.ALLOW,
-      })),
+      acl: aclRules(model).map(kafkajsAcl),
     });
   } finally {
     await admin.disconnect();
