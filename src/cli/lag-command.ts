@@ -1,5 +1,6 @@
 import type { Admin } from 'kafkajs';
 import { kafkaFromEnv } from '../dlq/connection';
+import { retryingRetriable } from '../dlq/retriable';
 import { findConsumer } from './dlq-command';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -46,25 +47,10 @@ async function section(admin: Admin, role: string, topic: string, group: string,
   return `${topic} (${role}), group ${group} (${members}): ${what} ${total}\n${table}\n`;
 }
 
-/**
- * Retries what Kafka calls retriable (a group coordinator still loading after a broker
- * start, a leader moving), which kafkajs's admin leaves to the caller for group requests.
- */
-async function retrying<T>(request: () => Promise<T>, attempts = 20): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await request();
-    } catch (error) {
-      if (attempt >= attempts || !(error as { retriable?: boolean }).retriable) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
-    }
-  }
-}
-
 async function lagOf(admin: Admin, topic: string, group: string): Promise<PartitionLag[]> {
   const [ends, [committed]] = await Promise.all([
-    retrying(() => admin.fetchTopicOffsets(topic)),
-    retrying(() => admin.fetchOffsets({ groupId: group, topics: [topic] })),
+    retryingRetriable(() => admin.fetchTopicOffsets(topic)),
+    retryingRetriable(() => admin.fetchOffsets({ groupId: group, topics: [topic] })),
   ]);
   const byPartition = new Map((committed?.partitions ?? []).map((p) => [p.partition, p.offset]));
   return ends
@@ -77,7 +63,7 @@ async function lagOf(admin: Admin, topic: string, group: string): Promise<Partit
 }
 
 async function membersOf(admin: Admin, group: string): Promise<string> {
-  const { groups } = await retrying(() => admin.describeGroups([group]));
+  const { groups } = await retryingRetriable(() => admin.describeGroups([group]));
   const found = groups[0];
   const count = found?.members.length ?? 0;
   return `${found?.state ?? 'Unknown'}, ${count} member${count === 1 ? '' : 's'}`;

@@ -1,3 +1,4 @@
+import { retryingRetriable } from './retriable';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { decodeRetryHeaders } from '../runtime/headers';
@@ -65,8 +66,8 @@ export class DlqSession {
     const states = new Map<number, HandledState>();
     let offsets: { partition: number; low: string; high: string }[];
     try {
-      offsets = await admin.fetchTopicOffsets(topic);
-      const [committed] = await admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [topic] });
+      offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
+      const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [topic] }));
       const commits = new Map((committed?.partitions ?? []).map((p) => [p.partition, p]));
       for (const { partition } of offsets) {
         const c = commits.get(partition);
