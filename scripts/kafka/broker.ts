@@ -30,7 +30,8 @@ export function passwordOf(user: string): string {
   return `${user}-secret`;
 }
 
-function freePort(): Promise<number> {
+/** A port nobody listens on now, on loopback. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

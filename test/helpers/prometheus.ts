@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { freePort } from '../../scripts/kafka/broker';
 import { eventually } from './eventually';
 
 /** Debian's prometheus package puts the server here (DESIGN.md: real parts used by tests). */
@@ -40,17 +40,6 @@ export interface PrometheusServer {
   /** Every pending or firing alert. */
   alerts(): Promise<PrometheusAlert[]>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function api<T>(url: string): Promise<T> {
