@@ -2,17 +2,17 @@
  * The retry consumer alone, over a tier whose records are all due in an hour: prints its
  * RSS in MB once every partition is paused at its head and a garbage collection ran.
  */
-import { kafkajsPort } from '../src/runtime/adapters/kafkajs';
 import type { ConsumerDescriptor } from '../src/runtime/descriptor';
 import { createRetryingConsumer } from '../src/runtime/retrying-consumer';
-import { benchKafka } from './kafka';
+import { benchClient } from './clients';
+import type { BenchClientName } from './clients';
 
 async function main(): Promise<void> {
   const d = JSON.parse(process.env.BENCH_DESCRIPTOR!) as ConsumerDescriptor;
   const partitions = Number(process.env.BENCH_PARTITIONS);
   const waiting = new Set<number>();
   const consumer = createRetryingConsumer(d, {
-    kafka: kafkajsPort(benchKafka()),
+    kafka: benchClient(process.env.BENCH_CLIENT as BenchClientName).port(),
     handler: async () => {},
     onEvent: (e) => void (e.type === 'waiting' && waiting.add(e.partition)),
   });

@@ -1,10 +1,12 @@
 import { HEADERS } from '../src/naming/headers';
-import { kafkajsPort } from '../src/runtime/adapters/kafkajs';
 import { decodeRetryHeaders } from '../src/runtime/headers';
 import { createRetryingConsumer } from '../src/runtime/retrying-consumer';
+import { benchClient } from './clients';
+import type { BenchClientName } from './clients';
 import { benchKafka, freshTopics, percentile } from './kafka';
 
 export interface PrecisionResult {
+  readonly client: BenchClientName;
   readonly records: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -13,11 +15,11 @@ export interface PrecisionResult {
 }
 
 /** Records produced at a steady rate into a 5 s tier: how late each starts after its x-due-at. */
-export async function benchPrecision(count = 10_000, perSecond = 1_000): Promise<PrecisionResult> {
-  const d = await freshTopics('precision', [5], 6);
+export async function benchPrecision(client: BenchClientName, count = 10_000, perSecond = 1_000): Promise<PrecisionResult> {
+  const d = await freshTopics(`precision-${client}`, [5], 6);
   const lateness: number[] = [];
   const consumer = createRetryingConsumer(d, {
-    kafka: kafkajsPort(benchKafka()),
+    kafka: benchClient(client).port(),
     handler: async (record) => {
       lateness.push(Date.now() - decodeRetryHeaders(record.message.headers).dueAt!);
     },
@@ -41,5 +43,5 @@ export async function benchPrecision(count = 10_000, perSecond = 1_000): Promise
   while (lateness.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   await consumer.stop();
   const sorted = [...lateness].sort((a, b) => a - b);
-  return { records: lateness.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted[sorted.length - 1]!, early: sorted.filter((l) => l < 0).length };
+  return { client, records: lateness.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted[sorted.length - 1]!, early: sorted.filter((l) => l < 0).length };
 }

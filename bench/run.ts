@@ -1,12 +1,17 @@
 /**
  * npm run bench: every measurement side by side in one run, on a real broker where
  * Kafka is involved (started here unless KAFKA_BOOTSTRAP_SERVERS is set). Writes
- * bench/results.md and bench/chart.svg and prints the results.
+ * bench/results.json, bench/results.md and bench/chart.svg and prints the results.
+ *
+ * npm run bench -- <section> [...]: those sections alone, merged into the last full
+ * run's results (sections: synth, hot-path, throughput, precision, memory, dlq).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBroker, stopBroker } from '../scripts/kafka/broker';
+import { prepareTools } from '../test/helpers/tools';
+import { BENCH_CLIENTS } from './clients';
 import { benchDlq } from './dlq';
 import { benchHotPath } from './hot-path';
 import { benchMemory } from './memory';
@@ -18,46 +23,74 @@ import { benchThroughput } from './throughput';
 
 const step = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
+type Section = 'synth' | 'hot-path' | 'throughput' | 'precision' | 'memory' | 'dlq';
+type Measured = Partial<Omit<BenchResults, 'date' | 'machine'>>;
+
+/** Each section: whether it needs the broker, what it says while it runs, and how it measures. */
+const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Promise<Measured> }> = {
+  synth: { broker: false, title: 'synth at scale: 10, 100 and 1,000 consumers against the floor', run: async () => ({ synth: benchSynth() }) },
+  'hot-path': { broker: false, title: 'hot path', run: async () => ({ hotPathOpsPerSecond: benchHotPath().opsPerSecond }) },
+  throughput: {
+    broker: true,
+    title: 'throughput: each client\'s auto-commit loop against the wrapped consumer at 0/1/10% failing (100,000 records), and the contrast loops',
+    run: async () => ({ throughput: await benchThroughput(undefined, undefined, undefined, (line) => step(`  ${line}`)) }),
+  },
+  precision: {
+    broker: true,
+    title: 'delay precision: 10,000 records into a 5 s tier, on each client',
+    run: async () => {
+      const precision = [];
+      for (const client of BENCH_CLIENTS) precision.push(await benchPrecision(client.name));
+      return { precision };
+    },
+  },
+  memory: {
+    broker: true,
+    title: 'memory: 1,000 and 100,000 records waiting in a tier, on each client',
+    run: async () => {
+      const memory = [];
+      for (const client of BENCH_CLIENTS) memory.push(...(await benchMemory(client.name)));
+      return { memory };
+    },
+  },
+  dlq: { broker: true, title: 'DLQ: inspect and replay of 100,000 records, monitor poll with a 2,000,000-offset handled range', run: async () => ({ dlq: await benchDlq() }) },
+};
+
+const RESULTS_FILE = path.join(__dirname, 'results.json');
+
+function chosenSections(args: readonly string[]): Section[] {
+  const all = Object.keys(SECTIONS) as Section[];
+  const unknown = args.filter((a) => !all.includes(a as Section));
+  if (unknown.length > 0) throw new Error(`unknown bench section ${unknown.join(', ')}; the sections are ${all.join(', ')}`);
+  if (args.length > 0 && !existsSync(RESULTS_FILE)) throw new Error('a partial run merges into bench/results.json, which is missing: run `npm run bench` once in full');
+  return args.length > 0 ? (args as Section[]) : all;
+}
+
 async function main(): Promise<void> {
+  const sections = chosenSections(process.argv.slice(2));
+  const needsBroker = sections.some((s) => SECTIONS[s].broker);
+  // The Confluent client is built from source when npm did not build it (as the tests do).
+  if (needsBroker) await prepareTools(['scripts/tools/confluent.sh']);
   let brokerDir: string | undefined;
-  if (!process.env.KAFKA_BOOTSTRAP_SERVERS) {
+  if (needsBroker && !process.env.KAFKA_BOOTSTRAP_SERVERS) {
     step('starting a Kafka broker');
     brokerDir = path.join(os.tmpdir(), 'krt-bench-kafka');
     process.env.KAFKA_BOOTSTRAP_SERVERS = (await startBroker({ dir: brokerDir })).bootstrapServers;
   }
   try {
-    // `npm run bench -- dlq`: the DLQ section alone, merged into the last full run's results.
-    if (process.argv[2] === 'dlq') {
-      step('DLQ: inspect and replay of 100,000 records, monitor poll with a 2,000,000-offset handled range');
-      const previous = JSON.parse(readFileSync(path.join(__dirname, 'results.json'), 'utf8')) as BenchResults;
-      const results = { ...previous, dlq: await benchDlq() };
-      writeFileSync(path.join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-      process.stdout.write(writeReport(results));
-      return;
+    let measured: Measured = {};
+    for (const section of sections) {
+      step(SECTIONS[section].title);
+      measured = { ...measured, ...(await SECTIONS[section].run()) };
     }
-    step('synth at scale: 10, 100 and 1,000 consumers against the floor');
-    const synth = benchSynth();
-    step('hot path');
-    const hot = benchHotPath();
-    step('throughput: bare loop, wrapped at 0/1/10% failing, blocking retry');
-    const throughput = await benchThroughput();
-    step('delay precision: 10,000 records into a 5 s tier');
-    const precision = await benchPrecision();
-    step('memory: 1,000 and 100,000 records waiting in a tier');
-    const memory = await benchMemory();
-    step('DLQ: inspect and replay of 100,000 records, monitor poll with a 2,000,000-offset handled range');
-    const dlq = await benchDlq();
+    const previous = sections.length < Object.keys(SECTIONS).length ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults) : undefined;
     const results = {
+      ...previous,
       date: new Date().toISOString().slice(0, 10),
       machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-      synth,
-      throughput,
-      precision,
-      memory,
-      hotPathOpsPerSecond: hot.opsPerSecond,
-      dlq,
-    };
-    writeFileSync(path.join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+      ...measured,
+    } as BenchResults;
+    writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(writeReport(results));
   } finally {
     if (brokerDir) await stopBroker(brokerDir);

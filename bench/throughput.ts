@@ -1,99 +1,165 @@
-import type { KafkaMessage } from 'kafkajs';
-import { kafkajsPort } from '../src/runtime/adapters/kafkajs';
+/**
+ * Throughput on the real broker, per client: the plain auto-committing eachMessage loop
+ * a team ships (the baseline) against createRetryingConsumer with 0%, 1% and 10% of
+ * records failing, side by side on the same topic in alternating rounds. The loop that
+ * commits after each record and the blocking sleep-and-retry loop are kept for contrast.
+ */
 import { createRetryingConsumer } from '../src/runtime/retrying-consumer';
+import type { ConsumerDescriptor } from '../src/runtime/descriptor';
+import { benchClient, BENCH_CLIENTS } from './clients';
+import type { BenchClient, BenchClientName, PlainRecord } from './clients';
 import { benchKafka, freshTopics, produce } from './kafka';
 
+export type ThroughputKind = 'auto-commit loop' | 'wrapped' | 'commit-per-record loop' | 'blocking retry loop';
+
 export interface ThroughputRow {
-  readonly variant: string;
+  readonly client: BenchClientName;
+  readonly kind: ThroughputKind;
+  /** Percent of records whose handler throws a transient error (routed to a tier). */
+  readonly failingPercent: number;
+  readonly records: number;
   readonly recordsPerSecond: number;
 }
 
 const http503 = () => Object.assign(new Error('503'), { name: 'HTTPError', status: 503 });
+const idOf = (value: Buffer | null) => Number(value!.toString());
 const fails = (id: number, percent: number) => id % 100 < percent;
 
-/** Waits until `done()` reaches `count`; returns records per second from the first to the last. */
-async function measure(count: number, done: () => number, firstAt: () => number | undefined): Promise<number> {
-  const deadline = Date.now() + 10 * 60_000;
-  while (done() < count) {
-    if (Date.now() > deadline) throw new Error(`only ${done()} of ${count} records in 10 minutes`);
-    await new Promise((r) => setTimeout(r, 20));
+/** Counts finished records; the rate runs from the first record handled to the last finished. */
+class Progress {
+  private done = 0;
+  private first: number | undefined;
+  private finishedAt: number | undefined;
+  private readonly finished: Promise<void>;
+  private finish!: () => void;
+  constructor(private readonly count: number) {
+    this.finished = new Promise((resolve) => (this.finish = resolve));
   }
-  return (count * 1000) / (Date.now() - firstAt()!);
+  started(): void {
+    this.first ??= performance.now();
+  }
+  tick(): void {
+    if (++this.done === this.count) {
+      this.finishedAt = performance.now();
+      this.finish();
+    }
+  }
+  /** Fails at once when records stop coming for 30 s: a stuck variant must not hold the run for minutes. */
+  async rate(): Promise<number> {
+    let seen = -1;
+    while (!(await Promise.race([this.finished.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000))]))) {
+      if (this.done === seen) throw new Error(`no progress for 30 s: ${this.done} of ${this.count} records`);
+      seen = this.done;
+    }
+    return (this.count * 1000) / (this.finishedAt! - this.first!);
+  }
 }
 
-/**
- * A plain kafkajs consumer on fresh topics: `work` runs on each record; with
- * `commitEach` the loop commits the record itself, else kafkajs commits after each batch.
- */
-async function plainLoop(prefix: string, count: number, commitEach: boolean, work: (message: KafkaMessage) => Promise<void> = async () => {}): Promise<number> {
-  const d = await freshTopics(prefix, [3600], 6);
-  await produce(d.mainTopic, count);
-  const consumer = benchKafka().consumer({ groupId: d.groups.main });
-  let done = 0;
-  let first: number | undefined;
+/** The same topics read by a fresh set of groups: each variant starts from the beginning. */
+function freshGroups(d: ConsumerDescriptor, variant: string): ConsumerDescriptor {
+  const id = `${d.name}-${variant}`;
+  return { ...d, name: id, groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` } };
+}
+
+async function autoCommitLoop(client: BenchClient, d: ConsumerDescriptor, count: number): Promise<number> {
+  const progress = new Progress(count);
+  const stop = await client.autoCommitLoop(d.mainTopic, freshGroups(d, `${client.name}-auto`).groups.main, async () => {
+    progress.started();
+    progress.tick();
+  });
+  try {
+    return await progress.rate();
+  } finally {
+    await stop();
+  }
+}
+
+async function wrapped(client: BenchClient, d: ConsumerDescriptor, count: number, percent: number): Promise<number> {
+  const descriptor = freshGroups(d, `${client.name}-wrap${percent}`);
+  const progress = new Progress(count);
+  const consumer = createRetryingConsumer(descriptor, {
+    kafka: client.port(),
+    handler: async (record) => {
+      progress.started();
+      if (record.topic !== descriptor.mainTopic) return;
+      if (fails(idOf(record.message.value), percent)) throw http503();
+      progress.tick();
+    },
+    // A failed record is finished once its publish to the tier is acknowledged.
+    onEvent: (e) => void (e.type === 'routed' && e.record.topic === descriptor.mainTopic && progress.tick()),
+  });
+  await consumer.start();
+  try {
+    return await progress.rate();
+  } finally {
+    await consumer.stop();
+  }
+}
+
+/** kafkajs with autoCommit off, committing each record itself (a round trip per record): contrast only. */
+async function commitPerRecord(d: ConsumerDescriptor, count: number, work: (record: PlainRecord) => Promise<void> = async () => {}): Promise<number> {
+  const progress = new Progress(count);
+  const groupId = freshGroups(d, `each${Math.random().toString(36).slice(2, 8)}`).groups.main;
+  const consumer = benchKafka().consumer({ groupId });
   await consumer.connect();
   await consumer.subscribe({ topics: [d.mainTopic], fromBeginning: true });
   await consumer.run({
-    autoCommit: !commitEach,
+    autoCommit: false,
     eachMessage: async ({ topic, partition, message }) => {
-      first ??= Date.now();
+      progress.started();
       await work(message);
-      if (commitEach) await consumer.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);
-      done++;
+      await consumer.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);
+      progress.tick();
     },
   });
-  const rate = await measure(count, () => done, () => first);
-  await consumer.disconnect();
-  return rate;
+  try {
+    return await progress.rate();
+  } finally {
+    await consumer.disconnect();
+  }
 }
-
-/** The bare loop the targets compare with: commit after each record. */
-const bare = (count: number) => plainLoop('tp-bare', count, true);
-
-/** The loop most teams write first: kafkajs commits resolved offsets itself, after each batch. */
-const bareAutoCommit = (count: number) => plainLoop('tp-auto', count, false);
 
 /** The antipattern: a failing record is retried in the handler with a sleep, blocking its partition. */
-const blocking = (count: number, percent: number) =>
-  plainLoop('tp-block', count, true, async (message) => {
-    const id = Number(message.value!.toString());
-    for (let attempt = 1; fails(id, percent) && attempt < 3; attempt++) await new Promise((r) => setTimeout(r, 100 * attempt));
+const blockingRetry = (d: ConsumerDescriptor, count: number, percent: number) =>
+  commitPerRecord(d, count, async (record) => {
+    for (let attempt = 1; fails(idOf(record.value), percent) && attempt < 3; attempt++) await new Promise((r) => setTimeout(r, 100 * attempt));
   });
 
-async function wrapped(count: number, percent: number): Promise<number> {
-  const d = await freshTopics(`tp-wrap${percent}`, [3600], 6);
-  await produce(d.mainTopic, count);
-  let done = 0;
-  let first: number | undefined;
-  const consumer = createRetryingConsumer(d, {
-    kafka: kafkajsPort(benchKafka()),
-    handler: async (record) => {
-      first ??= Date.now();
-      if (record.topic === d.mainTopic && fails(Number(record.message.value!.toString()), percent)) throw http503();
-    },
-    onEvent: (e) => {
-      if ((e.type === 'processed' || e.type === 'routed') && e.record.topic === d.mainTopic) done++;
-    },
-  });
-  await consumer.start();
-  const rate = await measure(count, () => done, () => first);
-  await consumer.stop();
-  return rate;
+interface Variant {
+  readonly row: Omit<ThroughputRow, 'recordsPerSecond'>;
+  readonly run: (d: ConsumerDescriptor) => Promise<number>;
 }
 
-/** Side by side, in alternating rounds; the best of the rounds per variant (the least disturbed by the machine). */
-export async function benchThroughput(count = 10_000, rounds = 2): Promise<ThroughputRow[]> {
-  const variants: [string, () => Promise<number>][] = [
-    ['bare kafkajs loop, commit per record', () => bare(count)],
-    ['bare kafkajs loop, kafkajs autoCommit after each batch', () => bareAutoCommit(count)],
-    ['createRetryingConsumer, 0% failing', () => wrapped(count, 0)],
-    ['createRetryingConsumer, 1% failing', () => wrapped(count, 1)],
-    ['createRetryingConsumer, 10% failing', () => wrapped(count, 10)],
-    ['blocking sleep-and-retry in the handler, 1% failing', () => blocking(count, 1)],
+function variants(count: number, contrastCount: number): Variant[] {
+  const perClient = BENCH_CLIENTS.flatMap((client): Variant[] => [
+    { row: { client: client.name, kind: 'auto-commit loop', failingPercent: 0, records: count }, run: (d) => autoCommitLoop(client, d, count) },
+    ...[0, 1, 10].map((percent): Variant => ({ row: { client: client.name, kind: 'wrapped', failingPercent: percent, records: count }, run: (d) => wrapped(client, d, count, percent) })),
+  ]);
+  return [
+    ...perClient,
+    { row: { client: 'kafkajs', kind: 'commit-per-record loop', failingPercent: 0, records: contrastCount }, run: (d) => commitPerRecord(d, contrastCount) },
+    { row: { client: 'kafkajs', kind: 'blocking retry loop', failingPercent: 1, records: contrastCount }, run: (d) => blockingRetry(d, contrastCount, 1) },
   ];
+}
+
+const keyOf = (row: Omit<ThroughputRow, 'recordsPerSecond'>) => `${row.client}/${row.kind}/${row.failingPercent}`;
+
+/**
+ * Every variant reads the same freshly produced topic (6 partitions) with its own groups,
+ * in alternating order each round; the best round per variant (the least disturbed by a
+ * shared machine) is reported.
+ */
+export async function benchThroughput(count = 100_000, rounds = 2, contrastCount = 2_000, log: (line: string) => void = () => {}): Promise<ThroughputRow[]> {
+  const all = variants(count, contrastCount);
   const best = new Map<string, number>();
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, run] of variants) best.set(name, Math.max(best.get(name) ?? 0, await run()));
+  for (let round = 0; round < rounds; round++) {
+    const d = await freshTopics(`tp${round}`, [3600], 6);
+    await produce(d.mainTopic, count);
+    for (const variant of round % 2 === 0 ? all : [...all].reverse()) {
+      const rate = await variant.run(d);
+      log(`round ${round + 1}: ${benchClient(variant.row.client).title}, ${variant.row.kind}, ${variant.row.failingPercent}% failing: ${Math.round(rate)} records/s`);
+      best.set(keyOf(variant.row), Math.max(best.get(keyOf(variant.row)) ?? 0, rate));
+    }
   }
-  return variants.map(([variant]) => ({ variant, recordsPerSecond: best.get(variant)! }));
+  return all.map(({ row }) => ({ ...row, recordsPerSecond: best.get(keyOf(row))! }));
 }
