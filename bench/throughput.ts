@@ -97,9 +97,9 @@ async function wrapped(client: BenchClient, d: ConsumerDescriptor, count: number
 }
 
 /** kafkajs with autoCommit off, committing each record itself (a round trip per record): contrast only. */
-async function commitPerRecord(d: ConsumerDescriptor, count: number, work: (record: PlainRecord) => Promise<void> = async () => {}): Promise<number> {
+async function commitPerRecord(d: ConsumerDescriptor, count: number, variant = 'commit-each', work: (record: PlainRecord) => Promise<void> = async () => {}): Promise<number> {
   const progress = new Progress(count);
-  const groupId = freshGroups(d, `each${Math.random().toString(36).slice(2, 8)}`).groups.main;
+  const groupId = freshGroups(d, variant).groups.main;
   const consumer = benchKafka().consumer({ groupId });
   await consumer.connect();
   await consumer.subscribe({ topics: [d.mainTopic], fromBeginning: true });
@@ -121,7 +121,7 @@ async function commitPerRecord(d: ConsumerDescriptor, count: number, work: (reco
 
 /** The antipattern: a failing record is retried in the handler with a sleep, blocking its partition. */
 const blockingRetry = (d: ConsumerDescriptor, count: number, percent: number) =>
-  commitPerRecord(d, count, async (record) => {
+  commitPerRecord(d, count, 'blocking', async (record) => {
     for (let attempt = 1; fails(idOf(record.value), percent) && attempt < 3; attempt++) await new Promise((r) => setTimeout(r, 100 * attempt));
   });
 
