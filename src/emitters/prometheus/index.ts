@@ -1,4 +1,3 @@
-import { stringify } from 'yaml';
 import type { TopologyModel } from '../../model/types';
 import type { Emitter, GeneratedFile } from '../types';
 import { GENERATED_NOTICE } from '../types';
@@ -7,6 +6,7 @@ import { valueTemplate } from './humanize';
 import { promDuration } from './promql';
 import { inhibitRulesDocument, inhibitRulesFileName } from './inhibit-rules';
 import { ruleTests } from './rule-tests';
+import { yamlText } from './yaml-text';
 
 export { alertRules } from './alert-rules';
 
@@ -22,8 +22,8 @@ export function ruleTestsFileName(topology: string): string {
   return `prometheus/${topology}.rules.test.yml`;
 }
 
-function yamlFile(path: string, document: unknown): GeneratedFile {
-  return { path, content: `# ${GENERATED_NOTICE}\n${stringify(document, { lineWidth: 0 })}` };
+function yamlFile(path: string, document: Readonly<Record<string, unknown>>): GeneratedFile {
+  return { path, content: `# ${GENERATED_NOTICE}\n${yamlText(document)}` };
 }
 
 function rulesDocument(topology: TopologyModel) {
