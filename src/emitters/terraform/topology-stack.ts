@@ -71,15 +71,18 @@ export class TopologyStack extends TerraformStack {
   }
 
   /**
-   * cdktf's own `toTerraform`, less its last step. cdktf resolves every element, merges
-   * them, then resolves the merged whole once more, for tokens that overrides or outputs
-   * may bring in. This stack has neither (nothing calls `addOverride` on it or adds an
-   * output), so after the elements' own resolution there is nothing left to resolve; with
-   * tens of thousands of ACLs that second walk took a third of the time and a second copy
-   * of the tree. The golden tests pin the output byte for byte.
+   * cdktf's own `toTerraform`, with less work. cdktf resolves every element, merges them,
+   * then resolves the merged whole once more, for tokens that overrides or outputs may
+   * bring in; this stack has neither (nothing calls `addOverride` on it or adds an
+   * output), so the last walk is left out. And most elements (every ACL) hold no token
+   * at all: for those, resolving only drops undefined fields, so they are copied without
+   * cdktf's resolver, which sets up a context for every value. With tens of thousands of
+   * ACLs the two walks took most of the emitter's time. The golden tests pin the output
+   * byte for byte.
    */
   override toTerraform(): Record<string, unknown> {
-    const resolve = (value: unknown) => Tokenization.resolve(value, { scope: this, preparing: false, resolver: RESOLVER }) as Record<string, unknown>;
+    const resolve = (value: unknown) =>
+      (isPlainData(value) ? withoutUndefined(value) : Tokenization.resolve(value, { scope: this, preparing: false, resolver: RESOLVER })) as Record<string, unknown>;
     const elements = this.node.findAll().filter((c): c is TerraformElement => TerraformElement.isTerraformElement(c));
     const metadata: Record<string, unknown> = { version: this.node.tryGetContext('cdktfVersion'), stackName: this.node.id, backend: 'local' };
     for (const element of elements) mergeInto(metadata, resolve(element.toMetadata()));
@@ -87,6 +90,40 @@ export class TopologyStack extends TerraformStack {
     for (const element of elements) mergeInto(terraform, resolve(element.toTerraform()));
     return terraform;
   }
+}
+
+/**
+ * Data that cdktf's resolver would return unchanged but for dropping undefined fields:
+ * plain objects and arrays of strings without a token marker's brace, small finite
+ * numbers (a number token is a huge encoded double), booleans and null.
+ */
+function isPlainData(value: unknown): boolean {
+  switch (typeof value) {
+    case 'undefined':
+    case 'boolean':
+      return true;
+    case 'string':
+      return !value.includes('{');
+    case 'number':
+      return Number.isFinite(value) && Math.abs(value) < 1e15;
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(isPlainData);
+      const prototype = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return false;
+      return Object.entries(value).every(([key, field]) => !key.includes('{') && isPlainData(field));
+    }
+    default:
+      return false;
+  }
+}
+
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((v) => v !== undefined).map(withoutUndefined);
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) copy[key] = withoutUndefined(field);
+  return copy;
 }
 
 const RESOLVER = new DefaultTokenResolver(new StringConcat());
