@@ -47,12 +47,10 @@ function inMemory(mode: string, n: number): void {
   if (mode === 'krt') {
     const folder = new OutputFolder(out, 'write');
     const paths: string[] = [];
-    for (const batch of [...result.model.topologies.map((t) => emitTopology(t)), [emitProjectFiles(result.model)]]) {
-      for (const generated of batch) {
-        for (const file of generated) {
-          folder.put(file);
-          paths.push(file.path);
-        }
+    for (const files of [...result.model.topologies.map((t) => emitTopology(t)), emitProjectFiles(result.model)]) {
+      for (const file of files) {
+        folder.put(file);
+        paths.push(file.path);
       }
     }
     folder.put(modelSnapshotFile(result.model));

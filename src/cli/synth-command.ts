@@ -65,7 +65,7 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   const projectKey = modelKey(fingerprint, model);
   const project: ProjectEntry = {
     model: projectKey,
-    outputs: useCache && cache.project?.model === projectKey && verified(outDir, cache.project.outputs) ? cache.project.outputs : emitInto(folder, [emitters().emitProjectFiles(model)]),
+    outputs: useCache && cache.project?.model === projectKey && verified(outDir, cache.project.outputs) ? cache.project.outputs : emitInto(folder, emitters().emitProjectFiles(model)),
   };
   paths.push(...project.outputs.map((o) => o.path));
   paths.sort(compareStrings);
@@ -114,13 +114,11 @@ function verified(outDir: string, outputs: readonly CachedOutput[]): boolean {
 }
 
 /** Puts every file into the folder as it comes, keeping only its path and hash. */
-function emitInto(folder: OutputFolder, batches: Iterable<GeneratedFile[]>): CachedOutput[] {
+function emitInto(folder: OutputFolder, files: Iterable<GeneratedFile>): CachedOutput[] {
   const outputs: CachedOutput[] = [];
-  for (const batch of batches) {
-    for (const file of batch) {
-      folder.put(file);
-      outputs.push({ path: file.path, sha256: contentHash(file.content) });
-    }
+  for (const file of files) {
+    folder.put(file);
+    outputs.push({ path: file.path, sha256: contentHash(file.content) });
   }
   return outputs;
 }
