@@ -56,13 +56,15 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   const entries: CacheEntry[] = [];
   for (const topology of model.topologies) {
     const info = result.files.get(topology.source.file)!;
-    const key = modelKey(fingerprint, topology);
     const reused = reuse.get(topology);
+    const key = reused ? reused.model : useCache ? modelKey(fingerprint, topology) : '';
     const outputs = reused ? reused.outputs : emitInto(folder, emitters().emitTopology(topology));
     paths.push(...outputs.map((o) => o.path));
     entries.push({ ...(info.source ? { source: info.source } : {}), model: key, topology, diagnostics: info.compiled.diagnostics, outputs });
   }
-  const projectKey = modelKey(fingerprint, model);
+  const snapshot = modelSnapshotFile(model);
+  // The snapshot is the whole model as JSON: its hash keys the files that read every topology.
+  const projectKey = useCache ? contentHash(`${fingerprint}\0${snapshot.content}`) : '';
   const project: ProjectEntry = {
     model: projectKey,
     outputs: useCache && cache.project?.model === projectKey && verified(outDir, cache.project.outputs) ? cache.project.outputs : emitInto(folder, emitters().emitProjectFiles(model)),
@@ -71,7 +73,7 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   paths.sort(compareStrings);
   const doubled = paths.find((p, i) => i > 0 && paths[i - 1] === p);
   if (doubled) throw new Error(`two emitters produced ${doubled}`);
-  folder.put(modelSnapshotFile(model));
+  folder.put(snapshot);
   const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
   if (useCache) writeCache(io.cwd, nextCache(cache, entries, project));
 
@@ -103,8 +105,9 @@ function reusable(model: ProjectModel, result: CachedCompileResult, cache: Synth
   if (!useCache) return reuse;
   const byModel = new Map(cache.entries.map((e) => [e.model, e]));
   for (const topology of model.topologies) {
-    const entry = result.files.get(topology.source.file)?.cached ?? byModel.get(modelKey(cache.fingerprint, topology));
-    if (entry && entry.model === modelKey(cache.fingerprint, topology) && verified(outDir, entry.outputs)) reuse.set(topology, entry);
+    const key = modelKey(cache.fingerprint, topology);
+    const entry = result.files.get(topology.source.file)?.cached ?? byModel.get(key);
+    if (entry && entry.model === key && verified(outDir, entry.outputs)) reuse.set(topology, entry);
   }
   return reuse;
 }
