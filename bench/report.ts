@@ -25,7 +25,8 @@ const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
 export function resultsMarkdown(r: BenchResults): string {
   const bare = r.throughput[0]!.recordsPerSecond;
   const ratio = (row: ThroughputRow) => row.recordsPerSecond / bare;
-  const { scale, incremental } = synthSections(r.synth);
+  const { scale, incremental, date: synthDate } = synthSections(r.synth);
+  const synthMeasured = synthDate && synthDate !== r.date ? ` (measured ${synthDate}, apart from the rest)` : '';
   const big = scale.find((s) => s.consumers === 1000);
   const hundred = scale.find((s) => s.consumers === 100);
   const [small, large] = r.memory;
@@ -55,7 +56,7 @@ export function resultsMarkdown(r: BenchResults): string {
     `| p99 lateness within 250 ms | ${fmt(r.precision.p99Ms)} ms | ${verdict(r.precision.p99Ms <= 250)} |`,
     `| RSS growth from 1,000 to 100,000 waiting records under 10% | ${fmt(growth * 100, 1)}% | ${verdict(growth < 0.1)} |`,
     '',
-    '## Synth at scale (4 tiers per consumer; medians of 3 alternating runs)',
+    `## Synth at scale (4 tiers per consumer; medians of 3 alternating runs)${synthMeasured}`,
     '',
     '| consumers | files | krt synth | floor (same resources as JSON) | ratio | peak RSS krt | peak RSS floor |',
     '|---|---|---|---|---|---|---|',
@@ -110,7 +111,7 @@ function dlqMarkdown(d: DlqBenchResult): string[] {
   ];
 }
 
-function synthSections(synth: BenchResults['synth']): { scale: SynthRow[]; incremental?: IncrementalSynth } {
+function synthSections(synth: BenchResults['synth']): { date?: string; scale: SynthRow[]; incremental?: IncrementalSynth } {
   return Array.isArray(synth) ? { scale: synth } : synth;
 }
 

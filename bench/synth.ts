@@ -30,6 +30,8 @@ export interface IncrementalSynth {
 }
 
 export interface SynthResults {
+  /** When these were measured (YYYY-MM-DD): shown when it is not the date of the rest. */
+  readonly date?: string;
   readonly scale: SynthRow[];
   readonly incremental: IncrementalSynth;
 }
@@ -147,5 +149,5 @@ function benchIncremental(files: number, consumersPerFile: number, rounds: numbe
 }
 
 export function benchSynth(sizes: readonly number[] = [10, 100, 1000], rounds = 3): SynthResults {
-  return { scale: benchScale(sizes, rounds), incremental: benchIncremental(100, 10, rounds) };
+  return { date: new Date().toISOString().slice(0, 10), scale: benchScale(sizes, rounds), incremental: benchIncremental(100, 10, rounds) };
 }

@@ -81,8 +81,9 @@ export class TopologyStack extends TerraformStack {
    * byte for byte.
    */
   override toTerraform(): Record<string, unknown> {
+    // Merging copies objects and drops undefined fields, all that resolving does to plain data.
     const resolve = (value: unknown) =>
-      (isPlainData(value) ? withoutUndefined(value) : Tokenization.resolve(value, { scope: this, preparing: false, resolver: RESOLVER })) as Record<string, unknown>;
+      (isPlainData(value) ? value : Tokenization.resolve(value, { scope: this, preparing: false, resolver: RESOLVER })) as Record<string, unknown>;
     const elements = this.node.findAll().filter((c): c is TerraformElement => TerraformElement.isTerraformElement(c));
     const metadata: Record<string, unknown> = { version: this.node.tryGetContext('cdktfVersion'), stackName: this.node.id, backend: 'local' };
     for (const element of elements) mergeInto(metadata, resolve(element.toMetadata()));
@@ -128,13 +129,19 @@ function withoutUndefined(value: unknown): unknown {
 
 const RESOLVER = new DefaultTokenResolver(new StringConcat());
 
-/** cdktf's deep merge of resolved fragments: objects merge, arrays concatenate, anything else replaces. */
+/**
+ * cdktf's deep merge of resolved fragments (objects merge, arrays concatenate, anything
+ * else replaces), copying what it takes and leaving undefined fields out.
+ */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(source)) {
     const current = target[key];
-    if (value === undefined) delete target[key];
-    else if (Array.isArray(value)) target[key] = Array.isArray(current) ? [...current, ...value] : value;
-    else if (typeof value === 'object' && value !== null) {
+    // Resolving would have dropped the field: it must not remove what an earlier fragment set.
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      const copy = withoutUndefined(value) as unknown[];
+      target[key] = Array.isArray(current) ? [...current, ...copy] : copy;
+    } else if (typeof value === 'object' && value !== null) {
       if (typeof current !== 'object' || current === null) target[key] = {};
       mergeInto(target[key] as Record<string, unknown>, value as Record<string, unknown>);
     } else target[key] = value;
