@@ -28,7 +28,7 @@ type Measured = Partial<Omit<BenchResults, 'date' | 'machine'>>;
 
 /** Each section: whether it needs the broker, what it says while it runs, and how it measures. */
 const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Promise<Measured> }> = {
-  synth: { broker: false, title: 'synth at scale: 10, 100 and 1,000 consumers against the floor', run: async () => ({ synth: benchSynth() }) },
+  synth: { broker: false, title: 'synth at scale: 10, 100 and 1,000 consumers against the floor; incremental synth of 100 topology files', run: async () => ({ synth: benchSynth() }) },
   'hot-path': { broker: false, title: 'hot path', run: async () => ({ hotPathOpsPerSecond: benchHotPath().opsPerSecond }) },
   throughput: {
     broker: true,

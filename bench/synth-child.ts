@@ -1,16 +1,23 @@
 /**
  * One synth measurement in a process of its own, so peak memory is the run's alone.
- * Prints {"ms":..., "maxRssMb":..., "files":...}. Mode `krt` runs the whole pipeline
- * (spec -> model -> every emitter -> writer); mode `floor` serializes the same Terraform
- * resources as plain JSON and writes them, the least any generator must do.
+ * Prints {"ms":..., "maxRssMb":..., "files":...}.
+ *
+ * - `krt N`: one topology of N consumers given as a value, through the pipeline `krt synth`
+ *   runs (spec -> model -> every emitter, each file written as it is produced).
+ * - `floor N`: the same spec parsed, and the same Terraform resources serialized as plain
+ *   JSON and written, the least any generator must do.
+ * - `cli DIR ARGS...`: the real `krt` command line in DIR, from the built `dist/`, module
+ *   loading and the loading of the topology files included.
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { compileTopologies } from '../src/compile';
-import { emitAll } from '../src/emitters';
+import { emitProjectFiles, emitTopology } from '../src/emitters';
 import { aclRules } from '../src/model/acls';
-import { writeGenerated } from '../src/writer/write-generated';
+import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../src/writer/model-snapshot';
+import { OutputFolder } from '../src/writer/write-generated';
 
 function spec(consumers: number) {
   return {
@@ -27,17 +34,28 @@ function spec(consumers: number) {
   };
 }
 
-function main(): void {
-  const [mode, n] = [process.argv[2], Number(process.argv[3])];
+function printResult(ms: number, files: number): void {
+  process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, files }));
+}
+
+function inMemory(mode: string, n: number): void {
   const out = mkdtempSync(path.join(os.tmpdir(), 'krt-bench-synth-'));
   const started = process.hrtime.bigint();
   const result = compileTopologies([{ file: 'topologies/bench.ts', exported: spec(n) }]);
   if (!result.model) throw new Error(result.diagnostics.map((d) => d.message).join('\n'));
-  let files: number;
+  let files = 0;
   if (mode === 'krt') {
-    const generated = emitAll(result.model);
-    writeGenerated(out, generated);
-    files = generated.length;
+    const folder = new OutputFolder(out, 'write');
+    const paths: string[] = [];
+    for (const files of [...result.model.topologies.map((t) => emitTopology(t)), emitProjectFiles(result.model)]) {
+      for (const file of files) {
+        folder.put(file);
+        paths.push(file.path);
+      }
+    }
+    folder.put(modelSnapshotFile(result.model));
+    folder.finish([...paths.sort(), MODEL_SNAPSHOT_FILE]);
+    files = paths.length;
   } else {
     const topology = result.model.topologies[0]!;
     const topics = topology.consumers.flatMap((c) => [...c.tiers, c.dlq, c.dlqAudit]).map((t) => ({ name: t.name, partitions: t.partitions, config: t.config }));
@@ -47,7 +65,27 @@ function main(): void {
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   rmSync(out, { recursive: true, force: true });
-  process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, files }));
+  printResult(ms, files);
 }
 
-main();
+async function cli(dir: string, args: string[]): Promise<void> {
+  let stdout = '';
+  let stderr = '';
+  const started = process.hrtime.bigint();
+  // Node's own require, not jiti's: the built CLI exactly as `krt` runs it.
+  const { runCli } = createRequire(__filename)(path.join(__dirname, '..', 'dist', 'cli', 'program.js')) as typeof import('../src/cli/program');
+  const code = await runCli(args, { cwd: dir, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (code !== 0) throw new Error(`krt ${args.join(' ')} exited ${code}: ${stderr}`);
+  printResult(ms, stdout.split('\n').filter((l) => l.startsWith('wrote')).length);
+}
+
+const [mode, ...rest] = process.argv.slice(2);
+if (mode === 'cli') {
+  cli(rest[0]!, rest.slice(1)).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+} else {
+  inMemory(mode!, Number(rest[0]));
+}

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface SynthRow {
@@ -10,22 +12,50 @@ export interface SynthRow {
   readonly files: number;
 }
 
-const JITI = path.join(__dirname, '..', 'node_modules', '.bin', 'jiti');
+/** A repository of many topology files, synthesized through the real CLI (`dist/`). */
+export interface IncrementalSynth {
+  readonly topologyFiles: number;
+  readonly consumersPerFile: number;
+  /** `krt synth` in a folder holding one of those topology files alone, from scratch. */
+  readonly aloneMs: number;
+  /** `krt synth` of the whole repository from scratch (nothing generated, no cache). */
+  readonly fullMs: number;
+  /** `krt synth --check` of the unchanged repository, and the same with `--no-cache` (every file loaded and emitted, as before the cache). */
+  readonly checkMs: number;
+  readonly checkNoCacheMs: number;
+  /** `krt synth` after one topology file changed. */
+  readonly editMs: number;
+  readonly checkRssMb: number;
+  readonly editRssMb: number;
+}
 
-function once(mode: 'krt' | 'floor', consumers: number): { ms: number; maxRssMb: number; files: number } {
-  return JSON.parse(execFileSync(JITI, [path.join(__dirname, 'synth-child.ts'), mode, String(consumers)], { encoding: 'utf8' }));
+export interface SynthResults {
+  /** When these were measured (YYYY-MM-DD): shown when it is not the date of the rest. */
+  readonly date?: string;
+  readonly scale: SynthRow[];
+  readonly incremental: IncrementalSynth;
+}
+
+const ROOT = path.join(__dirname, '..');
+const JITI = path.join(ROOT, 'node_modules', '.bin', 'jiti');
+const CHILD = path.join(__dirname, 'synth-child.ts');
+
+type Measurement = { ms: number; maxRssMb: number; files: number };
+
+function run(...args: string[]): Measurement {
+  return JSON.parse(execFileSync(JITI, [CHILD, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })) as Measurement;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** krt and the floor alternate, three rounds each size; medians. */
-export function benchSynth(sizes: readonly number[] = [10, 100, 1000], rounds = 3): SynthRow[] {
+function benchScale(sizes: readonly number[], rounds: number): SynthRow[] {
   return sizes.map((consumers) => {
-    const krt: ReturnType<typeof once>[] = [];
-    const floor: ReturnType<typeof once>[] = [];
+    const krt: Measurement[] = [];
+    const floor: Measurement[] = [];
     for (let r = 0; r < rounds; r++) {
-      krt.push(once('krt', consumers));
-      floor.push(once('floor', consumers));
+      krt.push(run('krt', String(consumers)));
+      floor.push(run('floor', String(consumers)));
     }
     return {
       consumers,
@@ -36,4 +66,88 @@ export function benchSynth(sizes: readonly number[] = [10, 100, 1000], rounds = 
       files: krt[0]!.files,
     };
   });
+}
+
+const fileName = (index: number) => `t${String(index).padStart(3, '0')}.ts`;
+
+/** A topology file as a team writes it: its own consumers, topics and principals. */
+function topologySource(index: number, consumers: number): string {
+  const name = `t${String(index).padStart(3, '0')}`;
+  const consumerList = Array.from({ length: consumers }, (_, i) =>
+    [
+      '    {',
+      `      name: '${name}-consumer-${i}',`,
+      `      topic: { name: '${name}.topic-${i}', partitions: 12 },`,
+      `      principal: 'User:${name}-service-${i % 3}',`,
+      `      ladder: ['10s', '1m', '10m', '1h'],`,
+      `      criticality: '${(['money', 'standard', 'analytics'] as const)[i % 3]}',`,
+      '    },',
+    ].join('\n'),
+  ).join('\n');
+  return [
+    "import { defineTopology } from 'kafka-retry-topology';",
+    '',
+    'export default defineTopology({',
+    `  name: '${name}',`,
+    `  owner: { team: 'team-${index}', onCall: '#${name}-oncall' },`,
+    "  runbookBaseUrl: 'https://runbooks.example.com/kafka',",
+    '  consumers: [',
+    consumerList,
+    '  ],',
+    '});',
+    '',
+  ].join('\n');
+}
+
+function repository(files: number, consumersPerFile: number): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-bench-repo-'));
+  mkdirSync(path.join(dir, 'topologies'));
+  for (let i = 0; i < files; i++) writeFileSync(path.join(dir, 'topologies', fileName(i)), topologySource(i, consumersPerFile));
+  return dir;
+}
+
+/**
+ * (a) one topology synthesized alone, (b) `--check` of the unchanged repository, (c)
+ * synth after one topology changed: each through the built CLI in a process of its own,
+ * rounds alternating; medians.
+ */
+function benchIncremental(files: number, consumersPerFile: number, rounds: number): IncrementalSynth {
+  execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  const repo = repository(files, consumersPerFile);
+  try {
+    const full = run('cli', repo, 'synth');
+    const alone: Measurement[] = [];
+    const check: Measurement[] = [];
+    const checkNoCache: Measurement[] = [];
+    const edit: Measurement[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const single = repository(0, 0);
+      writeFileSync(path.join(single, 'topologies', fileName(0)), topologySource(0, consumersPerFile));
+      alone.push(run('cli', single, 'synth'));
+      rmSync(single, { recursive: true, force: true });
+      check.push(run('cli', repo, 'synth', '--check'));
+      checkNoCache.push(run('cli', repo, 'synth', '--check', '--no-cache'));
+      // A different file each round, its on-call channel changed: its runbooks, alerts and model change.
+      const edited = path.join(repo, 'topologies', fileName((r * 37) % files));
+      writeFileSync(edited, readFileSync(edited, 'utf8').replace(/-oncall'/, `-oncall-${r}'`));
+      edit.push(run('cli', repo, 'synth'));
+    }
+    return {
+      topologyFiles: files,
+      consumersPerFile,
+      aloneMs: median(alone.map((x) => x.ms)),
+      fullMs: full.ms,
+      checkMs: median(check.map((x) => x.ms)),
+      checkNoCacheMs: median(checkNoCache.map((x) => x.ms)),
+      editMs: median(edit.map((x) => x.ms)),
+      checkRssMb: median(check.map((x) => x.maxRssMb)),
+      editRssMb: median(edit.map((x) => x.maxRssMb)),
+    };
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+export function benchSynth(sizes: readonly number[] = [10, 100, 1000], rounds = 3): SynthResults {
+  return { date: new Date().toISOString().slice(0, 10), scale: benchScale(sizes, rounds), incremental: benchIncremental(100, 10, rounds) };
 }

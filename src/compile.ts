@@ -1,7 +1,7 @@
 import { loadTopologyFiles } from './load/load-topologies';
 import { buildTopologyModel, deepFreeze } from './model/build';
 import type { ParsedConsumerAt } from './model/build';
-import type { ProjectModel } from './model/types';
+import type { ProjectModel, TopologyModel } from './model/types';
 import type { ParsedConsumer, ParsedTopology } from './spec/schema';
 import type { z } from 'zod';
 import { consumerSchema, topologySchema } from './spec/schema';
@@ -18,42 +18,62 @@ export interface CompileResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+/** One topology file compiled on its own, before the rules across files. */
+export interface CompiledFile {
+  readonly file: string;
+  /** Absent when the export is not a topology at all. */
+  readonly topology?: TopologyModel;
+  /** The same topology less the consumers whose naming fields did not parse: what the collision rules see. */
+  readonly settled?: TopologyModel;
+  /** Problems of this file alone: its parse and the rules within one topology. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
 /**
  * Spec to model: parse every file and every consumer, build the model of what parsed,
  * then check it. Every problem is collected; nothing is written here.
  */
 export function compileTopologies(loaded: readonly { file: string; exported: unknown }[]): CompileResult {
+  return combineTopologies(loaded.map(({ file, exported }) => compileTopologyFile(file, exported)));
+}
+
+/** Parses one file's export and builds its topology model; the rules across files come later. */
+export function compileTopologyFile(file: string, exported: unknown): CompiledFile {
   const diagnostics: Diagnostic[] = [];
+  if (exported === null || typeof exported !== 'object' || Array.isArray(exported)) {
+    return { file, diagnostics: [specError(file, '', notATopology(exported))] };
+  }
   /** Consumers whose names came out as defaults: checked alone, kept out of the collision rules. */
   const unsettled = new Set<string>();
-  const topologies = loaded.flatMap(({ file, exported }) => {
-    if (exported === null || typeof exported !== 'object' || Array.isArray(exported)) {
-      diagnostics.push(specError(file, '', notATopology(exported)));
-      return [];
+  const parsed = topologySchema.safeParse(exported, PARSE_OPTIONS);
+  if (!parsed.success) diagnostics.push(...zodIssuesToDiagnostics(file, parsed.error, '', (path) => fieldsAt(topologySchema, path)));
+  const rawConsumers = (exported as { consumers?: unknown }).consumers;
+  if (!Array.isArray(rawConsumers)) return { file, diagnostics };
+  const consumers: ParsedConsumerAt[] = [];
+  rawConsumers.forEach((raw, index) => {
+    const path = `consumers[${index}]`;
+    const consumer = consumerSchema.safeParse(raw, PARSE_OPTIONS);
+    if (!consumer.success) {
+      diagnostics.push(...zodIssuesToDiagnostics(file, consumer.error, path, (at) => fieldsAt(consumerSchema, at)));
+      if (consumer.error.issues.some(unsettlesNames)) unsettled.add(path);
     }
-    const parsed = topologySchema.safeParse(exported, PARSE_OPTIONS);
-    if (!parsed.success) diagnostics.push(...zodIssuesToDiagnostics(file, parsed.error, '', (path) => fieldsAt(topologySchema, path)));
-    const rawConsumers = (exported as { consumers?: unknown }).consumers;
-    if (!Array.isArray(rawConsumers)) return [];
-    const consumers: ParsedConsumerAt[] = [];
-    rawConsumers.forEach((raw, index) => {
-      const path = `consumers[${index}]`;
-      const consumer = consumerSchema.safeParse(raw, PARSE_OPTIONS);
-      if (!consumer.success) {
-        diagnostics.push(...zodIssuesToDiagnostics(file, consumer.error, path, (at) => fieldsAt(consumerSchema, at)));
-        if (consumer.error.issues.some(unsettlesNames)) unsettled.add(`${file}\u0000${path}`);
-      }
-      const spec = consumer.success ? consumer.data : provisionalConsumer(raw, index);
-      if (spec) consumers.push({ spec, source: { file, path } });
-    });
-    // Cross-field rules run on the consumers that parsed even when a topology field did
-    // not, so one run shows every problem; such a model is only checked, never emitted.
-    return [buildTopologyModel(parsed.success ? parsed.data : provisionalTopology(exported), consumers, file)];
+    const spec = consumer.success ? consumer.data : provisionalConsumer(raw, index);
+    if (spec) consumers.push({ spec, source: { file, path } });
   });
+  // Cross-field rules run on the consumers that parsed even when a topology field did
+  // not, so one run shows every problem; such a model is only checked, never emitted.
+  const topology = buildTopologyModel(parsed.success ? parsed.data : provisionalTopology(exported), consumers, file);
   // A consumer whose naming field did not parse (often a misspelt one) has defaults in
   // its place; collisions computed from those would only be knock-on errors of that field.
-  const settled = topologies.map((t) => ({ ...t, consumers: t.consumers.filter((c) => !unsettled.has(`${c.source.file}\u0000${c.source.path}`)) }));
-  diagnostics.push(...topologies.flatMap(checkTopology), ...checkProject({ topologies: settled }));
+  const settled = unsettled.size === 0 ? topology : { ...topology, consumers: topology.consumers.filter((c) => !unsettled.has(c.source.path)) };
+  return { file, topology, settled, diagnostics: [...diagnostics, ...checkTopology(topology)] };
+}
+
+/** The rules across files, then the project's model when nothing is an error. */
+export function combineTopologies(files: readonly CompiledFile[]): CompileResult {
+  const topologies = files.flatMap((f) => (f.topology ? [f.topology] : []));
+  const settled = files.flatMap((f) => (f.settled ? [f.settled] : []));
+  const diagnostics = [...files.flatMap((f) => f.diagnostics), ...checkProject({ topologies: settled })];
   const sorted = sortDiagnostics(diagnostics);
   return hasErrors(sorted) ? { diagnostics: sorted } : { model: deepFreeze({ topologies }), diagnostics: sorted };
 }
@@ -122,10 +142,10 @@ function provisionalTopology(raw: unknown): ParsedTopology {
   };
 }
 
+export const NO_TOPOLOGY_FILES = specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })');
+
 export async function compileFiles(files: readonly string[], cwd: string): Promise<CompileResult> {
-  if (files.length === 0) {
-    return { diagnostics: [specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })')] };
-  }
+  if (files.length === 0) return { diagnostics: [NO_TOPOLOGY_FILES] };
   const { loaded, diagnostics } = await loadTopologyFiles(files, cwd);
   const result = compileTopologies(loaded);
   const all = sortDiagnostics([...diagnostics, ...result.diagnostics]);

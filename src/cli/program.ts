@@ -4,7 +4,6 @@ import { ScenarioError } from '../simulate/scenario';
 import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND } from '../naming';
 import { ConnectionSettingsError, explainKafkaError } from '../dlq/connection';
 import { DlqError } from '../dlq/session';
-import { cdktfCommand } from './cdktf-command';
 import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
 import type { ReplayCommandOptions } from './dlq-command';
 import { monitorCommand } from './monitor-command';
@@ -45,8 +44,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .argument('[files...]', FILES_HELP)
     .option('--check', 'generate in memory and list every file that differs from the output folder; writes nothing', false)
     .option('--out <dir>', 'output folder', 'generated')
+    .option('--no-cache', 'load every topology file and generate every output again, ignoring what earlier runs left in node_modules/.cache/kafka-retry-topology')
     .addHelpText('after', '\nExit codes: 0 done (or up to date with --check), 1 spec errors or stale output, 2 usage error.')
-    .action(async (files: string[], options: { check: boolean; out: string }) => {
+    .action(async (files: string[], options: { check: boolean; out: string; cache: boolean }) => {
       exitCode = await synthCommand(io, files, options);
     });
 
@@ -58,6 +58,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .argument('[files...]', FILES_HELP)
     .addHelpText('after', '\nWrites the stacks into $CDKTF_OUTDIR, which cdktf sets. Exit codes: 0 done, 1 spec errors, 2 usage error.')
     .action(async (files: string[]) => {
+      // Required here, not at the top: cdktf takes a third of a second to load, which no other command needs.
+      const { cdktfCommand } = require('./cdktf-command') as typeof import('./cdktf-command');
       exitCode = await cdktfCommand(io, files);
     });
 

@@ -1,9 +1,15 @@
 import path from 'node:path';
-import { compileFiles } from '../compile';
-import { emitAll } from '../emitters';
+import { compileWithCache } from '../cache/cached-compile';
+import type { CachedCompileResult } from '../cache/cached-compile';
+import { krtFingerprint } from '../cache/fingerprint';
+import { emptyCache, modelKey, readCache, writeCache } from '../cache/synth-cache';
+import type { CacheEntry, CachedOutput, ProjectEntry, SynthCache } from '../cache/synth-cache';
+import type { GeneratedFile } from '../emitters/types';
+import type { ProjectModel, TopologyModel } from '../model/types';
 import { guardChanges } from '../plan';
-import { modelSnapshotFile, readModelSnapshot } from '../writer/model-snapshot';
-import { findDrift, writeGenerated } from '../writer/write-generated';
+import { compareStrings } from '../util/compare';
+import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot } from '../writer/model-snapshot';
+import { contentHash, OutputFolder, outputHash } from '../writer/write-generated';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { describeModel, plural, reportDiagnostics } from './report';
@@ -12,34 +18,117 @@ import { resolveTopologyFiles } from './topology-files';
 export interface SynthOptions {
   readonly check: boolean;
   readonly out: string;
+  /** Reuse what earlier runs generated from unchanged inputs (default); `--no-cache` turns it off. */
+  readonly cache?: boolean;
 }
 
+/** The emitters load cdktf, handlebars and the Grafana SDK: required only when a topology is rebuilt. */
+const emitters = (): typeof import('../emitters') => require('../emitters') as typeof import('../emitters');
+
 export async function synthCommand(io: CliIo, args: readonly string[], options: SynthOptions): Promise<number> {
-  const result = await compileFiles(resolveTopologyFiles(io.cwd, args), io.cwd);
-  if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
+  const files = resolveTopologyFiles(io.cwd, args);
   const outDir = path.resolve(io.cwd, options.out);
-  const files = [...emitAll(result.model), modelSnapshotFile(result.model)];
+  const useCache = options.cache !== false;
+  const fingerprint = useCache ? krtFingerprint() : '';
+  const cache = useCache ? readCache(io.cwd, fingerprint) : emptyCache(fingerprint);
+
+  let result = await compileWithCache(files, io.cwd, cache);
+  if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
+  let reuse = reusable(result.model, result, cache, outDir, useCache);
+  // An unchanged file whose outputs are gone or edited is loaded after all: emitters only ever see fresh models.
+  const reload = result.model.topologies.filter((t) => !reuse.has(t) && result.files.get(t.source.file)?.cached).map((t) => t.source.file);
+  if (reload.length > 0) {
+    result = await compileWithCache(files, io.cwd, cache, new Set(reload));
+    if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
+    reuse = reusable(result.model, result, cache, outDir, useCache);
+  }
+  const model = result.model;
   const shownOut = path.relative(io.cwd, outDir) || '.';
 
+  // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
+  if (!options.check) {
+    const refused = guardChanges(readModelSnapshot(outDir), model);
+    if (reportDiagnostics(io, { diagnostics: refused })) return EXIT.problems;
+  }
+
+  const folder = new OutputFolder(outDir, options.check ? 'check' : 'write');
+  const paths: string[] = [];
+  const entries: CacheEntry[] = [];
+  for (const topology of model.topologies) {
+    const info = result.files.get(topology.source.file)!;
+    const reused = reuse.get(topology);
+    const key = reused ? reused.model : useCache ? modelKey(fingerprint, topology) : '';
+    const outputs = reused ? reused.outputs : emitInto(folder, emitters().emitTopology(topology));
+    paths.push(...outputs.map((o) => o.path));
+    entries.push({ ...(info.source ? { source: info.source } : {}), model: key, topology, diagnostics: info.compiled.diagnostics, outputs });
+  }
+  const snapshot = modelSnapshotFile(model);
+  // The snapshot is the whole model as JSON: its hash keys the files that read every topology.
+  const projectKey = useCache ? contentHash(`${fingerprint}\0${snapshot.content}`) : '';
+  const project: ProjectEntry = {
+    model: projectKey,
+    outputs: useCache && cache.project?.model === projectKey && verified(outDir, cache.project.outputs) ? cache.project.outputs : emitInto(folder, emitters().emitProjectFiles(model)),
+  };
+  paths.push(...project.outputs.map((o) => o.path));
+  paths.sort(compareStrings);
+  const doubled = paths.find((p, i) => i > 0 && paths[i - 1] === p);
+  if (doubled) throw new Error(`two emitters produced ${doubled}`);
+  folder.put(snapshot);
+  const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
+  if (useCache) writeCache(io.cwd, nextCache(cache, entries, project));
+
   if (options.check) {
-    const drift = findDrift(outDir, files);
-    if (drift.length === 0) {
+    if (summary.drift.length === 0) {
       io.stdout(`ok: ${shownOut}/ is up to date with ${describeModel(result)}\n`);
       return EXIT.ok;
     }
-    for (const d of drift) io.stderr(`${d.reason.padEnd(7)} ${path.join(shownOut, d.path)}\n`);
-    io.stderr(`${plural(drift.length, 'file')} out of date: run \`krt synth\` and commit the result\n`);
+    for (const d of summary.drift) io.stderr(`${d.reason.padEnd(7)} ${path.join(shownOut, d.path)}\n`);
+    io.stderr(`${plural(summary.drift.length, 'file')} out of date: run \`krt synth\` and commit the result\n`);
     return EXIT.problems;
   }
-
-  // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
-  const refused = guardChanges(readModelSnapshot(outDir), result.model);
-  if (reportDiagnostics(io, { diagnostics: refused })) return EXIT.problems;
-  const summary = writeGenerated(outDir, files);
   for (const file of summary.written) io.stdout(`wrote   ${path.join(shownOut, file)}\n`);
   for (const file of summary.removed) io.stdout(`removed ${path.join(shownOut, file)}\n`);
+  const reusedNote = reuse.size > 0 ? `; ${reuse.size} of ${plural(model.topologies.length, 'topology', 'topologies')} unchanged, reused from the cache` : '';
   io.stdout(
-    `synthesized ${describeModel(result)} into ${shownOut}/: ${plural(summary.written.length, 'file')} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed\n`,
+    `synthesized ${describeModel(result)} into ${shownOut}/: ${plural(summary.written.length, 'file')} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${reusedNote}\n`,
   );
   return EXIT.ok;
+}
+
+/**
+ * The topologies whose outputs need not be generated again: the cache has an entry for
+ * their exact model under this krt, and every file it lists is in the output folder
+ * with the content it had (hashed, so a hand edit or a deletion is always seen).
+ */
+function reusable(model: ProjectModel, result: CachedCompileResult, cache: SynthCache, outDir: string, useCache: boolean): Map<TopologyModel, CacheEntry> {
+  const reuse = new Map<TopologyModel, CacheEntry>();
+  if (!useCache) return reuse;
+  const byModel = new Map(cache.entries.map((e) => [e.model, e]));
+  for (const topology of model.topologies) {
+    const key = modelKey(cache.fingerprint, topology);
+    const entry = result.files.get(topology.source.file)?.cached ?? byModel.get(key);
+    if (entry && entry.model === key && verified(outDir, entry.outputs)) reuse.set(topology, entry);
+  }
+  return reuse;
+}
+
+function verified(outDir: string, outputs: readonly CachedOutput[]): boolean {
+  return outputs.every((o) => outputHash(outDir, o.path) === o.sha256);
+}
+
+/** Puts every file into the folder as it comes, keeping only its path and hash. */
+function emitInto(folder: OutputFolder, files: Iterable<GeneratedFile>): CachedOutput[] {
+  const outputs: CachedOutput[] = [];
+  for (const file of files) {
+    folder.put(file);
+    outputs.push({ path: file.path, sha256: contentHash(file.content) });
+  }
+  return outputs;
+}
+
+/** This run's entries, then older ones (another branch's, say) up to as many again. */
+function nextCache(previous: SynthCache, entries: readonly CacheEntry[], project: ProjectEntry): SynthCache {
+  const current = new Set(entries.map((e) => e.model));
+  const older = previous.entries.filter((e) => !current.has(e.model)).slice(0, entries.length);
+  return { version: previous.version, fingerprint: previous.fingerprint, entries: [...entries, ...older], project };
 }

@@ -1,20 +1,46 @@
-import type { ProjectModel } from '../model/types';
+import type { ProjectModel, TopologyModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { emitGrafana } from './grafana';
-import { emitPrometheus } from './prometheus';
+import { prometheusFiles } from './prometheus';
 import { emitRouter } from './router';
-import { emitRunbooks } from './runbook';
+import { emitRunbookIndex, emitRunbookPages } from './runbook';
 import { emitTerraform } from './terraform';
 import type { Emitter, GeneratedFile } from './types';
 
 export type { Emitter, GeneratedFile } from './types';
 
-/** Every emitter, in the order their files are listed. */
-const EMITTERS: readonly Emitter[] = [emitTerraform, emitPrometheus, emitRunbooks, emitRouter, emitGrafana];
+const alone = (emit: Emitter) => (topology: TopologyModel) => emit({ topologies: [topology] });
+
+/** The emitters whose files each depend on one topology alone. */
+const TOPOLOGY_EMITTERS: readonly ((topology: TopologyModel) => Iterable<GeneratedFile>)[] = [
+  alone(emitTerraform),
+  prometheusFiles,
+  alone(emitRunbookPages),
+  alone(emitRouter),
+  alone(emitGrafana),
+];
+
+/** The emitters whose files read every topology. */
+const PROJECT_EMITTERS: readonly Emitter[] = [emitRunbookIndex];
+
+/**
+ * The files of one topology, as they are produced, so that a caller can write and drop
+ * each before the next ones are built (an emitter at a time, the big Prometheus files
+ * one at a time).
+ */
+export function* emitTopology(topology: TopologyModel): Generator<GeneratedFile> {
+  for (const emit of TOPOLOGY_EMITTERS) yield* emit(topology);
+}
+
+/** The files that list or read every topology (the runbook index). */
+export function emitProjectFiles(model: ProjectModel): GeneratedFile[] {
+  return PROJECT_EMITTERS.flatMap((emit) => emit(model));
+}
 
 /** All generated files, sorted by path; an empty or doubled path is a bug, not an output. */
 export function emitAll(model: ProjectModel): GeneratedFile[] {
-  const files = EMITTERS.flatMap((emit) => emit(model)).sort((a, b) => compareStrings(a.path, b.path));
+  const perTopology = model.topologies.flatMap((topology) => [...emitTopology(topology)]);
+  const files = [...perTopology, ...emitProjectFiles(model)].sort((a, b) => compareStrings(a.path, b.path));
   if (files.length === 0) throw new Error('the emitters produced no files; a topology with consumers always yields some');
   files.forEach((file, i) => {
     if (i > 0 && files[i - 1]!.path === file.path) throw new Error(`two emitters produced ${file.path}`);

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
@@ -22,10 +23,9 @@ export interface WriteSummary {
 
 export class OutputFolderError extends Error {}
 
-/** The files plus the manifest that lists them. */
-export function withManifest(files: readonly GeneratedFile[]): GeneratedFile[] {
-  const manifest = [`# ${GENERATED_NOTICE}`, ...files.map((f) => f.path)].join('\n');
-  return [...files, { path: MANIFEST_FILE, content: `${manifest}\n` }];
+/** The manifest listing these paths, in this order. */
+function manifestFile(paths: readonly string[]): GeneratedFile {
+  return { path: MANIFEST_FILE, content: `${[`# ${GENERATED_NOTICE}`, ...paths].join('\n')}\n` };
 }
 
 function previousManifest(outDir: string): string[] | undefined {
@@ -40,47 +40,92 @@ function read(file: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
+/** The SHA-256 of a file in the output folder, or undefined when it is missing. */
+export function outputHash(outDir: string, file: string): string | undefined {
+  const target = path.join(outDir, file);
+  return existsSync(target) ? contentHash(readFileSync(target)) : undefined;
+}
+
+export function contentHash(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/**
+ * The output folder during one synth: files are written (or, with `check`, compared) one
+ * at a time as the emitters produce them, so a large synth never holds them all; `finish`
+ * writes the manifest and removes what the previous synth wrote and this one did not.
+ */
+export class OutputFolder {
+  private readonly previous: string[] | undefined;
+  private readonly written: string[] = [];
+  private readonly drift = new Map<string, Drift['reason']>();
+
+  constructor(
+    private readonly outDir: string,
+    private readonly mode: 'write' | 'check',
+  ) {
+    this.previous = previousManifest(outDir);
+    if (mode === 'write' && this.previous === undefined && existsSync(outDir) && readdirSync(outDir).length > 0) {
+      throw new OutputFolderError(
+        `${outDir} is not empty and has no ${MANIFEST_FILE}, so krt did not make it; choose an empty or new folder with --out, or move its contents away`,
+      );
+    }
+  }
+
+  /** Writes the file when it differs from the folder's copy, or records the difference. */
+  put(file: GeneratedFile): void {
+    const target = path.join(this.outDir, file.path);
+    const current = read(target);
+    if (current === file.content) return;
+    if (this.mode === 'check') {
+      this.drift.set(file.path, current === undefined ? 'missing' : 'differs');
+      return;
+    }
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(`${target}.tmp`, file.content);
+    renameSync(`${target}.tmp`, target);
+    this.written.push(file.path);
+  }
+
+  /**
+   * Ends the synth. `paths` are every generated file in manifest order: those put here
+   * and those the caller found unchanged without producing them.
+   */
+  finish(paths: readonly string[]): WriteSummary & { readonly drift: Drift[] } {
+    this.put(manifestFile(paths));
+    const all = [...paths, MANIFEST_FILE];
+    const wanted = new Set(all);
+    const stale = (this.previous ?? []).filter((old) => !wanted.has(old) && existsSync(path.join(this.outDir, old)));
+    const drift: Drift[] = all.flatMap((p) => {
+      const reason = this.drift.get(p);
+      return reason ? [{ path: p, reason }] : [];
+    });
+    if (this.mode === 'check') {
+      return { written: [], removed: [], unchanged: all.length - drift.length, drift: [...drift, ...stale.map((p) => ({ path: p, reason: 'stale' as const }))] };
+    }
+    for (const old of stale) {
+      rmSync(path.join(this.outDir, old));
+      removeEmptyParents(this.outDir, path.dirname(path.join(this.outDir, old)));
+    }
+    const order = new Map(all.map((p, i) => [p, i]));
+    const written = [...this.written].sort((a, b) => order.get(a)! - order.get(b)!);
+    return { written, removed: stale, unchanged: all.length - written.length, drift: [] };
+  }
+}
+
 /** What differs between the folder and the files a synth would write: `krt synth --check`. */
 export function findDrift(outDir: string, files: readonly GeneratedFile[]): Drift[] {
-  const all = withManifest(files);
-  const drift: Drift[] = [];
-  for (const file of all) {
-    const current = read(path.join(outDir, file.path));
-    if (current === undefined) drift.push({ path: file.path, reason: 'missing' });
-    else if (current !== file.content) drift.push({ path: file.path, reason: 'differs' });
-  }
-  const wanted = new Set(all.map((f) => f.path));
-  for (const old of previousManifest(outDir) ?? []) {
-    if (!wanted.has(old) && existsSync(path.join(outDir, old))) drift.push({ path: old, reason: 'stale' });
-  }
-  return drift;
+  const folder = new OutputFolder(outDir, 'check');
+  files.forEach((file) => folder.put(file));
+  return folder.finish(files.map((f) => f.path)).drift;
 }
 
 /** Writes what changed and removes what the previous synth wrote but this one did not. */
 export function writeGenerated(outDir: string, files: readonly GeneratedFile[]): WriteSummary {
-  const previous = previousManifest(outDir);
-  if (previous === undefined && existsSync(outDir) && readdirSync(outDir).length > 0) {
-    throw new OutputFolderError(
-      `${outDir} is not empty and has no ${MANIFEST_FILE}, so krt did not make it; choose an empty or new folder with --out, or move its contents away`,
-    );
-  }
-  const all = withManifest(files);
-  const written: string[] = [];
-  for (const file of all) {
-    const target = path.join(outDir, file.path);
-    if (read(target) === file.content) continue;
-    mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(`${target}.tmp`, file.content);
-    renameSync(`${target}.tmp`, target);
-    written.push(file.path);
-  }
-  const wanted = new Set(all.map((f) => f.path));
-  const removed = (previous ?? []).filter((old) => !wanted.has(old) && existsSync(path.join(outDir, old)));
-  for (const old of removed) {
-    rmSync(path.join(outDir, old));
-    removeEmptyParents(outDir, path.dirname(path.join(outDir, old)));
-  }
-  return { written, removed, unchanged: all.length - written.length };
+  const folder = new OutputFolder(outDir, 'write');
+  files.forEach((file) => folder.put(file));
+  const { written, removed, unchanged } = folder.finish(files.map((f) => f.path));
+  return { written, removed, unchanged };
 }
 
 function removeEmptyParents(root: string, dir: string): void {

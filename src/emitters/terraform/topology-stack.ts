@@ -1,4 +1,4 @@
-import { Fn, TerraformStack, TerraformVariable } from 'cdktf';
+import { DefaultTokenResolver, Fn, StringConcat, TerraformElement, TerraformStack, TerraformVariable, Tokenization } from 'cdktf';
 import type { Construct } from 'constructs';
 import { aclResourceId, TERRAFORM_VARIABLES, topicResourceId } from '../../naming';
 import { aclRules } from '../../model/acls';
@@ -40,12 +40,15 @@ export class TopologyStack extends TerraformStack {
       tlsEnabled: tlsEnabled.booleanValue,
     });
 
+    // One token of each for every topic: cdktf captures a stack trace for each token it makes.
+    const replicationFactorValue = replicationFactor.numberValue;
+    const minInsyncReplicasValue = minInsyncReplicas.toString();
     for (const topic of topicsOf(topology)) {
       const resource = new Topic(this, topicResourceId(topic.name), {
         name: topic.name,
         partitions: topic.partitions,
-        replicationFactor: replicationFactor.numberValue,
-        config: { ...topic.config, 'min.insync.replicas': minInsyncReplicas.toString() },
+        replicationFactor: replicationFactorValue,
+        config: { ...topic.config, 'min.insync.replicas': minInsyncReplicasValue },
         // Dead letters and the audit of what was done with them must outlive any edit:
         // Terraform refuses a plan that would destroy or replace them.
         ...(KEPT_TOPICS.has(topic.kind) ? { lifecycle: { preventDestroy: true } } : {}),
@@ -65,6 +68,83 @@ export class TopologyStack extends TerraformStack {
         resourcePatternTypeFilter: 'Literal',
       }).overrideLogicalId(id);
     }
+  }
+
+  /**
+   * cdktf's own `toTerraform`, with less work. cdktf resolves every element, merges them,
+   * then resolves the merged whole once more, for tokens that overrides or outputs may
+   * bring in; this stack has neither (nothing calls `addOverride` on it or adds an
+   * output), so the last walk is left out. And most elements (every ACL) hold no token
+   * at all: for those, resolving only drops undefined fields, so they are copied without
+   * cdktf's resolver, which sets up a context for every value. With tens of thousands of
+   * ACLs the two walks took most of the emitter's time. The golden tests pin the output
+   * byte for byte.
+   */
+  override toTerraform(): Record<string, unknown> {
+    // Merging copies objects and drops undefined fields, all that resolving does to plain data.
+    const resolve = (value: unknown) =>
+      (isPlainData(value) ? value : Tokenization.resolve(value, { scope: this, preparing: false, resolver: RESOLVER })) as Record<string, unknown>;
+    const elements = this.node.findAll().filter((c): c is TerraformElement => TerraformElement.isTerraformElement(c));
+    const metadata: Record<string, unknown> = { version: this.node.tryGetContext('cdktfVersion'), stackName: this.node.id, backend: 'local' };
+    for (const element of elements) mergeInto(metadata, resolve(element.toMetadata()));
+    const terraform: Record<string, unknown> = { '//': { metadata, outputs: {} } };
+    for (const element of elements) mergeInto(terraform, resolve(element.toTerraform()));
+    return terraform;
+  }
+}
+
+/**
+ * Data that cdktf's resolver would return unchanged but for dropping undefined fields:
+ * plain objects and arrays of strings without a token marker's brace, small finite
+ * numbers (a number token is a huge encoded double), booleans and null.
+ */
+function isPlainData(value: unknown): boolean {
+  switch (typeof value) {
+    case 'undefined':
+    case 'boolean':
+      return true;
+    case 'string':
+      return !value.includes('{');
+    case 'number':
+      return Number.isFinite(value) && Math.abs(value) < 1e15;
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(isPlainData);
+      const prototype = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return false;
+      return Object.entries(value).every(([key, field]) => !key.includes('{') && isPlainData(field));
+    }
+    default:
+      return false;
+  }
+}
+
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((v) => v !== undefined).map(withoutUndefined);
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) copy[key] = withoutUndefined(field);
+  return copy;
+}
+
+const RESOLVER = new DefaultTokenResolver(new StringConcat());
+
+/**
+ * cdktf's deep merge of resolved fragments (objects merge, arrays concatenate, anything
+ * else replaces), copying what it takes and leaving undefined fields out.
+ */
+function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(source)) {
+    const current = target[key];
+    // Resolving would have dropped the field: it must not remove what an earlier fragment set.
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      const copy = withoutUndefined(value) as unknown[];
+      target[key] = Array.isArray(current) ? [...current, ...copy] : copy;
+    } else if (typeof value === 'object' && value !== null) {
+      if (typeof current !== 'object' || current === null) target[key] = {};
+      mergeInto(target[key] as Record<string, unknown>, value as Record<string, unknown>);
+    } else target[key] = value;
   }
 }
 

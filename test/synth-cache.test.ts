@@ -1,0 +1,205 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fingerprintOf } from '../src/cache/fingerprint';
+import { CACHE_DIR } from '../src/cache/synth-cache';
+import { ScratchProject } from './helpers/project';
+
+jest.setTimeout(60_000);
+
+let project: ScratchProject;
+beforeEach(() => {
+  project = new ScratchProject();
+});
+afterEach(() => project.remove());
+
+const CACHE_FILE = path.join(CACHE_DIR, 'synth.json');
+const REUSED_BOTH = '2 of 2 topologies unchanged, reused from the cache';
+const REUSED_ONE = '1 of 2 topologies unchanged, reused from the cache';
+
+/** Every file under `dir`, by path relative to it, with its content. */
+function tree(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name))
+      .sort()
+      .map((file) => [path.relative(dir, file), readFileSync(file, 'utf8')]),
+  );
+}
+
+/** What a synth without any cache makes of the same topologies: the reference every cached synth must equal. */
+async function coldSynthOf(source: ScratchProject): Promise<Record<string, string>> {
+  const cold = new ScratchProject(false);
+  try {
+    cpSync(source.path('topologies'), cold.path('topologies'), { recursive: true });
+    cpSync(source.path('generated'), cold.path('generated'), { recursive: true });
+    if (existsSync(source.path('lib'))) cpSync(source.path('lib'), cold.path('lib'), { recursive: true });
+    const result = await cold.krt('synth', '--no-cache');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    return tree(cold.path('generated'));
+  } finally {
+    cold.remove();
+  }
+}
+
+describe('incremental krt synth', () => {
+  it('reuses every topology whose inputs did not change and writes nothing', async () => {
+    const first = await project.krt('synth');
+    expect(first.code).toBe(0);
+    expect(first.stdout).not.toContain('reused from the cache');
+
+    const second = await project.krt('synth');
+    expect(second).toMatchObject({ code: 0, stderr: '' });
+    expect(second.stdout).toContain('0 files written');
+    expect(second.stdout).toContain(REUSED_BOTH);
+    expect(await project.krt('synth', '--check')).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
+  });
+
+  it('rebuilds the topology whose spec changed, reuses the other, and ends with what a synth without cache writes', async () => {
+    await project.krt('synth');
+    project.edit('topologies/orders.ts', "ladder: ['1m', '10m', '1h']", "ladder: ['1m', '10m', '1h', '6h']");
+
+    const check = await project.krt('synth', '--check');
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain('differs generated/terraform/orders/cdk.tf.json\n');
+    expect(check.stderr).not.toContain('analytics');
+
+    const result = await project.krt('synth');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('wrote   generated/terraform/orders/cdk.tf.json\n');
+    expect(result.stdout).toContain(REUSED_ONE);
+    expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+  });
+
+  it('reports a hand-edited generated file with --check although its topology is cached, and synth restores it', async () => {
+    await project.krt('synth');
+    const original = project.read('generated/terraform/orders/cdk.tf.json');
+    project.edit('generated/terraform/orders/cdk.tf.json', '"partitions": 12', '"partitions": 24');
+
+    const check = await project.krt('synth', '--check');
+    expect(check.code).toBe(1);
+    expect(check.stderr).toBe('differs generated/terraform/orders/cdk.tf.json\n1 file out of date: run `krt synth` and commit the result\n');
+
+    const result = await project.krt('synth');
+    expect(result.stdout).toContain('wrote   generated/terraform/orders/cdk.tf.json\n');
+    expect(result.stdout).toContain(REUSED_ONE);
+    expect(project.read('generated/terraform/orders/cdk.tf.json')).toBe(original);
+  });
+
+  it('reports a deleted generated file with --check although its topology is cached, and synth writes it again', async () => {
+    await project.krt('synth');
+    const original = project.read('generated/runbooks/analytics-orders.md');
+    rmSync(project.path('generated/runbooks/analytics-orders.md'));
+
+    const check = await project.krt('synth', '--check');
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain('missing generated/runbooks/analytics-orders.md\n');
+
+    const result = await project.krt('synth');
+    expect(result.stdout).toContain('wrote   generated/runbooks/analytics-orders.md\n');
+    expect(project.read('generated/runbooks/analytics-orders.md')).toBe(original);
+  });
+
+  it('reports a hand-edited runbook index, the one file that reads every topology', async () => {
+    await project.krt('synth');
+    project.write('generated/runbooks/README.md', `${project.read('generated/runbooks/README.md')}\nextra\n`);
+    const check = await project.krt('synth', '--check');
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain('differs generated/runbooks/README.md\n');
+  });
+
+  it('rebuilds everything when the cache was written by another krt (another version, code or templates)', async () => {
+    await project.krt('synth');
+    const cache = JSON.parse(project.read(CACHE_FILE)) as { fingerprint: string };
+    project.write(CACHE_FILE, JSON.stringify({ ...cache, fingerprint: 'krt-of-yesterday' }));
+
+    const result = await project.krt('synth');
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('reused from the cache');
+    expect(JSON.parse(project.read(CACHE_FILE)).fingerprint).toBe(cache.fingerprint);
+  });
+
+  it('ignores a cache that is not JSON', async () => {
+    await project.krt('synth');
+    project.write(CACHE_FILE, '{ not json');
+    const result = await project.krt('synth', '--check');
+    expect(result).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
+  });
+
+  it('with --no-cache neither reads nor writes the cache', async () => {
+    const result = await project.krt('synth', '--no-cache');
+    expect(result.code).toBe(0);
+    expect(() => project.read(CACHE_FILE)).toThrow();
+  });
+
+  it('rebuilds a topology when a local module it imports changes', async () => {
+    mkdirSync(project.path('lib'));
+    project.write('lib/owner.ts', "export const billing = { team: 'billing', onCall: '#billing-oncall' };\n");
+    project.edit('topologies/orders.ts', "owner: { team: 'billing', onCall: '#billing-oncall' }", 'owner: billing');
+    project.edit('topologies/orders.ts', "import { defineTopology } from 'kafka-retry-topology';", "import { defineTopology } from 'kafka-retry-topology';\nimport { billing } from '../lib/owner';");
+    expect((await project.krt('synth')).code).toBe(0);
+    expect((await project.krt('synth')).stdout).toContain(REUSED_BOTH);
+
+    project.edit('lib/owner.ts', "team: 'billing'", "team: 'payments'");
+    const result = await project.krt('synth');
+    expect(result.stdout).toContain(REUSED_ONE);
+    expect(project.read('generated/prometheus/orders.rules.yml')).toContain('team: payments');
+    expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+  });
+
+  it('loads every time a topology that imports a package, which may read files or the environment', async () => {
+    project.write('team.txt', 'billing\n');
+    project.edit('topologies/orders.ts', "owner: { team: 'billing',", "owner: { team: readFileSync(`${__dirname}/../team.txt`, 'utf8').trim(),");
+    project.edit('topologies/orders.ts', "import { defineTopology } from 'kafka-retry-topology';", "import { defineTopology } from 'kafka-retry-topology';\nconst { readFileSync } = require('fs');");
+    expect(await project.krt('synth')).toMatchObject({ code: 0, stderr: '' });
+    project.write('team.txt', 'payments\n');
+    const result = await project.krt('synth');
+    expect(result.stdout).toContain(REUSED_ONE);
+    expect(project.read('generated/prometheus/orders.rules.yml')).toContain('team: payments');
+  });
+
+  it('still reports a name that collides with an unchanged, cached topology', async () => {
+    await project.krt('synth');
+    project.write('topologies/orders-copy.ts', project.read('topologies/orders.ts').replace("name: 'orders',", "name: 'orders-copy',"));
+    const result = await project.krt('synth');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("error topologies/orders.ts: consumers[0].name: consumer 'billing-order-confirmed' is already defined at topologies/orders-copy.ts");
+  });
+
+  it('still refuses to remove a consumer of a cached topology without decommissioning it', async () => {
+    await project.krt('synth');
+    rmSync(project.path('topologies/analytics.ts'));
+    const result = await project.krt('synth');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("consumer 'analytics-orders' was removed");
+  });
+});
+
+describe('krt fingerprint', () => {
+  const dirs = () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'krt-fingerprint-'));
+    mkdirSync(path.join(root, 'src'));
+    mkdirSync(path.join(root, 'templates'));
+    writeFileSync(path.join(root, 'package.json'), JSON.stringify({ version: '1.0.0' }));
+    writeFileSync(path.join(root, 'src', 'emitter.js'), 'module.exports = 1;\n');
+    writeFileSync(path.join(root, 'templates', 'page.md.hbs'), '# {{name}}\n');
+    return { root, sources: { packageJson: path.join(root, 'package.json'), codeDir: path.join(root, 'src'), templatesDir: path.join(root, 'templates') } };
+  };
+
+  it.each([
+    ['a template', 'templates/page.md.hbs', '## {{name}}\n'],
+    ['an emitter', 'src/emitter.js', 'module.exports = 2;\n'],
+    ['the version', 'package.json', JSON.stringify({ version: '1.0.1' })],
+  ])('changes when %s changes', (_what, file, content) => {
+    const { root, sources } = dirs();
+    try {
+      const before = fingerprintOf(sources);
+      expect(fingerprintOf(sources)).toBe(before);
+      writeFileSync(path.join(root, file), content);
+      expect(fingerprintOf(sources)).not.toBe(before);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
