@@ -29,7 +29,15 @@ export interface MainPipelineOptions {
   readonly onCommitError: (error: unknown) => void;
   /** Most unacknowledged publishes per partition; at the limit the partition waits (memory stays bounded while the broker refuses). */
   readonly maxInFlight: number;
+  readonly now: () => number;
 }
+
+/**
+ * kafkajs heartbeats only between batches and when asked: a long batch of slow records
+ * asks every second (below its default 3 s interval), as its eachMessage loop did after
+ * each record, without a promise per record.
+ */
+const HEARTBEAT_EVERY_MS = 1_000;
 
 export interface MainPipeline {
   onBatch(batch: EachBatchPayload): Promise<void>;
@@ -84,9 +92,15 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const progress = progressOf(batch);
     /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */
     let taken: string | undefined;
+    let heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
     try {
       for (const message of messages) {
         if (options.stopping() || progress.dropped || batch.isStale()) break;
+        if (options.now() >= heartbeatAt) {
+          // Throws when the group rebalances: the batch ends here, as kafkajs's own loop does.
+          await batch.heartbeat();
+          heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
+        }
         if (failures.has(progress)) throw failures.get(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
         const offset = Number(message.offset);

@@ -225,6 +225,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     track: (work) => void tracked(work),
     onCommitError: reportCommitError,
     maxInFlight: options.maxPublishesInFlight ?? DEFAULT_PUBLISHES_IN_FLIGHT,
+    now: () => clock.now(),
   });
 
   /**

@@ -162,4 +162,19 @@ describe('an unordered consumer with a publish in flight', () => {
     expect(s.committed(0)).toBe(3);
     await second.stop();
   });
+
+  it('heartbeats every second through a long batch of slow records, as kafkajs did between records', async () => {
+    let clock!: VirtualClock;
+    const s = setup({ handler: () => clock.sleep(400) });
+    clock = s.clock;
+    s.produce(0, ...Array.from({ length: 10 }, (_, i) => `slow-${i}`));
+    const retrying = s.make();
+    await retrying.start();
+    await s.broker.run({ until: 1_004_500 });
+    expect(s.committed(0)).toBe(10);
+    // 4 s of records: one heartbeat a second, not one per record.
+    expect(s.broker.heartbeats).toBeGreaterThanOrEqual(3);
+    expect(s.broker.heartbeats).toBeLessThanOrEqual(4);
+    await retrying.stop();
+  });
 });
