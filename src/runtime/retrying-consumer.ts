@@ -52,8 +52,8 @@ export interface RetryingConsumerOptions {
   /** Backoff between attempts to publish to a tier or the DLQ while the broker refuses. */
   readonly publishBackoff?: { readonly initialMs: number; readonly maxMs: number };
   /**
-   * Main partitions an unordered consumer runs side by side (default 6). Records of one
-   * partition always run one after another.
+   * Main partitions run side by side (default 6; park-by-key: each with its tier
+   * partitions). Records of one partition always run one after another.
    */
   readonly partitionsConsumedConcurrently?: number;
   /**
@@ -334,9 +334,10 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         mainConsumer.onRebalance(forgetWaiting);
         await mainConsumer.run({
           eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? parking!.onMainRecord(record) : onTierRecord(record))),
-          // A main partition and each tier move on their own, as two consumers would. (With
+          // Main partitions move on side by side, and beside each its tier partitions, as
+          // separate consumers would (each main partition's state has its own lock). (With
           // one at a time, the Confluent client skipped tier records after a member died.)
-          partitionsConsumedConcurrently: 1 + tierTopics.length,
+          partitionsConsumedConcurrently: (1 + tierTopics.length) * (options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY),
         });
         return;
       }
