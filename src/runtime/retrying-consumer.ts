@@ -155,6 +155,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   /** Partitions of the retry consumer paused until a record is due, with the timer that resumes them. */
   const waiting = new Map<string, () => void>();
   const tierByTopic = new Map<string, TierDescriptor>(consumer.tiers.map((t) => [t.topic, t]));
+  /** Each tier's lateness series, its labels looked up once. */
+  const latenessByTopic = new Map(consumer.tiers.map((t) => [t.topic, metrics.lateness.labels(consumer.name, t.label)]));
   const firstSeen = new FirstSeen();
 
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
@@ -253,7 +255,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       return;
     }
     firstSeen.done(id);
-    metrics.lateness.observe({ consumer: consumer.name, tier: tier.label }, (now - dueAt) / 1000);
+    latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
     const { outcome, commit } = await handle(record, false);
     if (parking) await parking.onTierRecord(record, outcome, commit);
     else await retryCommits.mark(commit);
