@@ -172,7 +172,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
         if (stopping) throw new StopRequested();
         metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
-        emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
+        if (listening) emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
       },
     });
   }
@@ -190,7 +190,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         const destination = router.decide(record, error, tries);
         if (destination.kind !== 'in-place') return { error, destination };
         const waitMs = router.inPlaceBackoffMs(destination.retry);
-        emit({ type: 'failed-in-place', record, attempt: attemptOf(consumer, record.topic), error, waitMs });
+        if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOf(consumer, record.topic), error, waitMs });
         await waitHeartbeating(record, waitMs);
       }
     }
