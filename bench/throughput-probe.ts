@@ -92,9 +92,11 @@ async function main(): Promise<void> {
     for (const client of clients) {
       const best = { auto: 0, w0: 0, w1: 0 };
       for (let r = 0; r < rounds; r++) {
-        best.auto = Math.max(best.auto, await autoCommitLoop(client, count));
-        best.w0 = Math.max(best.w0, await wrapped(client, count, 0));
-        best.w1 = Math.max(best.w1, await wrapped(client, count, 1));
+        // PROBE_ONLY=w1 (say) runs one variant, for a profile.
+        const only = process.env.PROBE_ONLY;
+        if (!only || only === 'auto') best.auto = Math.max(best.auto, await autoCommitLoop(client, count));
+        if (!only || only === 'w0') best.w0 = Math.max(best.w0, await wrapped(client, count, 0));
+        if (!only || only === 'w1') best.w1 = Math.max(best.w1, await wrapped(client, count, 1));
       }
       const f = (n: number) => Math.round(n).toLocaleString('en');
       console.log(`${client}: autoCommit ${f(best.auto)}/s, wrapped 0% ${f(best.w0)}/s (${(best.w0 / best.auto).toFixed(2)}x), 1% ${f(best.w1)}/s (${(best.w1 / best.auto).toFixed(2)}x)`);

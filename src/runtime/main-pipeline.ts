@@ -13,8 +13,10 @@ export interface RoutedFailure {
 
 export interface MainPipelineOptions {
   readonly consumer: () => ConsumerPort;
-  /** The handler with its in-place retries: nothing on success, else where the record goes. Rejects when stop() cuts a wait short. */
-  readonly run: (record: ConsumedRecord) => Promise<RoutedFailure | undefined>;
+  /** The user's handler, called directly: a success costs no promise of ours. */
+  readonly handler: (record: ConsumedRecord) => Promise<void>;
+  /** After the handler threw: in-place retries, then where the record goes (nothing when a retry succeeded). Rejects when stop() cuts a wait short. */
+  readonly afterFailure: (record: ConsumedRecord, error: unknown) => Promise<RoutedFailure | undefined>;
   /** Publishes until acknowledged; rejects only when stop() comes first. */
   readonly publish: (record: ConsumedRecord, failure: RoutedFailure) => Promise<void>;
   /** After the acknowledgement: the `routed` event and the outcome counter. */
@@ -104,7 +106,12 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         if (failures.has(progress)) throw failures.get(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
         const offset = Number(message.offset);
-        const failure = await options.run(record);
+        let failure: RoutedFailure | undefined;
+        try {
+          await options.handler(record);
+        } catch (error) {
+          failure = await options.afterFailure(record, error);
+        }
         if (failure === undefined) {
           progress.finish(offset);
           options.success.inc();

@@ -180,19 +180,31 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   /** Counters of the records finished, by topic and outcome: found once, not per record. */
   const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => metrics.messageCells.cell({ consumer: consumer.name, topic, outcome });
 
-  /** Runs the handler with its in-place retries: nothing on success, else where the record goes. */
-  async function runHandler(record: ConsumedRecord): Promise<RoutedFailure | undefined> {
+  /** After the handler threw: its in-place retries, then where the record goes (nothing when a retry succeeded). */
+  async function afterFailure(record: ConsumedRecord, firstError: unknown): Promise<RoutedFailure | undefined> {
+    let error = firstError;
     for (let tries = 1; ; tries++) {
+      const destination = router.decide(record, error, tries);
+      if (destination.kind !== 'in-place') return { error, destination };
+      const waitMs = router.inPlaceBackoffMs(destination.retry);
+      if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOf(consumer, record.topic), error, waitMs });
+      await waitHeartbeating(record, waitMs);
       try {
         await options.handler(record);
         return undefined;
-      } catch (error) {
-        const destination = router.decide(record, error, tries);
-        if (destination.kind !== 'in-place') return { error, destination };
-        const waitMs = router.inPlaceBackoffMs(destination.retry);
-        if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOf(consumer, record.topic), error, waitMs });
-        await waitHeartbeating(record, waitMs);
+      } catch (next) {
+        error = next;
       }
+    }
+  }
+
+  /** Runs the handler with its in-place retries: nothing on success, else where the record goes. */
+  async function runHandler(record: ConsumedRecord): Promise<RoutedFailure | undefined> {
+    try {
+      await options.handler(record);
+      return undefined;
+    } catch (error) {
+      return afterFailure(record, error);
     }
   }
 
@@ -217,7 +229,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   const mainAttempt = attemptOf(consumer, consumer.mainTopic);
   const pipeline: MainPipeline = createMainPipeline({
     consumer: () => mainConsumer!,
-    run: runHandler,
+    handler: options.handler,
+    afterFailure,
     publish: async (record, { error, destination }) => void (await publish(record, error, destination)),
     routed,
     processed: listening ? (record) => emit({ type: 'processed', record, attempt: mainAttempt, parked: false }) : undefined,
