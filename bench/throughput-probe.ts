@@ -71,10 +71,15 @@ async function wrapped(client: 'kafkajs' | 'confluent', count: number, percent: 
     },
     onEvent: (e) => {
       if ((e.type === 'processed' || e.type === 'routed') && e.record.topic === d.mainTopic) done++;
+      if (e.type === 'processed') lastProcessed = Date.now();
+      if (e.type === 'routed') lastRouted = Date.now();
     },
   });
+  let lastProcessed = 0;
+  let lastRouted = 0;
   await consumer.start();
   const rate = await measure(count, () => done, () => first);
+  if (process.env.PROBE_DEBUG) console.log(`${percent}%: last processed at +${lastProcessed - first!} ms, last routed at +${lastRouted - first!} ms`);
   await consumer.stop();
   return rate;
 }
