@@ -178,7 +178,17 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   }
 
   /** Counters of the records finished, by topic and outcome: found once, not per record. */
-  const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => metrics.messageCells.cell({ consumer: consumer.name, topic, outcome });
+  const cellsByTopic = new Map(
+    [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic)].map((topic) => [
+      topic,
+      {
+        success: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'success' }),
+        retry: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'retry' }),
+        dlq: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'dlq' }),
+      },
+    ]),
+  );
+  const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => cellsByTopic.get(topic)![outcome];
 
   /** After the handler threw: its in-place retries, then where the record goes (nothing when a retry succeeded). */
   async function afterFailure(record: ConsumedRecord, firstError: unknown): Promise<RoutedFailure | undefined> {
