@@ -22,7 +22,7 @@ export type { Clock } from './clock';
 export { retryMetrics } from './metrics';
 export type { RetryMetrics } from './metrics';
 export type { RetryEvent, RetryEventListener } from './events';
-export type { ConsumerPort, EachMessagePayload, KafkaPort, OutgoingMessage, PortMessage, ProducerPort } from './port';
+export type { ConsumerPort, EachBatchPayload, EachMessagePayload, KafkaPort, OutgoingMessage, PortMessage, ProducerPort, RunOptions } from './port';
 export { kafkajsPort } from './adapters/kafkajs';
 export type { KafkaJsLike } from './adapters/kafkajs';
 export { confluentPort } from './adapters/confluent';

@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import type { PartitionProgress } from './partition-progress';
 import type { ConsumerPort, OffsetCommit } from './port';
 
 export interface CommitPolicy {
@@ -17,6 +18,13 @@ export interface CommitPolicy {
 export interface OffsetCommitter {
   /** The record is done: its offset goes out with the next commit. */
   mark(offset: OffsetCommit): Promise<void>;
+  /**
+   * A record of a pipelined partition is done: the partition's committable offset is read
+   * when the commit goes out, so marking costs no offset arithmetic per record. With
+   * `intervalMs: 0` returns the commit to wait for; otherwise nothing (no promise per
+   * record), and a commit of `maxRecords` marks runs in the background.
+   */
+  markProgress(progress: PartitionProgress): Promise<void> | undefined;
   /** Commits everything marked; commits never overtake each other. */
   flush(): Promise<void>;
   /** After a rebalance: marks of partitions this member may have lost are dropped; their records run again. */
@@ -31,6 +39,8 @@ const partitionKey = (o: OffsetCommit) => `${o.topic}\u0000${o.partition}`;
 
 export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock, policy: CommitPolicy, onError: (error: unknown) => void): OffsetCommitter {
   const pending = new Map<string, OffsetCommit>();
+  /** Partitions marked through markProgress since the last commit; read at commit time. */
+  const progressed = new Set<PartitionProgress>();
   /**
    * The highest offset of each partition handed to a commit request (in this generation).
    * A partition's committed offset only moves forward: an offset lower than it is never
@@ -56,6 +66,12 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   function commitPending(): Promise<void> {
     cancelTimer?.();
     cancelTimer = undefined;
+    for (const progress of progressed) {
+      const offset = progress.committable();
+      // A partition a rebalance took away is not ours to commit.
+      if (!progress.dropped && offset >= 0) keep({ topic: progress.topic, partition: progress.partition, offset: String(offset) });
+    }
+    progressed.clear();
     const batch = [...pending.values()];
     pending.clear();
     marked = 0;
@@ -93,12 +109,21 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       if (policy.intervalMs <= 0 || marked >= policy.maxRecords) await commitPending();
       else schedule();
     },
+    markProgress(progress) {
+      progressed.add(progress);
+      if (policy.intervalMs <= 0) return commitPending();
+      // The partition goes on while a full batch of marks is committed: commits queue up in order.
+      if (++marked >= policy.maxRecords) commitPending().catch(onError);
+      else schedule();
+      return undefined;
+    },
     flush: () => commitPending(),
     forget() {
       generation++;
       cancelTimer?.();
       cancelTimer = undefined;
       pending.clear();
+      progressed.clear();
       highest.clear();
       marked = 0;
     },
@@ -107,6 +132,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       cancelTimer?.();
       cancelTimer = undefined;
       pending.clear();
+      progressed.clear();
     },
   };
 }

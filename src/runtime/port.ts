@@ -26,6 +26,28 @@ export interface EachMessagePayload {
   readonly heartbeat?: () => Promise<void>;
 }
 
+/**
+ * A run of records of one partition, in offset order (kafkajs's and the Confluent
+ * client's eachBatch, without auto-resolve and without auto-commit).
+ */
+export interface EachBatchPayload {
+  readonly topic: string;
+  readonly partition: number;
+  readonly messages: readonly PortMessage[];
+  /**
+   * The records up to `offset` are taken: the next fetch of the partition starts after
+   * it. Not a commit; records never resolved are fetched again.
+   */
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  /** True once the consumer stops or the partition was seeked or lost: leave the rest of the batch. */
+  isStale(): boolean;
+}
+
+export type RunOptions =
+  | { readonly eachMessage: (payload: EachMessagePayload) => Promise<void>; readonly partitionsConsumedConcurrently?: number }
+  | { readonly eachBatch: (payload: EachBatchPayload) => Promise<void>; readonly partitionsConsumedConcurrently?: number };
+
 export interface TopicPartitions {
   readonly topic: string;
   readonly partitions: number[];
@@ -54,11 +76,11 @@ export interface ConsumerPort {
   disconnect(): Promise<void>;
   subscribe(subscription: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
   /**
-   * Runs with manual commits: the runtime commits records itself. Records of one
-   * partition always come one at a time; `partitionsConsumedConcurrently` partitions
-   * may be in hand at once (1 by default).
+   * Runs with manual commits: the runtime commits records itself. Records (or batches)
+   * of one partition always come one at a time; `partitionsConsumedConcurrently`
+   * partitions may be in hand at once (1 by default).
    */
-  run(options: { eachMessage: (payload: EachMessagePayload) => Promise<void>; partitionsConsumedConcurrently?: number }): Promise<void>;
+  run(options: RunOptions): Promise<void>;
   pause(partitions: TopicPartitions[]): void;
   resume(partitions: TopicPartitions[]): void;
   seek(position: TopicPartitionOffset): void;
@@ -83,6 +105,11 @@ export interface ProducerPort {
   disconnect(): Promise<void>;
   /** Resolves once every in-sync replica has the records (acks=-1). */
   send(record: { topic: string; messages: OutgoingMessage[] }): Promise<void>;
+  /**
+   * Several topics in one request, acks=-1: all written, or a rejection. Optional: without
+   * it the runtime sends topic by topic.
+   */
+  sendBatch?(records: { topic: string; messages: OutgoingMessage[] }[]): Promise<void>;
 }
 
 export interface ConsumerOptions {

@@ -14,12 +14,16 @@ import { createKeyParking } from './key-parking';
 import { createOffsetCommitter, DEFAULT_COMMIT_POLICY } from './offset-committer';
 import type { CommitPolicy, OffsetCommitter } from './offset-committer';
 import type { HandleOutcome, KeyParking } from './key-parking';
+import { coalescingProducer } from './coalescing-producer';
+import { createMainPipeline } from './main-pipeline';
+import type { MainPipeline, RoutedFailure } from './main-pipeline';
 import { DEFAULT_PARK_STATE_BUDGET } from './park-state';
 import type { ConsumerPort, EachMessagePayload, KafkaPort, ProducerPort, TopicPartitionOffset } from './port';
 import { publishUntilAcknowledged } from './publish-loop';
 import { attemptOf } from './resolve';
 import { createRouter } from './router';
 import type { ConsumedRecord, RoutedDestination, Router } from './router';
+import { StopRequested } from './stop-requested';
 
 export interface RetryingConsumerOptions {
   readonly kafka: KafkaPort;
@@ -47,6 +51,16 @@ export interface RetryingConsumerOptions {
   readonly commit?: Partial<CommitPolicy>;
   /** Backoff between attempts to publish to a tier or the DLQ while the broker refuses. */
   readonly publishBackoff?: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * Main partitions run side by side (default 6; park-by-key: each with its tier
+   * partitions). Records of one partition always run one after another.
+   */
+  readonly partitionsConsumedConcurrently?: number;
+  /**
+   * Unordered consumers: most publishes to a tier or the DLQ one main partition may have
+   * unacknowledged (default 256); at the limit the partition waits for one.
+   */
+  readonly maxPublishesInFlight?: number;
 }
 
 export interface RetryingConsumer {
@@ -57,8 +71,6 @@ export interface RetryingConsumer {
   /** Finishes the records in hand, commits them, and disconnects. */
   stop(): Promise<void>;
 }
-
-class StopRequested extends Error {}
 
 export const RESTART_REFUSED = 'this retrying consumer was already started; after stop() create a new one with createRetryingConsumer()';
 
@@ -80,6 +92,9 @@ function safely(listener: RetryEventListener | undefined): RetryEventListener {
  */
 const TIER_FETCH = { maxBytesPerPartition: 64 * 1024, maxWaitTimeInMs: 100 } as const;
 
+const DEFAULT_PARTITIONS_CONCURRENTLY = 6;
+const DEFAULT_PUBLISHES_IN_FLIGHT = 256;
+
 /** Below kafkajs's default heartbeat interval (3 s), so a long wait never misses one. */
 const HEARTBEAT_SLICE_MS = 1_000;
 
@@ -93,6 +108,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   const metrics = retryMetrics(options.registry);
   initializeConsumerSeries(metrics, consumer);
   const emit = safely(options.onEvent);
+  /** Events are built only when someone listens: no allocation per record otherwise. */
+  const listening = options.onEvent !== undefined;
   const publishBackoff = options.publishBackoff ?? { initialMs: 200, maxMs: 30_000 };
   const parkByKey = consumer.ordering === 'park-by-key';
 
@@ -138,6 +155,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   /** Partitions of the retry consumer paused until a record is due, with the timer that resumes them. */
   const waiting = new Map<string, () => void>();
   const tierByTopic = new Map<string, TierDescriptor>(consumer.tiers.map((t) => [t.topic, t]));
+  /** Each tier's lateness series, its labels looked up once. */
+  const latenessByTopic = new Map(consumer.tiers.map((t) => [t.topic, metrics.lateness.labels(consumer.name, t.label)]));
   const firstSeen = new FirstSeen();
 
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
@@ -153,41 +172,86 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
         if (stopping) throw new StopRequested();
         metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
-        emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
+        if (listening) emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
       },
     });
   }
 
-  /** Runs the handler with in-place retries, then routes a failure. Says where the record went and what to commit. */
-  async function handle(record: ConsumedRecord, fromParking: boolean): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }> {
-    const attempt = attemptOf(consumer, record.topic);
+  /** Counters of the records finished, by topic and outcome: found once, not per record. */
+  const cellsByTopic = new Map(
+    [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic)].map((topic) => [
+      topic,
+      {
+        success: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'success' }),
+        retry: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'retry' }),
+        dlq: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'dlq' }),
+      },
+    ]),
+  );
+  const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => cellsByTopic.get(topic)![outcome];
+
+  /** After the handler threw: its in-place retries, then where the record goes (nothing when a retry succeeded). */
+  async function afterFailure(record: ConsumedRecord, firstError: unknown): Promise<RoutedFailure | undefined> {
+    let error = firstError;
     for (let tries = 1; ; tries++) {
+      const destination = router.decide(record, error, tries);
+      if (destination.kind !== 'in-place') return { error, destination };
+      const waitMs = router.inPlaceBackoffMs(destination.retry);
+      if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOf(consumer, record.topic), error, waitMs });
+      await waitHeartbeating(record, waitMs);
       try {
         await options.handler(record);
-        emit({ type: 'processed', record, attempt, parked: fromParking });
-        metrics.messages.inc({ consumer: consumer.name, topic: record.topic, outcome: 'success' });
-        return { outcome: 'success', commit: router.commitOffsetFor(record) };
-      } catch (error) {
-        const destination = router.decide(record, error, tries);
-        if (destination.kind === 'in-place') {
-          const waitMs = router.inPlaceBackoffMs(destination.retry);
-          emit({ type: 'failed-in-place', record, attempt, error, waitMs });
-          await waitHeartbeating(record, waitMs);
-          continue;
-        }
-        const commit = await publish(record, error, destination);
-        emit({ type: 'routed', record, attempt, error, destination });
-        metrics.messages.inc({ consumer: consumer.name, topic: record.topic, outcome: destination.kind === 'tier' ? 'retry' : 'dlq' });
-        return { outcome: destination.kind, commit };
+        return undefined;
+      } catch (next) {
+        error = next;
       }
     }
   }
 
-  async function onMainRecord(record: EachMessagePayload): Promise<void> {
-    if (parking) return parking.onMainRecord(record);
-    const { commit } = await handle(record, false);
-    await mainCommits.mark(commit);
+  /** Runs the handler with its in-place retries: nothing on success, else where the record goes. */
+  async function runHandler(record: ConsumedRecord): Promise<RoutedFailure | undefined> {
+    try {
+      await options.handler(record);
+      return undefined;
+    } catch (error) {
+      return afterFailure(record, error);
+    }
   }
+
+  function routed(record: ConsumedRecord, { error, destination }: RoutedFailure): void {
+    if (listening) emit({ type: 'routed', record, attempt: attemptOf(consumer, record.topic), error, destination });
+    outcomeCell(record.topic, destination.kind === 'tier' ? 'retry' : 'dlq').inc();
+  }
+
+  /** Runs the handler with in-place retries, then routes a failure. Says where the record went and what to commit. */
+  async function handle(record: ConsumedRecord, fromParking: boolean): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }> {
+    const failure = await runHandler(record);
+    if (failure === undefined) {
+      if (listening) emit({ type: 'processed', record, attempt: attemptOf(consumer, record.topic), parked: fromParking });
+      outcomeCell(record.topic, 'success').inc();
+      return { outcome: 'success', commit: router.commitOffsetFor(record) };
+    }
+    const commit = await publish(record, failure.error, failure.destination);
+    routed(record, failure);
+    return { outcome: failure.destination.kind, commit };
+  }
+
+  const mainAttempt = attemptOf(consumer, consumer.mainTopic);
+  const pipeline: MainPipeline = createMainPipeline({
+    consumer: () => mainConsumer!,
+    handler: options.handler,
+    afterFailure,
+    publish: async (record, { error, destination }) => void (await publish(record, error, destination)),
+    routed,
+    processed: listening ? (record) => emit({ type: 'processed', record, attempt: mainAttempt, parked: false }) : undefined,
+    success: outcomeCell(consumer.mainTopic, 'success'),
+    commits: mainCommits,
+    stopping: () => stopping,
+    track: (work) => void tracked(work),
+    onCommitError: reportCommitError,
+    maxInFlight: options.maxPublishesInFlight ?? DEFAULT_PUBLISHES_IN_FLIGHT,
+    now: () => clock.now(),
+  });
 
   /**
    * The head of a tier partition is the record due first (R1): if it is not due, pause
@@ -214,7 +278,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       return;
     }
     firstSeen.done(id);
-    metrics.lateness.observe({ consumer: consumer.name, tier: tier.label }, (now - dueAt) / 1000);
+    latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
     const { outcome, commit } = await handle(record, false);
     if (parking) await parking.onTierRecord(record, outcome, commit);
     else await retryCommits.mark(commit);
@@ -275,7 +339,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     async start() {
       if (started) throw new Error(RESTART_REFUSED);
       started = true;
-      producer = options.kafka.producer();
+      // Publishes of partitions side by side go out together, one request at a time.
+      producer = coalescingProducer(options.kafka.producer());
       await producer.connect();
       router = createRouter(consumer, { producer, clock, random: options.random, classify: options.classify, metrics, includeStackTraces: options.includeStackTraces });
       const tierTopics = consumer.tiers.map((t) => t.topic);
@@ -293,17 +358,21 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         await mainConsumer.subscribe({ topics: [consumer.mainTopic, ...tierTopics], fromBeginning: true });
         mainConsumer.onRebalance(forgetWaiting);
         await mainConsumer.run({
-          eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? onMainRecord(record) : onTierRecord(record))),
-          // A main partition and each tier move on their own, as two consumers would. (With
+          eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? parking!.onMainRecord(record) : onTierRecord(record))),
+          // Main partitions move on side by side, and beside each its tier partitions, as
+          // separate consumers would (each main partition's state has its own lock). (With
           // one at a time, the Confluent client skipped tier records after a member died.)
-          partitionsConsumedConcurrently: 1 + tierTopics.length,
+          partitionsConsumedConcurrently: (1 + tierTopics.length) * (options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY),
         });
         return;
       }
       mainConsumer = options.kafka.consumer(consumer.groups.main);
       await mainConsumer.connect();
       await mainConsumer.subscribe({ topics: [consumer.mainTopic], fromBeginning: true });
-      mainConsumer.onRebalance(() => mainCommits.forget());
+      mainConsumer.onRebalance(() => {
+        pipeline.forget();
+        mainCommits.forget();
+      });
       if (tierTopics.length > 0) {
         retryConsumer = options.kafka.consumer(consumer.groups.retry, TIER_FETCH);
         await retryConsumer.connect();
@@ -311,15 +380,20 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         retryConsumer.onRebalance(forgetWaiting);
         await retryConsumer.run({ eachMessage: eachMessageOf(() => retryConsumer!, onTierRecord) });
       }
-      await mainConsumer.run({ eachMessage: eachMessageOf(() => mainConsumer!, onMainRecord) });
+      await mainConsumer.run({
+        eachBatch: (batch) => (stopping ? Promise.resolve(mainConsumer!.pause([{ topic: batch.topic, partitions: [batch.partition] }])) : tracked(pipeline.onBatch(batch))),
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY,
+      });
     },
     async stop() {
       stopping = true;
       signalStop();
       for (const cancel of waiting.values()) cancel();
       waiting.clear();
-      // Finish the records in hand, commit what is done, then leave the groups. A record
-      // that failed here stays uncommitted; stop() goes on, so the member still leaves.
+      // Finish the records in hand and the publishes in flight, commit what is done, then
+      // leave the groups. A record that failed here stays uncommitted; stop() goes on, so
+      // the member still leaves.
+      pipeline.release();
       await Promise.allSettled(inFlight);
       await Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError);
       // What the last flush could not commit runs again in the next run; no timer may keep the process alive.

@@ -1,11 +1,13 @@
 import type {
   CommittedOffset,
   ConsumerPort,
+  EachBatchPayload,
   EachMessagePayload,
   KafkaPort,
   OffsetCommit,
   OutgoingMessage,
   ProducerPort,
+  RunOptions,
   TopicPartitionOffset,
   TopicPartitions,
 } from '../runtime/port';
@@ -28,8 +30,9 @@ export class BrokerRefusedError extends Error {
 /**
  * An in-memory Kafka for unit tests and the simulator: topics must be created (no
  * auto-creation), offsets are committed per group, consumers pause, resume and seek.
- * One member per group, one record at a time per consumer, as KafkaJS's eachMessage.
- * Never a stand-in for the real broker where commits, crashes or ACLs matter.
+ * One member per group. With eachMessage one record at a time per consumer; with
+ * eachBatch up to `partitionsConsumedConcurrently` partitions at once, a batch of up to
+ * `batchSize` records each. Never a stand-in for the real broker where commits, crashes or ACLs matter.
  */
 export class MemoryBroker {
   private readonly logs = new Map<string, StoredRecord[][]>();
@@ -39,6 +42,8 @@ export class MemoryBroker {
   private readonly commitRefusals = new Map<string, number>();
   /** Heartbeats consumers sent from inside eachMessage (during long waits on one record). */
   heartbeats = 0;
+  /** Most records in one eachBatch call. */
+  batchSize = 100;
   /** Errors thrown out of eachMessage: a real client would crash or retry; here they fail the run. */
   readonly consumerErrors: unknown[] = [];
 
@@ -122,6 +127,9 @@ export class MemoryBroker {
         send: async ({ topic, messages }) => {
           for (const m of messages) this.append(topic, m);
         },
+        sendBatch: async (records) => {
+          for (const { topic, messages } of records) for (const m of messages) this.append(topic, m);
+        },
       }),
     };
   }
@@ -169,8 +177,14 @@ class MemoryConsumer implements ConsumerPort {
   private readonly paused = new Set<string>();
   private readonly rebalanceListeners: (() => void)[] = [];
   private eachMessage?: (payload: EachMessagePayload) => Promise<void>;
+  private eachBatch?: (payload: EachBatchPayload) => Promise<void>;
+  private concurrency = 1;
   private cursor = 0;
-  busy = false;
+  /** Partitions with an eachBatch call running. */
+  private readonly inBatch = new Set<string>();
+  /** Bumped by a seek or a rebalance: a batch handed out before is stale. */
+  private readonly generations = new Map<string, number>();
+  private messageBusy = false;
   private connected = false;
 
   constructor(
@@ -185,6 +199,11 @@ class MemoryConsumer implements ConsumerPort {
   async disconnect(): Promise<void> {
     this.connected = false;
     this.eachMessage = undefined;
+    this.eachBatch = undefined;
+  }
+
+  get busy(): boolean {
+    return this.messageBusy || this.inBatch.size > 0;
   }
 
   async subscribe({ topics }: { topics: string[] }): Promise<void> {
@@ -194,8 +213,10 @@ class MemoryConsumer implements ConsumerPort {
     this.topics = [...this.topics, ...topics];
   }
 
-  async run({ eachMessage }: { eachMessage: (payload: EachMessagePayload) => Promise<void> }): Promise<void> {
-    this.eachMessage = eachMessage;
+  async run(options: RunOptions): Promise<void> {
+    this.concurrency = options.partitionsConsumedConcurrently ?? 1;
+    if ('eachMessage' in options) this.eachMessage = options.eachMessage;
+    else this.eachBatch = options.eachBatch;
   }
 
   pause(partitions: TopicPartitions[]): void {
@@ -208,6 +229,11 @@ class MemoryConsumer implements ConsumerPort {
 
   seek({ topic, partition, offset }: TopicPartitionOffset): void {
     this.positions.set(tp(topic, partition), Number(offset));
+    this.bump(tp(topic, partition));
+  }
+
+  private bump(id: string): void {
+    this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
   }
 
   async commitOffsets(offsets: OffsetCommit[]): Promise<void> {
@@ -228,6 +254,7 @@ class MemoryConsumer implements ConsumerPort {
 
   /** Forgets positions and pauses, as a member that lost and got back its partitions. */
   rebalance(): void {
+    for (const id of this.positions.keys()) this.bump(id);
     this.positions.clear();
     this.paused.clear();
     for (const listener of this.rebalanceListeners) listener();
@@ -237,9 +264,14 @@ class MemoryConsumer implements ConsumerPort {
     return this.topics.flatMap((topic) => Array.from({ length: this.broker.partitionsOf(topic) }, (_, partition) => ({ topic, partition })));
   }
 
-  /** Starts eachMessage on the next record of an unpaused partition, round robin; false when there is none. */
+  /** Starts eachMessage on the next record, or eachBatch on as many partitions as allowed; false when nothing started. */
   deliverNext(): boolean {
-    if (!this.connected || !this.eachMessage || this.busy) return false;
+    if (this.eachBatch) {
+      let started = false;
+      while (this.inBatch.size < this.concurrency && this.deliverBatch()) started = true;
+      return started;
+    }
+    if (!this.connected || !this.eachMessage || this.messageBusy) return false;
     const all = this.partitions();
     for (let i = 0; i < all.length; i++) {
       const { topic, partition } = all[(this.cursor + i) % all.length]!;
@@ -250,7 +282,7 @@ class MemoryConsumer implements ConsumerPort {
       if (!record) continue;
       this.cursor = (this.cursor + i + 1) % all.length;
       this.positions.set(id, position + 1);
-      this.busy = true;
+      this.messageBusy = true;
       const payload: EachMessagePayload = {
         topic,
         partition,
@@ -262,8 +294,47 @@ class MemoryConsumer implements ConsumerPort {
       this.eachMessage(payload)
         .catch((error: unknown) => this.broker.consumerErrors.push(error))
         .finally(() => {
-          this.busy = false;
+          this.messageBusy = false;
         });
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Starts eachBatch on the next unpaused partition with records and no batch running,
+   * round robin. Only resolved records move the read position, as with the real clients.
+   */
+  private deliverBatch(): boolean {
+    if (!this.connected || !this.eachBatch) return false;
+    const all = this.partitions();
+    for (let i = 0; i < all.length; i++) {
+      const { topic, partition } = all[(this.cursor + i) % all.length]!;
+      const id = tp(topic, partition);
+      if (this.paused.has(id) || this.inBatch.has(id)) continue;
+      const position = this.positions.get(id) ?? this.broker.fetchPosition(this.groupId, topic, partition);
+      const records = this.broker.records(topic, partition).slice(position, position + this.broker.batchSize);
+      if (records.length === 0) continue;
+      this.cursor = (this.cursor + i + 1) % all.length;
+      this.positions.set(id, position);
+      this.inBatch.add(id);
+      const generation = this.generations.get(id) ?? 0;
+      const stale = () => !this.connected || (this.generations.get(id) ?? 0) !== generation;
+      const payload: EachBatchPayload = {
+        topic,
+        partition,
+        messages: records.map((record, k) => ({ key: record.key, value: record.value, headers: record.headers, offset: String(position + k), timestamp: String(record.timestamp) })),
+        resolveOffset: (offset) => {
+          if (!stale()) this.positions.set(id, Math.max(this.positions.get(id) ?? 0, Number(offset) + 1));
+        },
+        heartbeat: async () => {
+          this.broker.heartbeats++;
+        },
+        isStale: stale,
+      };
+      this.eachBatch(payload)
+        .catch((error: unknown) => this.broker.consumerErrors.push(error))
+        .finally(() => this.inBatch.delete(id));
       return true;
     }
     return false;

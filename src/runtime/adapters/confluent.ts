@@ -1,4 +1,4 @@
-import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
+import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit, OutgoingMessage, PortMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
 
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
@@ -9,7 +9,7 @@ import type { OffsetsAdminLike } from './group-offsets';
  * and librdkafka settings (such as the rebalance callback) beside it.
  */
 export interface ConfluentKafkaLike {
-  consumer(config: { kafkaJS: Record<string, unknown>; rebalance_cb?: (err: unknown, assignment: unknown) => void }): ConfluentConsumerLike;
+  consumer(config: { kafkaJS: Record<string, unknown>; rebalance_cb?: (err: unknown, assignment: unknown) => void; 'js.consumer.max.batch.size'?: number }): ConfluentConsumerLike;
   producer(config: { kafkaJS: Record<string, unknown> }): ConfluentProducerLike;
   admin(): OffsetsAdminLike;
 }
@@ -18,18 +18,38 @@ interface ConfluentConsumerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   subscribe(s: { topics: string[] }): Promise<void>;
-  run(r: { eachMessage: (p: EachMessagePayload) => Promise<void>; partitionsConsumedConcurrently?: number }): Promise<void>;
+  run(r: {
+    eachMessage?: (p: EachMessagePayload) => Promise<void>;
+    eachBatch?: (p: ConfluentBatchPayload) => Promise<void>;
+    eachBatchAutoResolve?: boolean;
+    partitionsConsumedConcurrently?: number;
+  }): Promise<void>;
   pause(t: TopicPartitions[]): void;
   resume(t: TopicPartitions[]): void;
   seek(s: TopicPartitionOffset): void;
   commitOffsets(o: OffsetCommit[]): Promise<void>;
 }
 
+interface ConfluentBatchPayload {
+  batch: { topic: string; partition: number; messages: PortMessage[] };
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  isRunning(): boolean;
+  isStale(): boolean;
+}
+
 interface ConfluentProducerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   send(r: { topic: string; messages: OutgoingMessage[] }): Promise<unknown>;
+  sendBatch(r: { topicMessages: { topic: string; messages: OutgoingMessage[] }[] }): Promise<unknown>;
 }
+
+/**
+ * Most records per eachBatch call. The client's default (32) makes a fast handler pay
+ * the batch overhead every 32 records; unresolved records of a batch are fetched again.
+ */
+const MAX_BATCH_SIZE = 500;
 
 /**
  * Park-by-key reads the main topic and the tiers in one co-partitioned group. With the
@@ -52,6 +72,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
       const fetch = { ...(maxBytesPerPartition ? { maxBytesPerPartition } : {}), ...(maxWaitTimeInMs ? { maxWaitTimeInMs } : {}) };
       const consumer = kafka.consumer({
         kafkaJS: { ...options.consumerConfig, ...fetch, groupId, autoCommit: false, fromBeginning: true },
+        'js.consumer.max.batch.size': MAX_BATCH_SIZE,
         rebalance_cb: () => {
           for (const listener of listeners) listener();
         },
@@ -64,7 +85,18 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
           await offsets.close();
         },
         subscribe: ({ topics }) => consumer.subscribe({ topics }),
-        run: ({ eachMessage, partitionsConsumedConcurrently }) => consumer.run({ eachMessage, ...(partitionsConsumedConcurrently ? { partitionsConsumedConcurrently } : {}) }),
+        run: (run) => {
+          const concurrency = run.partitionsConsumedConcurrently ? { partitionsConsumedConcurrently: run.partitionsConsumedConcurrently } : {};
+          if ('eachMessage' in run) return consumer.run({ eachMessage: run.eachMessage, ...concurrency });
+          const { eachBatch } = run;
+          return consumer.run({
+            // The runtime resolves each record it took; the client seeks back to the first one it did not.
+            eachBatchAutoResolve: false,
+            eachBatch: ({ batch, resolveOffset, heartbeat, isRunning, isStale }) =>
+              eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages, resolveOffset, heartbeat, isStale: () => !isRunning() || isStale() }),
+            ...concurrency,
+          });
+        },
         pause: (t) => consumer.pause(t),
         resume: (t) => consumer.resume(t),
         seek: (s) => consumer.seek(s),
@@ -80,6 +112,9 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
         disconnect: () => producer.disconnect(),
         send: async (record) => {
           await producer.send(record);
+        },
+        sendBatch: async (records) => {
+          await producer.sendBatch({ topicMessages: records });
         },
       };
     },

@@ -1,4 +1,4 @@
-import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
+import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit, OutgoingMessage, PortMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
 import { UnknownPartitionError } from '../publish-loop';
 import { coPartitionedAssigner } from './co-partition-assigner';
 import { groupOffsetsReader } from './group-offsets';
@@ -15,7 +15,13 @@ interface KafkaJsConsumerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   subscribe(s: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
-  run(r: { autoCommit: boolean; eachMessage: (p: EachMessagePayload) => Promise<void>; partitionsConsumedConcurrently?: number }): Promise<void>;
+  run(r: {
+    autoCommit: boolean;
+    eachMessage?: (p: EachMessagePayload) => Promise<void>;
+    eachBatch?: (p: KafkaJsBatchPayload) => Promise<void>;
+    eachBatchAutoResolve?: boolean;
+    partitionsConsumedConcurrently?: number;
+  }): Promise<void>;
   pause(t: TopicPartitions[]): void;
   resume(t: TopicPartitions[]): void;
   seek(s: TopicPartitionOffset): void;
@@ -24,10 +30,28 @@ interface KafkaJsConsumerLike {
   events: { GROUP_JOIN: string };
 }
 
+interface KafkaJsBatchPayload {
+  batch: { topic: string; partition: number; messages: PortMessage[] };
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  isRunning(): boolean;
+  isStale(): boolean;
+}
+
 interface KafkaJsProducerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   send(r: { topic: string; acks: number; messages: OutgoingMessage[] }): Promise<{ partition: number }[]>;
+  sendBatch(r: { acks: number; topicMessages: { topic: string; messages: OutgoingMessage[] }[] }): Promise<{ topicName: string; partition: number }[]>;
+}
+
+/** kafkajs resolves without writing a record whose partition the topic lacks: that would be a lost record. */
+function checkWritten(records: { topic: string; messages: OutgoingMessage[] }[], written: { topicName: string; partition: number }[]): void {
+  for (const { topic, messages } of records) {
+    for (const { partition } of messages) {
+      if (partition !== undefined && !written.some((w) => w.topicName === topic && w.partition === partition)) throw new UnknownPartitionError(topic, partition);
+    }
+  }
 }
 
 /**
@@ -48,7 +72,19 @@ export function kafkajsPort(kafka: KafkaJsLike, options: { consumerConfig?: Reco
           await offsets.close();
         },
         subscribe: (s) => consumer.subscribe(s),
-        run: ({ eachMessage, partitionsConsumedConcurrently }) => consumer.run({ autoCommit: false, eachMessage, ...(partitionsConsumedConcurrently ? { partitionsConsumedConcurrently } : {}) }),
+        run: (run) => {
+          const concurrency = run.partitionsConsumedConcurrently ? { partitionsConsumedConcurrently: run.partitionsConsumedConcurrently } : {};
+          if ('eachMessage' in run) return consumer.run({ autoCommit: false, eachMessage: run.eachMessage, ...concurrency });
+          const { eachBatch } = run;
+          return consumer.run({
+            autoCommit: false,
+            // The runtime resolves each record it took, so a batch left early is fetched again from there.
+            eachBatchAutoResolve: false,
+            eachBatch: ({ batch, resolveOffset, heartbeat, isRunning, isStale }) =>
+              eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages, resolveOffset, heartbeat, isStale: () => !isRunning() || isStale() }),
+            ...concurrency,
+          });
+        },
         pause: (t) => consumer.pause(t),
         resume: (t) => consumer.resume(t),
         seek: (s) => consumer.seek(s),
@@ -65,11 +101,9 @@ export function kafkajsPort(kafka: KafkaJsLike, options: { consumerConfig?: Reco
         disconnect: () => producer.disconnect(),
         send: async ({ topic, messages }) => {
           const written = await producer.send({ topic, acks: -1, messages });
-          // kafkajs resolves without writing a record whose partition the topic lacks: that would be a lost record.
-          for (const { partition } of messages) {
-            if (partition !== undefined && !written.some((w) => w.partition === partition)) throw new UnknownPartitionError(topic, partition);
-          }
+          checkWritten([{ topic, messages }], written.map((w) => ({ topicName: topic, partition: w.partition })));
         },
+        sendBatch: async (records) => checkWritten(records, await producer.sendBatch({ acks: -1, topicMessages: records })),
       };
     },
   };

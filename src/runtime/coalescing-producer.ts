@@ -1,0 +1,71 @@
+import type { OutgoingMessage, ProducerPort } from './port';
+import { publishFailureReason } from './publish-loop';
+
+interface Queued {
+  readonly topic: string;
+  readonly messages: OutgoingMessage[];
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * One request in flight at a time, and everything sent meanwhile goes out together in
+ * the next one. The producer is idempotent with one request in flight, so concurrent
+ * sends wait in line anyway; coalescing turns a line of N round trips into one. Each
+ * send resolves with its request's acknowledgement (acks=-1).
+ */
+export function coalescingProducer(producer: ProducerPort): ProducerPort {
+  let queue: Queued[] = [];
+  let sending = false;
+
+  async function request(entries: readonly Queued[]): Promise<void> {
+    const byTopic = new Map<string, OutgoingMessage[]>();
+    for (const { topic, messages } of entries) {
+      const list = byTopic.get(topic);
+      if (list) list.push(...messages);
+      else byTopic.set(topic, [...messages]);
+    }
+    const records = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    if (producer.sendBatch) await producer.sendBatch(records);
+    else for (const record of records) await producer.send(record);
+  }
+
+  async function drain(): Promise<void> {
+    sending = true;
+    while (queue.length > 0) {
+      const entries = queue;
+      queue = [];
+      try {
+        await request(entries);
+        for (const e of entries) e.resolve();
+      } catch (error) {
+        // A partition one record's destination lacks must not fail its neighbours (they
+        // would leave their partitions too): send them one by one to learn whose it is.
+        if (entries.length > 1 && publishFailureReason(error) === 'unknown-partition') await oneByOne(entries);
+        else for (const e of entries) e.reject(error);
+      }
+    }
+    sending = false;
+  }
+
+  async function oneByOne(entries: readonly Queued[]): Promise<void> {
+    for (const e of entries) {
+      try {
+        await request([e]);
+        e.resolve();
+      } catch (error) {
+        e.reject(error);
+      }
+    }
+  }
+
+  return {
+    connect: () => producer.connect(),
+    disconnect: () => producer.disconnect(),
+    send: ({ topic, messages }) =>
+      new Promise<void>((resolve, reject) => {
+        queue.push({ topic, messages, resolve, reject });
+        if (!sending) void drain();
+      }),
+  };
+}

@@ -1,0 +1,147 @@
+import type { CounterCell } from './counter-cells';
+import type { OffsetCommitter } from './offset-committer';
+import { PartitionProgress } from './partition-progress';
+import type { ConsumerPort, EachBatchPayload } from './port';
+import type { ConsumedRecord, RoutedDestination } from './router';
+import { StopRequested } from './stop-requested';
+
+/** A record the handler gave up on, and where it goes. */
+export interface RoutedFailure {
+  readonly error: unknown;
+  readonly destination: RoutedDestination;
+}
+
+export interface MainPipelineOptions {
+  readonly consumer: () => ConsumerPort;
+  /** The user's handler, called directly: a success costs no promise of ours. */
+  readonly handler: (record: ConsumedRecord) => Promise<void>;
+  /** After the handler threw: in-place retries, then where the record goes (nothing when a retry succeeded). Rejects when stop() cuts a wait short. */
+  readonly afterFailure: (record: ConsumedRecord, error: unknown) => Promise<RoutedFailure | undefined>;
+  /** Publishes until acknowledged; rejects only when stop() comes first. */
+  readonly publish: (record: ConsumedRecord, failure: RoutedFailure) => Promise<void>;
+  /** After the acknowledgement: the `routed` event and the outcome counter. */
+  readonly routed: (record: ConsumedRecord, failure: RoutedFailure) => void;
+  /** After a success: the `processed` event (only when someone listens). */
+  readonly processed?: (record: ConsumedRecord) => void;
+  readonly success: CounterCell;
+  readonly commits: OffsetCommitter;
+  readonly stopping: () => boolean;
+  /** Keeps a background publish where stop() waits for it. */
+  readonly track: (work: Promise<void>) => void;
+  readonly onCommitError: (error: unknown) => void;
+  /** Most unacknowledged publishes per partition; at the limit the partition waits (memory stays bounded while the broker refuses). */
+  readonly maxInFlight: number;
+  readonly now: () => number;
+}
+
+/**
+ * kafkajs heartbeats only between batches and when asked: a long batch of slow records
+ * asks every second (below its default 3 s interval), as its eachMessage loop did after
+ * each record, without a promise per record.
+ */
+const HEARTBEAT_EVERY_MS = 1_000;
+
+export interface MainPipeline {
+  onBatch(batch: EachBatchPayload): Promise<void>;
+  /** After a rebalance: the partitions' progress is dropped, their uncommitted records run again. */
+  forget(): void;
+  /** For stop(): nobody waits for an acknowledgement any more. */
+  release(): void;
+}
+
+/**
+ * The main topic of an unordered consumer, a batch at a time per partition, partitions
+ * side by side. Within a partition the handler runs record after record (in-place
+ * retries hold the partition, by design), but a failure's publish runs in the background:
+ * the next records go on, and the commit stops at the oldest unacknowledged publish.
+ */
+export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
+  const partitions = new Map<string, PartitionProgress>();
+  const failures = new WeakMap<PartitionProgress, unknown>();
+
+  function progressOf(batch: EachBatchPayload): PartitionProgress {
+    const id = `${batch.topic}\u0000${batch.partition}`;
+    const known = partitions.get(id);
+    // Records fetched again (a seek, a rebalance we were not told of) start a fresh count:
+    // the committer never moves a partition back, and the old publishes no longer count.
+    if (known && !known.taken(Number(batch.messages[0]!.offset))) return known;
+    if (known) known.dropped = true;
+    const progress = new PartitionProgress(batch.topic, batch.partition);
+    partitions.set(id, progress);
+    return progress;
+  }
+
+  async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, offset: number, failure: RoutedFailure): Promise<void> {
+    try {
+      await options.publish(record, failure);
+    } catch (error) {
+      // Cut short by stop(): the record stays uncommitted, and so does every later one.
+      // Anything else is a bug; the partition's next batch throws it to the client, which
+      // starts over from the committed offset (never past this record).
+      if (!(error instanceof StopRequested)) failures.set(progress, error);
+      progress.release();
+      return;
+    }
+    progress.acknowledged(offset);
+    options.routed(record, failure);
+    if (progress.dropped) return;
+    options.commits.markProgress(progress)?.catch(options.onCommitError);
+  }
+
+  async function onBatch(batch: EachBatchPayload): Promise<void> {
+    const { topic, partition, messages } = batch;
+    if (messages.length === 0) return;
+    const progress = progressOf(batch);
+    /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */
+    let taken: string | undefined;
+    let heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
+    try {
+      for (const message of messages) {
+        if (options.stopping() || progress.dropped || batch.isStale()) break;
+        if (options.now() >= heartbeatAt) {
+          // Throws when the group rebalances: the batch ends here, as kafkajs's own loop does.
+          await batch.heartbeat();
+          heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
+        }
+        if (failures.has(progress)) throw failures.get(progress);
+        const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
+        const offset = Number(message.offset);
+        let failure: RoutedFailure | undefined;
+        try {
+          await options.handler(record);
+        } catch (error) {
+          failure = await options.afterFailure(record, error);
+        }
+        if (failure === undefined) {
+          progress.finish(offset);
+          options.success.inc();
+          options.processed?.(record);
+        } else {
+          progress.publishing(offset);
+          options.track(publishInBackground(progress, record, offset, failure));
+          while (progress.inFlight >= options.maxInFlight && !options.stopping() && !progress.dropped) await progress.waitForAcknowledgement();
+        }
+        taken = message.offset;
+        const commit = options.commits.markProgress(progress);
+        if (commit) await commit;
+      }
+    } finally {
+      if (taken !== undefined && !batch.isStale()) batch.resolveOffset(taken);
+    }
+    if (options.stopping()) options.consumer().pause([{ topic, partitions: [partition] }]);
+  }
+
+  return {
+    onBatch,
+    forget() {
+      for (const progress of partitions.values()) {
+        progress.dropped = true;
+        progress.release();
+      }
+      partitions.clear();
+    },
+    release() {
+      for (const progress of partitions.values()) progress.release();
+    },
+  };
+}
