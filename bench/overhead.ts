@@ -159,7 +159,7 @@ export async function benchOverhead(count = 120_000, rounds = 5): Promise<Overhe
   };
 }
 
-// Run directly (not imported by bench/run.ts): print the result.
+// `npx jiti bench/overhead.ts`: this section alone, printed.
 if (process.argv[1]?.endsWith('overhead.ts')) {
   benchOverhead().then(
     (result) => console.log(JSON.stringify(result, null, 2)),

@@ -4,7 +4,7 @@
  * bench/results.json, bench/results.md and bench/chart.svg and prints the results.
  *
  * npm run bench -- <section> [...]: those sections alone, merged into the last full
- * run's results (sections: synth, hot-path, throughput, precision, memory, dlq).
+ * run's results (sections: synth, hot-path, overhead, throughput, precision, memory, dlq).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +15,7 @@ import { BENCH_CLIENTS } from './clients';
 import { benchDlq } from './dlq';
 import { benchHotPath } from './hot-path';
 import { benchMemory } from './memory';
+import { benchOverhead } from './overhead';
 import { benchPrecision } from './precision';
 import { writeReport } from './report';
 import type { BenchResults } from './report';
@@ -23,13 +24,14 @@ import { benchThroughput } from './throughput';
 
 const step = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
-type Section = 'synth' | 'hot-path' | 'throughput' | 'precision' | 'memory' | 'dlq';
+type Section = 'synth' | 'hot-path' | 'overhead' | 'throughput' | 'precision' | 'memory' | 'dlq';
 type Measured = Partial<Omit<BenchResults, 'date' | 'machine'>>;
 
 /** Each section: whether it needs the broker, what it says while it runs, and how it measures. */
 const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Promise<Measured> }> = {
   synth: { broker: false, title: 'synth at scale: 10, 100 and 1,000 consumers against the floor; incremental synth of 100 topology files', run: async () => ({ synth: benchSynth() }) },
   'hot-path': { broker: false, title: 'hot path', run: async () => ({ hotPathOpsPerSecond: benchHotPath().opsPerSecond }) },
+  overhead: { broker: false, title: 'per-record overhead of the wrapper on the in-memory broker', run: async () => ({ overhead: await benchOverhead() }) },
   throughput: {
     broker: true,
     title: 'throughput: each client\'s auto-commit loop against the wrapped consumer at 0/1/10% failing (100,000 records), and the contrast loops',

@@ -27,6 +27,19 @@ export interface IncrementalSynth {
   readonly editMs: number;
   readonly checkRssMb: number;
   readonly editRssMb: number;
+  /** Peak RSS of the from-scratch synth of the whole repository (absent in older results). */
+  readonly fullRssMb?: number;
+}
+
+/**
+ * The 1,000-consumer synth again with V8's old space capped: the live heap is far below the
+ * uncapped peak RSS, which is V8 growing its heap lazily while garbage piles up.
+ */
+export interface CappedSynth {
+  readonly consumers: number;
+  readonly maxOldSpaceMb: number;
+  readonly ms: number;
+  readonly rssMb: number;
 }
 
 export interface SynthResults {
@@ -34,6 +47,8 @@ export interface SynthResults {
   readonly date?: string;
   readonly scale: SynthRow[];
   readonly incremental: IncrementalSynth;
+  /** Absent in results measured before it was. */
+  readonly capped?: CappedSynth;
 }
 
 const ROOT = path.join(__dirname, '..');
@@ -43,7 +58,11 @@ const CHILD = path.join(__dirname, 'synth-child.ts');
 type Measurement = { ms: number; maxRssMb: number; files: number };
 
 function run(...args: string[]): Measurement {
-  return JSON.parse(execFileSync(JITI, [CHILD, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })) as Measurement;
+  return runWith({}, ...args);
+}
+
+function runWith(env: NodeJS.ProcessEnv, ...args: string[]): Measurement {
+  return JSON.parse(execFileSync(JITI, [CHILD, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } })) as Measurement;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -142,12 +161,24 @@ function benchIncremental(files: number, consumersPerFile: number, rounds: numbe
       editMs: median(edit.map((x) => x.ms)),
       checkRssMb: median(check.map((x) => x.maxRssMb)),
       editRssMb: median(edit.map((x) => x.maxRssMb)),
+      fullRssMb: full.maxRssMb,
     };
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }
 }
 
+/** The largest size again under `NODE_OPTIONS=--max-old-space-size`: does it fit, and at what cost in time? */
+function benchCapped(consumers: number, maxOldSpaceMb: number, rounds: number): CappedSynth {
+  const runs = Array.from({ length: rounds }, () => runWith({ NODE_OPTIONS: `--max-old-space-size=${maxOldSpaceMb}` }, 'krt', String(consumers)));
+  return { consumers, maxOldSpaceMb, ms: median(runs.map((x) => x.ms)), rssMb: median(runs.map((x) => x.maxRssMb)) };
+}
+
 export function benchSynth(sizes: readonly number[] = [10, 100, 1000], rounds = 3): SynthResults {
-  return { date: new Date().toISOString().slice(0, 10), scale: benchScale(sizes, rounds), incremental: benchIncremental(100, 10, rounds) };
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    scale: benchScale(sizes, rounds),
+    incremental: benchIncremental(100, 10, rounds),
+    capped: benchCapped(Math.max(...sizes), 256, rounds),
+  };
 }
