@@ -1,6 +1,7 @@
 import type { CounterCell } from './counter-cells';
 import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
+import type { PendingPublish } from './partition-progress';
 import type { ConsumerPort, EachBatchPayload } from './port';
 import type { ConsumedRecord, RoutedDestination } from './router';
 import { StopRequested } from './stop-requested';
@@ -17,8 +18,8 @@ export interface MainPipelineOptions {
   readonly handler: (record: ConsumedRecord) => Promise<void>;
   /** After the handler threw: in-place retries, then where the record goes (nothing when a retry succeeded). Rejects when stop() cuts a wait short. */
   readonly afterFailure: (record: ConsumedRecord, error: unknown) => Promise<RoutedFailure | undefined>;
-  /** Publishes until acknowledged; rejects only when stop() comes first. */
-  readonly publish: (record: ConsumedRecord, failure: RoutedFailure) => Promise<void>;
+  /** Publishes until acknowledged; rejects (StopRequested) only when stop() comes first or `abandoned()` turns true. */
+  readonly publish: (record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean) => Promise<void>;
   /** After the acknowledgement: the `routed` event and the outcome counter. */
   readonly routed: (record: ConsumedRecord, failure: RoutedFailure) => void;
   /** After a success: the `processed` event (only when someone listens). */
@@ -43,7 +44,7 @@ const HEARTBEAT_EVERY_MS = 1_000;
 
 export interface MainPipeline {
   onBatch(batch: EachBatchPayload): Promise<void>;
-  /** After a rebalance: the partitions' progress is dropped, their uncommitted records run again. */
+  /** After a rebalance: nothing is committed for a partition until its next batch says where it resumes. */
   forget(): void;
   /** For stop(): nobody waits for an acknowledgement any more. */
   release(): void;
@@ -61,31 +62,43 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
 
   function progressOf(batch: EachBatchPayload): PartitionProgress {
     const id = `${batch.topic}\u0000${batch.partition}`;
-    const known = partitions.get(id);
-    // Records fetched again (a seek, a rebalance we were not told of) start a fresh count:
-    // the committer never moves a partition back, and the old publishes no longer count.
-    if (known && !known.taken(Number(batch.messages[0]!.offset))) return known;
-    if (known) known.dropped = true;
-    const progress = new PartitionProgress(batch.topic, batch.partition);
-    partitions.set(id, progress);
+    const first = Number(batch.messages[0]!.offset);
+    let progress = partitions.get(id);
+    if (progress === undefined) {
+      progress = new PartitionProgress(batch.topic, batch.partition);
+      partitions.set(id, progress);
+    } else if (progress.mustResume(first)) {
+      // After a rebalance or a seek: the records from `first` on run again (their old
+      // publishes give up), earlier publishes still hold the commit.
+      progress.resume(first);
+      failures.delete(progress);
+    }
     return progress;
   }
 
-  async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, offset: number, failure: RoutedFailure): Promise<void> {
+  async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {
     try {
-      await options.publish(record, failure);
+      await options.publish(record, failure, () => pending.abandoned);
     } catch (error) {
-      // Cut short by stop(): the record stays uncommitted, and so does every later one.
-      // Anything else is a bug; the partition's next batch throws it to the client, which
-      // starts over from the committed offset (never past this record).
-      if (!(error instanceof StopRequested)) failures.set(progress, error);
+      // Cut short by stop() or abandoned: the record stays uncommitted (or runs again).
+      // Anything else is a bug; the partition's next record throws it to the client, and
+      // the commit never passes this record.
+      if (!(error instanceof StopRequested) && !pending.abandoned) failures.set(progress, error);
       progress.release();
       return;
     }
-    progress.acknowledged(offset);
+    progress.acknowledged(pending);
     options.routed(record, failure);
-    if (progress.dropped) return;
+    if (progress.dropped || pending.abandoned) return;
     options.commits.markProgress(progress)?.catch(options.onCommitError);
+  }
+
+  /** A publish failed for a reason other than stop: thrown once, to the client. */
+  function throwFailure(progress: PartitionProgress): void {
+    if (!failures.has(progress)) return;
+    const error = failures.get(progress);
+    failures.delete(progress);
+    throw error;
   }
 
   async function onBatch(batch: EachBatchPayload): Promise<void> {
@@ -103,7 +116,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           await batch.heartbeat();
           heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
         }
-        if (failures.has(progress)) throw failures.get(progress);
+        throwFailure(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
         const offset = Number(message.offset);
         let failure: RoutedFailure | undefined;
@@ -117,9 +130,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           options.success.inc();
           options.processed?.(record);
         } else {
-          progress.publishing(offset);
-          options.track(publishInBackground(progress, record, offset, failure));
-          while (progress.inFlight >= options.maxInFlight && !options.stopping() && !progress.dropped) await progress.waitForAcknowledgement();
+          const pending = progress.publishing(offset);
+          options.track(publishInBackground(progress, record, pending, failure));
+          while (progress.inFlight >= options.maxInFlight && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
         }
         taken = message.offset;
         const commit = options.commits.markProgress(progress);
@@ -134,11 +147,11 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   return {
     onBatch,
     forget() {
+      // Kept, not cleared: a client may resume a partition past publishes still in flight.
       for (const progress of partitions.values()) {
         progress.dropped = true;
         progress.release();
       }
-      partitions.clear();
     },
     release() {
       for (const progress of partitions.values()) progress.release();

@@ -161,16 +161,20 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
 
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
-  function publish(record: ConsumedRecord, error: unknown, destination: RoutedDestination): Promise<TopicPartitionOffset> {
+  /** `abandoned`: the record was taken again (a rebalance, a seek), so this publish gives up at its next try. */
+  function publish(record: ConsumedRecord, error: unknown, destination: RoutedDestination, abandoned: () => boolean = () => false): Promise<TopicPartitionOffset> {
     return publishUntilAcknowledged({
       publish: (publishOptions) => router.publish(record, error, destination, publishOptions),
       // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
       mayRepartition: !parkByKey || destination.kind === 'dlq',
       backoff: publishBackoff,
-      wait: (ms) => waitHeartbeating(record, ms),
+      wait: async (ms) => {
+        await waitHeartbeating(record, ms);
+        if (abandoned()) throw new StopRequested();
+      },
       onFailure: ({ error: failure, reason, retryInMs }) => {
         // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
-        if (stopping) throw new StopRequested();
+        if (stopping || abandoned()) throw new StopRequested();
         metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
         if (listening) emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
       },
@@ -241,7 +245,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     consumer: () => mainConsumer!,
     handler: options.handler,
     afterFailure,
-    publish: async (record, { error, destination }) => void (await publish(record, error, destination)),
+    publish: async (record, { error, destination }, abandoned) => void (await publish(record, error, destination, abandoned)),
     routed,
     processed: listening ? (record) => emit({ type: 'processed', record, attempt: mainAttempt, parked: false }) : undefined,
     success: outcomeCell(consumer.mainTopic, 'success'),
