@@ -93,9 +93,11 @@ describe.each(clientPorts(USER))('the runtime through outages, on a real broker,
     if (!dir) throw new Error('this test restarts the broker that the test suite started; unset KAFKA_BOOTSTRAP_SERVERS to run it');
     const { d } = await consumerWithAcls();
     const done = new Set<string>();
+    const events: string[] = [];
     consumer = createRetryingConsumer(d, {
       kafka: port(),
       publishBackoff: { initialMs: 100, maxMs: 1_000 },
+      onEvent: (e) => void (e.type !== 'processed' && events.push(`${e.type}${'record' in e ? ` ${e.record.message.value}` : ''}${'error' in e ? ` (${String(e.error)})` : ''}`)),
       handler: async (record) => {
         const value = record.message.value!.toString();
         if (value.endsWith('-flaky') && record.topic === d.mainTopic) throw Object.assign(new Error('503'), { name: 'HTTPError', status: 503 });
@@ -109,6 +111,9 @@ describe.each(clientPorts(USER))('the runtime through outages, on a real broker,
     await restartBroker(dir);
     const second = Array.from({ length: 50 }, (_, i) => `after-${i}${i % 10 === 0 ? '-flaky' : ''}`);
     await produce(d.mainTopic, second);
-    await eventually('every record processed after the restart', () => ([...first, ...second].every((v) => done.has(v)) ? true : undefined), 3 * 60_000);
+    const missing = () => [...first, ...second].filter((v) => !done.has(v));
+    await eventually('every record processed after the restart', () => (missing().length === 0 ? true : undefined), 3 * 60_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}; never processed: ${missing().join(', ')}; the consumer's last events: ${events.slice(-20).join(' | ')}`);
+    });
   });
 });
