@@ -34,7 +34,7 @@ const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Pro
   overhead: { broker: false, title: 'per-record overhead of the wrapper on the in-memory broker', run: async () => ({ overhead: await benchOverhead() }) },
   throughput: {
     broker: true,
-    title: 'throughput: each client\'s auto-commit loop against the wrapped consumer at 0/1/10% failing (100,000 records), and the contrast loops',
+    title: 'throughput: each client\'s auto-commit loop against the wrapped consumer at 0/1/10% failing (300,000 records, best of 3 rounds), and the contrast loops',
     run: async () => ({ throughput: await benchThroughput(undefined, undefined, undefined, (line) => step(`  ${line}`)) }),
   },
   precision: {

@@ -37,7 +37,7 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
     originalOffset: fromMain ? record.message.offset : (previous.originalOffset ?? record.message.offset),
     originalTimestamp: fromMain ? timestampOf(record) : previous.originalTimestamp,
   };
-  const failure = describeError(error);
+  const failure = describeError(error, { withStack: options.includeStackTraces });
   const headers: OutgoingMessage['headers'] = {
     ...passThroughHeaders(record.message.headers),
     ...encodeRetryHeaders({
@@ -55,7 +55,7 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
     exceptionFqcn: failure.name,
     exceptionCauseFqcn: causeName(error),
     exceptionMessage: failure.message,
-    stackTrace: options.includeStackTraces ? failure.stack : undefined,
+    stackTrace: failure.stack,
   };
   if (consumer.headerStyle === 'x+spring' && destination.kind === 'dlq') Object.assign(headers, encodeSpringDltHeaders(spring));
   if (consumer.headerStyle === 'x+spring-retry-topic') {
