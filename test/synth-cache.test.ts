@@ -148,6 +148,30 @@ describe('incremental krt synth', () => {
     expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
   });
 
+  it('rebuilds a topology whose imported module has a .js twin beside its .ts, whichever of the two the loader picks', async () => {
+    mkdirSync(project.path('lib'));
+    project.write('lib/owner.ts', "export const billing = { team: 'from-ts', onCall: '#billing-oncall' };\n");
+    project.edit('topologies/orders.ts', "owner: { team: 'billing', onCall: '#billing-oncall' }", 'owner: billing');
+    project.edit('topologies/orders.ts', "import { defineTopology } from 'kafka-retry-topology';", "import { defineTopology } from 'kafka-retry-topology';\nimport { billing } from '../lib/owner';");
+    expect((await project.krt('synth')).code).toBe(0);
+
+    project.write('lib/owner.js', "exports.billing = { team: 'from-js', onCall: '#billing-oncall' };\n");
+    await project.krt('synth');
+    expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+    project.write('lib/owner.js', "exports.billing = { team: 'from-js-edited', onCall: '#billing-oncall' };\n");
+    await project.krt('synth');
+    expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+  });
+
+  it('ignores a cache that is JSON of the right version but the wrong shape', async () => {
+    await project.krt('synth');
+    const cache = JSON.parse(project.read(CACHE_FILE)) as { entries: unknown[] };
+    project.write(CACHE_FILE, JSON.stringify({ ...cache, entries: [null, ...cache.entries] }));
+    expect(await project.krt('synth', '--check')).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
+    project.write(CACHE_FILE, JSON.stringify({ ...cache, project: { model: 'x' } }));
+    expect(await project.krt('synth')).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('loads every time a topology that imports a package, which may read files or the environment', async () => {
     project.write('team.txt', 'billing\n');
     project.edit('topologies/orders.ts', "owner: { team: 'billing',", "owner: { team: readFileSync(`${__dirname}/../team.txt`, 'utf8').trim(),");

@@ -8,8 +8,8 @@ const PACKAGE_JSON = path.resolve(CODE_DIR, '..', 'package.json');
 /** The runbook templates, as the runbook emitter finds them (not imported: that would load handlebars). */
 const TEMPLATES_DIR = path.resolve(CODE_DIR, '..', 'templates');
 
-/** The libraries whose output ends up in generated files. */
-const OUTPUT_LIBRARIES = ['cdktf', 'constructs', 'handlebars', 'yaml', '@grafana/grafana-foundation-sdk', 'zod'];
+/** The libraries whose output ends up in generated files, and the loader that runs the topology files. */
+const OUTPUT_LIBRARIES = ['cdktf', 'constructs', 'handlebars', 'yaml', '@grafana/grafana-foundation-sdk', 'zod', 'jiti'];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -37,6 +37,8 @@ export function fingerprintOf({ packageJson, codeDir, templatesDir }: Fingerprin
   const hash = createHash('sha256');
   hash.update(`krt ${(JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version}\n`);
   for (const name of OUTPUT_LIBRARIES) hash.update(`${name} ${libraryVersion(name)}\n`);
+  // Another Node may run the same topology text differently (its Intl data, its globals).
+  hash.update(`node ${process.version}\n`);
   for (const [root, files] of [codeDir, templatesDir].map((dir) => [dir, filesUnder(dir)] as const)) {
     for (const file of files) {
       hash.update(`\0${path.relative(root, file)}\0`);

@@ -6,20 +6,44 @@ import path from 'node:path';
 const IMPORT_PATTERN = /\b(?:from\s*|import\s*\(?\s*|require\s*\(\s*)(['"])([^'"\n]+)\1/g;
 
 /**
- * Things whose value can change without the file changing: the environment, the clock,
- * chance, a module named at run time. A file that mentions any of them is loaded every
- * time, however unlikely it is to use them.
+ * What a file's export may depend on besides its text and its local imports: the
+ * environment, the clock, the locale, chance, where the file lies, state shared between
+ * files, and modules named in ways this scanner does not follow (a `require` or `import()`
+ * that is not one string literal, a comment where the path should be). A file that
+ * mentions any of them is loaded every time, however unlikely it is to use them: a
+ * needless load costs time, a missed input serves stale output.
  */
-const VOLATILE_PATTERN = /\bprocess\b|\bglobalThis\b|\bDate\b|\bMath\.random\b|\beval\b|\bFunction\s*\(|\bimport\s*\(\s*[^'"\s]|\brequire\s*\(\s*[^'"\s]|\bimport\.meta\b/;
+const VOLATILE = [
+  /\bprocess\b|\bglobalThis\b|\bglobal\b|\bmodule\b|\bexports\b/,
+  /\bDate\b|\bperformance\b|\bsetTimeout\b|\bsetInterval\b/,
+  /\bIntl\b|\btoLocale\w*|\blocaleCompare\b/,
+  /\bMath\.random\b|\bcrypto\b/,
+  /\b__dirname\b|\b__filename\b|\bimport\.meta\b|\.stack\b|\bfetch\b/,
+  /\beval\b|\bFunction\s*\(|\bcreateRequire\b/,
+  // Every require( and import( must be one string literal and nothing more.
+  /\brequire\b(?!\s*\(\s*(['"])[^'"\n]+\1\s*\))/,
+  /\bimport\s*\((?!\s*(['"])[^'"\n]+\1\s*\))/,
+  // A comment between `from` or `import` and the path hides the path from the scanner.
+  /\b(?:from|import)\s*\/[*/]/,
+];
+
+const isVolatile = (text: string) => VOLATILE.some((pattern) => pattern.test(text));
 
 /** The package a topology imports its API from: part of krt's own fingerprint. */
 const KRT_PACKAGE = /^kafka-retry-topology(\/|$)/;
 
-const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '/index.ts', '/index.js'];
+const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '/index.ts', '/index.tsx', '/index.mts', '/index.cts', '/index.js', '/index.mjs', '/index.cjs', '/index.json'];
 
+/**
+ * The one file a local specifier names, or undefined when none or several exist: the
+ * loader's order among `b.ts`, `b.js` and `b/index.ts` is its own (jiti tries `.js`
+ * before `.ts`), and a key built from the wrong one would miss the edits of the other.
+ * An explicit `.js` that stands for a `.ts` resolves to nothing here: loaded every time.
+ */
 function resolveLocal(from: string, specifier: string): string | undefined {
   const base = path.resolve(path.dirname(from), specifier);
-  return EXTENSIONS.map((ext) => `${base}${ext}`).find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+  const found = EXTENSIONS.map((ext) => `${base}${ext}`).filter((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+  return found.length === 1 ? found[0] : undefined;
 }
 
 /**
@@ -37,7 +61,7 @@ export function sourceKey(file: string, salt: string): string | undefined {
     if (seen.has(current)) continue;
     seen.add(current);
     const text = readFileSync(current, 'utf8');
-    if (VOLATILE_PATTERN.test(text)) return undefined;
+    if (isVolatile(text)) return undefined;
     hash.update(`\0${path.relative(path.dirname(file), current)}\0${text}`);
     for (const [, , specifier] of text.matchAll(IMPORT_PATTERN)) {
       if (KRT_PACKAGE.test(specifier!)) continue;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import type { TopologyModel } from '../model/types';
 import type { Diagnostic } from '../validate/diagnostic';
 
@@ -54,12 +55,30 @@ export function modelKey(fingerprint: string, model: unknown): string {
   return createHash('sha256').update(fingerprint).update('\0').update(JSON.stringify(model)).digest('hex');
 }
 
-/** The cache of the project in `cwd`, or an empty one when there is none, it is unreadable, or another krt wrote it. */
+const outputsSchema = z.array(z.object({ path: z.string(), sha256: z.string() }));
+
+/** The shape a cache must have to be used at all: a damaged one is ignored, never half-trusted. */
+const cacheSchema = z.object({
+  version: z.literal(CACHE_VERSION),
+  fingerprint: z.string(),
+  entries: z.array(
+    z.object({
+      source: z.string().optional(),
+      model: z.string(),
+      topology: z.custom<TopologyModel>((value) => typeof value === 'object' && value !== null && !Array.isArray(value)),
+      diagnostics: z.array(z.custom<Diagnostic>((value) => typeof value === 'object' && value !== null)),
+      outputs: outputsSchema,
+    }),
+  ),
+  project: z.object({ model: z.string(), outputs: outputsSchema }).optional(),
+});
+
+/** The cache of the project in `cwd`, or an empty one when there is none, it is damaged, or another krt wrote it. */
 export function readCache(cwd: string, fingerprint: string): SynthCache {
   try {
-    const cache = JSON.parse(readFileSync(path.join(cwd, CACHE_DIR, CACHE_FILE), 'utf8')) as SynthCache;
-    if (cache.version !== CACHE_VERSION || cache.fingerprint !== fingerprint || !Array.isArray(cache.entries)) return emptyCache(fingerprint);
-    return cache;
+    const parsed = cacheSchema.safeParse(JSON.parse(readFileSync(path.join(cwd, CACHE_DIR, CACHE_FILE), 'utf8')));
+    if (!parsed.success || parsed.data.fingerprint !== fingerprint) return emptyCache(fingerprint);
+    return parsed.data;
   } catch {
     return emptyCache(fingerprint);
   }

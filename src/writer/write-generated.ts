@@ -82,8 +82,10 @@ export class OutputFolder {
       return;
     }
     mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(`${target}.tmp`, file.content);
-    renameSync(`${target}.tmp`, target);
+    // A name of this process's own: two synths into one folder must not rename each other's file.
+    const temporary = `${target}.${process.pid}.tmp`;
+    writeFileSync(temporary, file.content);
+    renameSync(temporary, target);
     this.written.push(file.path);
   }
 
