@@ -1,5 +1,7 @@
-import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit, OutgoingMessage, PortMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
+import type { ConsumerPort, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
 
+import { clientRunOptions } from './client-run';
+import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 
@@ -18,24 +20,11 @@ interface ConfluentConsumerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   subscribe(s: { topics: string[] }): Promise<void>;
-  run(r: {
-    eachMessage?: (p: EachMessagePayload) => Promise<void>;
-    eachBatch?: (p: ConfluentBatchPayload) => Promise<void>;
-    eachBatchAutoResolve?: boolean;
-    partitionsConsumedConcurrently?: number;
-  }): Promise<void>;
+  run(r: ClientRunOptions): Promise<void>;
   pause(t: TopicPartitions[]): void;
   resume(t: TopicPartitions[]): void;
   seek(s: TopicPartitionOffset): void;
   commitOffsets(o: OffsetCommit[]): Promise<void>;
-}
-
-interface ConfluentBatchPayload {
-  batch: { topic: string; partition: number; messages: PortMessage[] };
-  resolveOffset(offset: string): void;
-  heartbeat(): Promise<void>;
-  isRunning(): boolean;
-  isStale(): boolean;
 }
 
 interface ConfluentProducerLike {
@@ -85,18 +74,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
           await offsets.close();
         },
         subscribe: ({ topics }) => consumer.subscribe({ topics }),
-        run: (run) => {
-          const concurrency = run.partitionsConsumedConcurrently ? { partitionsConsumedConcurrently: run.partitionsConsumedConcurrently } : {};
-          if ('eachMessage' in run) return consumer.run({ eachMessage: run.eachMessage, ...concurrency });
-          const { eachBatch } = run;
-          return consumer.run({
-            // The runtime resolves each record it took; the client seeks back to the first one it did not.
-            eachBatchAutoResolve: false,
-            eachBatch: ({ batch, resolveOffset, heartbeat, isRunning, isStale }) =>
-              eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages, resolveOffset, heartbeat, isStale: () => !isRunning() || isStale() }),
-            ...concurrency,
-          });
-        },
+        run: (run) => consumer.run(clientRunOptions(run)),
         pause: (t) => consumer.pause(t),
         resume: (t) => consumer.resume(t),
         seek: (s) => consumer.seek(s),

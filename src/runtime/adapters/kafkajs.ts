@@ -1,6 +1,8 @@
-import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit, OutgoingMessage, PortMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
+import type { ConsumerPort, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
 import { UnknownPartitionError } from '../publish-loop';
 import { coPartitionedAssigner } from './co-partition-assigner';
+import { clientRunOptions } from './client-run';
+import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 
@@ -15,27 +17,13 @@ interface KafkaJsConsumerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   subscribe(s: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
-  run(r: {
-    autoCommit: boolean;
-    eachMessage?: (p: EachMessagePayload) => Promise<void>;
-    eachBatch?: (p: KafkaJsBatchPayload) => Promise<void>;
-    eachBatchAutoResolve?: boolean;
-    partitionsConsumedConcurrently?: number;
-  }): Promise<void>;
+  run(r: ClientRunOptions & { autoCommit: boolean }): Promise<void>;
   pause(t: TopicPartitions[]): void;
   resume(t: TopicPartitions[]): void;
   seek(s: TopicPartitionOffset): void;
   commitOffsets(o: OffsetCommit[]): Promise<void>;
   on(event: string, listener: () => void): unknown;
   events: { GROUP_JOIN: string };
-}
-
-interface KafkaJsBatchPayload {
-  batch: { topic: string; partition: number; messages: PortMessage[] };
-  resolveOffset(offset: string): void;
-  heartbeat(): Promise<void>;
-  isRunning(): boolean;
-  isStale(): boolean;
 }
 
 interface KafkaJsProducerLike {
@@ -72,19 +60,7 @@ export function kafkajsPort(kafka: KafkaJsLike, options: { consumerConfig?: Reco
           await offsets.close();
         },
         subscribe: (s) => consumer.subscribe(s),
-        run: (run) => {
-          const concurrency = run.partitionsConsumedConcurrently ? { partitionsConsumedConcurrently: run.partitionsConsumedConcurrently } : {};
-          if ('eachMessage' in run) return consumer.run({ autoCommit: false, eachMessage: run.eachMessage, ...concurrency });
-          const { eachBatch } = run;
-          return consumer.run({
-            autoCommit: false,
-            // The runtime resolves each record it took, so a batch left early is fetched again from there.
-            eachBatchAutoResolve: false,
-            eachBatch: ({ batch, resolveOffset, heartbeat, isRunning, isStale }) =>
-              eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages, resolveOffset, heartbeat, isStale: () => !isRunning() || isStale() }),
-            ...concurrency,
-          });
-        },
+        run: (run) => consumer.run({ autoCommit: false, ...clientRunOptions(run) }),
         pause: (t) => consumer.pause(t),
         resume: (t) => consumer.resume(t),
         seek: (s) => consumer.seek(s),

@@ -1,0 +1,32 @@
+import type { EachMessagePayload, PortMessage, RunOptions } from '../port';
+
+/** The eachBatch payload of kafkajs, which the Confluent client's KafkaJS API copies. */
+export interface ClientBatchPayload {
+  batch: { topic: string; partition: number; messages: PortMessage[] };
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  isRunning(): boolean;
+  isStale(): boolean;
+}
+
+/** What both clients' `run()` take, commits aside (each adapter says how it turns auto-commit off). */
+export interface ClientRunOptions {
+  eachMessage?: (p: EachMessagePayload) => Promise<void>;
+  eachBatch?: (p: ClientBatchPayload) => Promise<void>;
+  eachBatchAutoResolve?: boolean;
+  partitionsConsumedConcurrently?: number;
+}
+
+/** A port's run options as both clients take them. */
+export function clientRunOptions(run: RunOptions): ClientRunOptions {
+  const concurrency = run.partitionsConsumedConcurrently ? { partitionsConsumedConcurrently: run.partitionsConsumedConcurrently } : {};
+  if ('eachMessage' in run) return { eachMessage: run.eachMessage, ...concurrency };
+  const { eachBatch } = run;
+  return {
+    // The runtime resolves each record it took; the client fetches again from the first one it did not.
+    eachBatchAutoResolve: false,
+    eachBatch: ({ batch, resolveOffset, heartbeat, isRunning, isStale }) =>
+      eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages, resolveOffset, heartbeat, isStale: () => !isRunning() || isStale() }),
+    ...concurrency,
+  };
+}
