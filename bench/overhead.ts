@@ -6,7 +6,6 @@
  */
 import { Counter, Registry } from 'prom-client';
 import { CounterCells } from '../src/runtime/counter-cells';
-import type { ConsumerDescriptor } from '../src/runtime/descriptor';
 import type { RetryEvent } from '../src/runtime/events';
 import { createOffsetCommitter, DEFAULT_COMMIT_POLICY } from '../src/runtime/offset-committer';
 import { PartitionProgress } from '../src/runtime/partition-progress';
@@ -14,6 +13,7 @@ import { createRetryingConsumer } from '../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../src/runtime/router';
 import { MemoryBroker } from '../src/simulate/memory-broker';
 import { VirtualClock } from '../src/simulate/virtual-clock';
+import { billingDescriptor } from '../test/runtime/descriptor';
 
 export interface OverheadResult {
   readonly records: number;
@@ -39,17 +39,8 @@ export interface OverheadResult {
 
 const PARTITIONS = 6;
 
-const descriptor: ConsumerDescriptor = {
-  name: 'overhead',
-  mainTopic: 'overhead.main',
-  groups: { main: 'overhead', retry: 'overhead.retry', replay: 'overhead.dlq-replay', monitor: 'overhead.dlq-monitor' },
-  tiers: [{ index: 1, topic: 'overhead.main.retry.1m', delayMs: 60_000, label: '1m' }],
-  dlqTopic: 'overhead.main.dlq',
-  inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
-  errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
-  ordering: 'unordered',
-  headerStyle: 'x',
-};
+/** The examples' billing consumer, with no in-place retry (the handler never fails here). */
+const descriptor = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 } });
 
 function filledBroker(count: number): MemoryBroker {
   const broker = new MemoryBroker(new VirtualClock(0));
