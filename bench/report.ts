@@ -12,8 +12,7 @@ import type { ThroughputKind, ThroughputRow } from './throughput';
 export interface BenchResults {
   readonly date: string;
   readonly machine: string;
-  /** An array in results measured before incremental synth was. */
-  readonly synth: SynthResults | SynthRow[];
+  readonly synth: SynthResults;
   readonly throughput: ThroughputRow[];
   /** One per client. */
   readonly precision: PrecisionResult[];
@@ -29,7 +28,7 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 export function resultsMarkdown(r: BenchResults): string {
-  const { scale, incremental, capped, date: synthDate } = synthSections(r.synth);
+  const { scale, incremental, capped, date: synthDate } = r.synth;
   const synthMeasured = synthDate && synthDate !== r.date ? ` (measured ${synthDate}, apart from the rest)` : '';
   const big = scale.find((s) => s.consumers === 1000);
   const hundred = scale.find((s) => s.consumers === 100);
@@ -170,10 +169,6 @@ function dlqMarkdown(d: DlqBenchResult): string[] {
   ];
 }
 
-function synthSections(synth: BenchResults['synth']): { date?: string; scale: SynthRow[]; incremental?: IncrementalSynth; capped?: CappedSynth } {
-  return Array.isArray(synth) ? { scale: synth } : synth;
-}
-
 function incrementalTargets(i: IncrementalSynth): string[] {
   const consumers = fmt(i.topologyFiles * i.consumersPerFile);
   const row = (what: string, ms: number) =>
@@ -244,7 +239,7 @@ export function chartSvg(r: BenchResults): string {
         value: t.recordsPerSecond / rowOf(r.throughput, t.client, 'auto-commit loop')!.recordsPerSecond,
         unit: 'x auto-commit loop',
       })),
-    ...synthSections(r.synth).scale.map((s) => ({ label: `synth ${s.consumers} consumers`, value: s.krtMs / s.floorMs, unit: 'x floor' })),
+    ...r.synth.scale.map((s) => ({ label: `synth ${s.consumers} consumers`, value: s.krtMs / s.floorMs, unit: 'x floor' })),
   ];
   const width = 760;
   const rowHeight = 28;
