@@ -4,6 +4,7 @@ import { clientRunOptions } from './client-run';
 import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
+import { seekAgainOnResume } from './seek-again-on-resume';
 
 /**
  * The parts of `new (require('@confluentinc/kafka-javascript').KafkaJS.Kafka)(...)` the
@@ -63,9 +64,11 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
         kafkaJS: { ...options.consumerConfig, ...fetch, groupId, autoCommit: false, fromBeginning: true },
         'js.consumer.max.batch.size': MAX_BATCH_SIZE,
         rebalance_cb: () => {
+          positions.forget();
           for (const listener of listeners) listener();
         },
       });
+      const positions = seekAgainOnResume(consumer);
       const offsets = groupOffsetsReader(() => kafka.admin(), groupId);
       return {
         connect: () => consumer.connect(),
@@ -75,9 +78,9 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
         },
         subscribe: ({ topics }) => consumer.subscribe({ topics }),
         run: (run) => consumer.run(clientRunOptions(run)),
-        pause: (t) => consumer.pause(t),
-        resume: (t) => consumer.resume(t),
-        seek: (s) => consumer.seek(s),
+        pause: (t) => positions.pause(t),
+        resume: (t) => positions.resume(t),
+        seek: (s) => positions.seek(s),
         commitOffsets: (o) => consumer.commitOffsets(o),
         committed: (topic, partitions) => offsets.committed(topic, partitions),
         onRebalance: (listener) => void listeners.push(listener),
