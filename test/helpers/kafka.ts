@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
 import type { AclEntry } from 'kafkajs';
@@ -65,15 +66,31 @@ export function terraformVars(user: string = ADMIN_USER): string[] {
   ].flatMap((v) => ['-var', v]);
 }
 
-/** Runs terraform in the working copy of a generated stack (kept beside the broker's data). */
+/**
+ * Where the working copies of the generated stacks live, with their Terraform state: the
+ * run's own folder beside a broker the suite started; for a broker it was given
+ * (KAFKA_BOOTSTRAP_SERVERS), a folder kept per broker, so a second run against it finds
+ * the topics and ACLs the first one applied in its state rather than failing on them.
+ */
+export function terraformRoot(): string {
+  if (process.env.KRT_TEST_BROKER_DIR || !process.env.KAFKA_BOOTSTRAP_SERVERS) return path.join(process.env.KRT_TEST_WORK_DIR ?? path.join(REPO_ROOT, '.krt-test'), 'terraform');
+  return path.join(os.tmpdir(), 'krt-test-terraform', process.env.KAFKA_BOOTSTRAP_SERVERS.replace(/[^\w.-]+/g, '_'));
+}
+
+/** Copies a generated stack into its working copy (its state stays) and initializes it. */
+export function prepareTerraformWorkingCopy(stack: string): void {
+  const { terraform, env } = terraformTooling();
+  const dir = path.join(terraformRoot(), stack);
+  mkdirSync(dir, { recursive: true });
+  cpSync(path.join(REPO_ROOT, 'generated', 'terraform', stack), dir, { recursive: true });
+  execFileSync(terraform, ['init', '-input=false', '-no-color'], { cwd: dir, env, stdio: 'pipe' });
+}
+
+/** Runs terraform in the working copy of a generated stack. */
 export function terraformIn(stack: string, args: string[]): { code: number; output: string } {
   const { terraform, env } = terraformTooling();
-  const dir = path.join(process.env.KRT_TEST_WORK_DIR ?? path.join(REPO_ROOT, '.krt-test'), 'terraform', stack);
-  if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true });
-    cpSync(path.join(REPO_ROOT, 'generated', 'terraform', stack), dir, { recursive: true });
-    execFileSync(terraform, ['init', '-input=false', '-no-color'], { cwd: dir, env, stdio: 'pipe' });
-  }
+  const dir = path.join(terraformRoot(), stack);
+  if (!existsSync(path.join(dir, '.terraform'))) prepareTerraformWorkingCopy(stack);
   try {
     return { code: 0, output: execFileSync(terraform, [...args, '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
   } catch (error) {

@@ -1,6 +1,8 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import type { AclEntry } from 'kafkajs';
-import { restartBroker } from '../../scripts/kafka/broker';
+import os from 'node:os';
+import path from 'node:path';
+import { restartBroker, startBroker, stopBroker } from '../../scripts/kafka/broker';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
@@ -53,6 +55,26 @@ async function dlqCount(topic: string): Promise<number> {
   return offsets.reduce((n, p) => n + Number(p.high), 0);
 }
 
+/**
+ * A broker this test may restart: the suite's own or, when the suite runs on a broker it
+ * was given (KAFKA_BOOTSTRAP_SERVERS), one started for this test alone; a shared broker
+ * is never restarted under others.
+ */
+async function restartableBroker(): Promise<{ dir: string; release: () => Promise<void> }> {
+  const suiteBroker = process.env.KRT_TEST_BROKER_DIR;
+  if (suiteBroker) return { dir: suiteBroker, release: async () => {} };
+  const given = process.env.KAFKA_BOOTSTRAP_SERVERS;
+  const dir = path.join(process.env.KRT_TEST_WORK_DIR ?? os.tmpdir(), `outage-kafka-${process.pid}`);
+  process.env.KAFKA_BOOTSTRAP_SERVERS = (await startBroker({ dir, users: [USER] })).bootstrapServers;
+  return {
+    dir,
+    release: async () => {
+      process.env.KAFKA_BOOTSTRAP_SERVERS = given;
+      await stopBroker(dir);
+    },
+  };
+}
+
 describe.each(clientPorts(USER))('the runtime through outages, on a real broker, with %s', (_client, port) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
@@ -89,8 +111,17 @@ describe.each(clientPorts(USER))('the runtime through outages, on a real broker,
   });
 
   it('loses nothing when the broker restarts mid-run', async () => {
-    const dir = process.env.KRT_TEST_BROKER_DIR;
-    if (!dir) throw new Error('this test restarts the broker that the test suite started; unset KAFKA_BOOTSTRAP_SERVERS to run it');
+    const broker = await restartableBroker();
+    try {
+      await losesNothingThroughARestartOf(broker.dir);
+    } finally {
+      await consumer?.stop();
+      consumer = undefined;
+      await broker.release();
+    }
+  });
+
+  async function losesNothingThroughARestartOf(dir: string): Promise<void> {
     const { d } = await consumerWithAcls();
     const done = new Set<string>();
     const events: string[] = [];
@@ -115,5 +146,5 @@ describe.each(clientPorts(USER))('the runtime through outages, on a real broker,
     await eventually('every record processed after the restart', () => (missing().length === 0 ? true : undefined), 3 * 60_000).catch((error: unknown) => {
       throw new Error(`${String(error)}; never processed: ${missing().join(', ')}; the consumer's last events: ${events.slice(-20).join(' | ')}`);
     });
-  });
+  }
 });

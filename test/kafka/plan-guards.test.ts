@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { terraformIn, terraformVars } from '../helpers/kafka';
+import { terraformIn, terraformRoot, terraformVars } from '../helpers/kafka';
 import { terraformTooling } from '../helpers/tools';
 
 jest.setTimeout(120_000);
@@ -12,7 +12,7 @@ function planEdited(edit: (stack: { resource: { kafka_topic: Record<string, { pa
   terraformIn('orders', ['version']); // the working copy exists and is initialized
   const { terraform, env } = terraformTooling();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-guard-'));
-  cpSync(path.join(process.env.KRT_TEST_WORK_DIR!, 'terraform', 'orders'), dir, { recursive: true });
+  cpSync(path.join(terraformRoot(), 'orders'), dir, { recursive: true });
   const file = path.join(dir, 'cdk.tf.json');
   const stack = JSON.parse(readFileSync(file, 'utf8'));
   edit(stack);

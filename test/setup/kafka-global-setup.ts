@@ -2,13 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBroker } from '../../scripts/kafka/broker';
-import { createMainTopics, DEPLOYER_USER, exampleModel, principalNames, terraformIn, terraformVars } from '../helpers/kafka';
+import { createMainTopics, DEPLOYER_USER, exampleModel, prepareTerraformWorkingCopy, principalNames, terraformIn, terraformVars } from '../helpers/kafka';
 import { prepareTools } from '../helpers/tools';
 
 /**
  * Builds or fetches every tool the tests need (the Confluent client included), then
  * starts a real Kafka broker for the suite (unless KAFKA_BOOTSTRAP_SERVERS points at
- * one), creates the main topics and applies every generated Terraform stack to it.
+ * one), creates the main topics and applies every generated Terraform stack to it (on
+ * a broker it was given, with the state of the runs before; see terraformRoot).
  * Any failure here fails the whole run: nothing is skipped.
  */
 export default async function globalSetup(): Promise<void> {
@@ -23,6 +24,7 @@ export default async function globalSetup(): Promise<void> {
   }
   await createMainTopics(model);
   for (const topology of model.topologies) {
+    prepareTerraformWorkingCopy(topology.name);
     const apply = terraformIn(topology.name, ['apply', '-auto-approve', ...terraformVars()]);
     if (apply.code !== 0) throw new Error(`terraform apply of ${topology.name} failed:\n${apply.output}`);
   }
