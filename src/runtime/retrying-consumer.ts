@@ -87,10 +87,13 @@ function safely(listener: RetryEventListener | undefined): RetryEventListener {
 
 /**
  * Tier consumers fetch little and wait briefly: a partition's head decides when it
- * resumes, so records fetched past it are dropped and read again (memory), and kafkajs
- * sleeps a whole fetch wait when every partition is paused (a resumed one would be late).
+ * resumes, so records fetched past it are dropped and read again, and kafkajs sleeps a
+ * whole fetch wait when every partition is paused (a resumed one would be late). 16 KiB a
+ * partition: at 64 KiB, kafkajs decoded some 6,000 records of a deep tier before its
+ * partitions paused, and the heap that took stayed (RSS 10% above a shallow tier's,
+ * against 3% at 16 KiB). A draining tier pays one fetch round trip per 16 KiB.
  */
-const TIER_FETCH = { maxBytesPerPartition: 64 * 1024, maxWaitTimeInMs: 100 } as const;
+const TIER_FETCH = { maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 } as const;
 
 const DEFAULT_PARTITIONS_CONCURRENTLY = 6;
 const DEFAULT_PUBLISHES_IN_FLIGHT = 256;

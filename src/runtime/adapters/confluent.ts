@@ -12,7 +12,12 @@ import { seekAgainOnResume } from './seek-again-on-resume';
  * and librdkafka settings (such as the rebalance callback) beside it.
  */
 export interface ConfluentKafkaLike {
-  consumer(config: { kafkaJS: Record<string, unknown>; rebalance_cb?: (err: unknown, assignment: unknown) => void; 'js.consumer.max.batch.size'?: number }): ConfluentConsumerLike;
+  consumer(config: {
+    kafkaJS: Record<string, unknown>;
+    rebalance_cb?: (err: unknown, assignment: unknown) => void;
+    'js.consumer.max.batch.size'?: number;
+    'queued.max.messages.kbytes'?: number;
+  }): ConfluentConsumerLike;
   producer(config: { kafkaJS: Record<string, unknown> }): ConfluentProducerLike;
   admin(): OffsetsAdminLike;
 }
@@ -42,6 +47,14 @@ interface ConfluentProducerLike {
 const MAX_BATCH_SIZE = 500;
 
 /**
+ * How many fetches' worth a partition of a consumer that asked for small fetches (a tier
+ * consumer) keeps prefetched. librdkafka otherwise fills each partition's queue (up to
+ * 64 MiB) before the partitions pause at their heads, and that native memory stays:
+ * RSS with 100,000 records waiting was 8-12% above a shallow tier's.
+ */
+const PREFETCHED_FETCHES = 4;
+
+/**
  * Park-by-key reads the main topic and the tiers in one co-partitioned group. With the
  * Confluent client's KafkaJS API (1.x) such a consumer, after a member was killed,
  * starved some partitions and skipped tier records it had never delivered: a lost
@@ -63,6 +76,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
       const consumer = kafka.consumer({
         kafkaJS: { ...options.consumerConfig, ...fetch, groupId, autoCommit: false, fromBeginning: true },
         'js.consumer.max.batch.size': MAX_BATCH_SIZE,
+        ...(maxBytesPerPartition ? { 'queued.max.messages.kbytes': Math.ceil((PREFETCHED_FETCHES * maxBytesPerPartition) / 1024) } : {}),
         rebalance_cb: () => {
           positions.forget();
           for (const listener of listeners) listener();

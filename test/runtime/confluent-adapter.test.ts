@@ -1,0 +1,54 @@
+import { confluentPort } from '../../src/runtime/adapters/confluent';
+import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
+
+type ConsumerConfig = Parameters<ConfluentKafkaLike['consumer']>[0];
+
+/** A stand-in for the Confluent client that keeps each consumer's settings and the calls it receives. */
+function fakeConfluent() {
+  const configs: ConsumerConfig[] = [];
+  const calls: string[] = [];
+  const kafka = {
+    consumer(config: ConsumerConfig) {
+      configs.push(config);
+      return {
+        connect: async () => {},
+        disconnect: async () => {},
+        subscribe: async () => {},
+        run: async () => {},
+        pause: (t: { topic: string; partitions: number[] }[]) => void calls.push(`pause ${t[0]!.topic}/${t[0]!.partitions}`),
+        resume: (t: { topic: string; partitions: number[] }[]) => void calls.push(`resume ${t[0]!.topic}/${t[0]!.partitions}`),
+        seek: (s: { topic: string; partition: number; offset: string }) => void calls.push(`seek ${s.topic}/${s.partition}@${s.offset}`),
+        commitOffsets: async () => {},
+      };
+    },
+    producer: () => ({ connect: async () => {}, disconnect: async () => {}, send: async () => {}, sendBatch: async () => {} }),
+    admin: () => ({}),
+  } as unknown as ConfluentKafkaLike;
+  return { kafka, configs, calls };
+}
+
+describe('the Confluent adapter', () => {
+  it('bounds what a consumer asking for small fetches keeps prefetched to four such fetches a partition', () => {
+    const { kafka, configs } = fakeConfluent();
+    const port = confluentPort(kafka);
+    port.consumer('orders.retry', { maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 });
+    port.consumer('orders');
+    expect(configs[0]!['queued.max.messages.kbytes']).toBe(64);
+    expect(configs[0]!.kafkaJS).toMatchObject({ maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 });
+    expect(configs[1]).not.toHaveProperty('queued.max.messages.kbytes');
+  });
+
+  it('seeks a partition that waited paused at its head once more as it resumes, but not after a rebalance', () => {
+    const { kafka, configs, calls } = fakeConfluent();
+    const consumer = confluentPort(kafka).consumer('orders.retry');
+    const tier = 'orders.retry.5s';
+    consumer.pause([{ topic: tier, partitions: [1] }]);
+    consumer.seek({ topic: tier, partition: 1, offset: '8' });
+    consumer.resume([{ topic: tier, partitions: [1] }]);
+    consumer.pause([{ topic: tier, partitions: [1] }]);
+    consumer.seek({ topic: tier, partition: 1, offset: '9' });
+    configs[0]!.rebalance_cb!(null, []);
+    consumer.resume([{ topic: tier, partitions: [1] }]);
+    expect(calls).toEqual([`pause ${tier}/1`, `seek ${tier}/1@8`, `resume ${tier}/1`, `seek ${tier}/1@8`, `pause ${tier}/1`, `seek ${tier}/1@9`, `resume ${tier}/1`]);
+  });
+});
