@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { compileTopologies } from '../src/compile';
+import { favourSmallHeap } from '../src/cli/small-heap';
 import { emitProjectFiles, emitTopology } from '../src/emitters';
 import { aclRules } from '../src/model/acls';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../src/writer/model-snapshot';
@@ -81,6 +82,8 @@ async function cli(dir: string, args: string[]): Promise<void> {
 }
 
 const [mode, ...rest] = process.argv.slice(2);
+// As the `krt` command does for a synth (src/cli/main.ts); the floor runs with node's defaults.
+if (mode !== 'floor') favourSmallHeap();
 if (mode === 'cli') {
   cli(rest[0]!, rest.slice(1)).catch((error: unknown) => {
     console.error(error);

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 import { processIo } from './io';
 import { runCli } from './program';
+import { favourSmallHeap } from './small-heap';
 
-runCli(process.argv.slice(2), processIo()).then(
+const args = process.argv.slice(2);
+if (args[0] === 'synth') favourSmallHeap();
+runCli(args, processIo()).then(
   (code) => {
     process.exitCode = code;
   },
