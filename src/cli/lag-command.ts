@@ -23,7 +23,7 @@ interface PartitionLag {
 export async function lagCommand(io: CliIo, name: string): Promise<number> {
   const consumer = await findConsumer(io, name);
   if (!consumer) return EXIT.problems;
-  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-lag').admin();
+  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-lag', 'the monitor principal').admin();
   await admin.connect();
   try {
     io.stdout(await section(admin, 'main topic', consumer.mainTopic.name, consumer.groups.main, 'lag'));

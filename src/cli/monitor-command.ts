@@ -52,7 +52,7 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
   const result = await compileFiles(resolveTopologyFiles(io.cwd, files), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const consumers = result.model.topologies.flatMap((t) => t.consumers);
-  const kafka = kafkaFromEnv(io.env ?? process.env, 'krt-monitor');
+  const kafka = kafkaFromEnv(io.env ?? process.env, 'krt-monitor', 'the monitor principal');
   const registry = new Registry();
   const monitors = consumers.map((consumer) => ({
     name: consumer.name,

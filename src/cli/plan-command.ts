@@ -41,7 +41,7 @@ async function liveCommand(io: CliIo, model: ProjectModel, options: PlanOptions)
   if (minInsyncReplicas !== undefined && !(Number.isInteger(minInsyncReplicas) && minInsyncReplicas >= 1)) {
     throw new UsageError(`--min-insync-replicas must be a whole number of at least 1, not '${options.minInsyncReplicas}'`);
   }
-  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-plan-live').admin();
+  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-plan-live', 'the drift principal (User:<topology>-drift)').admin();
   await admin.connect();
   try {
     const findings = compareLive(model, await readClusterState(admin, liveQuery(model)), { minInsyncReplicas });

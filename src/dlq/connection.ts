@@ -14,14 +14,17 @@ function saslMechanism(value: string): (typeof SASL_MECHANISMS)[number] | undefi
 
 const sslEnabled = (env: NodeJS.ProcessEnv) => (env[KAFKA_ENV.ssl] ?? 'true') !== 'false';
 
-/** A kafkajs client from the environment the runbooks tell people to set. */
-export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt'): Kafka {
+/**
+ * A kafkajs client from the environment the runbooks tell people to set. `principal`
+ * names whose credentials a command expects, for the message when they are missing.
+ */
+export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt', principal = 'the replay principal'): Kafka {
   const brokers = env[KAFKA_ENV.bootstrapServers];
   if (!brokers) throw new ConnectionSettingsError(`set ${KAFKA_ENV.bootstrapServers} to the brokers, e.g. 'kafka-1:9093,kafka-2:9093'`);
   const username = env[KAFKA_ENV.saslUsername];
   const password = env[KAFKA_ENV.saslPassword];
   if (!username || !password) {
-    throw new ConnectionSettingsError(`set ${KAFKA_ENV.saslUsername} and ${KAFKA_ENV.saslPassword} to the replay principal's credentials`);
+    throw new ConnectionSettingsError(`set ${KAFKA_ENV.saslUsername} and ${KAFKA_ENV.saslPassword} to the credentials of ${principal}`);
   }
   const given = env[KAFKA_ENV.saslMechanism] ?? 'plain';
   const mechanism = saslMechanism(given);
