@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ORDERING_STRATEGIES } from '../spec/types';
 import { ScenarioError } from '../simulate/scenario';
 import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND } from '../naming';
-import { ConnectionSettingsError, explainKafkaError } from '../dlq/connection';
+import { ConnectionSettingsError, explainKafkaError, principalOfCommand } from '../dlq/connection';
 import { DlqError } from '../dlq/session';
 import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
 import type { ReplayCommandOptions } from './dlq-command';
@@ -136,11 +136,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
-    return handleError(error, io);
+    return handleError(error, io, argv[0]);
   }
 }
 
-function handleError(error: unknown, io: CliIo): number {
+function handleError(error: unknown, io: CliIo, command: string | undefined): number {
   if (error instanceof CommanderError) {
     const quiet = ['commander.helpDisplayed', 'commander.version'];
     return quiet.includes(error.code) ? EXIT.ok : EXIT.usage;
@@ -154,7 +154,7 @@ function handleError(error: unknown, io: CliIo): number {
     return EXIT.usage;
   }
   if (isKafkaError(error)) {
-    io.stderr(`krt: ${explainKafkaError(error, io.env ?? process.env)}\n`);
+    io.stderr(`krt: ${explainKafkaError(error, io.env ?? process.env, principalOfCommand(command))}\n`);
     return EXIT.problems;
   }
   if (error instanceof DlqError) {

@@ -18,7 +18,7 @@ const sslEnabled = (env: NodeJS.ProcessEnv) => (env[KAFKA_ENV.ssl] ?? 'true') !=
  * A kafkajs client from the environment the runbooks tell people to set. `principal`
  * names whose credentials a command expects, for the message when they are missing.
  */
-export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt', principal = 'the replay principal'): Kafka {
+export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt', principal = REPLAY_PRINCIPAL.principal): Kafka {
   const brokers = env[KAFKA_ENV.bootstrapServers];
   if (!brokers) throw new ConnectionSettingsError(`set ${KAFKA_ENV.bootstrapServers} to the brokers, e.g. 'kafka-1:9093,kafka-2:9093'`);
   const username = env[KAFKA_ENV.saslUsername];
@@ -41,20 +41,35 @@ export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'k
   });
 }
 
+/** Who a command runs as: named in the advice when the broker refuses it. */
+export interface CommandPrincipal {
+  readonly command: string;
+  readonly principal: string;
+}
+
+export const REPLAY_PRINCIPAL: CommandPrincipal = { command: 'krt dlq', principal: "the consumer's replay principal" };
+
+/** The principal each command that talks to the broker runs as (see docs/acls.md). */
+export function principalOfCommand(command: string | undefined): CommandPrincipal {
+  if (command === 'monitor' || command === 'lag') return { command: `krt ${command}`, principal: "the topology's monitor principal" };
+  if (command === 'plan') return { command: 'krt plan --live', principal: "the topology's drift principal (User:<topology>-drift)" };
+  return REPLAY_PRINCIPAL;
+}
+
 /**
  * A kafkajs error as one sentence that names the likely cause and the fix. kafkajs
  * reports some causes under other names: a principal without the group's ACLs gets
  * "Failed to find group coordinator", and TLS against a plaintext listener a dropped
  * connection.
  */
-export function explainKafkaError(error: Error, env: NodeJS.ProcessEnv = process.env): string {
+export function explainKafkaError(error: Error, env: NodeJS.ProcessEnv = process.env, who: CommandPrincipal = REPLAY_PRINCIPAL): string {
   const user = env[KAFKA_ENV.saslUsername] ?? '(unset)';
-  const fixPrincipal = `run krt dlq as the consumer's replay principal, whose ACLs the generated Terraform grants (see docs/acls.md), and check that they are applied`;
+  const fixPrincipal = `run ${who.command} as ${who.principal}, whose ACLs the generated Terraform grants (see docs/acls.md), and check that they are applied`;
   if (error.name === 'KafkaJSGroupCoordinatorNotFound') {
-    return `${error.message}: the broker names no coordinator for a group the principal may not use, so ${KAFKA_ENV.saslUsername}=${user} most likely lacks the replay group's ACLs; ${fixPrincipal}`;
+    return `${error.message}: the broker names no coordinator for a group the principal may not use, so ${KAFKA_ENV.saslUsername}=${user} most likely lacks the group's ACLs; ${fixPrincipal}`;
   }
   if ((error as { type?: string }).type === 'TOPIC_AUTHORIZATION_FAILED') {
-    return `${error.message}: ${KAFKA_ENV.saslUsername}=${user} may not read the DLQ topic; ${fixPrincipal}`;
+    return `${error.message}: ${KAFKA_ENV.saslUsername}=${user} may not read a topic it needs; ${fixPrincipal}`;
   }
   if (error.name === 'KafkaJSSASLAuthenticationError') {
     return `${error.message}: check ${KAFKA_ENV.saslUsername}, ${KAFKA_ENV.saslPassword} and ${KAFKA_ENV.saslMechanism} (now '${env[KAFKA_ENV.saslMechanism] ?? 'plain'}')`;

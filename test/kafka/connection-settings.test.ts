@@ -25,7 +25,7 @@ describe('connecting krt dlq to a real broker', () => {
     // billing may write the DLQ, so it passes the topic check, but it may not use the replay group.
     const { code, stderr } = await krt(settings('billing'), 'dlq', 'inspect', 'billing-order-confirmed');
     expect(code).toBe(1);
-    expect(stderr).toContain('Failed to find group coordinator: the broker names no coordinator for a group the principal may not use, so KAFKA_SASL_USERNAME=billing most likely lacks the replay group\'s ACLs; run krt dlq as the consumer\'s replay principal');
+    expect(stderr).toContain('Failed to find group coordinator: the broker names no coordinator for a group the principal may not use, so KAFKA_SASL_USERNAME=billing most likely lacks the group\'s ACLs; run krt dlq as the consumer\'s replay principal');
   });
 
   it('says to set KAFKA_SSL=false when it speaks TLS to a plaintext listener', async () => {
