@@ -4,7 +4,8 @@ import { runCli } from './program';
 import { favourSmallHeap } from './small-heap';
 
 const args = process.argv.slice(2);
-if (args[0] === 'synth') favourSmallHeap();
+// Both build every topology's cdktf construct tree (`krt cdktf` is the app cdktf.json runs).
+if (args[0] === 'synth' || args[0] === 'cdktf') favourSmallHeap();
 runCli(args, processIo()).then(
   (code) => {
     process.exitCode = code;

@@ -82,8 +82,10 @@ export function prepareTerraformWorkingCopy(stack: string): void {
   const { terraform, env } = terraformTooling();
   const dir = path.join(terraformRoot(), stack);
   mkdirSync(dir, { recursive: true });
+  // A kept working copy may have locked an older provider: -upgrade takes the one the tools hold now.
+  const upgrade = existsSync(path.join(dir, '.terraform.lock.hcl')) ? ['-upgrade'] : [];
   cpSync(path.join(REPO_ROOT, 'generated', 'terraform', stack), dir, { recursive: true });
-  execFileSync(terraform, ['init', '-input=false', '-no-color'], { cwd: dir, env, stdio: 'pipe' });
+  execFileSync(terraform, ['init', '-input=false', '-no-color', ...upgrade], { cwd: dir, env, stdio: 'pipe' });
 }
 
 /** Runs terraform in the working copy of a generated stack. */

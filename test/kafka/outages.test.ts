@@ -69,7 +69,8 @@ async function restartableBroker(): Promise<{ dir: string; release: () => Promis
   return {
     dir,
     release: async () => {
-      process.env.KAFKA_BOOTSTRAP_SERVERS = given;
+      if (given === undefined) delete process.env.KAFKA_BOOTSTRAP_SERVERS;
+      else process.env.KAFKA_BOOTSTRAP_SERVERS = given;
       await stopBroker(dir);
     },
   };
@@ -115,9 +116,12 @@ describe.each(clientPorts(USER))('the runtime through outages, on a real broker,
     try {
       await losesNothingThroughARestartOf(broker.dir);
     } finally {
-      await consumer?.stop();
-      consumer = undefined;
-      await broker.release();
+      try {
+        await consumer?.stop();
+      } finally {
+        consumer = undefined;
+        await broker.release();
+      }
     }
   });
 

@@ -28,14 +28,16 @@ function fakeConfluent() {
 }
 
 describe('the Confluent adapter', () => {
-  it('bounds what a consumer asking for small fetches keeps prefetched to four such fetches a partition', () => {
+  it('bounds what a consumer asking for small fetches keeps prefetched, and fetches again within its fetch wait once under the bound', () => {
     const { kafka, configs } = fakeConfluent();
     const port = confluentPort(kafka);
     port.consumer('orders.retry', { maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 });
     port.consumer('orders');
-    expect(configs[0]!['queued.max.messages.kbytes']).toBe(64);
+    expect(configs[0]!['queued.max.messages.kbytes']).toBe(1024);
+    expect(configs[0]!['fetch.queue.backoff.ms']).toBe(100);
     expect(configs[0]!.kafkaJS).toMatchObject({ maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 });
     expect(configs[1]).not.toHaveProperty('queued.max.messages.kbytes');
+    expect(configs[1]).not.toHaveProperty('fetch.queue.backoff.ms');
   });
 
   it('seeks a partition that waited paused at its head once more as it resumes, but not after a rebalance', () => {

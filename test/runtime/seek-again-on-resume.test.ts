@@ -63,4 +63,13 @@ describe('seeking a paused partition again as it resumes', () => {
     wrapped.resume([{ topic: 'orders.retry.1m', partitions: [0] }]);
     expect(calls).toEqual([`pause ${tier}/0`, `seek ${tier}/0@3`, 'resume orders.retry.1m/0']);
   });
+
+  it('resumes the partition even when the second seek throws: that seek only wakes the fetcher', () => {
+    const { consumer, calls } = recordingConsumer();
+    const wrapped = seekAgainOnResume({ ...consumer, seek: (s) => (calls.includes(`resume ${tier}/6`) ? (() => { throw new Error('Seek can only be called while connected.'); })() : consumer.seek(s)) });
+    wrapped.pause([{ topic: tier, partitions: [6] }]);
+    wrapped.seek({ topic: tier, partition: 6, offset: '2' });
+    expect(() => wrapped.resume([{ topic: tier, partitions: [6] }])).not.toThrow();
+    expect(calls).toEqual([`pause ${tier}/6`, `seek ${tier}/6@2`, `resume ${tier}/6`]);
+  });
 });

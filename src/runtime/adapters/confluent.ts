@@ -17,6 +17,7 @@ export interface ConfluentKafkaLike {
     rebalance_cb?: (err: unknown, assignment: unknown) => void;
     'js.consumer.max.batch.size'?: number;
     'queued.max.messages.kbytes'?: number;
+    'fetch.queue.backoff.ms'?: number;
   }): ConfluentConsumerLike;
   producer(config: { kafkaJS: Record<string, unknown> }): ConfluentProducerLike;
   admin(): OffsetsAdminLike;
@@ -47,12 +48,21 @@ interface ConfluentProducerLike {
 const MAX_BATCH_SIZE = 500;
 
 /**
- * How many fetches' worth a partition of a consumer that asked for small fetches (a tier
- * consumer) keeps prefetched. librdkafka otherwise fills each partition's queue (up to
- * 64 MiB) before the partitions pause at their heads, and that native memory stays:
- * RSS with 100,000 records waiting was 8-12% above a shallow tier's.
+ * What a consumer that asked for small fetches (a tier consumer) keeps prefetched, in
+ * KiB for the whole consumer (librdkafka bounds its one consumer queue, not each
+ * partition). Unbounded, librdkafka fills up to 64 MiB before the partitions pause at
+ * their heads, and that native memory stays: RSS with 100,000 records waiting was 8-12%
+ * above a shallow tier's. The client's KafkaJS layer sets its own default for the size
+ * of one fetch after ours, so the queue bound is what holds here.
  */
-const PREFETCHED_FETCHES = 4;
+const SMALL_FETCH_QUEUE_KBYTES = 1024;
+
+/**
+ * A partition whose fetch finds the queue over that bound is fetched again only after
+ * this backoff (librdkafka's default is a second): as short as the fetch wait, or a due
+ * tier partition resumed while another drains would start up to a second late.
+ */
+const SMALL_FETCH_QUEUE_BACKOFF_MS = 100;
 
 /**
  * Park-by-key reads the main topic and the tiers in one co-partitioned group. With the
@@ -76,7 +86,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
       const consumer = kafka.consumer({
         kafkaJS: { ...options.consumerConfig, ...fetch, groupId, autoCommit: false, fromBeginning: true },
         'js.consumer.max.batch.size': MAX_BATCH_SIZE,
-        ...(maxBytesPerPartition ? { 'queued.max.messages.kbytes': Math.ceil((PREFETCHED_FETCHES * maxBytesPerPartition) / 1024) } : {}),
+        ...(maxBytesPerPartition ? { 'queued.max.messages.kbytes': SMALL_FETCH_QUEUE_KBYTES, 'fetch.queue.backoff.ms': maxWaitTimeInMs ?? SMALL_FETCH_QUEUE_BACKOFF_MS } : {}),
         rebalance_cb: () => {
           positions.forget();
           for (const listener of listeners) listener();

@@ -45,7 +45,14 @@ export function seekAgainOnResume(consumer: PauseSeekResume): PauseSeekResume & 
         soughtWhilePaused.delete(key);
         if (sought) again.push(sought);
       });
-      for (const s of again) consumer.seek(s);
+      for (const s of again) {
+        try {
+          consumer.seek(s);
+        } catch {
+          // The seek only wakes the fetcher: the partition is resumed either way, its
+          // first record at worst a second later.
+        }
+      }
     },
     forget() {
       paused.clear();
