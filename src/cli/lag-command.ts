@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import { kafkaFromEnv, principalOfCommand } from '../dlq/connection';
+import { kafkaFromEnv } from '../dlq/connection';
 import { retryingRetriable } from '../dlq/retriable';
 import { findConsumer } from './dlq-command';
 import { EXIT } from './io';
@@ -23,7 +23,7 @@ interface PartitionLag {
 export async function lagCommand(io: CliIo, name: string): Promise<number> {
   const consumer = await findConsumer(io, name);
   if (!consumer) return EXIT.problems;
-  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-lag', principalOfCommand('lag').principal).admin();
+  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-lag').admin();
   await admin.connect();
   try {
     io.stdout(await section(admin, 'main topic', consumer.mainTopic.name, consumer.groups.main, 'lag'));

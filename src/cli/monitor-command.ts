@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { compileFiles } from '../compile';
-import { kafkaFromEnv, principalOfCommand } from '../dlq/connection';
+import { kafkaFromEnv } from '../dlq/connection';
 import { durationToMs, parseDuration } from '../duration';
 import { consumerDescriptor } from '../emitters/router/descriptor';
 import { kafkajsMonitorPort } from '../runtime/adapters/kafkajs-monitor';
@@ -52,7 +52,7 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
   const result = await compileFiles(resolveTopologyFiles(io.cwd, files), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const consumers = result.model.topologies.flatMap((t) => t.consumers);
-  const kafka = kafkaFromEnv(io.env ?? process.env, 'krt-monitor', principalOfCommand('monitor').principal);
+  const kafka = kafkaFromEnv(io.env ?? process.env, 'krt-monitor');
   const registry = new Registry();
   const monitors = consumers.map((consumer) => ({
     name: consumer.name,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { compileFiles } from '../compile';
-import { kafkaFromEnv, principalOfCommand } from '../dlq/connection';
+import { kafkaFromEnv } from '../dlq/connection';
 import type { ProjectModel } from '../model/types';
 import { KAFKA_ENV } from '../naming';
 import { compareLive, formatLive, liveJson, liveQuery, readClusterState } from '../plan/live';
@@ -41,7 +41,7 @@ async function liveCommand(io: CliIo, model: ProjectModel, options: PlanOptions)
   if (minInsyncReplicas !== undefined && !(Number.isInteger(minInsyncReplicas) && minInsyncReplicas >= 1)) {
     throw new UsageError(`--min-insync-replicas must be a whole number of at least 1, not '${options.minInsyncReplicas}'`);
   }
-  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-plan-live', principalOfCommand('plan').principal).admin();
+  const admin = kafkaFromEnv(io.env ?? process.env, 'krt-plan-live').admin();
   await admin.connect();
   try {
     const findings = compareLive(model, await readClusterState(admin, liveQuery(model)), { minInsyncReplicas });

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ORDERING_STRATEGIES } from '../spec/types';
 import { ScenarioError } from '../simulate/scenario';
 import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND } from '../naming';
-import { ConnectionSettingsError, explainKafkaError, principalOfCommand } from '../dlq/connection';
+import { connectionSettingsMessage, ConnectionSettingsError, explainKafkaError, principalOfCommand } from '../dlq/connection';
 import { DlqError } from '../dlq/session';
 import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
 import type { ReplayCommandOptions } from './dlq-command';
@@ -150,7 +150,7 @@ function handleError(error: unknown, io: CliIo, command: string | undefined): nu
     return EXIT.usage;
   }
   if (error instanceof ConnectionSettingsError) {
-    io.stderr(`krt: ${error.message}\n`);
+    io.stderr(`krt: ${connectionSettingsMessage(error, principalOfCommand(command))}\n`);
     return EXIT.usage;
   }
   if (isKafkaError(error)) {

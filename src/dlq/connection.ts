@@ -4,6 +4,17 @@ import { KAFKA_ENV } from '../naming';
 
 export class ConnectionSettingsError extends Error {}
 
+/** The user or password is not set: whose they should be depends on the command, which says so (connectionSettingsMessage). */
+export class MissingCredentialsError extends ConnectionSettingsError {
+  constructor() {
+    super(missingCredentials('the principal the command runs as'));
+  }
+}
+
+function missingCredentials(principal: string): string {
+  return `set ${KAFKA_ENV.saslUsername} and ${KAFKA_ENV.saslPassword} to the credentials of ${principal}`;
+}
+
 const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
 
 /** `scram-sha256` (the Terraform provider's spelling) means `scram-sha-256` (kafkajs's). */
@@ -14,18 +25,13 @@ function saslMechanism(value: string): (typeof SASL_MECHANISMS)[number] | undefi
 
 const sslEnabled = (env: NodeJS.ProcessEnv) => (env[KAFKA_ENV.ssl] ?? 'true') !== 'false';
 
-/**
- * A kafkajs client from the environment the runbooks tell people to set. `principal`
- * names whose credentials a command expects, for the message when they are missing.
- */
-export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt', principal = REPLAY_PRINCIPAL.principal): Kafka {
+/** A kafkajs client from the environment the runbooks tell people to set. */
+export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt'): Kafka {
   const brokers = env[KAFKA_ENV.bootstrapServers];
   if (!brokers) throw new ConnectionSettingsError(`set ${KAFKA_ENV.bootstrapServers} to the brokers, e.g. 'kafka-1:9093,kafka-2:9093'`);
   const username = env[KAFKA_ENV.saslUsername];
   const password = env[KAFKA_ENV.saslPassword];
-  if (!username || !password) {
-    throw new ConnectionSettingsError(`set ${KAFKA_ENV.saslUsername} and ${KAFKA_ENV.saslPassword} to the credentials of ${principal}`);
-  }
+  if (!username || !password) throw new MissingCredentialsError();
   const given = env[KAFKA_ENV.saslMechanism] ?? 'plain';
   const mechanism = saslMechanism(given);
   if (!mechanism) {
@@ -54,6 +60,11 @@ export function principalOfCommand(command: string | undefined): CommandPrincipa
   if (command === 'monitor' || command === 'lag') return { command: `krt ${command}`, principal: "the topology's monitor principal" };
   if (command === 'plan') return { command: 'krt plan --live', principal: "the topology's drift principal (User:<topology>-drift)" };
   return REPLAY_PRINCIPAL;
+}
+
+/** A settings error as the command that met it says it: missing credentials name the command's principal. */
+export function connectionSettingsMessage(error: ConnectionSettingsError, who: CommandPrincipal = REPLAY_PRINCIPAL): string {
+  return error instanceof MissingCredentialsError ? missingCredentials(who.principal) : error.message;
 }
 
 /**

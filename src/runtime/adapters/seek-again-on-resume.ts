@@ -38,27 +38,27 @@ export function seekAgainOnResume(consumer: PauseSeekResume): PauseSeekResume & 
     },
     resume(t) {
       consumer.resume(t);
-      const again: TopicPartitionOffset[] = [];
       each(t, (key) => {
-        paused.delete(key);
         const sought = soughtWhilePaused.get(key);
+        paused.delete(key);
         soughtWhilePaused.delete(key);
-        if (sought) again.push(sought);
+        if (sought) seekToWake(sought);
       });
-      for (const s of again) {
-        try {
-          consumer.seek(s);
-        } catch {
-          // The seek only wakes the fetcher: the partition is resumed either way, its
-          // first record at worst a second later.
-        }
-      }
     },
     forget() {
       paused.clear();
       soughtWhilePaused.clear();
     },
   };
+
+  function seekToWake(s: TopicPartitionOffset): void {
+    try {
+      consumer.seek(s);
+    } catch {
+      // The seek only wakes the fetcher: the partition is resumed either way, its first
+      // record at worst a second later.
+    }
+  }
 }
 
 function keyOf(topic: string, partition: number): string {
