@@ -1,11 +1,13 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects, one run: `npm test` runs both. The unit project needs no broker and has no
+ * global set-up, so `npx jest test/naming.test.ts` starts nothing; the broker project
+ * (test/kafka/) starts a real Kafka broker and applies Terraform once before its suites.
+ * `npx jest --selectProjects unit` runs only the suites that need no broker.
+ */
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
+  rootDir: __dirname,
   setupFilesAfterEnv: ['<rootDir>/test/setup/cdktf-matchers.ts'],
-  globalSetup: '<rootDir>/test/setup/kafka-global-setup.ts',
-  globalTeardown: '<rootDir>/test/setup/kafka-global-teardown.ts',
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     // github-slugger ships only as an ES module; compile it to CommonJS for jest.
@@ -16,4 +18,26 @@ module.exports = {
     '^kafka-retry-topology$': '<rootDir>/src/index.ts',
     '^kafka-retry-topology/runtime$': '<rootDir>/src/runtime/index.ts',
   },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/kafka/'],
+    },
+    {
+      ...shared,
+      displayName: 'broker',
+      roots: ['<rootDir>/test/kafka'],
+      testMatch: ['**/*.test.ts'],
+      // A project's global set-up runs only when one of its suites is selected.
+      globalSetup: '<rootDir>/test/setup/kafka-global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/kafka-global-teardown.ts',
+    },
+  ],
 };
