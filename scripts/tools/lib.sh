@@ -6,6 +6,12 @@ OPENTOFU_VERSION="1.10.7"
 PINT_VERSION="0.60.0"
 mkdir -p "$KRT_TOOLS_DIR"
 
+# One tool script at a time on this machine: two test runs (or a unit suite and the broker
+# set-up) building the same tool at once would overwrite each other's half-built files.
+# The lock is held until the script exits; a cached tool is found in milliseconds.
+# A cache folder this user cannot write (a shared one) still serves its tools, unlocked.
+if { exec 9>"$KRT_TOOLS_DIR/.lock"; } 2>/dev/null; then flock 9; fi
+
 log() { printf '[krt-tools] %s\n' "$*" >&2; }
 die() { printf '[krt-tools] error: %s\n' "$*" >&2; exit 1; }
 

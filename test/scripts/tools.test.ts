@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../helpers/project';
@@ -18,6 +18,19 @@ describe('the tool scripts', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("[krt-tools] error: Debian's krt-no-such-library package(s) are missing; install them as root: apt-get install --no-install-recommends krt-no-such-library");
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('run one at a time, so two test runs never build the same tool over each other', async () => {
+    const log = path.join(cache, 'order.log');
+    const script = path.join(cache, 'slow-build.sh');
+    writeFileSync(script, `. ${path.join(REPO_ROOT, 'scripts', 'tools', 'lib.sh')}\necho "start $1" >> ${log}\nsleep 0.3\necho "end $1" >> ${log}\n`);
+    const run = (name: string) => new Promise<number | null>((resolve) => spawn('bash', [script, name], { env: { ...process.env, KRT_TOOLS_DIR: cache }, stdio: 'ignore' }).once('close', resolve));
+    expect(await Promise.all([run('a'), run('b')])).toEqual([0, 0]);
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    // Each build's start is followed by its own end: never "start a, start b".
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toBe(lines[0]!.replace('start', 'end'));
+    expect(lines[3]).toBe(lines[2]!.replace('start', 'end'));
   });
 
   it('stop the test set-up at the first tool that cannot be provided, with that script\'s fix in the error', async () => {
