@@ -1,0 +1,32 @@
+// @ts-check
+/**
+ * `npm run mutation`: mutation testing of the runtime's record-keeping core and the plan
+ * guards, judged by the unit suites on the in-memory broker (test/mutation/jest.config.js).
+ * The score and the mutants that survive are in docs/development.md.
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+export default {
+  packageManager: 'npm',
+  testRunner: 'jest',
+  jest: { projectType: 'custom', configFile: 'test/mutation/jest.config.js', enableFindRelatedTests: true },
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  coverageAnalysis: 'perTest',
+  concurrency: 2,
+  timeoutMS: 20_000,
+  mutate: [
+    'src/runtime/partition-progress.ts',
+    'src/runtime/offset-committer.ts',
+    'src/runtime/main-pipeline.ts',
+    'src/runtime/key-parking.ts',
+    'src/runtime/park-state.ts',
+    'src/runtime/resolve.ts',
+    'src/runtime/due-time.ts',
+    'src/runtime/publish-loop.ts',
+    'src/plan/guards.ts',
+  ],
+  ignorePatterns: ['generated', 'bench', 'examples', 'dist', 'reports', 'cdktf.out'],
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 90, low: 85, break: null },
+};
