@@ -25,7 +25,7 @@ const descriptor = (name: string): ConsumerDescriptor => ({
   ordering: 'unordered',
   headerStyle: 'x',
 });
-const consumers = { payments: descriptor('payments'), lenient: descriptor('lenient') };
+const consumers = { payments: descriptor('payments'), lenient: descriptor('lenient'), fragile: descriptor('fragile') };
 
 /** The exception each record's value names. */
 const EXCEPTIONS: Record<string, () => unknown> = {
@@ -42,7 +42,12 @@ const EXCEPTIONS: Record<string, () => unknown> = {
   'type-error': () => new TypeError('cannot read properties of undefined'),
   conflict: () => new ConflictException('already charged'),
   teapot: () => new HttpException('short and stout', 418),
+  // What Node's fetch throws when the connection fails: a network error the runtime's table reads as a code error.
+  'fetch-failed': () => new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }),
 };
+
+/** The module's classifier: knows that `TypeError: fetch failed` is the network, worth the tiers. */
+const moduleClassify = (e: unknown) => (e instanceof TypeError && e.message === 'fetch failed' ? 'transient-long' : undefined);
 
 /** Handles one exception (the record is done) and turns another into a 503 (the tiers). */
 @Catch(ConflictException, HttpException)
@@ -80,11 +85,20 @@ class LenientHandler {
   }
 }
 
+/** Its own classifier has a bug (it reads a field errors without a response lack): every link after it must still be asked. */
+@KafkaRetryConsumer(consumers, 'fragile', { classify: (e) => ((e as { response: { data: { retry: boolean } } }).response.data.retry ? 'transient-long' : undefined) })
+class FragileHandler {
+  @OnRecord()
+  async handle(record: ConsumedRecord): Promise<void> {
+    throw EXCEPTIONS[record.message.value!.toString()]!();
+  }
+}
+
 async function main(): Promise<void> {
   const broker = new MemoryBroker(new VirtualClock());
   for (const d of Object.values(consumers)) for (const topic of [d.mainTopic, d.tiers[0]!.topic, d.dlqTopic]) broker.createTopic(topic, 1);
 
-  @Module({ imports: [KafkaRetryModule.forRoot({ kafka: broker.port(), registry: new Registry() })], providers: [PaymentsHandler, LenientHandler] })
+  @Module({ imports: [KafkaRetryModule.forRoot({ kafka: broker.port(), registry: new Registry(), classify: moduleClassify })], providers: [PaymentsHandler, LenientHandler, FragileHandler] })
   class ProbeModule {}
 
   const app = await NestFactory.createApplicationContext(ProbeModule, { logger: false });
@@ -92,6 +106,7 @@ async function main(): Promise<void> {
   const send = (d: ConsumerDescriptor, values: string[]) => values.forEach((v) => broker.append(d.mainTopic, { key: Buffer.from(v), value: Buffer.from(v), partition: 0 }));
   send(consumers.payments, [...Object.keys(EXCEPTIONS), 'guarded']);
   send(consumers.lenient, ['bad-request', 'type-error']);
+  send(consumers.fragile, ['fetch-failed', 'rpc-status-400', 'service-unavailable']);
   // Tier records run at once here: the in-memory broker stamps them with its virtual clock
   // (near epoch 0) and the module's consumers read the system clock, so their delay is long past.
   await broker.run();
@@ -105,7 +120,7 @@ async function main(): Promise<void> {
   const kinds = Object.fromEntries(Object.entries(EXCEPTIONS).map(([name, make]) => [name, nestExceptionClassifier(make()) ?? null]));
   await app.close();
   const committed = Object.fromEntries(Object.values(consumers).map((d) => [d.name, broker.committedOffset(d.groups.main, d.mainTopic, 0) ?? null]));
-  process.stdout.write(JSON.stringify({ kinds, payments: destinations(consumers.payments), lenient: destinations(consumers.lenient), committed }));
+  process.stdout.write(JSON.stringify({ kinds, payments: destinations(consumers.payments), lenient: destinations(consumers.lenient), fragile: destinations(consumers.fragile), committed }));
 }
 
 main().catch((error: unknown) => {

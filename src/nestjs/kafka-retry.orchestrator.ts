@@ -3,6 +3,7 @@ import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/
 import { register } from 'prom-client';
 import { createDlqMonitor, createRetryingConsumer } from '../runtime';
 import type { RetryEvent, RetryingConsumer } from '../runtime';
+import { chainClassifiers } from '../runtime/classify';
 import { ConsumerStatus } from './consumer-status';
 import type { ConsumerHealth } from './consumer-status';
 import { KafkaRetryExplorer } from './kafka-retry.explorer';
@@ -70,8 +71,9 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
       kafka: this.options.kafka,
       registry,
       handler: binding.handler,
-      // The consumer's own classifier, the module's, then Nest's exceptions; the runtime asks its declared errors before and its table after.
-      classify: (error) => binding.options.classify?.(error) ?? this.options.classify?.(error) ?? nestExceptionClassifier(error),
+      // The consumer's own classifier, the module's, then Nest's exceptions, each asked even when one before it throws;
+      // the runtime asks its declared errors before and its table after.
+      classify: chainClassifiers(binding.options.classify, this.options.classify, nestExceptionClassifier),
       onEvent: (event) => {
         status.observe(event);
         this.log(descriptor.name, event);
