@@ -1,7 +1,12 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { Registry } from 'prom-client';
+import { serveMonitors } from '../src/cli/monitor-command';
+import { createDlqMonitor } from '../src/runtime/monitor';
+import type { MonitorPort } from '../src/runtime/monitor';
 import { eventually } from './helpers/eventually';
+import { testDescriptor } from './helpers/kafka';
 import { REPO_ROOT, ScratchProject } from './helpers/project';
 
 jest.setTimeout(120_000);
@@ -59,5 +64,47 @@ describe('krt monitor', () => {
     }
     expect(await exited).toBe(0);
     expect(output).toContain('krt monitor: stopped');
+  });
+});
+
+describe('krt monitor, polling', () => {
+  it("serves a consumer's gauges while its polls succeed, and none from its first failed poll until one succeeds again", async () => {
+    const consumer = testDescriptor('billing', [60]);
+    let down = false;
+    // A DLQ of 3 unhandled records; every other topic empty.
+    const port: MonitorPort = {
+      endOffsets: async (topic) => {
+        if (down) throw new Error('Connection error: connect ECONNREFUSED');
+        return [{ partition: 0, low: '0', high: topic === consumer.dlqTopic ? '3' : '0' }];
+      },
+      committedOffsets: async () => [],
+      timestampsAt: async (_topic, offsets) => new Map(offsets.map((o) => [o.partition, 5_000])),
+    };
+    const registry = new Registry();
+    let output = '';
+    const io = { cwd: process.cwd(), stdout: (t: string) => void (output += t), stderr: (t: string) => void (output += t) };
+    const exporter = await serveMonitors(io, [{ name: consumer.name, monitor: createDlqMonitor(consumer, { port, registry }) }], registry, { port: 0, host: '127.0.0.1', intervalMs: 10, interval: '10ms' });
+    // Health first: the metrics read after it are at least as recent.
+    const scrape = async () => {
+      const health = (await fetch(`${exporter.url}/healthz`)).status;
+      return { health, metrics: await (await fetch(`${exporter.url}/metrics`)).text() };
+    };
+    const dlqSize = /^kafka_dlq_size\{.*\} (\d+)$/m;
+    try {
+      expect(await eventually('the gauges', async () => ((await scrape()).health === 200 ? scrape() : undefined))).toMatchObject({ metrics: expect.stringMatching(dlqSize) });
+      down = true;
+      const failed = await eventually('a failed poll on /healthz', async () => {
+        const scraped = await scrape();
+        return scraped.health === 503 ? scraped : undefined;
+      });
+      expect(failed.metrics).not.toMatch(dlqSize);
+      expect(output).toContain(`krt monitor: ${consumer.name}: poll failed, retrying in 10ms: Connection error: connect ECONNREFUSED`);
+      down = false;
+      const back = await eventually('a good poll again', async () => ((await scrape()).health === 200 ? scrape() : undefined));
+      expect(dlqSize.exec(back.metrics)?.[1]).toBe('3');
+      expect(output).toContain(`krt monitor: ${consumer.name}: polling again`);
+    } finally {
+      await exporter.stop();
+    }
   });
 });

@@ -47,7 +47,7 @@ describe('kafka-retry-topology/nestjs', () => {
 describe('KafkaRetryModule in a Nest application (on the in-memory broker)', () => {
   // Nest 12 is ESM-only, which jest's module system cannot load on Node 20: the probe runs as a process of its own.
   const result = () => JSON.parse(execFileSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'jiti'), [path.join(__dirname, 'nestjs-module.probe.ts')], { cwd: REPO_ROOT, encoding: 'utf8' }));
-  let probe: { kinds: Record<string, string | null>; payments: Record<string, string>; lenient: Record<string, string>; committed: Record<string, number> };
+  let probe: { kinds: Record<string, string | null>; payments: Record<string, string>; lenient: Record<string, string>; fragile: Record<string, string>; committed: Record<string, number>; monitor: Record<'ok' | 'headUnreadable' | 'down', unknown> };
   beforeAll(() => {
     probe = result();
   });
@@ -67,6 +67,7 @@ describe('KafkaRetryModule in a Nest application (on the in-memory broker)', () 
       'type-error': null,
       conflict: 'permanent-data',
       teapot: 'permanent-data',
+      'fetch-failed': null,
     });
   });
 
@@ -85,6 +86,7 @@ describe('KafkaRetryModule in a Nest application (on the in-memory broker)', () 
       'type-error': 'dlq@1', // the runtime's table: a code error
       conflict: 'done', // the filter returned a value: the record is settled
       teapot: 'dlq@2', // the filter turned a 418 into a 503: the tiers
+      'fetch-failed': 'dlq@2', // the module's classifier: the network, the tiers
       guarded: 'dlq@1', // refused by a guard: ForbiddenException
     });
   });
@@ -93,7 +95,26 @@ describe('KafkaRetryModule in a Nest application (on the in-memory broker)', () 
     expect(probe.lenient).toEqual({ 'bad-request': 'dlq@2', 'type-error': 'dlq@1' });
   });
 
-  it('commits every record of both consumers by the time the application has closed', () => {
-    expect(probe.committed).toEqual({ payments: 14, lenient: 2 });
+  it("still asks the module's classifier and the Nest mapping when a handler's own classifier throws", () => {
+    expect(probe.fragile).toEqual({
+      'fetch-failed': 'dlq@2', // the module's classifier: the network, through the tiers
+      'rpc-status-400': 'dlq@1', // the Nest mapping: a 400, the DLQ at once
+      'service-unavailable': 'dlq@2',
+    });
+  });
+
+  it("runs the DLQ monitor in the shared poll loop: a failed poll drops the consumer's gauges and the health indicator says why", () => {
+    const oldest = { oldestUnhandledAt: '2023-11-14T22:13:20.000Z' };
+    expect(probe.monitor).toEqual({
+      ok: { status: { size: 2, ...oldest }, gauges: { size: 2, oldest: 1_700_000_000 } },
+      // The head record could not be read: the gauge keeps its value, and the health indicator shows that same value.
+      headUnreadable: { status: { size: 2, ...oldest }, gauges: { size: 2, oldest: 1_700_000_000 } },
+      // Kafka is down: no gauge (KafkaRetryMonitorDown fires), the last reading and the error in the health indicator.
+      down: { status: { size: 2, ...oldest, error: 'Connection error: connect ECONNREFUSED' }, gauges: { size: null, oldest: null } },
+    });
+  });
+
+  it('commits every record of every consumer by the time the application has closed', () => {
+    expect(probe.committed).toEqual({ payments: 15, lenient: 2, fragile: 3 });
   });
 });

@@ -7,7 +7,8 @@ import { durationToMs, parseDuration } from '../duration';
 import { consumerDescriptor } from '../emitters/router/descriptor';
 import { kafkajsMonitorPort } from '../runtime/adapters/kafkajs-monitor';
 import { createDlqMonitor } from '../runtime/monitor';
-import { forgetMonitorGauges } from '../runtime/monitor-forget';
+import type { DlqMonitor } from '../runtime/monitor';
+import { startPollLoop } from '../runtime/monitor-loop';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
@@ -58,23 +59,34 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
     name: consumer.name,
     monitor: createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafka, consumer.groups.monitor), registry }),
   }));
+  const exporter = await serveMonitors(io, monitors, registry, { port, host: options.host, intervalMs, interval: options.interval });
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await exporter.stop();
+  io.stdout('krt monitor: stopped\n');
+  return EXIT.ok;
+}
+
+export interface MonitorExporter {
+  readonly url: string;
+  /** Stops polling and serving; resolves once the poll in flight and the server have ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves the monitors' registry and their health, polling them in the shared poll loop:
+ * a failed poll is reported on stderr and on the health path, and its consumer's gauges
+ * are gone from the metrics path until a poll succeeds again.
+ */
+export async function serveMonitors(
+  io: CliIo,
+  monitors: readonly { readonly name: string; readonly monitor: DlqMonitor }[],
+  registry: Registry,
+  options: { readonly port: number; readonly host: string; readonly intervalMs: number; readonly interval: string },
+): Promise<MonitorExporter> {
   const status = new Map<string, PollStatus>();
-
-  async function pollAll(): Promise<void> {
-    for (const { name, monitor } of monitors) {
-      try {
-        await monitor.poll();
-        if (status.get(name)?.ok === false) io.stderr(`krt monitor: ${name}: polling again\n`);
-        status.set(name, { at: new Date().toISOString(), ok: true });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        io.stderr(`krt monitor: ${name}: poll failed, retrying in ${options.interval}: ${message}\n`);
-        status.set(name, { at: new Date().toISOString(), ok: false, error: message });
-        await forgetMonitorGauges(monitor.metrics, name);
-      }
-    }
-  }
-
   const server = http.createServer((request, response) => {
     void (async () => {
       if (request.url === MONITOR_PATHS.metrics) {
@@ -87,27 +99,31 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
       }
     })().catch((error: unknown) => response.writeHead(500).end(String(error)));
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, options.host, resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, options.host, resolve));
   const address = server.address() as AddressInfo;
-  io.stdout(`krt monitor: ${consumers.length} consumer${consumers.length === 1 ? '' : 's'} (${consumers.map((c) => c.name).join(', ')}); serving http://${address.address}:${address.port}${MONITOR_PATHS.metrics} and ${MONITOR_PATHS.health}, polling every ${options.interval}\n`);
+  const url = `http://${address.address}:${address.port}`;
+  io.stdout(`krt monitor: ${monitors.length} consumer${monitors.length === 1 ? '' : 's'} (${monitors.map((m) => m.name).join(', ')}); serving ${url}${MONITOR_PATHS.metrics} and ${MONITOR_PATHS.health}, polling every ${options.interval}\n`);
 
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const loop = async (): Promise<void> => {
-    await pollAll();
-    if (!stopped) timer = setTimeout(() => void loop(), intervalMs);
+  const loop = startPollLoop(
+    monitors.map(({ name, monitor }) => ({ name, poll: () => monitor.poll() })),
+    {
+      intervalMs: options.intervalMs,
+      onPoll: ({ name }, outcome) => {
+        if (outcome.ok) {
+          if (status.get(name)?.ok === false) io.stderr(`krt monitor: ${name}: polling again\n`);
+          status.set(name, { at: new Date().toISOString(), ok: true });
+        } else {
+          const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+          io.stderr(`krt monitor: ${name}: poll failed, retrying in ${options.interval}: ${message}\n`);
+          status.set(name, { at: new Date().toISOString(), ok: false, error: message });
+        }
+      },
+    },
+  );
+  return {
+    url,
+    async stop() {
+      await Promise.all([loop.stop(), new Promise<void>((resolve) => server.close(() => resolve()))]);
+    },
   };
-  void loop();
-
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      server.close(() => resolve());
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
-  io.stdout('krt monitor: stopped\n');
-  return EXIT.ok;
 }

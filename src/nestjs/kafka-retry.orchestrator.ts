@@ -2,7 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { register } from 'prom-client';
 import { createDlqMonitor, createRetryingConsumer } from '../runtime';
-import type { RetryEvent, RetryingConsumer } from '../runtime';
+import type { DlqMonitor, RetryEvent, RetryingConsumer } from '../runtime';
+import { chainClassifiers } from '../runtime/classify';
+import { startPollLoop } from '../runtime/monitor-loop';
+import type { PollLoop } from '../runtime/monitor-loop';
 import { ConsumerStatus } from './consumer-status';
 import type { ConsumerHealth } from './consumer-status';
 import { KafkaRetryExplorer } from './kafka-retry.explorer';
@@ -15,7 +18,7 @@ interface Running {
   readonly name: string;
   readonly consumer: RetryingConsumer;
   readonly status: ConsumerStatus;
-  readonly monitor?: { readonly timer: NodeJS.Timeout; readonly inFlight: () => Promise<void> | undefined };
+  readonly dlq?: DlqMonitor;
 }
 
 /**
@@ -27,6 +30,7 @@ interface Running {
 export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('KafkaRetry');
   private running: Running[] = [];
+  private monitoring?: PollLoop;
 
   constructor(
     @Inject(KAFKA_RETRY_MODULE_OPTIONS) private readonly options: KafkaRetryModuleOptions,
@@ -43,15 +47,15 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
       r.status.setConnected(true);
       this.logger.log(`consumer ${r.name} started`);
     }
+    this.monitoring = this.startMonitoring();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     for (const r of this.running) {
       this.logger.log(`consumer ${r.name} stopping: finishing the records in hand`);
       r.status.setConnected(false);
-      if (r.monitor) clearInterval(r.monitor.timer);
     }
-    await Promise.allSettled(this.running.map((r) => r.monitor?.inFlight()));
+    await this.monitoring?.stop();
     const stopped = await Promise.allSettled(this.running.map((r) => r.consumer.stop()));
     stopped.forEach((s, i) => (s.status === 'rejected' ? this.logger.error(`consumer ${this.running[i]!.name} did not stop cleanly: ${String(s.reason)}`) : this.logger.log(`consumer ${this.running[i]!.name} stopped`)));
   }
@@ -70,31 +74,34 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
       kafka: this.options.kafka,
       registry,
       handler: binding.handler,
-      // The consumer's own classifier, the module's, then Nest's exceptions; the runtime asks its declared errors before and its table after.
-      classify: (error) => binding.options.classify?.(error) ?? this.options.classify?.(error) ?? nestExceptionClassifier(error),
+      // The consumer's own classifier, the module's, then Nest's exceptions, each asked even when one before it throws;
+      // the runtime asks its declared errors before and its table after.
+      classify: chainClassifiers(binding.options.classify, this.options.classify, nestExceptionClassifier),
       onEvent: (event) => {
         status.observe(event);
         this.log(descriptor.name, event);
         this.options.onEvent?.(event);
       },
     });
-    return { name: descriptor.name, consumer, status, monitor: this.monitor(binding, registry, status) };
+    const settings = this.options.dlqMonitor;
+    const dlq = settings && createDlqMonitor(descriptor, { port: settings.port(descriptor), registry });
+    return { name: descriptor.name, consumer, status, dlq };
   }
 
-  private monitor(binding: ConsumerBinding, registry: NonNullable<KafkaRetryModuleOptions['registry']>, status: ConsumerStatus): Running['monitor'] {
-    const settings = this.options.dlqMonitor;
-    if (!settings) return undefined;
-    const dlq = createDlqMonitor(binding.descriptor, { port: settings.port(binding.descriptor), registry });
-    // One poll at a time: a poll joins the monitor's group, which can outlast a short interval.
-    let inFlight: Promise<void> | undefined;
-    const poll = () => {
-      inFlight ??= dlq
-        .poll()
-        .then((s) => status.observeDlq(s), (e: unknown) => status.observeDlqError(e))
-        .finally(() => (inFlight = undefined));
-    };
-    poll();
-    return { timer: setInterval(poll, settings.intervalMs ?? 30_000).unref(), inFlight: () => inFlight };
+  /**
+   * The consumers' DLQ monitors in the poll loop `krt monitor` runs: one poll at a time (a
+   * poll joins the monitor's group), and a failed one drops that consumer's gauges.
+   */
+  private startMonitoring(): PollLoop | undefined {
+    const monitored = this.running.filter((r) => r.dlq !== undefined);
+    if (monitored.length === 0) return undefined;
+    return startPollLoop(
+      monitored.map((r) => ({ status: r.status, poll: () => r.dlq!.poll() })),
+      {
+        intervalMs: this.options.dlqMonitor?.intervalMs ?? 30_000,
+        onPoll: ({ status }, outcome) => (outcome.ok ? status.observeDlq(outcome.snapshot) : status.observeDlqError(outcome.error)),
+      },
+    );
   }
 
   private log(name: string, event: RetryEvent): void {

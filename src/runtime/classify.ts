@@ -86,19 +86,28 @@ export function policyClassifier(policy: ErrorPolicy): ErrorClassifier {
 }
 
 /**
- * The classifier a consumer uses: its declared errors, then the user's own classifier
- * if any, then the default table; unknown errors go through the tiers. A classifier that
- * throws, or answers something that is not a kind, declines: a record's fate never
- * depends on a classifier's bug.
+ * Classifiers asked in turn, as one that declines when all decline: the one chain every
+ * composition goes through (the runtime's below, the NestJS module's). A link that throws,
+ * or answers something that is not a kind, declines: a record's fate never depends on a
+ * classifier's bug, wherever in the chain it sits.
  */
-export function composeClassifiers(...classifiers: (ErrorClassifier | undefined)[]): (error: unknown) => ErrorKind {
+export function chainClassifiers(...classifiers: (ErrorClassifier | undefined)[]): ErrorClassifier {
   return (error) => {
     for (const classify of classifiers) {
       const kind = askSafely(classify, error);
       if (kind) return kind;
     }
-    return UNKNOWN_ERROR_KIND;
+    return undefined;
   };
+}
+
+/**
+ * The classifier a consumer uses: its declared errors, then the user's own classifier
+ * if any, then the default table; unknown errors go through the tiers.
+ */
+export function composeClassifiers(...classifiers: (ErrorClassifier | undefined)[]): (error: unknown) => ErrorKind {
+  const chain = chainClassifiers(...classifiers);
+  return (error) => chain(error) ?? UNKNOWN_ERROR_KIND;
 }
 
 function askSafely(classify: ErrorClassifier | undefined, error: unknown): ErrorKind | undefined {

@@ -2,6 +2,9 @@ import type { Registry } from 'prom-client';
 import type { ConsumerDescriptor } from './descriptor';
 import { decodeHandled, partitionBacklog } from './dlq-handled';
 import { retryMetrics } from './metrics';
+import { forgetMonitorGauges } from './monitor-forget';
+import { startPollLoop } from './monitor-loop';
+import type { PollLoop } from './monitor-loop';
 import { collectMainLag } from './monitor-main-lag';
 import { collectTierOverdue } from './monitor-tier-overdue';
 import type { RetryMetrics } from './metrics';
@@ -22,12 +25,17 @@ export interface DlqMonitorOptions {
   readonly registry?: Registry;
   /** The pause between the end of one poll and the start of the next; default 30 s. */
   readonly intervalMs?: number;
+  /** A failed poll of `start()`, and a head record it could not read. */
   readonly onError?: (error: unknown) => void;
 }
 
 export interface DlqSnapshot {
   readonly dlqSize: number;
-  /** Epoch ms of the oldest unhandled DLQ record still in the log, absent when there is none. */
+  /**
+   * Epoch ms of the oldest unhandled DLQ record still in the log, absent when there is
+   * none: what kafka_dlq_oldest_unhandled_timestamp_seconds reports, the value it keeps
+   * included when a head record could not be read.
+   */
   readonly oldestUnhandledAt?: number;
   /** Unhandled DLQ records retention deleted, ever: what kafka_dlq_expired_total reports. */
   readonly dlqExpired: number;
@@ -36,9 +44,13 @@ export interface DlqSnapshot {
 
 export interface DlqMonitor {
   readonly metrics: RetryMetrics;
-  /** Reads Kafka once and sets the gauges; a call while a poll runs shares that poll. */
+  /**
+   * Reads Kafka once and sets the gauges; a call while a poll runs shares that poll. A
+   * poll that fails drops this consumer's gauges before it rejects: Prometheus then sees
+   * them missing (KafkaRetryMonitorDown) instead of stale values it would alert on.
+   */
   poll(): Promise<DlqSnapshot>;
-  /** Polls at once, then again `intervalMs` after each poll ends: polls never overlap. */
+  /** Polls at once, then again `intervalMs` after each poll ends (the shared poll loop): polls never overlap. */
   start(): void;
   /** Stops polling; resolves once the poll in flight, if any, has ended. */
   stop(): Promise<void>;
@@ -54,11 +66,12 @@ export interface DlqMonitor {
 export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonitorOptions): DlqMonitor {
   const metrics = retryMetrics(options.registry);
   const labels = { consumer: consumer.name, topic: consumer.dlqTopic };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running = false;
+  let loop: PollLoop | undefined;
   let inFlight: Promise<DlqSnapshot> | undefined;
   // The expired total already added to the counter: each poll adds what Kafka's state says beyond it.
   let countedExpired = 0;
+  // The oldest-record timestamp reported last: kept while a head record cannot be read.
+  let shownOldest: number | undefined;
 
   async function lagOf(topic: string, groupId: string): Promise<number> {
     const [ends, committed] = await Promise.all([options.port.endOffsets(topic), options.port.committedOffsets(groupId, topic)]);
@@ -90,14 +103,19 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       if (backlog.first !== undefined) oldestOffsets.push({ partition: e.partition, offset: backlog.first.toString() });
     }
     const timestamps = oldestOffsets.length > 0 ? await options.port.timestampsAt(consumer.dlqTopic, oldestOffsets) : new Map<number, number>();
-    const oldest = timestamps.size > 0 ? Math.min(...timestamps.values()) : undefined;
+    const oldestRead = timestamps.size > 0 ? Math.min(...timestamps.values()) : undefined;
     metrics.dlqSize.set(labels, size);
     metrics.dlqExpired.inc(labels, Math.max(0, expired - countedExpired));
     countedExpired = expired;
-    if (oldestOffsets.length === 0) metrics.dlqOldestTimestamp.remove(labels);
-    else if (timestamps.size === oldestOffsets.length) metrics.dlqOldestTimestamp.set(labels, oldest! / 1000);
-    // Some head records could not be read: keep the last value rather than report a younger oldest.
-    else options.onError?.(new Error(`could not read the oldest unhandled record of ${consumer.dlqTopic} in every partition; kept the last oldest-record timestamp`));
+    if (oldestOffsets.length === 0 || timestamps.size === oldestOffsets.length) shownOldest = oldestRead;
+    else {
+      // Some head records could not be read: keep the last value rather than report a younger
+      // oldest; with none yet, the oldest read is a lower bound of the age, better than nothing.
+      shownOldest ??= oldestRead;
+      options.onError?.(new Error(`could not read the oldest unhandled record of ${consumer.dlqTopic} in every partition; kept the last oldest-record timestamp`));
+    }
+    if (shownOldest === undefined) metrics.dlqOldestTimestamp.remove(labels);
+    else metrics.dlqOldestTimestamp.set(labels, shownOldest / 1000);
     const tierLag: Record<string, number> = {};
     for (const tier of consumer.tiers) {
       tierLag[tier.topic] = await lagOf(tier.topic, consumer.groups.retry);
@@ -105,37 +123,40 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
     }
     await collectTierOverdue(options.port, consumer, metrics, Date.now());
     await collectMainLag(options.port, consumer, metrics, Date.now());
-    return { dlqSize: size, oldestUnhandledAt: oldest, dlqExpired: expired, tierLag };
+    return { dlqSize: size, oldestUnhandledAt: shownOldest, dlqExpired: expired, tierLag };
+  }
+
+  async function pollOrForget(): Promise<DlqSnapshot> {
+    try {
+      return await pollOnce();
+    } catch (error) {
+      await forgetMonitorGauges(metrics, consumer.name);
+      throw error;
+    }
   }
 
   function poll(): Promise<DlqSnapshot> {
-    inFlight ??= pollOnce().finally(() => {
+    inFlight ??= pollOrForget().finally(() => {
       inFlight = undefined;
     });
     return inFlight;
-  }
-
-  function scheduled(): void {
-    timer = undefined;
-    void poll()
-      .catch((error: unknown) => options.onError?.(error))
-      .finally(() => {
-        if (running) timer = setTimeout(scheduled, options.intervalMs ?? 30_000);
-      });
   }
 
   return {
     metrics,
     poll,
     start() {
-      if (running) return;
-      running = true;
-      scheduled();
+      loop ??= startPollLoop([{ poll }], {
+        intervalMs: options.intervalMs ?? 30_000,
+        onPoll: (_, outcome) => {
+          if (!outcome.ok) options.onError?.(outcome.error);
+        },
+      });
     },
     async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      const stopping = loop?.stop();
+      loop = undefined;
+      await stopping;
       await inFlight?.catch(() => undefined);
     },
   };

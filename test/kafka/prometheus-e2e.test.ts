@@ -115,6 +115,8 @@ describe('the generated alerts in a real Prometheus, scraping a service and krt 
   let monitor: ChildProcess | undefined;
   let prometheus: PrometheusServer | undefined;
   let consumer: ConsumerModel;
+  /** The monitor principal's ACLs on this topology's topics and groups. */
+  let monitorAcls: ReturnType<typeof kafkajsAcl>[];
 
   beforeAll(async () => {
     mkdirSync(path.join(project, 'topologies'));
@@ -124,6 +126,7 @@ describe('the generated alerts in a real Prometheus, scraping a service and krt 
     const { model } = await compileFiles(discoverTopologyFiles(project), project);
     const topology = model!.topologies[0]!;
     consumer = topology.consumers[0]!;
+    monitorAcls = aclRules(topology).filter((rule) => rule.principal === 'User:orders-monitor').map(kafkajsAcl);
     await createResources(topology, consumer);
 
     const jitiAlias = JSON.stringify({ 'kafka-retry-topology/runtime': path.join(REPO_ROOT, 'src', 'runtime', 'index.ts') });
@@ -221,5 +224,20 @@ describe('the generated alerts in a real Prometheus, scraping a service and krt 
       return sample;
     }, 60_000);
     expect(Number(overdue.value[1])).toBeLessThan(120);
+  });
+
+  it('fires KafkaRetryMonitorDown while the monitor cannot read Kafka (its gauges gone, not frozen), and resolves once it can', async () => {
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    try {
+      // The monitor principal loses its ACLs: from now on every poll fails.
+      await admin.deleteAcls({ filters: monitorAcls });
+      const alert = await eventually('KafkaRetryMonitorDown to fire', async () => named(await prometheus!.alerts(), 'KafkaRetryMonitorDown'), 90_000);
+      expect(alert.labels).toMatchObject({ consumer: id, topic: consumer.dlq.name, severity: 'critical' });
+      await admin.createAcls({ acl: monitorAcls });
+      await eventually('KafkaRetryMonitorDown to resolve', async () => ((await prometheus!.alerts()).some((a) => a.labels.alertname === 'KafkaRetryMonitorDown') ? undefined : true), 90_000);
+    } finally {
+      await admin.disconnect();
+    }
   });
 });

@@ -108,15 +108,70 @@ describe('the DLQ monitor', () => {
     expect({ maxConcurrent: calls.maxConcurrent, pollsAfterStop: calls.polls }).toEqual({ maxConcurrent: 1, pollsAfterStop: 6 });
   });
 
-  it('keeps the last oldest-record timestamp when a head record cannot be read', async () => {
+  it('keeps the last oldest-record timestamp when a head record cannot be read, and reports that same value', async () => {
     const dlq: FakeDlq = { partitions: [{ low: 0, high: 5, committed: 0 }], timestampOf: () => 7_000 };
     const registry = new Registry();
     const errors: unknown[] = [];
     const { port } = fakePort(dlq);
-    const monitor = createDlqMonitor(consumer, { port: { ...port, timestampsAt: async () => new Map() }, registry, onError: (e) => errors.push(e) });
-    await createDlqMonitor(consumer, { port, registry }).poll();
+    let headReadable = true;
+    const monitor = createDlqMonitor(consumer, { port: { ...port, timestampsAt: async (t, o) => (headReadable ? port.timestampsAt(t, o) : new Map()) }, registry, onError: (e) => errors.push(e) });
     await monitor.poll();
-    expect(await series(registry, 'kafka_dlq_oldest_unhandled_timestamp_seconds')).toBe(7);
+    headReadable = false;
+    const snapshot = await monitor.poll();
+    // The snapshot is what the NestJS health indicator shows: the gauge's value, not "no oldest record".
+    expect({ gauge: await series(registry, 'kafka_dlq_oldest_unhandled_timestamp_seconds'), snapshot: snapshot.oldestUnhandledAt }).toEqual({ gauge: 7, snapshot: 7_000 });
     expect(String(errors[0])).toContain('kept the last oldest-record timestamp');
+  });
+});
+
+describe('the DLQ monitor when Kafka cannot be read', () => {
+  const failing = (port: MonitorPort, down: () => boolean): MonitorPort => ({
+    endOffsets: (topic) => (down() ? Promise.reject(new Error('Connection error: ECONNREFUSED')) : port.endOffsets(topic)),
+    committedOffsets: (group, topic) => port.committedOffsets(group, topic),
+    timestampsAt: (topic, offsets) => port.timestampsAt(topic, offsets),
+  });
+  const dlq: FakeDlq = { partitions: [{ low: 0, high: 4, committed: 1 }], timestampOf: () => 9_000 };
+
+  it('drops every gauge of its consumer on a failed poll, so KafkaRetryMonitorDown fires instead of alerts reading stale values, and sets them again on the next good poll', async () => {
+    const registry = new Registry();
+    let down = false;
+    const monitor = createDlqMonitor(consumer, { port: failing(fakePort(dlq).port, () => down), registry });
+    // Another consumer's monitor on the same registry, as in krt monitor or a service with two consumers.
+    const other = testDescriptor('other', [60]);
+    await createDlqMonitor(other, { port: fakePort({ partitions: [], timestampOf: () => 1_000 }).port, registry }).poll();
+    await monitor.poll();
+    expect(await series(registry, 'kafka_dlq_size')).toBe(3);
+
+    down = true;
+    await expect(monitor.poll()).rejects.toThrow('ECONNREFUSED');
+    const text = await registry.metrics();
+    // Only the counter stays: a counter that disappeared and came back would read as a reset.
+    expect(text.split('\n').filter((line) => line.includes(`consumer="${consumer.name}"`) && !line.startsWith('kafka_dlq_expired_total'))).toEqual([]);
+    expect(text).toContain(`kafka_dlq_size{consumer="${other.name}",topic="${other.dlqTopic}"} 0`);
+
+    down = false;
+    await monitor.poll();
+    expect({ size: await series(registry, 'kafka_dlq_size'), oldest: await series(registry, 'kafka_dlq_oldest_unhandled_timestamp_seconds') }).toEqual({ size: 3, oldest: 9 });
+  });
+
+  it('started, reports each failed poll, serves no gauges meanwhile and keeps polling', async () => {
+    const registry = new Registry();
+    let down = false;
+    const errors: unknown[] = [];
+    const { port, calls } = fakePort(dlq);
+    const monitor = createDlqMonitor(consumer, { port: failing(port, () => down), registry, intervalMs: 5, onError: (e) => errors.push(e) });
+    await monitor.poll();
+    down = true;
+    monitor.start();
+    try {
+      await eventually('two failed polls', () => (errors.length >= 2 ? true : undefined));
+      expect(await series(registry, 'kafka_dlq_size')).toBeUndefined();
+      const before = calls.polls;
+      down = false;
+      await eventually('a good poll after the failures', async () => (calls.polls > before && (await series(registry, 'kafka_dlq_size')) === 3 ? true : undefined));
+    } finally {
+      await monitor.stop();
+    }
+    expect(String(errors[0])).toContain('ECONNREFUSED');
   });
 });
