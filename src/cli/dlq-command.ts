@@ -2,12 +2,19 @@ import os from 'node:os';
 import { compileFiles } from '../compile';
 import { kafkaFromEnv } from '../dlq/connection';
 import { bytesText, groupRecords, recordJson } from '../dlq/inspect';
-import { checkRecordable, discardRecords, replayRecords, replayTarget } from '../dlq/replay';
+import { recordsWaitingForTheirKey } from '../dlq/key-turn';
+import { checkRecordable, discardRecords, replayRecords } from '../dlq/replay';
+import { replayRoute, replayTarget } from '../dlq/replay-route';
+import type { ReplayRoute } from '../dlq/replay-route';
+import { groupsReading } from '../dlq/topic-groups';
+import type { TopicReaders } from '../dlq/topic-groups';
 import { selectRecords } from '../dlq/select';
 import type { Selection } from '../dlq/select';
-import { DlqSession } from '../dlq/session';
+import { DlqError, DlqSession } from '../dlq/session';
 import type { ExpiredRecords } from '../dlq/session';
 import type { ConsumerModel } from '../model/types';
+import { DLQ_FLAGS, dlqReaderGroupName, REPLAY_ROUTES } from '../naming';
+import type { ReplayRouteName } from '../naming';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -84,6 +91,33 @@ export interface ReplayCommandOptions {
   readonly rate: string;
   readonly dryRun: boolean;
   readonly by?: string;
+  readonly to?: string;
+  readonly yes?: boolean;
+}
+
+const ROUTE_NAMES: readonly string[] = Object.values(REPLAY_ROUTES);
+
+function routeNameOf(value: string | undefined): ReplayRouteName {
+  if (value === undefined) return REPLAY_ROUTES.firstTier;
+  if (!ROUTE_NAMES.includes(value)) throw new UsageError(`${DLQ_FLAGS.to} takes ${ROUTE_NAMES.join(' or ')}, not '${value}'`);
+  return value as ReplayRouteName;
+}
+
+function routeLine(consumer: ConsumerModel, route: ReplayRoute): string {
+  return route.tier
+    ? `through ${route.topic}, ${consumer.name}'s first retry tier, due at once: only its own group reads it`
+    : `to ${route.topic}, the main topic: every group that reads it processes them again`;
+}
+
+function readersLine(consumer: ConsumerModel, readers: TopicReaders): string {
+  const found = readers.groups.length > 0 ? `other groups reading ${consumer.mainTopic.name}: ${readers.groups.join(', ')}` : `no other group found reading ${consumer.mainTopic.name}`;
+  return `${found}${readers.incomplete ? ` (the list may be incomplete: ${readers.incomplete})` : ''}\n`;
+}
+
+/** This consumer's own groups: never counted as others reading its main topic. */
+function ownGroups(consumer: ConsumerModel): string[] {
+  const { main, retry, replay, monitor } = consumer.groups;
+  return [main, retry, replay, monitor, dlqReaderGroupName(replay)];
 }
 
 function positive(value: string | undefined, flag: string): number | undefined {
@@ -110,23 +144,40 @@ export const DEFAULT_REPLAY_LIMIT = 100;
 export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayCommandOptions): Promise<number> {
   const selection = selectionOf(options, DEFAULT_REPLAY_LIMIT);
   const rate = positive(options.rate, '--rate')!;
+  const routeName = routeNameOf(options.to);
   const by = options.by ?? io.env?.USER ?? os.userInfo().username;
   return withSession(io, name, async (session, kafka) => {
+    const { consumer } = session;
+    const route = replayRoute(consumer, routeName);
     const chosen = selectRecords(session.records, selection);
+    const targets = new Map(chosen.map((r) => [r, replayTarget(consumer, route, r)]));
     checkRecordable(session, chosen);
+    const waiting = new Map((route.tier ? await recordsWaitingForTheirKey(kafka, consumer, chosen) : []).map((w) => [w.record, w.reason]));
     const verb = options.dryRun ? 'would replay' : 'replaying';
     io.stdout(expiredLine(session.expired));
-    io.stdout(`${verb} ${chosen.length} of ${session.records.length} unhandled records of ${session.consumer.dlq.name}, at most ${rate}/s\n`);
+    io.stdout(`${verb} ${chosen.length} of ${session.records.length} unhandled records of ${consumer.dlq.name} ${routeLine(consumer, route)}, at most ${rate}/s\n`);
     for (const r of chosen) {
-      const target = replayTarget(session.consumer, r);
-      io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${bytesText(r.key)}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}\n`);
+      const target = targets.get(r)!;
+      const wait = waiting.has(r) ? `  (waits in the DLQ: ${waiting.get(r)})` : '';
+      io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${bytesText(r.key)}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}${wait}\n`);
     }
+    if (!route.tier) io.stdout(readersLine(consumer, await groupsReading(kafka, route.topic, ownGroups(consumer))));
     if (options.dryRun) {
       io.stdout('dry run: nothing was published or committed\n');
       return EXIT.ok;
     }
-    const done = await replayRecords(kafka, session, chosen, { rate, by, onProgress: progressReporter(io, 'replayed') });
-    io.stdout(`replayed ${done} record${done === 1 ? '' : 's'} to ${session.consumer.mainTopic.name}; recorded in ${session.consumer.dlqAudit.name} as done by ${by}\n`);
+    if (!route.tier && !options.yes) {
+      throw new DlqError(
+        `${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic} makes every group that reads ${route.topic} process these records again; nothing was published. Run again with ${DLQ_FLAGS.yes} if they all should, or without ${DLQ_FLAGS.to} to replay to ${consumer.name} only`,
+      );
+    }
+    const result = await replayRecords(kafka, session, chosen, { route, rate, by, onProgress: progressReporter(io, 'replayed') });
+    io.stdout(`replayed ${plural(result.replayed, 'record')} to ${route.topic}; recorded in ${consumer.dlqAudit.name} as done by ${by}\n`);
+    if (result.waiting.length > 0) {
+      io.stdout(
+        `left ${plural(result.waiting.length, 'record')} in the DLQ, so as not to overtake records of their key: ${result.waiting.map((w) => `${w.record.id} (${w.reason})`).join('; ')}. Run the same command again once those retries end, or replay them with ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic}, where they queue behind them\n`,
+      );
+    }
     return EXIT.ok;
   });
 }
