@@ -22,23 +22,42 @@ import { progressReporter } from './progress';
 import { reportDiagnostics } from './report';
 import { UsageError } from './topology-files';
 
-/** The consumer of that name in the topologies of the working directory. */
-export async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
+/** Every consumer of the topologies of the working directory, or undefined after printing their problems. */
+async function topologyConsumers(io: CliIo): Promise<readonly ConsumerModel[] | undefined> {
   const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return undefined;
-  const consumers = result.model.topologies.flatMap((t) => t.consumers);
+  return result.model.topologies.flatMap((t) => t.consumers);
+}
+
+function named(consumers: readonly ConsumerModel[], name: string): ConsumerModel {
   const consumer = consumers.find((c) => c.name === name);
   if (!consumer) throw new UsageError(`no consumer '${name}' in topologies/; there are ${consumers.map((c) => c.name).join(', ')}`);
   return consumer;
 }
 
-async function withSession(io: CliIo, name: string, work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>) => Promise<number>): Promise<number> {
-  const consumer = await findConsumer(io, name);
-  if (!consumer) return EXIT.problems;
+/** The consumer of that name in the topologies of the working directory. */
+export async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
+  const consumers = await topologyConsumers(io);
+  return consumers && named(consumers, name);
+}
+
+/** The groups of the topologies' other consumers that read this consumer's main topic. */
+function knownReaders(consumers: readonly ConsumerModel[], consumer: ConsumerModel): string[] {
+  return consumers.filter((c) => c !== consumer && c.mainTopic.name === consumer.mainTopic.name).map((c) => c.groups.main);
+}
+
+async function withSession(
+  io: CliIo,
+  name: string,
+  work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>, consumers: readonly ConsumerModel[]) => Promise<number>,
+): Promise<number> {
+  const consumers = await topologyConsumers(io);
+  if (!consumers) return EXIT.problems;
+  const consumer = named(consumers, name);
   const kafka = kafkaFromEnv(io.env ?? process.env);
   const session = await DlqSession.open(kafka, consumer);
   try {
-    return await work(session, kafka);
+    return await work(session, kafka, consumers);
   } finally {
     await session.close();
   }
@@ -111,7 +130,8 @@ function routeLine(consumer: ConsumerModel, route: ReplayRoute): string {
 
 function readersLine(consumer: ConsumerModel, readers: TopicReaders): string {
   const found = readers.groups.length > 0 ? `other groups reading ${consumer.mainTopic.name}: ${readers.groups.join(', ')}` : `no other group found reading ${consumer.mainTopic.name}`;
-  return `${found}${readers.incomplete ? ` (the list may be incomplete: ${readers.incomplete})` : ''}\n`;
+  const scope = readers.incomplete ? `the list may be incomplete: ${readers.incomplete}` : 'from topologies/ and the groups the replay principal may describe';
+  return `${found} (${scope})\n`;
 }
 
 /** This consumer's own groups: never counted as others reading its main topic. */
@@ -146,7 +166,7 @@ export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayC
   const rate = positive(options.rate, '--rate')!;
   const routeName = routeNameOf(options.to);
   const by = options.by ?? io.env?.USER ?? os.userInfo().username;
-  return withSession(io, name, async (session, kafka) => {
+  return withSession(io, name, async (session, kafka, consumers) => {
     const { consumer } = session;
     const route = replayRoute(consumer, routeName);
     const chosen = selectRecords(session.records, selection);
@@ -161,7 +181,7 @@ export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayC
       const wait = waiting.has(r) ? `  (waits in the DLQ: ${waiting.get(r)})` : '';
       io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${bytesText(r.key)}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}${wait}\n`);
     }
-    if (!route.tier) io.stdout(readersLine(consumer, await groupsReading(kafka, route.topic, ownGroups(consumer))));
+    if (!route.tier) io.stdout(readersLine(consumer, await groupsReading(kafka, route.topic, ownGroups(consumer), knownReaders(consumers, consumer))));
     if (options.dryRun) {
       io.stdout('dry run: nothing was published or committed\n');
       return EXIT.ok;

@@ -6,9 +6,6 @@ export type AclRole = 'consumer' | 'replay' | 'monitor' | 'drift';
 export type AclOperation = 'Read' | 'Write' | 'Describe' | 'DescribeConfigs';
 export type AclResourceType = 'Topic' | 'Group' | 'Cluster';
 
-/** The literal resource name Kafka reads as every resource of the type. */
-export const ALL_GROUPS = '*';
-
 /** The name Kafka gives the one cluster resource of an ACL. */
 export const CLUSTER_RESOURCE = 'kafka-cluster';
 
@@ -62,7 +59,6 @@ function replayGrants(consumer: ConsumerModel): Grant[] {
     ...(consumer.ordering === 'park-by-key'
       ? [{ resourceType: 'Group', resourceName: consumer.groups.main, operation: 'Describe', reason: "read the main group's parked keys, so a replay never overtakes them" } satisfies Grant]
       : []),
-    { resourceType: 'Group', resourceName: ALL_GROUPS, operation: 'Describe', reason: 'name the other groups reading the main topic before --to main-topic' },
     { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Write', reason: 'record every replay and discard, with who and why' },
   ];
 }
