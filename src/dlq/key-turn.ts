@@ -33,7 +33,7 @@ export async function recordsWaitingForTheirKey(kafka: Kafka, consumer: Consumer
     const holder = state.held.get(hash);
     const parked = [...state.parked.values()].filter((h) => h === hash).length;
     if (holder !== undefined) waiting.push({ record, reason: `its key is in retry (offset ${holder} of ${consumer.mainTopic.name}[${partition}])${parked > 0 ? ` with ${parked} parked behind it` : ''}` });
-    else if (parked > 0) waiting.push({ record, reason: `${parked} record${parked === 1 ? '' : 's'} of its key wait parked on ${consumer.mainTopic.name}[${partition}]` });
+    else if (parked > 0) waiting.push({ record, reason: `${parked === 1 ? '1 record' : `${parked} records`} of its key ${parked === 1 ? 'waits' : 'wait'} parked on ${consumer.mainTopic.name}[${partition}]` });
   }
   return waiting;
 }
