@@ -38,6 +38,12 @@ async function ours(): Promise<InspectedRecord[]> {
   return (JSON.parse(stdout).records as InspectedRecord[]).filter((r) => r.value?.startsWith(run));
 }
 
+/** Our records with these numbers, in that order. */
+async function numbered(...n: number[]): Promise<InspectedRecord[]> {
+  const records = await ours();
+  return n.map((i) => records.find((r) => r.value === `${run}-${i}`)!);
+}
+
 /** What inspect says is unhandled: the count and the oldest timestamp. */
 async function inspectTotals(): Promise<{ unhandled: number; oldest?: number }> {
   const { stdout } = await krt('dlq', 'inspect', 'billing-order-confirmed', '--json');
@@ -141,7 +147,7 @@ describe('krt dlq on a real broker, as the replay principal', () => {
   });
 
   it('replay sends records to this consumer only, through its first tier: a second group on the main topic sees nothing, the consumer processes each once', async () => {
-    const [first, second] = await ours();
+    const [first, second] = await numbered(1, 2);
     // A second group reading the main topic from now on, as analytics or search indexing would.
     secondGroup = kafkaAsAdmin().consumer({ groupId: `second-${run}` });
     await secondGroup.connect();
@@ -183,14 +189,14 @@ describe('krt dlq on a real broker, as the replay principal', () => {
   });
 
   it('replay --to main-topic names the other groups reading it, publishes nothing without --yes, and reaches every group with it', async () => {
-    const fourth = (await ours()).find((r) => r.value === `${run}-4`)!;
+    const [fourth] = (await numbered(4)) as [InspectedRecord];
     const before = await endOffsets(admin, billing.mainTopic.name);
     const dry = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', fourth.id, '--to', 'main-topic', '--dry-run');
     expect(dry.stdout).toContain('to orders.confirmed, the main topic: every group that reads it processes them again');
     // analytics-orders reads orders.confirmed in topologies/; the broker shows no other group to the replay principal.
     expect(dry.stdout).toContain('other groups reading orders.confirmed: analytics-orders (from topologies/ and the groups the replay principal may describe)');
     const refused = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', fourth.id, '--to', 'main-topic');
-    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('run again with --yes if they all should, or without --to to replay to billing-order-confirmed only') });
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('Run again with --yes if they all should, or without --to to replay to billing-order-confirmed only') });
     expect(await endOffsets(admin, billing.mainTopic.name)).toBe(before);
 
     const done = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', fourth.id, '--to', 'main-topic', '--yes', '--by', 'tester');
@@ -200,7 +206,7 @@ describe('krt dlq on a real broker, as the replay principal', () => {
   });
 
   it('discard needs a reason and a name, records both in the audit log, and marks the record handled', async () => {
-    const [third] = await ours();
+    const [third] = await numbered(3);
     expect((await krt('dlq', 'discard', 'billing-order-confirmed', '--ids', third!.id, '--by', 'tester')).code).toBe(2);
     const { code, stdout } = await krt('dlq', 'discard', 'billing-order-confirmed', '--ids', third!.id, '--reason', 'test data, never valid', '--by', 'tester');
     expect(code).toBe(0);
