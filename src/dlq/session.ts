@@ -43,23 +43,19 @@ export interface PreparedCommit {
 
 export class DlqError extends Error {}
 
-/** The replay group's committed state of every partition of the DLQ, read as the admin reads it. */
-async function committedStates(kafka: Kafka, consumer: ConsumerModel, partitions: readonly number[]): Promise<Map<number, HandledState>> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }));
-    const commits = new Map((committed?.partitions ?? []).map((p) => [p.partition, p]));
-    const states = new Map<number, HandledState>();
-    for (const partition of partitions) {
-      const c = commits.get(partition);
-      // No commit yet: nobody handled anything, so whatever retention deleted was unhandled.
-      states.set(partition, decodeHandled(c && /^\d+$/.test(c.offset) ? BigInt(c.offset) : 0n, c?.metadata));
-    }
-    return states;
-  } finally {
-    await admin.disconnect();
+type KafkaAdmin = ReturnType<Kafka['admin']>;
+
+/** The replay group's committed state of these partitions of the DLQ. */
+async function committedStates(admin: KafkaAdmin, consumer: ConsumerModel, partitions: readonly number[]): Promise<Map<number, HandledState>> {
+  const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }));
+  const commits = new Map((committed?.partitions ?? []).map((p) => [p.partition, p]));
+  const states = new Map<number, HandledState>();
+  for (const partition of partitions) {
+    const c = commits.get(partition);
+    // No commit yet: nobody handled anything, so whatever retention deleted was unhandled.
+    states.set(partition, decodeHandled(c && /^\d+$/.test(c.offset) ? BigInt(c.offset) : 0n, c?.metadata));
   }
+  return states;
 }
 
 /**
@@ -75,6 +71,7 @@ async function committedStates(kafka: Kafka, consumer: ConsumerModel, partitions
  */
 export class DlqSession {
   private committer: Consumer | undefined;
+  private admin: KafkaAdmin | undefined;
   private closed = false;
 
   private constructor(
@@ -92,12 +89,13 @@ export class DlqSession {
     const admin = kafka.admin();
     await admin.connect();
     let offsets: { partition: number; low: string; high: string }[];
+    let states: Map<number, HandledState>;
     try {
       offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
+      states = await committedStates(admin, consumer, offsets.map((p) => p.partition));
     } finally {
       await admin.disconnect();
     }
-    const states = await committedStates(kafka, consumer, offsets.map((p) => p.partition));
     const ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
     const logStarts = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
     const expired = offsets
@@ -169,7 +167,11 @@ export class DlqSession {
     if (this.closed) throw new DlqError('this session is closed; open a new one to commit');
     const topic = this.consumer.dlq.name;
     const member = await this.member();
-    const stored = await committedStates(this.kafka, this.consumer, [...prepared.states.keys()]);
+    if (!this.admin) {
+      this.admin = this.kafka.admin();
+      await this.admin.connect();
+    }
+    const stored = await committedStates(this.admin, this.consumer, [...prepared.states.keys()]);
     const next = new Map<number, HandledState>();
     for (const [partition, state] of prepared.states) {
       const now = stored.get(partition)!;
@@ -206,9 +208,10 @@ export class DlqSession {
   /** Leaves the replay group at once, so the next command does not wait for a session timeout. */
   async close(): Promise<void> {
     this.closed = true;
-    const client = this.committer;
+    const [client, admin] = [this.committer, this.admin];
     this.committer = undefined;
-    await client?.disconnect();
+    this.admin = undefined;
+    await Promise.all([client?.disconnect(), admin?.disconnect()]);
   }
 }
 
