@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { compileTopologies } from '../src/compile';
 import { groupRecords, recordJson } from '../src/dlq/inspect';
 import { replayRecords } from '../src/dlq/replay';
+import { replayRoute } from '../src/dlq/replay-route';
 import { DlqSession } from '../src/dlq/session';
 import { consumerDescriptor } from '../src/emitters/router/descriptor';
 import type { ConsumerModel } from '../src/model/types';
@@ -122,7 +123,7 @@ export async function benchDlq(): Promise<DlqBenchResult> {
   const replay = await measured(async () => {
     const session = await DlqSession.open(kafka, consumer, 300_000);
     try {
-      return await replayRecords(kafka, session, session.records, { rate: 1_000_000, by: 'bench' });
+      return (await replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 1_000_000, by: 'bench' })).replayed;
     } finally {
       await session.close();
     }

@@ -29,13 +29,24 @@ describe('least-privilege ACLs (R6)', () => {
     expect(grants('User:orders-monitor')).toContain('Describe billing-order-confirmed');
   });
 
-  it('lets the replay tool read the DLQ, write the main topic and the audit log, and commit in its own group, nothing else', () => {
+  it('lets the replay tool read the DLQ in its reader group, write the first tier, the main topic and the audit log, and commit in its own group, nothing else', () => {
     expect(grantsOf('User:orders-replay')).toEqual([
       'Read Group billing-order-confirmed.dlq-replay',
+      'Read Group billing-order-confirmed.dlq-replay-reader',
       'Read Topic orders.confirmed.dlq',
       'Write Topic orders.confirmed',
       'Write Topic orders.confirmed.dlq.audit',
+      'Write Topic orders.confirmed.retry.1m',
     ]);
+  });
+
+  it('lets the replay tool of a park-by-key consumer describe the main group, for its parked keys, and of a consumer without tiers write no tier', () => {
+    const replayGroups = (consumer: ReturnType<typeof aConsumer>) =>
+      aclRules(compile(aTopology({ consumers: [consumer] })).model!.topologies[0]!)
+        .filter((r) => r.role === 'replay')
+        .map((r) => `${r.operation} ${r.resourceType} ${r.resourceName}`);
+    expect(replayGroups(aConsumer({ ordering: 'park-by-key' }))).toContain('Describe Group billing-order-confirmed');
+    expect(replayGroups(aConsumer({ ordering: 'in-place-only', ladder: undefined })).filter((g) => g.includes('.retry.'))).toEqual([]);
   });
 
   it('lets the monitor read and describe, never write', () => {

@@ -4,7 +4,7 @@ import { formatDuration } from '../src/duration';
 import { aclRules } from '../src/model/acls';
 import { CRITICALITY_PRESETS } from '../src/model/criticality';
 import { DEFAULTS } from '../src/model/defaults';
-import { ALERT_KEYS } from '../src/naming';
+import { ALERT_KEYS, dlqReaderGroupName } from '../src/naming';
 import { CRITICALITIES } from '../src/spec/types';
 import { aConsumer, aTopology, compile } from './helpers/specs';
 import { REPO_ROOT } from './helpers/project';
@@ -30,13 +30,17 @@ describe('the README', () => {
       ...consumer.tiers.map((t) => [t.name, 'each retry tier'] as [string, string]),
       [consumer.dlq.name, 'DLQ'],
       [consumer.dlqAudit.name, 'DLQ audit log'],
-      ...Object.values(consumer.groups).map((g) => [g, `group \`${g.replace(/^billing/, '{group}')}\``] as [string, string]),
+      ...[...Object.values(consumer.groups), dlqReaderGroupName(consumer.groups.replay)].map((g) => [g, `group \`${g.replace(/^billing/, '{group}')}\``] as [string, string]),
     ]);
     const rows = aclPage.split('\n');
     for (const rule of aclRules(topology)) {
       // The drift principal's rows list its many resources in one cell each.
       if (rule.role === 'drift') expect(rows.filter((r) => r.startsWith(`| drift | ${rule.operation} | `) && r.endsWith(` | ${rule.reason} |`))).toHaveLength(1);
-      else expect(aclPage).toContain(`| ${rule.role} | ${rule.operation} | ${resources.get(rule.resourceName)} | ${rule.reason} |`);
+      else {
+        // The replay principal writes the first tier only: the table names it so.
+        const words = rule.role === 'replay' && rule.resourceName === consumer.tiers[0]?.name ? 'first tier' : resources.get(rule.resourceName);
+        expect(aclPage).toContain(`| ${rule.role} | ${rule.operation} | ${words} | ${rule.reason} |`);
+      }
     }
   });
 

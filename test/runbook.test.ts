@@ -48,7 +48,8 @@ describe('the runbook of billing-order-confirmed', () => {
     expect(page).toContain('| on call | #billing-oncall |');
     expect(page).toContain('| tier 2 | `orders.confirmed.retry.10m` | 12 | 7d | 10m |');
     expect(page).toContain('| DLQ | `orders.confirmed.dlq` | 12 | 28d | — |');
-    expect(page).toContain('| `User:orders-replay` | Write | Topic `orders.confirmed` | publish replayed records back to the original topic |');
+    expect(page).toContain('| `User:orders-replay` | Write | Topic `orders.confirmed.retry.1m` | replay to this consumer only: through its first tier, due at once |');
+    expect(page).not.toContain('| `User:orders-replay` | Write | Topic `orders.confirmed.retry.10m`');
     expect(page).toContain('```mermaid\nflowchart LR');
   });
 
@@ -114,9 +115,9 @@ describe('runbooks that are right at 3 a.m.', () => {
     expect(runbook('analytics-orders')).not.toContain('Ordering too');
   });
 
-  it('state what a crash during replay does as the replay tool does it: at most the one record in flight again', () => {
+  it('state what a crash during replay does as the replay tool does it: at most the records of the step in flight again', () => {
     for (const page of pages) {
-      expect(page).toContain('a crash mid-way loses\nnothing, and replays again at most the one record that was in flight');
+      expect(page).toContain('a crash mid-way loses\nnothing, and replays again at most the records of the step in flight, one second\'s worth\nat `--rate`');
       expect(page).not.toContain('does not replay twice');
     }
   });

@@ -2,12 +2,19 @@ import os from 'node:os';
 import { compileFiles } from '../compile';
 import { kafkaFromEnv } from '../dlq/connection';
 import { bytesText, groupRecords, recordJson } from '../dlq/inspect';
-import { checkRecordable, discardRecords, replayRecords, replayTarget } from '../dlq/replay';
+import { recordsWaitingForTheirKey } from '../dlq/key-turn';
+import { checkRecordable, discardRecords, replayRecords } from '../dlq/replay';
+import { replayRoute, replayTarget } from '../dlq/replay-route';
+import type { ReplayRoute } from '../dlq/replay-route';
+import { groupsReading } from '../dlq/topic-groups';
+import type { TopicReaders } from '../dlq/topic-groups';
 import { selectRecords } from '../dlq/select';
 import type { Selection } from '../dlq/select';
-import { DlqSession } from '../dlq/session';
+import { DlqError, DlqSession } from '../dlq/session';
 import type { ExpiredRecords } from '../dlq/session';
 import type { ConsumerModel } from '../model/types';
+import { DLQ_FLAGS, dlqReaderGroupName, REPLAY_ROUTES } from '../naming';
+import type { ReplayRouteName } from '../naming';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -15,23 +22,42 @@ import { progressReporter } from './progress';
 import { reportDiagnostics } from './report';
 import { UsageError } from './topology-files';
 
-/** The consumer of that name in the topologies of the working directory. */
-export async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
+/** Every consumer of the topologies of the working directory, or undefined after printing their problems. */
+async function topologyConsumers(io: CliIo): Promise<readonly ConsumerModel[] | undefined> {
   const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return undefined;
-  const consumers = result.model.topologies.flatMap((t) => t.consumers);
+  return result.model.topologies.flatMap((t) => t.consumers);
+}
+
+function named(consumers: readonly ConsumerModel[], name: string): ConsumerModel {
   const consumer = consumers.find((c) => c.name === name);
   if (!consumer) throw new UsageError(`no consumer '${name}' in topologies/; there are ${consumers.map((c) => c.name).join(', ')}`);
   return consumer;
 }
 
-async function withSession(io: CliIo, name: string, work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>) => Promise<number>): Promise<number> {
-  const consumer = await findConsumer(io, name);
-  if (!consumer) return EXIT.problems;
+/** The consumer of that name in the topologies of the working directory. */
+export async function findConsumer(io: CliIo, name: string): Promise<ConsumerModel | undefined> {
+  const consumers = await topologyConsumers(io);
+  return consumers && named(consumers, name);
+}
+
+/** The groups of the topologies' other consumers that read this consumer's main topic. */
+function knownReaders(consumers: readonly ConsumerModel[], consumer: ConsumerModel): string[] {
+  return consumers.filter((c) => c !== consumer && c.mainTopic.name === consumer.mainTopic.name).map((c) => c.groups.main);
+}
+
+async function withSession(
+  io: CliIo,
+  name: string,
+  work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>, consumers: readonly ConsumerModel[]) => Promise<number>,
+): Promise<number> {
+  const consumers = await topologyConsumers(io);
+  if (!consumers) return EXIT.problems;
+  const consumer = named(consumers, name);
   const kafka = kafkaFromEnv(io.env ?? process.env);
   const session = await DlqSession.open(kafka, consumer);
   try {
-    return await work(session, kafka);
+    return await work(session, kafka, consumers);
   } finally {
     await session.close();
   }
@@ -84,6 +110,34 @@ export interface ReplayCommandOptions {
   readonly rate: string;
   readonly dryRun: boolean;
   readonly by?: string;
+  readonly to?: string;
+  readonly yes?: boolean;
+}
+
+const ROUTE_NAMES: readonly string[] = Object.values(REPLAY_ROUTES);
+
+function routeNameOf(value: string | undefined): ReplayRouteName {
+  if (value === undefined) return REPLAY_ROUTES.firstTier;
+  if (!ROUTE_NAMES.includes(value)) throw new UsageError(`${DLQ_FLAGS.to} takes ${ROUTE_NAMES.join(' or ')}, not '${value}'`);
+  return value as ReplayRouteName;
+}
+
+function routeLine(consumer: ConsumerModel, route: ReplayRoute): string {
+  return route.tier
+    ? `through ${route.topic}, ${consumer.name}'s first retry tier, due at once: only its own group reads it`
+    : `to ${route.topic}, the main topic: every group that reads it processes them again`;
+}
+
+function readersLine(consumer: ConsumerModel, readers: TopicReaders): string {
+  const found = readers.groups.length > 0 ? `other groups reading ${consumer.mainTopic.name}: ${readers.groups.join(', ')}` : `no other group found reading ${consumer.mainTopic.name}`;
+  const scope = readers.incomplete ? `the list may be incomplete: ${readers.incomplete}` : 'from topologies/ and the groups the replay principal may describe';
+  return `${found} (${scope})\n`;
+}
+
+/** This consumer's own groups: never counted as others reading its main topic. */
+function ownGroups(consumer: ConsumerModel): string[] {
+  const { main, retry, replay, monitor } = consumer.groups;
+  return [main, retry, replay, monitor, dlqReaderGroupName(replay)];
 }
 
 function positive(value: string | undefined, flag: string): number | undefined {
@@ -110,23 +164,40 @@ export const DEFAULT_REPLAY_LIMIT = 100;
 export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayCommandOptions): Promise<number> {
   const selection = selectionOf(options, DEFAULT_REPLAY_LIMIT);
   const rate = positive(options.rate, '--rate')!;
+  const routeName = routeNameOf(options.to);
   const by = options.by ?? io.env?.USER ?? os.userInfo().username;
-  return withSession(io, name, async (session, kafka) => {
+  return withSession(io, name, async (session, kafka, consumers) => {
+    const { consumer } = session;
+    const route = replayRoute(consumer, routeName);
     const chosen = selectRecords(session.records, selection);
+    const targets = new Map(chosen.map((r) => [r, replayTarget(consumer, route, r)]));
     checkRecordable(session, chosen);
+    const waiting = new Map((route.tier ? await recordsWaitingForTheirKey(kafka, consumer, chosen) : []).map((w) => [w.record, w.reason]));
     const verb = options.dryRun ? 'would replay' : 'replaying';
     io.stdout(expiredLine(session.expired));
-    io.stdout(`${verb} ${chosen.length} of ${session.records.length} unhandled records of ${session.consumer.dlq.name}, at most ${rate}/s\n`);
+    io.stdout(`${verb} ${chosen.length} of ${session.records.length} unhandled records of ${consumer.dlq.name} ${routeLine(consumer, route)}, at most ${rate}/s\n`);
     for (const r of chosen) {
-      const target = replayTarget(session.consumer, r);
-      io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${bytesText(r.key)}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}\n`);
+      const target = targets.get(r)!;
+      const wait = waiting.has(r) ? `  (waits in the DLQ: ${waiting.get(r)})` : '';
+      io.stdout(`  ${r.id} -> ${target.topic}[${target.partition ?? 'by key'}]  key=${bytesText(r.key)}  ${r.decoded.errorClass ?? '?'}: ${r.decoded.errorMessage ?? ''}${wait}\n`);
     }
+    if (!route.tier) io.stdout(readersLine(consumer, await groupsReading(kafka, route.topic, ownGroups(consumer), knownReaders(consumers, consumer))));
     if (options.dryRun) {
       io.stdout('dry run: nothing was published or committed\n');
       return EXIT.ok;
     }
-    const done = await replayRecords(kafka, session, chosen, { rate, by, onProgress: progressReporter(io, 'replayed') });
-    io.stdout(`replayed ${done} record${done === 1 ? '' : 's'} to ${session.consumer.mainTopic.name}; recorded in ${session.consumer.dlqAudit.name} as done by ${by}\n`);
+    if (!route.tier && !options.yes) {
+      throw new DlqError(
+        `${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic} makes every group that reads ${route.topic} process these records again; nothing was published. Run again with ${DLQ_FLAGS.yes} if they all should, or without ${DLQ_FLAGS.to} to replay to ${consumer.name} only`,
+      );
+    }
+    const result = await replayRecords(kafka, session, chosen, { route, rate, by, onProgress: progressReporter(io, 'replayed') });
+    io.stdout(`replayed ${plural(result.replayed, 'record')} to ${route.topic}; recorded in ${consumer.dlqAudit.name} as done by ${by}\n`);
+    if (result.waiting.length > 0) {
+      io.stdout(
+        `left ${plural(result.waiting.length, 'record')} in the DLQ, so as not to overtake records of their key: ${result.waiting.map((w) => `${w.record.id} (${w.reason})`).join('; ')}. Run the same command again once those retries end, or replay them with ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic}, where they queue behind them\n`,
+      );
+    }
     return EXIT.ok;
   });
 }

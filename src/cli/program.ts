@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ORDERING_STRATEGIES } from '../spec/types';
 import { ScenarioError } from '../simulate/scenario';
-import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND } from '../naming';
+import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND, REPLAY_ROUTES } from '../naming';
 import { connectionSettingsMessage, ConnectionSettingsError, explainKafkaError, principalOfCommand } from '../dlq/connection';
 import { DlqError } from '../dlq/session';
 import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
@@ -86,7 +86,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     });
   dlq
     .command(DLQ_COMMAND.replay)
-    .description('publish records back to their original topic (same key and value, x-attempt reset, x-replayed-from-dlq set), then commit them')
+    .description("publish records back to this consumer only, through its first retry tier due at once (same key, value and partition, x-replayed-from-dlq set), then commit them; --to main-topic for every group")
     .argument('<consumer>', 'a consumer name from topologies/*.ts')
     .option(`${DLQ_FLAGS.ids} <ids>`, 'records by id, <partition>:<offset>,...')
     .option(`${DLQ_FLAGS.errorClass} <error-name>`, 'records whose error name (x-error-class header, as inspect groups them) is this, e.g. OrderValidationError')
@@ -95,6 +95,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option(`${DLQ_FLAGS.rate} <per-second>`, 'records per second at most', '10')
     .option(DLQ_FLAGS.dryRun, 'print what would be replayed; publish and commit nothing', false)
     .option(`${DLQ_FLAGS.by} <name>`, 'who replays, for the audit log (default: $USER)')
+    .option(`${DLQ_FLAGS.to} <route>`, `${REPLAY_ROUTES.firstTier}: this consumer only (default); ${REPLAY_ROUTES.mainTopic}: every group reading the main topic, which needs ${DLQ_FLAGS.yes}`)
+    .option(DLQ_FLAGS.yes, `confirm ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic} after reading which other groups will process the records`, false)
     .addHelpText('after', connection)
     .action(async (name: string, options: ReplayCommandOptions) => {
       exitCode = await dlqReplayCommand(io, name, options);

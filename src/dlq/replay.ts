@@ -1,19 +1,31 @@
 import type { Kafka } from 'kafkajs';
-import type { ConsumerModel } from '../model/types';
-import { HEADERS, REPLAY_COUNT_HEADER } from '../naming/headers';
-import { passThroughHeaders } from '../runtime/headers';
+import { REPLAY_ROUTES } from '../naming';
 import { audit } from './audit';
 import type { AuditEntry } from './audit';
+import { recordsWaitingForTheirKey } from './key-turn';
+import type { WaitingRecord } from './key-turn';
 import { rateLimiter } from './rate-limit';
+import type { LimiterClock } from './rate-limit';
+import { replayMessage, replayTarget } from './replay-route';
+import type { ReplayRoute } from './replay-route';
 import { DlqError } from './session';
 import type { DlqRecord, DlqSession } from './session';
 
 export interface ReplayOptions {
+  readonly route: ReplayRoute;
   /** Records per second at most, in any one-second window. */
   readonly rate: number;
   readonly by: string;
   readonly onProgress?: (done: number, total: number) => void;
   readonly now?: () => number;
+  /** The rate limiter's clock (tests). */
+  readonly clock?: LimiterClock;
+}
+
+export interface ReplayResult {
+  readonly replayed: number;
+  /** Park-by-key records left in the DLQ because their key was busy when their step ran. */
+  readonly waiting: readonly WaitingRecord[];
 }
 
 /**
@@ -22,68 +34,72 @@ export interface ReplayOptions {
  */
 export const MAX_STEP_RECORDS = 500;
 
-/** Where a record goes back to: its original topic, which must be this consumer's main topic. */
-export function replayTarget(consumer: ConsumerModel, record: DlqRecord): { topic: string; partition?: number } {
-  const topic = record.decoded.originalTopic ?? consumer.mainTopic.name;
-  if (topic !== consumer.mainTopic.name) {
-    throw new DlqError(`record ${record.id} came from ${topic}, not from ${consumer.mainTopic.name}; replay it with the tools of that topic's consumer`);
-  }
-  const partition = record.decoded.originalPartition;
-  return { topic, partition: partition !== undefined && partition < consumer.mainTopic.partitions ? partition : undefined };
-}
-
 /** Refuses, before anything is published, a selection whose handling could not all be recorded. */
 export function checkRecordable(session: DlqSession, records: readonly DlqRecord[]): void {
   const fits = session.recordablePrefix(records);
-  if (fits < records.length) {
-    throw new DlqError(
-      `only the first ${fits} of these ${records.length} records can be recorded as handled: the rest would leave handled records too scattered for the replay group's commit. Nothing was published; run again with --limit ${fits}, or first handle the other records among them`,
-    );
-  }
+  if (fits === records.length) return;
+  const blocked = records[fits]!;
+  // Handling the oldest unhandled records of the partition moves its committed offset over
+  // them and merges the ranges behind: the state shrinks, so that always fits.
+  const advice =
+    fits > 0
+      ? `run again with --limit ${fits}, or first handle the oldest unhandled records of partition ${blocked.partition}`
+      : `first replay or discard the oldest unhandled records of partition ${blocked.partition} (inspect lists them first; --all takes them in that order)`;
+  throw new DlqError(
+    `only the first ${fits} of these ${records.length} records can be recorded as handled: the rest would leave handled records too scattered for the replay group's commit. Nothing was published; ${advice}`,
+  );
 }
 
 /**
- * Publishes the records back to their original topic (same key, value and headers, the
- * x-* headers reset, x-replayed-from-dlq set, x-replay-count raised), in steps: each step
- * is checked to be recordable, published and acknowledged, written to the audit log, and
- * only then committed as handled. A crash never loses a replay and repeats at most the
- * records of the step in flight; a rerun never republishes a committed one.
+ * Publishes the records through the route (same key, value and headers, the x-* headers
+ * the route needs, x-replayed-from-dlq set, x-replay-count raised), in steps: each step is
+ * checked to be recordable, published and acknowledged, written to the audit log, and
+ * only then committed as handled. A crash never loses a replay or its audit entry and
+ * repeats at most the records of the step in flight; a rerun never republishes a
+ * committed one. Through the tier of a park-by-key consumer, records whose key is busy
+ * wait in the DLQ (see recordsWaitingForTheirKey).
  */
-export async function replayRecords(kafka: Kafka, session: DlqSession, records: readonly DlqRecord[], options: ReplayOptions): Promise<number> {
-  for (const r of records) replayTarget(session.consumer, r);
+export async function replayRecords(kafka: Kafka, session: DlqSession, records: readonly DlqRecord[], options: ReplayOptions): Promise<ReplayResult> {
+  const { consumer } = session;
+  for (const r of records) replayTarget(consumer, options.route, r);
   checkRecordable(session, records);
-  const limiter = rateLimiter(options.rate);
-  return inSteps(kafka, session, records, Math.min(MAX_STEP_RECORDS, limiter.capacity), { action: 'replayed', by: options.by }, options, async (producer, step) => {
-    const acknowledged = await limiter.take(step.length);
-    try {
-      await producer.send({ topic: session.consumer.mainTopic.name, acks: -1, messages: step.map((r) => replayMessage(session, r)) });
-    } finally {
-      acknowledged();
-    }
+  const limiter = rateLimiter(options.rate, options.clock);
+  const now = options.now ?? Date.now;
+  const waiting: WaitingRecord[] = [];
+  const throughTier = options.route.name === REPLAY_ROUTES.firstTier;
+  const replayed = await inSteps(kafka, session, records, Math.min(MAX_STEP_RECORDS, limiter.capacity), { action: 'replayed', by: options.by }, options, {
+    ready: async (step) => {
+      if (!throughTier) return step;
+      const busy = await recordsWaitingForTheirKey(kafka, consumer, step);
+      waiting.push(...busy);
+      return step.filter((r) => !busy.some((w) => w.record === r));
+    },
+    publish: async (producer, step) => {
+      const acknowledged = await limiter.take(step.length);
+      try {
+        const at = now();
+        await producer.send({ topic: options.route.topic, acks: -1, messages: step.map((r) => replayMessage(consumer, options.route, r, at)) });
+      } finally {
+        acknowledged();
+      }
+    },
   });
+  return { replayed, waiting };
 }
 
 /** Records a discard with its reason and who decided, then commits the records as handled. */
 export async function discardRecords(kafka: Kafka, session: DlqSession, records: readonly DlqRecord[], decision: { reason: string; by: string }, now = Date.now): Promise<number> {
   checkRecordable(session, records);
-  return inSteps(kafka, session, records, MAX_STEP_RECORDS, { action: 'discarded', ...decision }, { now }, async () => {});
+  return inSteps(kafka, session, records, MAX_STEP_RECORDS, { action: 'discarded', ...decision }, { now }, { publish: async () => {} });
 }
 
-function replayMessage(session: DlqSession, record: DlqRecord) {
-  const target = replayTarget(session.consumer, record);
-  return {
-    key: record.key,
-    value: record.value,
-    ...(target.partition !== undefined ? { partition: target.partition } : {}),
-    headers: {
-      ...passThroughHeaders(record.headers),
-      [HEADERS.attempt]: '1',
-      [HEADERS.replayedFromDlq]: `${session.consumer.dlq.name}/${record.id}`,
-      [REPLAY_COUNT_HEADER]: String(record.replayCount + 1),
-    },
-  };
+interface Step {
+  /** The records of a step that may go now (all by default). */
+  readonly ready?: (step: readonly DlqRecord[]) => Promise<readonly DlqRecord[]>;
+  readonly publish: (producer: ReturnType<Kafka['producer']>, step: readonly DlqRecord[]) => Promise<void>;
 }
 
+/** Publish, audit, commit: in that order, so that whatever fails, nothing is committed unaudited or audited unpublished. */
 async function inSteps(
   kafka: Kafka,
   session: DlqSession,
@@ -91,23 +107,28 @@ async function inSteps(
   stepSize: number,
   entry: AuditEntry,
   options: { onProgress?: (done: number, total: number) => void; now?: () => number },
-  publish: (producer: ReturnType<Kafka['producer']>, step: readonly DlqRecord[]) => Promise<void>,
+  step: Step,
 ): Promise<number> {
   const now = options.now ?? Date.now;
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
+  let handled = 0;
   try {
     for (let done = 0; done < records.length; ) {
-      const step = records.slice(done, done + stepSize);
-      const prepared = session.prepare(step);
-      await publish(producer, step);
-      await audit(producer, session.consumer, { records: step, entry, expired: prepared.expired }, now());
-      await session.commit(prepared);
-      done += step.length;
+      const chunk = records.slice(done, done + stepSize);
+      const ready = step.ready ? await step.ready(chunk) : chunk;
+      if (ready.length > 0) {
+        const prepared = session.prepare(ready);
+        await step.publish(producer, ready);
+        await audit(producer, session.consumer, { records: ready, entry, expired: prepared.expired }, now());
+        await session.commit(prepared);
+      }
+      done += chunk.length;
+      handled += ready.length;
       options.onProgress?.(done, records.length);
     }
   } finally {
     await producer.disconnect();
   }
-  return records.length;
+  return handled;
 }

@@ -3,7 +3,8 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { decodeRetryHeaders } from '../runtime/headers';
 import type { RawHeaders, RetryHeaders } from '../runtime/headers';
-import { MAX_HANDLED_METADATA_BYTES, decodeHandled, encodeHandled, expiredGap, isHandled, markHandled, partitionBacklog, passExpired } from '../runtime/dlq-handled';
+import { dlqReaderGroupName } from '../naming';
+import { MAX_HANDLED_METADATA_BYTES, decodeHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
 import type { HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
 
@@ -42,38 +43,56 @@ export interface PreparedCommit {
 
 export class DlqError extends Error {}
 
+type KafkaAdmin = ReturnType<Kafka['admin']>;
+
+/** The replay group's committed state of these partitions of the DLQ. */
+async function committedStates(admin: KafkaAdmin, consumer: ConsumerModel, partitions: readonly number[]): Promise<Map<number, HandledState>> {
+  const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }));
+  const commits = new Map((committed?.partitions ?? []).map((p) => [p.partition, p]));
+  const states = new Map<number, HandledState>();
+  for (const partition of partitions) {
+    const c = commits.get(partition);
+    // No commit yet: nobody handled anything, so whatever retention deleted was unhandled.
+    states.set(partition, decodeHandled(c && /^\d+$/.test(c.offset) ? BigInt(c.offset) : 0n, c?.metadata));
+  }
+  return states;
+}
+
 /**
  * A session in the consumer's replay group: it reads every unhandled record of the DLQ
  * (from the group's committed offsets, or the log start when retention deleted the
  * records there, to the end, skipping records handled beyond them) and commits records
- * as handled. One krt DLQ command per consumer at a time: a second member of the group
- * would take half the partitions.
+ * as handled. One krt DLQ command per consumer at a time.
+ *
+ * The records are read in a group of their own (dlqReaderGroupName), never in the replay
+ * group: when retention passes a fetch position, kafkajs commits the reset offset without
+ * metadata in the group that fetched, and in the replay group that would erase the handled
+ * state. The replay group gets a member only to commit, and that member never fetches.
  */
 export class DlqSession {
+  private committer: Consumer | undefined;
+  private admin: KafkaAdmin | undefined;
+  private closed = false;
+
   private constructor(
+    private readonly kafka: Kafka,
     readonly consumer: ConsumerModel,
     readonly records: readonly DlqRecord[],
     readonly expired: readonly ExpiredRecords[],
     private readonly states: Map<number, HandledState>,
     private readonly logStarts: ReadonlyMap<number, bigint>,
-    private client: Consumer | undefined,
+    private readonly commitTimeoutMs: number,
   ) {}
 
   static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000): Promise<DlqSession> {
     const topic = consumer.dlq.name;
     const admin = kafka.admin();
     await admin.connect();
-    const states = new Map<number, HandledState>();
     let offsets: { partition: number; low: string; high: string }[];
+    let states: Map<number, HandledState>;
     try {
       offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
-      const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [topic] }));
-      const commits = new Map((committed?.partitions ?? []).map((p) => [p.partition, p]));
-      for (const { partition } of offsets) {
-        const c = commits.get(partition);
-        // No commit yet: nobody handled anything, so whatever retention deleted was unhandled.
-        states.set(partition, decodeHandled(c && BigInt(c.offset) >= 0n ? BigInt(c.offset) : 0n, c?.metadata));
-      }
+      states = await committedStates(admin, consumer, offsets.map((p) => p.partition));
     } finally {
       await admin.disconnect();
     }
@@ -87,64 +106,8 @@ export class DlqSession {
     // Where reading starts: past what is handled and past what retention deleted.
     const live = new Map([...states].map(([partition, state]) => [partition, passExpired(state, logStarts.get(partition) ?? 0n)]));
     const pending = [...ends].filter(([partition, end]) => live.get(partition)!.committed < end);
-    if (pending.length === 0) return new DlqSession(consumer, [], expired, states, logStarts, undefined);
-
-    const client = kafka.consumer({ groupId: consumer.groups.replay, retry: { retries: 5 } });
-    const records: DlqRecord[] = [];
-    const waiting = new Set(pending.map(([partition]) => partition));
-    try {
-      await client.connect();
-      await client.subscribe({ topics: [topic], fromBeginning: true });
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
-        // Start every partition at or after its log start: kafkajs recovers from an offset
-        // below it by committing the reset offset itself, which would erase the handled state.
-        client.on(client.events.GROUP_JOIN, () => {
-          for (const [partition, state] of live) client.seek({ topic, partition, offset: state.committed.toString() });
-        });
-        client
-          .run({
-            autoCommit: false,
-            eachBatch: async ({ batch }) => {
-              const partition = batch.partition;
-              const end = ends.get(partition) ?? 0n;
-              const state = live.get(partition)!;
-              let last = -1n;
-              for (const message of batch.messages) {
-                const offset = BigInt(message.offset);
-                if (offset >= end) break;
-                last = offset;
-                if (isHandled(state, offset)) continue;
-                const headers = (message.headers ?? {}) as RawHeaders;
-                records.push({
-                  id: `${partition}:${offset}`,
-                  partition,
-                  offset,
-                  timestamp: Number(message.timestamp),
-                  key: message.key,
-                  value: message.value,
-                  headers,
-                  decoded: decodeRetryHeaders(headers),
-                  replayCount: replayCountOf(headers),
-                });
-              }
-              if (last + 1n >= end && waiting.delete(partition)) {
-                client.pause([{ topic, partitions: [partition] }]);
-                if (waiting.size === 0) {
-                  clearTimeout(timer);
-                  resolve();
-                }
-              }
-            },
-          })
-          .catch(reject);
-      });
-    } catch (error) {
-      await client.disconnect();
-      throw error;
-    }
-    records.sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
-    return new DlqSession(consumer, records, expired, states, logStarts, client);
+    const records = pending.length === 0 ? [] : await readUnhandled(kafka, consumer, live, ends, timeoutMs);
+    return new DlqSession(kafka, consumer, records, expired, states, logStarts, timeoutMs);
   }
 
   /**
@@ -166,12 +129,7 @@ export class DlqSession {
       const before = this.states.get(partition) ?? decodeHandled(0n, null);
       const gap = expiredGap(before, logStart);
       const next = markHandled(passExpired(before, logStart), offsets);
-      const bytes = Buffer.byteLength(encodeHandled(next));
-      if (bytes > MAX_HANDLED_METADATA_BYTES) {
-        throw new DlqError(
-          `partition ${partition}'s handled records would be too scattered to record in the replay group's commit (${bytes} bytes; Kafka keeps ${MAX_HANDLED_METADATA_BYTES}); nothing of this step was published`,
-        );
-      }
+      checkFits(partition, next);
       states.set(partition, next);
       if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
     }
@@ -200,18 +158,132 @@ export class DlqSession {
     return low;
   }
 
-  /** Commits a prepared step; the commit moves over every contiguous handled record. */
+  /**
+   * Commits a prepared step; the commit moves over every contiguous handled record. What
+   * the group holds now is read first: anything handled there that this session did not
+   * know of (a commit it did not make) is kept, never overwritten.
+   */
   async commit(prepared: PreparedCommit): Promise<void> {
-    if (!this.client) throw new DlqError('this session read no records, so it has nothing to commit');
+    if (this.closed) throw new DlqError('this session is closed; open a new one to commit');
     const topic = this.consumer.dlq.name;
-    await this.client.commitOffsets([...prepared.states].map(([partition, state]) => ({ topic, partition, offset: state.committed.toString(), metadata: encodeHandled(state) })));
-    for (const [partition, state] of prepared.states) this.states.set(partition, state);
+    const member = await this.member();
+    if (!this.admin) {
+      this.admin = this.kafka.admin();
+      await this.admin.connect();
+    }
+    const stored = await committedStates(this.admin, this.consumer, [...prepared.states.keys()]);
+    const next = new Map<number, HandledState>();
+    for (const [partition, state] of prepared.states) {
+      const now = stored.get(partition)!;
+      const kept = keepsHandled(now, state) ? state : unionHandled(now, state);
+      checkFits(partition, kept);
+      next.set(partition, kept);
+    }
+    await member.commitOffsets([...next].map(([partition, state]) => ({ topic, partition, offset: state.committed.toString(), metadata: encodeHandled(state) })));
+    for (const [partition, state] of next) this.states.set(partition, state);
+  }
+
+  /** The replay group's member that commits: joined at the first commit, its partitions paused before any fetch. */
+  private async member(): Promise<Consumer> {
+    if (this.committer) return this.committer;
+    const topic = this.consumer.dlq.name;
+    const client = this.kafka.consumer({ groupId: this.consumer.groups.replay, retry: { retries: 5 } });
+    this.committer = client;
+    await client.connect();
+    await client.subscribe({ topics: [topic], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DlqError(`could not join the replay group ${this.consumer.groups.replay} within ${this.commitTimeoutMs / 1000}s`)), this.commitTimeoutMs);
+      client.on(client.events.GROUP_JOIN, () => {
+        // Before the first fetch: a member that never fetches never commits a reset offset.
+        client.pause([{ topic }]);
+        clearTimeout(timer);
+        resolve();
+      });
+      client.run({ autoCommit: false, eachBatch: async () => {} }).catch(reject);
+      client.pause([{ topic }]);
+    });
+    return client;
   }
 
   /** Leaves the replay group at once, so the next command does not wait for a session timeout. */
   async close(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    await client?.disconnect();
+    this.closed = true;
+    const [client, admin] = [this.committer, this.admin];
+    this.committer = undefined;
+    this.admin = undefined;
+    await Promise.all([client?.disconnect(), admin?.disconnect()]);
   }
+}
+
+function checkFits(partition: number, state: HandledState): void {
+  const bytes = Buffer.byteLength(encodeHandled(state));
+  if (bytes > MAX_HANDLED_METADATA_BYTES) {
+    throw new DlqError(
+      `partition ${partition}'s handled records would be too scattered to record in the replay group's commit (${bytes} bytes; Kafka keeps ${MAX_HANDLED_METADATA_BYTES}); nothing of this step was published`,
+    );
+  }
+}
+
+/** Every unhandled record from each partition's live start to the end read at open, in the reader group. */
+async function readUnhandled(
+  kafka: Kafka,
+  consumer: ConsumerModel,
+  live: ReadonlyMap<number, HandledState>,
+  ends: ReadonlyMap<number, bigint>,
+  timeoutMs: number,
+): Promise<DlqRecord[]> {
+  const topic = consumer.dlq.name;
+  const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 } });
+  const records: DlqRecord[] = [];
+  const waiting = new Set([...ends].filter(([partition, end]) => live.get(partition)!.committed < end).map(([partition]) => partition));
+  try {
+    await client.connect();
+    await client.subscribe({ topics: [topic], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
+      client.on(client.events.GROUP_JOIN, () => {
+        for (const [partition, state] of live) client.seek({ topic, partition, offset: state.committed.toString() });
+      });
+      client
+        .run({
+          autoCommit: false,
+          eachBatch: async ({ batch }) => {
+            const partition = batch.partition;
+            const end = ends.get(partition) ?? 0n;
+            const state = live.get(partition)!;
+            let last = -1n;
+            for (const message of batch.messages) {
+              const offset = BigInt(message.offset);
+              if (offset >= end) break;
+              last = offset;
+              if (isHandled(state, offset)) continue;
+              const headers = (message.headers ?? {}) as RawHeaders;
+              records.push({
+                id: `${partition}:${offset}`,
+                partition,
+                offset,
+                timestamp: Number(message.timestamp),
+                key: message.key,
+                value: message.value,
+                headers,
+                decoded: decodeRetryHeaders(headers),
+                replayCount: replayCountOf(headers),
+              });
+            }
+            if (last + 1n >= end && waiting.delete(partition)) {
+              client.pause([{ topic, partitions: [partition] }]);
+              if (waiting.size === 0) {
+                clearTimeout(timer);
+                resolve();
+              }
+            }
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await client.disconnect();
+  }
+  records.sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
+  return records;
 }

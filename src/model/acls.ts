@@ -1,4 +1,4 @@
-import { principalName } from '../naming';
+import { dlqReaderGroupName, principalName } from '../naming';
 import { compareStrings } from '../util/compare';
 import type { ConsumerModel, TopologyModel } from './types';
 
@@ -48,10 +48,17 @@ function consumerGrants(consumer: ConsumerModel): Grant[] {
 }
 
 function replayGrants(consumer: ConsumerModel): Grant[] {
+  const firstTier = consumer.tiers[0];
   return [
     { resourceType: 'Topic', resourceName: consumer.dlq.name, operation: 'Read', reason: 'read dead letters to replay or discard' },
-    { resourceType: 'Topic', resourceName: consumer.mainTopic.name, operation: 'Write', reason: 'publish replayed records back to the original topic' },
+    // The default replay route: the first tier reaches this consumer's group alone.
+    ...(firstTier ? [{ resourceType: 'Topic', resourceName: firstTier.name, operation: 'Write', reason: 'replay to this consumer only: through its first tier, due at once' } satisfies Grant] : []),
+    { resourceType: 'Topic', resourceName: consumer.mainTopic.name, operation: 'Write', reason: 'replay with --to main-topic, for every group reading it (the only route of a consumer without tiers)' },
     { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Read', reason: 'commit replay progress (its lag is the DLQ backlog)' },
+    { resourceType: 'Group', resourceName: dlqReaderGroupName(consumer.groups.replay), operation: 'Read', reason: 'read the DLQ in a group of its own, never in the replay group' },
+    ...(consumer.ordering === 'park-by-key'
+      ? [{ resourceType: 'Group', resourceName: consumer.groups.main, operation: 'Describe', reason: "read the main group's parked keys, so a replay never overtakes them" } satisfies Grant]
+      : []),
     { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Write', reason: 'record every replay and discard, with who and why' },
   ];
 }

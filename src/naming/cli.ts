@@ -19,7 +19,21 @@ export const DLQ_FLAGS = {
   dryRun: '--dry-run',
   reason: '--reason',
   by: '--by',
+  to: '--to',
+  yes: '--yes',
 } as const;
+
+/**
+ * Where `krt dlq replay` sends records: by default through the consumer's first retry
+ * tier, which only its own group reads, due at once; the main topic only when asked,
+ * because every group reading it processes the records again.
+ */
+export const REPLAY_ROUTES = {
+  firstTier: 'first-tier',
+  mainTopic: 'main-topic',
+} as const;
+
+export type ReplayRouteName = (typeof REPLAY_ROUTES)[keyof typeof REPLAY_ROUTES];
 
 /** How a DLQ record is named on the command line: its DLQ partition and offset. */
 export const DLQ_RECORD_ID_FORMAT = '<partition>:<offset>';

@@ -17,3 +17,12 @@ export function monitorGroupName(group: string): string {
 export function replayGroupName(group: string): string {
   return `${group}.dlq-replay`;
 }
+
+/**
+ * The group krt dlq reads the DLQ in. Never the replay group: kafkajs commits a reset
+ * offset (without metadata) when retention passes its fetch position, which in the replay
+ * group would erase the handled state. Its offsets mean nothing; nothing reads them.
+ */
+export function dlqReaderGroupName(replayGroup: string): string {
+  return `${replayGroup}-reader`;
+}

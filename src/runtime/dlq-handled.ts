@@ -18,8 +18,13 @@ export interface HandledRange {
 export interface HandledState {
   /** The first offset not yet handled. */
   readonly committed: bigint;
-  /** Handled offsets after `committed`: sorted, disjoint, never adjacent, all above it. */
-  readonly ranges: readonly HandledRange[];
+  /**
+   * Handled offsets after `committed`, as distances from it: `[from, to, from, to, ...]`
+   * (inclusive), sorted, disjoint, never adjacent, every `from` above 0. Plain numbers,
+   * not bigints or objects: a million ranges decode in milliseconds on every monitor poll
+   * and session open, and no partition holds 2^53 records beyond its committed offset.
+   */
+  readonly runs: Float64Array;
   /**
    * Unhandled records that retention deleted before the group passed them, counted when
    * a krt command committed past them: with the gap still below the log start, this is
@@ -44,9 +49,22 @@ const FORMAT_V1 = 'krt-handled/1';
 const FORMAT_V2 = 'krt-handled/2';
 /** Inflating a few kilobytes of metadata never needs more; anything larger is not ours. */
 const MAX_INFLATED_BYTES = 64 * 2 ** 20;
+const MAX_DISTANCE = Number.MAX_SAFE_INTEGER;
 
 export function emptyHandled(committed: bigint): HandledState {
-  return { committed, ranges: [], expired: 0n };
+  return { committed, runs: new Float64Array(0), expired: 0n };
+}
+
+/** The handled ranges beyond the committed offset, as offsets. */
+export function handledRanges(state: HandledState): HandledRange[] {
+  const ranges: HandledRange[] = [];
+  for (let i = 0; i < state.runs.length; i += 2) ranges.push({ from: state.committed + BigInt(state.runs[i]!), to: state.committed + BigInt(state.runs[i + 1]!) });
+  return ranges;
+}
+
+/** How many ranges are handled beyond the committed offset. */
+export function rangeCount(state: HandledState): number {
+  return state.runs.length / 2;
 }
 
 /**
@@ -58,14 +76,15 @@ export function decodeHandled(committed: bigint, metadata: string | null | undef
     const parsed = JSON.parse(metadata ?? '') as { f?: unknown; r?: unknown; e?: unknown };
     const expired = typeof parsed.e === 'string' && /^\d{1,19}$/.test(parsed.e) ? BigInt(parsed.e) : 0n;
     if (parsed.f === FORMAT_V1 && Array.isArray(parsed.r)) {
-      const ranges = (parsed.r as unknown[]).map((pair) => {
-        const [from, to] = pair as [string, string];
-        return { from: BigInt(from), to: BigInt(to) };
+      const pairs = (parsed.r as unknown[]).map((pair) => {
+        const [from, to] = (pair as [string, string]).map((o) => distance(BigInt(o) - committed));
+        return [from!, to!] as const;
       });
-      return withRanges({ committed, ranges: [], expired }, ranges.sort((a, b) => compare(a.from, b.from)));
+      pairs.sort((a, b) => a[0] - b[0]);
+      return normalized(committed, pairs.flat(), expired);
     }
     if (parsed.f === FORMAT_V2 && typeof parsed.r === 'string') {
-      return withRanges({ committed, ranges: [], expired }, runsToRanges(committed, parsed.r));
+      return { committed, runs: decodeRuns(parsed.r), expired };
     }
   } catch {
     // No metadata, or not ours: nothing beyond the committed offset is handled.
@@ -73,17 +92,33 @@ export function decodeHandled(committed: bigint, metadata: string | null | undef
   return emptyHandled(committed);
 }
 
+/** A distance from the committed offset as a number; one too large for a partition is not ours. */
+function distance(d: bigint): number {
+  if (d > BigInt(MAX_DISTANCE)) throw new RangeError('not a distance within one partition');
+  return d < 0n ? -1 : Number(d);
+}
+
 /** The commit metadata: the recorded expiry and the handled ranges beyond the committed offset. */
 export function encodeHandled(state: HandledState): string {
-  const bytes: number[] = [];
-  let position = state.committed;
-  for (const range of state.ranges) {
-    writeVarint(bytes, range.from - position - 1n);
-    writeVarint(bytes, range.to - range.from);
-    position = range.to + 1n;
+  const { runs } = state;
+  const bytes = Buffer.allocUnsafe(runs.length * 8);
+  let length = 0;
+  const write = (value: number) => {
+    let rest = value;
+    while (rest >= 0x80) {
+      bytes[length++] = (rest % 0x80) | 0x80;
+      rest = Math.floor(rest / 0x80);
+    }
+    bytes[length++] = rest;
+  };
+  let position = 0;
+  for (let i = 0; i < runs.length; i += 2) {
+    write(runs[i]! - position - 1);
+    write(runs[i + 1]! - runs[i]!);
+    position = runs[i + 1]! + 1;
   }
-  const runs = deflateRawSync(Buffer.from(bytes), { level: 9 }).toString('base64');
-  return JSON.stringify({ f: FORMAT_V2, e: state.expired.toString(), r: runs });
+  const encoded = deflateRawSync(bytes.subarray(0, length), { level: 9 }).toString('base64');
+  return JSON.stringify({ f: FORMAT_V2, e: state.expired.toString(), r: encoded });
 }
 
 /** Whether this state's metadata fits in a commit. */
@@ -94,41 +129,67 @@ export function handledFits(state: HandledState): { fits: boolean; bytes: number
 
 /** Marks offsets handled: the committed offset moves over every contiguous handled record. */
 export function markHandled(state: HandledState, offsets: Iterable<bigint>): HandledState {
-  const sorted = [...offsets].sort(compare);
-  const ranges: HandledRange[] = [];
-  for (const o of sorted) {
-    const last = ranges[ranges.length - 1];
-    if (last && o <= last.to + 1n) ranges[ranges.length - 1] = { from: last.from, to: o > last.to ? o : last.to };
-    else ranges.push({ from: o, to: o });
+  const added: number[] = [];
+  for (const o of offsets) if (o >= state.committed) added.push(distance(o - state.committed));
+  added.sort((a, b) => a - b);
+  const runs: number[] = [];
+  for (const d of added) {
+    const last = runs.length - 1;
+    if (last > 0 && d <= runs[last]! + 1) runs[last] = Math.max(runs[last]!, d);
+    else runs.push(d, d);
   }
-  return withRanges(state, ranges);
+  return normalized(state.committed, merge(state.runs, runs), state.expired);
+}
+
+/** Every handled offset of either state: what a commit must keep whoever wrote the other one. */
+export function unionHandled(a: HandledState, b: HandledState): HandledState {
+  const [low, high] = a.committed <= b.committed ? [a, b] : [b, a];
+  const shift = distance(high.committed - low.committed);
+  // Everything below the higher committed offset is handled in that state.
+  const front = shift > 0 ? [0, shift - 1] : [];
+  const shifted = Array.from(high.runs, (d) => d + shift);
+  const expired = a.expired > b.expired ? a.expired : b.expired;
+  return normalized(low.committed, merge(merge(low.runs, front), shifted), expired);
+}
+
+/** Whether every offset `before` marks handled is handled in `after` too. */
+export function keepsHandled(before: HandledState, after: HandledState): boolean {
+  const union = unionHandled(before, after);
+  return union.committed === after.committed && union.runs.length === after.runs.length && union.runs.every((d, i) => d === after.runs[i]);
 }
 
 export function isHandled(state: HandledState, offset: bigint): boolean {
   if (offset < state.committed) return true;
+  const d = offset - state.committed;
+  if (d > BigInt(MAX_DISTANCE)) return false;
+  const target = Number(d);
+  const { runs } = state;
   let low = 0;
-  let high = state.ranges.length - 1;
+  let high = runs.length / 2 - 1;
   while (low <= high) {
     const mid = (low + high) >> 1;
-    const range = state.ranges[mid]!;
-    if (offset < range.from) high = mid - 1;
-    else if (offset > range.to) low = mid + 1;
+    if (target < runs[2 * mid]!) high = mid - 1;
+    else if (target > runs[2 * mid + 1]!) low = mid + 1;
     else return true;
   }
   return false;
 }
 
-/** Handled offsets within [from, to). */
-function handledWithin(state: HandledState, from: bigint, to: bigint): bigint {
-  let count = 0n;
-  for (const range of state.ranges) {
-    if (range.from >= to) break;
-    const start = range.from > from ? range.from : from;
-    const end = range.to + 1n < to ? range.to + 1n : to;
-    if (end > start) count += end - start;
+/** Handled distances within [0, to): the ranges are sorted, so the walk stops at `to`. */
+function handledBelow(runs: Float64Array, to: number): number {
+  let count = 0;
+  const length = runs.length;
+  for (let i = 0; i < length; i += 2) {
+    const from = runs[i]!;
+    if (from >= to) break;
+    const end = runs[i + 1]! + 1;
+    count += (end < to ? end : to) - from;
   }
   return count;
 }
+
+/** A bigint distance clamped to what the ranges can reach. */
+const clamped = (d: bigint) => (d > BigInt(MAX_DISTANCE) ? MAX_DISTANCE : Number(d));
 
 /**
  * Unhandled records below the log start that this state has not yet counted as expired:
@@ -136,7 +197,7 @@ function handledWithin(state: HandledState, from: bigint, to: bigint): bigint {
  */
 export function expiredGap(state: HandledState, logStart: bigint): bigint {
   if (state.committed >= logStart) return 0n;
-  return logStart - state.committed - handledWithin(state, state.committed, logStart);
+  return logStart - state.committed - BigInt(handledBelow(state.runs, clamped(logStart - state.committed)));
 }
 
 /**
@@ -146,7 +207,13 @@ export function expiredGap(state: HandledState, logStart: bigint): bigint {
 export function passExpired(state: HandledState, logStart: bigint): HandledState {
   if (state.committed >= logStart) return state;
   const expired = state.expired + expiredGap(state, logStart);
-  return withRanges({ committed: logStart, ranges: [], expired }, state.ranges);
+  const shift = clamped(logStart - state.committed);
+  const runs: number[] = [];
+  for (let i = 0; i < state.runs.length; i += 2) {
+    if (state.runs[i + 1]! < shift) continue;
+    runs.push(Math.max(state.runs[i]!, shift) - shift, state.runs[i + 1]! - shift);
+  }
+  return normalized(logStart, runs, expired);
 }
 
 export interface PartitionBacklog {
@@ -163,75 +230,71 @@ export function partitionBacklog(state: HandledState, logStart: bigint, end: big
   const live = passExpired(state, logStart);
   const expired = Number(live.expired);
   if (live.committed >= end) return { unhandled: 0, expired };
-  return { unhandled: Number(end - live.committed - handledWithin(live, live.committed, end)), first: live.committed, expired };
+  const span = end - live.committed;
+  return { unhandled: Number(span - BigInt(handledBelow(live.runs, clamped(span)))), first: live.committed, expired };
+}
+
+/** Two sorted lists of ranges as one, sorted by start (they may overlap or touch). */
+function merge(a: ArrayLike<number>, b: ArrayLike<number>): ArrayLike<number> {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]! <= b[j]!)) out.push(a[i++]!, a[i++]!);
+    else out.push(b[j++]!, b[j++]!);
+  }
+  return out;
 }
 
 /**
- * Merges sorted handled ranges into a state's in one linear pass, drops what is below its
- * committed offset, and moves the offset over the front.
+ * Sorted ranges (distances from `committed`, possibly overlapping, touching, or reaching
+ * below it) as a state: merged in one pass, the committed offset moved over the front.
  */
-function withRanges(state: HandledState, added: readonly HandledRange[]): HandledState {
-  const merged: HandledRange[] = [];
-  const push = (range: HandledRange) => {
-    if (range.to < range.from || range.to < state.committed) return;
-    const last = merged[merged.length - 1];
-    if (last && range.from <= last.to + 1n) {
-      if (range.to > last.to) merged[merged.length - 1] = { from: last.from, to: range.to };
-    } else {
-      merged.push(range);
-    }
-  };
-  const old = state.ranges;
-  let i = 0;
-  let j = 0;
-  while (i < old.length || j < added.length) {
-    if (j >= added.length || (i < old.length && old[i]!.from <= added[j]!.from)) push(old[i++]!);
-    else push(added[j++]!);
+function normalized(committed: bigint, sorted: ArrayLike<number>, expired: bigint): HandledState {
+  const merged: number[] = [];
+  for (let i = 0; i < sorted.length; i += 2) {
+    const from = Math.max(sorted[i]!, 0);
+    const to = sorted[i + 1]!;
+    if (to < from) continue;
+    const last = merged.length - 1;
+    if (last > 0 && from <= merged[last]! + 1) merged[last] = Math.max(merged[last]!, to);
+    else merged.push(from, to);
   }
-  let committed = state.committed;
-  let start = 0;
-  while (start < merged.length && merged[start]!.from <= committed) {
-    if (merged[start]!.to + 1n > committed) committed = merged[start]!.to + 1n;
-    start++;
-  }
-  return { committed, ranges: start === 0 ? merged : merged.slice(start), expired: state.expired };
+  if (merged.length === 0 || merged[0] !== 0) return { committed, runs: Float64Array.from(merged), expired };
+  const shift = merged[1]! + 1;
+  const runs = new Float64Array(merged.length - 2);
+  for (let i = 2; i < merged.length; i++) runs[i - 2] = merged[i]! - shift;
+  return { committed: committed + BigInt(shift), runs, expired };
 }
 
-function runsToRanges(committed: bigint, encoded: string): HandledRange[] {
-  if (encoded === '') return [];
+function decodeRuns(encoded: string): Float64Array {
+  if (encoded === '') return new Float64Array(0);
   const bytes = inflateRawSync(Buffer.from(encoded, 'base64'), { maxOutputLength: MAX_INFLATED_BYTES });
-  const ranges: HandledRange[] = [];
-  let position = committed;
+  // Every varint takes at least one byte: the bytes bound the number of run lengths.
+  const runs = new Float64Array(bytes.length + (bytes.length % 2));
+  let count = 0;
+  let position = 0;
   let index = 0;
-  const read = (): bigint => {
-    let value = 0n;
-    let shift = 0n;
+  while (index < bytes.length) {
+    let value = 0;
+    let scale = 1;
     for (;;) {
       const byte = bytes[index++];
       if (byte === undefined) throw new Error('truncated run length');
-      value |= BigInt(byte & 0x7f) << shift;
-      if ((byte & 0x80) === 0) return value;
-      shift += 7n;
+      value += (byte & 0x7f) * scale;
+      if ((byte & 0x80) === 0) break;
+      scale *= 0x80;
+      if (scale > MAX_DISTANCE) throw new RangeError('a run longer than a partition');
     }
-  };
-  while (index < bytes.length) {
-    const from = position + read() + 1n;
-    const to = from + read();
-    ranges.push({ from, to });
-    position = to + 1n;
+    // Even run lengths are the unhandled gaps before a range, odd ones the ranges.
+    if (count % 2 === 0) runs[count++] = position + value + 1;
+    else {
+      runs[count] = runs[count - 1]! + value;
+      position = runs[count++]! + 1;
+    }
   }
-  return ranges;
-}
-
-function writeVarint(out: number[], value: bigint): void {
-  let rest = value;
-  while (rest >= 0x80n) {
-    out.push(Number(rest & 0x7fn) | 0x80);
-    rest >>= 7n;
-  }
-  out.push(Number(rest));
-}
-
-function compare(a: bigint, b: bigint): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  if (count % 2 !== 0 || position - 1 > MAX_DISTANCE) throw new Error('truncated runs');
+  return runs.subarray(0, count);
 }

@@ -93,10 +93,16 @@ describe('the consumer principal (User:billing)', () => {
 
 describe('the replay principal (User:orders-replay)', () => {
   const replay = kafkaAs('orders-replay', { retries: 8 });
-  it('reads the DLQ in the replay group', async () => expect(await read(replay, 'billing-order-confirmed.dlq-replay', DLQ)).toBe('ok'));
-  it('writes back to the main topic', async () => expect(await write(replay, MAIN)).toBe('ok'));
+  it('reads the DLQ in the replay group and in its reader group', async () => {
+    expect(await read(replay, 'billing-order-confirmed.dlq-replay', DLQ)).toBe('ok');
+    expect(await read(replay, 'billing-order-confirmed.dlq-replay-reader', DLQ)).toBe('ok');
+  });
+  it('writes the first tier (the default replay route) and the main topic (--to main-topic)', async () => {
+    expect(await write(replay, TIER)).toBe('ok');
+    expect(await write(replay, MAIN)).toBe('ok');
+  });
   it('cannot read the main topic', async () => expect(await read(replay, 'billing-order-confirmed.dlq-replay', MAIN)).toBe('TOPIC_AUTHORIZATION_FAILED'));
-  it('cannot write a tier', async () => expect(await write(replay, TIER)).toBe('TOPIC_AUTHORIZATION_FAILED'));
+  it('cannot write a later tier', async () => expect(await write(replay, 'orders.confirmed.retry.10m')).toBe('TOPIC_AUTHORIZATION_FAILED'));
 });
 
 describe('the monitor principal (User:orders-monitor)', () => {

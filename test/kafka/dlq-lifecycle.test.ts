@@ -12,6 +12,9 @@ import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS, REPLAY_COUNT_HEADER } from '../../src/naming/headers';
 import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { createDlqMonitor } from '../../src/runtime/monitor';
+import { discardRecords } from '../../src/dlq/replay';
+import { DlqSession } from '../../src/dlq/session';
+import { dlqReaderGroupName } from '../../src/naming';
 import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
 import { REPO_ROOT, ScratchProject } from '../helpers/project';
 
@@ -42,7 +45,7 @@ export default defineTopology({
   name: 'lifecycle',
   owner: { team: 'billing', onCall: '#billing-oncall' },
   runbookBaseUrl: 'https://runbooks.example.com',
-  consumers: [${consumer('expiry')}, ${consumer('scale')}, ${consumer('scatter')}],
+  consumers: [${consumer('expiry')}, ${consumer('scale')}, ${consumer('scatter')}, ${consumer('race')}],
 });
 `,
   );
@@ -124,6 +127,13 @@ async function readAll(kafka: Kafka, admin: Admin, topic: string) {
   return found;
 }
 
+async function eventuallyTrue(condition: () => boolean, ms = 30_000): Promise<void> {
+  for (const started = Date.now(); !condition(); ) {
+    if (Date.now() - started > ms) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function monitorOf(consumer: ConsumerModel) {
   const monitor = createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafkaAsAdmin(), consumer.groups.monitor) });
   const snapshot = await monitor.poll();
@@ -135,6 +145,7 @@ describe('the DLQ over its whole life, on a real broker', () => {
   let expiry: ConsumerModel;
   let scale: ConsumerModel;
   let scatter: ConsumerModel;
+  let race: ConsumerModel;
   let admin: Admin;
   const krt = async (...args: string[]) => {
     let stdout = '';
@@ -146,7 +157,7 @@ describe('the DLQ over its whole life, on a real broker', () => {
   beforeAll(async () => {
     const created = await lifecycleProject();
     project = created.project;
-    [expiry, scale, scatter] = created.consumers as [ConsumerModel, ConsumerModel, ConsumerModel];
+    [expiry, scale, scatter, race] = created.consumers as [ConsumerModel, ConsumerModel, ConsumerModel, ConsumerModel];
     admin = kafkaAsAdmin().admin();
     await admin.connect();
   });
@@ -195,8 +206,9 @@ describe('the DLQ over its whole life, on a real broker', () => {
       ['replayed', 0, '8'],
       ['discarded', 0, '7'],
     ]);
-    const main = await readAll(kafka, admin, expiry!.mainTopic.name);
-    expect(main.map((m) => [m.value, m.headers[REPLAY_COUNT_HEADER]])).toEqual(expect.arrayContaining([['value-0', '1'], ['value-6', '1'], ['value-8', '3']]));
+    // Replayed through the first tier, the consumer's own route.
+    const tier = await readAll(kafka, admin, expiry!.tiers[0]!.name);
+    expect(tier.map((m) => [m.value, m.headers[REPLAY_COUNT_HEADER]])).toEqual(expect.arrayContaining([['value-0', '1'], ['value-6', '1'], ['value-8', '3']]));
 
     // The size is what is left; the expired total stays right after the gap was passed, and after a monitor restart.
     const after = await monitorOf(expiry!);
@@ -218,17 +230,18 @@ describe('the DLQ over its whole life, on a real broker', () => {
     }
     const schemaErrors = records.filter((r) => r.errorClass === 'SchemaError').length;
 
-    const mainBefore = await endOffsetTotal(admin, scale!.mainTopic.name);
+    const route = scale!.tiers[0]!.name;
+    const mainBefore = await endOffsetTotal(admin, route);
     const replay = () => krt('dlq', 'replay', scale!.name, '--error-class', 'SchemaError', '--limit', '100000', '--rate', '100000', '--by', 'tester');
     const first = await replay();
     expect({ code: first.code, stdout: first.stdout.slice(-300), stderr: first.stderr.replace(/replayed \d+\/\d+\n/g, '') }).toEqual({ code: 0, stdout: expect.any(String), stderr: '' });
     const replayedCount = Number(/replayed (\d+) records/.exec(first.stdout)?.[1]);
     expect(replayedCount).toBe(schemaErrors);
-    expect(await endOffsetTotal(admin, scale!.mainTopic.name)).toBe(mainBefore + replayedCount);
+    expect(await endOffsetTotal(admin, route)).toBe(mainBefore + replayedCount);
 
     const rerun = await replay();
     expect(rerun.stdout).toContain(`replaying 0 of ${100_000 - replayedCount} unhandled records`);
-    expect(await endOffsetTotal(admin, scale!.mainTopic.name) - (mainBefore + replayedCount)).toBe(0);
+    expect(await endOffsetTotal(admin, route) - (mainBefore + replayedCount)).toBe(0);
     expect((await monitorOf(scale!)).snapshot.dlqSize).toBe(100_000 - replayedCount);
   });
 
@@ -244,7 +257,8 @@ describe('the DLQ over its whole life, on a real broker', () => {
     const records = Array.from({ length: 40_000 }, () => ({ partition: 0, errorClass: random() < 1 / 3 ? 'SchemaError' : 'TimeoutError' }));
     await writeDlq(kafkaAsAdmin(), scatter!, records);
     const replay = (limit: number) => krt('dlq', 'replay', scatter!.name, '--error-class', 'SchemaError', '--limit', String(limit), '--rate', '100000', '--by', 'tester');
-    const mainBefore = await endOffsetTotal(admin, scatter!.mainTopic.name);
+    const route = scatter!.tiers[0]!.name;
+    const mainBefore = await endOffsetTotal(admin, route);
 
     const refused = await replay(100_000);
     const fits = Number(/run again with --limit (\d+)/.exec(refused.stderr)?.[1]);
@@ -252,10 +266,88 @@ describe('the DLQ over its whole life, on a real broker', () => {
     expect(refused.stderr).toContain('Nothing was published');
     expect(fits).toBeGreaterThan(1000);
     expect(fits).toBeLessThan(records.filter((r) => r.errorClass === 'SchemaError').length);
-    expect(await endOffsetTotal(admin, scatter!.mainTopic.name)).toBe(mainBefore);
+    expect(await endOffsetTotal(admin, route)).toBe(mainBefore);
 
     expect((await replay(fits)).code).toBe(0);
-    expect(await endOffsetTotal(admin, scatter!.mainTopic.name)).toBe(mainBefore + fits);
+    expect(await endOffsetTotal(admin, route)).toBe(mainBefore + fits);
+
+    // Nothing more fits: the advice names a command that works, and after it more fits again.
+    const full = await replay(1);
+    expect({ code: full.code, stderr: full.stderr.trim() }).toEqual({
+      code: 1,
+      stderr: expect.stringContaining('first replay or discard the oldest unhandled records of partition 0 (inspect lists them first; --all takes them in that order)'),
+    });
+    expect(full.stderr).not.toContain('--limit 0');
+    const oldest = await krt('dlq', 'replay', scatter!.name, '--all', '--limit', '100', '--rate', '100000', '--by', 'tester');
+    expect(oldest.code).toBe(0);
+    expect((await replay(1)).code).toBe(0);
+  });
+
+  it('keeps the handled state when retention passes the replay group offset between a session reading the offsets and its first fetch', async () => {
+    const kafka = kafkaAsAdmin();
+    await writeDlq(kafka, race!, Array.from({ length: 1000 }, () => ({ partition: 0, errorClass: 'SchemaError' })));
+    const first = await DlqSession.open(kafka, race!);
+    await discardRecords(kafka, first, first.records.filter((r) => r.offset >= 200n && r.offset < 900n), { reason: 'superseded', by: 'tester' });
+    await first.close();
+
+    // Retention deletes records 0-49 once the session has read the offsets, before its first fetch.
+    let moved = false;
+    const racing = new Proxy(kafka, {
+      get(target, property, receiver) {
+        if (property !== 'consumer') return Reflect.get(target, property, receiver);
+        return (config: Parameters<Kafka['consumer']>[0]) => {
+          const client = target.consumer(config);
+          const run = client.run.bind(client);
+          client.run = async (options) => {
+            if (!moved) {
+              moved = true;
+              await expireBelow(admin, race!.dlq.name, 0, 50);
+            }
+            return run(options);
+          };
+          return client;
+        };
+      },
+    });
+    const inspect = await DlqSession.open(racing, race!);
+    await inspect.close();
+    expect({ moved, read: inspect.records.length }).toEqual({ moved: true, read: 250 });
+
+    // The client did reset and commit, as kafkajs does, but in the reader group, never in the replay group.
+    const [reader] = await admin.fetchOffsets({ groupId: dlqReaderGroupName(race!.groups.replay), topics: [race!.dlq.name] });
+    expect(reader!.partitions.find((p) => p.partition === 0)).toMatchObject({ metadata: expect.not.stringContaining('krt-handled') });
+    const next = await DlqSession.open(kafka, race!);
+    await next.close();
+    expect(next.records.length).toBe(150 + 100);
+    expect(next.records.filter((r) => r.offset >= 200n && r.offset < 900n)).toEqual([]);
+  });
+
+  it('kafkajs itself commits the reset offset without metadata when its fetch position is below the log start', async () => {
+    const kafka = kafkaAsAdmin();
+    const group = `reset-${randomBytes(3).toString('hex')}`;
+    const topic = race!.dlq.name; // its partition 0 starts at 50 now
+    const member = kafka.consumer({ groupId: group });
+    await member.connect();
+    await member.subscribe({ topics: [topic], fromBeginning: true });
+    let joined: () => void = () => {};
+    const running = new Promise<void>((resolve) => (joined = resolve));
+    let sought = false;
+    let fetched = false;
+    member.on(member.events.GROUP_JOIN, () => joined());
+    void member.run({ autoCommit: false, eachBatch: async ({ batch }) => void (fetched ||= sought && batch.partition === 0) });
+    await running;
+    await member.commitOffsets([{ topic, partition: 0, offset: '10', metadata: 'state we must keep' }]);
+    member.seek({ topic, partition: 0, offset: '10' });
+    sought = true;
+    let metadata: string | null = 'state we must keep';
+    await eventuallyTrue(() => fetched);
+    for (const started = Date.now(); metadata === 'state we must keep' && Date.now() - started < 30_000; ) {
+      const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+      metadata = offsets!.partitions.find((p) => p.partition === 0)!.metadata;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await member.disconnect();
+    expect(metadata ?? '').not.toContain('state we must keep');
   });
 
   it('inspect | head -1 exits quietly and leaves the replay group at once', async () => {

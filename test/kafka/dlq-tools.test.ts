@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Admin } from 'kafkajs';
+import type { Admin, Consumer } from 'kafkajs';
 import { runCli } from '../../src/cli/program';
 import { consumerDescriptor } from '../../src/emitters/router/descriptor';
 import type { ConsumerModel } from '../../src/model/types';
-import { HEADERS } from '../../src/naming/headers';
+import { HEADERS, REPLAY_COUNT_HEADER } from '../../src/naming/headers';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { createDlqMonitor } from '../../src/runtime/monitor';
@@ -31,11 +31,17 @@ async function krt(...args: string[]): Promise<{ code: number; stdout: string; s
   return { code, stdout, stderr };
 }
 
-interface InspectedRecord { id: string; key: string; value: string; errorClass: string; originalTopic: string; attempt: number }
+interface InspectedRecord { id: string; key: string; value: string; errorClass: string; originalTopic: string; originalPartition: number; originalOffset: string; attempt: number }
 async function ours(): Promise<InspectedRecord[]> {
   const { code, stdout, stderr } = await krt('dlq', 'inspect', 'billing-order-confirmed', '--json');
   if (code !== 0) throw new Error(`inspect failed: ${stderr}`);
   return (JSON.parse(stdout).records as InspectedRecord[]).filter((r) => r.value?.startsWith(run));
+}
+
+/** Our records with these numbers, in that order. */
+async function numbered(...n: number[]): Promise<InspectedRecord[]> {
+  const records = await ours();
+  return n.map((i) => records.find((r) => r.value === `${run}-${i}`)!);
 }
 
 /** What inspect says is unhandled: the count and the oldest timestamp. */
@@ -60,14 +66,14 @@ async function endOffsets(admin: Admin, topic: string): Promise<number> {
 /** Every record of a topic appended after `from` total records, read by the admin. */
 async function recordsOf(topic: string, predicate: (value: string) => boolean, count: number) {
   const consumer = kafkaAsAdmin().consumer({ groupId: `reader-${randomBytes(3).toString('hex')}` });
-  const found: { key: string; value: string; headers: Record<string, string> }[] = [];
+  const found: { key: string; value: string; partition: number; headers: Record<string, string> }[] = [];
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   await consumer.run({
-    eachMessage: async ({ message }) => {
+    eachMessage: async ({ message, partition }) => {
       const value = message.value?.toString() ?? '';
       if (predicate(value)) {
-        found.push({ key: message.key?.toString() ?? '', value, headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])) });
+        found.push({ key: message.key?.toString() ?? '', value, partition, headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])) });
       }
     },
   });
@@ -76,9 +82,15 @@ async function recordsOf(topic: string, predicate: (value: string) => boolean, c
   return found;
 }
 
+const TIER = 'orders.confirmed.retry.1m';
+
 describe('krt dlq on a real broker, as the replay principal', () => {
   let billing: ConsumerModel;
   let admin: Admin;
+  let billingConsumer: ReturnType<typeof createRetryingConsumer> | undefined;
+  let secondGroup: Consumer | undefined;
+  const secondSaw: string[] = [];
+  const processed = new Map<string, number>();
 
   beforeAll(async () => {
     billing = (await exampleModel()).topologies.find((t) => t.name === 'orders')!.consumers[0]!;
@@ -87,7 +99,7 @@ describe('krt dlq on a real broker, as the replay principal', () => {
     // Three records the billing handler cannot parse: the runtime dead-letters them.
     const producer = kafkaAsAdmin().producer();
     await producer.connect();
-    await producer.send({ topic: billing.mainTopic.name, acks: -1, messages: [1, 2, 3].map((i) => ({ key: `order-${i}`, value: `${run}-${i}` })) });
+    await producer.send({ topic: billing.mainTopic.name, acks: -1, messages: [1, 2, 3, 4].map((i) => ({ key: `order-${i}`, value: `${run}-${i}` })) });
     await producer.disconnect();
     const consumer = createRetryingConsumer(consumerDescriptor(billing), {
       kafka: kafkajsPort(kafkaAs('billing')),
@@ -96,14 +108,18 @@ describe('krt dlq on a real broker, as the replay principal', () => {
       },
     });
     await consumer.start();
-    await eventually('the three records in the DLQ', async () => ((await ours()).length === 3 ? true : undefined), 90_000);
+    await eventually('the four records in the DLQ', async () => ((await ours()).length === 4 ? true : undefined), 90_000);
     await consumer.stop();
   });
-  afterAll(() => admin.disconnect());
+  afterAll(async () => {
+    await billingConsumer?.stop();
+    await secondGroup?.disconnect();
+    await admin.disconnect();
+  });
 
   it('inspect lists them with their headers decoded, grouped by error class and original topic', async () => {
     const records = await ours();
-    expect(records.map((r) => [r.key, r.errorClass, r.originalTopic, r.attempt]).sort()).toEqual([1, 2, 3].map((i) => [`order-${i}`, 'SyntaxError', 'orders.confirmed', 1]));
+    expect(records.map((r) => [r.key, r.errorClass, r.originalTopic, r.attempt]).sort()).toEqual([1, 2, 3, 4].map((i) => [`order-${i}`, 'SyntaxError', 'orders.confirmed', 1]));
     const { stdout } = await krt('dlq', 'inspect', 'billing-order-confirmed');
     expect(stdout).toMatch(/^orders\.confirmed\.dlq \(consumer billing-order-confirmed\): \d+ unhandled records/);
     expect(stdout).toMatch(/SyntaxError {2}from orders\.confirmed: \d+/);
@@ -120,37 +136,77 @@ describe('krt dlq on a real broker, as the replay principal', () => {
 
   it('replay --dry-run publishes and commits nothing', async () => {
     const [first] = await ours();
-    const before = await endOffsets(admin, billing.mainTopic.name);
+    const before = await endOffsets(admin, TIER);
     const { code, stdout } = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', first!.id, '--dry-run');
     expect(code).toBe(0);
     expect(stdout).toContain(`would replay 1 of`);
+    expect(stdout).toContain(`through ${TIER}, billing-order-confirmed's first retry tier, due at once: only its own group reads it`);
     expect(stdout).toContain('dry run: nothing was published or committed');
-    expect(await endOffsets(admin, billing.mainTopic.name)).toBe(before);
+    expect(await endOffsets(admin, TIER)).toBe(before);
     expect((await ours()).map((r) => r.id)).toContain(first!.id);
   });
 
-  it('replay publishes back with the same key and value, x-attempt reset and x-replayed-from-dlq, audits, and commits', async () => {
-    const [first, second] = await ours();
+  it('replay sends records to this consumer only, through its first tier: a second group on the main topic sees nothing, the consumer processes each once', async () => {
+    const [first, second] = await numbered(1, 2);
+    // A second group reading the main topic from now on, as analytics or search indexing would.
+    secondGroup = kafkaAsAdmin().consumer({ groupId: `second-${run}` });
+    await secondGroup.connect();
+    await secondGroup.subscribe({ topics: [billing.mainTopic.name], fromBeginning: false });
+    const joined = new Promise<void>((resolve) => secondGroup!.on(secondGroup!.events.GROUP_JOIN, () => resolve()));
+    void secondGroup.run({ eachMessage: async ({ message }) => void (message.value?.toString().startsWith(run) && secondSaw.push(message.value.toString())) });
+    await joined;
+    // The consumer, fixed: it now handles every record, and counts ours.
+    billingConsumer = createRetryingConsumer(consumerDescriptor(billing), {
+      kafka: kafkajsPort(kafkaAs('billing')),
+      handler: async (record) => {
+        const value = record.message.value?.toString() ?? '';
+        if (value.startsWith(run)) processed.set(value, (processed.get(value) ?? 0) + 1);
+      },
+    });
+    await billingConsumer.start();
+
     const { code, stdout, stderr } = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', `${first!.id},${second!.id}`, '--rate', '5', '--by', 'tester');
     expect({ code, stderr: stderr.replace(/replayed \d+\/\d+\n/g, '') }).toEqual({ code: 0, stderr: '' });
-    expect(stdout).toContain('replayed 2 records to orders.confirmed; recorded in orders.confirmed.dlq.audit as done by tester');
-    const replayed = await recordsOf(billing.mainTopic.name, (v) => v === first!.value || v === second!.value, 4);
-    const marked = replayed.filter((r) => r.headers[HEADERS.replayedFromDlq]);
-    expect(marked.map((r) => [r.key, r.value, r.headers[HEADERS.attempt], r.headers[HEADERS.replayedFromDlq]]).sort()).toEqual(
-      [
-        [first!.key, first!.value, '1', `orders.confirmed.dlq/${first!.id}`],
-        [second!.key, second!.value, '1', `orders.confirmed.dlq/${second!.id}`],
-      ].sort(),
-    );
+    expect(stdout).toContain(`replayed 2 records to ${TIER}; recorded in orders.confirmed.dlq.audit as done by tester`);
+    const replayed = await recordsOf(TIER, (v) => v === first!.value || v === second!.value, 2);
+    const expected = (r: InspectedRecord) => [r.key, r.value, '2', `orders.confirmed.dlq/${r.id}`, 'orders.confirmed', String(r.originalPartition), r.originalOffset, '1'];
+    expect(
+      replayed
+        .map((r) => [r.key, r.value, r.headers[HEADERS.attempt], r.headers[HEADERS.replayedFromDlq], r.headers[HEADERS.originalTopic], r.headers[HEADERS.originalPartition], r.headers[HEADERS.originalOffset], r.headers[REPLAY_COUNT_HEADER]])
+        .sort(),
+    ).toEqual([expected(first!), expected(second!)].sort());
+    expect(replayed.map((r) => r.partition).sort()).toEqual([Number(first!.originalPartition), Number(second!.originalPartition)].sort());
     const audited = await recordsOf(billing.dlqAudit.name, (v) => v.includes(`"offset":"${first!.id.split(':')[1]}"`) || v.includes(`"offset":"${second!.id.split(':')[1]}"`), 2);
     expect(audited.map((a) => JSON.parse(a.value)).map((e: { action: string; by: string }) => [e.action, e.by])).toEqual([['replayed', 'tester'], ['replayed', 'tester']]);
-    expect((await ours()).map((r) => r.id)).toEqual([expect.any(String)]);
+
+    await eventually('the consumer processed both', async () => (processed.get(first!.value) && processed.get(second!.value) ? true : undefined), 60_000);
+    // Time for a duplicate or a stray copy to show up, were there one.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect({ processed: Object.fromEntries(processed), secondSaw }).toEqual({ processed: { [first!.value]: 1, [second!.value]: 1 }, secondSaw: [] });
+    expect((await ours()).map((r) => r.id).sort()).toHaveLength(2);
     const [seen, g] = await Promise.all([inspectTotals(), gauges(billing)]);
     expect({ size: g.size, oldest: g.oldest }).toEqual({ size: seen.unhandled, oldest: seen.oldest });
   });
 
+  it('replay --to main-topic names the other groups reading it, publishes nothing without --yes, and reaches every group with it', async () => {
+    const [fourth] = (await numbered(4)) as [InspectedRecord];
+    const before = await endOffsets(admin, billing.mainTopic.name);
+    const dry = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', fourth.id, '--to', 'main-topic', '--dry-run');
+    expect(dry.stdout).toContain('to orders.confirmed, the main topic: every group that reads it processes them again');
+    // analytics-orders reads orders.confirmed in topologies/; the broker shows no other group to the replay principal.
+    expect(dry.stdout).toContain('other groups reading orders.confirmed: analytics-orders (from topologies/ and the groups the replay principal may describe)');
+    const refused = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', fourth.id, '--to', 'main-topic');
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('Run again with --yes if they all should, or without --to to replay to billing-order-confirmed only') });
+    expect(await endOffsets(admin, billing.mainTopic.name)).toBe(before);
+
+    const done = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', fourth.id, '--to', 'main-topic', '--yes', '--by', 'tester');
+    expect(done.code).toBe(0);
+    await eventually('the second group got it', async () => (secondSaw.includes(fourth.value) ? true : undefined), 60_000);
+    await eventually('the consumer processed it', async () => (processed.get(fourth.value) === 1 ? true : undefined), 60_000);
+  });
+
   it('discard needs a reason and a name, records both in the audit log, and marks the record handled', async () => {
-    const [third] = await ours();
+    const [third] = await numbered(3);
     expect((await krt('dlq', 'discard', 'billing-order-confirmed', '--ids', third!.id, '--by', 'tester')).code).toBe(2);
     const { code, stdout } = await krt('dlq', 'discard', 'billing-order-confirmed', '--ids', third!.id, '--reason', 'test data, never valid', '--by', 'tester');
     expect(code).toBe(0);

@@ -203,7 +203,8 @@ describe('the generated alerts in a real Prometheus, scraping a service and krt 
 
   it('resolves KafkaDlqBacklog once the record is replayed with krt dlq replay', async () => {
     const replay = io(project, 'orders-replay');
-    expect({ code: await runCli(['dlq', 'replay', id, '--all'], replay), output: replay.output() }).toMatchObject({ code: 0 });
+    // To the main topic, where krt monitor measures the main lag (the default route is the first tier).
+    expect({ code: await runCli(['dlq', 'replay', id, '--all', '--to', 'main-topic', '--yes'], replay), output: replay.output() }).toMatchObject({ code: 0 });
     await eventually('KafkaDlqBacklog to resolve', async () => {
       const alerts = await prometheus!.alerts();
       return alerts.some((a) => a.labels.alertname === 'KafkaDlqBacklog') ? undefined : true;

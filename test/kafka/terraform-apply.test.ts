@@ -1,6 +1,7 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ConfigResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import type { Admin } from 'kafkajs';
 import { aclRules } from '../../src/model/acls';
+import { dlqReaderGroupName } from '../../src/naming';
 import type { ProjectModel } from '../../src/model/types';
 import { exampleModel, kafkaAsAdmin, terraformIn, terraformVars } from '../helpers/kafka';
 
@@ -57,7 +58,7 @@ describe('the generated Terraform, applied to a real broker', () => {
       permissionType: AclPermissionTypes.ANY,
     });
     // Other tests grant ACLs on topics of their own; only the example topologies' resources count here.
-    const ours = new Set(model.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name, ...Object.values(c.groups), 'kafka-cluster'])));
+    const ours = new Set(model.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name, ...Object.values(c.groups), dlqReaderGroupName(c.groups.replay), 'kafka-cluster'])));
     const principals = new Set(model.topologies.flatMap((t) => aclRules(t).map((r) => r.principal)));
     const count = all.resources.filter((r) => ours.has(r.resourceName)).reduce((n, r) => n + r.acls.filter((a) => principals.has(a.principal)).length, 0);
     expect(count).toBe(model.topologies.reduce((n, t) => n + aclRules(t).length, 0));

@@ -1,4 +1,4 @@
-import { DLQ_FLAGS, DLQ_RECORD_ID_FORMAT, dlqCommand, lagCommandLine } from '../../naming';
+import { DLQ_FLAGS, DLQ_RECORD_ID_FORMAT, dlqCommand, lagCommandLine, REPLAY_ROUTES } from '../../naming';
 import type { ConsumerModel } from '../../model/types';
 
 /** The kcat settings file the runbook asks people to create once (see "Before you start"). */
@@ -18,12 +18,15 @@ export function runbookCommands(consumer: ConsumerModel) {
   const c = consumer.name;
   const kcat = (topic: string, ...args: string[]) => ['kcat', '-F', KCAT_CONFIG, '-C', '-t', topic, ...args, '-e', '-q', '-f', KCAT_FORMAT].join(' ');
   const firstTier = consumer.tiers[0];
+  // Without a tier no route leads back to this consumer alone: the main topic, said out loud.
+  const route = firstTier ? [] : [DLQ_FLAGS.to, REPLAY_ROUTES.mainTopic];
+  const confirmed = firstTier ? [] : [DLQ_FLAGS.yes];
   return {
     inspect: dlqCommand('inspect', c),
     inspectJson: dlqCommand('inspect', c, DLQ_FLAGS.json),
-    replayDryRun: dlqCommand('replay', c, DLQ_FLAGS.errorClass, PLACEHOLDERS.errorName, DLQ_FLAGS.limit, '100', DLQ_FLAGS.rate, '10', DLQ_FLAGS.dryRun),
-    replay: dlqCommand('replay', c, DLQ_FLAGS.errorClass, PLACEHOLDERS.errorName, DLQ_FLAGS.limit, '100', DLQ_FLAGS.rate, '10'),
-    replayByIds: dlqCommand('replay', c, DLQ_FLAGS.ids, `${DLQ_RECORD_ID_FORMAT},...`, DLQ_FLAGS.rate, '10'),
+    replayDryRun: dlqCommand('replay', c, DLQ_FLAGS.errorClass, PLACEHOLDERS.errorName, DLQ_FLAGS.limit, '100', DLQ_FLAGS.rate, '10', ...route, DLQ_FLAGS.dryRun),
+    replay: dlqCommand('replay', c, DLQ_FLAGS.errorClass, PLACEHOLDERS.errorName, DLQ_FLAGS.limit, '100', DLQ_FLAGS.rate, '10', ...route, ...confirmed),
+    replayByIds: dlqCommand('replay', c, DLQ_FLAGS.ids, `${DLQ_RECORD_ID_FORMAT},...`, DLQ_FLAGS.rate, '10', ...route, ...confirmed),
     discard: dlqCommand('discard', c, DLQ_FLAGS.ids, `${DLQ_RECORD_ID_FORMAT},...`, DLQ_FLAGS.reason, '"<why it cannot be saved>"', DLQ_FLAGS.by, '"<your name>"'),
     kcatDlq: kcat(consumer.dlq.name, '-o', 'beginning'),
     kcatDlqTail: kcat(consumer.dlq.name, '-o', '-5'),

@@ -7,6 +7,7 @@ import {
   ALERT_KEYS,
   ALERTS,
   DLQ_FLAGS,
+  dlqReaderGroupName,
   DLQ_RECORD_ID_FORMAT,
   HEADERS,
   KAFKA_ENV,
@@ -99,7 +100,7 @@ export function aclIndex(topology: TopologyModel): Map<string, AclRule[]> {
 export function runbookView(topology: TopologyModel, c: ConsumerModel, acls: Map<string, AclRule[]> = aclIndex(topology)) {
   const resources = [
     ...[c.mainTopic.name, ...c.tiers.map((t) => t.name), c.dlq.name, c.dlqAudit.name].map((name) => `Topic\u0000${name}`),
-    ...[...new Set(Object.values(c.groups))].map((name) => `Group\u0000${name}`),
+    ...[...new Set([...Object.values(c.groups), dlqReaderGroupName(c.groups.replay)])].map((name) => `Group\u0000${name}`),
   ];
   const rules = resources.flatMap((key) => acls.get(key) ?? []).sort(compareAclRules);
   const lastTier = c.tiers[c.tiers.length - 1];
