@@ -1,7 +1,5 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { fingerprintOf } from '../src/cache/fingerprint';
 import { CACHE_DIR } from '../src/cache/synth-cache';
 import { ScratchProject } from './helpers/project';
 
@@ -197,33 +195,5 @@ describe('incremental krt synth', () => {
     const result = await project.krt('synth');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("consumer 'analytics-orders' was removed");
-  });
-});
-
-describe('krt fingerprint', () => {
-  const dirs = () => {
-    const root = mkdtempSync(path.join(os.tmpdir(), 'krt-fingerprint-'));
-    mkdirSync(path.join(root, 'src'));
-    mkdirSync(path.join(root, 'templates'));
-    writeFileSync(path.join(root, 'package.json'), JSON.stringify({ version: '1.0.0' }));
-    writeFileSync(path.join(root, 'src', 'emitter.js'), 'module.exports = 1;\n');
-    writeFileSync(path.join(root, 'templates', 'page.md.hbs'), '# {{name}}\n');
-    return { root, sources: { packageJson: path.join(root, 'package.json'), codeDir: path.join(root, 'src'), templatesDir: path.join(root, 'templates') } };
-  };
-
-  it.each([
-    ['a template', 'templates/page.md.hbs', '## {{name}}\n'],
-    ['an emitter', 'src/emitter.js', 'module.exports = 2;\n'],
-    ['the version', 'package.json', JSON.stringify({ version: '1.0.1' })],
-  ])('changes when %s changes', (_what, file, content) => {
-    const { root, sources } = dirs();
-    try {
-      const before = fingerprintOf(sources);
-      expect(fingerprintOf(sources)).toBe(before);
-      writeFileSync(path.join(root, file), content);
-      expect(fingerprintOf(sources)).not.toBe(before);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
   });
 });

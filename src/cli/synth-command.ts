@@ -28,8 +28,10 @@ const emitters = (): typeof import('../emitters') => require('../emitters') as t
 export async function synthCommand(io: CliIo, args: readonly string[], options: SynthOptions): Promise<number> {
   const files = resolveTopologyFiles(io.cwd, args);
   const outDir = path.resolve(io.cwd, options.out);
-  const useCache = options.cache !== false;
-  const fingerprint = useCache ? krtFingerprint() : '';
+  // No fingerprint (a library version that cannot be read): no cache, as with --no-cache.
+  const known = options.cache !== false ? krtFingerprint() : undefined;
+  const useCache = known !== undefined;
+  const fingerprint = known ?? '';
   const cache = useCache ? readCache(io.cwd, fingerprint) : emptyCache(fingerprint);
 
   let result = await compileWithCache(files, io.cwd, cache);
