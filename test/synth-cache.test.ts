@@ -1,7 +1,9 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CACHE_DIR } from '../src/cache/synth-cache';
-import { ScratchProject } from './helpers/project';
+import { CACHE_DIR, STORE_DIR } from '../src/cache/synth-cache';
+import { REPO_ROOT, ScratchProject } from './helpers/project';
+import { topologySource } from './helpers/topology-source';
 
 jest.setTimeout(60_000);
 
@@ -11,7 +13,12 @@ beforeEach(() => {
 });
 afterEach(() => project.remove());
 
-const CACHE_FILE = path.join(CACHE_DIR, 'synth.json');
+
+/** Every record file of the cache. */
+const recordFiles = () =>
+  readdirSync(project.path(STORE_DIR), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 const REUSED_BOTH = '2 of 2 topologies unchanged, reused from the cache';
 const REUSED_ONE = '1 of 2 topologies unchanged, reused from the cache';
 
@@ -107,28 +114,33 @@ describe('incremental krt synth', () => {
     expect(check.stderr).toContain('differs generated/runbooks/README.md\n');
   });
 
-  it('rebuilds everything when the cache was written by another krt (another version, code or templates)', async () => {
+  it('ignores damaged records, even one damaged to other valid JSON', async () => {
     await project.krt('synth');
-    const cache = JSON.parse(project.read(CACHE_FILE)) as { fingerprint: string };
-    project.write(CACHE_FILE, JSON.stringify({ ...cache, fingerprint: 'krt-of-yesterday' }));
-
-    const result = await project.krt('synth');
-    expect(result.code).toBe(0);
-    expect(result.stdout).not.toContain('reused from the cache');
-    expect(JSON.parse(project.read(CACHE_FILE)).fingerprint).toBe(cache.fingerprint);
+    expect(recordFiles().length).toBeGreaterThan(0);
+    const damage = () => recordFiles().forEach((file) => writeFileSync(file, `${readFileSync(file, 'utf8').slice(0, -2)}\n`));
+    damage();
+    const rebuilt = await project.krt('synth');
+    expect(rebuilt).toMatchObject({ code: 0, stderr: '' });
+    expect(rebuilt.stdout).not.toContain('reused from the cache');
+    expect((await project.krt('synth')).stdout).toContain(REUSED_BOTH);
+    damage();
+    expect(await project.krt('synth', '--check')).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
   });
 
-  it('ignores a cache that is not JSON', async () => {
+  it('ignores a record of the wrong shape whose checksum is right', async () => {
     await project.krt('synth');
-    project.write(CACHE_FILE, '{ not json');
-    const result = await project.krt('synth', '--check');
-    expect(result).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
+    for (const file of recordFiles()) {
+      const body = JSON.stringify({ topology: [], model: 1, outputs: 'x', imports: 3 });
+      writeFileSync(file, `${createHash('sha256').update(body).digest('hex')}\n${body}`);
+    }
+    expect(await project.krt('synth', '--check')).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
+    expect(await project.krt('synth')).toMatchObject({ code: 0, stderr: '' });
   });
 
   it('with --no-cache neither reads nor writes the cache', async () => {
     const result = await project.krt('synth', '--no-cache');
     expect(result.code).toBe(0);
-    expect(() => project.read(CACHE_FILE)).toThrow();
+    expect(existsSync(project.path(CACHE_DIR))).toBe(false);
   });
 
   it('rebuilds a topology when a local module it imports changes', async () => {
@@ -161,15 +173,6 @@ describe('incremental krt synth', () => {
     expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
   });
 
-  it('ignores a cache that is JSON of the right version but the wrong shape', async () => {
-    await project.krt('synth');
-    const cache = JSON.parse(project.read(CACHE_FILE)) as { entries: unknown[] };
-    project.write(CACHE_FILE, JSON.stringify({ ...cache, entries: [null, ...cache.entries] }));
-    expect(await project.krt('synth', '--check')).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
-    project.write(CACHE_FILE, JSON.stringify({ ...cache, project: { model: 'x' } }));
-    expect(await project.krt('synth')).toMatchObject({ code: 0, stderr: '' });
-  });
-
   it('loads every time a topology that imports a package, which may read files or the environment', async () => {
     project.write('team.txt', 'billing\n');
     project.edit('topologies/orders.ts', "owner: { team: 'billing',", "owner: { team: readFileSync(`${__dirname}/../team.txt`, 'utf8').trim(),");
@@ -195,5 +198,39 @@ describe('incremental krt synth', () => {
     const result = await project.krt('synth');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("consumer 'analytics-orders' was removed");
+  });
+
+  describe('keeps every topology file its own entries', () => {
+    const REUSED_ALL = '4 of 4 topologies unchanged, reused from the cache';
+    beforeEach(() => {
+      for (const name of ['payments', 'shipping']) project.write(`topologies/${name}.ts`, topologySource(name, 2));
+    });
+
+    it('after a synth of one file into another folder', async () => {
+      await project.krt('synth');
+      expect(await project.krt('synth', 'topologies/payments.ts', '--out', 'single')).toMatchObject({ code: 0, stderr: '' });
+      const full = await project.krt('synth');
+      expect(full.stdout).toContain('0 files written');
+      expect(full.stdout).toContain(REUSED_ALL);
+    });
+
+    it('after a synth of everything into another folder', async () => {
+      await project.krt('synth');
+      project.edit('topologies/payments.ts', "onCall: '#payments'", "onCall: '#payments-2'");
+      expect(await project.krt('synth', '--out', 'elsewhere')).toMatchObject({ code: 0, stderr: '' });
+      project.edit('topologies/payments.ts', "onCall: '#payments-2'", "onCall: '#payments'");
+      expect((await project.krt('synth')).stdout).toContain(REUSED_ALL);
+    });
+
+    it('after a refused synth, which loads only the files that changed when run again', async () => {
+      await project.krt('synth');
+      project.edit('topologies/payments.ts', "onCall: '#payments'", "onCall: '#payments-2'");
+      rmSync(project.path('topologies/analytics.ts'));
+      expect((await project.krt('synth')).code).toBe(1);
+      cpSync(path.join(REPO_ROOT, 'topologies', 'analytics.ts'), project.path('topologies/analytics.ts'));
+      const result = await project.krt('synth');
+      expect(result.stdout).toContain('3 of 4 topologies unchanged, reused from the cache');
+      expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+    });
   });
 });
