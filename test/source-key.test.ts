@@ -61,8 +61,10 @@ describe('the source key of a topology file', () => {
     expect(keyOf("import { team } from '../lib/team';", { 'team.ts': 'export const team = process.env.TEAM;' })).toBeUndefined();
   });
 
-  it('changes when a module imported by a path with a quote in it changes', () => {
-    const body = "import { sizes } from '../lib/team\\'s-sizes';";
+  it.each([
+    ['escaped in single quotes', "import { sizes } from '../lib/team\\'s-sizes';"],
+    ['in double quotes', 'import { sizes } from "../lib/team\'s-sizes";'],
+  ])('changes when a module imported by a path with a quote in it (%s) changes', (_how, body) => {
     const before = keyOf(body, { "team's-sizes.ts": 'export const sizes = 12;' });
     const after = keyOf(body, { "team's-sizes.ts": 'export const sizes = 24;' });
     expect(before).toBeDefined();
