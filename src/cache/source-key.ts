@@ -36,7 +36,7 @@ export type ImportScanner = (text: string, file: string) => readonly string[] | 
 export function sourceKey(file: string, salt: string, scan: ImportScanner = scanImports): string | undefined {
   let root: string;
   try {
-    root = realpathSync(file);
+    root = realpathSync.native(file);
   } catch {
     return undefined;
   }

@@ -41,6 +41,11 @@ export interface ScanRecord {
   readonly imports: readonly string[] | null;
 }
 
+/** What `output-hashes.ts` knows of the files in one output folder, by path. */
+export interface FolderRecord {
+  readonly files: Readonly<Record<string, readonly [number, number, number, number, string, number]>>;
+}
+
 /** One topology file as the cache knows it: what `compileWithCache` and synth use. */
 export interface CacheEntry {
   /** Its source key, when the file depends on nothing but its text and its local imports. */
@@ -68,12 +73,13 @@ const SCHEMAS = {
   model: z.object({ topology: z.custom<TopologyModel>((v) => objectLike(v) && !Array.isArray(v)), outputs: outputsSchema }),
   project: z.object({ outputs: outputsSchema }),
   scan: z.object({ imports: z.array(z.string()).nullable() }),
+  folder: z.object({ files: z.record(z.string(), z.tuple([z.number(), z.number(), z.number(), z.number(), z.string(), z.number()])) }),
 };
 type Kind = keyof typeof SCHEMAS;
-type RecordOf<K extends Kind> = { source: SourceRecord; model: ModelRecord; project: ProjectRecord; scan: ScanRecord }[K];
+type RecordOf<K extends Kind> = { source: SourceRecord; model: ModelRecord; project: ProjectRecord; scan: ScanRecord; folder: FolderRecord }[K];
 
 /** Records of a kind kept when the store is pruned: those of this run, and older ones up to this many. */
-const KEEP = { source: 2000, model: 2000, project: 50, scan: 4000 } satisfies Record<Kind, number>;
+const KEEP = { source: 2000, model: 2000, project: 50, scan: 4000, folder: 20 } satisfies Record<Kind, number>;
 
 /**
  * The synth cache: one small file per record, named by its key, so a run reads the
@@ -122,7 +128,6 @@ export class SynthCache {
   put<K extends Kind>(kind: K, key: string, record: RecordOf<K>): void {
     const file = this.file(kind, key);
     this.used.add(file);
-    if (this.pending.has(file)) return;
     const body = JSON.stringify(record);
     this.pending.set(file, `${sha256(body)}\n${body}`);
   }

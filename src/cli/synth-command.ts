@@ -2,6 +2,7 @@ import path from 'node:path';
 import { compileWithCache } from '../cache/cached-compile';
 import type { CachedCompileResult } from '../cache/cached-compile';
 import { krtFingerprint } from '../cache/fingerprint';
+import { OutputHashes } from '../cache/output-hashes';
 import { modelKey, SynthCache } from '../cache/synth-cache';
 import type { CachedOutput, ModelRecord } from '../cache/synth-cache';
 import type { GeneratedFile } from '../emitters/types';
@@ -9,7 +10,7 @@ import type { ProjectModel, TopologyModel } from '../model/types';
 import { guardChanges } from '../plan';
 import { compareStrings } from '../util/compare';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot } from '../writer/model-snapshot';
-import { contentHash, OutputFolder, outputHash } from '../writer/write-generated';
+import { contentHash, OutputFolder } from '../writer/write-generated';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { describeModel, plural, reportDiagnostics } from './report';
@@ -31,16 +32,17 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   // No fingerprint (a library version that cannot be read): no cache, as with --no-cache.
   const fingerprint = options.cache !== false ? krtFingerprint() : undefined;
   const cache = fingerprint === undefined ? undefined : new SynthCache(io.cwd, fingerprint);
+  const hashes = new OutputHashes(cache, outDir);
 
   let result = await compileWithCache(files, io.cwd, cache);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
-  let reuse = reusable(result.model, result, cache, outDir);
+  let reuse = reusable(result.model, result, cache, hashes);
   // An unchanged file whose outputs are gone or edited is loaded after all: emitters only ever see fresh models.
   const reload = result.model.topologies.filter((t) => !reuse.has(t) && result.files.get(t.source.file)?.cached).map((t) => t.source.file);
   if (reload.length > 0) {
     result = await compileWithCache(files, io.cwd, cache, new Set(reload));
     if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
-    reuse = reusable(result.model, result, cache, outDir);
+    reuse = reusable(result.model, result, cache, hashes);
   }
   const model = result.model;
   const shownOut = path.relative(io.cwd, outDir) || '.';
@@ -68,7 +70,7 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   // The snapshot is the whole model as JSON: its hash keys the files that read every topology.
   const projectKey = cache && contentHash(`${cache.fingerprint}\0${snapshot.content}`);
   const known = projectKey ? cache?.get('project', projectKey) : undefined;
-  const projectOutputs = known && verified(outDir, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(model));
+  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(model));
   if (projectKey && projectOutputs !== known?.outputs) cache?.put('project', projectKey, { outputs: projectOutputs });
   paths.push(...projectOutputs.map((o) => o.path));
   paths.sort(compareStrings);
@@ -76,6 +78,7 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   if (doubled) throw new Error(`two emitters produced ${doubled}`);
   folder.put(snapshot);
   const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
+  hashes.save();
   cache?.save();
 
   if (options.check) {
@@ -101,7 +104,7 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
  * their exact model under this krt, and every file it lists is in the output folder
  * with the content it had (hashed, so a hand edit or a deletion is always seen).
  */
-function reusable(model: ProjectModel, result: CachedCompileResult, cache: SynthCache | undefined, outDir: string): Map<TopologyModel, ModelRecord & { key: string }> {
+function reusable(model: ProjectModel, result: CachedCompileResult, cache: SynthCache | undefined, hashes: OutputHashes): Map<TopologyModel, ModelRecord & { key: string }> {
   const reuse = new Map<TopologyModel, ModelRecord & { key: string }>();
   if (!cache) return reuse;
   for (const topology of model.topologies) {
@@ -109,13 +112,13 @@ function reusable(model: ProjectModel, result: CachedCompileResult, cache: Synth
     const cached = result.files.get(topology.source.file)?.cached;
     const key = cached?.topology === topology ? cached.model : modelKey(cache.fingerprint, topology);
     const record = cached?.model === key ? cached : cache.get('model', key);
-    if (record && verified(outDir, record.outputs)) reuse.set(topology, { key, topology, outputs: record.outputs });
+    if (record && verified(hashes, record.outputs)) reuse.set(topology, { key, topology, outputs: record.outputs });
   }
   return reuse;
 }
 
-function verified(outDir: string, outputs: readonly CachedOutput[]): boolean {
-  return outputs.every((o) => outputHash(outDir, o.path) === o.sha256);
+function verified(hashes: OutputHashes, outputs: readonly CachedOutput[]): boolean {
+  return outputs.every((o) => hashes.hash(o.path) === o.sha256);
 }
 
 /** Puts every file into the folder as it comes, keeping only its path and hash. */
