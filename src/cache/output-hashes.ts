@@ -25,6 +25,7 @@ export class OutputHashes {
   private readonly key: string | undefined;
   private readonly known: Record<string, Known>;
   private readonly seen: Record<string, Known> = {};
+  private hashed = false;
 
   constructor(
     private readonly cache: SynthCache | undefined,
@@ -48,11 +49,13 @@ export class OutputHashes {
     }
     const sha = contentHash(readFileSync(target));
     this.seen[file] = [...status, sha, now];
+    this.hashed = true;
     return sha;
   }
 
-  /** Remembers what this run hashed, for the next run into the same folder. */
+  /** Remembers what this run hashed, for the next run into the same folder (unless it learned nothing new). */
   save(): void {
-    if (this.cache && this.key) this.cache.put('folder', this.key, { files: this.seen });
+    const same = !this.hashed && Object.keys(this.seen).length === Object.keys(this.known).length;
+    if (this.cache && this.key && !same) this.cache.put('folder', this.key, { files: this.seen });
   }
 }
