@@ -143,7 +143,11 @@ export class SynthCache {
       }
       const now = new Date();
       for (const file of this.used) if (!this.pending.has(file)) utimesSync(file, now, now);
-      if (this.pending.size > 0) for (const kind of Object.keys(KEEP) as Kind[]) this.prune(kind);
+      if (this.pending.size > 0) {
+        for (const kind of Object.keys(KEEP) as Kind[]) this.prune(kind);
+        // The one file of the cache before #27, 3 MB for a large repository: never read again.
+        rmSync(path.join(this.cwd, CACHE_DIR, 'synth.json'), { force: true });
+      }
     } catch {
       // As above: slower next time, never wrong.
     }
