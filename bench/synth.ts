@@ -27,6 +27,12 @@ export interface IncrementalSynth {
   readonly editMs: number;
   readonly checkRssMb: number;
   readonly editRssMb: number;
+  /** CPU time (user and system) of the one-file synth and of the edit: on a shared machine, wall time includes waiting for a core (absent in older results). */
+  readonly aloneCpuMs?: number;
+  readonly editCpuMs?: number;
+  /** `krt synth` of the unchanged repository right after a synth of one of its files into another folder, and after a refused synth (absent in older results). */
+  readonly afterOneFileMs?: number;
+  readonly afterRefusedMs?: number;
   /** Peak RSS of the from-scratch synth of the whole repository (absent in older results). */
   readonly fullRssMb?: number;
 }
@@ -55,10 +61,20 @@ const ROOT = path.join(__dirname, '..');
 const JITI = path.join(ROOT, 'node_modules', '.bin', 'jiti');
 const CHILD = path.join(__dirname, 'synth-child.ts');
 
-type Measurement = { ms: number; maxRssMb: number; files: number };
+type Measurement = { ms: number; cpuMs: number; maxRssMb: number; files: number; stdout?: string };
 
 function run(...args: string[]): Measurement {
   return runWith({}, ...args);
+}
+
+/** A run that must be refused (exit code 1), as the CLI child reports it. */
+function refused(...args: string[]): void {
+  try {
+    execFileSync(JITI, [CHILD, ...args], { stdio: 'ignore' });
+  } catch {
+    return;
+  }
+  throw new Error(`krt ${args.join(' ')} was not refused`);
 }
 
 function runWith(env: NodeJS.ProcessEnv, ...args: string[]): Measurement {
@@ -130,7 +146,7 @@ function repository(files: number, consumersPerFile: number): string {
  * synth after one topology changed: each through the built CLI in a process of its own,
  * rounds alternating; medians.
  */
-function benchIncremental(files: number, consumersPerFile: number, rounds: number): IncrementalSynth {
+export function benchIncremental(files: number, consumersPerFile: number, rounds: number): IncrementalSynth {
   execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
   const repo = repository(files, consumersPerFile);
   try {
@@ -139,6 +155,8 @@ function benchIncremental(files: number, consumersPerFile: number, rounds: numbe
     const check: Measurement[] = [];
     const checkNoCache: Measurement[] = [];
     const edit: Measurement[] = [];
+    const afterOneFile: Measurement[] = [];
+    const afterRefused: Measurement[] = [];
     for (let r = 0; r < rounds; r++) {
       const single = repository(0, 0);
       writeFileSync(path.join(single, 'topologies', fileName(0)), topologySource(0, consumersPerFile));
@@ -150,6 +168,15 @@ function benchIncremental(files: number, consumersPerFile: number, rounds: numbe
       const edited = path.join(repo, 'topologies', fileName((r * 37) % files));
       writeFileSync(edited, readFileSync(edited, 'utf8').replace(/-oncall'/, `-oncall-${r}'`));
       edit.push(run('cli', repo, 'synth'));
+      // What used to empty the cache: a synth of one file into another folder, and a refused synth (a topology removed).
+      run('cli', repo, 'synth', path.join('topologies', fileName(1)), '--out', path.join(repo, `single-${r}`));
+      afterOneFile.push(run('cli', repo, 'synth'));
+      const removed = path.join(repo, 'topologies', fileName(2));
+      const text = readFileSync(removed, 'utf8');
+      rmSync(removed);
+      refused('cli', repo, 'synth');
+      writeFileSync(removed, text);
+      afterRefused.push(run('cli', repo, 'synth'));
     }
     return {
       topologyFiles: files,
@@ -159,6 +186,10 @@ function benchIncremental(files: number, consumersPerFile: number, rounds: numbe
       checkMs: median(check.map((x) => x.ms)),
       checkNoCacheMs: median(checkNoCache.map((x) => x.ms)),
       editMs: median(edit.map((x) => x.ms)),
+      aloneCpuMs: median(alone.map((x) => x.cpuMs)),
+      editCpuMs: median(edit.map((x) => x.cpuMs)),
+      afterOneFileMs: median(afterOneFile.map((x) => x.ms)),
+      afterRefusedMs: median(afterRefused.map((x) => x.ms)),
       checkRssMb: median(check.map((x) => x.maxRssMb)),
       editRssMb: median(edit.map((x) => x.maxRssMb)),
       fullRssMb: full.maxRssMb,

@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createJiti } from 'jiti';
 import { sourceKey } from '../src/cache/source-key';
 
 let dir: string;
@@ -40,7 +41,6 @@ describe('the source key of a topology file', () => {
 
   it.each([
     ['a .js twin beside the imported .ts', "import { team } from '../lib/team';", { 'team.ts': "export const team = 'a';", 'team.js': "exports.team = 'b';" }],
-    ['a folder index beside a file of the same name', "import { team } from '../lib/team';", { 'team.ts': "export const team = 'a';", 'team/index.ts': "export const team = 'b';" }],
     ['state shared between files through `global`', 'const slot = (global as any).slot;', {}],
     ['the environment', 'const env = process.env.TEAM;', {}],
     ['the clock', 'const now = new Date();', {}],
@@ -51,7 +51,6 @@ describe('the source key of a topology file', () => {
     ['a stack trace, which names paths', 'const where = new Error().stack;', {}],
     ['a require that is not one string literal', "const load = require; const team = load('../lib/team.json');", { 'team.json': '"billing"' }],
     ['a module named at run time', "const region = 'eu'; const r = require('../lib/regions/' + region);", { 'regions/index.ts': 'export {};', 'regions/eu.ts': 'export {};' }],
-    ['a comment where the path should be', "import { team } from /* shared */ '../lib/team';", { 'team.ts': "export const team = 'a';" }],
     ['a package', "import { readFileSync } from 'node:fs';", {}],
     ['a local module that is missing', "import { team } from '../lib/missing';", {}],
   ])('is absent for a file that depends on %s: such a file is loaded every time', (_what, body, lib) => {
@@ -60,5 +59,85 @@ describe('the source key of a topology file', () => {
 
   it('is absent when an imported module is volatile, even if the topology file is not', () => {
     expect(keyOf("import { team } from '../lib/team';", { 'team.ts': 'export const team = process.env.TEAM;' })).toBeUndefined();
+  });
+
+  it.each([
+    ['escaped in single quotes', "import { sizes } from '../lib/team\\'s-sizes';"],
+    ['in double quotes', 'import { sizes } from "../lib/team\'s-sizes";'],
+  ])('changes when a module imported by a path with a quote in it (%s) changes', (_how, body) => {
+    const before = keyOf(body, { "team's-sizes.ts": 'export const sizes = 12;' });
+    const after = keyOf(body, { "team's-sizes.ts": 'export const sizes = 24;' });
+    expect(before).toBeDefined();
+    expect(after).not.toBe(before);
+  });
+
+  it('follows `..` inside a symlinked folder from the real path, as the loader does', () => {
+    // topologies/shared -> ../elsewhere/shared; shared/owner.ts imports '../lib/team', which the loader finds in elsewhere/lib.
+    mkdirSync(path.join(dir, 'elsewhere', 'shared'), { recursive: true });
+    mkdirSync(path.join(dir, 'elsewhere', 'lib'));
+    writeFileSync(path.join(dir, 'elsewhere', 'shared', 'owner.ts'), "export { team } from '../lib/team';\n");
+    symlinkSync(path.join('..', 'elsewhere', 'shared'), path.join(dir, 'topologies', 'shared'));
+    const body = "import { team } from './shared/owner';";
+    const lib = { 'team.ts': "export const team = 'not-loaded';" };
+    writeFileSync(path.join(dir, 'elsewhere', 'lib', 'team.ts'), "export const team = 'billing';\n");
+    const before = keyOf(body, lib);
+    writeFileSync(path.join(dir, 'elsewhere', 'lib', 'team.ts'), "export const team = 'payments';\n");
+    const after = keyOf(body, lib);
+    expect(before).toBeDefined();
+    expect(after).not.toBe(before);
+  });
+
+  it('follows a topology file that is itself a link from its real path', () => {
+    mkdirSync(path.join(dir, 'elsewhere', 'specs'), { recursive: true });
+    mkdirSync(path.join(dir, 'elsewhere', 'lib'));
+    writeFileSync(path.join(dir, 'elsewhere', 'specs', 'orders.ts'), `${HEADER}import { team } from '../lib/team';\n`);
+    writeFileSync(path.join(dir, 'lib', 'team.ts'), "export const team = 'not-loaded';\n");
+    const link = path.join(dir, 'topologies', 'linked.ts');
+    symlinkSync(path.join(dir, 'elsewhere', 'specs', 'orders.ts'), link);
+    writeFileSync(path.join(dir, 'elsewhere', 'lib', 'team.ts'), "export const team = 'billing';\n");
+    const before = sourceKey(link, 'salt');
+    writeFileSync(path.join(dir, 'elsewhere', 'lib', 'team.ts'), "export const team = 'payments';\n");
+    expect(before).toBeDefined();
+    expect(sourceKey(link, 'salt')).not.toBe(before);
+  });
+
+  it('follows an import with a comment where the path should be', () => {
+    const body = "import { team } from /* shared */ '../lib/team';";
+    const before = keyOf(body, { 'team.ts': "export const team = 'a';" });
+    expect(before).toBeDefined();
+    expect(keyOf(body, { 'team.ts': "export const team = 'b';" })).not.toBe(before);
+  });
+
+  it('follows the file the loader picks when a folder index lies beside a file of the same name', async () => {
+    const body = "import { team } from '../lib/team';\nexport default team;";
+    const lib = { 'team.ts': "export const team = 'file';", 'team/index.ts': "export const team = 'index';" };
+    const before = keyOf(body, lib);
+    const loaded = ((await createJiti(__filename, { moduleCache: false, fsCache: false }).import(path.join(dir, 'topologies', 'orders.ts'))) as { default: string }).default;
+    const [picked, other] = loaded === 'file' ? ['team.ts', 'team/index.ts'] : ['team/index.ts', 'team.ts'];
+    expect(before).toBeDefined();
+    expect(keyOf(body, { ...lib, [other]: "export const team = 'edited';" })).toBe(before);
+    expect(keyOf(body, { ...lib, [picked]: "export const team = 'edited';" })).not.toBe(before);
+  });
+
+  it.each([
+    ['a quoted require', "const { team } = require('../lib/team\\'s');", "team's.ts"],
+    ['an import()', "const loaded = import('../lib/team');", 'team.ts'],
+    ['an import = require()', "import team = require('../lib/team');", 'team.ts'],
+    ['an export from', "export { team } from '../lib/team';", 'team.ts'],
+    ['a name written with an escape', "import { team } from '../lib/te\\u0061m';", 'team.ts'],
+  ])('follows %s', (_what, body, name) => {
+    const before = keyOf(body, { [name]: "export const team = 'a';" });
+    expect(before).toBeDefined();
+    expect(keyOf(body, { [name]: "export const team = 'b';" })).not.toBe(before);
+  });
+
+  it.each([
+    ['the environment through an escaped name', 'const env = \\u0070rocess.env.TEAM;'],
+    ['a name reached through a string', "const env = (globalThis as any)['pro' + 'cess'];"],
+    ['a constructor reached through a string', "const f = ({} as any)['constructor']['constructor'];"],
+    ['a require passed around', "const load = require;"],
+    ['a file that does not parse', 'export const = ;'],
+  ])('is absent for %s', (_what, body) => {
+    expect(keyOf(body)).toBeUndefined();
   });
 });

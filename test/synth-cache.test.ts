@@ -1,9 +1,9 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fingerprintOf } from '../src/cache/fingerprint';
-import { CACHE_DIR } from '../src/cache/synth-cache';
-import { ScratchProject } from './helpers/project';
+import { CACHE_DIR, STORE_DIR } from '../src/cache/synth-cache';
+import { REPO_ROOT, ScratchProject } from './helpers/project';
+import { topologySource } from './helpers/topology-source';
 
 jest.setTimeout(60_000);
 
@@ -13,7 +13,12 @@ beforeEach(() => {
 });
 afterEach(() => project.remove());
 
-const CACHE_FILE = path.join(CACHE_DIR, 'synth.json');
+
+/** Every record file of the cache. */
+const recordFiles = () =>
+  readdirSync(project.path(STORE_DIR), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 const REUSED_BOTH = '2 of 2 topologies unchanged, reused from the cache';
 const REUSED_ONE = '1 of 2 topologies unchanged, reused from the cache';
 
@@ -87,6 +92,23 @@ describe('incremental krt synth', () => {
     expect(project.read('generated/terraform/orders/cdk.tf.json')).toBe(original);
   });
 
+  it('reports a generated file edited in place to the same size with its modification time put back, after runs that trusted its status', async () => {
+    await project.krt('synth');
+    const file = project.path('generated/terraform/orders/cdk.tf.json');
+    const [time, size] = [1_700_000_000, statSync(file).size];
+    utimesSync(file, time, time);
+    // Past the window in which a file's status may not show a change, then twice: the second run trusts the status the first recorded.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await project.krt('synth');
+    expect((await project.krt('synth')).stdout).toContain(REUSED_BOTH);
+    project.edit('generated/terraform/orders/cdk.tf.json', '"partitions": 12', '"partitions": 24');
+    utimesSync(file, time, time);
+    expect(statSync(file)).toMatchObject({ size, mtimeMs: time * 1000 });
+
+    const check = await project.krt('synth', '--check');
+    expect(check.stderr).toBe('differs generated/terraform/orders/cdk.tf.json\n1 file out of date: run `krt synth` and commit the result\n');
+  });
+
   it('reports a deleted generated file with --check although its topology is cached, and synth writes it again', async () => {
     await project.krt('synth');
     const original = project.read('generated/runbooks/analytics-orders.md');
@@ -109,28 +131,33 @@ describe('incremental krt synth', () => {
     expect(check.stderr).toContain('differs generated/runbooks/README.md\n');
   });
 
-  it('rebuilds everything when the cache was written by another krt (another version, code or templates)', async () => {
+  it('ignores damaged records, even one damaged to other valid JSON', async () => {
     await project.krt('synth');
-    const cache = JSON.parse(project.read(CACHE_FILE)) as { fingerprint: string };
-    project.write(CACHE_FILE, JSON.stringify({ ...cache, fingerprint: 'krt-of-yesterday' }));
-
-    const result = await project.krt('synth');
-    expect(result.code).toBe(0);
-    expect(result.stdout).not.toContain('reused from the cache');
-    expect(JSON.parse(project.read(CACHE_FILE)).fingerprint).toBe(cache.fingerprint);
+    expect(recordFiles().length).toBeGreaterThan(0);
+    const damage = () => recordFiles().forEach((file) => writeFileSync(file, `${readFileSync(file, 'utf8').slice(0, -2)}\n`));
+    damage();
+    const rebuilt = await project.krt('synth');
+    expect(rebuilt).toMatchObject({ code: 0, stderr: '' });
+    expect(rebuilt.stdout).not.toContain('reused from the cache');
+    expect((await project.krt('synth')).stdout).toContain(REUSED_BOTH);
+    damage();
+    expect(await project.krt('synth', '--check')).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
   });
 
-  it('ignores a cache that is not JSON', async () => {
+  it('ignores a record of the wrong shape whose checksum is right', async () => {
     await project.krt('synth');
-    project.write(CACHE_FILE, '{ not json');
-    const result = await project.krt('synth', '--check');
-    expect(result).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
+    for (const file of recordFiles()) {
+      const body = JSON.stringify({ topology: [], model: 1, outputs: 'x', imports: 3 });
+      writeFileSync(file, `${createHash('sha256').update(body).digest('hex')}\n${body}`);
+    }
+    expect(await project.krt('synth', '--check')).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
+    expect(await project.krt('synth')).toMatchObject({ code: 0, stderr: '' });
   });
 
   it('with --no-cache neither reads nor writes the cache', async () => {
     const result = await project.krt('synth', '--no-cache');
     expect(result.code).toBe(0);
-    expect(() => project.read(CACHE_FILE)).toThrow();
+    expect(existsSync(project.path(CACHE_DIR))).toBe(false);
   });
 
   it('rebuilds a topology when a local module it imports changes', async () => {
@@ -163,15 +190,6 @@ describe('incremental krt synth', () => {
     expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
   });
 
-  it('ignores a cache that is JSON of the right version but the wrong shape', async () => {
-    await project.krt('synth');
-    const cache = JSON.parse(project.read(CACHE_FILE)) as { entries: unknown[] };
-    project.write(CACHE_FILE, JSON.stringify({ ...cache, entries: [null, ...cache.entries] }));
-    expect(await project.krt('synth', '--check')).toMatchObject({ code: 0, stdout: 'ok: generated/ is up to date with 2 topologies, 2 consumers\n' });
-    project.write(CACHE_FILE, JSON.stringify({ ...cache, project: { model: 'x' } }));
-    expect(await project.krt('synth')).toMatchObject({ code: 0, stderr: '' });
-  });
-
   it('loads every time a topology that imports a package, which may read files or the environment', async () => {
     project.write('team.txt', 'billing\n');
     project.edit('topologies/orders.ts', "owner: { team: 'billing',", "owner: { team: readFileSync(`${__dirname}/../team.txt`, 'utf8').trim(),");
@@ -198,32 +216,38 @@ describe('incremental krt synth', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("consumer 'analytics-orders' was removed");
   });
-});
 
-describe('krt fingerprint', () => {
-  const dirs = () => {
-    const root = mkdtempSync(path.join(os.tmpdir(), 'krt-fingerprint-'));
-    mkdirSync(path.join(root, 'src'));
-    mkdirSync(path.join(root, 'templates'));
-    writeFileSync(path.join(root, 'package.json'), JSON.stringify({ version: '1.0.0' }));
-    writeFileSync(path.join(root, 'src', 'emitter.js'), 'module.exports = 1;\n');
-    writeFileSync(path.join(root, 'templates', 'page.md.hbs'), '# {{name}}\n');
-    return { root, sources: { packageJson: path.join(root, 'package.json'), codeDir: path.join(root, 'src'), templatesDir: path.join(root, 'templates') } };
-  };
+  describe('keeps every topology file its own entries', () => {
+    const REUSED_ALL = '4 of 4 topologies unchanged, reused from the cache';
+    beforeEach(() => {
+      for (const name of ['payments', 'shipping']) project.write(`topologies/${name}.ts`, topologySource(name, 2));
+    });
 
-  it.each([
-    ['a template', 'templates/page.md.hbs', '## {{name}}\n'],
-    ['an emitter', 'src/emitter.js', 'module.exports = 2;\n'],
-    ['the version', 'package.json', JSON.stringify({ version: '1.0.1' })],
-  ])('changes when %s changes', (_what, file, content) => {
-    const { root, sources } = dirs();
-    try {
-      const before = fingerprintOf(sources);
-      expect(fingerprintOf(sources)).toBe(before);
-      writeFileSync(path.join(root, file), content);
-      expect(fingerprintOf(sources)).not.toBe(before);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    it('after a synth of one file into another folder', async () => {
+      await project.krt('synth');
+      expect(await project.krt('synth', 'topologies/payments.ts', '--out', 'single')).toMatchObject({ code: 0, stderr: '' });
+      const full = await project.krt('synth');
+      expect(full.stdout).toContain('0 files written');
+      expect(full.stdout).toContain(REUSED_ALL);
+    });
+
+    it('after a synth of everything into another folder', async () => {
+      await project.krt('synth');
+      project.edit('topologies/payments.ts', "onCall: '#payments'", "onCall: '#payments-2'");
+      expect(await project.krt('synth', '--out', 'elsewhere')).toMatchObject({ code: 0, stderr: '' });
+      project.edit('topologies/payments.ts', "onCall: '#payments-2'", "onCall: '#payments'");
+      expect((await project.krt('synth')).stdout).toContain(REUSED_ALL);
+    });
+
+    it('after a refused synth, which loads only the files that changed when run again', async () => {
+      await project.krt('synth');
+      project.edit('topologies/payments.ts', "onCall: '#payments'", "onCall: '#payments-2'");
+      rmSync(project.path('topologies/analytics.ts'));
+      expect((await project.krt('synth')).code).toBe(1);
+      cpSync(path.join(REPO_ROOT, 'topologies', 'analytics.ts'), project.path('topologies/analytics.ts'));
+      const result = await project.krt('synth');
+      expect(result.stdout).toContain('3 of 4 topologies unchanged, reused from the cache');
+      expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+    });
   });
 });

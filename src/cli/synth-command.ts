@@ -2,14 +2,15 @@ import path from 'node:path';
 import { compileWithCache } from '../cache/cached-compile';
 import type { CachedCompileResult } from '../cache/cached-compile';
 import { krtFingerprint } from '../cache/fingerprint';
-import { emptyCache, modelKey, readCache, writeCache } from '../cache/synth-cache';
-import type { CacheEntry, CachedOutput, ProjectEntry, SynthCache } from '../cache/synth-cache';
+import { OutputHashes } from '../cache/output-hashes';
+import { modelKey, SynthCache } from '../cache/synth-cache';
+import type { CachedOutput, ModelRecord } from '../cache/synth-cache';
 import type { GeneratedFile } from '../emitters/types';
 import type { ProjectModel, TopologyModel } from '../model/types';
 import { guardChanges } from '../plan';
 import { compareStrings } from '../util/compare';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot } from '../writer/model-snapshot';
-import { contentHash, OutputFolder, outputHash } from '../writer/write-generated';
+import { contentHash, OutputFolder } from '../writer/write-generated';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { describeModel, plural, reportDiagnostics } from './report';
@@ -28,19 +29,20 @@ const emitters = (): typeof import('../emitters') => require('../emitters') as t
 export async function synthCommand(io: CliIo, args: readonly string[], options: SynthOptions): Promise<number> {
   const files = resolveTopologyFiles(io.cwd, args);
   const outDir = path.resolve(io.cwd, options.out);
-  const useCache = options.cache !== false;
-  const fingerprint = useCache ? krtFingerprint() : '';
-  const cache = useCache ? readCache(io.cwd, fingerprint) : emptyCache(fingerprint);
+  // No fingerprint (a library version that cannot be read): no cache, as with --no-cache.
+  const fingerprint = options.cache !== false ? krtFingerprint() : undefined;
+  const cache = fingerprint === undefined ? undefined : new SynthCache(io.cwd, fingerprint);
+  const hashes = new OutputHashes(cache, outDir);
 
   let result = await compileWithCache(files, io.cwd, cache);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
-  let reuse = reusable(result.model, result, cache, outDir, useCache);
+  let reuse = reusable(result.model, result, cache, hashes);
   // An unchanged file whose outputs are gone or edited is loaded after all: emitters only ever see fresh models.
   const reload = result.model.topologies.filter((t) => !reuse.has(t) && result.files.get(t.source.file)?.cached).map((t) => t.source.file);
   if (reload.length > 0) {
     result = await compileWithCache(files, io.cwd, cache, new Set(reload));
     if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
-    reuse = reusable(result.model, result, cache, outDir, useCache);
+    reuse = reusable(result.model, result, cache, hashes);
   }
   const model = result.model;
   const shownOut = path.relative(io.cwd, outDir) || '.';
@@ -53,29 +55,31 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
 
   const folder = new OutputFolder(outDir, options.check ? 'check' : 'write');
   const paths: string[] = [];
-  const entries: CacheEntry[] = [];
   for (const topology of model.topologies) {
     const info = result.files.get(topology.source.file)!;
     const reused = reuse.get(topology);
-    const key = reused ? reused.model : useCache ? modelKey(fingerprint, topology) : '';
     const outputs = reused ? reused.outputs : emitInto(folder, emitters().emitTopology(topology));
     paths.push(...outputs.map((o) => o.path));
-    entries.push({ ...(info.source ? { source: info.source } : {}), model: key, topology, diagnostics: info.compiled.diagnostics, outputs });
+    if (cache) {
+      const key = reused?.key ?? modelKey(cache.fingerprint, topology);
+      if (!reused) cache.put('model', key, { topology, outputs });
+      if (info.source && info.cached?.model !== key) cache.put('source', info.source, { model: key, diagnostics: info.compiled.diagnostics });
+    }
   }
   const snapshot = modelSnapshotFile(model);
   // The snapshot is the whole model as JSON: its hash keys the files that read every topology.
-  const projectKey = useCache ? contentHash(`${fingerprint}\0${snapshot.content}`) : '';
-  const project: ProjectEntry = {
-    model: projectKey,
-    outputs: useCache && cache.project?.model === projectKey && verified(outDir, cache.project.outputs) ? cache.project.outputs : emitInto(folder, emitters().emitProjectFiles(model)),
-  };
-  paths.push(...project.outputs.map((o) => o.path));
+  const projectKey = cache && contentHash(`${cache.fingerprint}\0${snapshot.content}`);
+  const known = projectKey ? cache?.get('project', projectKey) : undefined;
+  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(model));
+  if (projectKey && projectOutputs !== known?.outputs) cache?.put('project', projectKey, { outputs: projectOutputs });
+  paths.push(...projectOutputs.map((o) => o.path));
   paths.sort(compareStrings);
   const doubled = paths.find((p, i) => i > 0 && paths[i - 1] === p);
   if (doubled) throw new Error(`two emitters produced ${doubled}`);
   folder.put(snapshot);
   const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
-  if (useCache) writeCache(io.cwd, nextCache(cache, entries, project));
+  hashes.save();
+  cache?.save();
 
   if (options.check) {
     if (summary.drift.length === 0) {
@@ -100,20 +104,21 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
  * their exact model under this krt, and every file it lists is in the output folder
  * with the content it had (hashed, so a hand edit or a deletion is always seen).
  */
-function reusable(model: ProjectModel, result: CachedCompileResult, cache: SynthCache, outDir: string, useCache: boolean): Map<TopologyModel, CacheEntry> {
-  const reuse = new Map<TopologyModel, CacheEntry>();
-  if (!useCache) return reuse;
-  const byModel = new Map(cache.entries.map((e) => [e.model, e]));
+function reusable(model: ProjectModel, result: CachedCompileResult, cache: SynthCache | undefined, hashes: OutputHashes): Map<TopologyModel, ModelRecord & { key: string }> {
+  const reuse = new Map<TopologyModel, ModelRecord & { key: string }>();
+  if (!cache) return reuse;
   for (const topology of model.topologies) {
-    const key = modelKey(cache.fingerprint, topology);
-    const entry = result.files.get(topology.source.file)?.cached ?? byModel.get(key);
-    if (entry && entry.model === key && verified(outDir, entry.outputs)) reuse.set(topology, entry);
+    // A model that came from the cache has its key in the record; a loaded one is hashed.
+    const cached = result.files.get(topology.source.file)?.cached;
+    const key = cached?.topology === topology ? cached.model : modelKey(cache.fingerprint, topology);
+    const record = cached?.model === key ? cached : cache.get('model', key);
+    if (record && verified(hashes, record.outputs)) reuse.set(topology, { key, topology, outputs: record.outputs });
   }
   return reuse;
 }
 
-function verified(outDir: string, outputs: readonly CachedOutput[]): boolean {
-  return outputs.every((o) => outputHash(outDir, o.path) === o.sha256);
+function verified(hashes: OutputHashes, outputs: readonly CachedOutput[]): boolean {
+  return outputs.every((o) => hashes.hash(o.path) === o.sha256);
 }
 
 /** Puts every file into the folder as it comes, keeping only its path and hash. */
@@ -124,11 +129,4 @@ function emitInto(folder: OutputFolder, files: Iterable<GeneratedFile>): CachedO
     outputs.push({ path: file.path, sha256: contentHash(file.content) });
   }
   return outputs;
-}
-
-/** This run's entries, then older ones (another branch's, say) up to as many again. */
-function nextCache(previous: SynthCache, entries: readonly CacheEntry[], project: ProjectEntry): SynthCache {
-  const current = new Set(entries.map((e) => e.model));
-  const older = previous.entries.filter((e) => !current.has(e.model)).slice(0, entries.length);
-  return { version: previous.version, fingerprint: previous.fingerprint, entries: [...entries, ...older], project };
 }
