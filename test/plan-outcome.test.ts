@@ -248,3 +248,29 @@ describe('finding 6: a partition decrease is refused on every topic the stack ho
     expect(refusals(before, modelOf(orders(aConsumer())))).toEqual([expect.stringMatching(shrink('orders.confirmed.dlq'))]);
   });
 });
+
+describe('krt plan --json and krt synth on a renamed topology', () => {
+  let project: ScratchProject;
+  beforeEach(() => (project = new ScratchProject()));
+  afterEach(() => project.remove());
+
+  it('carries what Terraform does with the topics, and synth writes both stacks', async () => {
+    project.edit('topologies/analytics.ts', "name: 'analytics',", "name: 'analytics-v2',\n  previousName: 'analytics',");
+    const plan = await project.krt('plan', '--json');
+    expect(plan.code).toBe(0);
+    const topics = ['orders.confirmed.analytics-orders.dlq', 'orders.confirmed.analytics-orders.dlq.audit', 'orders.confirmed.analytics-orders.retry.1m', 'orders.confirmed.analytics-orders.retry.5s'];
+    expect(JSON.parse(plan.stdout).changes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ topology: 'analytics-v2', consumer: 'analytics-orders', risk: 'needs-migration', terraform: { action: 'move', stacks: ['analytics', 'analytics-v2'], topics } }),
+      ]),
+    );
+    expect(JSON.parse(plan.stdout).summary).toEqual(expect.objectContaining({ destructive: 0, refused: 0 }));
+    expect((await project.krt('synth')).code).toBe(0);
+    const old = JSON.parse(project.read('generated/terraform/analytics/cdk.tf.json')) as StackJson;
+    expect(old.resource).toBeUndefined();
+    expect(old.removed!.map((r) => r.from)).toEqual(expect.arrayContaining(topics.map((t) => `kafka_topic.${t.replace(/[.]/g, '_')}`)));
+    const renamed = JSON.parse(project.read('generated/terraform/analytics-v2/cdk.tf.json')) as StackJson;
+    expect(renamed.import!.map((i) => i.id)).toEqual(topics);
+    expect((await project.krt('synth', '--check')).code).toBe(0);
+  });
+});

@@ -1,11 +1,12 @@
 import { stackTopics } from '../model/hand-over';
+import { topicResourceId } from '../naming';
 import type { ConsumerModel, ProjectModel, TopicModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import type { Diagnostic } from '../validate/diagnostic';
 import { configChanges } from './config-changes';
 import { changedTopologies, synthesizeStacks } from './stack-resources';
 import type { StackResources, TopicResource } from './stack-resources';
-import type { PlannedChange } from './types';
+import type { PlannedChange, TerraformChange } from './types';
 import { refusal } from './refusals';
 
 /** A change of the Terraform outcome, told under the consumer (or topology) it concerns. */
@@ -98,13 +99,14 @@ class Context {
     const owner = this.ownersAfter.get(current.name) ?? this.ownersBefore.get(old.name);
     if (current.name !== old.name || current.partitions < old.partitions) {
       this.refuse(refusal.replaced(old, current, owner));
-      this.say(owner, old.stack, 'destructive', current.name !== old.name
+      this.say(owner, { action: 'replace', stacks: [old.stack], topics: [old.name] }, 'destructive', current.name !== old.name
         ? `'${old.name}' is renamed to '${current.name}' in place: the provider deletes and recreates it, with every record in it (krt synth refuses this)`
         : `'${old.name}' shrinks from ${old.partitions} to ${current.partitions} partitions: Kafka cannot remove partitions, so the provider deletes and recreates it, with every record in it (krt synth refuses this)`);
       return;
     }
-    if (current.partitions > old.partitions) this.say(owner, old.stack, 'safe', `'${old.name}' grows from ${old.partitions} to ${current.partitions} partitions: records already in it stay where they are`);
-    for (const change of configChanges(old, current, owner)) this.say(owner, old.stack, change.risk, change.text);
+    const update: TerraformChange = { action: 'update', stacks: [old.stack], topics: [old.name] };
+    if (current.partitions > old.partitions) this.say(owner, update, 'safe', `'${old.name}' grows from ${old.partitions} to ${current.partitions} partitions: records already in it stay where they are`);
+    for (const change of configChanges(old, current, owner)) this.say(owner, update, change.risk, change.text);
   }
 
   forgotten(old: TopicResource): void {
@@ -117,7 +119,7 @@ class Context {
       this.moves.set(key, move);
       return;
     }
-    this.say(owner, old.stack, 'needs-migration', `'${old.name}' leaves Terraform with its records: stack '${old.stack}' forgets it (removed, destroy = false) and nothing here manages it any more; apply '${old.stack}' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec`);
+    this.say(owner, { action: 'forget', stacks: [old.stack], topics: [old.name] }, 'needs-migration', `'${old.name}' leaves Terraform with its records: stack '${old.stack}' forgets it (removed, destroy = false) and nothing here manages it any more; apply '${old.stack}' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec`);
   }
 
   deleted(old: TopicResource): void {
@@ -126,13 +128,13 @@ class Context {
     const now = this.consumerAfter(owner);
     if (owner && declaredGone(owner, this.after)) {
       if (owner.topic.kind === 'retry' && owner.topic.draining && now) {
-        this.say(owner, old.stack, 'destructive', `drained tier ${owner.topic.label} dropped: deletes '${old.name}'; anything still in it is lost, so apply only after \`krt plan --live\` reported it empty`);
+        this.say(owner, { action: 'delete', stacks: [old.stack], topics: [old.name] }, 'destructive', `drained tier ${owner.topic.label} dropped: deletes '${old.name}'; anything still in it is lost, so apply only after \`krt plan --live\` reported it empty`);
       } else this.gone.set(owner.consumer.name, [...(this.gone.get(owner.consumer.name) ?? []), owner]);
       return;
     }
     const elsewhere = [...this.now.values()].find((s) => s.stack !== old.stack && [...s.topics.values()].some((t) => t.name === old.name));
     this.refuse(refusal.deleted(old, owner, now, elsewhere?.stack));
-    this.say(owner, old.stack, 'destructive', elsewhere
+    this.say(owner, { action: 'delete', stacks: elsewhere ? [old.stack, elsewhere.stack] : [old.stack], topics: [old.name] }, 'destructive', elsewhere
       ? `'${old.name}' leaves stack '${old.stack}' for stack '${elsewhere.stack}' without a declared move: '${old.stack}' deletes it with every record and '${elsewhere.stack}' creates it empty (krt synth refuses this)`
       : owner?.topic.kind === 'retry' && now
         ? `tier ${owner.topic.label} removed without draining: deletes '${old.name}' with every record waiting in it (krt synth refuses this)`
@@ -149,7 +151,7 @@ class Context {
       }
       const from = [...this.was.values()].find((s) => s.stack !== current.stack && [...s.topics.values()].some((t) => t.name === current.name));
       if (!from) {
-        this.say(owner, current.stack, 'needs-migration', `stack '${current.stack}' imports the existing topic '${current.name}' with its records (an import block); apply it with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`);
+        this.say(owner, { action: 'import', stacks: [current.stack], topics: [current.name] }, 'needs-migration', `stack '${current.stack}' imports the existing topic '${current.name}' with its records (an import block); apply it with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`);
       }
       return;
     }
@@ -166,6 +168,7 @@ class Context {
       topology: this.topologyOfStack(stack),
       change: {
         risk: 'needs-migration',
+        terraform: { action: 'blocks-dropped', stacks: [stack], topics: this.blockTopics(old!) },
         text: current
           ? `stack '${stack}' no longer has its import and removed blocks: fine once it was applied with them (\`terraform plan\` there shows no changes); if not, put the declaration back (previousTopology, previousName, previouslyManaged) and apply first`
           : `stack '${stack}' is no longer generated: apply it before deleting its folder (it forgets what moved away and removes what nobody took over); its state then holds nothing`,
@@ -177,19 +180,26 @@ class Context {
     for (const [name, owners] of this.gone) {
       const order = stackTopics(owners[0]!.consumer);
       const topics = owners.map((o) => o.topic.name).sort((a, b) => order.indexOf(a) - order.indexOf(b)).map((t) => `'${t}'`).join(', ');
-      this.say(owners[0], owners[0]!.consumer.topology, 'destructive', `consumer removed: deletes ${topics} and their ACLs; first make sure \`krt dlq inspect ${name}\` shows nothing left and \`krt plan --live\` reports its tiers empty`);
+      this.say(owners[0], { action: 'delete', stacks: [owners[0]!.consumer.topology], topics: owners.map((o) => o.topic.name).sort(compareStrings) }, 'destructive', `consumer removed: deletes ${topics} and their ACLs; first make sure \`krt dlq inspect ${name}\` shows nothing left and \`krt plan --live\` reports its tiers empty`);
     }
     for (const move of this.moves.values()) {
       const topics = move.topics.sort(compareStrings).map((t) => `'${t}'`).join(', ');
       const declaration = move.owner.consumer.previousTopology === move.from ? (this.after.topologies.find((t) => t.name === move.to)?.previousName === move.from ? 'previousName' : 'previousTopology') : 'the declaration';
       this.say(
         move.owner,
-        move.to,
+        { action: 'move', stacks: [move.from, move.to], topics: move.topics },
         'needs-migration',
         `moves from stack '${move.from}' to stack '${move.to}' with its records: '${move.to}' imports ${topics} (import blocks) and '${move.from}' forgets them and the consumer's ACLs (removed, destroy = false); apply both stacks with Terraform or OpenTofu 1.7+, in either order (cdktf deploy ${move.from} ${move.to}), check that \`terraform plan\` then shows no changes in both, and remove ${declaration} from the spec after that`,
       );
     }
     return { changes: this.changes, refused: this.refused };
+  }
+
+  /** The topics a stack's import and removed blocks name (removed blocks of ACLs are not topics). */
+  private blockTopics(stack: StackResources): string[] {
+    const byAddress = new Map([...this.ownersBefore.keys()].map((name) => [`kafka_topic.${topicResourceId(name)}`, name]));
+    const forgotten = [...stack.forgotten].flatMap((address) => byAddress.get(address) ?? []);
+    return [...new Set([...stack.imports.values(), ...forgotten])].sort(compareStrings);
   }
 
   private consumerAfter(owner: TopicOwner | undefined): ConsumerModel | undefined {
@@ -200,9 +210,9 @@ class Context {
     return this.after.topologies.find((t) => t.name === stack || t.previousName === stack)?.name ?? stack;
   }
 
-  private say(owner: TopicOwner | undefined, stack: string, risk: PlannedChange['risk'], text: string): void {
+  private say(owner: TopicOwner | undefined, terraform: TerraformChange, risk: PlannedChange['risk'], text: string): void {
     const consumer = owner ? (this.consumerAfter(owner) ?? owner.consumer) : undefined;
-    this.changes.push({ topology: consumer?.topology ?? this.topologyOfStack(stack), ...(consumer ? { consumer: consumer.name } : {}), change: { risk, text } });
+    this.changes.push({ topology: consumer?.topology ?? this.topologyOfStack(terraform.stacks[0]!), ...(consumer ? { consumer: consumer.name } : {}), change: { risk, text, terraform } });
   }
 
   private refuse(diagnostic: Diagnostic): void {
