@@ -1,7 +1,7 @@
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { compareStrings } from '../util/compare';
-import { aclResourceId } from '../naming';
+import { aclResourceId, defaultDriftPrincipal, defaultMonitorPrincipal, defaultReplayPrincipal } from '../naming';
 import { aclRules } from './acls';
 import type { ConsumerModel, HandOver, TopologyModel } from './types';
 
@@ -59,8 +59,10 @@ export function handOverMoves(topologies: readonly TopologyModel[]): TopologyMod
       const stacks = handed.get(by) ?? new Map<string, { topics: Set<string>; acls: Set<string> }>();
       const moved = stacks.get(from) ?? { topics: new Set<string>(), acls: new Set<string>() };
       for (const topic of stackTopics(consumer)) moved.topics.add(topic);
-      // Its ACLs as the new stack grants them: the old stack forgets any it has at the same address.
-      for (const rule of aclRules({ ...topology, consumers: [consumer] })) moved.acls.add(aclResourceId(rule));
+      // Its ACLs as the new stack grants them: the old stack forgets any it has at the same
+      // address. The new topology's own default principals cannot be in the old stack.
+      const ownDefaults = new Set([defaultReplayPrincipal(topology.name), defaultMonitorPrincipal(topology.name), defaultDriftPrincipal(topology.name)]);
+      for (const rule of aclRules({ ...topology, consumers: [consumer] })) if (!ownDefaults.has(rule.principal)) moved.acls.add(aclResourceId(rule));
       handed.set(by, stacks.set(from, moved));
     }
   }

@@ -18,7 +18,11 @@ export function planChanges(before: ProjectModel | undefined, after: ProjectMode
     group.changes.push(...changes);
     groups.set(key, group);
   };
-  for (const topology of names) add(topology, undefined, topologyChanges(before?.topologies.find((t) => t.name === topology), after.topologies.find((t) => t.name === topology)));
+  for (const topology of names) {
+    const now = after.topologies.find((t) => t.name === topology);
+    const heir = now ?? after.topologies.find((t) => t.previousName === topology);
+    add(topology, undefined, topologyChanges(before?.topologies.find((t) => t.name === topology), now, heir));
+  }
   for (const pair of consumerPairs(before, after)) add(topologyOf(pair), pair.name, consumerChanges(pair));
   for (const c of outcome?.changes ?? []) add(c.topology, c.consumer, [c.change]);
   // Each topology's own changes first, then its consumers by name.
