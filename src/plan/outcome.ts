@@ -79,6 +79,7 @@ class Context {
   readonly refused: Diagnostic[] = [];
   private readonly ownersBefore: Map<string, TopicOwner>;
   private readonly ownersAfter: Map<string, TopicOwner>;
+  private readonly consumersAfter: Map<string, ConsumerModel>;
   /** Topics the apply deletes somewhere: a creation of one elsewhere is the same mistake, told once. */
   private readonly deletedNames = new Set<string>();
   /** Topics of decommissioned consumers that left the spec, by consumer: told in one line each. */
@@ -93,6 +94,7 @@ class Context {
   ) {
     this.ownersBefore = topicOwners(before);
     this.ownersAfter = topicOwners(after);
+    this.consumersAfter = new Map(after.topologies.flatMap((t) => t.consumers).map((c) => [c.name, c]));
   }
 
   kept(old: TopicResource, current: TopicResource): void {
@@ -126,7 +128,7 @@ class Context {
     this.deletedNames.add(old.name);
     const owner = this.ownersBefore.get(old.name);
     const now = this.consumerAfter(owner);
-    if (owner && declaredGone(owner, this.after)) {
+    if (owner && declaredGone(owner, this.ownersAfter, this.consumersAfter)) {
       if (owner.topic.kind === 'retry' && owner.topic.draining && now) {
         this.say(owner, { action: 'delete', stacks: [old.stack], topics: [old.name] }, 'destructive', `drained tier ${owner.topic.label} dropped: deletes '${old.name}'; anything still in it is lost, so apply only after \`krt plan --live\` reported it empty`);
       } else this.gone.set(owner.consumer.name, [...(this.gone.get(owner.consumer.name) ?? []), owner]);
@@ -203,7 +205,7 @@ class Context {
   }
 
   private consumerAfter(owner: TopicOwner | undefined): ConsumerModel | undefined {
-    return owner && this.after.topologies.flatMap((t) => t.consumers).find((c) => c.name === owner.consumer.name);
+    return owner && this.consumersAfter.get(owner.consumer.name);
   }
 
   private topologyOfStack(stack: string): string {
@@ -221,10 +223,8 @@ class Context {
 }
 
 /** The spec said the topic may go: its consumer was decommissioned and removed, or it was a retired tier that left `retired`. */
-function declaredGone(owner: TopicOwner, after: ProjectModel): boolean {
-  const named = topicOwners(after).has(owner.topic.name);
-  if (named) return false;
-  const stillThere = after.topologies.some((t) => t.consumers.some((c) => c.name === owner.consumer.name));
-  if (owner.consumer.decommissioned && !stillThere) return true;
+function declaredGone(owner: TopicOwner, ownersAfter: ReadonlyMap<string, TopicOwner>, consumersAfter: ReadonlyMap<string, ConsumerModel>): boolean {
+  if (ownersAfter.has(owner.topic.name)) return false;
+  if (owner.consumer.decommissioned && !consumersAfter.has(owner.consumer.name)) return true;
   return owner.topic.kind === 'retry' && owner.topic.draining;
 }

@@ -54,6 +54,7 @@ const terraform = (): typeof import('../emitters/terraform') => require('../emit
 /** Every stack these topologies generate, synthesized by the Terraform emitter itself, by stack name. */
 export function synthesizeStacks(topologies: readonly TopologyModel[]): Map<string, StackResources> {
   const stacks = new Map<string, StackResources>();
+  if (topologies.length === 0) return stacks;
   for (const file of terraform().emitTerraform({ topologies })) {
     const stack = file.path.split('/')[1]!;
     stacks.set(stack, readStack(stack, JSON.parse(file.content) as StackJson));
@@ -66,7 +67,18 @@ export function synthesizeStacks(topologies: readonly TopologyModel[]): Map<stri
  * side has. The emitter is pure, so the others give the same Terraform on both sides.
  */
 export function changedTopologies(before: ProjectModel, after: ProjectModel): Set<string> {
-  const old = new Map(before.topologies.map((t) => [t.name, JSON.stringify(t)]));
-  const current = new Map(after.topologies.map((t) => [t.name, JSON.stringify(t)]));
-  return new Set([...old.keys(), ...current.keys()].filter((name) => old.get(name) !== current.get(name)));
+  const old = new Map(before.topologies.map((t) => [t.name, t]));
+  const current = new Map(after.topologies.map((t) => [t.name, t]));
+  return new Set([...old.keys(), ...current.keys()].filter((name) => !sameJson(old.get(name), current.get(name))));
+}
+
+/** Whether two values have the same JSON (undefined fields left out), without building it: most topologies are unchanged. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => sameJson(v, (b as unknown[])[i]));
+  const keys = (o: object) => Object.keys(o).filter((k) => (o as Record<string, unknown>)[k] !== undefined);
+  const [ka, kb] = [keys(a), keys(b)];
+  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
