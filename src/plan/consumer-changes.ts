@@ -7,8 +7,13 @@ import type { PlannedChange } from './types';
 const change = (risk: PlannedChange['risk'], text: string): PlannedChange => ({ risk, text });
 
 /** What an edit of one consumer means for the records in flight, in operator words. */
-export function consumerChanges({ before: was, after: now }: ConsumerPair): PlannedChange[] {
-  if (!was && now) return [change('safe', `new consumer: creates ${topicList(keptTopics(now))} and the ACLs of ${now.principal}`)];
+export function consumerChanges({ before: was, after: now }: ConsumerPair, existing: ReadonlySet<string> = new Set()): PlannedChange[] {
+  if (!was && now) {
+    // A renamed consumer (or one that takes over another's topics) finds them in place.
+    const [kept, created] = [keptTopics(now).filter((t) => existing.has(t.name)), keptTopics(now).filter((t) => !existing.has(t.name))];
+    const parts = [created.length > 0 ? `creates ${topicList(created)}` : '', kept.length > 0 ? `keeps ${topicList(kept)}, which exist already` : ''].filter(Boolean);
+    return [change('safe', `new consumer: ${parts.join(', ')}${kept.length > 0 ? ',' : ''} and the ACLs of ${now.principal}`)];
+  }
   // What leaves the stacks (and whether that is allowed) is the outcome's to tell.
   if (!was || !now) return [];
   return [

@@ -2,7 +2,7 @@ import type { ProjectModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { consumerChanges } from './consumer-changes';
 import { guardChanges } from './guards';
-import { judgeOutcome } from './outcome';
+import { judgeOutcome, topicOwners } from './outcome';
 import { consumerPairs, topologyOf } from './pairs';
 import { topologyChanges } from './topology-changes';
 import type { ChangeGroup, Plan, PlannedChange } from './types';
@@ -23,7 +23,8 @@ export function planChanges(before: ProjectModel | undefined, after: ProjectMode
     const heir = now ?? after.topologies.find((t) => t.previousName === topology);
     add(topology, undefined, topologyChanges(before?.topologies.find((t) => t.name === topology), now, heir));
   }
-  for (const pair of consumerPairs(before, after)) add(topologyOf(pair), pair.name, consumerChanges(pair));
+  const existing = new Set(before ? topicOwners(before).keys() : []);
+  for (const pair of consumerPairs(before, after)) add(topologyOf(pair), pair.name, consumerChanges(pair, existing));
   for (const c of outcome?.changes ?? []) add(c.topology, c.consumer, [c.change]);
   // Each topology's own changes first, then its consumers by name.
   const ordered: ChangeGroup[] = [...groups.values()]
