@@ -3,6 +3,7 @@ import { emitTerraform } from '../src/emitters/terraform';
 import type { ProjectModel } from '../src/model/types';
 import { guardChanges, planChanges, worstRisk } from '../src/plan';
 import type { Plan } from '../src/plan';
+import { expectGolden } from './helpers/golden';
 import { ScratchProject } from './helpers/project';
 import { aConsumer, aTopology, compile } from './helpers/specs';
 
@@ -285,5 +286,18 @@ describe('a consumer renamed in place', () => {
       "safe: new consumer: keeps 'orders.confirmed.retry.1m', 'orders.confirmed.retry.10m', 'orders.confirmed.retry.1h', 'orders.confirmed.dlq', 'orders.confirmed.dlq.audit', which exist already, and the ACLs of User:billing",
     );
     expect(lines(plan).join('\n')).not.toMatch(/^destructive/m);
+  });
+});
+
+describe('golden Terraform of declared moves', () => {
+  it('matches the golden files of a renamed topology: the former stack forgets, the new one imports and hands a main topic back', () => {
+    const model = modelOf(
+      aTopology({ name: 'orders-v2', previousName: 'orders', consumers: [aConsumer({ topic: { ...managedMain, managed: false, previouslyManaged: true } }), shipping] }),
+    );
+    expect(refusals(modelOf(orders(aConsumer({ topic: managedMain }), shipping)), model)).toEqual([]);
+    const files = Object.fromEntries(emitTerraform(model).map((f) => [f.path, f.content]));
+    expect(Object.keys(files).sort()).toEqual(['terraform/orders-v2/cdk.tf.json', 'terraform/orders/cdk.tf.json']);
+    expectGolden('terraform/renamed-topology-former-stack.tf.json', files['terraform/orders/cdk.tf.json']!);
+    expectGolden('terraform/renamed-topology.tf.json', files['terraform/orders-v2/cdk.tf.json']!);
   });
 });

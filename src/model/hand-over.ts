@@ -59,6 +59,8 @@ export function handOverMoves(topologies: readonly TopologyModel[]): TopologyMod
       const stacks = handed.get(by) ?? new Map<string, { topics: Set<string>; acls: Set<string> }>();
       const moved = stacks.get(from) ?? { topics: new Set<string>(), acls: new Set<string>() };
       for (const topic of stackTopics(consumer)) moved.topics.add(topic);
+      // A main topic handed back to its producers in the same change was held by the old stack.
+      if (!consumer.mainTopic.managed && consumer.mainTopic.previouslyManaged === true) moved.topics.add(consumer.mainTopic.name);
       // Its ACLs as the new stack grants them: the old stack forgets any it has at the same
       // address. The new topology's own default principals cannot be in the old stack.
       const ownDefaults = new Set([defaultReplayPrincipal(topology.name), defaultMonitorPrincipal(topology.name), defaultDriftPrincipal(topology.name)]);

@@ -34,6 +34,7 @@ export function ownMoves(topology: TopologyModel): StackMoves {
     if (consumer.previousTopology !== undefined) for (const topic of stackTopics(consumer)) imports.add(topic);
     const main = consumer.mainTopic;
     if (main.managed && main.previouslyManaged === false) imports.add(main.name);
+    // Whichever stack holds it forgets it: this one, or the old one of a consumer that also moved (see handOverMoves).
     if (!main.managed && main.previouslyManaged === true) removed.add(topicAddress(main.name));
   }
   for (const h of topology.handedOver ?? []) if (h.stack === topology.name) for (const a of handedOverAddresses(h)) removed.add(a);
