@@ -301,3 +301,11 @@ describe('golden Terraform of declared moves', () => {
     expectGolden('terraform/renamed-topology.tf.json', files['terraform/orders-v2/cdk.tf.json']!);
   });
 });
+
+describe('a declared move combined with another edit', () => {
+  it('refuses fewer partitions on a topic the new stack imports: the import adopts it, then the provider replaces it', () => {
+    const before = modelOf(orders(aConsumer({ topic: managedMain })));
+    const after = modelOf(aTopology({ name: 'orders-v2', previousName: 'orders', consumers: [aConsumer({ topic: { ...managedMain, partitions: 6 }, ladder: ['1m', '10m', '1h'].map((delay) => ({ delay, partitions: 12 })), dlq: { partitions: 12 } })] }));
+    expect(refusals(before, after)).toEqual([expect.stringMatching(/^consumers\[0\]\.topic\.partitions: 'orders\.confirmed' would shrink from 12 to 6 partitions/)]);
+  });
+});

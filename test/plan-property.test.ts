@@ -18,8 +18,9 @@ const RUNS = Number(process.env.KRT_PROPERTY_RUNS ?? 30);
  * destroyed, fewer partitions or another name at the same address replace). No apply may
  * delete or replace a topic the state holds, except one the spec declared gone (a
  * decommissioned consumer that left, a retired tier dropped), and no apply may fail.
- * Users follow the documented rule: a declaration whose blocks disappear is dropped only
- * once every stack was applied with it.
+ * Users follow the documented rules: a move or take-over is declared on applied stacks,
+ * and a declaration whose blocks disappear is dropped only once every stack was applied
+ * with it.
  */
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -236,7 +237,8 @@ const modelOf = (specs: Json[]): ProjectModel | undefined => compile(...specs).m
 
 const EDIT_KINDS = ['renameConsumer', 'renameTopology', 'renameTopic', 'move', 'retime', 'retire', 'dropTier', 'managedFlip', 'config', 'partitions', 'decommission', 'removeConsumer', 'clearDeclarations'];
 const step = fc.record({
-  edit: fc.record({ kind: fc.constantFrom(...EDIT_KINDS), a: fc.nat(20), b: fc.nat(20), flag: fc.boolean() }),
+  /** One change of the spec may combine edits, e.g. a move and a managed flip in one commit. */
+  edits: fc.array(fc.record({ kind: fc.constantFrom(...EDIT_KINDS), a: fc.nat(20), b: fc.nat(20), flag: fc.boolean() }), { minLength: 1, maxLength: 2 }),
   /** Which generated stacks are applied after the synth, as bits. */
   apply: fc.nat(15),
 });
@@ -254,8 +256,8 @@ describe('no sequence of spec edits deletes a topic that holds records, judged o
         for (const c of model.topologies.flatMap((t) => t.consumers)) if (!c.mainTopic.managed) world.exists(c.mainTopic.name, c.mainTopic.partitions);
         for (const [stack, config] of stacks) world.apply(stack, config);
         const applied = new Set(stacks.keys());
-        for (const { edit: e, apply } of steps) {
-          const nextSpecs = edit(specs, e);
+        for (const { edits, apply } of steps) {
+          const nextSpecs = edits.reduce(edit, specs);
           const next = modelOf(nextSpecs);
           if (!next) continue;
           if (guardChanges(model, next).length > 0) {
@@ -263,9 +265,12 @@ describe('no sequence of spec edits deletes a topic that holds records, judged o
             continue;
           }
           const nextStacks = configs(next);
-          const kept = blocks(nextStacks);
-          // The documented rule: blocks disappear only after every stack was applied with them.
-          if ([...blocks(stacks)].some((b) => !kept.has(b)) && [...stacks.keys()].some((s) => !applied.has(s))) {
+          const [had, kept] = [blocks(stacks), blocks(nextStacks)];
+          // The documented rules: a declaration is made on applied stacks (an import needs its
+          // topic to exist), and blocks disappear only after every stack was applied with them.
+          const declared = [...kept].some((b) => !had.has(b) && b.includes(' import '));
+          const dropped = [...had].some((b) => !kept.has(b));
+          if ((declared || dropped) && [...stacks.keys()].some((s) => !applied.has(s))) {
             for (const [stack, config] of stacks) world.apply(stack, config);
           }
           for (const topic of declaredGone(model, next)) world.declaredGone.add(topic);

@@ -151,10 +151,12 @@ class Context {
         this.refuse(refusal.importsMissing(current, owner));
         return;
       }
-      const from = [...this.was.values()].find((s) => s.stack !== current.stack && [...s.topics.values()].some((t) => t.name === current.name));
-      if (!from) {
+      const prior = [...this.was.values()].flatMap((s) => [...s.topics.values()]).find((t) => t.stack !== current.stack && t.name === current.name);
+      if (!prior) {
         this.say(owner, { action: 'import', stacks: [current.stack], topics: [current.name] }, 'needs-migration', `stack '${current.stack}' imports the existing topic '${current.name}' with its records (an import block); apply it with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`);
       }
+      // What the import adopts is the topic as it is; the rest of the plan changes it like any other.
+      this.kept(prior ?? { ...current, partitions: existed.topic.partitions }, current);
       return;
     }
     if (existed && !this.deletedNames.has(current.name)) this.refuse(refusal.createsExisting(current, owner, existed));
