@@ -1,5 +1,6 @@
 import { loadTopologyFiles } from './load/load-topologies';
 import { buildTopologyModel, deepFreeze } from './model/build';
+import { checkMoves, handOverMoves } from './model/hand-over';
 import type { ParsedConsumerAt } from './model/build';
 import type { ProjectModel, TopologyModel } from './model/types';
 import type { ParsedConsumer, ParsedTopology } from './spec/schema';
@@ -73,9 +74,9 @@ export function compileTopologyFile(file: string, exported: unknown): CompiledFi
 export function combineTopologies(files: readonly CompiledFile[]): CompileResult {
   const topologies = files.flatMap((f) => (f.topology ? [f.topology] : []));
   const settled = files.flatMap((f) => (f.settled ? [f.settled] : []));
-  const diagnostics = [...files.flatMap((f) => f.diagnostics), ...checkProject({ topologies: settled })];
+  const diagnostics = [...files.flatMap((f) => f.diagnostics), ...checkProject({ topologies: settled }), ...checkMoves(settled)];
   const sorted = sortDiagnostics(diagnostics);
-  return hasErrors(sorted) ? { diagnostics: sorted } : { model: deepFreeze({ topologies }), diagnostics: sorted };
+  return hasErrors(sorted) ? { diagnostics: sorted } : { model: deepFreeze({ topologies: handOverMoves(topologies) }), diagnostics: sorted };
 }
 
 /** The consumer fields that the generated topic and group names depend on. */

@@ -1,6 +1,6 @@
 import { App } from 'cdktf';
 import { compileFiles } from '../compile';
-import { TopologyStack } from '../emitters/terraform';
+import { topologyStacks } from '../emitters/terraform';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
@@ -15,7 +15,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[]): Promise<
   const result = await compileFiles(resolveTopologyFiles(io.cwd, args), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const app = new App();
-  for (const topology of result.model.topologies) new TopologyStack(app, topology);
+  for (const topology of result.model.topologies) topologyStacks(app, topology);
   app.synth();
   return EXIT.ok;
 }

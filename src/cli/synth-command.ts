@@ -7,9 +7,9 @@ import { modelKey, SynthCache } from '../cache/synth-cache';
 import type { CachedOutput, ModelRecord } from '../cache/synth-cache';
 import type { GeneratedFile } from '../emitters/types';
 import type { ProjectModel, TopologyModel } from '../model/types';
-import { guardChanges } from '../plan';
+import { guardChanges, readBaseline } from '../plan';
 import { compareStrings } from '../util/compare';
-import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot } from '../writer/model-snapshot';
+import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
 import { contentHash, OutputFolder } from '../writer/write-generated';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -49,7 +49,7 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
   if (!options.check) {
-    const refused = guardChanges(readModelSnapshot(outDir), model);
+    const refused = guardChanges(readBaseline(outDir, io.cwd), model);
     if (reportDiagnostics(io, { diagnostics: refused })) return EXIT.problems;
   }
 

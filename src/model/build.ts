@@ -46,11 +46,12 @@ export function buildTopologyModel(
       drift: topology.principals?.drift ?? defaultDriftPrincipal(topology.name),
     },
     environmentLabels: [...(topology.alerts?.environmentLabels ?? [])],
-    consumers: consumers.map((consumer) => buildConsumerModel(topology.name, naming, consumer)),
+    consumers: consumers.map((consumer) => buildConsumerModel(topology.name, naming, consumer, topology.previousName)),
+    ...(topology.previousName ? { previousName: topology.previousName } : {}),
   };
 }
 
-function buildConsumerModel(topology: string, naming: NamingStyle, { spec, source }: ParsedConsumerAt): ConsumerModel {
+function buildConsumerModel(topology: string, naming: NamingStyle, { spec, source }: ParsedConsumerAt, previousName: string | undefined): ConsumerModel {
   const main = spec.topic;
   const base = spec.retryTopicBase ?? main.name;
   const ordering = spec.ordering ?? DEFAULTS.ordering;
@@ -91,12 +92,14 @@ function buildConsumerModel(topology: string, naming: NamingStyle, { spec, sourc
       name: main.name,
       partitions: main.partitions,
       managed: main.managed ?? false,
+      ...(main.previouslyManaged !== undefined && main.previouslyManaged !== (main.managed ?? false) ? { previouslyManaged: main.previouslyManaged } : {}),
       config: Object.fromEntries(Object.entries(main.config ?? {}).map(([key, value]) => [key, String(value)])),
     },
     tiers,
     drainingTiers,
     decommissioned: spec.decommissioned ?? false,
     ...(spec.previousOrdering ? { previousOrdering: spec.previousOrdering } : {}),
+    ...((spec.previousTopology ?? previousName) && (spec.previousTopology ?? previousName) !== topology ? { previousTopology: (spec.previousTopology ?? previousName)! } : {}),
     dlq: {
       kind: 'dlq',
       name: dlqTopicName(base, naming),

@@ -26,6 +26,22 @@ export interface TopologyModel {
   /** Labels every alert aggregation keeps, to tell environments apart (spec `alerts.environmentLabels`). */
   readonly environmentLabels: readonly string[];
   readonly consumers: readonly ConsumerModel[];
+  /** The topology's name before a rename (spec \`previousName\`): the old stack is still generated, to forget what moved. */
+  readonly previousName?: string;
+  /**
+   * Topics that consumers took with them to another topology, per stack whose Terraform
+   * state still holds them: this topology's own stack, or that of its previous name.
+   * Set across files, once every topology is known (see \`handOverMoves\`).
+   */
+  readonly handedOver?: readonly HandOver[];
+}
+
+/** The topics and ACLs a Terraform stack forgets (\`removed\`, \`destroy = false\`) because another stack imports them. */
+export interface HandOver {
+  readonly stack: string;
+  readonly topics: readonly string[];
+  /** Resource ids of the ACLs the moved consumers are granted in their new stack. */
+  readonly acls: readonly string[];
 }
 
 export interface TopicModelBase {
@@ -38,6 +54,8 @@ export interface TopicModelBase {
 export interface MainTopicModel extends TopicModelBase {
   readonly kind: 'main';
   readonly managed: boolean;
+  /** Declares a switch of \`managed\`: the stack imports the topic (was unmanaged) or forgets it (was managed). */
+  readonly previouslyManaged?: boolean;
 }
 
 export interface RetryTierModel extends TopicModelBase {
@@ -85,6 +103,8 @@ export interface ConsumerModel {
   readonly decommissioned: boolean;
   /** The ordering the consumer ran with before a switch the spec acknowledges. */
   readonly previousOrdering?: OrderingStrategy;
+  /** The topology whose stack held this consumer's topics before a move (or the topology's rename). */
+  readonly previousTopology?: string;
   readonly dlq: DlqTopicModel;
   readonly dlqAudit: DlqAuditTopicModel;
   readonly retryTopicBase: string;

@@ -2,21 +2,19 @@ import { formatDuration } from '../duration';
 import type { ConsumerModel, RetryTierModel, TopicModel } from '../model/types';
 import type { ConsumerPair } from './pairs';
 import { keptTopics, tiersByTopic } from './pairs';
-import type { PlannedChange, Risk } from './types';
+import type { PlannedChange } from './types';
 
-const change = (risk: Risk, text: string): PlannedChange => ({ risk, text });
+const change = (risk: PlannedChange['risk'], text: string): PlannedChange => ({ risk, text });
 
 /** What an edit of one consumer means for the records in flight, in operator words. */
-export function consumerChanges({ before: was, after: now }: ConsumerPair): PlannedChange[] {
-  if (!was && now) return [change('safe', `new consumer: creates ${topicList(keptTopics(now))} and the ACLs of ${now.principal}`)];
-  if (was && !now) {
-    return [
-      change(
-        'destructive',
-        `consumer removed: deletes ${topicList(keptTopics(was))} and their ACLs; first make sure \`krt dlq inspect ${was.name}\` shows nothing left and \`krt plan --live\` reports its tiers empty`,
-      ),
-    ];
+export function consumerChanges({ before: was, after: now }: ConsumerPair, existing: ReadonlySet<string> = new Set()): PlannedChange[] {
+  if (!was && now) {
+    // A renamed consumer (or one that takes over another's topics) finds them in place.
+    const [kept, created] = [keptTopics(now).filter((t) => existing.has(t.name)), keptTopics(now).filter((t) => !existing.has(t.name))];
+    const parts = [created.length > 0 ? `creates ${topicList(created)}` : '', kept.length > 0 ? `keeps ${topicList(kept)}, which exist already` : ''].filter(Boolean);
+    return [change('safe', `new consumer: ${parts.join(', ')}${kept.length > 0 ? ',' : ''} and the ACLs of ${now.principal}`)];
   }
+  // What leaves the stacks (and whether that is allowed) is the outcome's to tell.
   if (!was || !now) return [];
   return [
     ...decommissioning(was, now),
@@ -38,7 +36,6 @@ function decommissioning(was: ConsumerModel, now: ConsumerModel): PlannedChange[
 
 function tierChanges(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {
   const old = tiersByTopic(was);
-  const current = tiersByTopic(now);
   const changes: PlannedChange[] = [];
   for (const tier of now.tiers) {
     const previous = old.get(tier.name);
@@ -65,48 +62,21 @@ function tierChanges(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {
       changes.push(change('safe', `retired tier ${tier.label} declared: keeps or creates '${tier.name}' and drains it`));
     }
   }
-  for (const [name, tier] of old) {
-    if (current.has(name)) continue;
-    changes.push(
-      change('destructive', tier.draining
-        ? `drained tier ${tier.label} dropped: deletes '${name}'; anything still in it is lost, so apply only after \`krt plan --live\` reported it empty`
-        : `tier ${tier.label} removed without draining: deletes '${name}' with every record waiting in it (krt synth refuses this)`),
-    );
-  }
   return changes;
 }
 
-/** Partitions and retention of the topics both sides keep. */
+/**
+ * The main topic when this topology does not manage it: nothing changes in Terraform
+ * (the outcome tells what happens to the tiers and the DLQ that follow its partitions).
+ */
 function topicChanges(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {
-  const old = new Map(keptTopics(was).map((t) => [t.name, t]));
-  if (!was.mainTopic.managed) old.set(was.mainTopic.name, was.mainTopic);
-  const current = [...keptTopics(now), ...(now.mainTopic.managed ? [] : [now.mainTopic])];
-  return current.flatMap((topic) => {
-    const previous = old.get(topic.name);
-    if (!previous) return [];
-    return [...partitionChange(previous, topic), ...retentionChange(previous, topic)];
-  });
-}
-
-function partitionChange(was: TopicModel, now: TopicModel): PlannedChange[] {
-  if (was.partitions === now.partitions) return [];
-  if (now.partitions < was.partitions) {
-    return [change('destructive', `'${now.name}' shrinks from ${was.partitions} to ${now.partitions} partitions: Kafka cannot remove partitions, so the topic would be deleted and recreated (krt synth refuses this)`)];
-  }
-  if (now.kind === 'main' && !now.managed) {
-    return [change('safe', `main topic '${now.name}' now has ${now.partitions} partitions (was ${was.partitions}); its producers' team grows it, the tiers and DLQ follow here`)];
-  }
-  return [change('safe', `'${now.name}' grows from ${was.partitions} to ${now.partitions} partitions: records already in it stay where they are`)];
-}
-
-function retentionChange(was: TopicModel, now: TopicModel): PlannedChange[] {
-  const before = was.config['retention.ms'];
-  const after = now.config['retention.ms'];
-  if (before === after || before === undefined || after === undefined) return [];
-  const [from, to] = [formatDuration(Number(before)), formatDuration(Number(after))];
-  if (Number(after) > Number(before)) return [change('safe', `'${now.name}' keeps records ${to} instead of ${from}`)];
-  const risk: Risk = now.kind === 'dlq' || now.kind === 'dlq-audit' ? 'destructive' : 'safe';
-  return [change(risk, `'${now.name}' keeps records ${to} instead of ${from}: records older than ${to} are deleted at once`)];
+  const [old, current] = [was.mainTopic, now.mainTopic];
+  if (current.managed || old.name !== current.name || old.partitions === current.partitions) return [];
+  return [
+    change('safe', current.partitions > old.partitions
+      ? `main topic '${current.name}' now has ${current.partitions} partitions (was ${old.partitions}); its producers' team grows it, the tiers and DLQ follow here`
+      : `main topic '${current.name}' now says ${current.partitions} partitions (was ${old.partitions}); krt does not manage it, so nothing changes in Terraform for it`),
+  ];
 }
 
 function groupChanges(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {

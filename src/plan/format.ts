@@ -37,7 +37,9 @@ export function formatPlan(plan: Plan, baseline: string): string {
 export function planJson(plan: Plan): string {
   const json = {
     baseline: plan.hasBaseline,
-    changes: plan.groups.flatMap((g) => g.changes.map((c) => ({ topology: g.topology, consumer: g.consumer ?? null, risk: c.risk, text: c.text }))),
+    changes: plan.groups.flatMap((g) =>
+      g.changes.map((c) => ({ topology: g.topology, consumer: g.consumer ?? null, risk: c.risk, text: c.text, terraform: c.terraform ?? null })),
+    ),
     refused: plan.refused.map((d) => ({ file: d.file, path: d.path, message: d.message })),
     summary: { ...riskCounts(plan), refused: plan.refused.length },
   };

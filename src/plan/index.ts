@@ -1,5 +1,7 @@
 export { planChanges } from './plan';
 export { guardChanges } from './guards';
+export { readBaseline } from './baseline';
+export { judgeOutcome } from './outcome';
 export { formatPlan, planJson } from './format';
 export { worstRisk } from './types';
-export type { ChangeGroup, Plan, PlannedChange, Risk } from './types';
+export type { ChangeGroup, Plan, PlannedChange, Risk, TerraformAction, TerraformChange } from './types';

@@ -2,17 +2,33 @@ import type { ProjectModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { consumerChanges } from './consumer-changes';
 import { guardChanges } from './guards';
+import { judgeOutcome, topicOwners } from './outcome';
 import { consumerPairs, topologyOf } from './pairs';
 import { topologyChanges } from './topology-changes';
-import type { ChangeGroup, Plan } from './types';
+import type { ChangeGroup, Plan, PlannedChange } from './types';
 
 /** Compares the spec's model with the model of the committed output. Pure; offline. */
 export function planChanges(before: ProjectModel | undefined, after: ProjectModel): Plan {
-  const names = [...new Set([...(before?.topologies ?? []), ...after.topologies].map((t) => t.name))].sort(compareStrings);
-  const pairs = consumerPairs(before, after);
-  const groups: ChangeGroup[] = names.flatMap((topology) => [
-    { topology, changes: topologyChanges(before?.topologies.find((t) => t.name === topology), after.topologies.find((t) => t.name === topology)) },
-    ...pairs.filter((p) => topologyOf(p) === topology).map((pair) => ({ topology, consumer: pair.name, changes: consumerChanges(pair) })),
-  ]);
-  return { hasBaseline: before !== undefined, groups: groups.filter((g) => g.changes.length > 0), refused: guardChanges(before, after) };
+  const outcome = before ? judgeOutcome(before, after) : undefined;
+  const names = [...new Set([...(before?.topologies ?? []), ...after.topologies].map((t) => t.name))];
+  const groups = new Map<string, { topology: string; consumer?: string; changes: PlannedChange[] }>();
+  const add = (topology: string, consumer: string | undefined, changes: readonly PlannedChange[]) => {
+    const key = `${topology}\0${consumer ?? ''}`;
+    const group = groups.get(key) ?? { topology, ...(consumer !== undefined ? { consumer } : {}), changes: [] };
+    group.changes.push(...changes);
+    groups.set(key, group);
+  };
+  for (const topology of names) {
+    const now = after.topologies.find((t) => t.name === topology);
+    const heir = now ?? after.topologies.find((t) => t.previousName === topology);
+    add(topology, undefined, topologyChanges(before?.topologies.find((t) => t.name === topology), now, heir));
+  }
+  const existing = new Set(before ? topicOwners(before).keys() : []);
+  for (const pair of consumerPairs(before, after)) add(topologyOf(pair), pair.name, consumerChanges(pair, existing));
+  for (const c of outcome?.changes ?? []) add(c.topology, c.consumer, [c.change]);
+  // Each topology's own changes first, then its consumers by name.
+  const ordered: ChangeGroup[] = [...groups.values()]
+    .filter((g) => g.changes.length > 0)
+    .sort((a, b) => compareStrings(a.topology, b.topology) || (a.consumer === undefined ? -1 : b.consumer === undefined ? 1 : compareStrings(a.consumer, b.consumer)));
+  return { hasBaseline: before !== undefined, groups: ordered, refused: guardChanges(before, after, outcome) };
 }

@@ -11,6 +11,23 @@ export interface PlannedChange {
   readonly risk: Risk;
   /** One sentence in operator words: what changes and what it means for records in flight. */
   readonly text: string;
+  /** What Terraform does to topics, for a change of the outcome (absent for other changes). */
+  readonly terraform?: TerraformChange;
+}
+
+/**
+ * - `move`: a stack imports topics another stack forgets (a declared move or rename)
+ * - `import`: a stack adopts an existing topic; `forget`: a stack lets go of one, which stays
+ * - `delete` and `replace`: the topic and its records are gone; `update`: changed in place
+ * - `blocks-dropped`: import and removed blocks leave a stack (or the stack itself goes)
+ */
+export type TerraformAction = 'move' | 'import' | 'forget' | 'delete' | 'replace' | 'update' | 'blocks-dropped';
+
+export interface TerraformChange {
+  readonly action: TerraformAction;
+  /** The stacks involved: the one changed, or from and to for a move. */
+  readonly stacks: readonly string[];
+  readonly topics: readonly string[];
 }
 
 /** The changes of one consumer, or of a topology as a whole (`consumer` absent). */

@@ -100,6 +100,7 @@ export const consumerSchema = z.strictObject({
     name: topicName,
     partitions,
     managed: z.boolean().optional(),
+    previouslyManaged: z.boolean().optional(),
     config: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   }),
   group: nonEmptyText("'billing-order-confirmed', or leave group out to use the consumer's name").optional(),
@@ -108,6 +109,7 @@ export const consumerSchema = z.strictObject({
   retired: z.array(tier).readonly().optional(),
   decommissioned: z.boolean().optional(),
   previousOrdering: oneOf(ORDERING_STRATEGIES, 'ordering strategy').optional(),
+  previousTopology: identifier('topology').optional(),
   retryTopicBase: topicName.optional(),
   inPlace: z
     .strictObject({
@@ -159,6 +161,7 @@ export const topologySchema = z.strictObject({
   naming: oneOf(NAMING_STYLES, 'naming style').optional(),
   principals: z.strictObject({ replay: principal.optional(), monitor: principal.optional(), drift: principal.optional() }).optional(),
   alerts: z.strictObject({ environmentLabels: z.array(environmentLabel).readonly().optional() }).optional(),
+  previousName: identifier('topology').optional(),
   consumers: z.array(z.unknown()).min(1, { error: 'a topology needs at least one consumer; add one to consumers' }),
 });
 

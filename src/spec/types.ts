@@ -20,6 +20,13 @@ export interface TopologySpec {
   readonly principals?: PrincipalsSpec;
   /** Settings every alert of this topology shares. */
   readonly alerts?: TopologyAlertsSpec;
+  /**
+   * The name this topology had before a rename. Its consumers keep their topics: the
+   * stack of the old name is still generated, with `removed` blocks that make its
+   * Terraform state forget them (`destroy = false`), and this stack imports them.
+   * Remove it once both stacks are applied (see docs/changing-topologies.md).
+   */
+  readonly previousName?: string;
   /** The consumers whose failures this topology routes. At least one. */
   readonly consumers: readonly ConsumerSpec[];
 }
@@ -81,6 +88,13 @@ export interface ConsumerSpec {
    * or the new group's offsets are set (see docs/changing-topologies.md). Remove it after the deploy.
    */
   readonly previousOrdering?: OrderingStrategy;
+  /**
+   * The topology this consumer was in before it moved here. Its topics keep their
+   * records: the old stack forgets them (`removed` with `destroy = false`) and this
+   * stack imports them. Remove it once both stacks are applied. Default: the topology's
+   * `previousName`, if any.
+   */
+  readonly previousTopology?: string;
   /** The stem of retry and DLQ topic names. Default: the main topic's name. Set it when two consumers read one topic. */
   readonly retryTopicBase?: string;
   /** Retries in the handler before routing, for short transient errors. */
@@ -105,6 +119,13 @@ export interface MainTopicSpec {
   readonly partitions: number;
   /** Whether this topology creates the topic. Default false: it belongs to its producers. */
   readonly managed?: boolean;
+  /**
+   * Declares a switch of `managed`: `managed: true, previouslyManaged: false` imports
+   * the existing topic into the stack; `managed: false, previouslyManaged: true` makes
+   * the stack forget it (`removed` with `destroy = false`), so the topic and its records
+   * stay. Remove it once the stack is applied.
+   */
+  readonly previouslyManaged?: boolean;
   /** Topic configs applied when managed, e.g. `{ 'retention.ms': '604800000' }`. Default none. */
   readonly config?: Readonly<Record<string, string | number | boolean>>;
 }

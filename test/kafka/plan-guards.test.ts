@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { terraformIn, terraformRoot, terraformVars } from '../helpers/kafka';
+import { guardChanges } from '../../src/plan';
+import { exampleModel, terraformIn, terraformRoot, terraformVars } from '../helpers/kafka';
 import { terraformTooling } from '../helpers/tools';
 
 jest.setTimeout(120_000);
@@ -40,5 +41,16 @@ describe('prevent_destroy on the DLQ and its audit log, with real Terraform and 
     expect(plan.code).not.toBe(0);
     expect(plan.output).toContain('Instance cannot be destroyed');
     expect(plan.output).toContain('kafka_topic.orders_confirmed_dlq');
+  });
+
+  it('replaces a tier whose partitions go down, which nothing in Terraform stops, so krt synth refuses the spec edit that leads there', async () => {
+    const plan = planEdited((stack) => (stack.resource.kafka_topic['orders_confirmed_retry_1m']!.partitions = 6));
+    expect(plan.output).toMatch(/kafka_topic\.orders_confirmed_retry_1m must be replaced/);
+    expect(plan.output).toMatch(/partitions += 12 -> 6 # forces replacement/);
+    expect(plan.code).toBe(0);
+    const model = await exampleModel();
+    const shrunk = JSON.parse(JSON.stringify(model)) as { topologies: { consumers: { tiers: { name: string; partitions: number }[] }[] }[] };
+    shrunk.topologies.flatMap((t) => t.consumers).flatMap((c) => c.tiers).find((t) => t.name === 'orders.confirmed.retry.1m')!.partitions = 6;
+    expect(guardChanges(model, shrunk as never).map((d) => d.message)).toEqual([expect.stringMatching(/^'orders\.confirmed\.retry\.1m' would shrink from 12 to 6 partitions/)]);
   });
 });

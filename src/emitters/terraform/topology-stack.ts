@@ -2,7 +2,9 @@ import { DefaultTokenResolver, Fn, StringConcat, TerraformElement, TerraformStac
 import type { Construct } from 'constructs';
 import { aclResourceId, TERRAFORM_VARIABLES, topicResourceId } from '../../naming';
 import { aclRules } from '../../model/acls';
-import type { TopicModel, TopologyModel } from '../../model/types';
+import type { HandOver, TopicModel, TopologyModel } from '../../model/types';
+import { handedOverAddresses, ownMoves, withMoves } from './moves';
+import type { StackMoves } from './moves';
 import { Acl } from './.gen/providers/kafka/acl';
 import { KafkaProvider } from './.gen/providers/kafka/provider';
 import { Topic } from './.gen/providers/kafka/topic';
@@ -12,38 +14,18 @@ import { Topic } from './.gen/providers/kafka/topic';
  * and the ACLs of its principals. Connection details are variables, never literals.
  */
 export class TopologyStack extends TerraformStack {
+  /** What the stack's state takes over (`import`) and lets go of (`removed`, `destroy = false`). */
+  private readonly moves: StackMoves;
+
   constructor(scope: Construct, topology: TopologyModel) {
     super(scope, topology.name);
-    const v = TERRAFORM_VARIABLES;
-    const variable = (name: string, config: ConstructorParameters<typeof TerraformVariable>[2]) =>
-      new TerraformVariable(this, name, config);
-
-    const bootstrapServers = variable(v.bootstrapServers, { type: 'list(string)', description: 'Kafka bootstrap servers, host:port' });
-    const saslUsername = variable(v.saslUsername, { type: 'string', sensitive: true, description: 'SASL user that Terraform connects as; it needs to create topics and ACLs' });
-    const saslPassword = variable(v.saslPassword, { type: 'string', sensitive: true, description: 'password of that SASL user' });
-    const saslMechanism = variable(v.saslMechanism, { type: 'string', default: 'plain', description: 'plain, scram-sha-256 or scram-sha-512 (scram-sha256 and scram-sha512 too)' });
-    // The provider spells SCRAM without the second dash; accept both spellings, as KAFKA_SASL_MECHANISM does.
-    const providerSaslMechanism = Fn.replace(Fn.lower(saslMechanism.stringValue), 'scram-sha-', 'scram-sha');
-    saslMechanism.addValidation({
-      condition: Fn.contains(['plain', 'scram-sha256', 'scram-sha512'], providerSaslMechanism),
-      errorMessage: `${v.saslMechanism} must be plain, scram-sha-256 or scram-sha-512.`,
-    });
-    const tlsEnabled = variable(v.tlsEnabled, { type: 'bool', default: true, description: 'false for a SASL_PLAINTEXT listener' });
-    const replicationFactor = variable(v.replicationFactor, { type: 'number', default: topology.cluster.replicationFactor, description: 'replication factor of the topics created here' });
-    const minInsyncReplicas = variable(v.minInsyncReplicas, { type: 'number', default: topology.cluster.minInsyncReplicas, description: 'min.insync.replicas of the topics created here' });
-
-    new KafkaProvider(this, 'kafka', {
-      bootstrapServers: bootstrapServers.listValue,
-      saslUsername: saslUsername.stringValue,
-      saslPassword: saslPassword.stringValue,
-      saslMechanism: providerSaslMechanism,
-      tlsEnabled: tlsEnabled.booleanValue,
-    });
+    const { replicationFactor, minInsyncReplicas } = connection(this, topology.cluster);
 
     // One token of each for every topic: cdktf captures a stack trace for each token it makes.
     const replicationFactorValue = replicationFactor.numberValue;
     const minInsyncReplicasValue = minInsyncReplicas.toString();
-    for (const topic of topicsOf(topology)) {
+    const topics = topicsOf(topology);
+    for (const topic of topics) {
       const resource = new Topic(this, topicResourceId(topic.name), {
         name: topic.name,
         partitions: topic.partitions,
@@ -55,6 +37,7 @@ export class TopologyStack extends TerraformStack {
       });
       resource.overrideLogicalId(topicResourceId(topic.name));
     }
+    this.moves = ownMoves(topology);
 
     for (const rule of aclRules(topology)) {
       const id = aclResourceId(rule);
@@ -89,8 +72,59 @@ export class TopologyStack extends TerraformStack {
     for (const element of elements) mergeInto(metadata, resolve(element.toMetadata()));
     const terraform: Record<string, unknown> = { '//': { metadata, outputs: {} } };
     for (const element of elements) mergeInto(terraform, resolve(element.toTerraform()));
-    return terraform;
+    return withMoves(terraform, this.moves);
   }
+}
+
+/**
+ * The stack of a topology's previous name, or of a topology whose consumers all moved
+ * away: no resources, only `removed` blocks, so applying it makes its state forget the
+ * topics other stacks imported, and destroys what nobody took over (ACLs of its principals).
+ */
+export class FormerStack extends TerraformStack {
+  constructor(scope: Construct, cluster: TopologyModel['cluster'], private readonly handedOver: HandOver) {
+    super(scope, handedOver.stack);
+    connection(this, cluster);
+  }
+
+  override toTerraform(): Record<string, unknown> {
+    return withMoves(super.toTerraform() as Record<string, unknown>, { imports: [], removed: handedOverAddresses(this.handedOver) });
+  }
+}
+
+/** The topology's own stack and the former stacks it still generates, in the order they are emitted. */
+export function topologyStacks(scope: Construct, topology: TopologyModel): TerraformStack[] {
+  const former = (topology.handedOver ?? []).filter((h) => h.stack !== topology.name);
+  return [new TopologyStack(scope, topology), ...former.map((h) => new FormerStack(scope, topology.cluster, h))];
+}
+
+/** Connection variables and the provider, the same in every stack; returns the topic defaults. */
+function connection(stack: TerraformStack, cluster: TopologyModel['cluster']) {
+  const v = TERRAFORM_VARIABLES;
+  const variable = (name: string, config: ConstructorParameters<typeof TerraformVariable>[2]) => new TerraformVariable(stack, name, config);
+
+  const bootstrapServers = variable(v.bootstrapServers, { type: 'list(string)', description: 'Kafka bootstrap servers, host:port' });
+  const saslUsername = variable(v.saslUsername, { type: 'string', sensitive: true, description: 'SASL user that Terraform connects as; it needs to create topics and ACLs' });
+  const saslPassword = variable(v.saslPassword, { type: 'string', sensitive: true, description: 'password of that SASL user' });
+  const saslMechanism = variable(v.saslMechanism, { type: 'string', default: 'plain', description: 'plain, scram-sha-256 or scram-sha-512 (scram-sha256 and scram-sha512 too)' });
+  // The provider spells SCRAM without the second dash; accept both spellings, as KAFKA_SASL_MECHANISM does.
+  const providerSaslMechanism = Fn.replace(Fn.lower(saslMechanism.stringValue), 'scram-sha-', 'scram-sha');
+  saslMechanism.addValidation({
+    condition: Fn.contains(['plain', 'scram-sha256', 'scram-sha512'], providerSaslMechanism),
+    errorMessage: `${v.saslMechanism} must be plain, scram-sha-256 or scram-sha-512.`,
+  });
+  const tlsEnabled = variable(v.tlsEnabled, { type: 'bool', default: true, description: 'false for a SASL_PLAINTEXT listener' });
+  const replicationFactor = variable(v.replicationFactor, { type: 'number', default: cluster.replicationFactor, description: 'replication factor of the topics created here' });
+  const minInsyncReplicas = variable(v.minInsyncReplicas, { type: 'number', default: cluster.minInsyncReplicas, description: 'min.insync.replicas of the topics created here' });
+
+  new KafkaProvider(stack, 'kafka', {
+    bootstrapServers: bootstrapServers.listValue,
+    saslUsername: saslUsername.stringValue,
+    saslPassword: saslPassword.stringValue,
+    saslMechanism: providerSaslMechanism,
+    tlsEnabled: tlsEnabled.booleanValue,
+  });
+  return { replicationFactor, minInsyncReplicas };
 }
 
 /**

@@ -1,0 +1,232 @@
+import { stackTopics } from '../model/hand-over';
+import { topicResourceId } from '../naming';
+import type { ConsumerModel, ProjectModel, TopicModel } from '../model/types';
+import { compareStrings } from '../util/compare';
+import type { Diagnostic } from '../validate/diagnostic';
+import { configChanges } from './config-changes';
+import { changedTopologies, synthesizeStacks } from './stack-resources';
+import type { StackResources, TopicResource } from './stack-resources';
+import type { PlannedChange, TerraformChange } from './types';
+import { refusal } from './refusals';
+
+/** A change of the Terraform outcome, told under the consumer (or topology) it concerns. */
+export interface OutcomeChange {
+  readonly topology: string;
+  readonly consumer?: string;
+  readonly change: PlannedChange;
+}
+
+export interface Outcome {
+  readonly changes: readonly OutcomeChange[];
+  /** What `krt synth` refuses: a topic deleted or replaced that the spec did not declare gone. */
+  readonly refused: readonly Diagnostic[];
+}
+
+/** Where a topic sits in a model: the consumer that names it and in what role. */
+export interface TopicOwner {
+  readonly consumer: ConsumerModel;
+  readonly topic: TopicModel;
+}
+
+/** Every topic a model names (main topics too, managed or not), with its consumer; the first one wins. */
+export function topicOwners(model: ProjectModel): Map<string, TopicOwner> {
+  const owners = new Map<string, TopicOwner>();
+  for (const consumer of model.topologies.flatMap((t) => t.consumers)) {
+    for (const topic of [consumer.mainTopic, ...consumer.tiers, ...consumer.drainingTiers, consumer.dlq, consumer.dlqAudit]) {
+      if (!owners.has(topic.name) || (topic.kind === 'main' && topic.managed)) owners.set(topic.name, { consumer, topic });
+    }
+  }
+  return owners;
+}
+
+/**
+ * The guard on the outcome: the `kafka_topic` resources of every stack before (the
+ * committed model, synthesized by the same emitter) and after, keyed by topic name
+ * across stacks. A topic a stack held and no longer declares, without a `removed`
+ * block, is deleted with its records; one whose partitions go down or whose name
+ * changes is replaced. Either is refused unless the spec declared the topic gone (its
+ * consumer decommissioned, or a retired tier dropped). A topic that already exists and
+ * that a stack would create without importing it makes the apply fail: refused too. The
+ * judgment never asks which edit led there.
+ */
+export function judgeOutcome(before: ProjectModel, after: ProjectModel): Outcome {
+  const changed = changedTopologies(before, after);
+  const was = synthesizeStacks(before.topologies.filter((t) => changed.has(t.name)));
+  const now = synthesizeStacks(after.topologies.filter((t) => changed.has(t.name)));
+  const context = new Context(before, after, was, now);
+
+  for (const old of was.values()) {
+    for (const resource of old.topics.values()) {
+      const current = now.get(old.stack)?.topics.get(resource.address);
+      if (current) context.kept(resource, current);
+      else if (now.get(old.stack)?.forgotten.has(resource.address)) context.forgotten(resource);
+      else context.deleted(resource);
+    }
+  }
+  for (const stack of now.values()) {
+    for (const resource of stack.topics.values()) {
+      if (was.get(stack.stack)?.topics.has(resource.address)) continue;
+      context.added(resource, stack.imports.get(resource.address) === resource.name);
+    }
+  }
+  for (const name of [...new Set([...was.keys(), ...now.keys()])].sort(compareStrings)) context.droppedMoves(name);
+  return context.result();
+}
+
+/** The two sides and what was found so far. */
+class Context {
+  readonly changes: OutcomeChange[] = [];
+  readonly refused: Diagnostic[] = [];
+  private readonly ownersBefore: Map<string, TopicOwner>;
+  private readonly ownersAfter: Map<string, TopicOwner>;
+  private readonly consumersAfter: Map<string, ConsumerModel>;
+  /** Topics the apply deletes somewhere: a creation of one elsewhere is the same mistake, told once. */
+  private readonly deletedNames = new Set<string>();
+  /** Topics of decommissioned consumers that left the spec, by consumer: told in one line each. */
+  private readonly gone = new Map<string, TopicOwner[]>();
+  private readonly moves = new Map<string, { owner: TopicOwner; from: string; to: string; topics: string[] }>();
+
+  constructor(
+    readonly before: ProjectModel,
+    readonly after: ProjectModel,
+    readonly was: Map<string, StackResources>,
+    readonly now: Map<string, StackResources>,
+  ) {
+    this.ownersBefore = topicOwners(before);
+    this.ownersAfter = topicOwners(after);
+    this.consumersAfter = new Map(after.topologies.flatMap((t) => t.consumers).map((c) => [c.name, c]));
+  }
+
+  kept(old: TopicResource, current: TopicResource): void {
+    const owner = this.ownersAfter.get(current.name) ?? this.ownersBefore.get(old.name);
+    if (current.name !== old.name || current.partitions < old.partitions) {
+      this.refuse(refusal.replaced(old, current, owner));
+      this.say(owner, { action: 'replace', stacks: [old.stack], topics: [old.name] }, 'destructive', current.name !== old.name
+        ? `'${old.name}' is renamed to '${current.name}' in place: the provider deletes and recreates it, with every record in it (krt synth refuses this)`
+        : `'${old.name}' shrinks from ${old.partitions} to ${current.partitions} partitions: Kafka cannot remove partitions, so the provider deletes and recreates it, with every record in it (krt synth refuses this)`);
+      return;
+    }
+    const update: TerraformChange = { action: 'update', stacks: [old.stack], topics: [old.name] };
+    if (current.partitions > old.partitions) this.say(owner, update, 'safe', `'${old.name}' grows from ${old.partitions} to ${current.partitions} partitions: records already in it stay where they are`);
+    for (const change of configChanges(old, current, owner)) this.say(owner, update, change.risk, change.text);
+  }
+
+  forgotten(old: TopicResource): void {
+    const owner = this.ownersAfter.get(old.name) ?? this.ownersBefore.get(old.name);
+    const to = [...this.now.values()].find((s) => s.stack !== old.stack && [...s.imports.values()].includes(old.name));
+    if (to && owner) {
+      const key = `${owner.consumer.name}\0${old.stack}\0${to.stack}`;
+      const move = this.moves.get(key) ?? { owner, from: old.stack, to: to.stack, topics: [] };
+      move.topics.push(old.name);
+      this.moves.set(key, move);
+      return;
+    }
+    this.say(owner, { action: 'forget', stacks: [old.stack], topics: [old.name] }, 'needs-migration', `'${old.name}' leaves Terraform with its records: stack '${old.stack}' forgets it (removed, destroy = false) and nothing here manages it any more; apply '${old.stack}' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec`);
+  }
+
+  deleted(old: TopicResource): void {
+    this.deletedNames.add(old.name);
+    const owner = this.ownersBefore.get(old.name);
+    const now = this.consumerAfter(owner);
+    if (owner && declaredGone(owner, this.ownersAfter, this.consumersAfter)) {
+      if (owner.topic.kind === 'retry' && owner.topic.draining && now) {
+        this.say(owner, { action: 'delete', stacks: [old.stack], topics: [old.name] }, 'destructive', `drained tier ${owner.topic.label} dropped: deletes '${old.name}'; anything still in it is lost, so apply only after \`krt plan --live\` reported it empty`);
+      } else this.gone.set(owner.consumer.name, [...(this.gone.get(owner.consumer.name) ?? []), owner]);
+      return;
+    }
+    const elsewhere = [...this.now.values()].find((s) => s.stack !== old.stack && [...s.topics.values()].some((t) => t.name === old.name));
+    this.refuse(refusal.deleted(old, owner, now, elsewhere?.stack));
+    this.say(owner, { action: 'delete', stacks: elsewhere ? [old.stack, elsewhere.stack] : [old.stack], topics: [old.name] }, 'destructive', elsewhere
+      ? `'${old.name}' leaves stack '${old.stack}' for stack '${elsewhere.stack}' without a declared move: '${old.stack}' deletes it with every record and '${elsewhere.stack}' creates it empty (krt synth refuses this)`
+      : owner?.topic.kind === 'retry' && now
+        ? `tier ${owner.topic.label} removed without draining: deletes '${old.name}' with every record waiting in it (krt synth refuses this)`
+        : `stack '${old.stack}' deletes '${old.name}' with every record in it (krt synth refuses this)`);
+  }
+
+  added(current: TopicResource, imported: boolean): void {
+    const owner = this.ownersAfter.get(current.name);
+    const existed = this.ownersBefore.get(current.name);
+    if (imported) {
+      if (!existed) {
+        this.refuse(refusal.importsMissing(current, owner));
+        return;
+      }
+      const prior = [...this.was.values()].flatMap((s) => [...s.topics.values()]).find((t) => t.stack !== current.stack && t.name === current.name);
+      if (!prior) {
+        this.say(owner, { action: 'import', stacks: [current.stack], topics: [current.name] }, 'needs-migration', `stack '${current.stack}' imports the existing topic '${current.name}' with its records (an import block); apply it with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`);
+      }
+      // What the import adopts is the topic as it is; the rest of the plan changes it like any other.
+      this.kept(prior ?? { ...current, partitions: existed.topic.partitions }, current);
+      return;
+    }
+    if (existed && !this.deletedNames.has(current.name)) this.refuse(refusal.createsExisting(current, owner, existed));
+  }
+
+  /** A stack whose import or removed blocks disappear: fine once applied, a loss if not. */
+  droppedMoves(stack: string): void {
+    const old = this.was.get(stack);
+    const current = this.now.get(stack);
+    const lost = (old ? old.forgotten.size + old.imports.size : 0) > 0 && (current ? current.forgotten.size + current.imports.size : 0) === 0;
+    if (!lost) return;
+    this.changes.push({
+      topology: this.topologyOfStack(stack),
+      change: {
+        risk: 'needs-migration',
+        terraform: { action: 'blocks-dropped', stacks: [stack], topics: this.blockTopics(old!) },
+        text: current
+          ? `stack '${stack}' no longer has its import and removed blocks: fine once it was applied with them (\`terraform plan\` there shows no changes); if not, put the declaration back (previousTopology, previousName, previouslyManaged) and apply first`
+          : `stack '${stack}' is no longer generated: apply it before deleting its folder (it forgets what moved away and removes what nobody took over); its state then holds nothing`,
+      },
+    });
+  }
+
+  result(): Outcome {
+    for (const [name, owners] of this.gone) {
+      const order = stackTopics(owners[0]!.consumer);
+      const topics = owners.map((o) => o.topic.name).sort((a, b) => order.indexOf(a) - order.indexOf(b)).map((t) => `'${t}'`).join(', ');
+      this.say(owners[0], { action: 'delete', stacks: [owners[0]!.consumer.topology], topics: owners.map((o) => o.topic.name).sort(compareStrings) }, 'destructive', `consumer removed: deletes ${topics} and their ACLs; first make sure \`krt dlq inspect ${name}\` shows nothing left and \`krt plan --live\` reports its tiers empty`);
+    }
+    for (const move of this.moves.values()) {
+      const topics = move.topics.sort(compareStrings).map((t) => `'${t}'`).join(', ');
+      const declaration = move.owner.consumer.previousTopology === move.from ? (this.after.topologies.find((t) => t.name === move.to)?.previousName === move.from ? 'previousName' : 'previousTopology') : 'the declaration';
+      this.say(
+        move.owner,
+        { action: 'move', stacks: [move.from, move.to], topics: move.topics },
+        'needs-migration',
+        `moves from stack '${move.from}' to stack '${move.to}' with its records: '${move.to}' imports ${topics} (import blocks) and '${move.from}' forgets them and the consumer's ACLs (removed, destroy = false); apply both stacks with Terraform or OpenTofu 1.7+, in either order (cdktf deploy ${move.from} ${move.to}), check that \`terraform plan\` then shows no changes in both, and remove ${declaration} from the spec after that`,
+      );
+    }
+    return { changes: this.changes, refused: this.refused };
+  }
+
+  /** The topics a stack's import and removed blocks name (removed blocks of ACLs are not topics). */
+  private blockTopics(stack: StackResources): string[] {
+    const byAddress = new Map([...this.ownersBefore.keys()].map((name) => [`kafka_topic.${topicResourceId(name)}`, name]));
+    const forgotten = [...stack.forgotten].flatMap((address) => byAddress.get(address) ?? []);
+    return [...new Set([...stack.imports.values(), ...forgotten])].sort(compareStrings);
+  }
+
+  private consumerAfter(owner: TopicOwner | undefined): ConsumerModel | undefined {
+    return owner && this.consumersAfter.get(owner.consumer.name);
+  }
+
+  private topologyOfStack(stack: string): string {
+    return this.after.topologies.find((t) => t.name === stack || t.previousName === stack)?.name ?? stack;
+  }
+
+  private say(owner: TopicOwner | undefined, terraform: TerraformChange, risk: PlannedChange['risk'], text: string): void {
+    const consumer = owner ? (this.consumerAfter(owner) ?? owner.consumer) : undefined;
+    this.changes.push({ topology: consumer?.topology ?? this.topologyOfStack(terraform.stacks[0]!), ...(consumer ? { consumer: consumer.name } : {}), change: { risk, text, terraform } });
+  }
+
+  private refuse(diagnostic: Diagnostic): void {
+    if (!this.refused.some((d) => d.message === diagnostic.message && d.path === diagnostic.path)) this.refused.push(diagnostic);
+  }
+}
+
+/** The spec said the topic may go: its consumer was decommissioned and removed, or it was a retired tier that left `retired`. */
+function declaredGone(owner: TopicOwner, ownersAfter: ReadonlyMap<string, TopicOwner>, consumersAfter: ReadonlyMap<string, ConsumerModel>): boolean {
+  if (ownersAfter.has(owner.topic.name)) return false;
+  if (owner.consumer.decommissioned && !consumersAfter.has(owner.consumer.name)) return true;
+  return owner.topic.kind === 'retry' && owner.topic.draining;
+}
