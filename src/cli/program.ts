@@ -12,6 +12,7 @@ import { simulateCommand } from './simulate-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
 import { lagCommand } from './lag-command';
+import { addConsoleCommand } from './console-command';
 import type { CliIo } from './io';
 import { synthCommand } from './synth-command';
 import { UsageError } from './topology-files';
@@ -122,6 +123,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .action(async (files: string[], options: { port: string; host: string; interval: string }) => {
       exitCode = await monitorCommand(io, files, options);
     });
+
+  addConsoleCommand(program, io, (code) => (exitCode = code));
 
   program
     .command(LAG_COMMAND)

@@ -1,0 +1,53 @@
+import type { ConsumerModel } from '../model/types';
+import type { DlqRecord, ExpiredRecords } from '../dlq/session';
+
+/** The unhandled records of one DLQ as one session read them, and what retention deleted. */
+export interface DlqSnapshot {
+  readonly records: readonly DlqRecord[];
+  readonly expired: readonly ExpiredRecords[];
+}
+
+/** One line of a consumer's DLQ audit log, as `audit()` wrote it. */
+export interface AuditLogEntry {
+  readonly partition: number;
+  readonly offset: string;
+  /** The audit record's key: the DLQ record id (or a partition's expired range). */
+  readonly key: string;
+  readonly action: string;
+  readonly by: string;
+  readonly at: string;
+  readonly reason?: string;
+  /** The whole entry as written, for the details. */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export interface ActionProgress {
+  readonly onProgress: (done: number, total: number) => void;
+}
+
+/** What a replay or discard did: the records it handled and the audit entries it wrote. */
+export interface ActionOutcome {
+  readonly handled: readonly string[];
+  /** Records a replay left in the DLQ, with why (e.g. their key was still being retried). */
+  readonly left: readonly { readonly id: string; readonly reason: string }[];
+  readonly audit: readonly AuditLogEntry[];
+}
+
+export type Choose = (snapshot: DlqSnapshot) => readonly DlqRecord[];
+
+/**
+ * What the console needs of a DLQ, over the same session code as `krt dlq` (src/dlq): the
+ * server never touches Kafka itself, so its tests give it records of their own.
+ */
+export interface ConsoleDlq {
+  /** Reads the unhandled records in a DLQ session, gives them to `use`, and leaves the session. */
+  read<T>(consumer: ConsumerModel, use: (snapshot: DlqSnapshot) => T): Promise<T>;
+  /** Where a replay publishes this record (topic and partition), or throws why it cannot. */
+  replayTarget(consumer: ConsumerModel, record: DlqRecord): { readonly topic: string; readonly partition?: number };
+  /** One sentence naming where replays of this consumer go and who will see them. */
+  replayRouteSentence(consumer: ConsumerModel): string;
+  replay(consumer: ConsumerModel, choose: Choose, options: ActionProgress & { readonly rate: number; readonly by: string }): Promise<ActionOutcome>;
+  discard(consumer: ConsumerModel, choose: Choose, options: ActionProgress & { readonly reason: string; readonly by: string }): Promise<ActionOutcome>;
+  /** The newest entries of the consumer's audit log, newest first. */
+  auditLog(consumer: ConsumerModel, limit: number): Promise<readonly AuditLogEntry[]>;
+}
