@@ -53,6 +53,7 @@ function replayGrants(consumer: ConsumerModel): Grant[] {
     { resourceType: 'Topic', resourceName: consumer.mainTopic.name, operation: 'Write', reason: 'publish replayed records back to the original topic' },
     { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Read', reason: 'commit replay progress (its lag is the DLQ backlog)' },
     { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Write', reason: 'record every replay and discard, with who and why' },
+    { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Read', reason: 'show the audit log in krt console, read in the replay group without committing' },
   ];
 }
 
