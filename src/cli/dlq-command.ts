@@ -9,6 +9,7 @@ import { DlqSession } from '../dlq/session';
 import type { ExpiredRecords } from '../dlq/session';
 import type { ConsumerModel } from '../model/types';
 import { discoverTopologyFiles } from '../load/load-topologies';
+import { humanIo } from './human-io';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { progressReporter } from './progress';
@@ -47,7 +48,8 @@ function expiredLine(expired: readonly ExpiredRecords[]): string {
   return `expired: retention deleted ${plural(total, 'unhandled record')} before anyone replayed or discarded them (${parts.join('; ')}); they are lost\n`;
 }
 
-export async function dlqInspectCommand(io: CliIo, name: string, options: { json: boolean }): Promise<number> {
+export async function dlqInspectCommand(given: CliIo, name: string, options: { json: boolean }): Promise<number> {
+  const io = options.json ? given : humanIo(given);
   return withSession(io, name, async (session) => {
     // Leave the replay group before printing: a reader that stops early (| head) leaves no member behind.
     await session.close();
@@ -107,7 +109,8 @@ function selectionOf(options: { ids?: string; errorClass?: string; all?: boolean
 /** Replays at most this many records unless --limit says otherwise: replay is bounded. */
 export const DEFAULT_REPLAY_LIMIT = 100;
 
-export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayCommandOptions): Promise<number> {
+export async function dlqReplayCommand(given: CliIo, name: string, options: ReplayCommandOptions): Promise<number> {
+  const io = humanIo(given);
   const selection = selectionOf(options, DEFAULT_REPLAY_LIMIT);
   const rate = positive(options.rate, '--rate')!;
   const by = options.by ?? io.env?.USER ?? os.userInfo().username;
@@ -131,7 +134,8 @@ export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayC
   });
 }
 
-export async function dlqDiscardCommand(io: CliIo, name: string, options: { ids?: string; reason?: string; by?: string }): Promise<number> {
+export async function dlqDiscardCommand(given: CliIo, name: string, options: { ids?: string; reason?: string; by?: string }): Promise<number> {
+  const io = humanIo(given);
   if (!options.ids) throw new UsageError('say which records to discard with --ids <partition>:<offset>,...');
   if (!options.reason?.trim()) throw new UsageError('a discard needs --reason "<why it cannot be saved>"');
   if (!options.by?.trim()) throw new UsageError('a discard needs --by "<who decided>"');

@@ -13,6 +13,7 @@ import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
 import { lagCommand } from './lag-command';
 import { addConsoleCommand } from './console-command';
+import { visibleText } from '../util/visible-text';
 import type { CliIo } from './io';
 import { synthCommand } from './synth-command';
 import { UsageError } from './topology-files';
@@ -161,7 +162,8 @@ function handleError(error: unknown, io: CliIo, command: string | undefined): nu
     return EXIT.problems;
   }
   if (error instanceof DlqError) {
-    io.stderr(`krt: ${error.message}\n`);
+    // A DLQ error can quote a record's headers (its original topic): escaped like all output of records.
+    io.stderr(`krt: ${visibleText(error.message)}\n`);
     return EXIT.problems;
   }
   if (error instanceof OutputFolderError || error instanceof ScenarioError) {

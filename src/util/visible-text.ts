@@ -21,3 +21,13 @@ function escaped(c: string): string {
 export function visibleText(text: string, options: { keepLines?: boolean } = {}): string {
   return text.replace(options.keepLines ? INVISIBLE_KEEPING_LINES : INVISIBLE, escaped);
 }
+
+/**
+ * What a command prints, made safe for a terminal: the new lines that begin and end the
+ * chunk are the command's own and stay; every other invisible character came from data
+ * (a key, a header, a client id) and is escaped, a new line inside included.
+ */
+export function visibleLine(chunk: string): string {
+  const [, before, body, after] = /^(\n*)([\s\S]*?)(\n*)$/.exec(chunk)!;
+  return `${before}${visibleText(body!)}${after}`;
+}
