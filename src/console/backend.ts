@@ -1,7 +1,14 @@
 import type { ConsumerModel } from '../model/types';
 import type { DlqRecord, ExpiredRecords } from '../dlq/session';
 
-/** The unhandled records of one DLQ as one session read them, and what retention deleted. */
+/**
+ * Which unhandled records a reader holds. It sees every unhandled record once, each
+ * partition in offset order, and says whether to keep it: pages, counts and selections
+ * keep what they show or act on, never the whole DLQ.
+ */
+export type Keep = (record: DlqRecord) => boolean;
+
+/** The unhandled records one session kept (in partition and offset order), and what retention deleted. */
 export interface DlqSnapshot {
   readonly records: readonly DlqRecord[];
   readonly expired: readonly ExpiredRecords[];
@@ -33,21 +40,25 @@ export interface ActionOutcome {
   readonly audit: readonly AuditLogEntry[];
 }
 
-export type Choose = (snapshot: DlqSnapshot) => readonly DlqRecord[];
+/** What an action acts on: the records it keeps while reading, then chosen among them. */
+export interface Chooser {
+  readonly keep: Keep;
+  readonly choose: (snapshot: DlqSnapshot) => readonly DlqRecord[];
+}
 
 /**
  * What the console needs of a DLQ, over the same session code as `krt dlq` (src/dlq): the
  * server never touches Kafka itself, so its tests give it records of their own.
  */
 export interface ConsoleDlq {
-  /** Reads the unhandled records in a DLQ session, gives them to `use`, and leaves the session. */
-  read<T>(consumer: ConsumerModel, use: (snapshot: DlqSnapshot) => T): Promise<T>;
+  /** Reads the unhandled records in a DLQ session, keeping those `keep` wants, gives them to `use`, and leaves the session. */
+  read<T>(consumer: ConsumerModel, keep: Keep, use: (snapshot: DlqSnapshot) => T): Promise<T>;
   /** Where a replay publishes this record (topic and partition), or throws why it cannot. */
   replayTarget(consumer: ConsumerModel, record: DlqRecord): { readonly topic: string; readonly partition?: number };
   /** One sentence naming where replays of this consumer go and who will see them. */
   replayRouteSentence(consumer: ConsumerModel): string;
-  replay(consumer: ConsumerModel, choose: Choose, options: ActionProgress & { readonly rate: number; readonly by: string }): Promise<ActionOutcome>;
-  discard(consumer: ConsumerModel, choose: Choose, options: ActionProgress & { readonly reason: string; readonly by: string }): Promise<ActionOutcome>;
+  replay(consumer: ConsumerModel, chooser: Chooser, options: ActionProgress & { readonly rate: number; readonly by: string }): Promise<ActionOutcome>;
+  discard(consumer: ConsumerModel, chooser: Chooser, options: ActionProgress & { readonly reason: string; readonly by: string }): Promise<ActionOutcome>;
   /** The newest entries of the consumer's audit log, newest first. */
   auditLog(consumer: ConsumerModel, limit: number): Promise<readonly AuditLogEntry[]>;
 }

@@ -2,7 +2,7 @@ import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { discardRecords, replayRecords, replayTarget } from '../dlq/replay';
 import { DlqSession } from '../dlq/session';
-import type { ActionOutcome, AuditLogEntry, Choose, ConsoleDlq, DlqSnapshot } from './backend';
+import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, Keep } from './backend';
 import { readAuditLog } from './audit-log';
 
 /**
@@ -18,9 +18,9 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     queues.set(consumer.name, next.catch(() => undefined));
     return next;
   };
-  const withSession = <T>(consumer: ConsumerModel, work: (session: DlqSession) => Promise<T>) =>
+  const withSession = <T>(consumer: ConsumerModel, keep: Keep, work: (session: DlqSession) => Promise<T>) =>
     oneAtATime(consumer, async () => {
-      const session = await DlqSession.open(kafka, consumer);
+      const session = await DlqSession.open(kafka, consumer, undefined, keep);
       try {
         return await work(session);
       } finally {
@@ -37,27 +37,27 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     return recent.filter((e) => wanted.has(e.key) && e.by === by && e.at >= since);
   };
   return {
-    read: (consumer, use) =>
-      withSession(consumer, async (session) => {
+    read: (consumer, keep, use) =>
+      withSession(consumer, keep, async (session) => {
         await session.close();
         return use(snapshotOf(session));
       }),
     replayTarget: (consumer, record) => replayTarget(consumer, record),
     replayRouteSentence: (consumer) =>
       `to ${consumer.mainTopic.name}, the main topic, each record to its original partition: every consumer group that reads ${consumer.mainTopic.name} processes it again`,
-    async replay(consumer, choose: Choose, options): Promise<ActionOutcome> {
+    async replay(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
       const since = new Date().toISOString();
-      const handled = await withSession(consumer, async (session) => {
-        const chosen = choose(snapshotOf(session));
+      const handled = await withSession(consumer, chooser.keep, async (session) => {
+        const chosen = chooser.choose(snapshotOf(session));
         await replayRecords(kafka, session, chosen, { rate: options.rate, by: options.by, onProgress: options.onProgress });
         return chosen.map((r) => r.id);
       });
       return { handled, left: [], audit: await writtenBy(consumer, handled, options.by, since) };
     },
-    async discard(consumer, choose: Choose, options): Promise<ActionOutcome> {
+    async discard(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
       const since = new Date().toISOString();
-      const handled = await withSession(consumer, async (session) => {
-        const chosen = choose(snapshotOf(session));
+      const handled = await withSession(consumer, chooser.keep, async (session) => {
+        const chosen = chooser.choose(snapshotOf(session));
         await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by });
         options.onProgress(chosen.length, chosen.length);
         return chosen.map((r) => r.id);

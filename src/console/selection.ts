@@ -1,7 +1,8 @@
 import { DLQ_RECORD_ID_FORMAT } from '../naming';
 import { selectRecords } from '../dlq/select';
 import type { DlqRecord } from '../dlq/session';
-import type { DlqSnapshot } from './backend';
+import type { Chooser, DlqSnapshot } from './backend';
+import { byPosition, firstOfEachPartition } from './scan';
 import { FilterError, filterOf, filterQuery, inGroup, matches, one } from './filter';
 import type { Query, RecordFilter } from './filter';
 
@@ -43,11 +44,27 @@ export function selectionOf(query: Query): Selection {
   throw new FilterError(`unknown selection '${scope}'`);
 }
 
-/** The records a selection names in this snapshot, in the session's order; unknown ids are an error (selectRecords). */
+function wanted(selection: Selection): (r: DlqRecord) => boolean {
+  if (selection.scope === 'ids') {
+    const ids = new Set(selection.ids);
+    return (r) => ids.has(r.id);
+  }
+  return (r) => matches(selection.filter, r) && (selection.scope === 'filter' || inGroup(r, selection.group));
+}
+
+/** The records a selection names in this snapshot, in partition and offset order; unknown ids are an error (selectRecords). */
 export function resolveSelection(snapshot: DlqSnapshot, selection: Selection): DlqRecord[] {
   if (selection.scope === 'ids') return selectRecords(snapshot.records, { ids: selection.ids });
-  const chosen = snapshot.records.filter((r) => matches(selection.filter, r) && (selection.scope === 'filter' || inGroup(r, selection.group)));
-  return chosen.slice(0, selection.limit);
+  return snapshot.records.filter(wanted(selection)).sort(byPosition).slice(0, selection.limit);
+}
+
+/** Reads keeping only what the selection can name (at most `limit` of each partition), then resolves it. */
+export function selectionChooser(selection: Selection): Chooser {
+  const want = wanted(selection);
+  return {
+    keep: selection.scope === 'ids' ? want : firstOfEachPartition(selection.limit, want),
+    choose: (snapshot) => resolveSelection(snapshot, selection),
+  };
 }
 
 /** The selection as hidden form values, so the action after a dry run acts on what the dry run showed. */

@@ -6,19 +6,20 @@ import type { DlqRecord } from '../dlq/session';
 import { CSRF_FIELD, CSRF_HEADER, TOKEN_COOKIE, cookieValue, csrfToken, sameSecret, tokenCookie } from './auth';
 import type { ConsoleDlq } from './backend';
 import { CONSOLE_CSS, htmxScript } from './assets';
-import { FilterError, filterOf, matches, one } from './filter';
+import { FilterError, filterOf, one } from './filter';
 import type { Query } from './filter';
 import { html } from './html';
 import type { SafeHtml } from './html';
 import { Jobs } from './jobs';
 import { auditPage, dryRunFragment, jobFragment } from './pages/actions';
-import { consumerPage } from './pages/consumer';
+import { consumerPage, PAGE_SIZE } from './pages/consumer';
 import { page } from './pages/layout';
 import type { PageContext } from './pages/layout';
 import { overviewPage } from './pages/overview';
 import type { OverviewRow } from './pages/overview';
 import { recordPage } from './pages/record';
-import { describeSelection, resolveSelection, selectionOf } from './selection';
+import { backlogScan, cursorOf, pageScan } from './scan';
+import { describeSelection, resolveSelection, selectionChooser, selectionOf } from './selection';
 
 export interface ConsoleOptions {
   readonly topologies: readonly TopologyModel[];
@@ -159,11 +160,8 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
     const rows: OverviewRow[] = [];
     for (const { topology, consumer } of consumers) {
       try {
-        const backlog = await options.dlq.read(consumer, ({ records, expired }) => ({
-          unhandled: records.length,
-          oldest: records.reduce<number | undefined>((oldest, r) => (oldest === undefined || r.timestamp < oldest ? r.timestamp : oldest), undefined),
-          expired: expired.reduce((n, e) => n + e.total, 0),
-        }));
+        const scan = backlogScan();
+        const backlog = await options.dlq.read(consumer, scan.keep, ({ expired }) => ({ ...scan.result(), expired: expired.reduce((n, e) => n + e.total, 0) }));
         rows.push({ topology, consumer, backlog });
       } catch (error) {
         rows.push({ topology, consumer, backlog: { error: explain(error) } });
@@ -176,17 +174,15 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
     const consumer = consumerNamed(request.params.name);
     const query = request.query as Query;
     const filter = filterOf(query);
-    const pageNumber = Number(one(query, 'page') ?? '1');
-    const body = await options.dlq.read(consumer, (snapshot) =>
-      consumerPage(consumer, snapshot, snapshot.records.filter((r) => matches(filter, r)), filter, Number.isInteger(pageNumber) ? pageNumber - 1 : 0, context),
-    );
+    const scan = pageScan(filter, cursorOf(one(query, 'after')), PAGE_SIZE);
+    const body = await options.dlq.read(consumer, scan.keep, (snapshot) => consumerPage(consumer, scan.view(snapshot.records), snapshot.expired, filter, context));
     return sendPage(reply, consumer.name, body);
   });
 
   app.get('/consumers/:name/records/:id', async (request: FastifyRequest<{ Params: { name: string; id: string } }>, reply) => {
     const consumer = consumerNamed(request.params.name);
     const { id } = request.params;
-    const body = await options.dlq.read(consumer, ({ records }) => {
+    const body = await options.dlq.read(consumer, (r) => r.id === id, ({ records }) => {
       const record = records.find((r) => r.id === id);
       if (!record) throw new HttpError(404, `no unhandled record ${id} in ${consumer.dlq.name}: it was handled, deleted by retention, or never existed`);
       return recordPage(consumer, record, targetOf(consumer)(record));
@@ -203,7 +199,7 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   app.post('/consumers/:name/dry-run', async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {
     const consumer = consumerNamed(request.params.name);
     const selection = selectionOf(request.body as Query);
-    const body = await options.dlq.read(consumer, (snapshot) => dryRunFragment(consumer, selection, resolveSelection(snapshot, selection), targetOf(consumer), options.dlq.replayRouteSentence(consumer), context));
+    const body = await options.dlq.read(consumer, selectionChooser(selection).keep, (snapshot) => dryRunFragment(consumer, selection, resolveSelection(snapshot, selection), targetOf(consumer), options.dlq.replayRouteSentence(consumer), context));
     return sendFragment(reply, body);
   });
 
@@ -215,7 +211,7 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
     const selection = selectionOf(body);
     const by = one(body, 'by')?.trim();
     if (!by || by.length > MAX_NAME_LENGTH) throw new HttpError(400, 'say who you are (your name, for the audit log)');
-    const choose = (snapshot: Parameters<typeof resolveSelection>[0]) => resolveSelection(snapshot, selection);
+    const choose = selectionChooser(selection);
     const route = options.dlq.replayRouteSentence(consumer);
     let job;
     if (action === 'replay') {

@@ -59,7 +59,12 @@ export class DlqSession {
     private client: Consumer | undefined,
   ) {}
 
-  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000): Promise<DlqSession> {
+  /**
+   * `keep` sees every unhandled record as it is read and says which to hold in `records`
+   * (all by default): a caller that needs a page, a count or a bounded selection keeps
+   * only that, so the session's memory does not grow with the DLQ.
+   */
+  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000, keep: (record: DlqRecord) => boolean = () => true): Promise<DlqSession> {
     const topic = consumer.dlq.name;
     const admin = kafka.admin();
     await admin.connect();
@@ -116,7 +121,7 @@ export class DlqSession {
                 last = offset;
                 if (isHandled(state, offset)) continue;
                 const headers = (message.headers ?? {}) as RawHeaders;
-                records.push({
+                const record: DlqRecord = {
                   id: `${partition}:${offset}`,
                   partition,
                   offset,
@@ -126,7 +131,8 @@ export class DlqSession {
                   headers,
                   decoded: decodeRetryHeaders(headers),
                   replayCount: replayCountOf(headers),
-                });
+                };
+                if (keep(record)) records.push(record);
               }
               if (last + 1n >= end && waiting.delete(partition)) {
                 client.pause([{ topic, partitions: [partition] }]);

@@ -1,4 +1,4 @@
-import type { ActionOutcome, AuditLogEntry, ConsoleDlq, DlqSnapshot } from '../../src/console/backend';
+import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot } from '../../src/console/backend';
 import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
@@ -23,10 +23,16 @@ export function dlqRecord(partition: number, offset: number, fields: { key?: str
 }
 
 /** The console's DLQ with records in memory: what was acted on is recorded, not published. */
-export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: string; ids: string[]; by: string; reason?: string }[] } {
+export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: string; ids: string[]; by: string; reason?: string }[]; mostKept: number } {
   const acted: { action: string; ids: string[]; by: string; reason?: string }[] = [];
   const audit: AuditLogEntry[] = [];
-  const snapshot = (): DlqSnapshot => ({ records: [...records], expired: [] });
+  // As a session reads: each partition in offset order, partitions interleaved; only kept records are held.
+  const snapshot = (keep: (r: DlqRecord) => boolean): DlqSnapshot => {
+    const order = [...records].sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : a.partition - b.partition));
+    const kept = order.filter(keep).sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
+    fake.mostKept = Math.max(fake.mostKept, kept.length);
+    return { records: kept, expired: [] };
+  };
   const act = (action: 'replayed' | 'discarded', consumer: ConsumerModel, chosen: readonly DlqRecord[], by: string, reason?: string): ActionOutcome => {
     acted.push({ action, ids: chosen.map((r) => r.id), by, ...(reason ? { reason } : {}) });
     const written = chosen.map((r, i): AuditLogEntry => ({ partition: 0, offset: String(audit.length + i), key: r.id, action, by, at: '2026-12-01T12:00:00.000Z', ...(reason ? { reason } : {}), fields: { consumer: consumer.name } }));
@@ -34,17 +40,19 @@ export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: s
     for (const r of chosen) records.splice(records.indexOf(r), 1);
     return { handled: chosen.map((r) => r.id), left: [], audit: written };
   };
-  return {
+  const fake = {
     acted,
-    read: async (_consumer, use) => use(snapshot()),
-    replayTarget: (consumer, record) => ({ topic: consumer.mainTopic.name, partition: record.decoded.originalPartition }),
-    replayRouteSentence: (consumer) => `to ${consumer.mainTopic.name}`,
-    replay: async (consumer, choose, options) => {
-      const chosen = choose(snapshot());
+    mostKept: 0,
+    read: async <T>(_consumer: ConsumerModel, keep: (r: DlqRecord) => boolean, use: (s: DlqSnapshot) => T) => use(snapshot(keep)),
+    replayTarget: (consumer: ConsumerModel, record: DlqRecord) => ({ topic: consumer.mainTopic.name, partition: record.decoded.originalPartition }),
+    replayRouteSentence: (consumer: ConsumerModel) => `to ${consumer.mainTopic.name}`,
+    replay: async (consumer: ConsumerModel, chooser: Chooser, options: { rate: number; by: string; onProgress: (done: number, total: number) => void }) => {
+      const chosen = chooser.choose(snapshot(chooser.keep));
       options.onProgress(chosen.length, chosen.length);
       return act('replayed', consumer, chosen, options.by);
     },
-    discard: async (consumer, choose, options) => act('discarded', consumer, choose(snapshot()), options.by, options.reason),
+    discard: async (consumer: ConsumerModel, chooser: Chooser, options: { reason: string; by: string }) => act('discarded', consumer, chooser.choose(snapshot(chooser.keep)), options.by, options.reason),
     auditLog: async () => [...audit].reverse(),
   };
+  return fake;
 }

@@ -1,13 +1,12 @@
 import type { ConsumerModel } from '../../model/types';
-import { groupRecords } from '../../dlq/inspect';
-import type { DlqRecord } from '../../dlq/session';
 import { bytesText } from '../../dlq/inspect';
+import type { ExpiredRecords } from '../../dlq/session';
 import { consoleUrl, html } from '../html';
 import type { SafeHtml } from '../html';
-import type { DlqSnapshot } from '../backend';
 import { filterQuery } from '../filter';
 import type { RecordFilter } from '../filter';
 import { DEFAULT_ACTION_LIMIT } from '../selection';
+import type { PageView } from '../scan';
 import { isoTime } from './layout';
 import type { PageContext } from './layout';
 
@@ -38,17 +37,14 @@ function dryRunForm(consumer: ConsumerModel, context: PageContext, fields: Reado
 <input type="hidden" name="csrf" value="${context.csrf}">${hidden(fields)}<button type="submit">${label}</button></form>`;
 }
 
-export function consumerPage(consumer: ConsumerModel, snapshot: DlqSnapshot, matching: readonly DlqRecord[], filter: RecordFilter, pageIndex: number, context: PageContext): SafeHtml {
-  const groups = groupRecords(matching);
-  const errorNames = [...new Set(snapshot.records.map((r) => r.decoded.errorClass).filter((e): e is string => e !== undefined))].sort();
-  const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
-  const at = Math.min(Math.max(0, pageIndex), pages - 1);
-  const shown = matching.slice(at * PAGE_SIZE, (at + 1) * PAGE_SIZE);
+export function consumerPage(consumer: ConsumerModel, view: PageView, expiredRecords: readonly ExpiredRecords[], filter: RecordFilter, context: PageContext): SafeHtml {
+  const { groups, shown } = view;
+  const errorNames = [...new Set([...groups.map((g) => g.errorClass), ...(filter.error !== undefined ? [filter.error] : [])])].sort();
   const q = filterQuery(filter);
-  const expired = snapshot.expired.reduce((n, e) => n + e.total, 0);
+  const expired = expiredRecords.reduce((n, e) => n + e.total, 0);
   const readOnly = context.readOnlyReason(consumer.name);
   return html`<h1>${consumer.name} <span class="muted">· ${consumer.dlq.name}</span></h1>
-<p><strong id="unhandled">${snapshot.records.length}</strong> unhandled records; <strong id="matching">${matching.length}</strong> match the filter.
+<p><strong id="unhandled">${view.unhandled}</strong> unhandled records; <strong id="matching">${view.matching}</strong> match the filter.
 ${expired > 0 ? html`<span class="warn">Retention deleted ${expired} unhandled records before anyone handled them; they are lost.</span>` : ''}
 <a href="${consoleUrl(['consumers', consumer.name, 'audit'])}">audit log</a></p>
 ${readOnly ? html`<p class="panel warn" id="read-only">Read-only: ${readOnly}</p>` : ''}
@@ -64,7 +60,7 @@ ${filterForm(consumer, filter, errorNames)}
 ${dryRunForm(consumer, context, {}, 'Dry run the ticked records', 'selection')}
 <form class="inline" hx-post="${consoleUrl(['consumers', consumer.name, 'dry-run'])}" hx-target="#result" hx-swap="innerHTML">
 <input type="hidden" name="csrf" value="${context.csrf}">${hidden({ ...q, scope: 'filter' })}
-<button type="submit">Dry run the whole filter result</button> <label class="inline">at most <input type="number" name="limit" min="1" value="${Math.min(Math.max(matching.length, 1), DEFAULT_ACTION_LIMIT)}"></label></form>
+<button type="submit">Dry run the whole filter result</button> <label class="inline">at most <input type="number" name="limit" min="1" value="${Math.min(Math.max(view.matching, 1), DEFAULT_ACTION_LIMIT)}"></label></form>
 </div>
 <div id="result"></div>
 <table id="records"><thead><tr><th></th><th>id</th><th>timestamp</th><th>key</th><th>error name</th><th>error message</th><th>original</th><th class="num">replays</th></tr></thead>
@@ -73,6 +69,6 @@ ${dryRunForm(consumer, context, {}, 'Dry run the ticked records', 'selection')}
 <td class="mono"><a href="${consoleUrl(['consumers', consumer.name, 'records', r.id])}">${r.id}</a></td><td>${isoTime(r.timestamp)}</td><td class="mono">${clip(bytesText(r.key), 80)}</td>
 <td>${r.decoded.errorClass ?? '-'}</td><td>${clip(r.decoded.errorMessage ?? '', 160)}</td><td class="mono">${r.decoded.originalTopic ?? '?'}[${r.decoded.originalPartition ?? '?'}]@${r.decoded.originalOffset ?? '?'}</td><td class="num">${r.replayCount}</td></tr>`,
   )}</tbody></table>
-<div class="pager">${at > 0 ? html`<a href="${consoleUrl(['consumers', consumer.name], { ...q, page: String(at) })}">previous</a>` : ''}
-<span>page ${at + 1} of ${pages}</span>${at + 1 < pages ? html`<a href="${consoleUrl(['consumers', consumer.name], { ...q, page: String(at + 2) })}" id="next-page">next</a>` : ''}</div>`;
+<div class="pager">${view.before > 0 ? html`<a href="${consoleUrl(['consumers', consumer.name], q)}">first page</a>` : ''}
+<span id="page">${shown.length === 0 ? 'no records' : `records ${view.before + 1}-${view.before + shown.length} of ${view.matching}`}</span>${view.next ? html`<a href="${consoleUrl(['consumers', consumer.name], { ...q, after: view.next })}" id="next-page">next ${PAGE_SIZE}</a>` : ''}</div>`;
 }
