@@ -177,11 +177,11 @@ function consoleMarkdown(rows: readonly ConsoleBenchRow[]): string[] {
   return [
     '## krt console on the real broker (four interleaved error classes, 3 partitions)',
     '',
-    "Each request opens a DLQ session that reads every unhandled record and keeps only what the page shows (fifty records after the page's cursor in each partition); a dry run keeps at most its limit of each partition.",
-    '',
     '| DLQ records | first page (counts, groups, 50 records) | dry run of the whole DLQ (100 selected) | RSS before | peak RSS while serving |',
     '|---|---|---|---|---|',
     ...rows.map((c) => `| ${fmt(c.records)} | ${fmt(c.firstPageMs)} ms | ${fmt(c.dryRunMs)} ms | ${fmt(c.baseRssMb)} MB | ${fmt(c.peakRssMb)} MB |`),
+    '',
+    "Each request opens a DLQ session that reads every unhandled record and keeps only what the page shows (fifty records after the page's cursor in each partition); a dry run keeps at most its limit of each partition. The RSS is the whole bench process's, which also produced the records.",
     '',
   ];
 }
