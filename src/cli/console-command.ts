@@ -46,10 +46,10 @@ function readOnlyReasonOf(topologies: readonly TopologyModel[], user: string | u
 
 /**
  * `krt console`: the DLQ tools of `krt dlq` as a local web app, for every consumer of the
- * topologies, guarded by a session token printed at start. Runs until SIGINT or SIGTERM,
- * or until `stop` resolves (tests).
+ * topologies, guarded by a session token printed at start. Runs until SIGINT or SIGTERM;
+ * a replay or discard still running finishes its steps before the console stops.
  */
-export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions, stop?: Promise<void>): Promise<number> {
+export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions): Promise<number> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (0 picks a free one), not '${options.port}'`);
   const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
@@ -78,7 +78,6 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions, 
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
-    stop?.then(resolve);
   });
   await app.close();
   io.stdout('krt console: stopped\n');
