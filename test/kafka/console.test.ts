@@ -22,7 +22,8 @@ jest.setTimeout(300_000);
 
 /** Every record of this run carries it in its key, so the test reads only its own among other suites'. */
 const run = `console-${randomBytes(3).toString('hex')}`;
-const IMAGES = path.join(REPO_ROOT, 'docs', 'images');
+/** The screenshots of docs/console.md: rewritten with UPDATE_SCREENSHOTS=1 (as UPDATE_GOLDEN=1 rewrites goldens), else taken into a scratch folder. */
+const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'krt-console-screenshots-'));
 
 class OrderValidationError extends Error {
   override name = 'OrderValidationError';
