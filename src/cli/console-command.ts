@@ -4,7 +4,7 @@ import os from 'node:os';
 import { compileFiles } from '../compile';
 import { newSessionToken } from '../console/auth';
 import { kafkaConsoleDlq } from '../console/kafka-dlq';
-import { buildConsoleServer } from '../console/server';
+import { ANY_HOST, buildConsoleServer } from '../console/server';
 import { explainKafkaError, kafkaFromEnv } from '../dlq/connection';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import type { TopologyModel } from '../model/types';
@@ -25,9 +25,11 @@ export interface ConsoleCommandOptions {
 export const CONSOLE_PRINCIPAL = { command: 'krt console', principal: "the topology's replay principal" };
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const EVERY_ADDRESS = new Set(['0.0.0.0', '::']);
 
 /** The Host headers a browser sends to this address: anything else is another site's name for it. */
 function allowedHosts(host: string, port: number): Set<string> {
+  if (EVERY_ADDRESS.has(host)) return new Set([ANY_HOST]);
   const hosts = new Set([`${host.includes(':') ? `[${host}]` : host}:${port}`]);
   if (LOOPBACK.has(host)) for (const name of ['127.0.0.1', 'localhost', '[::1]']) hosts.add(`${name}:${port}`);
   return hosts;

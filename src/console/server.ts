@@ -26,7 +26,11 @@ export interface ConsoleOptions {
   readonly dlq: ConsoleDlq;
   /** The session token printed at start; every request must carry it (query once, then cookie). */
   readonly token: string;
-  /** The Host headers this console answers to (`127.0.0.1:8686`, ...): another name is a DNS-rebinding page. */
+  /**
+   * The Host headers this console answers to (`127.0.0.1:8686`, ...): another name is a
+   * DNS-rebinding page. ANY_HOST answers to every name (a console bound to 0.0.0.0, reached by
+   * the machine's names); the token's cookie, kept per host name, still guards it.
+   */
   readonly allowedHosts: ReadonlySet<string>;
   /** Why replay and discard are off for this consumer, or undefined when they are on. */
   readonly readOnlyReason: (consumer: ConsumerModel) => string | undefined;
@@ -36,6 +40,8 @@ export interface ConsoleOptions {
   readonly operator?: string;
   readonly now?: () => number;
 }
+
+export const ANY_HOST = '*';
 
 /** The newest audit entries the audit page shows. */
 const AUDIT_PAGE_ENTRIES = 200;
@@ -96,7 +102,7 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
-    if (!options.allowedHosts.has(request.headers.host ?? '')) {
+    if (!options.allowedHosts.has(ANY_HOST) && !options.allowedHosts.has(request.headers.host ?? '')) {
       throw new HttpError(421, `this console answers only at ${[...options.allowedHosts].join(' or ')}`);
     }
     const query = request.query as Query;

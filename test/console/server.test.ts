@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { csrfToken, TOKEN_COOKIE } from '../../src/console/auth';
-import { buildConsoleServer } from '../../src/console/server';
+import { ANY_HOST, buildConsoleServer } from '../../src/console/server';
 import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ProjectModel } from '../../src/model/types';
@@ -83,6 +83,12 @@ describe('krt console: the session token guards every request', () => {
     const { app } = console_();
     const response = await app.inject({ method: 'GET', url: '/', headers: { host: 'evil.example:80', cookie } });
     expect(response.statusCode).toBe(421);
+  });
+
+  it('answers to any host name when bound to every address, still only with the token', async () => {
+    const app = buildConsoleServer({ topologies: model.topologies, dlq: fakeDlq([]), token: TOKEN, allowedHosts: new Set([ANY_HOST]), readOnlyReason: () => undefined });
+    expect((await app.inject({ method: 'GET', url: '/', headers: { host: 'console.internal:8686', cookie } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/', headers: { host: 'console.internal:8686' } })).statusCode).toBe(401);
   });
 
   it('sends a strict Content-Security-Policy and no referrer on every page', async () => {
