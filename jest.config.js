@@ -12,8 +12,10 @@ const shared = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     // github-slugger ships only as an ES module; compile it to CommonJS for jest.
     '^.+/github-slugger/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
+    // So is the cookie parser of fastify.inject (light-my-request), which the console's tests use.
+    '^.+/light-my-request/node_modules/cookie/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!github-slugger/)'],
+  transformIgnorePatterns: ['/node_modules/(?!github-slugger/|light-my-request/node_modules/cookie/|cookie/dist/)'],
   moduleNameMapper: {
     '^kafka-retry-topology$': '<rootDir>/src/index.ts',
     '^kafka-retry-topology/runtime$': '<rootDir>/src/runtime/index.ts',

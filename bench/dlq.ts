@@ -5,7 +5,7 @@ import { replayRecords } from '../src/dlq/replay';
 import { replayRoute } from '../src/dlq/replay-route';
 import { DlqSession } from '../src/dlq/session';
 import { consumerDescriptor } from '../src/emitters/router/descriptor';
-import type { ConsumerModel } from '../src/model/types';
+import type { ConsumerModel, TopologyModel } from '../src/model/types';
 import { HEADERS } from '../src/naming/headers';
 import { kafkajsMonitorPort } from '../src/runtime/adapters/kafkajs-monitor';
 import { decodeHandled, partitionBacklog } from '../src/runtime/dlq-handled';
@@ -27,7 +27,12 @@ const RECORDS = 100_000;
 const HANDLED_RANGE = 2_000_000;
 
 /** A consumer on fresh topics, compiled from a spec as `krt` would, with its topics created. */
-async function freshConsumer(): Promise<ConsumerModel> {
+export async function freshConsumer(): Promise<ConsumerModel> {
+  return (await freshTopology()).consumers[0]!;
+}
+
+/** The topology of one such consumer. */
+export async function freshTopology(): Promise<TopologyModel> {
   const id = randomBytes(3).toString('hex');
   const result = compileTopologies([
     {
@@ -40,7 +45,8 @@ async function freshConsumer(): Promise<ConsumerModel> {
       },
     },
   ]);
-  const consumer = result.model!.topologies[0]!.consumers[0]!;
+  const topology = result.model!.topologies[0]!;
+  const consumer = topology.consumers[0]!;
   const admin = benchKafka().admin();
   await admin.connect();
   await admin.createTopics({
@@ -48,16 +54,16 @@ async function freshConsumer(): Promise<ConsumerModel> {
     topics: [consumer.mainTopic.name, consumer.dlq.name, consumer.dlqAudit.name, ...consumer.tiers.map((t) => t.name)].map((topic) => ({ topic, numPartitions: 3 })),
   });
   await admin.disconnect();
-  return consumer;
+  return topology;
 }
 
-/** 100,000 DLQ records of four interleaved error classes, as the runtime writes them. */
-async function fillDlq(consumer: ConsumerModel): Promise<void> {
+/** DLQ records (100,000 unless told) of four interleaved error classes, as the runtime writes them. */
+export async function fillDlq(consumer: ConsumerModel, count = RECORDS): Promise<void> {
   const classes = ['TimeoutError', 'SchemaError', 'TypeError', 'ConflictError'];
   const producer = benchKafka().producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
-  for (let start = 0; start < RECORDS; start += 4000) {
-    const messages = Array.from({ length: Math.min(4000, RECORDS - start) }, (_, k) => {
+  for (let start = 0; start < count; start += 4000) {
+    const messages = Array.from({ length: Math.min(4000, count - start) }, (_, k) => {
       const i = start + k;
       const errorClass = classes[Math.floor(i / 3) % 4]!;
       return {
@@ -80,7 +86,7 @@ async function fillDlq(consumer: ConsumerModel): Promise<void> {
 }
 
 /** Runs `work` and reports its duration and this process's peak RSS meanwhile. */
-async function measured<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; peakRssMb: number }> {
+export async function measured<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; peakRssMb: number }> {
   global.gc?.();
   let peak = process.memoryUsage.rss();
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);

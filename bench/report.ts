@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ConsoleBenchRow } from './console';
 import type { DlqBenchResult } from './dlq';
 import type { MemoryRow } from './memory';
 import type { PrecisionResult } from './precision';
@@ -22,6 +23,8 @@ export interface BenchResults {
   readonly dlq?: DlqBenchResult;
   /** Absent in results measured before the overhead section existed. */
   readonly overhead?: OverheadResult;
+  /** Absent in results measured before the console section existed. */
+  readonly console?: readonly ConsoleBenchRow[];
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -85,6 +88,7 @@ export function resultsMarkdown(r: BenchResults): string {
     `Resolve a destination and encode its headers: ${fmt(r.hotPathOpsPerSecond)} operations per second.`,
     '',
     ...(r.dlq ? dlqMarkdown(r.dlq) : []),
+    ...(r.console ? consoleMarkdown(r.console) : []),
   ]
     .filter((line) => line !== '')
     .join('\n')
@@ -165,6 +169,19 @@ function dlqMarkdown(d: DlqBenchResult): string[] {
     `| replay all (publish, audit, commit in acknowledged steps) | ${fmt(d.replay.recordsPerSecond)} | ${fmt(d.replay.peakRssMb)} MB |`,
     '',
     `A monitor poll of a DLQ whose replay group lists ${fmt(d.handledRangeOffsets)} handled offsets (one range) takes ${fmt(d.monitorPollMs)} ms on the broker (median of 3), of which the handled-state arithmetic takes ${fmt(d.handledStateMs, 2)} ms.`,
+    '',
+  ];
+}
+
+function consoleMarkdown(rows: readonly ConsoleBenchRow[]): string[] {
+  return [
+    '## krt console on the real broker (four interleaved error classes, 3 partitions)',
+    '',
+    '| DLQ records | first page (counts, groups, 50 records) | dry run of the whole DLQ (100 selected) | RSS before | peak RSS while serving |',
+    '|---|---|---|---|---|',
+    ...rows.map((c) => `| ${fmt(c.records)} | ${fmt(c.firstPageMs)} ms | ${fmt(c.dryRunMs)} ms | ${fmt(c.baseRssMb)} MB | ${fmt(c.peakRssMb)} MB |`),
+    '',
+    "Each request opens a DLQ session that reads every unhandled record and keeps only what the page shows (fifty records after the page's cursor in each partition); a dry run keeps at most its limit of each partition. The RSS is the whole bench process's, which also produced the records.",
     '',
   ];
 }

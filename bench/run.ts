@@ -4,7 +4,7 @@
  * bench/results.json, bench/results.md and bench/chart.svg and prints the results.
  *
  * npm run bench -- <section> [...]: those sections alone, merged into the last full
- * run's results (sections: synth, hot-path, overhead, throughput, precision, memory, dlq).
+ * run's results (sections: synth, hot-path, overhead, throughput, precision, memory, dlq, console).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { startBroker, stopBroker } from '../scripts/kafka/broker';
 import { prepareTools } from '../test/helpers/tools';
 import { BENCH_CLIENTS } from './clients';
+import { benchConsole } from './console';
 import { benchDlq } from './dlq';
 import { benchHotPath } from './hot-path';
 import { benchMemory } from './memory';
@@ -24,7 +25,7 @@ import { benchThroughput } from './throughput';
 
 const step = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
-type Section = 'synth' | 'hot-path' | 'overhead' | 'throughput' | 'precision' | 'memory' | 'dlq';
+type Section = 'synth' | 'hot-path' | 'overhead' | 'throughput' | 'precision' | 'memory' | 'dlq' | 'console';
 type Measured = Partial<Omit<BenchResults, 'date' | 'machine'>>;
 
 /** Each section: whether it needs the broker, what it says while it runs, and how it measures. */
@@ -56,6 +57,7 @@ const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Pro
     },
   },
   dlq: { broker: true, title: 'DLQ: inspect and replay of 100,000 records, monitor poll with a 2,000,000-offset handled range', run: async () => ({ dlq: await benchDlq() }) },
+  console: { broker: true, title: "krt console: a consumer's first page and a dry run over DLQs of 10,000 and 1,000,000 records", run: async () => ({ console: await benchConsole((line) => step(`  ${line}`)) }) },
 };
 
 const RESULTS_FILE = path.join(__dirname, 'results.json');

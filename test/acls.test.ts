@@ -29,11 +29,12 @@ describe('least-privilege ACLs (R6)', () => {
     expect(grants('User:orders-monitor')).toContain('Describe billing-order-confirmed');
   });
 
-  it('lets the replay tool read the DLQ in its reader group, write the first tier, the main topic and the audit log, and commit in its own group, nothing else', () => {
+  it('lets the replay tool read the DLQ in its reader group and the audit log (krt console shows it), write the first tier, the main topic and the audit log, and commit in its own group, nothing else', () => {
     expect(grantsOf('User:orders-replay')).toEqual([
       'Read Group billing-order-confirmed.dlq-replay',
       'Read Group billing-order-confirmed.dlq-replay-reader',
       'Read Topic orders.confirmed.dlq',
+      'Read Topic orders.confirmed.dlq.audit',
       'Write Topic orders.confirmed',
       'Write Topic orders.confirmed.dlq.audit',
       'Write Topic orders.confirmed.retry.1m',

@@ -16,6 +16,7 @@ import type { ConsumerModel } from '../model/types';
 import { DLQ_FLAGS, dlqReaderGroupName, REPLAY_ROUTES } from '../naming';
 import type { ReplayRouteName } from '../naming';
 import { discoverTopologyFiles } from '../load/load-topologies';
+import { humanIo } from './human-io';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { progressReporter } from './progress';
@@ -73,7 +74,8 @@ function expiredLine(expired: readonly ExpiredRecords[]): string {
   return `expired: retention deleted ${plural(total, 'unhandled record')} before anyone replayed or discarded them (${parts.join('; ')}); they are lost\n`;
 }
 
-export async function dlqInspectCommand(io: CliIo, name: string, options: { json: boolean }): Promise<number> {
+export async function dlqInspectCommand(given: CliIo, name: string, options: { json: boolean }): Promise<number> {
+  const io = options.json ? given : humanIo(given);
   return withSession(io, name, async (session) => {
     // Leave the replay group before printing: a reader that stops early (| head) leaves no member behind.
     await session.close();
@@ -161,7 +163,8 @@ function selectionOf(options: { ids?: string; errorClass?: string; all?: boolean
 /** Replays at most this many records unless --limit says otherwise: replay is bounded. */
 export const DEFAULT_REPLAY_LIMIT = 100;
 
-export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayCommandOptions): Promise<number> {
+export async function dlqReplayCommand(given: CliIo, name: string, options: ReplayCommandOptions): Promise<number> {
+  const io = humanIo(given);
   const selection = selectionOf(options, DEFAULT_REPLAY_LIMIT);
   const rate = positive(options.rate, '--rate')!;
   const routeName = routeNameOf(options.to);
@@ -202,7 +205,8 @@ export async function dlqReplayCommand(io: CliIo, name: string, options: ReplayC
   });
 }
 
-export async function dlqDiscardCommand(io: CliIo, name: string, options: { ids?: string; reason?: string; by?: string }): Promise<number> {
+export async function dlqDiscardCommand(given: CliIo, name: string, options: { ids?: string; reason?: string; by?: string }): Promise<number> {
+  const io = humanIo(given);
   if (!options.ids) throw new UsageError('say which records to discard with --ids <partition>:<offset>,...');
   if (!options.reason?.trim()) throw new UsageError('a discard needs --reason "<why it cannot be saved>"');
   if (!options.by?.trim()) throw new UsageError('a discard needs --by "<who decided>"');

@@ -1,6 +1,7 @@
 import type { Admin } from 'kafkajs';
 import { kafkaFromEnv } from '../dlq/connection';
 import { retryingRetriable } from '../dlq/retriable';
+import { visibleText } from '../util/visible-text';
 import { findConsumer } from './dlq-command';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -66,5 +67,7 @@ async function membersOf(admin: Admin, group: string): Promise<string> {
   const { groups } = await retryingRetriable(() => admin.describeGroups([group]));
   const found = groups[0];
   const count = found?.members.length ?? 0;
-  return `${found?.state ?? 'Unknown'}, ${count} member${count === 1 ? '' : 's'}`;
+  // Client ids are whatever each client chose: shown escaped, never run by the terminal.
+  const clients = [...new Set((found?.members ?? []).map((m) => visibleText(m.clientId)))].sort();
+  return `${found?.state ?? 'Unknown'}, ${count} member${count === 1 ? '' : 's'}${clients.length > 0 ? `: ${clients.join(', ')}` : ''}`;
 }

@@ -12,6 +12,8 @@ import { simulateCommand } from './simulate-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
 import { lagCommand } from './lag-command';
+import { addConsoleCommand } from './console-command';
+import { visibleText } from '../util/visible-text';
 import type { CliIo } from './io';
 import { synthCommand } from './synth-command';
 import { UsageError } from './topology-files';
@@ -125,6 +127,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       exitCode = await monitorCommand(io, files, options);
     });
 
+  addConsoleCommand(program, io, (code) => (exitCode = code));
+
   program
     .command(LAG_COMMAND)
     .description("print, per partition, the lag of the main group, of each retry tier and the DLQ backlog, with each group's members; read-only, within the monitor principal's ACLs")
@@ -160,7 +164,8 @@ function handleError(error: unknown, io: CliIo, command: string | undefined): nu
     return EXIT.problems;
   }
   if (error instanceof DlqError) {
-    io.stderr(`krt: ${error.message}\n`);
+    // A DLQ error can quote a record's headers (its original topic): escaped like all output of records.
+    io.stderr(`krt: ${visibleText(error.message)}\n`);
     return EXIT.problems;
   }
   if (error instanceof OutputFolderError || error instanceof ScenarioError) {

@@ -13,36 +13,53 @@ export interface InspectGroup {
   readonly example: string;
 }
 
+interface GroupTally {
+  readonly errorClass: string;
+  readonly originalTopic: string;
+  count: number;
+  oldest: number;
+  newest: number;
+  replayedBefore: number;
+  readonly ids: string[];
+  readonly example: string;
+}
+
+/**
+ * Groups by x-error-class and original topic, built one record at a time, so a caller
+ * can group a DLQ it does not hold; without `ids`, a group's memory does not grow with it.
+ */
+export function recordGroups(options: { readonly ids: boolean } = { ids: true }) {
+  const tallies = new Map<string, GroupTally>();
+  return {
+    add(r: DlqRecord): void {
+      const errorClass = r.decoded.errorClass ?? '(none)';
+      const originalTopic = r.decoded.originalTopic ?? '(unknown)';
+      const key = `${errorClass}\u0000${originalTopic}`;
+      let tally = tallies.get(key);
+      if (!tally) {
+        tally = { errorClass, originalTopic, count: 0, oldest: Infinity, newest: -Infinity, replayedBefore: 0, ids: [], example: r.decoded.errorMessage ?? '' };
+        tallies.set(key, tally);
+      }
+      tally.count++;
+      tally.oldest = Math.min(tally.oldest, r.timestamp);
+      tally.newest = Math.max(tally.newest, r.timestamp);
+      if (r.replayCount > 0) tally.replayedBefore++;
+      if (options.ids) tally.ids.push(r.id);
+    },
+    /** Largest group first. */
+    groups(): InspectGroup[] {
+      return [...tallies.values()]
+        .map((t) => ({ errorClass: t.errorClass, originalTopic: t.originalTopic, count: t.count, oldest: new Date(t.oldest).toISOString(), newest: new Date(t.newest).toISOString(), replayedBefore: t.replayedBefore, ids: t.ids, example: t.example }))
+        .sort((a, b) => b.count - a.count || (a.errorClass < b.errorClass ? -1 : 1));
+    },
+  };
+}
+
 /** Unhandled records grouped by x-error-class and original topic, largest group first. */
 export function groupRecords(records: readonly DlqRecord[]): InspectGroup[] {
-  const groups = new Map<string, DlqRecord[]>();
-  for (const r of records) {
-    const key = `${r.decoded.errorClass ?? '(none)'}\u0000${r.decoded.originalTopic ?? '(unknown)'}`;
-    const list = groups.get(key);
-    if (list) list.push(r);
-    else groups.set(key, [r]);
-  }
-  return [...groups]
-    .map(([key, list]) => {
-      const [errorClass, originalTopic] = key.split('\u0000');
-      let oldest = Infinity;
-      let newest = -Infinity;
-      for (const r of list) {
-        oldest = Math.min(oldest, r.timestamp);
-        newest = Math.max(newest, r.timestamp);
-      }
-      return {
-        errorClass: errorClass!,
-        originalTopic: originalTopic!,
-        count: list.length,
-        oldest: new Date(oldest).toISOString(),
-        newest: new Date(newest).toISOString(),
-        replayedBefore: list.filter((r) => r.replayCount > 0).length,
-        ids: list.map((r) => r.id),
-        example: list[0]!.decoded.errorMessage ?? '',
-      };
-    })
-    .sort((a, b) => b.count - a.count || (a.errorClass < b.errorClass ? -1 : 1));
+  const groups = recordGroups();
+  for (const r of records) groups.add(r);
+  return groups.groups();
 }
 
 /** A key or value as JSON carries it: UTF-8 text when it is valid UTF-8, base64 otherwise. */

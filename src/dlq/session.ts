@@ -84,7 +84,12 @@ export class DlqSession {
     private readonly commitTimeoutMs: number,
   ) {}
 
-  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000): Promise<DlqSession> {
+  /**
+   * `keep` sees every unhandled record as it is read and says which to hold in `records`
+   * (all by default): a caller that needs a page, a count or a bounded selection keeps
+   * only that, so the session's memory does not grow with the DLQ.
+   */
+  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000, keep: (record: DlqRecord) => boolean = () => true): Promise<DlqSession> {
     const topic = consumer.dlq.name;
     const admin = kafka.admin();
     await admin.connect();
@@ -106,7 +111,7 @@ export class DlqSession {
     // Where reading starts: past what is handled and past what retention deleted.
     const live = new Map([...states].map(([partition, state]) => [partition, passExpired(state, logStarts.get(partition) ?? 0n)]));
     const pending = [...ends].filter(([partition, end]) => live.get(partition)!.committed < end);
-    const records = pending.length === 0 ? [] : await readUnhandled(kafka, consumer, live, ends, timeoutMs);
+    const records = pending.length === 0 ? [] : await readUnhandled(kafka, consumer, live, ends, timeoutMs, keep);
     return new DlqSession(kafka, consumer, records, expired, states, logStarts, timeoutMs);
   }
 
@@ -231,6 +236,7 @@ async function readUnhandled(
   live: ReadonlyMap<number, HandledState>,
   ends: ReadonlyMap<number, bigint>,
   timeoutMs: number,
+  keep: (record: DlqRecord) => boolean,
 ): Promise<DlqRecord[]> {
   const topic = consumer.dlq.name;
   const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 } });
@@ -258,7 +264,7 @@ async function readUnhandled(
               last = offset;
               if (isHandled(state, offset)) continue;
               const headers = (message.headers ?? {}) as RawHeaders;
-              records.push({
+              const record: DlqRecord = {
                 id: `${partition}:${offset}`,
                 partition,
                 offset,
@@ -268,7 +274,8 @@ async function readUnhandled(
                 headers,
                 decoded: decodeRetryHeaders(headers),
                 replayCount: replayCountOf(headers),
-              });
+              };
+              if (keep(record)) records.push(record);
             }
             if (last + 1n >= end && waiting.delete(partition)) {
               client.pause([{ topic, partitions: [partition] }]);

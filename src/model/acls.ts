@@ -60,6 +60,7 @@ function replayGrants(consumer: ConsumerModel): Grant[] {
       ? [{ resourceType: 'Group', resourceName: consumer.groups.main, operation: 'Describe', reason: "read the main group's parked keys, so a replay never overtakes them" } satisfies Grant]
       : []),
     { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Write', reason: 'record every replay and discard, with who and why' },
+    { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Read', reason: 'show the audit log in krt console, read in the replay group without committing' },
   ];
 }
 

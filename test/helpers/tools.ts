@@ -15,6 +15,7 @@ const TOOL_SCRIPTS = [
   'scripts/tools/promtool.sh',
   'scripts/tools/pint.sh',
   'scripts/tools/kcat.sh',
+  'scripts/tools/chromium.sh',
   'scripts/kafka/fetch.sh',
 ];
 
@@ -76,4 +77,9 @@ export function pint(): string {
 /** kcat, from PATH or Debian's kcat package: a client we did not write. */
 export function kcat(): string {
   return script('kcat.sh');
+}
+
+/** Chromium, from PATH or Debian's chromium package: the browser of krt console's end-to-end test. */
+export function chromium(): string {
+  return script('chromium.sh');
 }

@@ -1,0 +1,105 @@
+import type { Command } from 'commander';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { compileFiles } from '../compile';
+import { newSessionToken } from '../console/auth';
+import { kafkaConsoleDlq } from '../console/kafka-dlq';
+import { ANY_HOST, buildConsoleServer } from '../console/server';
+import { explainKafkaError, kafkaFromEnv } from '../dlq/connection';
+import { discoverTopologyFiles } from '../load/load-topologies';
+import type { TopologyModel } from '../model/types';
+import { KAFKA_ENV, principalName } from '../naming';
+import { EXIT } from './io';
+import type { CliIo } from './io';
+import { reportDiagnostics } from './report';
+import { UsageError } from './topology-files';
+
+export interface ConsoleCommandOptions {
+  readonly port: string;
+  readonly host: string;
+  readonly readOnly: boolean;
+  readonly grafanaUrl?: string;
+  readonly by?: string;
+}
+
+export const CONSOLE_PRINCIPAL = { command: 'krt console', principal: "the topology's replay principal" };
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const EVERY_ADDRESS = new Set(['0.0.0.0', '::']);
+
+/** The Host headers a browser sends to this address: anything else is another site's name for it. */
+function allowedHosts(host: string, port: number): Set<string> {
+  if (EVERY_ADDRESS.has(host)) return new Set([ANY_HOST]);
+  const hosts = new Set([`${host.includes(':') ? `[${host}]` : host}:${port}`]);
+  if (LOOPBACK.has(host)) for (const name of ['127.0.0.1', 'localhost', '[::1]']) hosts.add(`${name}:${port}`);
+  return hosts;
+}
+
+/** Replay and discard need the replay principal's credentials; anyone else reads only. */
+function readOnlyReasonOf(topologies: readonly TopologyModel[], user: string | undefined, readOnly: boolean) {
+  const owner = new Map(topologies.flatMap((t) => t.consumers.map((c) => [c.name, t] as const)));
+  return (consumer: { name: string }) => {
+    if (readOnly) return 'krt console was started with --read-only';
+    const topology = owner.get(consumer.name)!;
+    const replay = principalName(topology.principals.replay);
+    return user === replay ? undefined : `started as ${user ?? '(nobody)'}, not as ${replay}, the replay principal of ${topology.name}; restart krt console with its credentials to replay or discard`;
+  };
+}
+
+/**
+ * `krt console`: the DLQ tools of `krt dlq` as a local web app, for every consumer of the
+ * topologies, guarded by a session token printed at start. Runs until SIGINT or SIGTERM;
+ * a replay or discard still running finishes its steps before the console stops.
+ */
+export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions): Promise<number> {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (0 picks a free one), not '${options.port}'`);
+  const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
+  if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
+  const env = io.env ?? process.env;
+  const kafka = kafkaFromEnv(env, 'krt-console');
+  const token = newSessionToken();
+  const hosts = new Set<string>();
+  const app = buildConsoleServer({
+    topologies: result.model.topologies,
+    dlq: kafkaConsoleDlq(kafka),
+    token,
+    allowedHosts: hosts,
+    readOnlyReason: readOnlyReasonOf(result.model.topologies, env[KAFKA_ENV.saslUsername], options.readOnly),
+    explain: (error) => explainKafkaError(error, env, CONSOLE_PRINCIPAL),
+    grafanaUrl: options.grafanaUrl,
+    operator: options.by ?? env.USER ?? os.userInfo().username,
+  });
+  await app.listen({ port, host: options.host });
+  const bound = (app.server.address() as AddressInfo).port;
+  for (const host of allowedHosts(options.host, bound)) hosts.add(host);
+  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
+  if (!LOOPBACK.has(options.host)) io.stderr(`krt console: listening on ${options.host}, not only this machine: anyone who can reach it and learns the token can use the console\n`);
+  io.stdout(`krt console: serving the DLQs of ${result.model.topologies.flatMap((t) => t.consumers).length} consumers as ${env[KAFKA_ENV.saslUsername]}${options.readOnly ? ', read-only' : ''}. Open:\n`);
+  io.stdout(`    http://${shown}:${bound}/?token=${token}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await app.close();
+  io.stdout('krt console: stopped\n');
+  return EXIT.ok;
+}
+
+export function addConsoleCommand(program: Command, io: CliIo, done: (exitCode: number) => void): void {
+  program
+    .command('console')
+    .description('serve the DLQ tools of krt dlq (inspect, dry run, replay, discard, audit log) as a local web app for every consumer of the topologies')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '8686')
+    .option('--host <address>', 'address to listen on; the default serves this machine only', '127.0.0.1')
+    .option('--read-only', 'never replay or discard, whatever the credentials allow', false)
+    .option('--grafana-url <url>', "Grafana's address, to link each topology's dashboard")
+    .option('--by <name>', 'the name the action forms start with (default: $USER)')
+    .addHelpText(
+      'after',
+      `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} ($${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener); replay and discard only as the topology's replay principal. Prints a URL with a session token, which every request needs. Runs until SIGTERM or SIGINT; exit codes: 0 stopped, 1 spec errors, 2 usage error.`,
+    )
+    .action(async (options: ConsoleCommandOptions) => {
+      done(await consoleCommand(io, options));
+    });
+}

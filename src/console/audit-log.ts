@@ -1,0 +1,77 @@
+import type { Kafka } from 'kafkajs';
+import type { ConsumerModel } from '../model/types';
+import { retryingRetriable } from '../dlq/retriable';
+import type { AuditLogEntry } from './backend';
+
+/** The audit log is kept as JSON values; anything else in it is shown as it is, never parsed as markup. */
+export function auditEntryOf(partition: number, offset: string, key: string, value: string): AuditLogEntry {
+  let fields: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) fields = parsed as Record<string, unknown>;
+  } catch {
+    fields = { unreadable: value };
+  }
+  const text = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : '');
+  return { partition, offset, key, action: text('action') || '?', by: text('by'), at: text('at'), ...(text('reason') ? { reason: text('reason') } : {}), fields };
+}
+
+/** Newest first: by the time written, then by position in the log. */
+export function newestFirst(entries: readonly AuditLogEntry[]): AuditLogEntry[] {
+  return [...entries].sort((a, b) => (a.at === b.at ? (BigInt(b.offset) > BigInt(a.offset) ? 1 : -1) : a.at < b.at ? 1 : -1));
+}
+
+/**
+ * Reads the last `limit` entries of each partition of the consumer's audit log. It reads in
+ * `group` without ever committing (the audit log has no handled state): seeks to each
+ * partition's tail on joining, stops at the end offsets it saw first.
+ */
+export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group: string, limit: number, timeoutMs = 30_000): Promise<AuditLogEntry[]> {
+  const topic = consumer.dlqAudit.name;
+  const admin = kafka.admin();
+  await admin.connect();
+  let offsets: { partition: number; low: string; high: string }[];
+  try {
+    offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
+  } finally {
+    await admin.disconnect();
+  }
+  const starts = new Map(offsets.map((p) => [p.partition, BigInt(p.high) - BigInt(limit) > BigInt(p.low) ? BigInt(p.high) - BigInt(limit) : BigInt(p.low)]));
+  const ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
+  const waiting = new Set(offsets.filter((p) => starts.get(p.partition)! < BigInt(p.high)).map((p) => p.partition));
+  if (waiting.size === 0) return [];
+  const entries: AuditLogEntry[] = [];
+  const client = kafka.consumer({ groupId: group, retry: { retries: 5 } });
+  try {
+    await client.connect();
+    await client.subscribe({ topics: [topic], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
+      client.on(client.events.GROUP_JOIN, () => {
+        for (const [partition, start] of starts) client.seek({ topic, partition, offset: start.toString() });
+      });
+      client
+        .run({
+          autoCommit: false,
+          eachBatch: async ({ batch }) => {
+            const end = ends.get(batch.partition) ?? 0n;
+            let last = -1n;
+            for (const message of batch.messages) {
+              const offset = BigInt(message.offset);
+              if (offset >= end) break;
+              last = offset;
+              entries.push(auditEntryOf(batch.partition, message.offset, message.key?.toString('utf8') ?? '', message.value?.toString('utf8') ?? ''));
+            }
+            if (last + 1n >= end && waiting.delete(batch.partition) && waiting.size === 0) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await client.disconnect();
+  }
+  return newestFirst(entries).slice(0, limit);
+}

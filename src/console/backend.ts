@@ -1,0 +1,64 @@
+import type { ConsumerModel } from '../model/types';
+import type { DlqRecord, ExpiredRecords } from '../dlq/session';
+
+/**
+ * Which unhandled records a reader holds. It sees every unhandled record once, each
+ * partition in offset order, and says whether to keep it: pages, counts and selections
+ * keep what they show or act on, never the whole DLQ.
+ */
+export type Keep = (record: DlqRecord) => boolean;
+
+/** The unhandled records one session kept (in partition and offset order), and what retention deleted. */
+export interface DlqSnapshot {
+  readonly records: readonly DlqRecord[];
+  readonly expired: readonly ExpiredRecords[];
+}
+
+/** One line of a consumer's DLQ audit log, as `audit()` wrote it. */
+export interface AuditLogEntry {
+  readonly partition: number;
+  readonly offset: string;
+  /** The audit record's key: the DLQ record id (or a partition's expired range). */
+  readonly key: string;
+  readonly action: string;
+  readonly by: string;
+  readonly at: string;
+  readonly reason?: string;
+  /** The whole entry as written, for the details. */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export interface ActionProgress {
+  readonly onProgress: (done: number, total: number) => void;
+}
+
+/** What a replay or discard did: the records it handled and the audit entries it wrote. */
+export interface ActionOutcome {
+  readonly handled: readonly string[];
+  /** Records a replay left in the DLQ, with why (e.g. their key was still being retried). */
+  readonly left: readonly { readonly id: string; readonly reason: string }[];
+  readonly audit: readonly AuditLogEntry[];
+}
+
+/** What an action acts on: the records it keeps while reading, then chosen among them. */
+export interface Chooser {
+  readonly keep: Keep;
+  readonly choose: (snapshot: DlqSnapshot) => readonly DlqRecord[];
+}
+
+/**
+ * What the console needs of a DLQ, over the same session code as `krt dlq` (src/dlq): the
+ * server never touches Kafka itself, so its tests give it records of their own.
+ */
+export interface ConsoleDlq {
+  /** Reads the unhandled records in a DLQ session, keeping those `keep` wants, gives them to `use`, and leaves the session. */
+  read<T>(consumer: ConsumerModel, keep: Keep, use: (snapshot: DlqSnapshot) => T): Promise<T>;
+  /** Where a replay publishes this record (topic and partition), or throws why it cannot. */
+  replayTarget(consumer: ConsumerModel, record: DlqRecord): { readonly topic: string; readonly partition?: number };
+  /** One sentence naming where replays of this consumer go and who will see them. */
+  replayRouteSentence(consumer: ConsumerModel): string;
+  replay(consumer: ConsumerModel, chooser: Chooser, options: ActionProgress & { readonly rate: number; readonly by: string }): Promise<ActionOutcome>;
+  discard(consumer: ConsumerModel, chooser: Chooser, options: ActionProgress & { readonly reason: string; readonly by: string }): Promise<ActionOutcome>;
+  /** The newest entries of the consumer's audit log, newest first. */
+  auditLog(consumer: ConsumerModel, limit: number): Promise<readonly AuditLogEntry[]>;
+}

@@ -1,0 +1,96 @@
+import type { Kafka } from 'kafkajs';
+import type { ConsumerModel } from '../model/types';
+import { dlqReaderGroupName } from '../naming';
+import { discardRecords, replayRecords } from '../dlq/replay';
+import { replayRoute, replayTarget } from '../dlq/replay-route';
+import type { ReplayRoute } from '../dlq/replay-route';
+import { DlqError, DlqSession } from '../dlq/session';
+import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, Keep } from './backend';
+import { readAuditLog } from './audit-log';
+
+/**
+ * The console's DLQ over src/dlq, as `krt dlq` uses it: a session per page or action, left
+ * as soon as it is done so a `krt dlq` command can run between two clicks. Sessions of one
+ * consumer run one at a time: two members of its replay group would split its partitions.
+ */
+export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
+  const queues = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(consumer: ConsumerModel, work: () => Promise<T>): Promise<T> => {
+    const previous = queues.get(consumer.name) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    queues.set(consumer.name, next.catch(() => undefined));
+    return next;
+  };
+  const withSession = <T>(consumer: ConsumerModel, keep: Keep, work: (session: DlqSession) => Promise<T>) =>
+    oneAtATime(consumer, async () => {
+      const session = await DlqSession.open(kafka, consumer, undefined, keep);
+      try {
+        return await work(session);
+      } finally {
+        await session.close();
+      }
+    });
+  const snapshotOf = (session: DlqSession): DlqSnapshot => ({ records: session.records, expired: session.expired });
+  // The audit log is read in the reader group, which holds no state, between sessions.
+  const auditLog = (consumer: ConsumerModel, limit: number) => oneAtATime(consumer, () => readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), limit));
+  /** The default route of `krt dlq replay`; undefined for a consumer that has none (no tier). */
+  const routeOf = (consumer: ConsumerModel): ReplayRoute | undefined => {
+    try {
+      return replayRoute(consumer);
+    } catch {
+      return undefined;
+    }
+  };
+  const writtenBy = async (consumer: ConsumerModel, ids: readonly string[], by: string, since: string): Promise<AuditLogEntry[]> => {
+    if (ids.length === 0) return [];
+    const wanted = new Set(ids);
+    const recent = await auditLog(consumer, Math.max(100, ids.length + 10));
+    return recent.filter((e) => wanted.has(e.key) && e.by === by && e.at >= since);
+  };
+  return {
+    read: (consumer, keep, use) =>
+      withSession(consumer, keep, async (session) => {
+        await session.close();
+        return use(snapshotOf(session));
+      }),
+    replayTarget: (consumer, record) => {
+      const route = routeOf(consumer);
+      if (!route) throw new DlqError(noRouteSentence(consumer));
+      return replayTarget(consumer, route, record);
+    },
+    replayRouteSentence: (consumer) => {
+      const route = routeOf(consumer);
+      if (!route) return noRouteSentence(consumer);
+      return `to ${route.topic}, ${consumer.name}'s first retry tier, due at once, each record to its original partition: only ${consumer.name}'s group reads it, no other group on ${consumer.mainTopic.name} sees it again`;
+    },
+    async replay(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
+      const since = new Date().toISOString();
+      const handled = await withSession(consumer, chooser.keep, async (session) => {
+        const chosen = chooser.choose(snapshotOf(session));
+        const route = routeOf(consumer);
+        if (!route) throw new DlqError(noRouteSentence(consumer));
+        const result = await replayRecords(kafka, session, chosen, { route, rate: options.rate, by: options.by, onProgress: options.onProgress });
+        const left = result.waiting.map((w) => ({ id: w.record.id, reason: w.reason }));
+        const leftIds = new Set(left.map((l) => l.id));
+        return { ids: chosen.map((r) => r.id).filter((id) => !leftIds.has(id)), left };
+      });
+      return { handled: handled.ids, left: handled.left, audit: await writtenBy(consumer, handled.ids, options.by, since) };
+    },
+    async discard(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
+      const since = new Date().toISOString();
+      const handled = await withSession(consumer, chooser.keep, async (session) => {
+        const chosen = chooser.choose(snapshotOf(session));
+        await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by });
+        options.onProgress(chosen.length, chosen.length);
+        return chosen.map((r) => r.id);
+      });
+      return { handled, left: [], audit: await writtenBy(consumer, handled, options.by, since) };
+    },
+    auditLog,
+  };
+}
+
+/** What the console says of a consumer without a route of its own (no retry tier). */
+function noRouteSentence(consumer: ConsumerModel): string {
+  return `${consumer.name} has no retry tier, so no route leads back to its group alone; replay it from the terminal with \`krt dlq replay --to main-topic\`, which names every group that would process it again`;
+}

@@ -1,0 +1,58 @@
+import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot } from '../../src/console/backend';
+import type { DlqRecord } from '../../src/dlq/session';
+import type { ConsumerModel } from '../../src/model/types';
+import { decodeRetryHeaders } from '../../src/runtime/headers';
+import type { RawHeaders } from '../../src/runtime/headers';
+import { replayCountOf } from '../../src/dlq/replay-count';
+
+/** A DLQ record as a session reads it, headers decoded by the runtime's decoder. */
+export function dlqRecord(partition: number, offset: number, fields: { key?: string | Buffer | null; value?: string | Buffer | null; headers?: RawHeaders; timestamp?: number }): DlqRecord {
+  const headers = fields.headers ?? {};
+  const bytes = (v: string | Buffer | null | undefined) => (v === undefined || v === null ? null : Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8'));
+  return {
+    id: `${partition}:${offset}`,
+    partition,
+    offset: BigInt(offset),
+    timestamp: fields.timestamp ?? Date.parse('2026-12-01T10:00:00Z') + offset * 1000,
+    key: bytes(fields.key),
+    value: bytes(fields.value),
+    headers,
+    decoded: decodeRetryHeaders(headers),
+    replayCount: replayCountOf(headers),
+  };
+}
+
+/** The console's DLQ with records in memory: what was acted on is recorded, not published. */
+export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: string; ids: string[]; by: string; reason?: string }[]; mostKept: number } {
+  const acted: { action: string; ids: string[]; by: string; reason?: string }[] = [];
+  const audit: AuditLogEntry[] = [];
+  // As a session reads: each partition in offset order, partitions interleaved; only kept records are held.
+  const snapshot = (keep: (r: DlqRecord) => boolean): DlqSnapshot => {
+    const order = [...records].sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : a.partition - b.partition));
+    const kept = order.filter(keep).sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
+    fake.mostKept = Math.max(fake.mostKept, kept.length);
+    return { records: kept, expired: [] };
+  };
+  const act = (action: 'replayed' | 'discarded', consumer: ConsumerModel, chosen: readonly DlqRecord[], by: string, reason?: string): ActionOutcome => {
+    acted.push({ action, ids: chosen.map((r) => r.id), by, ...(reason ? { reason } : {}) });
+    const written = chosen.map((r, i): AuditLogEntry => ({ partition: 0, offset: String(audit.length + i), key: r.id, action, by, at: '2026-12-01T12:00:00.000Z', ...(reason ? { reason } : {}), fields: { consumer: consumer.name } }));
+    audit.push(...written);
+    for (const r of chosen) records.splice(records.indexOf(r), 1);
+    return { handled: chosen.map((r) => r.id), left: [], audit: written };
+  };
+  const fake = {
+    acted,
+    mostKept: 0,
+    read: async <T>(_consumer: ConsumerModel, keep: (r: DlqRecord) => boolean, use: (s: DlqSnapshot) => T) => use(snapshot(keep)),
+    replayTarget: (consumer: ConsumerModel, record: DlqRecord) => ({ topic: consumer.mainTopic.name, partition: record.decoded.originalPartition }),
+    replayRouteSentence: (consumer: ConsumerModel) => `to ${consumer.mainTopic.name}`,
+    replay: async (consumer: ConsumerModel, chooser: Chooser, options: { rate: number; by: string; onProgress: (done: number, total: number) => void }) => {
+      const chosen = chooser.choose(snapshot(chooser.keep));
+      options.onProgress(chosen.length, chosen.length);
+      return act('replayed', consumer, chosen, options.by);
+    },
+    discard: async (consumer: ConsumerModel, chooser: Chooser, options: { reason: string; by: string }) => act('discarded', consumer, chooser.choose(snapshot(chooser.keep)), options.by, options.reason),
+    auditLog: async () => [...audit].reverse(),
+  };
+  return fake;
+}
