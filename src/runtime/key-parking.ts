@@ -17,6 +17,8 @@ export interface KeyParkingOptions {
   readonly emit: RetryEventListener;
   /** Most bytes of commit metadata the state of one partition may take (the broker's `offset.metadata.max.bytes`). */
   readonly budgetBytes: number;
+  /** Runs `work` again shortly (a refused pause or resume is tried again); nothing once the consumer stops. */
+  readonly retryLater: (work: () => void) => void;
 }
 
 /** Park-by-key for one consumer: its keys in retry and their parked records, durable in the group's commits. */
@@ -88,8 +90,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       if (wanted) options.consumer().pause([{ topic: mainTopic, partitions: [partition] }]);
       else options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
     } catch {
-      // Not ours any more, or the client is rejoining: the rejoin's forget() starts over; the
-      // partition's next operation derives its pause again.
+      // Refused (the client is rejoining, say): derive it again shortly, as nothing else may
+      // come for this partition. A rejoin's forget() starts over anyway.
+      options.retryLater(() => reconcile(partition));
       return;
     }
     if (wanted) {

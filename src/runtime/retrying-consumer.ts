@@ -104,6 +104,9 @@ const CO_PARTITIONED_FETCH = { ...TIER_FETCH, maxBytesPerPartition: 64 * 1024 } 
 const DEFAULT_PARTITIONS_CONCURRENTLY = 6;
 const DEFAULT_PUBLISHES_IN_FLIGHT = 256;
 
+/** How soon a refused seek-and-resume of a due tier partition is tried again. */
+const RESUME_RETRY_MS = 100;
+
 /** Below kafkajs's default heartbeat interval (3 s), so a long wait never misses one. */
 const HEARTBEAT_SLICE_MS = 1_000;
 
@@ -161,8 +164,15 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     } while (left > 0);
   }
   const inFlight = new Set<Promise<void>>();
-  /** Partitions of the retry consumer paused until a record is due, with the timer that resumes them. */
-  const waiting = new Map<string, () => void>();
+  /**
+   * Partitions of the retry consumer waiting for their head record to be due: its offset,
+   * and the timer that seeks back to it and resumes the partition. Listed before the pause
+   * and the seek, so that whichever of them fails, the timer still brings the partition
+   * back to its head.
+   */
+  const waiting = new Map<string, { readonly head: string; cancel: () => void }>();
+  /** Timers of refused pauses and resumes of key parking, tried again; cancelled by stop(). */
+  const retries = new Set<() => void>();
   const tierByTopic = new Map<string, TierDescriptor>(consumer.tiers.map((t) => [t.topic, t]));
   /** Each tier's lateness series, its labels looked up once. */
   const latenessByTopic = new Map(consumer.tiers.map((t) => [t.topic, metrics.lateness.labels(consumer.name, t.label)]));
@@ -284,10 +294,10 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       delayMs: tier.delayMs,
     });
     if (now < dueAt) {
+      waiting.set(id, { head: record.message.offset, cancel: clock.setTimer(dueAt - now, () => resumePartition(record.topic, record.partition)) });
       retryConsumer!.pause([{ topic: record.topic, partitions: [record.partition] }]);
       retryConsumer!.seek({ topic: record.topic, partition: record.partition, offset: record.message.offset });
       emit({ type: 'waiting', topic: record.topic, partition: record.partition, dueAt });
-      waiting.set(id, clock.setTimer(dueAt - now, () => resumePartition(record.topic, record.partition)));
       return;
     }
     firstSeen.done(id);
@@ -297,16 +307,23 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     else await retryCommits.mark(commit);
   }
 
+  /**
+   * Seeks a waiting partition back to its head and resumes it. Records read past the head
+   * while a pause had not taken effect (or had failed) were skipped, so the head is read
+   * again in any case. A refused seek or resume is tried again shortly: no partition stays
+   * paused once the client answers again.
+   */
   function resumePartition(topic: string, partition: number): void {
     const id = partitionKey(topic, partition);
-    waiting.delete(id);
-    if (stopping) return;
+    const entry = waiting.get(id);
+    if (entry === undefined || stopping) return;
     try {
+      retryConsumer?.seek({ topic, partition, offset: entry.head });
       retryConsumer?.resume([{ topic, partitions: [partition] }]);
+      waiting.delete(id);
     } catch {
-      // The client is restarting its group (after a broker outage, say): keep the
-      // partition listed, so the rejoin resumes it and the due check runs anew.
-      waiting.set(id, () => {});
+      // The client is restarting its group (after a broker outage, say), or refused: try again.
+      entry.cancel = clock.setTimer(RESUME_RETRY_MS, () => resumePartition(topic, partition));
     }
   }
 
@@ -317,10 +334,14 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     firstSeen.clear();
     const entries = [...waiting];
     waiting.clear();
-    for (const [id, cancel] of entries) {
+    for (const [id, { cancel }] of entries) {
       cancel();
       const [topic, partition] = id.split('\u0000');
-      resumePartition(topic!, Number(partition));
+      try {
+        retryConsumer?.resume([{ topic: topic!, partitions: [Number(partition)] }]);
+      } catch {
+        // Not ours any more: its new owner reads it from the committed offset.
+      }
     }
   }
 
@@ -366,6 +387,13 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
           handle: async (record, parked) => (await handle(record, parked)).outcome,
           emit,
           budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,
+          retryLater: (work) => {
+            const cancel = clock.setTimer(RESUME_RETRY_MS, () => {
+              retries.delete(cancel);
+              if (!stopping) work();
+            });
+            retries.add(cancel);
+          },
         });
         await mainConsumer.connect();
         await mainConsumer.subscribe({ topics: [consumer.mainTopic, ...tierTopics], fromBeginning: true });
@@ -401,8 +429,10 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     async stop() {
       stopping = true;
       signalStop();
-      for (const cancel of waiting.values()) cancel();
+      for (const { cancel } of waiting.values()) cancel();
       waiting.clear();
+      for (const cancel of retries) cancel();
+      retries.clear();
       // Finish the records in hand and the publishes in flight, commit what is done, then
       // leave the groups. A record that failed here stays uncommitted; stop() goes on, so
       // the member still leaves.

@@ -114,8 +114,10 @@ export class FaultyPort {
     const step = this.step++;
     for (const event of this.options.events ?? []) {
       if (event.at !== step) continue;
+      // A crash stops the process before this call; a rebalance reaches it between two of
+      // its steps, as a client's group events do (never inside a synchronous run of calls).
       if (event.kind === 'crash') this.crash();
-      else this.options.onRebalance?.();
+      else queueMicrotask(() => this.options.onRebalance?.());
     }
     let fail = false;
     for (const fault of this.options.faults) {

@@ -36,4 +36,33 @@ describe('fault regressions', () => {
     expect(result.handled).toBe(42);
     expect(result.paused).toEqual([]);
   });
+
+  it('a tier partition whose seek back to a record not yet due fails is still read again when the record is due (found by faults.test.ts)', async () => {
+    const world = faultWorld({
+      ordering: 'unordered',
+      reaction: 'kafkajs',
+      partitions: 2,
+      records: [{ key: 'A', partition: 1, failures: 3 }, { key: 'A', partition: 1, failures: 0 }],
+      faults: [{ operation: 'seek', at: 0, times: 1 }],
+    });
+    const result = await world.run();
+    expect(world.faulty.injected).toBe(1);
+    expect(result.lost).toEqual([]);
+    expect(result.paused).toEqual([]);
+  });
+
+  it('a park-by-key partition whose resume is refused once is resumed when the client answers again (found by faults.test.ts)', async () => {
+    const world = faultWorld({
+      ordering: 'park-by-key',
+      reaction: 'kafkajs',
+      partitions: 2,
+      records: [{ key: 'A', partition: 1, failures: 3 }, { key: 'A', partition: 1, failures: 0 }],
+      faults: [{ operation: 'resume', at: 1, times: 1 }],
+      parkingBudgetBytes: 60,
+    });
+    const result = await world.run();
+    expect(world.faulty.injected).toBe(1);
+    expect(result.paused).toEqual([]);
+    expect(result.lost).toEqual([]);
+  });
 });

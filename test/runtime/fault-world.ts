@@ -43,7 +43,7 @@ export interface Attempt {
   readonly at: number;
   readonly ok: boolean;
   readonly seq: number;
-  /** Handled before the tier record's timestamp plus the tier's delay. */
+  /** Handled in a tier before the tier's delay passed since the record failed on the hop before. */
   readonly early: boolean;
 }
 
@@ -91,7 +91,9 @@ export function faultWorld(options: FaultWorldOptions) {
         const id = Number(record.message.value!.toString());
         const hop = hopOf(record.topic);
         const tier = consumer.tiers[hop - 1];
-        const early = tier !== undefined && clock.now() < Number(record.message.timestamp) + tier.delayMs;
+        // Due: the tier's delay after the record first failed on the hop before (R13; x-due-at says the same).
+        const failedBefore = attempts.find((a) => a.id === id && a.hop === hop - 1 && !a.ok);
+        const early = tier !== undefined && (failedBefore === undefined || clock.now() < failedBefore.at + tier.delayMs);
         const ok = hop >= options.records[id]!.failures;
         attempts.push({ id, key: options.records[id]!.key, hop, at: clock.now(), ok, seq: seq++, early });
         if (!ok) throw httpError(503);

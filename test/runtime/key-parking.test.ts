@@ -45,6 +45,7 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
     },
     emit: () => {},
     budgetBytes,
+    retryLater: () => {},
   });
   return { broker, parking, seeks, handled, pauses, refuseCommit: () => (refuseNextCommit = true) };
 }
