@@ -4,11 +4,11 @@ import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
 import { COMMIT_MAX_RECORDS, descriptorFor, faultWorld, PUBLISHES_IN_FLIGHT } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
-// A few seconds here; a loaded CI machine may take several times that.
-jest.setTimeout(300_000);
-
 /** Bounded so that `npm test` stays fast (KRT_PROPERTY_RUNS raises it); a failure prints its seed and shrunk counterexample. */
 const RUNS = Number(process.env.KRT_PROPERTY_RUNS ?? 150);
+
+// A few seconds at the default count; a loaded CI machine may take several times that.
+jest.setTimeout(Math.max(300_000, RUNS * 300));
 
 const PARTITIONS = 2;
 /** One hot key most of the time: its records park behind its retries and fill the partition's budget. */
