@@ -178,6 +178,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   const latenessByTopic = new Map(consumer.tiers.map((t) => [t.topic, metrics.lateness.labels(consumer.name, t.label)]));
   const firstSeen = new FirstSeen();
 
+  /** The attempt a record is on, as its tier or DLQ record says it (a draining tier's records count their x-attempt). Events only. */
+  const attemptOfRecord = (record: ConsumedRecord) => attemptOf(consumer, record.topic, decodeRetryHeaders(record.message.headers).attempt);
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
   /** `abandoned`: the record was taken again (a rebalance, a seek), so this publish gives up at its next try. */
@@ -220,7 +222,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       const destination = router.decide(record, error, tries);
       if (destination.kind !== 'in-place') return { error, destination };
       const waitMs = router.inPlaceBackoffMs(destination.retry);
-      if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOf(consumer, record.topic), error, waitMs });
+      if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOfRecord(record), error, waitMs });
       await waitHeartbeating(record, waitMs);
       try {
         await options.handler(record);
@@ -242,7 +244,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   }
 
   function routed(record: ConsumedRecord, { error, destination }: RoutedFailure): void {
-    if (listening) emit({ type: 'routed', record, attempt: attemptOf(consumer, record.topic), error, destination });
+    if (listening) emit({ type: 'routed', record, attempt: attemptOfRecord(record), error, destination });
     outcomeCell(record.topic, destination.kind === 'tier' ? 'retry' : 'dlq').inc();
   }
 
@@ -250,7 +252,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   async function handle(record: ConsumedRecord, fromParking: boolean): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }> {
     const failure = await runHandler(record);
     if (failure === undefined) {
-      if (listening) emit({ type: 'processed', record, attempt: attemptOf(consumer, record.topic), parked: fromParking });
+      if (listening) emit({ type: 'processed', record, attempt: attemptOfRecord(record), parked: fromParking });
       outcomeCell(record.topic, 'success').inc();
       return { outcome: 'success', commit: router.commitOffsetFor(record) };
     }
