@@ -18,7 +18,7 @@ export interface MainPipelineOptions {
   readonly handler: (record: ConsumedRecord) => Promise<void>;
   /** After the handler threw: in-place retries, then where the record goes (nothing when a retry succeeded). Rejects when stop() cuts a wait short. */
   readonly afterFailure: (record: ConsumedRecord, error: unknown) => Promise<RoutedFailure | undefined>;
-  /** Publishes until acknowledged; rejects (StopRequested) only when stop() comes first or `abandoned()` turns true. */
+  /** Publishes until acknowledged; rejects only when stop() comes first (StopRequested) or `abandoned()` turns true (RecordTakenAgain). */
   readonly publish: (record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean) => Promise<void>;
   /** After the acknowledgement: the `routed` event and the outcome counter. */
   readonly routed: (record: ConsumedRecord, failure: RoutedFailure) => void;
@@ -68,17 +68,23 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   const partitions = new Map<string, PartitionProgress>();
   const failures = new WeakMap<PartitionProgress, unknown>();
 
-  function progressOf(batch: EachBatchPayload): PartitionProgress {
+  /** The batch's partition, resumed if need be; undefined when the batch is to be read again from an earlier record. */
+  function progressOf(batch: EachBatchPayload): PartitionProgress | undefined {
     const id = `${batch.topic}\u0000${batch.partition}`;
-    const first = Number(batch.messages[0]!.offset);
+    const first = BigInt(batch.messages[0]!.offset);
     let progress = partitions.get(id);
     if (progress === undefined) {
       progress = new PartitionProgress(batch.topic, batch.partition);
       partitions.set(id, progress);
     } else if (progress.mustResume(first)) {
       // After a rebalance or a seek: the records from `first` on run again (their old
-      // publishes give up), earlier publishes still hold the commit.
-      progress.resume(first);
+      // publishes give up), earlier publishes still hold the commit. A record whose
+      // publish a revocation ended is read again, here as by any other owner.
+      const again = progress.resume(first);
+      if (again !== undefined) {
+        options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: again.toString() });
+        return undefined;
+      }
       failures.delete(progress);
     }
     return progress;
@@ -113,6 +119,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const { topic, partition, messages } = batch;
     if (messages.length === 0) return;
     const progress = progressOf(batch);
+    if (progress === undefined) return;
     /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */
     let taken: string | undefined;
     let heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
@@ -132,7 +139,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         }
         throwFailure(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
-        const offset = Number(message.offset);
+        const offset = BigInt(message.offset);
         let failure: RoutedFailure | undefined;
         try {
           await options.handler(record);
@@ -161,11 +168,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   return {
     onBatch,
     forget() {
-      // Kept, not cleared: a client may resume a partition past publishes still in flight.
-      for (const progress of partitions.values()) {
-        progress.dropped = true;
-        progress.release();
-      }
+      // Kept, not cleared: a client may resume a partition past publishes it gave up here.
+      for (const progress of partitions.values()) progress.revoke();
     },
     release() {
       for (const progress of partitions.values()) progress.release();

@@ -23,6 +23,7 @@ import { publishUntilAcknowledged } from './publish-loop';
 import { attemptOf } from './resolve';
 import { createRouter } from './router';
 import type { ConsumedRecord, RoutedDestination, Router } from './router';
+import { RecordTakenAgain } from './record-taken-again';
 import { StopRequested } from './stop-requested';
 
 export interface RetryingConsumerOptions {
@@ -177,6 +178,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   /** Each tier's lateness series, its labels looked up once. */
   const latenessByTopic = new Map(consumer.tiers.map((t) => [t.topic, metrics.lateness.labels(consumer.name, t.label)]));
   const firstSeen = new FirstSeen();
+  /** Rebalances of the consumer that reads the tiers (with park-by-key, also the main topic) so far. */
+  let revocations = 0;
 
   /** The attempt a record is on, as its tier or DLQ record says it (a draining tier's records count their x-attempt). Events only. */
   const attemptOfRecord = (record: ConsumedRecord) => attemptOf(consumer, record.topic, decodeRetryHeaders(record.message.headers).attempt);
@@ -191,11 +194,12 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       backoff: publishBackoff,
       wait: async (ms) => {
         await waitHeartbeating(record, ms);
-        if (abandoned()) throw new StopRequested();
+        if (abandoned()) throw new RecordTakenAgain();
       },
       onFailure: ({ error: failure, reason, retryInMs }) => {
         // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
-        if (stopping || abandoned()) throw new StopRequested();
+        if (stopping) throw new StopRequested();
+        if (abandoned()) throw new RecordTakenAgain();
         metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
         if (listening) emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
       },
@@ -256,7 +260,9 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       outcomeCell(record.topic, 'success').inc();
       return { outcome: 'success', commit: router.commitOffsetFor(record) };
     }
-    const commit = await publish(record, failure.error, failure.destination);
+    // A rebalance ends the loop: the partition may be another member's now, which reads the record again.
+    const startedIn = revocations;
+    const commit = await publish(record, failure.error, failure.destination, () => revocations !== startedIn);
     routed(record, failure);
     return { outcome: failure.destination.kind, commit };
   }
@@ -331,6 +337,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
 
   /** After a rebalance a paused partition may be gone or come back unpaused: start over from the committed offsets. */
   function forgetWaiting(): void {
+    revocations++;
     parking?.forget();
     retryCommits.forget();
     firstSeen.clear();
