@@ -65,7 +65,10 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
     Object.assign(headers, encodeSpringRetryTopicHeaders({ ...spring, attempts, backoffTimestamp }));
   }
   const partition = options.defaultPartitioner ? {} : { partition: record.partition };
-  return { key: record.message.key, value: record.message.value, headers, ...partition };
+  // A tier record is stamped with the moment it failed, so that its own timestamp plus the
+  // tier's delay is its x-due-at: a publish retried for a while does not make it due later.
+  const timestamp = destination.kind === 'tier' ? { timestamp: String(destination.dueAt - destination.tier.delayMs) } : {};
+  return { key: record.message.key, value: record.message.value, headers, ...partition, ...timestamp };
 }
 
 function causeName(error: unknown): string | undefined {

@@ -103,7 +103,7 @@ export class MemoryBroker {
   }
 
   /** Writes a record; `timestamp` (epoch ms, the clock's now by default) lets tests write what odd producers write. */
-  append(topic: string, message: Omit<OutgoingMessage, 'headers'> & { headers?: OutgoingMessage['headers']; timestamp?: number }): number {
+  append(topic: string, message: Omit<OutgoingMessage, 'headers' | 'timestamp'> & { headers?: OutgoingMessage['headers']; timestamp?: number }): number {
     const refusals = this.refusals.get(topic) ?? 0;
     if (refusals > 0) {
       this.refusals.set(topic, refusals - 1);
@@ -142,10 +142,10 @@ export class MemoryBroker {
         connect: async () => {},
         disconnect: async () => {},
         send: async ({ topic, messages }) => {
-          for (const m of messages) this.append(topic, m);
+          for (const m of messages) this.append(topic, asAppended(m));
         },
         sendBatch: async (records) => {
-          for (const { topic, messages } of records) for (const m of messages) this.append(topic, m);
+          for (const { topic, messages } of records) for (const m of messages) this.append(topic, asAppended(m));
         },
       }),
     };
@@ -191,6 +191,11 @@ export class MemoryBroker {
   fetchPosition(groupId: string, topic: string, partition: number): number {
     return this.committedOffset(groupId, topic, partition) ?? 0;
   }
+}
+
+/** A produced message as the log stores it: a timestamp the producer set, as a number. */
+function asAppended({ timestamp, ...message }: OutgoingMessage) {
+  return { ...message, ...(timestamp === undefined ? {} : { timestamp: Number(timestamp) }) };
 }
 
 async function settle(): Promise<void> {
