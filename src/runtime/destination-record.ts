@@ -9,11 +9,15 @@ import type { EachMessagePayload } from './port';
 
 export type RoutedDestination = Exclude<Destination, { kind: 'in-place' }>;
 
-export interface DestinationRecordOptions {
+/** How one publish of a destination record is made. */
+export interface PublishOptions {
+  /** Let the producer's default partitioner choose (the record's own partition does not exist in the destination). */
+  readonly defaultPartitioner?: boolean;
+}
+
+export interface DestinationRecordOptions extends PublishOptions {
   readonly now: number;
   readonly includeStackTraces: boolean;
-  /** Leave the partition to the producer's default partitioner (the record's own partition does not exist there). */
-  readonly defaultPartitioner?: boolean;
 }
 
 /** A record timestamp as epoch ms, or undefined when it is not one (-1, garbage, beyond what a Date holds). */
