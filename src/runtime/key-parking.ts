@@ -3,10 +3,9 @@ import { decodeRetryHeaders } from './headers';
 import { committedOffsetOf, decodeParkState, encodeParkState, keyHash } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
+import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
 
-/** Where the handler left a record: done, in a tier, or in the DLQ. */
-export type HandleOutcome = 'success' | 'tier' | 'dlq';
 
 export interface KeyParkingOptions {
   readonly mainTopic: string;

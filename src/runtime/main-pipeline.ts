@@ -1,30 +1,15 @@
-import type { CounterCell } from './counter-cells';
 import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
 import type { PendingPublish } from './partition-progress';
 import type { ConsumerPort, EachBatchPayload } from './port';
-import type { ConsumedRecord, RoutedDestination } from './router';
+import type { RecordHandler, RoutedFailure } from './record-handler';
+import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
-
-/** A record the handler gave up on, and where it goes. */
-export interface RoutedFailure {
-  readonly error: unknown;
-  readonly destination: RoutedDestination;
-}
 
 export interface MainPipelineOptions {
   readonly consumer: () => ConsumerPort;
-  /** The user's handler, called directly: a success costs no promise of ours. */
-  readonly handler: (record: ConsumedRecord) => Promise<void>;
-  /** After the handler threw: in-place retries, then where the record goes (nothing when a retry succeeded). Rejects when stop() cuts a wait short. */
-  readonly afterFailure: (record: ConsumedRecord, error: unknown) => Promise<RoutedFailure | undefined>;
-  /** Publishes until acknowledged; rejects only when stop() comes first (StopRequested) or `abandoned()` turns true (RecordTakenAgain). */
-  readonly publish: (record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean) => Promise<void>;
-  /** After the acknowledgement: the `routed` event and the outcome counter. */
-  readonly routed: (record: ConsumedRecord, failure: RoutedFailure) => void;
-  /** After a success: the `processed` event (only when someone listens). */
-  readonly processed?: (record: ConsumedRecord) => void;
-  readonly success: CounterCell;
+  /** What happens to each record: the handler, its in-place retries, the publish of a failure. */
+  readonly records: RecordHandler;
   readonly commits: OffsetCommitter;
   readonly stopping: () => boolean;
   /** Keeps a background publish where stop() waits for it. */
@@ -92,7 +77,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
 
   async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {
     try {
-      await options.publish(record, failure, () => pending.abandoned);
+      await options.records.publish(record, failure, () => pending.abandoned);
     } catch (error) {
       // Cut short by stop() or abandoned: the record stays uncommitted (or runs again).
       // Anything else is a bug; the partition's next record throws it to the client, and
@@ -102,7 +87,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       return;
     }
     progress.acknowledged(pending);
-    options.routed(record, failure);
+    options.records.routed(record, failure);
     if (progress.dropped || pending.abandoned) return;
     options.commits.markProgress(progress)?.catch(options.onCommitError);
   }
@@ -142,14 +127,13 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         const offset = BigInt(message.offset);
         let failure: RoutedFailure | undefined;
         try {
-          await options.handler(record);
+          await options.records.handler(record);
         } catch (error) {
-          failure = await options.afterFailure(record, error);
+          failure = await options.records.afterFailure(record, error);
         }
         if (failure === undefined) {
           progress.finish(offset);
-          options.success.inc();
-          options.processed?.(record);
+          options.records.succeededOnMain(record);
         } else {
           const pending = progress.publishing(offset);
           options.track(publishInBackground(progress, record, pending, failure));
