@@ -28,6 +28,15 @@ export interface MainPipelineOptions {
 const HEARTBEAT_EVERY_MS = 1_000;
 
 /**
+ * A batch ends after this much handling; the client fetches its other records again. The
+ * Confluent client clears its cache and seeks its partitions back once no fetch happened
+ * within its max.poll.interval.ms (its `rebalanceTimeout`): with six partitions each in a
+ * long batch of slow records none happened, and records ran again (some 45 a minute in the
+ * crash test, where that interval is 10 s). kafkajs stops a batch between records as well.
+ */
+const BATCH_BUDGET_MS = 1_000;
+
+/**
  * How often a batch asks the client whether it went stale (a seek, the consumer
  * stopping). kafkajs answers by building a key string: asked per record it cost a third
  * of a fast consumer's time. A rebalance and stop() are seen at every record anyway, and
@@ -107,7 +116,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     if (progress === undefined) return;
     /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */
     let taken: string | undefined;
-    let heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
+    const startedAt = options.now();
+    let heartbeatAt = startedAt + HEARTBEAT_EVERY_MS;
+    const endBy = startedAt + BATCH_BUDGET_MS;
     let staleCheckAt = -Infinity;
     try {
       for (const message of messages) {
@@ -122,6 +133,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           await batch.heartbeat();
           heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
         }
+        if (now >= endBy) break;
         throwFailure(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
         const offset = BigInt(message.offset);
