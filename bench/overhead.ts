@@ -127,7 +127,7 @@ export async function benchOverhead(count = 120_000, rounds = 5): Promise<Overhe
   const progress = new PartitionProgress(descriptor.mainTopic, 0);
   const marking = await best(rounds, count, () =>
     timed(count, (i) => {
-      progress.finish(i);
+      progress.finish(BigInt(i));
       committer.markProgress(progress);
     }),
   );

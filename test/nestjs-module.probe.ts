@@ -18,7 +18,8 @@ const descriptor = (name: string): ConsumerDescriptor => ({
   name,
   mainTopic: `${name}.main`,
   groups: { main: name, retry: `${name}.retry`, replay: `${name}.dlq-replay`, monitor: `${name}.dlq-monitor` },
-  tiers: [{ index: 1, topic: `${name}.main.retry.1m`, delayMs: 60_000, label: '1m' }],
+  // No delay: the module's consumers read the system clock, which broker.run() does not move.
+  tiers: [{ index: 1, topic: `${name}.main.retry.0s`, delayMs: 0, label: '0s' }],
   dlqTopic: `${name}.main.dlq`,
   inPlace: { attempts: 1, backoffMs: 1, maxBackoffMs: 1, jitter: 0 },
   errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 1 },
@@ -134,8 +135,7 @@ async function main(): Promise<void> {
   send(consumers.payments, [...Object.keys(EXCEPTIONS), 'guarded']);
   send(consumers.lenient, ['bad-request', 'type-error']);
   send(consumers.fragile, ['fetch-failed', 'rpc-status-400', 'service-unavailable']);
-  // Tier records run at once here: the in-memory broker stamps them with its virtual clock
-  // (near epoch 0) and the module's consumers read the system clock, so their delay is long past.
+  // Tier records run at once: their tier has no delay.
   await broker.run();
 
   /** Where each record went: `dlq@<x-attempt>` (2: through the tier first), `tier` (waiting there), or `done` (in neither). */

@@ -1,5 +1,5 @@
 import type { OutgoingMessage, ProducerPort } from './port';
-import { publishFailureReason } from './publish-loop';
+import { publishFailureReason } from './publish-failure';
 
 interface Queued {
   readonly topic: string;

@@ -9,11 +9,15 @@ import type { EachMessagePayload } from './port';
 
 export type RoutedDestination = Exclude<Destination, { kind: 'in-place' }>;
 
-export interface DestinationRecordOptions {
+/** How one publish of a destination record is made. */
+export interface PublishOptions {
+  /** Let the producer's default partitioner choose (the record's own partition does not exist in the destination). */
+  readonly defaultPartitioner?: boolean;
+}
+
+export interface DestinationRecordOptions extends PublishOptions {
   readonly now: number;
   readonly includeStackTraces: boolean;
-  /** Leave the partition to the producer's default partitioner (the record's own partition does not exist there). */
-  readonly defaultPartitioner?: boolean;
 }
 
 /** A record timestamp as epoch ms, or undefined when it is not one (-1, garbage, beyond what a Date holds). */
@@ -65,7 +69,10 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
     Object.assign(headers, encodeSpringRetryTopicHeaders({ ...spring, attempts, backoffTimestamp }));
   }
   const partition = options.defaultPartitioner ? {} : { partition: record.partition };
-  return { key: record.message.key, value: record.message.value, headers, ...partition };
+  // A tier record is stamped with the moment it failed, so that its own timestamp plus the
+  // tier's delay is its x-due-at: a publish retried for a while does not make it due later.
+  const timestamp = destination.kind === 'tier' ? { timestamp: String(destination.dueAt - destination.tier.delayMs) } : {};
+  return { key: record.message.key, value: record.message.value, headers, ...partition, ...timestamp };
 }
 
 function causeName(error: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import type { PublishFailureReason } from './publish-loop';
+import type { PublishFailureReason } from './publish-failure';
 import type { RoutedDestination, ConsumedRecord } from './router';
 
 /** What the retrying consumer did, for logs, tests and the simulator's timeline. */

@@ -6,7 +6,7 @@ export { createRetryingConsumer } from './retrying-consumer';
 export type { RetryingConsumer, RetryingConsumerOptions } from './retrying-consumer';
 export { createRouter } from './router';
 export type { ConsumedRecord, PublishOptions, Router, RouterOptions, RoutedDestination } from './router';
-export type { PublishFailureReason } from './publish-loop';
+export type { PublishFailureReason } from './publish-failure';
 export type { ConsumerDescriptor, ErrorPolicy, InPlacePolicy, TierDescriptor } from './descriptor';
 export { resolveDestination, attemptOf } from './resolve';
 export type { Destination, DlqReason, Failure } from './resolve';

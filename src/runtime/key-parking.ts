@@ -3,10 +3,9 @@ import { decodeRetryHeaders } from './headers';
 import { committedOffsetOf, decodeParkState, encodeParkState, keyHash } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
+import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
 
-/** Where the handler left a record: done, in a tier, or in the DLQ. */
-export type HandleOutcome = 'success' | 'tier' | 'dlq';
 
 export interface KeyParkingOptions {
   readonly mainTopic: string;
@@ -17,6 +16,8 @@ export interface KeyParkingOptions {
   readonly emit: RetryEventListener;
   /** Most bytes of commit metadata the state of one partition may take (the broker's `offset.metadata.max.bytes`). */
   readonly budgetBytes: number;
+  /** Runs `work` again shortly (a refused pause or resume is tried again); nothing once the consumer stops. */
+  readonly retryLater: (work: () => void) => void;
 }
 
 /** Park-by-key for one consumer: its keys in retry and their parked records, durable in the group's commits. */
@@ -51,24 +52,52 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const { mainTopic, emit } = options;
   const partitions = new Map<number, PartitionParking>();
   const locks = new Map<number, Promise<unknown>>();
-  /** Main partitions paused because their state reached the budget; resumed when a key is released. */
-  const full = new Set<number>();
+  /** Main partitions this parking holds paused: always what reconcile() last derived from their state. */
+  const paused = new Set<number>();
   let generation = 0;
 
   /**
    * One operation per main partition at a time; a failed one drops the state, so the next
-   * reads it anew, and resumes the partition if it was paused as full: the re-read decides
-   * again whether it is full, so no partition stays paused with nobody left to resume it.
+   * reads it anew. Whatever happened, the partition's pause is derived again from its
+   * state afterwards: no event has to remember to resume it.
    */
   function locked(partition: number, work: () => Promise<void>): Promise<void> {
     const run = (locks.get(partition) ?? Promise.resolve()).catch(() => {}).then(work);
-    const guarded = run.catch((error: unknown) => {
-      partitions.delete(partition);
-      if (full.delete(partition)) resumeMain(partition);
-      throw error;
-    });
+    const guarded = run.then(
+      () => reconcile(partition),
+      (error: unknown) => {
+        partitions.delete(partition);
+        reconcile(partition);
+        throw error;
+      },
+    );
     locks.set(partition, guarded);
     return guarded;
+  }
+
+  /**
+   * A main partition is paused exactly when its state is loaded, at the budget, and every
+   * parked record is in memory. At the budget with a parked record not yet read again (after
+   * a reload), the partition must read: only that read brings the record back, and without
+   * it the key's release could never run it and shrink the state.
+   */
+  function reconcile(partition: number): void {
+    const parking = partitions.get(partition);
+    const wanted = parking !== undefined && overBudget(parking) && oldestMissing(parking) === undefined;
+    if (wanted === paused.has(partition)) return;
+    try {
+      if (wanted) options.consumer().pause([{ topic: mainTopic, partitions: [partition] }]);
+      else options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
+    } catch {
+      // Refused (the client is rejoining, say): derive it again shortly, as nothing else may
+      // come for this partition. A rejoin's forget() starts over anyway.
+      options.retryLater(() => reconcile(partition));
+      return;
+    }
+    if (wanted) {
+      paused.add(partition);
+      emit({ type: 'parking-full', topic: mainTopic, partition, keys: parking!.state.held.size, parked: parking!.state.parked.size });
+    } else paused.delete(partition);
   }
 
   async function load(partition: number): Promise<PartitionParking> {
@@ -84,14 +113,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (parking.state.parked.size > 0) options.consumer().seek({ topic: mainTopic, partition, offset: committedOffsetOf(parking.state).toString() });
     if (loadedIn === generation) partitions.set(partition, parking);
     return parking;
-  }
-
-  function resumeMain(partition: number): void {
-    try {
-      options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
-    } catch {
-      // Not ours any more, or the client is rejoining: the new owner reads the state anew.
-    }
   }
 
   const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => ({
@@ -122,7 +143,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     onMainRecord: (record) =>
       locked(record.partition, async () => {
         const { partition } = record;
-        if (full.has(partition)) return; // fetched before the pause; it comes again on resume
         const parking = await load(partition);
         const { state } = parking;
         const offset = BigInt(record.message.offset);
@@ -136,10 +156,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           return;
         }
         if (overBudget(parking)) {
-          options.consumer().pause([{ topic: mainTopic, partitions: [partition] }]);
-          options.consumer().seek({ topic: mainTopic, partition, offset: record.message.offset });
-          full.add(partition);
-          emit({ type: 'parking-full', topic: mainTopic, partition, keys: state.held.size, parked: state.parked.size });
+          // Not taken: read again from the oldest parked record not in memory, else from this
+          // one (once resumed; reconcile() pauses the partition when nothing is missing).
+          options.consumer().seek({ topic: mainTopic, partition, offset: (oldestMissing(parking) ?? offset).toString() });
           return;
         }
         // Keyless records have no order to keep: they never wait and never hold.
@@ -173,20 +192,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           await drain(parking, hash);
         }
         await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
-        if (full.has(record.partition) && !overBudget(parking)) {
-          full.delete(record.partition);
-          resumeMain(record.partition);
-        }
       });
     },
 
     forget() {
       generation++;
       partitions.clear();
-      for (const partition of full) resumeMain(partition);
-      full.clear();
+      for (const partition of [...paused]) reconcile(partition);
     },
   };
+}
+
+/** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
+function oldestMissing({ state, records }: PartitionParking): bigint | undefined {
+  return oldestOf([...state.parked.keys()].filter((offset) => !records.has(offset)));
 }
 
 function oldestOf(offsets: bigint[]): bigint | undefined {

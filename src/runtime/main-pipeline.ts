@@ -1,30 +1,15 @@
-import type { CounterCell } from './counter-cells';
 import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
 import type { PendingPublish } from './partition-progress';
 import type { ConsumerPort, EachBatchPayload } from './port';
-import type { ConsumedRecord, RoutedDestination } from './router';
+import type { RecordHandler, RoutedFailure } from './record-handler';
+import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
-
-/** A record the handler gave up on, and where it goes. */
-export interface RoutedFailure {
-  readonly error: unknown;
-  readonly destination: RoutedDestination;
-}
 
 export interface MainPipelineOptions {
   readonly consumer: () => ConsumerPort;
-  /** The user's handler, called directly: a success costs no promise of ours. */
-  readonly handler: (record: ConsumedRecord) => Promise<void>;
-  /** After the handler threw: in-place retries, then where the record goes (nothing when a retry succeeded). Rejects when stop() cuts a wait short. */
-  readonly afterFailure: (record: ConsumedRecord, error: unknown) => Promise<RoutedFailure | undefined>;
-  /** Publishes until acknowledged; rejects (StopRequested) only when stop() comes first or `abandoned()` turns true. */
-  readonly publish: (record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean) => Promise<void>;
-  /** After the acknowledgement: the `routed` event and the outcome counter. */
-  readonly routed: (record: ConsumedRecord, failure: RoutedFailure) => void;
-  /** After a success: the `processed` event (only when someone listens). */
-  readonly processed?: (record: ConsumedRecord) => void;
-  readonly success: CounterCell;
+  /** What happens to each record: the handler, its in-place retries, the publish of a failure. */
+  readonly records: RecordHandler;
   readonly commits: OffsetCommitter;
   readonly stopping: () => boolean;
   /** Keeps a background publish where stop() waits for it. */
@@ -41,6 +26,15 @@ export interface MainPipelineOptions {
  * each record, without a promise per record.
  */
 const HEARTBEAT_EVERY_MS = 1_000;
+
+/**
+ * A batch ends after this much handling; the client fetches its other records again. The
+ * Confluent client clears its cache and seeks its partitions back once no fetch happened
+ * within its max.poll.interval.ms (its `rebalanceTimeout`): with six partitions each in a
+ * long batch of slow records none happened, and records ran again (some 45 a minute in the
+ * crash test, where that interval is 10 s). kafkajs stops a batch between records as well.
+ */
+const BATCH_BUDGET_MS = 1_000;
 
 /**
  * How often a batch asks the client whether it went stale (a seek, the consumer
@@ -68,17 +62,23 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   const partitions = new Map<string, PartitionProgress>();
   const failures = new WeakMap<PartitionProgress, unknown>();
 
-  function progressOf(batch: EachBatchPayload): PartitionProgress {
+  /** The batch's partition, resumed if need be; undefined when the batch is to be read again from an earlier record. */
+  function progressOf(batch: EachBatchPayload): PartitionProgress | undefined {
     const id = `${batch.topic}\u0000${batch.partition}`;
-    const first = Number(batch.messages[0]!.offset);
+    const first = BigInt(batch.messages[0]!.offset);
     let progress = partitions.get(id);
     if (progress === undefined) {
       progress = new PartitionProgress(batch.topic, batch.partition);
       partitions.set(id, progress);
     } else if (progress.mustResume(first)) {
       // After a rebalance or a seek: the records from `first` on run again (their old
-      // publishes give up), earlier publishes still hold the commit.
-      progress.resume(first);
+      // publishes give up), earlier publishes still hold the commit. A record whose
+      // publish a revocation ended is read again, here as by any other owner.
+      const again = progress.resume(first);
+      if (again !== undefined) {
+        options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: again.toString() });
+        return undefined;
+      }
       failures.delete(progress);
     }
     return progress;
@@ -86,7 +86,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
 
   async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {
     try {
-      await options.publish(record, failure, () => pending.abandoned);
+      await options.records.publish(record, failure, () => pending.abandoned);
     } catch (error) {
       // Cut short by stop() or abandoned: the record stays uncommitted (or runs again).
       // Anything else is a bug; the partition's next record throws it to the client, and
@@ -96,7 +96,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       return;
     }
     progress.acknowledged(pending);
-    options.routed(record, failure);
+    options.records.routed(record, failure);
     if (progress.dropped || pending.abandoned) return;
     options.commits.markProgress(progress)?.catch(options.onCommitError);
   }
@@ -113,9 +113,12 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const { topic, partition, messages } = batch;
     if (messages.length === 0) return;
     const progress = progressOf(batch);
+    if (progress === undefined) return;
     /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */
     let taken: string | undefined;
-    let heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
+    const startedAt = options.now();
+    let heartbeatAt = startedAt + HEARTBEAT_EVERY_MS;
+    const endBy = startedAt + BATCH_BUDGET_MS;
     let staleCheckAt = -Infinity;
     try {
       for (const message of messages) {
@@ -130,19 +133,19 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           await batch.heartbeat();
           heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
         }
+        if (now >= endBy) break;
         throwFailure(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
-        const offset = Number(message.offset);
+        const offset = BigInt(message.offset);
         let failure: RoutedFailure | undefined;
         try {
-          await options.handler(record);
+          await options.records.handler(record);
         } catch (error) {
-          failure = await options.afterFailure(record, error);
+          failure = await options.records.afterFailure(record, error);
         }
         if (failure === undefined) {
           progress.finish(offset);
-          options.success.inc();
-          options.processed?.(record);
+          options.records.succeededOnMain(record);
         } else {
           const pending = progress.publishing(offset);
           options.track(publishInBackground(progress, record, pending, failure));
@@ -161,11 +164,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   return {
     onBatch,
     forget() {
-      // Kept, not cleared: a client may resume a partition past publishes still in flight.
-      for (const progress of partitions.values()) {
-        progress.dropped = true;
-        progress.release();
-      }
+      // Kept, not cleared: a client may resume a partition past publishes it gave up here.
+      for (const progress of partitions.values()) progress.revoke();
     },
     release() {
       for (const progress of partitions.values()) progress.release();

@@ -3,7 +3,7 @@ import { METRICS } from '../naming/metrics';
 import { ERROR_KINDS } from './classify';
 import { CounterCells } from './counter-cells';
 import type { ConsumerDescriptor } from './descriptor';
-import { PUBLISH_FAILURE_REASONS } from './publish-loop';
+import { PUBLISH_FAILURE_REASONS } from './publish-failure';
 
 /** Delivery lateness buckets, seconds: sub-second precision up to the late limit of day-long tiers. */
 const LATENESS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 43200, 86400];

@@ -69,7 +69,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     for (const progress of progressed) {
       const offset = progress.committable();
       // A partition a rebalance took away is not ours to commit.
-      if (!progress.dropped && offset >= 0) keep({ topic: progress.topic, partition: progress.partition, offset: String(offset) });
+      if (!progress.dropped && offset >= 0n) keep({ topic: progress.topic, partition: progress.partition, offset: offset.toString() });
     }
     progressed.clear();
     const batch = [...pending.values()];

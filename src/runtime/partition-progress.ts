@@ -1,7 +1,8 @@
 /** A failed record's publish to its tier or the DLQ, from its start to its acknowledgement. */
 export interface PendingPublish {
-  readonly offset: number;
-  /** Set when the record is taken again (a rebalance, a seek): its publish loop gives up at its next try. */
+  /** Kafka offsets are 64-bit: a bigint, never a JavaScript number. */
+  readonly offset: bigint;
+  /** Set when the record is taken again (a seek) or its partition revoked: its publish loop gives up at its next try. */
   abandoned: boolean;
 }
 
@@ -12,21 +13,19 @@ export interface PendingPublish {
  * whose publish is unacknowledged, else the one after the last record taken: a commit
  * never passes a record that is not yet in its tier or the DLQ.
  *
- * One progress lives as long as the consumer: a rebalance or a seek resumes it rather
- * than replacing it, because a client may resume a partition past records whose publish
- * is still in flight (the Confluent client seeks to the last resolved offset), and those
- * must go on holding the commit.
- *
- * Offsets are plain numbers: exact up to 2^53, which a partition written at a million
- * records a second reaches in 285 years.
+ * One progress lives as long as the consumer. A rebalance revokes it: the publish loops of
+ * its records end (the partition's owner reads those records again), and should the
+ * partition come back to this member past one of them (the Confluent client resumes at
+ * the last resolved offset), `resume()` says where to read again from. A seek resumes it:
+ * publishes of records before the new position go on and hold the commit.
  */
 export class PartitionProgress {
-  /** Publishes not yet acknowledged, by ascending offset (records are taken in order). */
+  /** Publishes not yet acknowledged, by ascending offset (records are taken in order); after a revocation, given up. */
   private unacked: PendingPublish[] = [];
   /** One past the last offset taken; -1 before the first. */
-  private next = -1;
+  private next = -1n;
   /** Where the partition stood when taking began (or resumed): committing it tells Kafka nothing. */
-  private start = -1;
+  private start = -1n;
   /** Resolvers of waitForAcknowledgement(), called when an acknowledgement frees a place. */
   private waiters: (() => void)[] = [];
   /** Set by a rebalance until the partition's next batch: it may belong to another member, so nothing is committed. */
@@ -35,53 +34,68 @@ export class PartitionProgress {
   constructor(readonly topic: string, readonly partition: number) {}
 
   /** A record the handler finished with (success): nothing left to wait for. */
-  finish(offset: number): void {
+  finish(offset: bigint): void {
     this.take(offset);
   }
 
   /** A failed record whose publish started; it holds the commit until acknowledged. */
-  publishing(offset: number): PendingPublish {
+  publishing(offset: bigint): PendingPublish {
     this.take(offset);
     const pending: PendingPublish = { offset, abandoned: false };
     this.unacked.push(pending);
     return pending;
   }
 
-  private take(offset: number): void {
-    if (this.start < 0) this.start = offset;
-    this.next = offset + 1;
+  private take(offset: bigint): void {
+    if (this.start < 0n) this.start = offset;
+    this.next = offset + 1n;
   }
 
-  /** The publish was acknowledged (of an abandoned one: nothing changes). */
+  /** The publish was acknowledged: the record is in its tier (of one a seek abandoned: nothing changes). */
   acknowledged(pending: PendingPublish): void {
     const at = this.unacked.indexOf(pending);
     if (at >= 0) this.unacked.splice(at, 1);
     this.release();
   }
 
+  /**
+   * A rebalance: the partition may now be another member's, which reads its records again
+   * from the committed offset. Every publish in flight gives up at its next try.
+   */
+  revoke(): void {
+    this.dropped = true;
+    for (const pending of this.unacked) pending.abandoned = true;
+    this.release();
+  }
+
   /** Whether the partition's next batch, starting at `offset`, must resume this progress first. */
-  mustResume(offset: number): boolean {
+  mustResume(offset: bigint): boolean {
     return this.dropped || offset < this.next;
   }
 
   /**
-   * The partition's next batch starts at `offset`, after a rebalance or a re-fetch. The
-   * records from `offset` on run again, so their publishes are abandoned; publishes of
-   * earlier records go on and hold the commit until acknowledged.
+   * The partition's next batch starts at `offset`, after a rebalance or a re-fetch. If a
+   * publish given up at a revocation lies before it, nothing resumes: the answer is the
+   * offset to read again from (that record's). Otherwise the records from `offset` on run
+   * again, so their publishes are abandoned; publishes of earlier records go on and hold
+   * the commit until acknowledged.
    */
-  resume(offset: number): void {
+  resume(offset: bigint): bigint | undefined {
+    const givenUp = this.unacked.find((pending) => pending.abandoned && pending.offset < offset);
+    if (givenUp !== undefined) return givenUp.offset;
     for (const pending of this.unacked) if (pending.offset >= offset) pending.abandoned = true;
     this.unacked = this.unacked.filter((pending) => !pending.abandoned);
     this.start = offset;
     this.next = offset;
     this.dropped = false;
     this.release();
+    return undefined;
   }
 
   /** The offset to commit, or -1 while nothing is finished (committing where the partition stood tells Kafka nothing). */
-  committable(): number {
+  committable(): bigint {
     const offset = this.unacked.length > 0 ? this.unacked[0]!.offset : this.next;
-    return offset > this.start ? offset : -1;
+    return offset > this.start ? offset : -1n;
   }
 
   get inFlight(): number {

@@ -98,6 +98,8 @@ export interface OutgoingMessage {
   readonly headers: Record<string, Buffer | string | (Buffer | string)[]>;
   /** Absent: the producer's default partitioner picks one (by key). */
   readonly partition?: number;
+  /** Epoch ms, as a string (KafkaJS's shape); absent: the producer's clock at send time. */
+  readonly timestamp?: string;
 }
 
 export interface ProducerPort {

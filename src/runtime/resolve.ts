@@ -27,14 +27,17 @@ export interface Failure {
  * The attempt a record is on, from where it was read: a record read from tier k is on
  * attempt k + 1 whatever its `x-attempt` says, so a garbage header can neither crash the
  * consumer nor keep a record looping (R8). A draining tier held attempts of a ladder that
- * no longer exists, so there the header counts, bounded to the live ladder (a draining
- * tier is never a destination, so its records always move on).
+ * no longer exists, so there one rule holds: the record is on the attempt its `x-attempt`
+ * says, else the one its tier's place gives (index + 1), at least 2 (it failed on the
+ * main topic) and at most one past every tier the consumer knows, live or draining. The
+ * attempt is what the record went through; the live ladder only decides where it goes
+ * next (a draining tier is never a destination, so its records always move on).
  */
 export function attemptOf(consumer: ConsumerDescriptor, topic: string, recordedAttempt?: number): number {
   const tier = consumer.tiers.find((t) => t.topic === topic);
   if (!tier) return 1;
-  if (!tier.draining || recordedAttempt === undefined) return tier.index + 1;
-  return Math.min(Math.max(recordedAttempt, 2), liveTiers(consumer).length + 1);
+  if (!tier.draining) return tier.index + 1;
+  return Math.min(Math.max(recordedAttempt ?? tier.index + 1, 2), consumer.tiers.length + 1);
 }
 
 function liveTiers(consumer: ConsumerDescriptor): readonly TierDescriptor[] {

@@ -3,27 +3,26 @@ import type { Random } from './backoff';
 import type { ErrorClassifier } from './classify';
 import { systemClock, withLongTimers } from './clock';
 import type { Clock } from './clock';
-import type { ConsumerDescriptor, TierDescriptor } from './descriptor';
-import { timestampOf } from './destination-record';
-import { dueTimeOf, FirstSeen } from './due-time';
+import { coalescingProducer } from './coalescing-producer';
+import type { ConsumerDescriptor } from './descriptor';
 import type { RetryEvent, RetryEventListener } from './events';
-import { decodeRetryHeaders } from './headers';
-import { DLQ_DESTINATION_LABEL, initializeConsumerSeries, retryMetrics } from './metrics';
-import type { RetryMetrics } from './metrics';
 import { createKeyParking } from './key-parking';
+import type { KeyParking } from './key-parking';
+import { createMainPipeline } from './main-pipeline';
+import type { MainPipeline } from './main-pipeline';
+import { initializeConsumerSeries, retryMetrics } from './metrics';
+import type { RetryMetrics } from './metrics';
 import { createOffsetCommitter, DEFAULT_COMMIT_POLICY } from './offset-committer';
 import type { CommitPolicy, OffsetCommitter } from './offset-committer';
-import type { HandleOutcome, KeyParking } from './key-parking';
-import { coalescingProducer } from './coalescing-producer';
-import { createMainPipeline } from './main-pipeline';
-import type { MainPipeline, RoutedFailure } from './main-pipeline';
 import { DEFAULT_PARK_STATE_BUDGET } from './park-state';
-import type { ConsumerPort, EachMessagePayload, KafkaPort, ProducerPort, TopicPartitionOffset } from './port';
-import { publishUntilAcknowledged } from './publish-loop';
-import { attemptOf } from './resolve';
+import type { ConsumerPort, EachMessagePayload, KafkaPort, ProducerPort } from './port';
+import { createRecordHandler } from './record-handler';
+import type { RecordHandler } from './record-handler';
 import { createRouter } from './router';
-import type { ConsumedRecord, RoutedDestination, Router } from './router';
+import type { ConsumedRecord, Router } from './router';
 import { StopRequested } from './stop-requested';
+import { createTierPipeline, RESUME_RETRY_MS } from './tier-pipeline';
+import type { TierPipeline } from './tier-pipeline';
 
 export interface RetryingConsumerOptions {
   readonly kafka: KafkaPort;
@@ -110,16 +109,15 @@ const HEARTBEAT_SLICE_MS = 1_000;
 /**
  * A main consumer and a retry consumer for one consumer descriptor (R11-R14): failures
  * are routed to a tier or the DLQ and the offset is committed only after the publish is
- * acknowledged; tier records wait with their partition paused, never in a sleep.
+ * acknowledged; tier records wait with their partition paused, never in a sleep. This
+ * wires the parts (record handler, main pipeline, tier pipeline, key parking, committers)
+ * to the clients and runs the lifecycle.
  */
 export function createRetryingConsumer(consumer: ConsumerDescriptor, options: RetryingConsumerOptions): RetryingConsumer {
   const clock = withLongTimers(options.clock ?? systemClock);
   const metrics = retryMetrics(options.registry);
   initializeConsumerSeries(metrics, consumer);
   const emit = safely(options.onEvent);
-  /** Events are built only when someone listens: no allocation per record otherwise. */
-  const listening = options.onEvent !== undefined;
-  const publishBackoff = options.publishBackoff ?? { initialMs: 200, maxMs: 30_000 };
   const parkByKey = consumer.ordering === 'park-by-key';
 
   let producer: ProducerPort | undefined;
@@ -136,6 +134,9 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
   let stopping = false;
   let signalStop!: () => void;
   const stopSignal = new Promise<void>((resolve) => (signalStop = resolve));
+  const inFlight = new Set<Promise<void>>();
+  /** Timers of refused pauses and resumes of key parking, tried again; cancelled by stop(). */
+  const retries = new Set<() => void>();
 
   /** Waits, unless stop() comes first: then the record is left uncommitted for the next run. */
   async function waitUnlessStopped(ms: number): Promise<void> {
@@ -160,104 +161,22 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       }
     } while (left > 0);
   }
-  const inFlight = new Set<Promise<void>>();
-  /** Partitions of the retry consumer paused until a record is due, with the timer that resumes them. */
-  const waiting = new Map<string, () => void>();
-  const tierByTopic = new Map<string, TierDescriptor>(consumer.tiers.map((t) => [t.topic, t]));
-  /** Each tier's lateness series, its labels looked up once. */
-  const latenessByTopic = new Map(consumer.tiers.map((t) => [t.topic, metrics.lateness.labels(consumer.name, t.label)]));
-  const firstSeen = new FirstSeen();
 
-  const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  const records: RecordHandler = createRecordHandler({
+    consumer,
+    handler: options.handler,
+    router: () => router,
+    metrics,
+    emit,
+    listening: options.onEvent !== undefined,
+    publishBackoff: options.publishBackoff ?? { initialMs: 200, maxMs: 30_000 },
+    waitHeartbeating,
+    stopping: () => stopping,
+  });
 
-  /** `abandoned`: the record was taken again (a rebalance, a seek), so this publish gives up at its next try. */
-  function publish(record: ConsumedRecord, error: unknown, destination: RoutedDestination, abandoned: () => boolean = () => false): Promise<TopicPartitionOffset> {
-    return publishUntilAcknowledged({
-      publish: (publishOptions) => router.publish(record, error, destination, publishOptions),
-      // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
-      mayRepartition: !parkByKey || destination.kind === 'dlq',
-      backoff: publishBackoff,
-      wait: async (ms) => {
-        await waitHeartbeating(record, ms);
-        if (abandoned()) throw new StopRequested();
-      },
-      onFailure: ({ error: failure, reason, retryInMs }) => {
-        // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
-        if (stopping || abandoned()) throw new StopRequested();
-        metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
-        if (listening) emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
-      },
-    });
-  }
-
-  /** Counters of the records finished, by topic and outcome: found once, not per record. */
-  const cellsByTopic = new Map(
-    [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic)].map((topic) => [
-      topic,
-      {
-        success: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'success' }),
-        retry: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'retry' }),
-        dlq: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'dlq' }),
-      },
-    ]),
-  );
-  const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => cellsByTopic.get(topic)![outcome];
-
-  /** After the handler threw: its in-place retries, then where the record goes (nothing when a retry succeeded). */
-  async function afterFailure(record: ConsumedRecord, firstError: unknown): Promise<RoutedFailure | undefined> {
-    let error = firstError;
-    for (let tries = 1; ; tries++) {
-      const destination = router.decide(record, error, tries);
-      if (destination.kind !== 'in-place') return { error, destination };
-      const waitMs = router.inPlaceBackoffMs(destination.retry);
-      if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOf(consumer, record.topic), error, waitMs });
-      await waitHeartbeating(record, waitMs);
-      try {
-        await options.handler(record);
-        return undefined;
-      } catch (next) {
-        error = next;
-      }
-    }
-  }
-
-  /** Runs the handler with its in-place retries: nothing on success, else where the record goes. */
-  async function runHandler(record: ConsumedRecord): Promise<RoutedFailure | undefined> {
-    try {
-      await options.handler(record);
-      return undefined;
-    } catch (error) {
-      return afterFailure(record, error);
-    }
-  }
-
-  function routed(record: ConsumedRecord, { error, destination }: RoutedFailure): void {
-    if (listening) emit({ type: 'routed', record, attempt: attemptOf(consumer, record.topic), error, destination });
-    outcomeCell(record.topic, destination.kind === 'tier' ? 'retry' : 'dlq').inc();
-  }
-
-  /** Runs the handler with in-place retries, then routes a failure. Says where the record went and what to commit. */
-  async function handle(record: ConsumedRecord, fromParking: boolean): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }> {
-    const failure = await runHandler(record);
-    if (failure === undefined) {
-      if (listening) emit({ type: 'processed', record, attempt: attemptOf(consumer, record.topic), parked: fromParking });
-      outcomeCell(record.topic, 'success').inc();
-      return { outcome: 'success', commit: router.commitOffsetFor(record) };
-    }
-    const commit = await publish(record, failure.error, failure.destination);
-    routed(record, failure);
-    return { outcome: failure.destination.kind, commit };
-  }
-
-  const mainAttempt = attemptOf(consumer, consumer.mainTopic);
   const pipeline: MainPipeline = createMainPipeline({
     consumer: () => mainConsumer!,
-    handler: options.handler,
-    afterFailure,
-    publish: async (record, { error, destination }, abandoned) => void (await publish(record, error, destination, abandoned)),
-    routed,
-    processed: listening ? (record) => emit({ type: 'processed', record, attempt: mainAttempt, parked: false }) : undefined,
-    success: outcomeCell(consumer.mainTopic, 'success'),
+    records,
     commits: mainCommits,
     stopping: () => stopping,
     track: (work) => void tracked(work),
@@ -266,62 +185,23 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     now: () => clock.now(),
   });
 
-  /**
-   * The head of a tier partition is the record due first (R1): if it is not due, pause
-   * the partition, seek back to it, and resume when it is; never early (R13). A missing
-   * or garbage x-due-at, or one later than the tier's own delay allows, falls back to the
-   * record's timestamp plus the delay, so no header can hold a partition forever.
-   */
-  async function onTierRecord(record: EachMessagePayload): Promise<void> {
-    const tier = tierByTopic.get(record.topic)!;
-    const id = partitionKey(record.topic, record.partition);
-    if (waiting.has(id)) return; // fetched before the pause took effect; it comes again after the resume
-    const now = clock.now();
-    const dueAt = dueTimeOf({
-      header: decodeRetryHeaders(record.message.headers).dueAt,
-      writtenAt: timestampOf(record),
-      firstSeenAt: firstSeen.at(id, record.message.offset, now),
-      delayMs: tier.delayMs,
-    });
-    if (now < dueAt) {
-      retryConsumer!.pause([{ topic: record.topic, partitions: [record.partition] }]);
-      retryConsumer!.seek({ topic: record.topic, partition: record.partition, offset: record.message.offset });
-      emit({ type: 'waiting', topic: record.topic, partition: record.partition, dueAt });
-      waiting.set(id, clock.setTimer(dueAt - now, () => resumePartition(record.topic, record.partition)));
-      return;
-    }
-    firstSeen.done(id);
-    latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
-    const { outcome, commit } = await handle(record, false);
-    if (parking) await parking.onTierRecord(record, outcome, commit);
-    else await retryCommits.mark(commit);
-  }
+  const tiers: TierPipeline = createTierPipeline({
+    consumer,
+    client: () => retryConsumer!,
+    clock,
+    metrics,
+    emit,
+    records,
+    done: (record, outcome, commit) => (parking ? parking.onTierRecord(record, outcome, commit) : retryCommits.mark(commit)),
+    stopping: () => stopping,
+  });
 
-  function resumePartition(topic: string, partition: number): void {
-    const id = partitionKey(topic, partition);
-    waiting.delete(id);
-    if (stopping) return;
-    try {
-      retryConsumer?.resume([{ topic, partitions: [partition] }]);
-    } catch {
-      // The client is restarting its group (after a broker outage, say): keep the
-      // partition listed, so the rejoin resumes it and the due check runs anew.
-      waiting.set(id, () => {});
-    }
-  }
-
-  /** After a rebalance a paused partition may be gone or come back unpaused: start over from the committed offsets. */
+  /** After a rebalance of the consumer that reads the tiers: every part starts over from the committed offsets. */
   function forgetWaiting(): void {
+    records.revoke();
     parking?.forget();
     retryCommits.forget();
-    firstSeen.clear();
-    const entries = [...waiting];
-    waiting.clear();
-    for (const [id, cancel] of entries) {
-      cancel();
-      const [topic, partition] = id.split('\u0000');
-      resumePartition(topic!, Number(partition));
-    }
+    tiers.forget();
   }
 
   /** Runs a record unless stop() began: then its partition pauses and the record is left for the next run. */
@@ -363,15 +243,22 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         parking = createKeyParking({
           mainTopic: consumer.mainTopic,
           consumer: () => mainConsumer!,
-          handle: async (record, parked) => (await handle(record, parked)).outcome,
+          handle: async (record, parked) => (await records.handle(record, parked)).outcome,
           emit,
           budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,
+          retryLater: (work) => {
+            const cancel = clock.setTimer(RESUME_RETRY_MS, () => {
+              retries.delete(cancel);
+              if (!stopping) work();
+            });
+            retries.add(cancel);
+          },
         });
         await mainConsumer.connect();
         await mainConsumer.subscribe({ topics: [consumer.mainTopic, ...tierTopics], fromBeginning: true });
         mainConsumer.onRebalance(forgetWaiting);
         await mainConsumer.run({
-          eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? parking!.onMainRecord(record) : onTierRecord(record))),
+          eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? parking!.onMainRecord(record) : tiers.onRecord(record))),
           // Main partitions move on side by side, and beside each its tier partitions, as
           // separate consumers would (each main partition's state has its own lock). (With
           // one at a time, the Confluent client skipped tier records after a member died.)
@@ -391,7 +278,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         await retryConsumer.connect();
         await retryConsumer.subscribe({ topics: tierTopics, fromBeginning: true });
         retryConsumer.onRebalance(forgetWaiting);
-        await retryConsumer.run({ eachMessage: eachMessageOf(() => retryConsumer!, onTierRecord) });
+        await retryConsumer.run({ eachMessage: eachMessageOf(() => retryConsumer!, (record) => tiers.onRecord(record)) });
       }
       await mainConsumer.run({
         eachBatch: (batch) => (stopping ? Promise.resolve(mainConsumer!.pause([{ topic: batch.topic, partitions: [batch.partition] }])) : tracked(pipeline.onBatch(batch))),
@@ -401,8 +288,9 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     async stop() {
       stopping = true;
       signalStop();
-      for (const cancel of waiting.values()) cancel();
-      waiting.clear();
+      tiers.close();
+      for (const cancel of retries) cancel();
+      retries.clear();
       // Finish the records in hand and the publishes in flight, commit what is done, then
       // leave the groups. A record that failed here stays uncommitted; stop() goes on, so
       // the member still leaves.

@@ -7,7 +7,7 @@ import type { Clock } from './clock';
 import type { ConsumerDescriptor } from './descriptor';
 import { buildDestinationRecord } from './destination-record';
 import { decodeRetryHeaders } from './headers';
-import type { RoutedDestination } from './destination-record';
+import type { PublishOptions, RoutedDestination } from './destination-record';
 import { retryMetrics } from './metrics';
 import type { RetryMetrics } from './metrics';
 import type { EachMessagePayload, OutgoingMessage, ProducerPort, TopicPartitionOffset } from './port';
@@ -15,7 +15,7 @@ import { resolveDestination } from './resolve';
 import type { Destination } from './resolve';
 
 export type ConsumedRecord = EachMessagePayload;
-export type { RoutedDestination };
+export type { PublishOptions, RoutedDestination };
 
 export interface RouterOptions {
   readonly producer: ProducerPort;
@@ -50,10 +50,6 @@ export interface Router {
   commitOffsetFor(record: ConsumedRecord): TopicPartitionOffset;
 }
 
-export interface PublishOptions {
-  /** Let the producer's default partitioner choose (the record's own partition does not exist in the destination). */
-  readonly defaultPartitioner?: boolean;
-}
 
 export function createRouter(consumer: ConsumerDescriptor, options: RouterOptions): Router {
   const clock = options.clock ?? systemClock;

@@ -28,6 +28,19 @@ export class BrokerRefusedError extends Error {
 }
 
 /**
+ * What a client does when eachMessage or eachBatch throws. `fail`: the run fails (a bug in
+ * a test). `kafkajs`: its retrier fetches again from the last resolved record (a seek made
+ * during the call wins), and after `retries` throws in a row the consumer crashes and
+ * restarts: it rejoins, pauses are gone, positions come from the committed offsets.
+ * `confluent`: the client seeks back to the record that threw (after any seek made during
+ * the call, so its own wins) and goes on; no rejoin.
+ */
+export type ThrowReaction = 'fail' | 'kafkajs' | 'confluent';
+
+/** kafkajs's default `retry.retries`. */
+export const KAFKAJS_RETRIES = 5;
+
+/**
  * An in-memory Kafka for unit tests and the simulator: topics must be created (no
  * auto-creation), offsets are committed per group, consumers pause, resume and seek.
  * One member per group. With eachMessage one record at a time per consumer; with
@@ -44,8 +57,12 @@ export class MemoryBroker {
   heartbeats = 0;
   /** Most records in one eachBatch call. */
   batchSize = 100;
-  /** Errors thrown out of eachMessage: a real client would crash or retry; here they fail the run. */
+  /** Errors thrown out of eachMessage or eachBatch; with `throwReaction: 'fail'` they fail the run. */
   readonly consumerErrors: unknown[] = [];
+  /** How consumers react to a throw out of eachMessage or eachBatch. */
+  throwReaction: ThrowReaction = 'fail';
+  /** Consumers that crashed and rejoined (kafkajs, after its retries). */
+  restarts = 0;
 
   constructor(readonly clock: VirtualClock) {}
 
@@ -86,7 +103,7 @@ export class MemoryBroker {
   }
 
   /** Writes a record; `timestamp` (epoch ms, the clock's now by default) lets tests write what odd producers write. */
-  append(topic: string, message: Omit<OutgoingMessage, 'headers'> & { headers?: OutgoingMessage['headers']; timestamp?: number }): number {
+  append(topic: string, message: Omit<OutgoingMessage, 'headers' | 'timestamp'> & { headers?: OutgoingMessage['headers']; timestamp?: number }): number {
     const refusals = this.refusals.get(topic) ?? 0;
     if (refusals > 0) {
       this.refusals.set(topic, refusals - 1);
@@ -125,10 +142,10 @@ export class MemoryBroker {
         connect: async () => {},
         disconnect: async () => {},
         send: async ({ topic, messages }) => {
-          for (const m of messages) this.append(topic, m);
+          for (const m of messages) this.append(topic, asAppended(m));
         },
         sendBatch: async (records) => {
-          for (const { topic, messages } of records) for (const m of messages) this.append(topic, m);
+          for (const { topic, messages } of records) for (const m of messages) this.append(topic, asAppended(m));
         },
       }),
     };
@@ -138,12 +155,13 @@ export class MemoryBroker {
    * Delivers records and moves the clock until nothing is left to do or `until` is
    * reached: whenever every consumer waits on a timer, time jumps to the next one.
    */
-  async run(options: { until?: number; maxSteps?: number } = {}): Promise<void> {
+  async run(options: { until?: number; maxSteps?: number; stopWhen?: () => boolean } = {}): Promise<void> {
     const maxSteps = options.maxSteps ?? 100_000;
     for (let step = 0; step < maxSteps; step++) {
+      if (options.stopWhen?.()) return;
       const started = this.consumers.filter((c) => c.deliverNext()).length;
       await settle();
-      if (this.consumerErrors.length > 0) throw this.consumerErrors[0];
+      if (this.throwReaction === 'fail' && this.consumerErrors.length > 0) throw this.consumerErrors[0];
       if (started > 0) continue;
       const busy = this.consumers.some((c) => c.busy);
       if (!this.clock.hasTimers()) {
@@ -159,12 +177,25 @@ export class MemoryBroker {
 
   /** Every member of a group loses and regains its partitions, as in a rebalance. */
   rebalance(groupId: string): void {
-    for (const c of this.consumers.filter((c) => c.groupId === groupId)) c.rebalance();
+    for (const c of this.consumers.filter((c) => c.groupId === groupId && c.connected)) c.rebalance();
+  }
+
+  /** The partitions connected members of a group hold paused, as `topic-partition`, sorted. */
+  pausedPartitions(groupId: string): string[] {
+    return this.consumers
+      .filter((c) => c.groupId === groupId && c.connected)
+      .flatMap((c) => c.pausedPartitions())
+      .sort();
   }
 
   fetchPosition(groupId: string, topic: string, partition: number): number {
     return this.committedOffset(groupId, topic, partition) ?? 0;
   }
+}
+
+/** A produced message as the log stores it: a timestamp the producer set, as a number. */
+function asAppended({ timestamp, ...message }: OutgoingMessage) {
+  return { ...message, ...(timestamp === undefined ? {} : { timestamp: Number(timestamp) }) };
 }
 
 async function settle(): Promise<void> {
@@ -185,7 +216,9 @@ class MemoryConsumer implements ConsumerPort {
   /** Bumped by a seek or a rebalance: a batch handed out before is stale. */
   private readonly generations = new Map<string, number>();
   private messageBusy = false;
-  private connected = false;
+  connected = false;
+  /** Throws in a row (kafkajs crashes and restarts after its retries). */
+  private throwsInARow = 0;
 
   constructor(
     private readonly broker: MemoryBroker,
@@ -202,8 +235,13 @@ class MemoryConsumer implements ConsumerPort {
     this.eachBatch = undefined;
   }
 
+  /** A disconnected member (a crashed process) is never busy: what it had in hand never finishes. */
   get busy(): boolean {
-    return this.messageBusy || this.inBatch.size > 0;
+    return this.connected && (this.messageBusy || this.inBatch.size > 0);
+  }
+
+  pausedPartitions(): string[] {
+    return [...this.paused].map((id) => id.replace('\u0000', '-'));
   }
 
   async subscribe({ topics }: { topics: string[] }): Promise<void> {
@@ -252,6 +290,14 @@ class MemoryConsumer implements ConsumerPort {
     this.rebalanceListeners.push(listener);
   }
 
+  private thrown(error: unknown): void {
+    this.broker.consumerErrors.push(error);
+    if (this.broker.throwReaction !== 'kafkajs' || ++this.throwsInARow <= KAFKAJS_RETRIES) return;
+    this.throwsInARow = 0;
+    this.broker.restarts++;
+    this.rebalance();
+  }
+
   /** Forgets positions and pauses, as a member that lost and got back its partitions. */
   rebalance(): void {
     for (const id of this.positions.keys()) this.bump(id);
@@ -291,8 +337,17 @@ class MemoryConsumer implements ConsumerPort {
           this.broker.heartbeats++;
         },
       };
+      const generation = this.generations.get(id) ?? 0;
       this.eachMessage(payload)
-        .catch((error: unknown) => this.broker.consumerErrors.push(error))
+        .then(
+          () => void (this.throwsInARow = 0),
+          (error: unknown) => {
+            // kafkajs fetches again from the last resolved record, unless the call sought; the Confluent client seeks back to it.
+            const sought = (this.generations.get(id) ?? 0) !== generation;
+            if (this.broker.throwReaction === 'confluent' || (this.broker.throwReaction === 'kafkajs' && !sought)) this.positions.set(id, position);
+            this.thrown(error);
+          },
+        )
         .finally(() => {
           this.messageBusy = false;
         });
@@ -333,7 +388,11 @@ class MemoryConsumer implements ConsumerPort {
         isStale: stale,
       };
       this.eachBatch(payload)
-        .catch((error: unknown) => this.broker.consumerErrors.push(error))
+        .then(
+          () => void (this.throwsInARow = 0),
+          // Both clients fetch again from the first record not resolved (positions move only on resolve here).
+          (error: unknown) => this.thrown(error),
+        )
         .finally(() => this.inBatch.delete(id));
       return true;
     }

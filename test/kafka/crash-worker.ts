@@ -8,6 +8,11 @@ import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { clientPorts } from '../helpers/kafka';
 
+/** How long the handler works on a record. */
+export const RECORD_MS = 90;
+/** Main partitions the worker runs side by side (the runtime's default). */
+export const WORKER_PARTITIONS_AT_ONCE = 6;
+
 export function failureOf(id: number): 'permanent' | 'transient' | 'none' {
   const bucket = (id * 7919) % 100;
   if (bucket === 0) return 'permanent';
@@ -31,7 +36,7 @@ async function main(): Promise<void> {
       if (failure === 'transient' && record.topic === descriptor.mainTopic) throw Object.assign(new Error('downstream 503'), { name: 'HTTPError', status: 503 });
       // The work a real handler does. Partitions run six at a time, so a record takes six
       // times the 15 ms of one-at-a-time days: the run still outlasts the test's 20 kills.
-      await new Promise((resolve) => setTimeout(resolve, 90));
+      await new Promise((resolve) => setTimeout(resolve, RECORD_MS));
       appendFileSync(output, `${id}\n`);
     },
   });

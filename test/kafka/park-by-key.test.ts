@@ -1,9 +1,11 @@
 import { PARK_BY_KEY_UNSUPPORTED } from '../../src/runtime/adapters/confluent';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import type { KafkaPort } from '../../src/runtime/port';
 import { decodeParkState, keyHash } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
+import { FaultyPort } from '../../src/simulate/faulty-port';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
 import { clientPorts, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
@@ -51,8 +53,8 @@ describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on 
   afterEach(async () => {
     await Promise.all(running.splice(0).map((c) => c.stop()));
   });
-  const start = async (d: ConsumerDescriptor, handler: (r: ConsumedRecord) => Promise<void>) => {
-    const consumer = createRetryingConsumer(d, { kafka: port(), handler });
+  const start = async (d: ConsumerDescriptor, handler: (r: ConsumedRecord) => Promise<void>, options: { kafka?: KafkaPort; parkingBudgetBytes?: number } = {}) => {
+    const consumer = createRetryingConsumer(d, { kafka: port(), handler, ...options });
     running.push(consumer);
     await consumer.start();
     return consumer;
@@ -84,6 +86,27 @@ describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on 
     expect(handled).toEqual(['order-42:created FAIL', 'order-7:x', 'order-42:created', 'order-42:paid', 'order-42:shipped']);
     const after = await committedState(d, 0);
     expect({ held: after.held.size, parked: after.parked.size, offset: after.offset }).toEqual({ held: 0, parked: 0, offset: 4n });
+  });
+
+  it('finding 1 (#28): a partition at its parking budget is not left paused by one failed commit that releases a key', async () => {
+    const d = await parkByKeyConsumer();
+    const { handled, handler } = recorder(new Set(['J:0', 'K:0']));
+    // The first commit of the main state together with a tier record (a key's release) fails once.
+    const faulty = new FaultyPort(port(), {
+      faults: [{ operation: 'commit', at: 0, times: 1, when: (offsets) => offsets.some((o) => o.topic === d.mainTopic) && offsets.some((o) => o.topic !== d.mainTopic) }],
+    });
+    await start(d, handler, { kafka: faulty.port(), parkingBudgetBytes: 120 });
+    const kRecords = Array.from({ length: 41 }, (_, i) => ({ key: 'K', value: String(i), partition: 0 }));
+    await produceAsAdmin(d.mainTopic, [{ key: 'J', value: '0', partition: 0 }, ...kRecords]);
+    await eventually('all 42 records handled', () => (handled.includes('K:40') && handled.includes('J:0') ? true : undefined), 90_000);
+    expect(faulty.injected).toBe(1);
+    const firsts = handled.filter((h, i) => handled.indexOf(h) === i && !h.endsWith('FAIL'));
+    expect(firsts.filter((h) => h.startsWith('K:'))).toEqual(kRecords.map((r) => `K:${r.value}`));
+    const after = await eventually('the last commit', async () => {
+      const state = await committedState(d, 0);
+      return state.offset === 42n ? state : undefined;
+    });
+    expect({ held: after.held.size, parked: after.parked.size }).toEqual({ held: 0, parked: 0 });
   });
 
   it('keeps each key in order when two members share the partitions and one of them leaves', async () => {

@@ -3,7 +3,7 @@ import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { PublishFailureReason } from '../../src/runtime/publish-loop';
+import type { PublishFailureReason } from '../../src/runtime/publish-failure';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
 import { clientPorts, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';

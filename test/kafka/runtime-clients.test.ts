@@ -49,6 +49,35 @@ describe.each(clientPorts(ADMIN_USER))('the retrying consumer on a real broker, 
     expect(retried.at).toBeGreaterThanOrEqual(retried.dueAt!);
   });
 
+  it('runs a tier record no earlier than its own timestamp plus the tier delay, and at most 2 s later', async () => {
+    const d = await freshConsumer();
+    const failedAt = new Map<string, number>();
+    const retries: { value: string; at: number; timestamp: number; delayMs: number }[] = [];
+    consumer = createRetryingConsumer(d, {
+      kafka: port(),
+      handler: async (record: ConsumedRecord) => {
+        const value = record.message.value!.toString();
+        const tier = d.tiers.find((t) => t.topic === record.topic);
+        if (tier === undefined) {
+          failedAt.set(value, Date.now());
+          throw http503();
+        }
+        retries.push({ value, at: Date.now(), timestamp: Number(record.message.timestamp), delayMs: tier.delayMs });
+      },
+    });
+    await consumer.start();
+    // Records on every partition, some together, so that several tier partitions wait at once.
+    const values = Array.from({ length: 9 }, (_, i) => `late-${i}`);
+    await produceAsAdmin(d.mainTopic, values.map((value, i) => ({ key: value, value, partition: i % 3 })));
+    await eventually('every record back from the 2s tier', () => (retries.length >= values.length ? true : undefined), 60_000);
+    for (const r of retries) {
+      const due = r.timestamp + r.delayMs;
+      // Independent of the headers: the tier record's own timestamp, and the handler's own clock at the failure.
+      expect({ value: r.value, early: r.at < due || r.at < failedAt.get(r.value)! + r.delayMs }).toEqual({ value: r.value, early: false });
+      expect(r.at - due).toBeLessThanOrEqual(2_000);
+    }
+  });
+
   it('walks a transient failure up the whole ladder into the DLQ with self-describing headers, readable with kcat', async () => {
     const d = await freshConsumer();
     const starts: { topic: string; at: number; dueAt?: number; attempt?: number }[] = [];

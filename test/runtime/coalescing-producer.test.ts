@@ -1,6 +1,6 @@
 import { coalescingProducer } from '../../src/runtime/coalescing-producer';
 import type { OutgoingMessage, ProducerPort } from '../../src/runtime/port';
-import { UnknownPartitionError } from '../../src/runtime/publish-loop';
+import { UnknownPartitionError } from '../../src/runtime/publish-failure';
 
 const message = (value: string, partition?: number): OutgoingMessage => ({ key: null, value: Buffer.from(value), headers: {}, ...(partition === undefined ? {} : { partition }) });
 const valuesOf = (records: { topic: string; messages: OutgoingMessage[] }[]) => records.map((r) => `${r.topic}:${r.messages.map((m) => m.value!.toString()).join(',')}`);

@@ -1,5 +1,5 @@
 import { createKeyParking } from '../../src/runtime/key-parking';
-import type { HandleOutcome } from '../../src/runtime/key-parking';
+import type { HandleOutcome } from '../../src/runtime/record-handler';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from '../../src/runtime/port';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
@@ -45,6 +45,7 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
     },
     emit: () => {},
     budgetBytes,
+    retryLater: () => {},
   });
   return { broker, parking, seeks, handled, pauses, refuseCommit: () => (refuseNextCommit = true) };
 }

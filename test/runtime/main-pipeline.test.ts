@@ -1,4 +1,3 @@
-import { CounterCells } from '../../src/runtime/counter-cells';
 import { createMainPipeline } from '../../src/runtime/main-pipeline';
 import type { MainPipelineOptions } from '../../src/runtime/main-pipeline';
 import { createOffsetCommitter, DEFAULT_COMMIT_POLICY } from '../../src/runtime/offset-committer';
@@ -28,15 +27,21 @@ function brokenPublishPipeline(maxInFlight: number, fails: (offset: number) => b
   const consumer = { commitOffsets, pause: () => {} } as unknown as ConsumerPort;
   const options: MainPipelineOptions = {
     consumer: () => consumer,
-    handler: async (record) => {
-      if (fails(Number(record.message.offset))) throw new Error('handler failed');
+    records: {
+      handler: async (record) => {
+        if (fails(Number(record.message.offset))) throw new Error('handler failed');
+      },
+      afterFailure: async (_record, error) => ({ error, destination }),
+      publish: async () => {
+        throw new Error('a bug in the publish path');
+      },
+      routed: () => {},
+      succeededOnMain: () => {},
+      handle: async () => {
+        throw new Error('not used by the main pipeline');
+      },
+      revoke: () => {},
     },
-    afterFailure: async (_record, error) => ({ error, destination }),
-    publish: async () => {
-      throw new Error('a bug in the publish path');
-    },
-    routed: () => {},
-    success: new CounterCells<'outcome'>().cell({ outcome: 'success' }),
     commits: createOffsetCommitter(() => consumer, clock, { ...DEFAULT_COMMIT_POLICY, intervalMs: 0 }, () => {}),
     stopping: () => false,
     track: () => {},

@@ -22,11 +22,11 @@ describe('the progress of a partition with publishes in flight', () => {
         const progress = new PartitionProgress('t', 0);
         const unacked: PendingPublish[] = [];
         let picks = 0;
-        let committed = -1;
-        let offset = start - 1;
+        let committed = -1n;
+        let offset = BigInt(start) - 1n;
         const commit = () => {
           const c = progress.committable();
-          if (c < 0) return;
+          if (c < 0n) return;
           // What a commit now would say: every record below it is done.
           for (const u of unacked) expect(c).toBeLessThanOrEqual(u.offset);
           expect(c).toBeGreaterThanOrEqual(committed);
@@ -37,7 +37,7 @@ describe('the progress of a partition with publishes in flight', () => {
           progress.acknowledged(acked!);
         };
         for (const r of records) {
-          offset += 1 + r.gap;
+          offset += 1n + BigInt(r.gap);
           if (r.fails) unacked.push(progress.publishing(offset));
           else progress.finish(offset);
           commit();
@@ -50,7 +50,7 @@ describe('the progress of a partition with publishes in flight', () => {
           ackOne();
           commit();
         }
-        expect(progress.committable()).toBe(offset + 1);
+        expect(progress.committable()).toBe(offset + 1n);
       }),
       RUNS,
     );
@@ -58,18 +58,29 @@ describe('the progress of a partition with publishes in flight', () => {
 
   it('has nothing to commit before a record is finished', () => {
     const progress = new PartitionProgress('t', 0);
-    expect(progress.committable()).toBe(-1);
-    const publish = progress.publishing(40);
-    expect(progress.committable()).toBe(-1);
-    progress.finish(41);
-    expect(progress.committable()).toBe(-1);
+    expect(progress.committable()).toBe(-1n);
+    const publish = progress.publishing(40n);
+    expect(progress.committable()).toBe(-1n);
+    progress.finish(41n);
+    expect(progress.committable()).toBe(-1n);
     progress.acknowledged(publish);
-    expect(progress.committable()).toBe(42);
+    expect(progress.committable()).toBe(42n);
+  });
+
+  it('counts offsets past 2^53 exactly (Kafka offsets are 64-bit)', () => {
+    const progress = new PartitionProgress('t', 0);
+    const far = 2n ** 62n;
+    progress.finish(far);
+    const publish = progress.publishing(far + 1n);
+    progress.finish(far + 2n);
+    expect(progress.committable()).toBe(far + 1n);
+    progress.acknowledged(publish);
+    expect(progress.committable()).toBe(far + 3n);
   });
 
   it('wakes a partition waiting for room when a publish is acknowledged', async () => {
     const progress = new PartitionProgress('t', 0);
-    const publish = progress.publishing(0);
+    const publish = progress.publishing(0n);
     let woke = false;
     const waiting = progress.waitForAcknowledgement().then(() => (woke = true));
     await Promise.resolve();
@@ -92,28 +103,43 @@ describe('the progress of a partition with publishes in flight', () => {
         const progress = new PartitionProgress('t', 0);
         /** Every publish not acknowledged and not abandoned: the records not yet in their tier. */
         let live: PendingPublish[] = [];
-        /** Records handed to the partition since its last resume, and the lowest still undone from before. */
-        let offset = 99;
+        /** Publishes a revocation ended: their records must be read again before any later one. */
+        let givenUp: PendingPublish[] = [];
+        let offset = 99n;
         for (const s of steps) {
           if (s.kind === 'take') {
-            offset += 1 + s.gap;
+            offset += 1n + BigInt(s.gap);
             if (s.fails) live.push(progress.publishing(offset));
             else progress.finish(offset);
           } else if (s.kind === 'ack' && live.length > 0) {
             const [acked] = live.splice(s.pick % live.length, 1);
             progress.acknowledged(acked!);
           } else if (s.kind === 'resume') {
-            if (s.rebalance) progress.dropped = true;
-            const at = Math.max(100, offset + 1 - s.back);
-            if (progress.mustResume(at)) progress.resume(at);
+            if (s.rebalance) {
+              progress.revoke();
+              for (const p of live) expect(p.abandoned).toBe(true);
+              givenUp = [...givenUp, ...live];
+              live = [];
+            }
+            let at = offset + 1n - BigInt(s.back);
+            if (at < 100n) at = 100n;
+            const oldestGivenUp = givenUp.reduce<bigint | undefined>((min, p) => (min === undefined || p.offset < min ? p.offset : min), undefined);
+            const again = progress.mustResume(at) ? progress.resume(at) : undefined;
+            if (oldestGivenUp !== undefined && oldestGivenUp < at) {
+              // Nothing resumes: the partition is read again from the oldest record whose publish was given up.
+              expect(again).toBe(oldestGivenUp);
+              at = oldestGivenUp;
+              expect(progress.resume(at)).toBeUndefined();
+            }
             // The records from `at` on come again: their old publishes are abandoned, the rest still count.
             for (const p of live) expect(p.abandoned).toBe(p.offset >= at);
             live = live.filter((p) => !p.abandoned);
-            offset = at - 1;
+            givenUp = givenUp.filter((p) => p.offset < at);
+            offset = at - 1n;
           }
           const c = progress.committable();
-          for (const p of live) if (c >= 0) expect(c).toBeLessThanOrEqual(p.offset);
-          expect(progress.inFlight).toBe(live.length);
+          if (c >= 0n) for (const p of [...live, ...givenUp]) expect(c).toBeLessThanOrEqual(p.offset);
+          expect(progress.inFlight).toBe(live.length + givenUp.length);
         }
       }),
       RUNS,
@@ -122,19 +148,32 @@ describe('the progress of a partition with publishes in flight', () => {
 
   it('abandons the publishes of records taken again, and keeps those of records the client resumed past', () => {
     const progress = new PartitionProgress('t', 0);
-    const early = progress.publishing(1);
-    progress.finish(2);
-    const late = progress.publishing(3);
-    progress.dropped = true;
-    progress.resume(3);
+    const early = progress.publishing(1n);
+    progress.finish(2n);
+    const late = progress.publishing(3n);
+    expect(progress.resume(3n)).toBeUndefined();
     expect(late.abandoned).toBe(true);
     expect(early.abandoned).toBe(false);
-    progress.finish(3);
-    progress.finish(4);
-    expect(progress.committable()).toBe(-1);
+    progress.finish(3n);
+    progress.finish(4n);
+    expect(progress.committable()).toBe(-1n);
     progress.acknowledged(late);
-    expect(progress.committable()).toBe(-1);
+    expect(progress.committable()).toBe(-1n);
     progress.acknowledged(early);
-    expect(progress.committable()).toBe(5);
+    expect(progress.committable()).toBe(5n);
+  });
+
+  it('ends the publishes of a revoked partition, and has it read again from the first of their records if it comes back past them', () => {
+    const progress = new PartitionProgress('t', 0);
+    progress.finish(1n);
+    const failed = progress.publishing(2n);
+    progress.finish(3n);
+    progress.revoke();
+    expect(failed.abandoned).toBe(true);
+    expect(progress.committable()).toBe(2n);
+    // The Confluent client resumes at the last resolved offset, past the record: read it again.
+    expect(progress.resume(4n)).toBe(2n);
+    expect(progress.resume(2n)).toBeUndefined();
+    expect(progress.inFlight).toBe(0);
   });
 });

@@ -177,4 +177,34 @@ describe('an unordered consumer with a publish in flight', () => {
     expect(s.broker.heartbeats).toBeLessThanOrEqual(4);
     await retrying.stop();
   });
+
+  it('ends a batch of slow records after a second, so the client fetches at least once a second (the Confluent client otherwise seeks its partitions back and records run again)', async () => {
+    const s = setup();
+    const { clock } = s;
+    const batchStarts: number[] = [];
+    s.produce(0, ...Array.from({ length: 100 }, (_, i) => `slow-${i}`));
+    const retrying = createRetryingConsumer(consumer, {
+      kafka: {
+        producer: () => s.broker.port().producer(),
+        consumer: (groupId, options) => {
+          const inner = s.broker.port().consumer(groupId, options);
+          const started = inner.run.bind(inner);
+          inner.run = (runOptions) =>
+            started('eachBatch' in runOptions ? { ...runOptions, eachBatch: (batch) => (batchStarts.push(clock.now()), runOptions.eachBatch(batch)) } : runOptions);
+          return inner;
+        },
+      },
+      clock,
+      registry: new Registry(),
+      handler: () => clock.sleep(90),
+    });
+    await retrying.start();
+    await s.broker.run({ until: 1_000_000 + 12_000 });
+    expect(s.committed(0)).toBe(100);
+    // 9 s of records: a fetch (a new batch) at least once a second, not one batch of 100.
+    const gaps = batchStarts.slice(1).map((at, i) => at - batchStarts[i]!);
+    expect(batchStarts.length).toBeGreaterThanOrEqual(9);
+    for (const gap of gaps) expect(gap).toBeLessThanOrEqual(1_100);
+    await retrying.stop();
+  });
 });

@@ -68,10 +68,34 @@ describe('the destination resolver with a draining tier', () => {
     expect(fromDraining(2)).toMatchObject({ kind: 'tier', tier: { topic: 'orders.confirmed.retry.15m' }, attempt: 3 });
   });
 
-  it('bounds a garbage or missing x-attempt to the live ladder, so the record neither loops nor is lost', () => {
-    expect(fromDraining(999_999)).toEqual({ kind: 'dlq', attempt: 4, reason: 'retries-exhausted' });
+  it('bounds a garbage or missing x-attempt to the tiers the consumer knows, so the record neither loops nor is lost', () => {
+    // One past the four tiers, live and draining: the attempt a record can have reached at most.
+    expect(fromDraining(999_999)).toEqual({ kind: 'dlq', attempt: 5, reason: 'retries-exhausted' });
     expect(fromDraining(0)).toMatchObject({ kind: 'tier', tier: { topic: 'orders.confirmed.retry.15m' }, attempt: 3 });
     expect(fromDraining(undefined)).toMatchObject({ kind: 'tier', tier: { topic: 'orders.confirmed.retry.1h' }, attempt: 4 });
+  });
+
+  it('finding 4 (#28): a record that leaves a draining tier for the DLQ is on the same attempt with or without its x-attempt header', () => {
+    // Live 1m and 10m; the 1h tier drains. Its records were written on attempt 4 (main, 1m, 10m failed).
+    const shortened = billingDescriptor({
+      tiers: [
+        { index: 1, topic: 'orders.confirmed.retry.1m', delayMs: 60_000, label: '1m' },
+        { index: 2, topic: 'orders.confirmed.retry.10m', delayMs: 600_000, label: '10m' },
+        { index: 3, topic: 'orders.confirmed.retry.1h', delayMs: 3_600_000, label: '1h', draining: true },
+      ],
+    });
+    const from1h = (recordedAttempt: number | undefined) =>
+      resolveDestination(shortened, { topic: 'orders.confirmed.retry.1h', kind: 'transient-long', triesInPlace: 3, now, recordedAttempt });
+    expect(from1h(4)).toEqual({ kind: 'dlq', attempt: 4, reason: 'retries-exhausted' });
+    expect(from1h(undefined)).toEqual(from1h(4));
+  });
+
+  it('finding 4 (#28): an in-place-only consumer draining its old tier keeps the attempt a record is on', () => {
+    const inPlaceOnly = billingDescriptor({ ordering: 'in-place-only', tiers: [{ index: 1, topic: 'orders.confirmed.retry.1m', delayMs: 60_000, label: '1m', draining: true }] });
+    const from1m = (recordedAttempt: number | undefined) =>
+      resolveDestination(inPlaceOnly, { topic: 'orders.confirmed.retry.1m', kind: 'transient-long', triesInPlace: 3, now, recordedAttempt });
+    expect(from1m(2)).toEqual({ kind: 'dlq', attempt: 2, reason: 'retries-exhausted' });
+    expect(from1m(undefined)).toEqual(from1m(2));
   });
 
   it('keeps counting attempts of live tiers by where the record was read', () => {

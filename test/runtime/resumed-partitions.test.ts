@@ -73,6 +73,11 @@ function setup(options: Partial<RetryingConsumerOptions> = {}, onHandled: (value
     inTier: () => broker.records(tier, 0).map((r) => r.value!.toString()),
     seek: (offset: number) => main!.seek({ topic: consumer.mainTopic, partition: 0, offset: String(offset) }),
     rebalanceInPlace: () => rebalanceListeners.forEach((listener) => listener()),
+    /** The partition now belongs to another member: this one reads it no more. */
+    loseMain: () => {
+      broker.rebalance(consumer.groups.main);
+      main!.pause([{ topic: consumer.mainTopic, partitions: [0] }]);
+    },
     sends: () => sends,
   };
 }
@@ -96,7 +101,12 @@ describe('a partition resumed after a rebalance or a seek, with a publish in fli
 
   it('never commits past the failed record when a rebalance cuts a batch short and the partition resumes where it stopped', async () => {
     let rebalance = () => {};
-    const s = setup({}, (value) => value === 'trigger' && rebalance());
+    let triggered = false;
+    const s = setup({}, (value) => {
+      if (value !== 'trigger' || triggered) return;
+      triggered = true;
+      rebalance();
+    });
     rebalance = s.rebalanceInPlace;
     s.broker.refuseWrites(tier, 1_000_000);
     s.produce('a', 'bad', 'b', 'trigger', 'c', 'd');
@@ -108,7 +118,7 @@ describe('a partition resumed after a rebalance or a seek, with a publish in fli
     expect(s.committed()).toBeLessThanOrEqual(1);
   });
 
-  it('commits past the failed record once its publish, started before the rebalance, is acknowledged', async () => {
+  it('ends a publish at the rebalance, reads its record again though the client resumed past it, and commits past it once published', async () => {
     let rebalance = () => {};
     const s = setup({}, (value) => value === 'trigger' && rebalance());
     rebalance = s.rebalanceInPlace;
@@ -137,5 +147,21 @@ describe('a partition resumed after a rebalance or a seek, with a publish in fli
     await s.retrying.stop();
     expect([...s.inTier()].sort()).toEqual(['bad-0', 'bad-1', 'bad-2']);
     expect(s.committed()).toBe(3);
+  });
+
+  it('ends the publish loops of a partition at its revocation: its new owner reads the record again', async () => {
+    const s = setup();
+    s.broker.refuseWrites(tier, Number.MAX_SAFE_INTEGER);
+    s.produce('bad');
+    await s.retrying.start();
+    await s.broker.run({ until: START + 5_000 });
+    const before = s.sends();
+    expect(before).toBeGreaterThan(1);
+    s.loseMain();
+    await s.broker.run({ until: START + 120_000 });
+    // At most the try in flight when the partition was revoked.
+    expect(s.sends() - before).toBeLessThanOrEqual(1);
+    await s.retrying.stop();
+    expect(s.committed()).toBe(0);
   });
 });

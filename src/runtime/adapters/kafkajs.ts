@@ -1,5 +1,5 @@
 import type { ConsumerPort, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
-import { UnknownPartitionError } from '../publish-loop';
+import { UnknownPartitionError } from '../publish-failure';
 import { coPartitionedAssigner } from './co-partition-assigner';
 import { clientRunOptions } from './client-run';
 import type { ClientRunOptions } from './client-run';

@@ -1,0 +1,162 @@
+import type { ConsumerDescriptor } from './descriptor';
+import type { RoutedDestination } from './destination-record';
+import type { RetryEventListener } from './events';
+import { decodeRetryHeaders } from './headers';
+import { DLQ_DESTINATION_LABEL } from './metrics';
+import type { RetryMetrics } from './metrics';
+import type { TopicPartitionOffset } from './port';
+import { publishUntilAcknowledged } from './publish-loop';
+import { RecordTakenAgain } from './record-taken-again';
+import { attemptOf } from './resolve';
+import type { ConsumedRecord, Router } from './router';
+import { StopRequested } from './stop-requested';
+
+/** Where a handled record went: done, in a tier, or in the DLQ. */
+export type HandleOutcome = 'success' | 'tier' | 'dlq';
+
+/** A record the handler gave up on, and where it goes. */
+export interface RoutedFailure {
+  readonly error: unknown;
+  readonly destination: RoutedDestination;
+}
+
+export interface RecordHandlerOptions {
+  readonly consumer: ConsumerDescriptor;
+  /** Your handler: resolve when the record is done, throw when it failed. */
+  readonly handler: (record: ConsumedRecord) => Promise<void>;
+  /** The router, made when the consumer starts (it needs the producer). */
+  readonly router: () => Router;
+  readonly metrics: RetryMetrics;
+  readonly emit: RetryEventListener;
+  /** Events are built only when someone listens: no allocation per record otherwise. */
+  readonly listening: boolean;
+  /** Backoff between attempts to publish while the broker refuses. */
+  readonly publishBackoff: { readonly initialMs: number; readonly maxMs: number };
+  /** Waits on one record, heartbeating; rejects (StopRequested) when stop() comes first. */
+  readonly waitHeartbeating: (record: ConsumedRecord, ms: number) => Promise<void>;
+  readonly stopping: () => boolean;
+}
+
+/**
+ * What happens to one record: the handler, its in-place retries, the publish of a failure
+ * to its tier or the DLQ until acknowledged, and the counters and events of each outcome.
+ * The pipelines (main, tiers, key parking) decide when a record runs and what is committed.
+ */
+export interface RecordHandler {
+  /** The user's handler, for the main pipeline to call directly: a success costs no promise of ours. */
+  readonly handler: (record: ConsumedRecord) => Promise<void>;
+  /** After the handler threw: in-place retries, then where the record goes (nothing when a retry succeeded). Rejects when stop() cuts a wait short. */
+  afterFailure(record: ConsumedRecord, error: unknown): Promise<RoutedFailure | undefined>;
+  /**
+   * Publishes until acknowledged; rejects only when stop() comes first (StopRequested) or
+   * `abandoned()` turns true (RecordTakenAgain). Says which offset marks the record done.
+   */
+  publish(record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean): Promise<TopicPartitionOffset>;
+  /** After the acknowledgement: the `routed` event and the outcome counter. */
+  routed(record: ConsumedRecord, failure: RoutedFailure): void;
+  /** A main-topic record the handler finished with: its counter and `processed` event. */
+  succeededOnMain(record: ConsumedRecord): void;
+  /** Runs the handler with in-place retries, then publishes a failure. Says where the record went and what to commit. */
+  handle(record: ConsumedRecord, fromParking: boolean): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
+  /** A rebalance: publishes that handle() started give up at their next try (the partition may be another member's). */
+  revoke(): void;
+}
+
+export function createRecordHandler(options: RecordHandlerOptions): RecordHandler {
+  const { consumer, metrics, emit, listening } = options;
+  const parkByKey = consumer.ordering === 'park-by-key';
+  /** Rebalances so far: a publish started before one gives up. */
+  let revocations = 0;
+
+  /** The attempt a record is on, as its tier or DLQ record says it (a draining tier's records count their x-attempt). Events only. */
+  const attemptOfRecord = (record: ConsumedRecord) => attemptOf(consumer, record.topic, decodeRetryHeaders(record.message.headers).attempt);
+  const mainAttempt = attemptOf(consumer, consumer.mainTopic);
+
+  /** Counters of the records finished, by topic and outcome: found once, not per record. */
+  const cellsByTopic = new Map(
+    [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic)].map((topic) => [
+      topic,
+      {
+        success: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'success' }),
+        retry: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'retry' }),
+        dlq: metrics.messageCells.cell({ consumer: consumer.name, topic, outcome: 'dlq' }),
+      },
+    ]),
+  );
+  const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => cellsByTopic.get(topic)![outcome];
+  const mainSuccess = outcomeCell(consumer.mainTopic, 'success');
+
+  function publish(record: ConsumedRecord, { error, destination }: RoutedFailure, abandoned: () => boolean): Promise<TopicPartitionOffset> {
+    return publishUntilAcknowledged({
+      publish: (publishOptions) => options.router().publish(record, error, destination, publishOptions),
+      // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
+      mayRepartition: !parkByKey || destination.kind === 'dlq',
+      backoff: options.publishBackoff,
+      wait: async (ms) => {
+        await options.waitHeartbeating(record, ms);
+        if (abandoned()) throw new RecordTakenAgain();
+      },
+      onFailure: ({ error: failure, reason, retryInMs }) => {
+        // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
+        if (options.stopping()) throw new StopRequested();
+        if (abandoned()) throw new RecordTakenAgain();
+        metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
+        if (listening) emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
+      },
+    });
+  }
+
+  async function afterFailure(record: ConsumedRecord, firstError: unknown): Promise<RoutedFailure | undefined> {
+    let error = firstError;
+    for (let tries = 1; ; tries++) {
+      const destination = options.router().decide(record, error, tries);
+      if (destination.kind !== 'in-place') return { error, destination };
+      const waitMs = options.router().inPlaceBackoffMs(destination.retry);
+      if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOfRecord(record), error, waitMs });
+      await options.waitHeartbeating(record, waitMs);
+      try {
+        await options.handler(record);
+        return undefined;
+      } catch (next) {
+        error = next;
+      }
+    }
+  }
+
+  function routed(record: ConsumedRecord, failure: RoutedFailure): void {
+    if (listening) emit({ type: 'routed', record, attempt: attemptOfRecord(record), error: failure.error, destination: failure.destination });
+    outcomeCell(record.topic, failure.destination.kind === 'tier' ? 'retry' : 'dlq').inc();
+  }
+
+  return {
+    handler: options.handler,
+    afterFailure,
+    publish,
+    routed,
+    succeededOnMain(record) {
+      mainSuccess.inc();
+      if (listening) emit({ type: 'processed', record, attempt: mainAttempt, parked: false });
+    },
+    async handle(record, fromParking) {
+      let failure: RoutedFailure | undefined;
+      try {
+        await options.handler(record);
+      } catch (error) {
+        failure = await afterFailure(record, error);
+      }
+      if (failure === undefined) {
+        if (listening) emit({ type: 'processed', record, attempt: attemptOfRecord(record), parked: fromParking });
+        outcomeCell(record.topic, 'success').inc();
+        return { outcome: 'success', commit: options.router().commitOffsetFor(record) };
+      }
+      // A rebalance ends the loop: the partition may be another member's now, which reads the record again.
+      const startedIn = revocations;
+      const commit = await publish(record, failure, () => revocations !== startedIn);
+      routed(record, failure);
+      return { outcome: failure.destination.kind, commit };
+    },
+    revoke() {
+      revocations++;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import type { Clock } from './clock';
+import type { ConsumerDescriptor, TierDescriptor } from './descriptor';
+import { timestampOf } from './destination-record';
+import { dueTimeOf, FirstSeen } from './due-time';
+import type { RetryEventListener } from './events';
+import { decodeRetryHeaders } from './headers';
+import type { RetryMetrics } from './metrics';
+import type { ConsumerPort, EachMessagePayload, TopicPartitionOffset } from './port';
+import type { HandleOutcome, RecordHandler } from './record-handler';
+
+/** How soon a refused seek-and-resume of a due tier partition is tried again. */
+export const RESUME_RETRY_MS = 100;
+
+export interface TierPipelineOptions {
+  readonly consumer: ConsumerDescriptor;
+  /** The client that reads the tiers (with park-by-key, the one that reads the main topic too). */
+  readonly client: () => ConsumerPort;
+  readonly clock: Clock;
+  readonly metrics: RetryMetrics;
+  readonly emit: RetryEventListener;
+  readonly records: RecordHandler;
+  /** A handled tier record: commit it (with park-by-key, through key parking, which may release its key). */
+  readonly done: (record: EachMessagePayload, outcome: HandleOutcome, commit: TopicPartitionOffset) => Promise<void>;
+  readonly stopping: () => boolean;
+}
+
+export interface TierPipeline {
+  onRecord(record: EachMessagePayload): Promise<void>;
+  /** After a rebalance a paused partition may be gone or come back unpaused: waiting partitions start over. */
+  forget(): void;
+  /** For stop(): no timer is left. */
+  close(): void;
+}
+
+/**
+ * The tiers, a record at a time. The head of a tier partition is the record due first
+ * (R1): if it is not due, the partition pauses, seeks back to it and resumes when it is;
+ * never early (R13). A missing or garbage x-due-at, or one later than the tier's own
+ * delay allows, falls back to the record's timestamp plus the delay, so no header can
+ * hold a partition forever.
+ */
+export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
+  const { clock, emit } = options;
+  const tierByTopic = new Map<string, TierDescriptor>(options.consumer.tiers.map((t) => [t.topic, t]));
+  /** Each tier's lateness series, its labels looked up once. */
+  const latenessByTopic = new Map(options.consumer.tiers.map((t) => [t.topic, options.metrics.lateness.labels(options.consumer.name, t.label)]));
+  const firstSeen = new FirstSeen();
+  /**
+   * Partitions waiting for their head record to be due: its offset, and the timer that
+   * seeks back to it and resumes the partition. Listed before the pause and the seek, so
+   * that whichever of them fails, the timer still brings the partition back to its head.
+   */
+  const waiting = new Map<string, { readonly head: string; cancel: () => void }>();
+  const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+  /**
+   * Seeks a waiting partition back to its head and resumes it. Records read past the head
+   * while a pause had not taken effect (or had failed) were skipped, so the head is read
+   * again in any case. A refused seek or resume is tried again shortly: no partition stays
+   * paused once the client answers again.
+   */
+  function resumePartition(topic: string, partition: number): void {
+    const id = partitionKey(topic, partition);
+    const entry = waiting.get(id);
+    if (entry === undefined || options.stopping()) return;
+    try {
+      options.client().seek({ topic, partition, offset: entry.head });
+      options.client().resume([{ topic, partitions: [partition] }]);
+      waiting.delete(id);
+    } catch {
+      // The client is restarting its group (after a broker outage, say), or refused: try again.
+      entry.cancel = clock.setTimer(RESUME_RETRY_MS, () => resumePartition(topic, partition));
+    }
+  }
+
+  return {
+    async onRecord(record) {
+      const tier = tierByTopic.get(record.topic)!;
+      const id = partitionKey(record.topic, record.partition);
+      if (waiting.has(id)) return; // fetched before the pause took effect; it comes again after the resume
+      const now = clock.now();
+      const dueAt = dueTimeOf({
+        header: decodeRetryHeaders(record.message.headers).dueAt,
+        writtenAt: timestampOf(record),
+        firstSeenAt: firstSeen.at(id, record.message.offset, now),
+        delayMs: tier.delayMs,
+      });
+      if (now < dueAt) {
+        waiting.set(id, { head: record.message.offset, cancel: clock.setTimer(dueAt - now, () => resumePartition(record.topic, record.partition)) });
+        options.client().pause([{ topic: record.topic, partitions: [record.partition] }]);
+        options.client().seek({ topic: record.topic, partition: record.partition, offset: record.message.offset });
+        emit({ type: 'waiting', topic: record.topic, partition: record.partition, dueAt });
+        return;
+      }
+      firstSeen.done(id);
+      latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
+      const { outcome, commit } = await options.records.handle(record, false);
+      await options.done(record, outcome, commit);
+    },
+    forget() {
+      firstSeen.clear();
+      const entries = [...waiting];
+      waiting.clear();
+      for (const [id, { cancel }] of entries) {
+        cancel();
+        const [topic, partition] = id.split('\u0000');
+        try {
+          options.client().resume([{ topic: topic!, partitions: [Number(partition)] }]);
+        } catch {
+          // Not ours any more: its new owner reads it from the committed offset.
+        }
+      }
+    },
+    close() {
+      for (const { cancel } of waiting.values()) cancel();
+      waiting.clear();
+    },
+  };
+}

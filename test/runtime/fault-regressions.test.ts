@@ -1,0 +1,68 @@
+import type { OffsetCommit } from '../../src/runtime/port';
+import type { Fault } from '../../src/simulate/faulty-port';
+import { descriptorFor, faultWorld } from './fault-world';
+import type { PlannedRecord } from './fault-world';
+
+/**
+ * Named regressions: cases the fault-injection properties (faults.test.ts) found or the
+ * issues reported, each shrunk to what it takes to show the defect.
+ */
+
+const mainTopic = descriptorFor('park-by-key').mainTopic;
+/** A commit of the main state together with a tier record: the commit that releases a key. */
+const releasesAKey = (offsets: readonly OffsetCommit[]) => offsets.some((o) => o.topic === mainTopic) && offsets.some((o) => o.topic !== mainTopic);
+
+/** Keys J and K fail once each (into the first tier), then 40 records of K park behind K's first. */
+const jAndK: PlannedRecord[] = [
+  { key: 'J', partition: 0, failures: 1 },
+  { key: 'K', partition: 0, failures: 1 },
+  ...Array.from({ length: 40 }, () => ({ key: 'K', partition: 0, failures: 0 })),
+];
+
+describe('fault regressions', () => {
+  it('finding 1 (#28): a park-by-key partition at its parking budget is not left paused by one failed commit that releases a key', async () => {
+    const failedRelease: Fault = { operation: 'commit', at: 0, times: 1, when: releasesAKey };
+    const world = faultWorld({ ordering: 'park-by-key', reaction: 'kafkajs', partitions: 1, records: jAndK, parkingBudgetBytes: 120, faults: [failedRelease] });
+    const result = await world.run();
+    expect(world.faulty.injected).toBe(1);
+    expect({ handled: result.handled, paused: result.paused }).toEqual({ handled: 42, paused: [] });
+    expect(result.lost).toEqual([]);
+    expect(result.outOfOrder).toEqual([]);
+  });
+
+  it('finding 1 (#28), control: without the failed commit every record is handled', async () => {
+    const world = faultWorld({ ordering: 'park-by-key', reaction: 'kafkajs', partitions: 1, records: jAndK, parkingBudgetBytes: 120 });
+    const result = await world.run();
+    expect(result.handled).toBe(42);
+    expect(result.paused).toEqual([]);
+  });
+
+  it('a tier partition whose seek back to a record not yet due fails is still read again when the record is due (found by faults.test.ts)', async () => {
+    const world = faultWorld({
+      ordering: 'unordered',
+      reaction: 'kafkajs',
+      partitions: 2,
+      records: [{ key: 'A', partition: 1, failures: 3 }, { key: 'A', partition: 1, failures: 0 }],
+      faults: [{ operation: 'seek', at: 0, times: 1 }],
+    });
+    const result = await world.run();
+    expect(world.faulty.injected).toBe(1);
+    expect(result.lost).toEqual([]);
+    expect(result.paused).toEqual([]);
+  });
+
+  it('a park-by-key partition whose resume is refused once is resumed when the client answers again (found by faults.test.ts)', async () => {
+    const world = faultWorld({
+      ordering: 'park-by-key',
+      reaction: 'kafkajs',
+      partitions: 2,
+      records: [{ key: 'A', partition: 1, failures: 3 }, { key: 'A', partition: 1, failures: 0 }],
+      faults: [{ operation: 'resume', at: 1, times: 1 }],
+      parkingBudgetBytes: 60,
+    });
+    const result = await world.run();
+    expect(world.faulty.injected).toBe(1);
+    expect(result.paused).toEqual([]);
+    expect(result.lost).toEqual([]);
+  });
+});

@@ -1,0 +1,164 @@
+import { HEADERS } from '../../src/naming/headers';
+import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
+import { FaultyPort } from '../../src/simulate/faulty-port';
+import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import type { ThrowReaction } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { billingDescriptor } from './descriptor';
+import { httpError } from './harness';
+
+export const T0 = 1_000_000;
+
+/** A record to produce: its key, its main partition, and how many hops (main, then tiers) fail before one succeeds. */
+export interface PlannedRecord {
+  readonly key: string;
+  readonly partition: number;
+  /** 0: succeeds on the main topic; 1: fails there, succeeds in the first tier; past the last tier: the DLQ. */
+  readonly failures: number;
+}
+
+export interface FaultWorldOptions {
+  readonly ordering: 'unordered' | 'park-by-key';
+  readonly reaction: Exclude<ThrowReaction, 'fail'>;
+  readonly partitions: number;
+  readonly records: readonly PlannedRecord[];
+  readonly faults?: readonly Fault[];
+  readonly events?: readonly StepEvent[];
+  readonly parkingBudgetBytes?: number;
+}
+
+/** The commit window of the harness: at most this many records done and not committed per partition. */
+export const COMMIT_MAX_RECORDS = 4;
+/** At most this many unacknowledged publishes per partition hold its commit back. */
+export const PUBLISHES_IN_FLIGHT = 4;
+
+/** One call of the handler: which record, from which topic, when, and whether it succeeded. */
+export interface Attempt {
+  readonly id: number;
+  readonly key: string;
+  readonly hop: number;
+  readonly at: number;
+  readonly ok: boolean;
+  readonly seq: number;
+  /** Handled in a tier before the tier's delay passed since the record failed on the hop before. */
+  readonly early: boolean;
+}
+
+export function descriptorFor(ordering: FaultWorldOptions['ordering']): ConsumerDescriptor {
+  const base = billingDescriptor({ tiers: billingDescriptor().tiers.slice(0, 2), ordering });
+  return ordering === 'park-by-key' ? { ...base, groups: { ...base.groups, retry: base.groups.main } } : base;
+}
+
+/**
+ * A retrying consumer on the in-memory broker behind a faulty port: records fail as
+ * planned, the port fails and the process crashes as the faults say, and a crashed process
+ * is followed by a new one from the committed state. `run()` goes on until nothing is left
+ * to do, then reports what a user would see.
+ */
+export function faultWorld(options: FaultWorldOptions) {
+  const consumer = descriptorFor(options.ordering);
+  const clock = new VirtualClock(T0);
+  const broker = new MemoryBroker(clock);
+  broker.throwReaction = options.reaction;
+  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, options.partitions);
+  const groups = [...new Set([consumer.groups.main, consumer.groups.retry])];
+  const faulty = new FaultyPort(broker.port(), {
+    faults: options.faults ?? [],
+    events: options.events,
+    onRebalance: () => groups.forEach((g) => broker.rebalance(g)),
+  });
+  const hopOf = (topic: string) => (topic === consumer.mainTopic ? 0 : consumer.tiers.findIndex((t) => t.topic === topic) + 1);
+  const attempts: Attempt[] = [];
+  let seq = 0;
+  options.records.forEach((r, id) => broker.append(consumer.mainTopic, { key: Buffer.from(r.key), value: Buffer.from(String(id)), partition: r.partition }));
+
+  function startProcess(): Promise<RetryingConsumer> {
+    const process = faulty.current;
+    const retrying = createRetryingConsumer(consumer, {
+      kafka: faulty.port(),
+      clock,
+      random: () => 0.5,
+      commit: { intervalMs: 100, maxRecords: COMMIT_MAX_RECORDS },
+      maxPublishesInFlight: PUBLISHES_IN_FLIGHT,
+      publishBackoff: { initialMs: 100, maxMs: 1_000 },
+      ...(options.parkingBudgetBytes === undefined ? {} : { parkingBudgetBytes: options.parkingBudgetBytes }),
+      handler: async (record) => {
+        // A dead process does nothing more.
+        if (!faulty.alive(process)) return new Promise<void>(() => {});
+        const id = Number(record.message.value!.toString());
+        const hop = hopOf(record.topic);
+        const tier = consumer.tiers[hop - 1];
+        // Due: the tier's delay after the record first failed on the hop before (R13; x-due-at says the same).
+        const failedBefore = attempts.find((a) => a.id === id && a.hop === hop - 1 && !a.ok);
+        const early = tier !== undefined && (failedBefore === undefined || clock.now() < failedBefore.at + tier.delayMs);
+        const ok = hop >= options.records[id]!.failures;
+        attempts.push({ id, key: options.records[id]!.key, hop, at: clock.now(), ok, seq: seq++, early });
+        if (!ok) throw httpError(503);
+      },
+    });
+    return retrying.start().then(() => retrying);
+  }
+
+  async function run() {
+    let retrying = await startProcess();
+    for (let round = 0; ; round++) {
+      if (round > 100) throw new Error('more than 100 crashes in one run');
+      await broker.run({ stopWhen: () => faulty.crashed, maxSteps: 200_000 });
+      if (!faulty.crashed) break;
+      retrying = await startProcess();
+    }
+    faulty.stopFaults();
+    await broker.run({ maxSteps: 200_000 });
+    const paused = groups.flatMap((g) => broker.pausedPartitions(g));
+    await retrying.stop();
+    return report(paused);
+  }
+
+  function report(paused: string[]) {
+    const dlq = Array.from({ length: options.partitions }, (_, p) => broker.records(consumer.dlqTopic, p))
+      .flat()
+      .map((r) => Number(r.value!.toString()));
+    const succeeded = new Set(attempts.filter((a) => a.ok).map((a) => a.id));
+    const lost = options.records.map((_, id) => id).filter((id) => !succeeded.has(id) && !dlq.includes(id));
+    const handledTwice = (id: number) => attempts.filter((a) => a.id === id && a.ok).length + dlq.filter((d) => d === id).length - 1;
+    const duplicates = options.records.reduce((sum, _, id) => sum + Math.max(0, handledTwice(id)), 0);
+    return {
+      lost,
+      paused,
+      duplicates,
+      early: attempts.filter((a) => a.early),
+      outOfOrder: outOfOrder(),
+      handled: succeeded.size,
+      crashes: faulty.crashes,
+      injected: faulty.injected,
+      restarts: broker.restarts,
+    };
+  }
+
+  /**
+   * Park-by-key: a record of a key is not tried before the key's earlier records are done
+   * (succeeded or in the DLQ). Runs of a record again after a crash are duplicates, not
+   * order violations: only each record's first try counts.
+   */
+  function outOfOrder(): string[] {
+    const doneAt = new Map<number, number>();
+    for (const a of attempts) if (a.ok && !doneAt.has(a.id)) doneAt.set(a.id, a.seq);
+    const firstTry = new Map<number, number>();
+    for (const a of attempts) if (!firstTry.has(a.id)) firstTry.set(a.id, a.seq);
+    const violations: string[] = [];
+    options.records.forEach((r, later) => {
+      options.records.forEach((s, earlier) => {
+        if (earlier >= later || s.key !== r.key || s.partition !== r.partition || s.failures > consumer.tiers.length) return;
+        const done = doneAt.get(earlier);
+        const tried = firstTry.get(later);
+        if (tried !== undefined && (done === undefined || done > tried)) violations.push(`${r.key}: record ${later} before ${earlier}`);
+      });
+    });
+    return violations;
+  }
+
+  return { consumer, broker, clock, faulty, attempts, run, headers: HEADERS };
+}
