@@ -14,9 +14,13 @@ import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS, SPRING_DLT_HEADERS } from '../../src/naming/headers';
 import { buildDestinationRecord } from '../../src/runtime/destination-record';
+import { decodeHandled, isHandled } from '../../src/runtime/dlq-handled';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
+import { createKeyParking } from '../../src/runtime/key-parking';
 import { createDlqMonitor } from '../../src/runtime/monitor';
 import type { MonitorPort } from '../../src/runtime/monitor';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { billingDescriptor } from './descriptor';
 import { DlqKafkaDouble } from './dlq-kafka-double';
@@ -291,5 +295,50 @@ describe('review: two krt dlq sessions on one consumer at once', () => {
     await replayRecords(kafka, second, second.records, { route: replayRoute(consumer), rate: 100, by: 'b', clock }).catch(() => undefined);
     await Promise.all([first.close(), second.close()]);
     expect(replayedIds(double, consumer.tiers[0]!.name)).toEqual(['0:0', '0:1', '0:2']);
+  });
+});
+
+describe('review: park-by-key order of a replayed record that fails again', () => {
+  // Root cause: key-parking holds a key only when a main-topic record goes to a tier
+  // (onMainRecord); a record that enters retry from the replay route never holds its key,
+  // so while it waits in the second tier every newer record of its key runs. docs/dlq-tools.md
+  // states this as a limit; issue 28 asks that the replayed record respect the key's order.
+  it.failing('a newer record of the key waits while the replayed record is in a later tier', async () => {
+    const broker = new MemoryBroker(new VirtualClock(0));
+    broker.createTopic('orders', 1);
+    const handled: string[] = [];
+    const consumer = broker.port().consumer('g');
+    const parking = createKeyParking({
+      mainTopic: 'orders',
+      consumer: () => consumer,
+      handle: async (r) => (handled.push(`${r.message.key}@${r.message.offset}`), 'success'),
+      emit: () => {},
+      budgetBytes: 4000,
+    });
+    // krt dlq replay found k free and sent its DLQ record (main offset 100) through tier 1;
+    // it failed there again and went on to tier 2.
+    const replayed = {
+      topic: 'orders.retry.1m',
+      partition: 0,
+      message: { key: Buffer.from('k'), value: Buffer.from('old'), offset: '0', timestamp: '0', headers: { [HEADERS.originalOffset]: '100', [HEADERS.replayedFromDlq]: 'orders.dlq/0:7' } },
+    };
+    await parking.onTierRecord(replayed, 'tier', { topic: 'orders.retry.1m', partition: 0, offset: '1' });
+    // A newer record of k arrives on the main topic.
+    await parking.onMainRecord({ topic: 'orders', partition: 0, message: { key: Buffer.from('k'), value: Buffer.from('new'), offset: '200', timestamp: '0' } });
+    expect(handled).toEqual([]);
+  });
+});
+
+describe('review: handled state beyond 2^53 offsets from the committed one', () => {
+  // Root cause: the Float64Array decoding refuses a distance above 2^53 by throwing inside
+  // decodeHandled, whose catch-all reads any error as "nothing handled beyond": one far range
+  // drops every range, near ones included. The previous release (bigint ranges,
+  // git show 471b3e2^:src/runtime/dlq-handled.ts) read the same metadata in full. Not
+  // reachable at today's offset rates; listed because the merge claims the format unchanged.
+  it.failing('metadata the previous release read keeps its near ranges when one range is farther than 2^53', () => {
+    const far = 2n ** 53n + 100n;
+    const v1 = JSON.stringify({ f: 'krt-handled/1', r: [['5', '6'], [String(far), String(far)]] });
+    const state = decodeHandled(0n, v1);
+    expect([isHandled(state, 5n), isHandled(state, 6n)]).toEqual([true, true]);
   });
 });
