@@ -12,6 +12,7 @@ import { selectRecords } from '../../src/dlq/select';
 import { DlqSession } from '../../src/dlq/session';
 import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
+import { dlqReaderGroupName } from '../../src/naming';
 import { HEADERS, SPRING_DLT_HEADERS } from '../../src/naming/headers';
 import { buildDestinationRecord } from '../../src/runtime/destination-record';
 import { decodeHandled, isHandled } from '../../src/runtime/dlq-handled';
@@ -340,5 +341,57 @@ describe('review: handled state beyond 2^53 offsets from the committed one', () 
     const v1 = JSON.stringify({ f: 'krt-handled/1', r: [['5', '6'], [String(far), String(far)]] });
     const state = decodeHandled(0n, v1);
     expect([isHandled(state, 5n), isHandled(state, 6n)]).toEqual([true, true]);
+  });
+});
+
+/**
+ * The double, with one rejoin of the reader group in the middle of a partition: kafkajs
+ * rejoins when the coordinator moves (a broker restart) or another member joins, and emits
+ * GROUP_JOIN again; the first batch it delivered held only part of the partition.
+ */
+function rejoinMidRead(double: DlqKafkaDouble, readerGroup: string): Kafka {
+  const base = double.kafka() as unknown as { consumer: (o: { groupId: string }) => Record<string, unknown> };
+  return {
+    ...base,
+    consumer: (options: { groupId: string }) => {
+      const inner = base.consumer(options) as {
+        on: (event: string, listener: () => void) => unknown;
+        run: (o: { eachBatch: (p: { batch: { partition: number; messages: unknown[] } }) => Promise<void> }) => Promise<void>;
+      };
+      if (options.groupId !== readerGroup) return inner;
+      const joins: (() => void)[] = [];
+      let rejoined = false;
+      return {
+        ...inner,
+        on: (event: string, listener: () => void) => (joins.push(listener), inner.on(event, listener)),
+        run: (o: { eachBatch: (p: { batch: { partition: number; messages: unknown[] } }) => Promise<void> }) =>
+          inner.run({
+            eachBatch: async (payload) => {
+              if (rejoined || payload.batch.messages.length < 2) return o.eachBatch(payload);
+              rejoined = true;
+              // The first fetch returned half the partition; then the group rejoined.
+              await o.eachBatch({ batch: { ...payload.batch, messages: payload.batch.messages.slice(0, 2) } });
+              for (const listener of joins) listener();
+            },
+          }),
+      };
+    },
+  } as unknown as Kafka;
+}
+
+describe('review: the reader group rejoins while a session reads', () => {
+  // Root cause: readUnhandled appends every delivered record to a list, and a rejoin
+  // (GROUP_JOIN again, which seeks back to the start of the unhandled records) delivers
+  // them again: the session's list holds duplicates, so inspect over-counts and
+  // replay --all (or --error-class) publishes them twice.
+  it.failing('every unhandled record is listed once, and replay --all publishes each once', async () => {
+    const consumer = modelOf();
+    const double = topicsOf(consumer);
+    for (let i = 0; i < 4; i++) double.append(consumer.dlq.name, 0, ourRecord(consumer, `order-${i}`, 0, i));
+    const kafka = rejoinMidRead(double, dlqReaderGroupName(consumer.groups.replay));
+    const session = await DlqSession.open(kafka, consumer);
+    const listed = session.records.map((r) => r.id);
+    await replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 100, by: BY, clock }).finally(() => session.close());
+    expect({ listed, published: replayedIds(double, consumer.tiers[0]!.name) }).toEqual({ listed: ['0:0', '0:1', '0:2', '0:3'], published: ['0:0', '0:1', '0:2', '0:3'] });
   });
 });
