@@ -3,6 +3,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import type { RawHeaders, RetryHeaders } from '../runtime/headers';
 import { decodeDlqHeaders } from './origin';
+import { everyPartitionAssigner } from './reader-assigner';
 import { dlqReaderGroupName } from '../naming';
 import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
 import type { HandledRange, HandledState } from '../runtime/dlq-handled';
@@ -319,7 +320,7 @@ async function readUnhandled(
   timeoutMs: number,
 ): Promise<{ records: DlqRecord[]; noRecords: Map<number, HandledRange[]> }> {
   const topic = consumer.dlq.name;
-  const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 } });
+  const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 }, partitionAssigners: [everyPartitionAssigner] });
   const found = new Map<string, DlqRecord>();
   const noRecords = new Map<number, HandledRange[]>();
   // The next offset to read in each partition: where a rejoin resumes.
