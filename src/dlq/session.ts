@@ -409,7 +409,8 @@ async function readUnhandled(
               const offset = BigInt(message.offset);
               if (offset >= end) break;
               offsets.push(offset);
-              if (isHandled(state, offset) || offset < (positions.get(partition) ?? 0n)) continue;
+              // Handled, or already read (a rejoin redelivers from the last fetch): listed once.
+              if (isHandled(state, offset) || offset < (positions.get(partition) ?? 0n) || found.has(`${partition}:${offset}`)) continue;
               const headers = (message.headers ?? {}) as RawHeaders;
               found.set(`${partition}:${offset}`, {
                 id: `${partition}:${offset}`,
