@@ -152,6 +152,31 @@ describe('krt dlq sessions on a real broker', () => {
     expect(await replayedIds(kafka, admin, consumer.tiers[0]!.name)).toEqual(expected);
   });
 
+  it('a replay while another command holds the consumer is refused and publishes nothing; once that one ends, it runs', async () => {
+    const consumer = consumers[0]!;
+    const holder = await DlqSession.open(kafka, consumer, 60_000);
+    const tierBefore = (await admin.fetchTopicOffsets(consumer.tiers[0]!.name)).reduce((n, p) => n + Number(p.high), 0);
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: consumer.dlq.name, acks: -1, messages: [dlqRecord(consumer, 1, 9000)] });
+    await producer.disconnect();
+    const late = await DlqSession.open(kafka, consumer, 60_000);
+    let refused = '';
+    try {
+      await holder.hold();
+      refused = await replayRecords(kafka, late, late.records, { route: replayRoute(consumer), rate: 1000, by: 'late' }).then(String, (e: Error) => e.message);
+    } finally {
+      await holder.close();
+    }
+    const result = await replayRecords(kafka, late, late.records, { route: replayRoute(consumer), rate: 1000, by: 'late' }).finally(() => late.close());
+    const tierAfter = (await admin.fetchTopicOffsets(consumer.tiers[0]!.name)).reduce((n, p) => n + Number(p.high), 0);
+    expect({ refused, replayed: result.replayed, published: tierAfter - tierBefore }).toEqual({
+      refused: expect.stringMatching(new RegExp(`^another krt dlq command is replaying or discarding records of ${consumer.name} \\(.+ in group ${consumer.groups.replay.replace(/\./g, '\\.')}\\); nothing was published`)),
+      replayed: 1,
+      published: 1,
+    });
+  });
+
   it('a DLQ written in transactions (commit markers, an aborted record): the session lists the committed records, and once they are replayed nothing is left and kafka_dlq_size is 0', async () => {
     const consumer = consumers[1]!;
     const producer = kafka.producer({ transactionalId: `ds-${randomBytes(3).toString('hex')}`, idempotent: true, maxInFlightRequests: 1 });
@@ -166,7 +191,7 @@ describe('krt dlq sessions on a real broker', () => {
     await inTransaction([2], 'abort');
     await inTransaction([3], 'commit');
     await producer.disconnect();
-    const [p0] = await admin.fetchTopicOffsets(consumer.dlq.name);
+    const p0 = (await admin.fetchTopicOffsets(consumer.dlq.name)).find((p) => p.partition === 0);
     const session = await DlqSession.open(kafka, consumer, 30_000);
     const listed = session.records.map((r) => `${r.id} ${r.key?.toString()}`);
     try {
