@@ -88,6 +88,7 @@ export function recordJson(r: DlqRecord) {
     originalTopic: r.decoded.originalTopic ?? null,
     originalPartition: r.decoded.originalPartition ?? null,
     originalOffset: r.decoded.originalOffset ?? null,
+    originalTimestamp: r.decoded.originalTimestamp !== undefined ? new Date(r.decoded.originalTimestamp).toISOString() : null,
     firstFailedAt: r.decoded.firstFailedAt !== undefined ? new Date(r.decoded.firstFailedAt).toISOString() : null,
   };
 }

@@ -8,6 +8,7 @@ import { rateLimiter } from './rate-limit';
 import type { LimiterClock } from './rate-limit';
 import { replayMessage, replayTarget } from './replay-route';
 import type { ReplayRoute } from './replay-route';
+import { byLogOrder } from './select';
 import { DlqError } from './session';
 import type { DlqRecord, DlqSession } from './session';
 
@@ -59,8 +60,9 @@ export function checkRecordable(session: DlqSession, records: readonly DlqRecord
  * committed one. Through the tier of a park-by-key consumer, records whose key is busy
  * wait in the DLQ (see recordsWaitingForTheirKey).
  */
-export async function replayRecords(kafka: Kafka, session: DlqSession, records: readonly DlqRecord[], options: ReplayOptions): Promise<ReplayResult> {
+export async function replayRecords(kafka: Kafka, session: DlqSession, given: readonly DlqRecord[], options: ReplayOptions): Promise<ReplayResult> {
   const { consumer } = session;
+  const records = inLogOrder(given);
   for (const r of records) replayTarget(consumer, options.route, r);
   checkRecordable(session, records);
   const limiter = rateLimiter(options.rate, options.clock);
@@ -88,9 +90,15 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, records: 
 }
 
 /** Records a discard with its reason and who decided, then commits the records as handled. */
-export async function discardRecords(kafka: Kafka, session: DlqSession, records: readonly DlqRecord[], decision: { reason: string; by: string }, now = Date.now): Promise<number> {
+export async function discardRecords(kafka: Kafka, session: DlqSession, given: readonly DlqRecord[], decision: { reason: string; by: string }, now = Date.now): Promise<number> {
+  const records = inLogOrder(given);
   checkRecordable(session, records);
   return inSteps(kafka, session, records, MAX_STEP_RECORDS, { action: 'discarded', ...decision }, { now }, { publish: async () => {} });
+}
+
+/** Each record once, in log order (partition, then offset), however the caller listed them. */
+function inLogOrder(records: readonly DlqRecord[]): DlqRecord[] {
+  return [...new Map(records.map((r) => [r.id, r])).values()].sort(byLogOrder);
 }
 
 interface Step {
@@ -99,7 +107,12 @@ interface Step {
   readonly publish: (producer: ReturnType<Kafka['producer']>, step: readonly DlqRecord[]) => Promise<void>;
 }
 
-/** Publish, audit, commit: in that order, so that whatever fails, nothing is committed unaudited or audited unpublished. */
+/**
+ * Publish, audit, commit: in that order, so that whatever fails, nothing is committed
+ * unaudited or audited unpublished. Under the session's lease (one replay or discard per
+ * consumer at a time), and each step re-reads the replay group's handled state first, so
+ * a record handled since the session read it is not published again.
+ */
 async function inSteps(
   kafka: Kafka,
   session: DlqSession,
@@ -110,13 +123,16 @@ async function inSteps(
   step: Step,
 ): Promise<number> {
   const now = options.now ?? Date.now;
+  if (records.length === 0) return 0;
+  await session.hold();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
   let handled = 0;
   try {
+    await producer.connect();
     for (let done = 0; done < records.length; ) {
       const chunk = records.slice(done, done + stepSize);
-      const ready = step.ready ? await step.ready(chunk) : chunk;
+      const unhandled = await session.stillUnhandled(chunk);
+      const ready = step.ready ? await step.ready(unhandled) : unhandled;
       if (ready.length > 0) {
         const prepared = session.prepare(ready);
         await step.publish(producer, ready);
@@ -128,7 +144,7 @@ async function inSteps(
       options.onProgress?.(done, records.length);
     }
   } finally {
-    await producer.disconnect();
+    await Promise.all([producer.disconnect(), session.release()]);
   }
   return handled;
 }

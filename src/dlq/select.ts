@@ -20,7 +20,8 @@ export function selectRecords(records: readonly DlqRecord[], selection: Selectio
     const byId = new Map(records.map((r) => [r.id, r]));
     const missing = selection.ids.filter((id) => !byId.has(id));
     if (missing.length > 0) throw new DlqError(`no unhandled DLQ record ${missing.join(', ')}: run krt dlq inspect to see the ids`);
-    chosen = selection.ids.map((id) => byId.get(id)!);
+    // A set: an id typed twice is one record.
+    chosen = [...new Set(selection.ids)].map((id) => byId.get(id)!);
   } else if (selection.errorClass !== undefined) {
     chosen = records.filter((r) => r.decoded.errorClass === selection.errorClass);
   } else if (selection.all) {
@@ -28,5 +29,13 @@ export function selectRecords(records: readonly DlqRecord[], selection: Selectio
   } else {
     throw new DlqError('say which records: --ids, --error-class or --all');
   }
+  // Always in log order, whatever order the ids were typed in: records of one key reach the
+  // route in the order the DLQ holds them (park-by-key), and --limit takes the oldest.
+  chosen.sort(byLogOrder);
   return selection.limit !== undefined ? chosen.slice(0, selection.limit) : chosen;
+}
+
+/** Partition, then offset. */
+export function byLogOrder(a: DlqRecord, b: DlqRecord): number {
+  return a.partition - b.partition || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0);
 }

@@ -1,11 +1,12 @@
 import { retryingRetriable } from './retriable';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
-import { decodeRetryHeaders } from '../runtime/headers';
 import type { RawHeaders, RetryHeaders } from '../runtime/headers';
+import { decodeDlqHeaders } from './origin';
+import { everyPartitionAssigner } from './reader-assigner';
 import { dlqReaderGroupName } from '../naming';
-import { MAX_HANDLED_METADATA_BYTES, decodeHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
-import type { HandledState } from '../runtime/dlq-handled';
+import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
+import type { HandledRange, HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
 
 /** A DLQ record nobody has handled yet, with its headers decoded. */
@@ -18,6 +19,7 @@ export interface DlqRecord {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: RawHeaders;
+  /** Origin and failure, from whichever header layout the record carries (decodeDlqHeaders). */
   readonly decoded: RetryHeaders;
   /** How many times a krt replay already sent this record back (0 if never). */
   readonly replayCount: number;
@@ -61,18 +63,24 @@ async function committedStates(admin: KafkaAdmin, consumer: ConsumerModel, parti
 /**
  * A session in the consumer's replay group: it reads every unhandled record of the DLQ
  * (from the group's committed offsets, or the log start when retention deleted the
- * records there, to the end, skipping records handled beyond them) and commits records
- * as handled. One krt DLQ command per consumer at a time.
+ * records there, to the end offsets read at open, skipping records handled beyond them)
+ * and commits records as handled.
  *
  * The records are read in a group of their own (dlqReaderGroupName), never in the replay
  * group: when retention passes a fetch position, kafkajs commits the reset offset without
  * metadata in the group that fetched, and in the replay group that would erase the handled
  * state. The replay group gets a member only to commit, and that member never fetches.
+ *
+ * Any number of sessions may read at once; one at a time may change the handled state.
+ * The committing member is that lease: a replay or discard holds it (hold) from before its
+ * first publish to its end (release), and a second one is refused while it is held.
  */
 export class DlqSession {
   private committer: Consumer | undefined;
   private admin: KafkaAdmin | undefined;
   private closed = false;
+  /** Whether the committing member leads the replay group (the lease), as of its last join. */
+  private leading = false;
 
   private constructor(
     private readonly kafka: Kafka,
@@ -82,6 +90,8 @@ export class DlqSession {
     private readonly states: Map<number, HandledState>,
     private readonly logStarts: ReadonlyMap<number, bigint>,
     private readonly commitTimeoutMs: number,
+    /** Offsets the read found holding no record (transaction markers, aborted records), per partition. */
+    private readonly noRecords: ReadonlyMap<number, readonly HandledRange[]> = new Map(),
   ) {}
 
   /**
@@ -111,14 +121,16 @@ export class DlqSession {
     // Where reading starts: past what is handled and past what retention deleted.
     const live = new Map([...states].map(([partition, state]) => [partition, passExpired(state, logStarts.get(partition) ?? 0n)]));
     const pending = [...ends].filter(([partition, end]) => live.get(partition)!.committed < end);
-    const records = pending.length === 0 ? [] : await readUnhandled(kafka, consumer, live, ends, timeoutMs, keep);
-    return new DlqSession(kafka, consumer, records, expired, states, logStarts, timeoutMs);
+    const read = pending.length === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, consumer, live, ends, timeoutMs, keep);
+    return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords);
   }
 
   /**
    * The commit that records these records as handled, computed and checked against
    * Kafka's metadata limit before anything is published: a record whose handling cannot
-   * be recorded is never replayed. It also passes any gap retention left below the log start.
+   * be recorded is never replayed. It also passes any gap retention left below the log
+   * start, and every offset without a record (a transaction marker, an aborted record) next
+   * to handled ones: no consumer ever sees such an offset, so nothing could ever handle it.
    */
   prepare(records: readonly DlqRecord[]): PreparedCommit {
     const byPartition = new Map<number, bigint[]>();
@@ -127,13 +139,16 @@ export class DlqSession {
       if (list) list.push(r.offset);
       else byPartition.set(r.partition, [r.offset]);
     }
+    for (const partition of this.noRecords.keys()) if (!byPartition.has(partition)) byPartition.set(partition, []);
     const states = new Map<number, HandledState>();
     const expired: ExpiredRecords[] = [];
     for (const [partition, offsets] of byPartition) {
       const logStart = this.logStarts.get(partition) ?? 0n;
       const before = this.states.get(partition) ?? decodeHandled(0n, null);
       const gap = expiredGap(before, logStart);
-      const next = markHandled(passExpired(before, logStart), offsets);
+      const next = absorbNoRecordOffsets(markHandled(passExpired(before, logStart), offsets), this.noRecords.get(partition) ?? []);
+      // A partition with no record of this step joins the commit only when markers move its state.
+      if (offsets.length === 0 && keepsHandled(next, before)) continue;
       checkFits(partition, next);
       states.set(partition, next);
       if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
@@ -164,6 +179,50 @@ export class DlqSession {
   }
 
   /**
+   * Takes the lease for a replay or discard: joins the replay group as its committing
+   * member, and refuses when another krt command holds it (a member already there, or a
+   * member that joined at the same moment and leads the group).
+   */
+  async hold(): Promise<void> {
+    if (this.closed) throw new DlqError('this session is closed; open a new one to replay or discard');
+    if (this.committer) return this.checkHeld();
+    const group = this.consumer.groups.replay;
+    const admin = await this.adminClient();
+    const [described] = (await retryingRetriable(() => admin.describeGroups([group]))).groups;
+    const others = (described?.members ?? []).map((m) => `${m.clientId} on ${m.clientHost}`);
+    if (others.length > 0) throw this.busy(others.join(', '));
+    await this.member();
+    if (!this.leading) {
+      await this.release();
+      throw this.busy('a member that joined at the same moment');
+    }
+  }
+
+  /** Gives the lease back: leaves the replay group, so the next command need not wait for a session timeout. */
+  async release(): Promise<void> {
+    const client = this.committer;
+    this.committer = undefined;
+    this.leading = false;
+    await client?.disconnect();
+  }
+
+  /**
+   * The records of `records` that are still unhandled in the replay group's committed state
+   * now: another session may have replayed or discarded some since this one read them. The
+   * session's own view is brought up to date with what it finds. Called under the lease.
+   */
+  async stillUnhandled(records: readonly DlqRecord[]): Promise<DlqRecord[]> {
+    this.checkHeld();
+    const partitions = [...new Set(records.map((r) => r.partition))];
+    const stored = await committedStates(await this.adminClient(), this.consumer, partitions);
+    for (const [partition, now] of stored) {
+      const known = this.states.get(partition);
+      this.states.set(partition, known && !keepsHandled(known, now) ? unionHandled(known, now) : now);
+    }
+    return records.filter((r) => !isHandled(this.states.get(r.partition)!, r.offset));
+  }
+
+  /**
    * Commits a prepared step; the commit moves over every contiguous handled record. What
    * the group holds now is read first: anything handled there that this session did not
    * know of (a commit it did not make) is kept, never overwritten.
@@ -172,11 +231,7 @@ export class DlqSession {
     if (this.closed) throw new DlqError('this session is closed; open a new one to commit');
     const topic = this.consumer.dlq.name;
     const member = await this.member();
-    if (!this.admin) {
-      this.admin = this.kafka.admin();
-      await this.admin.connect();
-    }
-    const stored = await committedStates(this.admin, this.consumer, [...prepared.states.keys()]);
+    const stored = await committedStates(await this.adminClient(), this.consumer, [...prepared.states.keys()]);
     const next = new Map<number, HandledState>();
     for (const [partition, state] of prepared.states) {
       const now = stored.get(partition)!;
@@ -186,6 +241,24 @@ export class DlqSession {
     }
     await member.commitOffsets([...next].map(([partition, state]) => ({ topic, partition, offset: state.committed.toString(), metadata: encodeHandled(state) })));
     for (const [partition, state] of next) this.states.set(partition, state);
+  }
+
+  private checkHeld(): void {
+    if (this.committer && !this.leading) throw this.busy('a member that took over the replay group');
+  }
+
+  private busy(who: string): DlqError {
+    return new DlqError(
+      `another krt dlq command is replaying or discarding records of ${this.consumer.name} (${who} in group ${this.consumer.groups.replay}); nothing was published. Wait for it to end, then run this one again`,
+    );
+  }
+
+  private async adminClient(): Promise<KafkaAdmin> {
+    if (!this.admin) {
+      this.admin = this.kafka.admin();
+      await this.admin.connect();
+    }
+    return this.admin;
   }
 
   /** The replay group's member that commits: joined at the first commit, its partitions paused before any fetch. */
@@ -198,9 +271,11 @@ export class DlqSession {
     await client.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new DlqError(`could not join the replay group ${this.consumer.groups.replay} within ${this.commitTimeoutMs / 1000}s`)), this.commitTimeoutMs);
-      client.on(client.events.GROUP_JOIN, () => {
+      client.on(client.events.GROUP_JOIN, (event) => {
         // Before the first fetch: a member that never fetches never commits a reset offset.
         client.pause([{ topic }]);
+        // Every rejoin says again who leads: a member that lost the lead has lost the lease.
+        if (client === this.committer) this.leading = (event as { payload?: { isLeader?: boolean } } | undefined)?.payload?.isLeader !== false;
         clearTimeout(timer);
         resolve();
       });
@@ -213,10 +288,9 @@ export class DlqSession {
   /** Leaves the replay group at once, so the next command does not wait for a session timeout. */
   async close(): Promise<void> {
     this.closed = true;
-    const [client, admin] = [this.committer, this.admin];
-    this.committer = undefined;
+    const admin = this.admin;
     this.admin = undefined;
-    await Promise.all([client?.disconnect(), admin?.disconnect()]);
+    await Promise.all([this.release(), admin?.disconnect()]);
   }
 }
 
@@ -229,7 +303,20 @@ function checkFits(partition: number, state: HandledState): void {
   }
 }
 
-/** Every unhandled record from each partition's live start to the end read at open, in the reader group. */
+/** How often, at first, a reader still waiting checks whether retention emptied its partitions. */
+const FIRST_LOG_START_CHECK_MS = 50;
+const MAX_LOG_START_CHECK_MS = 2_000;
+
+type KafkaBatch = { partition: number; messages: { offset: string; timestamp: string; key: Buffer | null; value: Buffer | null; headers?: unknown }[]; firstOffset?: () => string | null; lastOffset?: () => string };
+
+/**
+ * Every unhandled record from each partition's live start to the end read at open, in the
+ * reader group, listed once each however often a rejoin redelivers it (a set by
+ * partition:offset). A partition is read to its end when the reader's position reaches
+ * the end offset: a fetch reports the offsets it covered, transaction markers and aborted
+ * records included (kafkajs delivers none of them as messages), and a partition that
+ * retention emptied below the end holds nothing more to read.
+ */
 async function readUnhandled(
   kafka: Kafka,
   consumer: ConsumerModel,
@@ -237,32 +324,100 @@ async function readUnhandled(
   ends: ReadonlyMap<number, bigint>,
   timeoutMs: number,
   keep: (record: DlqRecord) => boolean,
-): Promise<DlqRecord[]> {
+): Promise<{ records: DlqRecord[]; noRecords: Map<number, HandledRange[]> }> {
   const topic = consumer.dlq.name;
-  const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 } });
-  const records: DlqRecord[] = [];
+  const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 }, partitionAssigners: [everyPartitionAssigner] });
+  const found = new Map<string, DlqRecord>();
+  const seen = new Set<string>();
+  const noRecords = new Map<number, HandledRange[]>();
+  // The next offset to read in each partition: where a rejoin resumes.
+  const positions = new Map([...live].map(([partition, state]) => [partition, state.committed]));
   const waiting = new Set([...ends].filter(([partition, end]) => live.get(partition)!.committed < end).map(([partition]) => partition));
+  const admin = kafka.admin();
+  let checkTimer: NodeJS.Timeout | undefined;
   try {
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
+      const timer = setTimeout(() => {
+        const at = [...waiting].map((p) => `partition ${p} at offset ${positions.get(p)} of ${ends.get(p)}`).join(', ');
+        reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s (${at}); a transaction still open on the DLQ holds reading back until it ends`));
+      }, timeoutMs);
+      const done = (partition: number) => {
+        if (!waiting.delete(partition)) return;
+        client.pause([{ topic, partitions: [partition] }]);
+        if (waiting.size === 0) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      // Offsets [from, to] were covered by a fetch; those among them without a message hold no record.
+      const covered = (partition: number, from: bigint, to: bigint, offsets: readonly bigint[]) => {
+        const end = ends.get(partition) ?? 0n;
+        const position = positions.get(partition) ?? 0n;
+        // A fetch that starts past the position skipped what retention deleted: not markers.
+        const first = from < position ? position : from;
+        let expected = first;
+        const holes = noRecords.get(partition) ?? [];
+        const hole = (a: bigint, b: bigint) => {
+          const last = b < end ? b : end - 1n;
+          if (a <= last) holes.push({ from: a, to: last });
+        };
+        for (const o of offsets) {
+          if (o < first) continue;
+          if (o > expected) hole(expected, o - 1n);
+          expected = o + 1n;
+        }
+        if (to >= expected) hole(expected, to);
+        if (holes.length > 0) noRecords.set(partition, holes);
+        if (to + 1n > position) positions.set(partition, to + 1n);
+        if (to + 1n >= end) done(partition);
+      };
       client.on(client.events.GROUP_JOIN, () => {
-        for (const [partition, state] of live) client.seek({ topic, partition, offset: state.committed.toString() });
+        // A rejoin (the coordinator moved, a member came or went) resumes where reading got to.
+        for (const [partition, position] of positions) {
+          if (waiting.has(partition)) client.seek({ topic, partition, offset: position.toString() });
+          else client.pause([{ topic, partitions: [partition] }]);
+        }
       });
+      // A fetch of markers or aborted records only delivers no batch to eachBatch.
+      client.on(client.events.END_BATCH_PROCESS, (event) => {
+        const e = (event as { payload?: { partition: number; batchSize: number; firstOffset: string | null; lastOffset: string } } | undefined)?.payload;
+        if (!e || e.batchSize !== 0 || e.firstOffset === null || !waiting.has(e.partition)) return;
+        covered(e.partition, BigInt(e.firstOffset), BigInt(e.lastOffset), []);
+      });
+      // Retention may empty a partition after the end offsets were read: no fetch then reports anything.
+      let checkEvery = FIRST_LOG_START_CHECK_MS;
+      const checkLogStarts = async () => {
+        try {
+          for (const p of await admin.fetchTopicOffsets(topic)) {
+            if (waiting.has(p.partition) && BigInt(p.low) >= (ends.get(p.partition) ?? 0n)) done(p.partition);
+          }
+        } catch {
+          // The next check, or the fetch, tells.
+        }
+        checkEvery = Math.min(MAX_LOG_START_CHECK_MS, checkEvery * 2);
+        if (waiting.size > 0) checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
+      };
+      void admin.connect().then(() => {
+        checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
+      }, reject);
       client
         .run({
           autoCommit: false,
           eachBatch: async ({ batch }) => {
-            const partition = batch.partition;
+            const b = batch as unknown as KafkaBatch;
+            const partition = b.partition;
+            if (!waiting.has(partition)) return;
             const end = ends.get(partition) ?? 0n;
             const state = live.get(partition)!;
-            let last = -1n;
-            for (const message of batch.messages) {
+            const offsets: bigint[] = [];
+            for (const message of b.messages) {
               const offset = BigInt(message.offset);
               if (offset >= end) break;
-              last = offset;
-              if (isHandled(state, offset)) continue;
+              offsets.push(offset);
+              // Handled, or already read (a rejoin redelivers from the last fetch): listed once.
+              if (isHandled(state, offset) || offset < (positions.get(partition) ?? 0n) || seen.has(`${partition}:${offset}`)) continue;
               const headers = (message.headers ?? {}) as RawHeaders;
               const record: DlqRecord = {
                 id: `${partition}:${offset}`,
@@ -272,25 +427,26 @@ async function readUnhandled(
                 key: message.key,
                 value: message.value,
                 headers,
-                decoded: decodeRetryHeaders(headers),
+                decoded: decodeDlqHeaders(headers),
                 replayCount: replayCountOf(headers),
               };
-              if (keep(record)) records.push(record);
+              // Seen once, kept or not: keep decides what the session holds, never twice.
+              seen.add(record.id);
+              if (keep(record)) found.set(record.id, record);
             }
-            if (last + 1n >= end && waiting.delete(partition)) {
-              client.pause([{ topic, partitions: [partition] }]);
-              if (waiting.size === 0) {
-                clearTimeout(timer);
-                resolve();
-              }
-            }
+            const lastMessage = b.messages.length > 0 ? BigInt(b.messages[b.messages.length - 1]!.offset) : undefined;
+            const first = b.firstOffset?.() ?? (offsets[0] !== undefined ? offsets[0].toString() : null);
+            const last = BigInt(b.lastOffset?.() ?? String(lastMessage ?? -1n));
+            if (first === null) return;
+            covered(partition, BigInt(first), lastMessage !== undefined && lastMessage > last ? lastMessage : last, offsets);
           },
         })
         .catch(reject);
     });
   } finally {
-    await client.disconnect();
+    clearTimeout(checkTimer);
+    await Promise.all([client.disconnect(), admin.disconnect().catch(() => undefined)]);
   }
-  records.sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
-  return records;
+  const records = [...found.values()].sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
+  return { records, noRecords };
 }

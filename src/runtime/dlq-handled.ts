@@ -31,6 +31,12 @@ export interface HandledState {
    * the partition's whole `kafka_dlq_expired_total`, read from Kafka alone.
    */
   readonly expired: bigint;
+  /**
+   * Handled ranges farther than 2^53 from the committed offset, as offsets: no partition
+   * reaches them today, but metadata that names one (the previous release wrote bigints)
+   * is read exactly, never dropped with the near ranges. Absent when there are none.
+   */
+  readonly far?: readonly HandledRange[];
 }
 
 /**
@@ -51,20 +57,20 @@ const FORMAT_V2 = 'krt-handled/2';
 const MAX_INFLATED_BYTES = 64 * 2 ** 20;
 const MAX_DISTANCE = Number.MAX_SAFE_INTEGER;
 
-export function emptyHandled(committed: bigint): HandledState {
-  return { committed, runs: new Float64Array(0), expired: 0n };
+export function emptyHandled(committed: bigint, expired = 0n): HandledState {
+  return { committed, runs: new Float64Array(0), expired };
 }
 
 /** The handled ranges beyond the committed offset, as offsets. */
 export function handledRanges(state: HandledState): HandledRange[] {
   const ranges: HandledRange[] = [];
   for (let i = 0; i < state.runs.length; i += 2) ranges.push({ from: state.committed + BigInt(state.runs[i]!), to: state.committed + BigInt(state.runs[i + 1]!) });
-  return ranges;
+  return [...ranges, ...(state.far ?? [])];
 }
 
 /** How many ranges are handled beyond the committed offset. */
 export function rangeCount(state: HandledState): number {
-  return state.runs.length / 2;
+  return state.runs.length / 2 + (state.far?.length ?? 0);
 }
 
 /**
@@ -73,18 +79,19 @@ export function rangeCount(state: HandledState): number {
  */
 export function decodeHandled(committed: bigint, metadata: string | null | undefined): HandledState {
   try {
-    const parsed = JSON.parse(metadata ?? '') as { f?: unknown; r?: unknown; e?: unknown };
+    const parsed = JSON.parse(metadata ?? '') as { f?: unknown; r?: unknown; e?: unknown; x?: unknown };
     const expired = typeof parsed.e === 'string' && /^\d{1,19}$/.test(parsed.e) ? BigInt(parsed.e) : 0n;
     if (parsed.f === FORMAT_V1 && Array.isArray(parsed.r)) {
-      const pairs = (parsed.r as unknown[]).map((pair) => {
-        const [from, to] = (pair as [string, string]).map((o) => distance(BigInt(o) - committed));
-        return [from!, to!] as const;
+      const ranges = (parsed.r as unknown[]).map((pair) => {
+        const [from, to] = (pair as [string, string]).map((o) => BigInt(o));
+        return { from: from!, to: to! };
       });
-      pairs.sort((a, b) => a[0] - b[0]);
-      return normalized(committed, pairs.flat(), expired);
+      return withRanges(emptyHandled(committed, expired), ranges);
     }
     if (parsed.f === FORMAT_V2 && typeof parsed.r === 'string') {
-      return { committed, runs: decodeRuns(parsed.r), expired };
+      const far = Array.isArray(parsed.x) ? (parsed.x as [string, string][]).map(([from, to]) => ({ from: BigInt(from), to: BigInt(to) })) : [];
+      const state = { committed, runs: decodeRuns(parsed.r), expired };
+      return far.length === 0 ? state : withRanges(state, far);
     }
   } catch {
     // No metadata, or not ours: nothing beyond the committed offset is handled.
@@ -92,10 +99,51 @@ export function decodeHandled(committed: bigint, metadata: string | null | undef
   return emptyHandled(committed);
 }
 
-/** A distance from the committed offset as a number; one too large for a partition is not ours. */
-function distance(d: bigint): number {
-  if (d > BigInt(MAX_DISTANCE)) throw new RangeError('not a distance within one partition');
-  return d < 0n ? -1 : Number(d);
+/**
+ * The state with these ranges (offsets, any order, possibly overlapping or below the
+ * committed offset) handled too: those within 2^53 of the committed offset as runs, the
+ * rest exactly as bigint ranges in `far`; far ranges the committed offset has come near
+ * move into the runs. Never throws.
+ */
+export function withRanges(state: HandledState, ranges: readonly HandledRange[]): HandledState {
+  let current = state;
+  let pending = [...(state.far ?? []), ...ranges];
+  for (;;) {
+    const reach = current.committed + BigInt(MAX_DISTANCE);
+    const near: number[] = [];
+    const far: HandledRange[] = [];
+    for (const r of pending) {
+      if (r.to < current.committed || r.to < r.from) continue;
+      const from = r.from < current.committed ? current.committed : r.from;
+      if (from > reach) far.push({ from, to: r.to });
+      else {
+        near.push(Number(from - current.committed), Number((r.to > reach ? reach : r.to) - current.committed));
+        if (r.to > reach) far.push({ from: reach + 1n, to: r.to });
+      }
+    }
+    const pairs: [number, number][] = [];
+    for (let i = 0; i < near.length; i += 2) pairs.push([near[i]!, near[i + 1]!]);
+    pairs.sort((a, b) => a[0] - b[0]);
+    const next = normalized(current.committed, merge(current.runs, pairs.flat()), current.expired);
+    const moved = next.committed !== current.committed;
+    current = next;
+    pending = far;
+    // The committed offset moved: far ranges may now be near.
+    if (!moved || far.length === 0) break;
+  }
+  return pending.length === 0 ? current : { ...current, far: mergedRanges(pending) };
+}
+
+/** Sorted, disjoint, non-adjacent ranges. */
+function mergedRanges(ranges: readonly HandledRange[]): HandledRange[] {
+  const sorted = [...ranges].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  const out: HandledRange[] = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r.from <= last.to + 1n) out[out.length - 1] = { from: last.from, to: r.to > last.to ? r.to : last.to };
+    else out.push(r);
+  }
+  return out;
 }
 
 /** The commit metadata: the recorded expiry and the handled ranges beyond the committed offset. */
@@ -118,7 +166,8 @@ export function encodeHandled(state: HandledState): string {
     position = runs[i + 1]! + 1;
   }
   const encoded = deflateRawSync(bytes.subarray(0, length), { level: 9 }).toString('base64');
-  return JSON.stringify({ f: FORMAT_V2, e: state.expired.toString(), r: encoded });
+  const far = state.far?.length ? { x: state.far.map((r) => [r.from.toString(), r.to.toString()]) } : {};
+  return JSON.stringify({ f: FORMAT_V2, e: state.expired.toString(), r: encoded, ...far });
 }
 
 /** Whether this state's metadata fits in a commit. */
@@ -130,7 +179,12 @@ export function handledFits(state: HandledState): { fits: boolean; bytes: number
 /** Marks offsets handled: the committed offset moves over every contiguous handled record. */
 export function markHandled(state: HandledState, offsets: Iterable<bigint>): HandledState {
   const added: number[] = [];
-  for (const o of offsets) if (o >= state.committed) added.push(distance(o - state.committed));
+  const far: HandledRange[] = [];
+  for (const o of offsets) {
+    if (o < state.committed) continue;
+    if (o - state.committed > BigInt(MAX_DISTANCE)) far.push({ from: o, to: o });
+    else added.push(Number(o - state.committed));
+  }
   added.sort((a, b) => a - b);
   const runs: number[] = [];
   for (const d of added) {
@@ -138,13 +192,32 @@ export function markHandled(state: HandledState, offsets: Iterable<bigint>): Han
     if (last > 0 && d <= runs[last]! + 1) runs[last] = Math.max(runs[last]!, d);
     else runs.push(d, d);
   }
-  return normalized(state.committed, merge(state.runs, runs), state.expired);
+  const near = normalized(state.committed, merge(state.runs, runs), state.expired);
+  return far.length === 0 && !state.far?.length && near.committed === state.committed ? near : withRanges({ ...near, far: state.far }, far);
+}
+
+/**
+ * Offsets that hold no record (transaction markers, aborted records: no consumer ever sees
+ * them) count as handled once a handled offset or the committed offset borders them:
+ * without this a marker would hold the committed offset, and every gauge, for good. Ranges
+ * bordered by unhandled records on both sides stay as they are, so the state never grows.
+ */
+export function absorbNoRecordOffsets(state: HandledState, noRecords: readonly HandledRange[]): HandledState {
+  if (noRecords.length === 0) return state;
+  const bordered = mergedRanges(noRecords).filter((r) => r.to >= state.committed && (isHandled(state, r.from - 1n) || isHandled(state, r.to + 1n)));
+  return bordered.length === 0 ? state : withRanges(state, bordered);
 }
 
 /** Every handled offset of either state: what a commit must keep whoever wrote the other one. */
 export function unionHandled(a: HandledState, b: HandledState): HandledState {
   const [low, high] = a.committed <= b.committed ? [a, b] : [b, a];
-  const shift = distance(high.committed - low.committed);
+  const expiredMax = a.expired > b.expired ? a.expired : b.expired;
+  if (high.committed - low.committed > BigInt(MAX_DISTANCE) || low.far?.length || high.far?.length) {
+    // Beyond what the runs reach: exactly, through ranges.
+    const front = high.committed > low.committed ? [{ from: low.committed, to: high.committed - 1n }] : [];
+    return withRanges({ ...low, far: undefined, expired: expiredMax }, [...(low.far ?? []), ...front, ...handledRanges(high)]);
+  }
+  const shift = Number(high.committed - low.committed);
   // Everything below the higher committed offset is handled in that state.
   const front = shift > 0 ? [0, shift - 1] : [];
   const shifted = Array.from(high.runs, (d) => d + shift);
@@ -155,13 +228,14 @@ export function unionHandled(a: HandledState, b: HandledState): HandledState {
 /** Whether every offset `before` marks handled is handled in `after` too. */
 export function keepsHandled(before: HandledState, after: HandledState): boolean {
   const union = unionHandled(before, after);
-  return union.committed === after.committed && union.runs.length === after.runs.length && union.runs.every((d, i) => d === after.runs[i]);
+  const sameFar = (union.far ?? []).length === (after.far ?? []).length && (union.far ?? []).every((r, i) => r.from === after.far![i]!.from && r.to === after.far![i]!.to);
+  return union.committed === after.committed && union.runs.length === after.runs.length && union.runs.every((d, i) => d === after.runs[i]) && sameFar;
 }
 
 export function isHandled(state: HandledState, offset: bigint): boolean {
   if (offset < state.committed) return true;
   const d = offset - state.committed;
-  if (d > BigInt(MAX_DISTANCE)) return false;
+  if (d > BigInt(MAX_DISTANCE)) return (state.far ?? []).some((r) => r.from <= offset && offset <= r.to);
   const target = Number(d);
   const { runs } = state;
   let low = 0;
@@ -213,7 +287,8 @@ export function passExpired(state: HandledState, logStart: bigint): HandledState
     if (state.runs[i + 1]! < shift) continue;
     runs.push(Math.max(state.runs[i]!, shift) - shift, state.runs[i + 1]! - shift);
   }
-  return normalized(logStart, runs, expired);
+  const passed = normalized(logStart, runs, expired);
+  return state.far?.length ? withRanges(passed, state.far) : passed;
 }
 
 export interface PartitionBacklog {

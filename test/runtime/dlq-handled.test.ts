@@ -80,6 +80,18 @@ describe('handled DLQ records in the replay group commit', () => {
     expect(Math.min(...timings)).toBeLessThan(250);
   });
 
+  it('keeps a handled range farther than 2^53 from the committed offset exactly, through mark, encode, decode and union, with the near ones', () => {
+    const far = 2n ** 53n + 100n;
+    const state = markHandled(emptyHandled(0n), [5n, 6n, far, far + 1n]);
+    const back = decodeHandled(0n, encodeHandled(state));
+    const handled = (s: typeof back) => [4n, 5n, 6n, 7n, far - 1n, far, far + 1n, far + 2n].filter((o) => isHandled(s, o));
+    expect(handled(back)).toEqual([5n, 6n, far, far + 1n]);
+    const union = unionHandled(back, markHandled(emptyHandled(0n), [0n, 1n, 2n, 3n, 4n]));
+    expect({ committed: union.committed, handled: handled(union) }).toEqual({ committed: 7n, handled: [4n, 5n, 6n, far, far + 1n] });
+    const farAway = unionHandled(emptyHandled(0n), markHandled(emptyHandled(far), [far + 5n]));
+    expect([0n, far - 1n, far, far + 5n].filter((o) => isHandled(farAway, o))).toEqual([0n, far - 1n, far + 5n]);
+  });
+
   it('keeps, in a union of two states, every offset either marks handled', () => {
     fc.assert(
       fc.property(fc.nat(40), fc.array(fc.nat(120)), fc.nat(40), fc.array(fc.nat(120)), (startA, a, startB, b) => {

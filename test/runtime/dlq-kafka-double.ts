@@ -27,16 +27,17 @@ export class RequestFailed extends Error {
 const toBuffer = (v: unknown): Buffer | null => (v === null || v === undefined ? null : Buffer.isBuffer(v) ? v : Buffer.from(String(v)));
 
 export class DlqKafkaDouble {
-  private readonly logs = new Map<string, { start: bigint; messages: StoredMessage[] }[]>();
+  private readonly logs = new Map<string, { start: bigint; next: bigint; messages: StoredMessage[] }[]>();
   readonly commits = new Map<string, Map<string, { offset: string; metadata: string | null }>>();
-  /** Groups and the topics their running members read. */
-  readonly members = new Map<string, Set<string>>();
+  /** Groups and their running members (in join order: the first leads), with the topics they read. */
+  readonly members = new Map<string, Map<string, { topics: string[] }>>();
+  private memberCount = 0;
   fault: (operation: Operation) => FaultOutcome = () => {};
   /** Runs before each consumer's first fetch of a partition: where a test moves a log start. */
   beforeFirstFetch: (group: string, topic: string, partition: number) => void = () => {};
 
   createTopic(name: string, partitions: number): void {
-    this.logs.set(name, Array.from({ length: partitions }, () => ({ start: 0n, messages: [] })));
+    this.logs.set(name, Array.from({ length: partitions }, () => ({ start: 0n, next: 0n, messages: [] })));
   }
 
   append(topic: string, partition: number, message: { key?: unknown; value?: unknown; headers?: Record<string, unknown> }): bigint {
@@ -44,13 +45,27 @@ export class DlqKafkaDouble {
     const next = this.end(topic, partition);
     const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, Buffer.isBuffer(v) ? v : String(v)]));
     log.messages.push({ offset: next, key: toBuffer(message.key), value: toBuffer(message.value), headers });
+    log.next = next + 1n;
     return next;
+  }
+
+  /**
+   * An offset that holds no record a consumer sees: a transaction's commit or abort marker
+   * (or an aborted record). kafkajs delivers none of them as a message, but a fetch covers
+   * them (a batch's lastOffset(), or END_BATCH_PROCESS for a batch of nothing else).
+   */
+  appendMarker(topic: string, partition: number): bigint {
+    const log = this.partitionOf(topic, partition);
+    const offset = log.next;
+    log.next = offset + 1n;
+    return offset;
   }
 
   /** Moves the log start as retention does: every record below `offset` is gone. */
   deleteBelow(topic: string, partition: number, offset: bigint): void {
     const log = this.partitionOf(topic, partition);
     log.start = offset;
+    if (log.next < offset) log.next = offset;
     log.messages = log.messages.filter((m) => m.offset >= offset);
   }
 
@@ -65,8 +80,7 @@ export class DlqKafkaDouble {
   }
 
   private end(topic: string, partition: number): bigint {
-    const log = this.partitionOf(topic, partition);
-    return log.messages.length > 0 ? log.messages[log.messages.length - 1]!.offset + 1n : log.start;
+    return this.partitionOf(topic, partition).next;
   }
 
   private request(operation: Operation, apply: () => void): void {
@@ -98,7 +112,10 @@ export class DlqKafkaDouble {
         })),
       listGroups: async () => ({ groups: [...new Set([...double.commits.keys(), ...double.members.keys()])].map((groupId) => ({ groupId, protocolType: 'consumer' })) }),
       describeGroups: async (ids: string[]) => ({
-        groups: ids.map((groupId) => ({ groupId, state: double.members.get(groupId)?.size ? 'Stable' : 'Empty', members: [], protocolType: 'consumer' })),
+        groups: ids.map((groupId) => {
+          const members = [...(double.members.get(groupId)?.keys() ?? [])];
+          return { groupId, state: members.length > 0 ? 'Stable' : 'Empty', members: members.map((memberId) => ({ memberId, clientId: 'krt', clientHost: '/127.0.0.1', memberAssignment: Buffer.alloc(0) })), protocolType: 'consumer' };
+        }),
       }),
     });
     const producer = () => ({
@@ -112,14 +129,15 @@ export class DlqKafkaDouble {
       },
     });
     const consumer = ({ groupId }: { groupId: string }) => {
-      const listeners = new Map<string, (() => void)[]>();
+      const listeners = new Map<string, ((event?: unknown) => void)[]>();
       const seeks = new Map<string, bigint>();
       const positions = new Map<string, bigint>();
+      const memberId = `member-${++double.memberCount}`;
       const paused = new Set<string>();
       let topics: string[] = [];
       let running = false;
       const isPaused = (topic: string, partition: number) => paused.has(topic) || paused.has(`${topic}:${partition}`);
-      const fetchOnce = async (eachBatch: (payload: { batch: { topic: string; partition: number; messages: unknown[] } }) => Promise<void>) => {
+      const fetchOnce = async (eachBatch: (payload: { batch: { topic: string; partition: number; messages: unknown[]; firstOffset?: () => string | null; lastOffset?: () => string } }) => Promise<void>) => {
         for (const topic of topics) {
           for (let partition = 0; partition < (double.logs.get(topic)?.length ?? 0); partition++) {
             const id = `${topic}:${partition}`;
@@ -137,34 +155,55 @@ export class DlqKafkaDouble {
               position = log.start;
             }
             const messages = log.messages.filter((m) => m.offset >= position);
-            if (messages.length === 0) continue;
-            positions.set(id, messages[messages.length - 1]!.offset + 1n);
+            const end = double.end(topic, partition);
+            if (position >= end) continue;
+            positions.set(id, end);
+            if (messages.length === 0) {
+              // Markers only: kafkajs calls no eachBatch, but reports the batch it resolved past.
+              for (const listener of listeners.get('consumer.end_batch_process') ?? []) {
+                listener({ payload: { topic, partition, batchSize: 0, firstOffset: position.toString(), lastOffset: (end - 1n).toString() } });
+              }
+              continue;
+            }
+            const stored = new Set(log.messages.map((m) => m.offset));
             await eachBatch({
               batch: {
                 topic,
                 partition,
                 messages: messages.map((m) => ({ offset: m.offset.toString(), key: m.key, value: m.value, headers: m.headers, timestamp: '1700000000000' })),
+                // As kafkajs: the fetch covers markers too; computed from the batch's own messages.
+                firstOffset(this: { messages: { offset: string }[] }) {
+                  return this.messages.length > 0 ? position.toString() : null;
+                },
+                lastOffset(this: { messages: { offset: string }[] }) {
+                  let last = BigInt(this.messages[this.messages.length - 1]!.offset);
+                  while (last + 1n < end && !stored.has(last + 1n)) last++;
+                  return last.toString();
+                },
               },
             });
           }
         }
       };
       return {
-        events: { GROUP_JOIN: 'consumer.group_join' },
+        events: { GROUP_JOIN: 'consumer.group_join', END_BATCH_PROCESS: 'consumer.end_batch_process' },
         connect: async () => {},
         subscribe: async (options: { topics: string[] }) => {
           topics = options.topics;
         },
-        on: (event: string, listener: () => void) => {
+        on: (event: string, listener: (event?: unknown) => void) => {
           listeners.set(event, [...(listeners.get(event) ?? []), listener]);
           return () => {};
         },
-        run: async ({ eachBatch }: { eachBatch: (payload: { batch: { topic: string; partition: number; messages: unknown[] } }) => Promise<void> }) => {
+        run: async ({ eachBatch }: { eachBatch: (payload: { batch: { topic: string; partition: number; messages: unknown[]; firstOffset?: () => string | null; lastOffset?: () => string } }) => Promise<void> }) => {
           running = true;
           await Promise.resolve();
           double.request({ kind: 'join', group: groupId }, () => {
-            double.members.set(groupId, new Set(topics));
-            for (const listener of listeners.get('consumer.group_join') ?? []) listener();
+            const members = double.members.get(groupId) ?? new Map<string, { topics: string[] }>();
+            double.members.set(groupId, members);
+            members.set(memberId, { topics });
+            const leaderId = members.keys().next().value as string;
+            for (const listener of listeners.get('consumer.group_join') ?? []) listener({ payload: { groupId, memberId, leaderId, isLeader: leaderId === memberId } });
           });
           while (running) {
             await fetchOnce(eachBatch);
@@ -186,7 +225,9 @@ export class DlqKafkaDouble {
         },
         disconnect: async () => {
           running = false;
-          double.members.delete(groupId);
+          const members = double.members.get(groupId);
+          members?.delete(memberId);
+          if (members?.size === 0) double.members.delete(groupId);
         },
       };
     };
