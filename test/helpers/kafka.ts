@@ -148,9 +148,13 @@ export async function createTopicsOf(d: ConsumerDescriptor, partitions: number):
   }
 }
 
-/** Writes records as the admin, acknowledged by every replica (acks=-1). */
+/**
+ * Writes records as the admin, acknowledged by every replica (acks=-1). Right after a broker
+ * restart its partitions have no leader for a few seconds ("not the leader for that
+ * topic-partition"): the producer retries for up to about half a minute, past kafkajs's default.
+ */
 export async function produceAsAdmin(topic: string, records: { key: string; value: string; partition: number }[]): Promise<void> {
-  const producer = kafkaAsAdmin().producer();
+  const producer = kafkaAsAdmin().producer({ retry: { retries: 10, maxRetryTime: 5_000 } });
   await producer.connect();
   await producer.send({ topic, acks: -1, messages: records });
   await producer.disconnect();
