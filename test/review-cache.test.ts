@@ -8,8 +8,9 @@ import { REPO_ROOT, ScratchProject } from './helpers/project';
 /**
  * Review of the synth cache (#27, "fail closed"): each test is a way to make the cached
  * `krt synth --check` say "ok" over output that `--no-cache` calls stale, or the cached
- * synth write other bytes than `--no-cache`. They are `it.failing` until the cache is
- * fixed: when one starts to pass, jest says so, and it becomes a plain `it`.
+ * synth write other bytes than `--no-cache`. Each failed before the cache was keyed on
+ * the model (every topology file loaded on every run) instead of on a prediction of the
+ * files a spec reads.
  */
 jest.setTimeout(120_000);
 
@@ -114,7 +115,7 @@ afterEach(() => {
 describe('a helper that reaches outside its text by a route the import scan does not know', () => {
   // Each helper below reads `lib/on-call.txt`, `lib/on-call-data.ts` or the environment, yet no name the scan
   // looks for (process, require, Function, constructor, ...) appears as such in its text.
-  it.failing.each([
+  it.each([
     [
       '`arguments`: the loader runs a module inside a function whose arguments are require, module, __filename and __dirname',
       "const load = arguments[1];\nexport const onCall = '#' + load('node:fs').readFileSync(arguments[4] + '/on-call.txt', 'utf8').trim();\n",
@@ -153,7 +154,7 @@ describe('topology files that share state', () => {
   // module (the loader gives every importer the same object despite moduleCache: false),
   // is seen by the files loaded after it, as through globalThis. b.ts's key holds only
   // b.ts and the modules it imports, so it is reused with what a.ts left there last time.
-  it.failing.each([
+  it.each([
     [
       'a property of Math',
       "(Math as unknown as { krtOnCall?: string }).krtOnCall = '#VALUE';\nexport const onCall = '#a';\n",
@@ -179,7 +180,7 @@ describe('topology files that share state', () => {
 });
 
 describe('a topology file that is a symbolic link', () => {
-  it.failing('is keyed on the helpers the loader reads, which it resolves from the link, not from the linked file', async () => {
+  it('is keyed on the helpers the loader reads, which it resolves from the link, not from the linked file', async () => {
     // topologies/a.ts -> ../specs/team/a.ts, which imports '../lib/on-call': the loader reads lib/on-call.ts
     // (beside topologies/), the key hashes specs/lib/on-call.ts (beside the real file).
     for (const p of twins.projects) mkdirSync(p.path('specs/team'), { recursive: true }), mkdirSync(p.path('specs/lib'));
@@ -196,7 +197,7 @@ describe('a topology file that is a symbolic link', () => {
 });
 
 describe("an import through krt's own package name", () => {
-  it.failing('is keyed on the file it leads to when `..` takes it out of krt (the key skips any specifier that starts with the name)', async () => {
+  it('is keyed on the file it leads to when `..` takes it out of krt (the key skips any specifier that starts with the name)', async () => {
     // The loader maps 'kafka-retry-topology' to krt's index by an alias, and an alias is a
     // prefix: 'kafka-retry-topology/../../x' is a path from there, to any file.
     const through = (p: ScratchProject) => `kafka-retry-topology/${path.relative(path.join(REPO_ROOT, 'src', 'index'), p.path('lib/on-call'))}`;
@@ -211,7 +212,7 @@ describe("an import through krt's own package name", () => {
 });
 
 describe('a model changed by another file', () => {
-  it.failing('forgets the hand-over of a moved consumer once previousTopology is removed, as the docs tell users to do after the apply', async () => {
+  it('forgets the hand-over of a moved consumer once previousTopology is removed, as the docs tell users to do after the apply', async () => {
     const consumer = (name: string, extra = '') =>
       `    { name: '${name}', ${extra}topic: { name: '${name}.topic', partitions: 12 }, principal: 'User:${name}', ladder: ['10s', '1m'], criticality: 'standard' },`;
     const spec = (name: string, consumers: string[]) =>
@@ -234,7 +235,7 @@ describe('a model changed by another file', () => {
 });
 
 describe('a topology file saved while a synth runs', () => {
-  it.failing('does not leave the key of the text krt hashed pointing at the model of the text the loader read', async () => {
+  it('does not leave the key of the text krt hashed pointing at the model of the text the loader read', async () => {
     const project = twins.cached;
     project.write('lib/on-call.ts', "export const onCall = '#ops';\n");
     const version = (onCall: string) => specImporting('a', '../lib/on-call').replace('owner: { team: \'a-team\', onCall }', `owner: { team: 'a-team', onCall: '#${onCall}' }`);
@@ -267,7 +268,7 @@ describe("krt's fingerprint", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.failing('changes when a runbook template that is a symbolic link is edited (the emitter reads through the link)', () => {
+  it('changes when a runbook template that is a symbolic link is edited (the emitter reads through the link)', () => {
     mkdirSync(path.join(dir, 'shared'));
     writeFileSync(path.join(dir, 'shared', 'page.md.hbs'), '# {{name}}\n');
     symlinkSync(path.join('..', '..', 'shared', 'page.md.hbs'), path.join(dir, 'templates', 'runbook', 'page.md.hbs'));
@@ -278,7 +279,7 @@ describe("krt's fingerprint", () => {
     expect(fingerprintOf(sources)).not.toBe(before);
   });
 
-  it.failing('changes when an output library is patched in place without a new version (patch-package, a linked checkout)', () => {
+  it('changes when an output library is patched in place without a new version (patch-package, a linked checkout)', () => {
     // Libraries as Node finds them from `app/`: each with a package.json and its code.
     for (const name of OUTPUT_LIBRARIES) {
       const folder = path.join(dir, 'node_modules', name);
