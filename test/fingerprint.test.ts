@@ -50,6 +50,12 @@ describe('krt fingerprint', () => {
     expect(fingerprintOf(sources())).not.toBe(before);
   });
 
+  it('changes with the cdktf settings of the environment, which can rename resources', () => {
+    const before = fingerprintOf({ ...sources(), env: { PATH: '/bin' } });
+    expect(fingerprintOf({ ...sources(), env: { PATH: '/usr/bin' } })).toBe(before);
+    expect(fingerprintOf({ ...sources(), env: { PATH: '/bin', CDKTF_CONTEXT_JSON: '{"allowSepCharsInLogicalIds":"true"}' } })).not.toBe(before);
+  });
+
   it.each(OUTPUT_LIBRARIES.map((name) => [name]))('changes when %s is upgraded, although its package.json is not in its exports', (name) => {
     const before = fingerprintOf(sources());
     installLibrary(name, '1.0.1');

@@ -124,7 +124,16 @@ export interface FingerprintSources {
   readonly templatesDir: string;
   /** Where the libraries are looked up from (krt's own code by default). */
   readonly resolveFrom?: string;
+  /** The environment the emitters run in (this process's by default). */
+  readonly env?: NodeJS.ProcessEnv;
 }
+
+/**
+ * The environment variables a library that renders output reads: cdktf takes context from
+ * `CDKTF_CONTEXT_JSON` (which can change resource names) and reads a few other `CDKTF_`
+ * and `SYNTH_` settings. krt's own emitters read none.
+ */
+const OUTPUT_ENV = /^(CDKTF_|SYNTH_)/;
 
 /**
  * Hashes krt's version, every file of its code and templates by content (through
@@ -132,7 +141,7 @@ export interface FingerprintSources {
  * installed (see `hashLibrary`); undefined when a library's version cannot be read: a
  * fingerprint that cannot tell an upgrade from none must not key a cache.
  */
-export function fingerprintOf({ packageJson, codeDir, templatesDir, resolveFrom = __filename }: FingerprintSources): string | undefined {
+export function fingerprintOf({ packageJson, codeDir, templatesDir, resolveFrom = __filename, env = process.env }: FingerprintSources): string | undefined {
   const hash = createHash('sha256');
   hash.update(`krt ${(JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version}\n`);
   const done = new Set<string>();
@@ -142,6 +151,7 @@ export function fingerprintOf({ packageJson, codeDir, templatesDir, resolveFrom 
   }
   // Another Node may run the same code differently (its Intl data, its globals).
   hash.update(`node ${process.version}\n`);
+  for (const name of Object.keys(env).filter((n) => OUTPUT_ENV.test(n)).sort()) hash.update(`env ${name}=${env[name]}\n`);
   for (const root of [codeDir, templatesDir]) {
     for (const file of filesUnder(root, (name) => !name.endsWith('.map'))) {
       hash.update(`\0${path.relative(root, file)}\0`);
