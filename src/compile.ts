@@ -1,4 +1,5 @@
 import { loadTopologyFiles } from './load/load-topologies';
+import type { LoadOptions } from './load/load-topologies';
 import { buildTopologyModel, deepFreeze } from './model/build';
 import { checkMoves, handOverMoves } from './model/hand-over';
 import type { ParsedConsumerAt } from './model/build';
@@ -145,9 +146,9 @@ function provisionalTopology(raw: unknown): ParsedTopology {
 
 export const NO_TOPOLOGY_FILES = specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })');
 
-export async function compileFiles(files: readonly string[], cwd: string): Promise<CompileResult> {
+export async function compileFiles(files: readonly string[], cwd: string, options?: LoadOptions): Promise<CompileResult> {
   if (files.length === 0) return { diagnostics: [NO_TOPOLOGY_FILES] };
-  const { loaded, diagnostics } = await loadTopologyFiles(files, cwd);
+  const { loaded, diagnostics } = await loadTopologyFiles(files, cwd, options);
   const result = compileTopologies(loaded);
   const all = sortDiagnostics([...diagnostics, ...result.diagnostics]);
   return hasErrors(all) ? { diagnostics: all } : { ...result, diagnostics: all };

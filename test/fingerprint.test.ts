@@ -50,6 +50,12 @@ describe('krt fingerprint', () => {
     expect(fingerprintOf(sources())).not.toBe(before);
   });
 
+  it('changes with the cdktf settings of the environment, which can rename resources', () => {
+    const before = fingerprintOf({ ...sources(), env: { PATH: '/bin' } });
+    expect(fingerprintOf({ ...sources(), env: { PATH: '/usr/bin' } })).toBe(before);
+    expect(fingerprintOf({ ...sources(), env: { PATH: '/bin', CDKTF_CONTEXT_JSON: '{"allowSepCharsInLogicalIds":"true"}' } })).not.toBe(before);
+  });
+
   it.each(OUTPUT_LIBRARIES.map((name) => [name]))('changes when %s is upgraded, although its package.json is not in its exports', (name) => {
     const before = fingerprintOf(sources());
     installLibrary(name, '1.0.1');
@@ -69,8 +75,8 @@ describe('krt fingerprint', () => {
   });
 
   it('covers every package that the code between a spec and the generated files imports', () => {
-    // Everything under src/ but the runtime, the CLI's other commands and the NestJS module, which shape no generated file.
-    const outside = /^(runtime|nestjs|dlq|simulate|cli|plan)\//;
+    // Everything under src/ but the runtime, the CLI's other commands, the DLQ console and the NestJS module, which shape no generated file.
+    const outside = /^(runtime|nestjs|dlq|simulate|cli|plan|console)\//;
     const files = readdirSync(path.join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.parentPath.includes('.gen'))
       .map((e) => path.relative(path.join(REPO_ROOT, 'src'), path.join(e.parentPath, e.name)))

@@ -190,7 +190,7 @@ describe('incremental krt synth', () => {
     expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
   });
 
-  it('loads every time a topology that imports a package, which may read files or the environment', async () => {
+  it('rebuilds a topology whose spec reads a file that changed, whatever it imports (every topology file is loaded on every run)', async () => {
     project.write('team.txt', 'billing\n');
     project.edit('topologies/orders.ts', "owner: { team: 'billing',", "owner: { team: readFileSync(`${__dirname}/../team.txt`, 'utf8').trim(),");
     project.edit('topologies/orders.ts', "import { defineTopology } from 'kafka-retry-topology';", "import { defineTopology } from 'kafka-retry-topology';\nconst { readFileSync } = require('fs');");
@@ -239,7 +239,7 @@ describe('incremental krt synth', () => {
       expect((await project.krt('synth')).stdout).toContain(REUSED_ALL);
     });
 
-    it('after a refused synth, which loads only the files that changed when run again', async () => {
+    it('after a refused synth, which rebuilds only the topology that changed when run again', async () => {
       await project.krt('synth');
       project.edit('topologies/payments.ts', "onCall: '#payments'", "onCall: '#payments-2'");
       rmSync(project.path('topologies/analytics.ts'));

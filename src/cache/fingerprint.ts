@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import type { Hash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -16,11 +17,65 @@ const TEMPLATES_DIR = path.resolve(CODE_DIR, '..', 'templates');
  */
 export const OUTPUT_LIBRARIES = ['cdktf', 'constructs', 'handlebars', 'yaml', '@grafana/grafana-foundation-sdk', 'zod', 'jiti'];
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && !e.name.endsWith('.map'))
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
+/**
+ * Every file under `dir` as the code that reads it sees it: through symbolic links (a
+ * linked template or package folder is read through its link; a link that leads back
+ * into a folder above it is followed once).
+ */
+function filesUnder(dir: string, keep: (name: string) => boolean, within: readonly string[] = []): string[] {
+  const files: string[] = [];
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return files;
+  }
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = path.join(dir, entry.name);
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    let inside = within;
+    if (entry.isSymbolicLink()) {
+      const stat = statSync(full, { throwIfNoEntry: false });
+      isDirectory = stat?.isDirectory() ?? false;
+      isFile = stat?.isFile() ?? false;
+      if (isDirectory) {
+        const real = realpathSync.native(full);
+        if (within.includes(real) || realpathSync.native(dir).startsWith(`${real}${path.sep}`)) continue;
+        inside = [...within, real];
+      }
+    }
+    if (isDirectory) files.push(...filesUnder(full, keep, inside));
+    else if (isFile && keep(entry.name)) files.push(full);
+  }
+  return files;
+}
+
+/** The files of a package that Node runs or reads as code and data (not its type declarations, maps or prose). */
+const isCode = (name: string) => /\.(c?js|mjs|json|node|wasm)$/.test(name);
+
+/** The folder Node loads package `name` from, for code at `from` (as Node finds it, whatever its `exports` say); undefined when there is none. */
+function packageFolder(name: string, from: string): string | undefined {
+  for (const dir of createRequire(from).resolve.paths(name) ?? []) {
+    if (existsSync(path.join(dir, name, 'package.json'))) return path.join(dir, name);
+  }
+  return undefined;
+}
+
+interface PackageJson {
+  name?: unknown;
+  version?: unknown;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+function readPackageJson(folder: string): PackageJson | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')) as PackageJson;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -30,17 +85,37 @@ function filesUnder(dir: string): string[] {
  * list it (the Grafana foundation SDK's does not).
  */
 export function libraryVersion(name: string, from: string): string | undefined {
-  for (const dir of createRequire(from).resolve.paths(name) ?? []) {
-    const file = path.join(dir, name, 'package.json');
-    if (!existsSync(file)) continue;
-    try {
-      const json = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      return json.name === name && typeof json.version === 'string' ? json.version : undefined;
-    } catch {
-      return undefined;
-    }
+  const folder = packageFolder(name, from);
+  const json = folder && readPackageJson(folder);
+  return json && json.name === name && typeof json.version === 'string' ? json.version : undefined;
+}
+
+/**
+ * Adds a library as it is installed: its version, and the size and modification time of
+ * every file of its code, and of the packages it depends on (found from its folder,
+ * transitively), so a library patched in place (patch-package, a linked checkout, an
+ * edit in node_modules) changes the fingerprint although its version does not. Statting
+ * is cheap beside hashing a few thousand files; an edit that keeps both a file's size and
+ * its modification time is not seen. False when the library's version cannot be read.
+ */
+function hashLibrary(hash: Hash, name: string, from: string, done: Set<string>): boolean {
+  const folder = packageFolder(name, from);
+  const json = folder && readPackageJson(folder);
+  if (!folder || !json || json.name !== name || typeof json.version !== 'string') return false;
+  const real = realpathSync.native(folder);
+  if (done.has(real)) return true;
+  done.add(real);
+  hash.update(`${name} ${json.version}\n`);
+  for (const file of filesUnder(folder, isCode)) {
+    const stat = statSync(file);
+    hash.update(`${path.relative(folder, file)} ${stat.size} ${stat.mtimeMs}\n`);
   }
-  return undefined;
+  // A dependency that is not installed (an optional one, a peer provided elsewhere) adds nothing; one that is, is hashed like the library.
+  const deps = [...Object.keys(json.dependencies ?? {}), ...Object.keys(json.optionalDependencies ?? {}), ...Object.keys(json.peerDependencies ?? {})];
+  for (const dep of [...new Set(deps)].sort()) {
+    if (packageFolder(dep, path.join(real, 'package.json'))) hashLibrary(hash, dep, path.join(real, 'package.json'), done);
+  }
+  return true;
 }
 
 export interface FingerprintSources {
@@ -49,25 +124,36 @@ export interface FingerprintSources {
   readonly templatesDir: string;
   /** Where the libraries are looked up from (krt's own code by default). */
   readonly resolveFrom?: string;
+  /** The environment the emitters run in (this process's by default). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
- * Hashes krt's version, the versions of the libraries that render output, and every file
- * of its code and templates; undefined when a version cannot be read: a fingerprint that
- * cannot tell an upgrade from none must not key a cache.
+ * The environment variables a library that renders output reads: cdktf takes context from
+ * `CDKTF_CONTEXT_JSON` (which can change resource names) and reads a few other `CDKTF_`
+ * and `SYNTH_` settings. krt's own emitters read none.
  */
-export function fingerprintOf({ packageJson, codeDir, templatesDir, resolveFrom = __filename }: FingerprintSources): string | undefined {
+const OUTPUT_ENV = /^(CDKTF_|SYNTH_)/;
+
+/**
+ * Hashes krt's version, every file of its code and templates by content (through
+ * symbolic links, as the emitters read them), and the libraries that render output as
+ * installed (see `hashLibrary`); undefined when a library's version cannot be read: a
+ * fingerprint that cannot tell an upgrade from none must not key a cache.
+ */
+export function fingerprintOf({ packageJson, codeDir, templatesDir, resolveFrom = __filename, env = process.env }: FingerprintSources): string | undefined {
   const hash = createHash('sha256');
   hash.update(`krt ${(JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version}\n`);
+  const done = new Set<string>();
   for (const name of OUTPUT_LIBRARIES) {
-    const version = libraryVersion(name, resolveFrom);
-    if (version === undefined) return undefined;
-    hash.update(`${name} ${version}\n`);
+    hash.update(`library ${name}\n`);
+    if (!hashLibrary(hash, name, resolveFrom, done)) return undefined;
   }
-  // Another Node may run the same topology text differently (its Intl data, its globals).
+  // Another Node may run the same code differently (its Intl data, its globals).
   hash.update(`node ${process.version}\n`);
-  for (const [root, files] of [codeDir, templatesDir].map((dir) => [dir, filesUnder(dir)] as const)) {
-    for (const file of files) {
+  for (const name of Object.keys(env).filter((n) => OUTPUT_ENV.test(n)).sort()) hash.update(`env ${name}=${env[name]}\n`);
+  for (const root of [codeDir, templatesDir]) {
+    for (const file of filesUnder(root, (name) => !name.endsWith('.map'))) {
       hash.update(`\0${path.relative(root, file)}\0`);
       hash.update(readFileSync(file));
     }
@@ -79,7 +165,7 @@ let cached: { value: string | undefined } | undefined;
 
 /**
  * What krt itself contributes to every generated file: its version, the content of its
- * code and templates, and the versions of the libraries that render output. A changed
+ * code and templates, and the libraries that render output as installed. A changed
  * emitter in a development checkout changes it as surely as a release does. Undefined
  * when it cannot be known: synth then neither reads nor writes the cache.
  */

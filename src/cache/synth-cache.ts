@@ -2,8 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { TopologyModel } from '../model/types';
-import type { Diagnostic } from '../validate/diagnostic';
 
 /**
  * Where synth keeps what it knows about earlier runs, as other tools do
@@ -11,7 +9,11 @@ import type { Diagnostic } from '../validate/diagnostic';
  */
 export const CACHE_DIR = path.join('node_modules', '.cache', 'kafka-retry-topology');
 /** Renamed when the records' shape changes: another version's records are never read. */
-export const STORE_DIR = path.join(CACHE_DIR, 'synth-v2');
+export const STORE_DIR = path.join(CACHE_DIR, 'synth-v3');
+/** Where the topology loader keeps the JavaScript it compiled each topology file and helper to (see `load-topologies.ts`). */
+export const TRANSPILE_DIR = path.join(CACHE_DIR, 'loader');
+/** The stores of earlier shapes, removed when this one is written. */
+const OLD_STORES = [path.join(CACHE_DIR, 'synth.json'), path.join(CACHE_DIR, 'synth-v2')];
 
 /** A generated file as the cache remembers it: its path and the SHA-256 of its content. */
 export interface CachedOutput {
@@ -19,26 +21,14 @@ export interface CachedOutput {
   readonly sha256: string;
 }
 
-/** A topology file whose source key is known: the model it compiled to and its warnings (a cached file had no errors). */
-export interface SourceRecord {
-  readonly model: string;
-  readonly diagnostics: readonly Diagnostic[];
-}
-
-/** A topology model (keyed by its SHA-256 with krt's fingerprint) and the files generated from it. */
+/** The files generated from one topology's model, keyed by the SHA-256 of that model's JSON with krt's fingerprint. */
 export interface ModelRecord {
-  readonly topology: TopologyModel;
   readonly outputs: readonly CachedOutput[];
 }
 
-/** The files that read every topology (the runbook index), keyed on the whole project's model. */
+/** The files that read every topology (the runbook index), keyed on every topology's model. */
 export interface ProjectRecord {
   readonly outputs: readonly CachedOutput[];
-}
-
-/** The local modules a source text imports (see `import-scan.ts`); null when it cannot be cached. */
-export interface ScanRecord {
-  readonly imports: readonly string[] | null;
 }
 
 /** What `output-hashes.ts` knows of the files in one output folder, by path. */
@@ -46,44 +36,37 @@ export interface FolderRecord {
   readonly files: Readonly<Record<string, readonly [number, number, number, number, string, number]>>;
 }
 
-/** One topology file as the cache knows it: what `compileWithCache` and synth use. */
-export interface CacheEntry {
-  /** Its source key, when the file depends on nothing but its text and its local imports. */
-  readonly source?: string;
-  /** The SHA-256 of its model (with krt's fingerprint): what its outputs are a function of. */
-  readonly model: string;
-  readonly topology: TopologyModel;
-  readonly diagnostics: readonly Diagnostic[];
-  readonly outputs: readonly CachedOutput[];
-}
-
-/** The SHA-256 of a model with krt's fingerprint: equal keys, equal outputs. */
-export function modelKey(fingerprint: string, model: unknown): string {
-  return createHash('sha256').update(fingerprint).update('\0').update(JSON.stringify(model)).digest('hex');
+/**
+ * The key of what the emitters make of a model: the SHA-256 of krt's fingerprint and the
+ * model's JSON, the very text the emitters are then given (parsed) when it is not cached.
+ */
+export function modelKey(fingerprint: string, json: string): string {
+  return createHash('sha256').update(fingerprint).update('\0').update(json).digest('hex');
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const outputsSchema = z.array(z.object({ path: z.string(), sha256: z.string() }));
-const objectLike = (value: unknown) => typeof value === 'object' && value !== null;
 
 /** The shape each kind of record must have to be used at all: a damaged one is ignored, never half-trusted. */
 const SCHEMAS = {
-  source: z.object({ model: z.string(), diagnostics: z.array(z.custom<Diagnostic>(objectLike)) }),
-  model: z.object({ topology: z.custom<TopologyModel>((v) => objectLike(v) && !Array.isArray(v)), outputs: outputsSchema }),
+  model: z.object({ outputs: outputsSchema }),
   project: z.object({ outputs: outputsSchema }),
-  scan: z.object({ imports: z.array(z.string()).nullable() }),
   folder: z.object({ files: z.record(z.string(), z.tuple([z.number(), z.number(), z.number(), z.number(), z.string(), z.number()])) }),
 };
 type Kind = keyof typeof SCHEMAS;
-type RecordOf<K extends Kind> = { source: SourceRecord; model: ModelRecord; project: ProjectRecord; scan: ScanRecord; folder: FolderRecord }[K];
+type RecordOf<K extends Kind> = { model: ModelRecord; project: ProjectRecord; folder: FolderRecord }[K];
 
 /** Records of a kind kept when the store is pruned: those of this run, and older ones up to this many. */
-const KEEP = { source: 2000, model: 2000, project: 50, scan: 4000, folder: 20 } satisfies Record<Kind, number>;
+const KEEP = { model: 4000, project: 50, folder: 20 } satisfies Record<Kind, number>;
 
 /**
- * The synth cache: one small file per record, named by its key, so a run reads the
- * records of the files it synthesizes and writes only what is new. Nothing a run does
+ * The synth cache: what the emitters made of each topology's model, so that an unchanged
+ * model is not emitted again. It holds no model and no spec: every topology file is
+ * loaded and validated on every run, and only the emitters' work, a pure function of the
+ * model and of krt (its fingerprint), is looked up. One small file per record, named by
+ * its key, so a run reads the records of the models it synthesizes and writes only what
+ * is new. Nothing a run does
  * replaces another topology's records: a synth of one file, into another folder, or one
  * that was refused leaves the rest as it was. Every key includes krt's fingerprint.
  *
@@ -119,7 +102,7 @@ export class SynthCache {
       const parsed = SCHEMAS[kind].safeParse(JSON.parse(body));
       if (!parsed.success) return undefined;
       this.used.add(file);
-      return parsed.data as RecordOf<K>;
+      return parsed.data as unknown as RecordOf<K>;
     } catch {
       return undefined;
     }
@@ -145,8 +128,8 @@ export class SynthCache {
       for (const file of this.used) if (!this.pending.has(file)) utimesSync(file, now, now);
       if (this.pending.size > 0) {
         for (const kind of Object.keys(KEEP) as Kind[]) this.prune(kind);
-        // The one file of the cache before #27, 3 MB for a large repository: never read again.
-        rmSync(path.join(this.cwd, CACHE_DIR, 'synth.json'), { force: true });
+        // What earlier versions kept (up to 3 MB for a large repository): never read again.
+        for (const old of OLD_STORES) rmSync(path.join(this.cwd, old), { recursive: true, force: true });
       }
     } catch {
       // As above: slower next time, never wrong.

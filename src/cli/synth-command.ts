@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { compileWithCache } from '../cache/cached-compile';
-import type { CachedCompileResult } from '../cache/cached-compile';
 import { krtFingerprint } from '../cache/fingerprint';
 import { OutputHashes } from '../cache/output-hashes';
-import { modelKey, SynthCache } from '../cache/synth-cache';
-import type { CachedOutput, ModelRecord } from '../cache/synth-cache';
+import { modelKey, SynthCache, TRANSPILE_DIR } from '../cache/synth-cache';
+import type { CachedOutput } from '../cache/synth-cache';
+import { compileFiles } from '../compile';
 import type { GeneratedFile } from '../emitters/types';
+import { deepFreeze } from '../model/build';
 import type { ProjectModel, TopologyModel } from '../model/types';
 import { guardChanges, readBaseline } from '../plan';
 import { compareStrings } from '../util/compare';
@@ -34,16 +34,12 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   const cache = fingerprint === undefined ? undefined : new SynthCache(io.cwd, fingerprint);
   const hashes = new OutputHashes(cache, outDir);
 
-  let result = await compileWithCache(files, io.cwd, cache);
+  // Every topology file is loaded and validated on every run, cache or not: what a spec's
+  // code reads while it loads (helpers, data, the environment, other files) is in the
+  // model it yields, and the cache is keyed on that model alone. The loader's own cache
+  // of compiled TypeScript is checked against each file's text, so it is safe to keep.
+  const result = await compileFiles(files, io.cwd, cache && { transpileCache: path.join(io.cwd, TRANSPILE_DIR) });
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
-  let reuse = reusable(result.model, result, cache, hashes);
-  // An unchanged file whose outputs are gone or edited is loaded after all: emitters only ever see fresh models.
-  const reload = result.model.topologies.filter((t) => !reuse.has(t) && result.files.get(t.source.file)?.cached).map((t) => t.source.file);
-  if (reload.length > 0) {
-    result = await compileWithCache(files, io.cwd, cache, new Set(reload));
-    if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
-    reuse = reusable(result.model, result, cache, hashes);
-  }
   const model = result.model;
   const shownOut = path.relative(io.cwd, outDir) || '.';
 
@@ -55,28 +51,37 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
 
   const folder = new OutputFolder(outDir, options.check ? 'check' : 'write');
   const paths: string[] = [];
+  const jsons: string[] = [];
+  const keys: string[] = [];
+  let reused = 0;
   for (const topology of model.topologies) {
-    const info = result.files.get(topology.source.file)!;
-    const reused = reuse.get(topology);
-    const outputs = reused ? reused.outputs : emitInto(folder, emitters().emitTopology(topology));
-    paths.push(...outputs.map((o) => o.path));
-    if (cache) {
-      const key = reused?.key ?? modelKey(cache.fingerprint, topology);
-      if (!reused) cache.put('model', key, { topology, outputs });
-      if (info.source && info.cached?.model !== key) cache.put('source', info.source, { model: key, diagnostics: info.compiled.diagnostics });
+    // The model after every step across files (a move's hand-over included), as JSON: the
+    // emitters get this very text back, parsed, so their output is a function of what it is keyed on.
+    const json = JSON.stringify(topology);
+    const key = cache && modelKey(cache.fingerprint, json);
+    const known = key !== undefined ? cache?.get('model', key) : undefined;
+    let outputs: readonly CachedOutput[];
+    if (known && verified(hashes, known.outputs)) {
+      outputs = known.outputs;
+      reused++;
+    } else {
+      outputs = emitInto(folder, emitters().emitTopology(fromJson<TopologyModel>(json)));
+      if (key !== undefined) cache?.put('model', key, { outputs });
     }
+    paths.push(...outputs.map((o) => o.path));
+    jsons.push(json);
+    if (key !== undefined) keys.push(key);
   }
-  const snapshot = modelSnapshotFile(model);
-  // The snapshot is the whole model as JSON: its hash keys the files that read every topology.
-  const projectKey = cache && contentHash(`${cache.fingerprint}\0${snapshot.content}`);
-  const known = projectKey ? cache?.get('project', projectKey) : undefined;
-  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(model));
-  if (projectKey && projectOutputs !== known?.outputs) cache?.put('project', projectKey, { outputs: projectOutputs });
+  // The files that read every topology (the runbook index): keyed on every model's key, in order.
+  const projectKey = cache && modelKey(cache.fingerprint, `project\0${keys.join('\0')}`);
+  const known = projectKey !== undefined ? cache?.get('project', projectKey) : undefined;
+  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(fromJson<ProjectModel>(`{"topologies":[${jsons.join(',')}]}`)));
+  if (projectKey !== undefined && projectOutputs !== known?.outputs) cache?.put('project', projectKey, { outputs: projectOutputs });
   paths.push(...projectOutputs.map((o) => o.path));
   paths.sort(compareStrings);
   const doubled = paths.find((p, i) => i > 0 && paths[i - 1] === p);
   if (doubled) throw new Error(`two emitters produced ${doubled}`);
-  folder.put(snapshot);
+  folder.put(modelSnapshotFile(model));
   const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
   hashes.save();
   cache?.save();
@@ -92,31 +97,19 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   }
   for (const file of summary.written) io.stdout(`wrote   ${path.join(shownOut, file)}\n`);
   for (const file of summary.removed) io.stdout(`removed ${path.join(shownOut, file)}\n`);
-  const reusedNote = reuse.size > 0 ? `; ${reuse.size} of ${plural(model.topologies.length, 'topology', 'topologies')} unchanged, reused from the cache` : '';
+  const reusedNote = reused > 0 ? `; ${reused} of ${plural(model.topologies.length, 'topology', 'topologies')} unchanged, reused from the cache` : '';
   io.stdout(
     `synthesized ${describeModel(result)} into ${shownOut}/: ${plural(summary.written.length, 'file')} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${reusedNote}\n`,
   );
   return EXIT.ok;
 }
 
-/**
- * The topologies whose outputs need not be generated again: the cache has an entry for
- * their exact model under this krt, and every file it lists is in the output folder
- * with the content it had (hashed, so a hand edit or a deletion is always seen).
- */
-function reusable(model: ProjectModel, result: CachedCompileResult, cache: SynthCache | undefined, hashes: OutputHashes): Map<TopologyModel, ModelRecord & { key: string }> {
-  const reuse = new Map<TopologyModel, ModelRecord & { key: string }>();
-  if (!cache) return reuse;
-  for (const topology of model.topologies) {
-    // A model that came from the cache has its key in the record; a loaded one is hashed.
-    const cached = result.files.get(topology.source.file)?.cached;
-    const key = cached?.topology === topology ? cached.model : modelKey(cache.fingerprint, topology);
-    const record = cached?.model === key ? cached : cache.get('model', key);
-    if (record && verified(hashes, record.outputs)) reuse.set(topology, { key, topology, outputs: record.outputs });
-  }
-  return reuse;
+/** A model as the emitters get it: parsed from the JSON it is keyed by, and frozen as the compiled model is. */
+function fromJson<T>(json: string): T {
+  return deepFreeze(JSON.parse(json) as T);
 }
 
+/** Whether every file of a cached record is in the output folder with the content it had (hashed, so a hand edit or a deletion is always seen). */
 function verified(hashes: OutputHashes, outputs: readonly CachedOutput[]): boolean {
   return outputs.every((o) => hashes.hash(o.path) === o.sha256);
 }

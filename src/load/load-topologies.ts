@@ -22,6 +22,15 @@ export function discoverTopologyFiles(cwd: string): string[] {
     .map((name) => path.join(dir, name));
 }
 
+export interface LoadOptions {
+  /**
+   * A folder where the loader keeps the JavaScript it compiled each file to, found again
+   * by the file's path and checked against a hash of its text (so an edited file is
+   * compiled again): it saves compiling every file on every run. None by default.
+   */
+  readonly transpileCache?: string;
+}
+
 /**
  * Imports topology files, TypeScript included, without a build step. A file that
  * imports `kafka-retry-topology` gets this very copy of the library, so a spec is
@@ -30,10 +39,11 @@ export function discoverTopologyFiles(cwd: string): string[] {
 export async function loadTopologyFiles(
   files: readonly string[],
   cwd: string,
+  options: LoadOptions = {},
 ): Promise<{ loaded: LoadedTopologyFile[]; diagnostics: Diagnostic[] }> {
   const jiti = createJiti(__filename, {
     moduleCache: false,
-    fsCache: false,
+    fsCache: options.transpileCache ?? false,
     interopDefault: false,
     alias: { 'kafka-retry-topology': path.resolve(__dirname, '..', 'index') },
   });
