@@ -1,3 +1,4 @@
+import { keyHash } from '../../src/runtime/park-state';
 import type { OffsetCommit } from '../../src/runtime/port';
 import type { Attempt } from './fault-world';
 import { descriptorFor, faultWorld } from './fault-world';
@@ -71,5 +72,38 @@ describe('review of the fault harness and key parking (#28)', () => {
     }
     // Today: crash at step 15: 0@0- 0@1+ 1@0- 0@1+ 1@0- 1@1+ 2@0+ 1@1+
     expect(violations).toEqual([]);
+  });
+  /** Six records of key K on main partition 0, with the group's commit of partition 0 set to `metadata` at `offset` before the consumer starts. */
+  async function startingFrom(offset: string, metadata: string, records = Array.from({ length: 6 }, () => ({ key: 'K', partition: 0, failures: 0 }))) {
+    const world = faultWorld({ ordering: 'park-by-key', reaction: 'kafkajs', partitions: 1, records, parkingBudgetBytes: 120 });
+    world.broker.commit(world.consumer.groups.main, [{ topic: world.consumer.mainTopic, partition: 0, offset, metadata }]);
+    return world.run();
+  }
+  const K = keyHash(Buffer.from('K'));
+
+  it.failing('a park state whose position runs past every parked record (a truncated krt-parked/1 state) skips no record', async () => {
+    // What `krt-parked/1 +5 <K>@5:1,2,3,4` becomes cut after its second field. The encoder never
+    // writes `+d` > 0 with nothing parked (the committed offset is the oldest parked record).
+    const result = await startingFrom('0', 'krt-parked/1 +5');
+    // Today: records 0-4 are taken as handled and never run (lost), record 5 runs.
+    expect(result.lost).toEqual([]);
+  });
+
+  it.failing('a park state that holds or parks a key at its own position (never written by the encoder) leaves no record of the key unhandled', async () => {
+    const lost = [];
+    for (const metadata of [`krt-parked/1 +0 ${K}@0`, `krt-parked/1 +2 ${K}:0`]) lost.push({ metadata, lost: (await startingFrom('0', metadata)).lost });
+    // Today: every record of K parks behind a hold no tier record will ever release: 6 of 6 never run.
+    expect(lost).toEqual(lost.map(({ metadata }) => ({ metadata, lost: [] })));
+  });
+
+  it.failing('a key whose tier record is gone (tier retention passed, tier topic recreated) does not keep its later records, and the partition, waiting forever', async () => {
+    // A consistent state: K is held by record 0 (in retry), nothing parked; the tier is empty.
+    const records = [
+      ...Array.from({ length: 30 }, () => ({ key: 'K', partition: 0, failures: 0 })),
+      ...Array.from({ length: 5 }, () => ({ key: 'J', partition: 0, failures: 0 })),
+    ];
+    const result = await startingFrom('1', `krt-parked/1 +0 ${K}@1`, records);
+    // Today: K's records park until the budget, the partition pauses for good, J's records never run.
+    expect({ paused: result.paused, lost: result.lost }).toEqual({ paused: [], lost: [0] });
   });
 });
