@@ -16,6 +16,8 @@ export interface KeyParkingOptions {
   readonly emit: RetryEventListener;
   /** Most bytes of commit metadata the state of one partition may take (the broker's `offset.metadata.max.bytes`). */
   readonly budgetBytes: number;
+  /** The offset that marks a record done, for a stale tier copy committed without running. */
+  readonly commitOffsetFor: (record: ConsumedRecord) => TopicPartitionOffset;
   /** Runs `work` again shortly (a refused pause or resume is tried again); nothing once the consumer stops. */
   readonly retryLater: (work: () => void) => void;
 }
@@ -24,8 +26,13 @@ export interface KeyParkingOptions {
 export interface KeyParking {
   /** Handles, parks or skips a main-topic record, then commits it with the partition's state. */
   onMainRecord(record: ConsumedRecord): Promise<void>;
-  /** Commits a handled tier record; if its key's retry ended, releases the key and runs its parked records first. */
-  onTierRecord(record: ConsumedRecord, outcome: HandleOutcome, commit: TopicPartitionOffset): Promise<void>;
+  /**
+   * A due tier record: runs it (`handle`) only if it is its key's current retry (its
+   * x-original-offset is the key's hold), else commits it unhandled as a stale copy; if its
+   * key's retry ended, releases the key and runs its parked records first. Under the same
+   * lock as the main partition's records, so a tier record and a drain never overlap.
+   */
+  onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>): Promise<void>;
   /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
   forget(): void;
 }
@@ -175,25 +182,47 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         await options.consumer().commitOffsets([stateCommit(partition, parking)]);
       }),
 
-    async onTierRecord(record, outcome, commit) {
-      if (outcome === 'tier') {
-        await options.consumer().commitOffsets([commit]); // still in retry: the key stays held
-        return;
-      }
+    onTierRecord: (record, handle) =>
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
-      await locked(record.partition, async () => {
+      locked(record.partition, async () => {
+        const keyless = record.message.key === null;
         const parking = await load(record.partition);
+        const { state } = parking;
         const hash = keyHash(record.message.key);
-        const holder = parking.state.held.get(hash);
-        const original = decodeRetryHeaders(record.message.headers).originalOffset;
-        // A duplicate of an earlier retry of the key must not release a later one.
-        if (holder !== undefined && (original === undefined || BigInt(original) === holder)) {
-          parking.state.held.delete(hash);
-          await drain(parking, hash);
+        const holder = state.held.get(hash);
+        const headers = decodeRetryHeaders(record.message.headers);
+        const original = headers.originalOffset === undefined ? undefined : BigInt(headers.originalOffset);
+        const current = holder !== undefined && (original === undefined || original === holder);
+        if (!keyless && !current && !headers.replayedFromDlq) {
+          // A stale copy (redelivered, or published again after a crash or a refused commit):
+          // its key's retry ended or a later record holds it. Running it would apply an older
+          // update over a newer one.
+          emit({ type: 'stale-tier-record', record, key: keyText(record) });
+          await options.consumer().commitOffsets([options.commitOffsetFor(record)]);
+          return;
         }
+        const { outcome, commit } = await handle();
+        if (keyless) {
+          await options.consumer().commitOffsets([commit]);
+          return;
+        }
+        if (!current) {
+          // Replayed from the DLQ while its key was free: if it goes on to a later tier, it
+          // holds the key there, so newer records of the key wait for it.
+          if (outcome === 'tier' && original !== undefined && original < state.position && !state.held.has(hash)) {
+            state.held.set(hash, original);
+            await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
+          } else await options.consumer().commitOffsets([commit]);
+          return;
+        }
+        if (outcome === 'tier') {
+          await options.consumer().commitOffsets([commit]); // still in retry: the key stays held
+          return;
+        }
+        state.held.delete(hash);
+        await drain(parking, hash);
         await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
-      });
-    },
+      }),
 
     forget() {
       generation++;

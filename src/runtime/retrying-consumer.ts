@@ -192,7 +192,10 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     metrics,
     emit,
     records,
-    done: (record, outcome, commit) => (parking ? parking.onTierRecord(record, outcome, commit) : retryCommits.mark(commit)),
+    due: async (record, handle) => {
+      if (parking) return parking.onTierRecord(record, handle);
+      await retryCommits.mark((await handle()).commit);
+    },
     stopping: () => stopping,
   });
 
@@ -244,6 +247,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
           mainTopic: consumer.mainTopic,
           consumer: () => mainConsumer!,
           handle: async (record, parked) => (await records.handle(record, parked)).outcome,
+          commitOffsetFor: (record) => router.commitOffsetFor(record),
           emit,
           budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,
           retryLater: (work) => {

@@ -61,6 +61,11 @@ export class MemoryBroker {
   readonly consumerErrors: unknown[] = [];
   /** How consumers react to a throw out of eachMessage or eachBatch. */
   throwReaction: ThrowReaction = 'fail';
+  /**
+   * Pauses outlive a group rebalance, as with kafkajs (its subscription state outlives the
+   * join; only a crash-restart builds a new one). By default a rebalance clears them.
+   */
+  pausesSurviveRebalance = false;
   /** Consumers that crashed and rejoined (kafkajs, after its retries). */
   restarts = 0;
 
@@ -177,7 +182,7 @@ export class MemoryBroker {
 
   /** Every member of a group loses and regains its partitions, as in a rebalance. */
   rebalance(groupId: string): void {
-    for (const c of this.consumers.filter((c) => c.groupId === groupId && c.connected)) c.rebalance();
+    for (const c of this.consumers.filter((c) => c.groupId === groupId && c.connected)) c.rebalance(!this.pausesSurviveRebalance);
   }
 
   /** The partitions connected members of a group hold paused, as `topic-partition`, sorted. */
@@ -298,11 +303,11 @@ class MemoryConsumer implements ConsumerPort {
     this.rebalance();
   }
 
-  /** Forgets positions and pauses, as a member that lost and got back its partitions. */
-  rebalance(): void {
+  /** Forgets positions (and pauses, unless they outlive a rebalance), as a member that lost and got back its partitions. */
+  rebalance(clearPauses = true): void {
     for (const id of this.positions.keys()) this.bump(id);
     this.positions.clear();
-    this.paused.clear();
+    if (clearPauses) this.paused.clear();
     for (const listener of this.rebalanceListeners) listener();
   }
 
