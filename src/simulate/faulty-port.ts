@@ -56,9 +56,10 @@ export class FaultyPort {
   private step = 0;
   private process = 0;
   private readonly consumers = new Map<number, ConsumerPort[]>();
-  /** Faults injected so far, and crashes. */
+  /** Faults injected so far, crashes, and rebalances. */
   injected = 0;
   crashes = 0;
+  rebalances = 0;
   private enabled = true;
   private crashPending = false;
 
@@ -66,6 +67,11 @@ export class FaultyPort {
     private readonly inner: KafkaPort,
     private readonly options: FaultyPortOptions,
   ) {}
+
+  /** Steps so far (port calls while faults were on): the length of a run, to draw fault positions within. */
+  get steps(): number {
+    return this.step;
+  }
 
   /** The number of the current process (0, then 1 after the first crash, ...). */
   get current(): number {
@@ -117,7 +123,10 @@ export class FaultyPort {
       // A crash stops the process before this call; a rebalance reaches it between two of
       // its steps, as a client's group events do (never inside a synchronous run of calls).
       if (event.kind === 'crash') this.crash();
-      else queueMicrotask(() => this.options.onRebalance?.());
+      else {
+        this.rebalances++;
+        queueMicrotask(() => this.options.onRebalance?.());
+      }
     }
     let fail = false;
     for (const fault of this.options.faults) {

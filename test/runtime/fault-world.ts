@@ -136,6 +136,9 @@ export function faultWorld(options: FaultWorldOptions) {
       handled: succeeded.size,
       crashes: faulty.crashes,
       injected: faulty.injected,
+      rebalances: faulty.rebalances,
+      steps: faulty.steps,
+      calls: new Map(faulty.calls),
       restarts: broker.restarts,
     };
   }

@@ -45,6 +45,9 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
     },
     emit: () => {},
     budgetBytes,
+    holdExpiryMs: 3_600_000,
+    now: () => 0,
+    setTimer: () => () => {},
     commitOffsetFor: (r) => ({ topic: r.topic, partition: r.partition, offset: String(Number(r.message.offset) + 1) }),
     retryLater: () => {},
   });

@@ -136,7 +136,7 @@ describe('review of the fault harness and key parking (#28)', () => {
     expect(lost).toEqual(lost.map(({ metadata }) => ({ metadata, lost: [] })));
   });
 
-  it.failing('a key whose tier record is gone (tier retention passed, tier topic recreated) does not keep its later records, and the partition, waiting forever', async () => {
+  it('a key whose tier record is gone (tier retention passed, tier topic recreated) does not keep its later records, and the partition, waiting forever', async () => {
     // A consistent state: K is held by record 0 (in retry), nothing parked; the tier is empty.
     const records = [
       ...Array.from({ length: 30 }, () => ({ key: 'K', partition: 0, failures: 0 })),
@@ -171,7 +171,7 @@ describe('review of the fault harness and key parking (#28)', () => {
     // orders.confirmed.retry.1m-0 paused for good (park-by-key: record 1 parks behind it forever).
     expect(stuck).toEqual([]);
   });
-  it.failing('one crash runs again at most one commit window plus the record in hand (docs/runtime.md: never more than maxRecords in all), on one partition with no failure', async () => {
+  it('one crash runs again at most one commit window plus the record in hand (docs/runtime.md: never more than maxRecords in all), on one partition with no failure', async () => {
     const worst = { duplicates: 0, at: -1 };
     for (const reaction of ['kafkajs', 'confluent'] as const) {
       for (let at = 0; at < 80; at++) {
@@ -193,7 +193,7 @@ describe('review of the fault harness and key parking (#28)', () => {
     // faults.test.ts bounds this case by 48 (8 x 2 partitions x 3 topics per incident).
     expect(worst.duplicates).toBeLessThanOrEqual(COMMIT_MAX_RECORDS + 1);
   });
-  it.failing('with kafkajs, which restarts a consumer only after a retriable error, one commit refused with a non-retriable error does not stop a park-by-key consumer for good', async () => {
+  it('with kafkajs, which restarts a consumer only after a retriable error, one commit refused with a non-retriable error does not stop a park-by-key consumer for good', async () => {
     const world = faultWorld({
       ordering: 'park-by-key',
       reaction: 'kafkajs',
@@ -216,7 +216,7 @@ describe('review of the fault harness and key parking (#28)', () => {
     // instead of throwing them and handles all 6.)
     expect({ handled: result.handled, lost: result.lost }).toEqual({ handled: 6, lost: [] });
   });
-  it.failing('with kafkajs, one commit of the tier consumer refused with a non-retriable error does not stop it for good (unordered)', async () => {
+  it('with kafkajs, one commit of the tier consumer refused with a non-retriable error does not stop it for good (unordered)', async () => {
     const world = faultWorld({ ordering: 'unordered', reaction: 'kafkajs', partitions: 1, records: Array.from({ length: 8 }, () => ({ key: 'A', partition: 0, failures: 1 })) });
     withKafkaJsCrashOnNonRetriable(world.broker);
     const commit = world.broker.commit.bind(world.broker);
