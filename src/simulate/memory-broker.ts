@@ -37,6 +37,19 @@ export class BrokerRefusedError extends Error {
  */
 export type ThrowReaction = 'fail' | 'kafkajs' | 'confluent';
 
+/**
+ * kafkajs (2.2.4, retry/index.js and consumer/index.js): an error thrown out of eachMessage
+ * or eachBatch that is not retriable (`retriable: false`, or a TypeError, RangeError,
+ * SyntaxError or ReferenceError) and is no rebalance crashes the consumer, and onCrash
+ * restarts it only when the cause was retriable: the consumer stops for good.
+ */
+function stopsKafkaJs(error: unknown): boolean {
+  const e = (error ?? {}) as { retriable?: unknown; type?: unknown; name?: unknown };
+  const rejoins = ['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR_FOR_GROUP', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID'].includes(String(e.type));
+  const unrecoverable = ['TypeError', 'RangeError', 'SyntaxError', 'ReferenceError'].includes(String(e.name));
+  return !rejoins && (e.retriable === false || unrecoverable);
+}
+
 /** kafkajs's default `retry.retries`. */
 export const KAFKAJS_RETRIES = 5;
 
@@ -66,6 +79,8 @@ export class MemoryBroker {
    * join; only a crash-restart builds a new one). By default a rebalance clears them.
    */
   pausesSurviveRebalance = false;
+  /** Consumers kafkajs stopped for good: a non-retriable error thrown out of eachMessage or eachBatch. */
+  stoppedForGood = 0;
   /** Consumers that crashed and rejoined (kafkajs, after its retries). */
   restarts = 0;
 
@@ -297,6 +312,12 @@ class MemoryConsumer implements ConsumerPort {
 
   private thrown(error: unknown): void {
     this.broker.consumerErrors.push(error);
+    if (this.broker.throwReaction === 'kafkajs' && stopsKafkaJs(error)) {
+      // Crashed, and not restarted: kafkajs restarts only after retriable errors.
+      this.broker.stoppedForGood++;
+      this.connected = false;
+      return;
+    }
     if (this.broker.throwReaction !== 'kafkajs' || ++this.throwsInARow <= KAFKAJS_RETRIES) return;
     this.throwsInARow = 0;
     this.broker.restarts++;

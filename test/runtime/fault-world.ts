@@ -140,6 +140,7 @@ export function faultWorld(options: FaultWorldOptions) {
       steps: faulty.steps,
       calls: new Map(faulty.calls),
       restarts: broker.restarts,
+      stoppedForGood: broker.stoppedForGood,
     };
   }
 

@@ -26,7 +26,9 @@ const operation = fc.oneof({ weight: 1, arbitrary: fc.constant('commit' as const
  * measured by a run without faults: a fault drawn past the end of a run injects nothing.
  */
 const position = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
-const fault = fc.record({ operation, at: position, times: fc.integer({ min: 1, max: 7 }) });
+/** One fault in four is refused with a non-retriable error (kafkajs stops a consumer such an error reaches). */
+const nonRetriable = fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
+const fault = fc.record({ operation, at: position, times: fc.integer({ min: 1, max: 7 }), nonRetriable });
 const event = fc.record({ kind: fc.constantFrom('rebalance' as const, 'crash' as const), at: position });
 /** Budgets from tight (one or two keys fill a partition) to the default. */
 const budget = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 60, max: 160 }) }, { weight: 1, arbitrary: fc.integer({ min: 160, max: 400 }) }, { weight: 1, arbitrary: fc.constant(undefined) });
@@ -54,7 +56,7 @@ function duplicateBound(options: FaultWorldOptions, incidents: number): number {
 }
 
 /** A case's faults and events at their fractions of a run without faults of the same records. */
-async function placed(options: FaultWorldOptions, faults: readonly { operation: Fault['operation']; at: number; times: number }[], events: readonly { kind: StepEvent['kind']; at: number }[]) {
+async function placed(options: FaultWorldOptions, faults: readonly { operation: Fault['operation']; at: number; times: number; nonRetriable: boolean }[], events: readonly { kind: StepEvent['kind']; at: number }[]) {
   const dry = await faultWorld(options).run();
   return {
     faults: faults.map((f): Fault => ({ ...f, at: Math.floor(f.at * (dry.calls.get(f.operation) ?? 0)) })),
@@ -75,7 +77,7 @@ async function placed(options: FaultWorldOptions, faults: readonly { operation: 
 const atBudget = fc.record({
   hot: fc.array(fc.record({ key: fc.constantFrom('J', 'K', 'L'), parked: fc.integer({ min: 1, max: 40 }) }), { minLength: 1, maxLength: 3 }),
   tail: fc.array(fc.record({ key: keys, failures }), { maxLength: 10 }),
-  fault: fc.record({ operation: fc.constantFrom(...PORT_OPERATIONS), at: fc.nat({ max: 80 }), times: fc.integer({ min: 1, max: 3 }) }) as fc.Arbitrary<Fault>,
+  fault: fc.record({ operation: fc.constantFrom(...PORT_OPERATIONS), at: fc.nat({ max: 80 }), times: fc.integer({ min: 1, max: 3 }), nonRetriable }) as fc.Arbitrary<Fault>,
   parkingBudgetBytes: fc.integer({ min: 60, max: 200 }),
 });
 
@@ -112,6 +114,7 @@ describe('the runtime under faults at every step', () => {
         cases++;
         const incidents = result.crashes + result.injected + result.restarts + result.rebalances;
         if (incidents > 0) withFaults++;
+        expect(result.stoppedForGood).toBe(0);
         expect(result.lost).toEqual([]);
         expect(result.early).toEqual([]);
         expect(result.paused).toEqual([]);
