@@ -17,6 +17,14 @@ export type RetryEvent =
   | { readonly type: 'waiting'; readonly topic: string; readonly partition: number; readonly dueAt: number }
   | { readonly type: 'parked'; readonly record: ConsumedRecord; readonly key: string }
   | { readonly type: 'unparked'; readonly record: ConsumedRecord; readonly key: string }
+  /** Park-by-key: a copy of a tier record whose key's retry had ended or moved on (redelivered, published again after a crash); committed, not run. */
+  | { readonly type: 'stale-tier-record'; readonly record: ConsumedRecord; readonly key: string }
+  /**
+   * Park-by-key: a key held longer than its tier record can take to arrive (the path through
+   * the tiers plus their retention) is released; its parked records run. `offset`: the main
+   * record whose retry held it.
+   */
+  | { readonly type: 'hold-expired'; readonly topic: string; readonly partition: number; readonly offset: string; readonly heldMs: number }
   /** Park-by-key state of a main partition reached its commit-metadata budget: the partition waits for a key's retry to end. */
   | { readonly type: 'parking-full'; readonly topic: string; readonly partition: number; readonly keys: number; readonly parked: number };
 

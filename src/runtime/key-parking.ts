@@ -16,6 +16,16 @@ export interface KeyParkingOptions {
   readonly emit: RetryEventListener;
   /** Most bytes of commit metadata the state of one partition may take (the broker's `offset.metadata.max.bytes`). */
   readonly budgetBytes: number;
+  /** The offset that marks a record done, for a stale tier copy committed without running. */
+  readonly commitOffsetFor: (record: ConsumedRecord) => TopicPartitionOffset;
+  /**
+   * Longest a key stays held: past it, its tier record can no longer arrive (longer than the
+   * path through every tier plus the tiers' retention), so the hold is released.
+   */
+  readonly holdExpiryMs: number;
+  readonly now: () => number;
+  /** Runs `work` after `ms` (nothing once the consumer stops); returns a cancel. */
+  readonly setTimer: (ms: number, work: () => void) => () => void;
   /** Runs `work` again shortly (a refused pause or resume is tried again); nothing once the consumer stops. */
   readonly retryLater: (work: () => void) => void;
 }
@@ -24,8 +34,13 @@ export interface KeyParkingOptions {
 export interface KeyParking {
   /** Handles, parks or skips a main-topic record, then commits it with the partition's state. */
   onMainRecord(record: ConsumedRecord): Promise<void>;
-  /** Commits a handled tier record; if its key's retry ended, releases the key and runs its parked records first. */
-  onTierRecord(record: ConsumedRecord, outcome: HandleOutcome, commit: TopicPartitionOffset): Promise<void>;
+  /**
+   * A due tier record: runs it (`handle`) only if it is its key's current retry (its
+   * x-original-offset is the key's hold), else commits it unhandled as a stale copy; if its
+   * key's retry ended, releases the key and runs its parked records first. Under the same
+   * lock as the main partition's records, so a tier record and a drain never overlap.
+   */
+  onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>): Promise<void>;
   /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
   forget(): void;
 }
@@ -34,6 +49,8 @@ interface PartitionParking {
   readonly state: ParkState;
   /** Parked records read since the state was loaded (after a restart, the re-read brings them back). */
   readonly records: Map<bigint, ConsumedRecord>;
+  /** When this process saw each hold first (taken, or loaded: a restart never shortens a hold). */
+  readonly heldSince: Map<string, number>;
 }
 
 /** A room for one more key entry, so that a commit never exceeds the budget. */
@@ -106,12 +123,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const loadedIn = generation;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
     const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : 0n; // -1: nothing committed yet
-    const parking: PartitionParking = { state: decodeParkState(offset, committed?.metadata), records: new Map() };
+    const parking: PartitionParking = { state: decodeParkState(offset, committed?.metadata), records: new Map(), heldSince: new Map() };
     // Parked records are not in memory yet: read p again from the committed offset (the
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
     if (parking.state.parked.size > 0) options.consumer().seek({ topic: mainTopic, partition, offset: committedOffsetOf(parking.state).toString() });
-    if (loadedIn === generation) partitions.set(partition, parking);
+    if (loadedIn === generation) {
+      partitions.set(partition, parking);
+      watchHolds(partition, parking);
+    }
     return parking;
   }
 
@@ -124,6 +144,53 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   const overBudget = ({ state }: PartitionParking) => encodeParkState(state).length + ENTRY_ROOM > options.budgetBytes;
 
+  /** Timers that release expired holds, one per main partition. */
+  const expiryTimers = new Map<number, () => void>();
+
+  function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint): void {
+    parking.state.held.set(hash, offset);
+    parking.heldSince.set(hash, options.now());
+    // An earlier hold's timer comes first; it sets the next one.
+    if (!expiryTimers.has(partition)) watchHolds(partition, parking);
+  }
+
+  /** Sets the partition's timer to its oldest hold's expiry (holds loaded from a commit count from now). */
+  function watchHolds(partition: number, parking: PartitionParking): void {
+    const now = options.now();
+    for (const hash of parking.state.held.keys()) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, now);
+    expiryTimers.get(partition)?.();
+    expiryTimers.delete(partition);
+    const since = [...parking.state.held.keys()].map((hash) => parking.heldSince.get(hash)!);
+    if (since.length === 0) return;
+    const dueIn = Math.max(0, Math.min(...since) + options.holdExpiryMs - now);
+    expiryTimers.set(
+      partition,
+      options.setTimer(dueIn, () => {
+        expiryTimers.delete(partition);
+        if (partitions.get(partition) === parking) locked(partition, () => releaseExpired(partition, parking)).catch(() => {});
+      }),
+    );
+  }
+
+  /**
+   * Releases holds whose tier record can no longer arrive (tier retention passed, the tier
+   * recreated): their keys' parked records run, so neither the key nor the partition
+   * waits forever. A copy of the tier record that still comes later is stale.
+   */
+  async function releaseExpired(partition: number, parking: PartitionParking): Promise<void> {
+    if (partitions.get(partition) !== parking) return;
+    const now = options.now();
+    const expired = [...parking.state.held.keys()].filter((hash) => now - parking.heldSince.get(hash)! >= options.holdExpiryMs);
+    for (const hash of expired) {
+      emit({ type: 'hold-expired', topic: mainTopic, partition, offset: parking.state.held.get(hash)!.toString(), heldMs: now - parking.heldSince.get(hash)! });
+      parking.state.held.delete(hash);
+      parking.heldSince.delete(hash);
+      await drain(parking, hash);
+    }
+    if (expired.length > 0) await options.consumer().commitOffsets([stateCommit(partition, parking)]);
+    watchHolds(partition, parking);
+  }
+
   /** Runs the key's parked records in order while the key is not held and the next one has been read. */
   async function drain(parking: PartitionParking, hash: string): Promise<void> {
     const { state } = parking;
@@ -135,7 +202,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const outcome = await options.handle(record, true);
       state.parked.delete(next);
       parking.records.delete(next);
-      if (outcome === 'tier') state.held.set(hash, next);
+      if (outcome === 'tier') hold(record.partition, parking, hash, next);
     }
   }
 
@@ -169,35 +236,61 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           parking.records.set(offset, record);
           emit({ type: 'parked', record, key: keyText(record) });
         } else if ((await options.handle(record, false)) === 'tier' && !keyless) {
-          state.held.set(hash, offset);
+          hold(partition, parking, hash, offset);
         }
         state.position = offset + 1n;
         await options.consumer().commitOffsets([stateCommit(partition, parking)]);
       }),
 
-    async onTierRecord(record, outcome, commit) {
-      if (outcome === 'tier') {
-        await options.consumer().commitOffsets([commit]); // still in retry: the key stays held
-        return;
-      }
+    onTierRecord: (record, handle) =>
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
-      await locked(record.partition, async () => {
+      locked(record.partition, async () => {
+        const keyless = record.message.key === null;
         const parking = await load(record.partition);
+        const { state } = parking;
         const hash = keyHash(record.message.key);
-        const holder = parking.state.held.get(hash);
-        const original = decodeRetryHeaders(record.message.headers).originalOffset;
-        // A duplicate of an earlier retry of the key must not release a later one.
-        if (holder !== undefined && (original === undefined || BigInt(original) === holder)) {
-          parking.state.held.delete(hash);
-          await drain(parking, hash);
+        const holder = state.held.get(hash);
+        const headers = decodeRetryHeaders(record.message.headers);
+        const original = headers.originalOffset === undefined ? undefined : BigInt(headers.originalOffset);
+        const current = holder !== undefined && (original === undefined || original === holder);
+        if (!keyless && !current && !headers.replayedFromDlq) {
+          // A stale copy (redelivered, or published again after a crash or a refused commit):
+          // its key's retry ended or a later record holds it. Running it would apply an older
+          // update over a newer one.
+          emit({ type: 'stale-tier-record', record, key: keyText(record) });
+          await options.consumer().commitOffsets([options.commitOffsetFor(record)]);
+          return;
         }
+        const { outcome, commit } = await handle();
+        if (keyless) {
+          await options.consumer().commitOffsets([commit]);
+          return;
+        }
+        if (!current) {
+          // Replayed from the DLQ while its key was free: if it goes on to a later tier, it
+          // holds the key there, so newer records of the key wait for it.
+          if (outcome === 'tier' && original !== undefined && original < state.position && !state.held.has(hash)) {
+            hold(record.partition, parking, hash, original);
+            await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
+          } else await options.consumer().commitOffsets([commit]);
+          return;
+        }
+        if (outcome === 'tier') {
+          await options.consumer().commitOffsets([commit]); // still in retry: the key stays held
+          return;
+        }
+        state.held.delete(hash);
+        parking.heldSince.delete(hash);
+        await drain(parking, hash);
+        watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
         await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
-      });
-    },
+      }),
 
     forget() {
       generation++;
       partitions.clear();
+      for (const cancel of expiryTimers.values()) cancel();
+      expiryTimers.clear();
       for (const partition of [...paused]) reconcile(partition);
     },
   };

@@ -48,6 +48,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
    */
   const highest = new Map<string, bigint>();
   let marked = 0;
+  /** Marks in commit requests not answered yet (this generation). */
+  let inFlightMarks = 0;
   let cancelTimer: (() => void) | undefined;
   let last: Promise<void> = Promise.resolve();
   /** Bumped by forget(): a commit refused before a rebalance must not come back after it. */
@@ -74,14 +76,20 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     progressed.clear();
     const batch = [...pending.values()];
     pending.clear();
+    const sentMarks = marked;
     marked = 0;
     if (batch.length === 0) return last;
+    // The marks stay counted until their commit is answered: the window of records done and
+    // not committed stops growing at maxRecords while a commit is in flight.
+    inFlightMarks += sentMarks;
     for (const o of batch) highest.set(partitionKey(o), BigInt(o.offset));
     const sentIn = generation;
     const run = last.then(async () => {
       try {
         await consumer().commitOffsets(batch);
+        if (sentIn === generation) inFlightMarks -= sentMarks;
       } catch (error) {
+        if (sentIn === generation) inFlightMarks -= sentMarks;
         // Keep them for the next commit, unless a newer one of their partition was sent since, or a rebalance came between.
         if (sentIn === generation && !closed) {
           for (const o of batch) if (highest.get(partitionKey(o)) === BigInt(o.offset) && !pending.has(partitionKey(o))) pending.set(partitionKey(o), o);
@@ -106,15 +114,19 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     async mark(offset) {
       keep(offset);
       marked++;
-      if (policy.intervalMs <= 0 || marked >= policy.maxRecords) await commitPending();
+      if (policy.intervalMs <= 0) await commitPending();
+      // Backpressure: at maxRecords marks the caller waits until they are committed. A
+      // refused commit is reported, not thrown (its offsets go out with the next one).
+      else if (marked + inFlightMarks >= policy.maxRecords) await commitPending().catch(onError);
       else schedule();
     },
     markProgress(progress) {
       progressed.add(progress);
       if (policy.intervalMs <= 0) return commitPending();
-      // The partition goes on while a full batch of marks is committed: commits queue up in order.
-      if (++marked >= policy.maxRecords) commitPending().catch(onError);
-      else schedule();
+      // Backpressure: at maxRecords marks not yet committed (in flight included) the partition
+      // waits for the commit, so a crash runs again at most maxRecords records.
+      if (++marked + inFlightMarks >= policy.maxRecords) return commitPending().catch(onError);
+      schedule();
       return undefined;
     },
     flush: () => commitPending(),
@@ -126,6 +138,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       progressed.clear();
       highest.clear();
       marked = 0;
+      inFlightMarks = 0;
     },
     close() {
       closed = true;

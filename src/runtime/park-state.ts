@@ -77,25 +77,32 @@ function base36(digits: string): bigint {
 
 /**
  * Reads the state a previous commit left at offset `committed`. No metadata, or metadata
- * that is not ours or not consistent (an offset before 0, a distance too long for an
- * offset), is an empty state at the committed offset: nothing held or parked, every
- * record from there on runs. Never throws.
+ * that is not ours or not exactly what the encoder writes for some state at this offset
+ * (an offset before 0, a hold or a parked record at or past the position, a position
+ * that is not the oldest parked record's distance, entries out of order or repeated,
+ * digits the encoder would not write), is an empty state at the committed offset:
+ * nothing held or parked, every record from there on runs again, none is skipped. So
+ * decode(x) either encodes back to x or is empty. Never throws.
  */
 export function decodeParkState(committed: bigint, metadata: string | null | undefined): ParkState {
   // The Confluent client writes the metadata with its C string's NUL terminator.
-  const [format, ahead, ...entries] = (metadata ?? '').replace(/\0+$/, '').split(' ');
+  const text = (metadata ?? '').replace(/\0+$/, '');
+  const [format, ahead, ...entries] = text.split(' ');
   const distance = ahead === undefined ? null : DISTANCE.exec(ahead);
   if (format !== PARK_STATE_FORMAT || !distance) return emptyParkState(committed);
   const state = emptyParkState(committed + base36(distance[1]!));
-  const offset = (d: string) => state.position - base36(d);
   for (const entry of entries) {
     const match = ENTRY.exec(entry);
     if (!match) return emptyParkState(committed);
     const [, hash, holder, parked] = match;
-    const offsets = [...(holder === undefined ? [] : [holder]), ...(parked?.split(',') ?? [])].map(offset);
-    if (offsets.some((o) => o < 0n)) return emptyParkState(committed);
+    const distances = [...(holder === undefined ? [] : [holder]), ...(parked?.split(',') ?? [])].map(base36);
+    // Every hold and parked record is below the position and at or after offset 0.
+    if (distances.some((d) => d < 1n || d > state.position)) return emptyParkState(committed);
+    const offsets = distances.map((d) => state.position - d);
     if (holder !== undefined) state.held.set(hash!, offsets[0]!);
     for (const o of offsets.slice(holder === undefined ? 0 : 1)) state.parked.set(o, hash!);
   }
-  return state;
+  // Anything the encoder would not have written for this state (a truncated state, a
+  // wrong distance, repeats, order) is not ours to trust.
+  return encodeParkState(state) === text && committedOffsetOf(state) === committed ? state : emptyParkState(committed);
 }

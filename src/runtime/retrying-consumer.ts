@@ -21,6 +21,7 @@ import type { RecordHandler } from './record-handler';
 import { createRouter } from './router';
 import type { ConsumedRecord, Router } from './router';
 import { StopRequested } from './stop-requested';
+import { retriableForClient } from './take-again';
 import { createTierPipeline, RESUME_RETRY_MS } from './tier-pipeline';
 import type { TierPipeline } from './tier-pipeline';
 
@@ -40,6 +41,12 @@ export interface RetryingConsumerOptions {
    * broker's `offset.metadata.max.bytes` (default 4096).
    */
   readonly parkingBudgetBytes?: number;
+  /**
+   * Park-by-key: how long a key may stay held before its hold is released as lost (its
+   * tier record gone with the tiers' retention, or the tier recreated). Default: every
+   * tier's delay plus 7 days, the tiers' default retention; set it from yours.
+   */
+  readonly parkedHoldExpiryMs?: number;
   readonly onEvent?: RetryEventListener;
   /**
    * How offsets are committed (never before the publish is acknowledged): the records
@@ -101,6 +108,8 @@ const TIER_FETCH = { maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 } as 
 const CO_PARTITIONED_FETCH = { ...TIER_FETCH, maxBytesPerPartition: 64 * 1024 } as const;
 
 const DEFAULT_PARTITIONS_CONCURRENTLY = 6;
+/** The tiers' default retention.ms (the spec's default tier retention). */
+const DEFAULT_TIER_RETENTION_MS = 7 * 24 * 3_600_000;
 const DEFAULT_PUBLISHES_IN_FLIGHT = 256;
 
 /** Below kafkajs's default heartbeat interval (3 s), so a long wait never misses one. */
@@ -192,7 +201,10 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     metrics,
     emit,
     records,
-    done: (record, outcome, commit) => (parking ? parking.onTierRecord(record, outcome, commit) : retryCommits.mark(commit)),
+    due: async (record, handle) => {
+      if (parking) return parking.onTierRecord(record, handle);
+      await retryCommits.mark((await handle()).commit);
+    },
     stopping: () => stopping,
   });
 
@@ -211,7 +223,9 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         client().pause([{ topic: record.topic, partitions: [record.partition] }]);
         return;
       }
-      return tracked(work(record));
+      return tracked(work(record)).catch((error: unknown) => {
+        throw retriableForClient(error);
+      });
     };
   }
 
@@ -244,8 +258,22 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
           mainTopic: consumer.mainTopic,
           consumer: () => mainConsumer!,
           handle: async (record, parked) => (await records.handle(record, parked)).outcome,
+          commitOffsetFor: (record) => router.commitOffsetFor(record),
           emit,
           budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,
+          holdExpiryMs: options.parkedHoldExpiryMs ?? consumer.tiers.reduce((sum, t) => sum + t.delayMs, 0) + DEFAULT_TIER_RETENTION_MS,
+          now: () => clock.now(),
+          setTimer: (ms, work) => {
+            const cancel = clock.setTimer(ms, () => {
+              retries.delete(cancel);
+              if (!stopping) work();
+            });
+            retries.add(cancel);
+            return () => {
+              retries.delete(cancel);
+              cancel();
+            };
+          },
           retryLater: (work) => {
             const cancel = clock.setTimer(RESUME_RETRY_MS, () => {
               retries.delete(cancel);
@@ -281,7 +309,12 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         await retryConsumer.run({ eachMessage: eachMessageOf(() => retryConsumer!, (record) => tiers.onRecord(record)) });
       }
       await mainConsumer.run({
-        eachBatch: (batch) => (stopping ? Promise.resolve(mainConsumer!.pause([{ topic: batch.topic, partitions: [batch.partition] }])) : tracked(pipeline.onBatch(batch))),
+        eachBatch: (batch) =>
+          stopping
+            ? Promise.resolve(mainConsumer!.pause([{ topic: batch.topic, partitions: [batch.partition] }]))
+            : tracked(pipeline.onBatch(batch)).catch((error: unknown) => {
+                throw retriableForClient(error);
+              }),
         partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY,
       });
     },

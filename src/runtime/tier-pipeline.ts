@@ -19,8 +19,11 @@ export interface TierPipelineOptions {
   readonly metrics: RetryMetrics;
   readonly emit: RetryEventListener;
   readonly records: RecordHandler;
-  /** A handled tier record: commit it (with park-by-key, through key parking, which may release its key). */
-  readonly done: (record: EachMessagePayload, outcome: HandleOutcome, commit: TopicPartitionOffset) => Promise<void>;
+  /**
+   * A due tier record: run `handle` and commit (with park-by-key, through key parking, which
+   * checks the key's hold first and may release the key).
+   */
+  readonly due: (record: EachMessagePayload, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>) => Promise<void>;
   readonly stopping: () => boolean;
 }
 
@@ -73,6 +76,30 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     }
   }
 
+  /** Partitions a rebalance left paused, whose resume was refused: tried again until it lands. */
+  const unpausing = new Map<string, () => void>();
+
+  /**
+   * After a rebalance a partition is paused exactly while it waits (kafkajs keeps pauses
+   * across a rebalance; other clients drop them): a partition that waited is resumed, and
+   * a refused resume is tried again until it lands or the partition waits again. Resuming
+   * a partition that went to another member changes nothing.
+   */
+  function unpause(topic: string, partition: number): void {
+    const id = partitionKey(topic, partition);
+    unpausing.get(id)?.();
+    unpausing.delete(id);
+    if (waiting.has(id) || options.stopping()) return;
+    try {
+      options.client().resume([{ topic, partitions: [partition] }]);
+    } catch {
+      unpausing.set(id, clock.setTimer(RESUME_RETRY_MS, () => {
+        unpausing.delete(id);
+        unpause(topic, partition);
+      }));
+    }
+  }
+
   return {
     async onRecord(record) {
       const tier = tierByTopic.get(record.topic)!;
@@ -86,6 +113,8 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
         delayMs: tier.delayMs,
       });
       if (now < dueAt) {
+        unpausing.get(id)?.();
+        unpausing.delete(id);
         waiting.set(id, { head: record.message.offset, cancel: clock.setTimer(dueAt - now, () => resumePartition(record.topic, record.partition)) });
         options.client().pause([{ topic: record.topic, partitions: [record.partition] }]);
         options.client().seek({ topic: record.topic, partition: record.partition, offset: record.message.offset });
@@ -94,26 +123,23 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
       }
       firstSeen.done(id);
       latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
-      const { outcome, commit } = await options.records.handle(record, false);
-      await options.done(record, outcome, commit);
+      await options.due(record, () => options.records.handle(record, false));
     },
     forget() {
       firstSeen.clear();
       const entries = [...waiting];
       waiting.clear();
-      for (const [id, { cancel }] of entries) {
-        cancel();
+      for (const [id, entry] of entries) {
+        entry.cancel();
         const [topic, partition] = id.split('\u0000');
-        try {
-          options.client().resume([{ topic: topic!, partitions: [Number(partition)] }]);
-        } catch {
-          // Not ours any more: its new owner reads it from the committed offset.
-        }
+        unpause(topic!, Number(partition));
       }
     },
     close() {
       for (const { cancel } of waiting.values()) cancel();
       waiting.clear();
+      for (const cancel of unpausing.values()) cancel();
+      unpausing.clear();
     },
   };
 }

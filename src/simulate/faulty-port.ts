@@ -12,16 +12,27 @@ export interface Fault {
   readonly operation: PortOperation;
   readonly at: number;
   readonly times: number;
+  /**
+   * Refused with a non-retriable error (an ACL re-applied, OFFSET_METADATA_TOO_LARGE):
+   * kafkajs stops a consumer such an error reaches. Not for `deliver`: a client that fails
+   * its own fetch so is restarted by the kafkajs adapter, not by the runtime.
+   */
+  readonly nonRetriable?: boolean;
   /** Only calls whose commit offsets match count (a commit that releases a key, say); every call by default. */
   readonly when?: (offsets: readonly OffsetCommit[]) => boolean;
 }
 
-/** The error an injected fault throws: retriable, as a broker's transient refusal is. */
+/** The error an injected fault throws: retriable, as a broker's transient refusal is, unless the fault says otherwise. */
 export class InjectedFault extends Error {
   override name = 'KafkaJSConnectionError';
-  readonly retriable = true;
-  constructor(readonly operation: PortOperation) {
+  readonly retriable: boolean;
+  constructor(
+    readonly operation: PortOperation,
+    nonRetriable = false,
+  ) {
     super(`injected fault: ${operation} failed`);
+    if (nonRetriable) this.name = 'KafkaJSProtocolError';
+    this.retriable = !nonRetriable;
   }
 }
 
@@ -56,9 +67,10 @@ export class FaultyPort {
   private step = 0;
   private process = 0;
   private readonly consumers = new Map<number, ConsumerPort[]>();
-  /** Faults injected so far, and crashes. */
+  /** Faults injected so far, crashes, and rebalances. */
   injected = 0;
   crashes = 0;
+  rebalances = 0;
   private enabled = true;
   private crashPending = false;
 
@@ -66,6 +78,11 @@ export class FaultyPort {
     private readonly inner: KafkaPort,
     private readonly options: FaultyPortOptions,
   ) {}
+
+  /** Steps so far (port calls while faults were on): the length of a run, to draw fault positions within. */
+  get steps(): number {
+    return this.step;
+  }
 
   /** The number of the current process (0, then 1 after the first crash, ...). */
   get current(): number {
@@ -108,23 +125,26 @@ export class FaultyPort {
   }
 
   /** Counts a call; runs step events; says whether the call fails. A dead process's calls never get here. */
-  private fails(operation: PortOperation, offsets: readonly OffsetCommit[] = []): boolean {
+  private fails(operation: PortOperation, offsets: readonly OffsetCommit[] = []): InjectedFault | undefined {
     this.calls.set(operation, (this.calls.get(operation) ?? 0) + 1);
-    if (!this.enabled) return false;
+    if (!this.enabled) return undefined;
     const step = this.step++;
     for (const event of this.options.events ?? []) {
       if (event.at !== step) continue;
       // A crash stops the process before this call; a rebalance reaches it between two of
       // its steps, as a client's group events do (never inside a synchronous run of calls).
       if (event.kind === 'crash') this.crash();
-      else queueMicrotask(() => this.options.onRebalance?.());
+      else {
+        this.rebalances++;
+        queueMicrotask(() => this.options.onRebalance?.());
+      }
     }
-    let fail = false;
+    let fail: InjectedFault | undefined;
     for (const fault of this.options.faults) {
       if (fault.operation !== operation || (fault.when && !fault.when(offsets))) continue;
       const n = this.matched.get(fault) ?? 0;
       this.matched.set(fault, n + 1);
-      if (n >= fault.at && n < fault.at + fault.times) fail = true;
+      if (n >= fault.at && n < fault.at + fault.times) fail ??= new InjectedFault(operation, fault.nonRetriable === true && operation !== 'deliver');
     }
     if (fail) this.injected++;
     return fail;
@@ -135,7 +155,7 @@ export class FaultyPort {
       if (!this.alive(process)) return hang();
       const fail = this.fails(operation);
       if (!this.alive(process)) return hang();
-      if (fail) throw new InjectedFault(operation);
+      if (fail) throw fail;
       return work();
     };
     return {
@@ -151,14 +171,14 @@ export class FaultyPort {
       if (!this.alive(process)) return;
       const fail = this.fails(operation);
       if (!this.alive(process)) return;
-      if (fail) throw new InjectedFault(operation);
+      if (fail) throw fail;
       work();
     };
     const async = async <T>(operation: PortOperation, work: () => Promise<T>, offsets?: readonly OffsetCommit[]): Promise<T> => {
       if (!this.alive(process)) return hang();
       const fail = this.fails(operation, offsets);
       if (!this.alive(process)) return hang();
-      if (fail) throw new InjectedFault(operation);
+      if (fail) throw fail;
       return work();
     };
     const heartbeat = (beat: (() => Promise<void>) | undefined) => (beat ? () => async('heartbeat', beat) : undefined);
@@ -167,7 +187,7 @@ export class FaultyPort {
       if (!this.alive(process)) return hang();
       const fail = this.fails('deliver');
       if (!this.alive(process)) return hang();
-      if (fail) throw new InjectedFault('deliver');
+      if (fail) throw fail;
       return work(payload);
     };
     const run = (options: RunOptions): Promise<void> => {

@@ -37,6 +37,19 @@ export class BrokerRefusedError extends Error {
  */
 export type ThrowReaction = 'fail' | 'kafkajs' | 'confluent';
 
+/**
+ * kafkajs (2.2.4, retry/index.js and consumer/index.js): an error thrown out of eachMessage
+ * or eachBatch that is not retriable (`retriable: false`, or a TypeError, RangeError,
+ * SyntaxError or ReferenceError) and is no rebalance crashes the consumer, and onCrash
+ * restarts it only when the cause was retriable: the consumer stops for good.
+ */
+function stopsKafkaJs(error: unknown): boolean {
+  const e = (error ?? {}) as { retriable?: unknown; type?: unknown; name?: unknown };
+  const rejoins = ['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR_FOR_GROUP', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID'].includes(String(e.type));
+  const unrecoverable = ['TypeError', 'RangeError', 'SyntaxError', 'ReferenceError'].includes(String(e.name));
+  return !rejoins && (e.retriable === false || unrecoverable);
+}
+
 /** kafkajs's default `retry.retries`. */
 export const KAFKAJS_RETRIES = 5;
 
@@ -61,6 +74,13 @@ export class MemoryBroker {
   readonly consumerErrors: unknown[] = [];
   /** How consumers react to a throw out of eachMessage or eachBatch. */
   throwReaction: ThrowReaction = 'fail';
+  /**
+   * Pauses outlive a group rebalance, as with kafkajs (its subscription state outlives the
+   * join; only a crash-restart builds a new one). By default a rebalance clears them.
+   */
+  pausesSurviveRebalance = false;
+  /** Consumers kafkajs stopped for good: a non-retriable error thrown out of eachMessage or eachBatch. */
+  stoppedForGood = 0;
   /** Consumers that crashed and rejoined (kafkajs, after its retries). */
   restarts = 0;
 
@@ -177,7 +197,7 @@ export class MemoryBroker {
 
   /** Every member of a group loses and regains its partitions, as in a rebalance. */
   rebalance(groupId: string): void {
-    for (const c of this.consumers.filter((c) => c.groupId === groupId && c.connected)) c.rebalance();
+    for (const c of this.consumers.filter((c) => c.groupId === groupId && c.connected)) c.rebalance(!this.pausesSurviveRebalance);
   }
 
   /** The partitions connected members of a group hold paused, as `topic-partition`, sorted. */
@@ -292,17 +312,23 @@ class MemoryConsumer implements ConsumerPort {
 
   private thrown(error: unknown): void {
     this.broker.consumerErrors.push(error);
+    if (this.broker.throwReaction === 'kafkajs' && stopsKafkaJs(error)) {
+      // Crashed, and not restarted: kafkajs restarts only after retriable errors.
+      this.broker.stoppedForGood++;
+      this.connected = false;
+      return;
+    }
     if (this.broker.throwReaction !== 'kafkajs' || ++this.throwsInARow <= KAFKAJS_RETRIES) return;
     this.throwsInARow = 0;
     this.broker.restarts++;
     this.rebalance();
   }
 
-  /** Forgets positions and pauses, as a member that lost and got back its partitions. */
-  rebalance(): void {
+  /** Forgets positions (and pauses, unless they outlive a rebalance), as a member that lost and got back its partitions. */
+  rebalance(clearPauses = true): void {
     for (const id of this.positions.keys()) this.bump(id);
     this.positions.clear();
-    this.paused.clear();
+    if (clearPauses) this.paused.clear();
     for (const listener of this.rebalanceListeners) listener();
   }
 

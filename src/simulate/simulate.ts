@@ -115,6 +115,10 @@ export async function simulate(scenario: Scenario, ordering?: OrderingStrategy):
         return line(e.record.topic, `${labelOf(e.record)} PARK (key ${e.key} is in retry)`);
       case 'unparked':
         return line('parked', `unpark ${labelOf(e.record)}`);
+      case 'stale-tier-record':
+        return line(e.record.topic, `${labelOf(e.record)} SKIP (a stale copy: key ${e.key} is no longer in this retry)`);
+      case 'hold-expired':
+        return line(e.topic, `release the key of offset ${e.offset} on partition ${e.partition}: its tier record can no longer arrive`);
       case 'parking-full':
         return line(e.topic, `pause partition ${e.partition}: ${e.keys} keys in retry fill its commit metadata`);
       case 'commit-failed':

@@ -45,6 +45,10 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
     },
     emit: () => {},
     budgetBytes,
+    holdExpiryMs: 3_600_000,
+    now: () => 0,
+    setTimer: () => () => {},
+    commitOffsetFor: (r) => ({ topic: r.topic, partition: r.partition, offset: String(Number(r.message.offset) + 1) }),
     retryLater: () => {},
   });
   return { broker, parking, seeks, handled, pauses, refuseCommit: () => (refuseNextCommit = true) };
@@ -65,8 +69,7 @@ describe('key parking', () => {
     await s.parking.onMainRecord(record(1, 'k', 'b'));
     await s.parking.onTierRecord(
       { topic: `${MAIN}.retry.1m`, partition: 0, message: { key: Buffer.from('k'), value: Buffer.from('a'), offset: '0', timestamp: '0', headers: { 'x-original-offset': '0' } } },
-      'success',
-      { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' },
+      async () => ({ outcome: 'success', commit: { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' } }),
     );
     expect(s.handled).toEqual(['k:a', 'other:x', 'other:x', 'k:b']);
     expect(s.broker.committedOffset('g', MAIN, 0)).toBe(3);
@@ -89,7 +92,7 @@ describe('key parking', () => {
     expect(s.pauses).toEqual(['pause 0']);
     s.refuseCommit();
     const k0 = { topic: `${MAIN}.retry.1m`, partition: 0, message: { key: Buffer.from('k0'), value: Buffer.from('a'), offset: '0', timestamp: '0', headers: { 'x-original-offset': '0' } } };
-    await expect(s.parking.onTierRecord(k0, 'success', { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' })).rejects.toThrow('coordinator');
+    await expect(s.parking.onTierRecord(k0, async () => ({ outcome: 'success', commit: { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' } }))).rejects.toThrow('coordinator');
     expect(s.pauses).toEqual(['pause 0', 'resume 0']);
   });
 });

@@ -1,4 +1,5 @@
-import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, decodeParkState, emptyParkState, encodeParkState, keyHash } from '../../src/runtime/park-state';
+import fc from 'fast-check';
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash } from '../../src/runtime/park-state';
 
 describe('the park-by-key state in commit metadata', () => {
   const a = keyHash(Buffer.from('order-42'));
@@ -46,5 +47,50 @@ describe('the park-by-key state in commit metadata', () => {
       state.parked.set(49_999_500n + BigInt(i), hash);
     }
     expect(encodeParkState(state).length).toBeLessThan(DEFAULT_PARK_STATE_BUDGET);
+  });
+
+  it('reads only what the encoder writes: any other text, close to a state or not, is an empty state (a truncated state, holds or parked records at the position, a wrong distance)', () => {
+    for (const metadata of ['krt-parked/1 +5', `krt-parked/1 +0 ${a}@0`, `krt-parked/1 +2 ${a}:0`, `krt-parked/1 +3 ${a}:1`, `krt-parked/1 +2 ${a}:2,2`, `krt-parked/1 +02 ${a}:2`, `krt-parked/1 +0 ${b}@1 ${a}@1`]) {
+      expect(decodeParkState(10n, metadata)).toEqual(emptyParkState(10n));
+    }
+  });
+
+  const hashes = [a, b, keyHash(Buffer.from('order-44'))];
+  /** Text near the format: the tag, a distance, entries of known hashes with small distances, or any string. */
+  const nearState = fc.oneof(
+    fc.string(),
+    fc
+      .tuple(
+        fc.nat({ max: 12 }),
+        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 })), { maxLength: 3 }),
+      )
+      .map(([d, entries]) => [PARK_STATE_FORMAT, `+${d.toString(36)}`, ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`)].join(' ')),
+  );
+
+  it('decodes any text either to a state that encodes back to that text at the committed offset, or to an empty state (property)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 20n }), nearState, (committed, text) => {
+        const state = decodeParkState(committed, text);
+        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed;
+        expect(empty || (encodeParkState(state) === text && committedOffsetOf(state) === committed)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads back every state it writes (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 1000n }),
+        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 1n, max: 50n })), { maxLength: 3 }),
+        fc.uniqueArray(fc.tuple(fc.bigInt({ min: 1n, max: 50n }), fc.constantFrom(...hashes)), { selector: ([d]) => d, maxLength: 6 }),
+        (position, held, parked) => {
+          const state = emptyParkState(position + 50n);
+          for (const [h, d] of held) state.held.set(h, state.position - d);
+          for (const [d, h] of parked) state.parked.set(state.position - d, h);
+          expect(decodeParkState(committedOffsetOf(state), encodeParkState(state))).toEqual(state);
+        },
+      ),
+    );
   });
 });

@@ -22,8 +22,8 @@ interface KafkaJsConsumerLike {
   resume(t: TopicPartitions[]): void;
   seek(s: TopicPartitionOffset): void;
   commitOffsets(o: OffsetCommit[]): Promise<void>;
-  on(event: string, listener: () => void): unknown;
-  events: { GROUP_JOIN: string };
+  on(event: string, listener: (event: { payload: { error: unknown; restart: boolean } }) => void): unknown;
+  events: { GROUP_JOIN: string; CRASH: string };
 }
 
 interface KafkaJsProducerLike {
@@ -42,25 +42,72 @@ function checkWritten(records: { topic: string; messages: OutgoingMessage[] }[],
   }
 }
 
+/** Backoff of a consumer run again after kafkajs stopped it: 1 s, doubling, at most 30 s. */
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+
+export interface KafkaJsPortOptions {
+  /** Goes to every consumer (for example `sessionTimeout`). */
+  readonly consumerConfig?: Record<string, unknown>;
+  /**
+   * Called when kafkajs stopped a consumer for good (a non-retriable error, such as
+   * GROUP_AUTHORIZATION_FAILED while an ACL is re-applied): the adapter runs it again in
+   * `restartInMs`. Log it; by default it is written to stderr.
+   */
+  readonly onCrash?: (error: unknown, restartInMs: number) => void;
+}
+
 /**
- * Adapts a kafkajs `Kafka` to the runtime's port: manual commits, acks=-1.
- * `consumerConfig` goes to every consumer (for example `sessionTimeout`).
+ * Adapts a kafkajs `Kafka` to the runtime's port: manual commits, acks=-1. kafkajs
+ * restarts a crashed consumer only when the cause was retriable; after any other error
+ * the adapter runs it again itself (with backoff), so a consumer never stays stopped
+ * with nothing said.
  */
-export function kafkajsPort(kafka: KafkaJsLike, options: { consumerConfig?: Record<string, unknown> } = {}): KafkaPort {
+export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}): KafkaPort {
+  const onCrash =
+    options.onCrash ??
+    ((error: unknown, restartInMs: number) => process.stderr.write(`kafka-retry-topology: kafkajs stopped a consumer (${error instanceof Error ? error.message : String(error)}); running it again in ${restartInMs} ms\n`));
   return {
     consumer(groupId, { coPartitioned = false, maxBytesPerPartition, maxWaitTimeInMs } = {}): ConsumerPort {
       const assigners = coPartitioned ? { partitionAssigners: [coPartitionedAssigner] } : {};
       const fetch = { ...(maxBytesPerPartition ? { maxBytesPerPartition } : {}), ...(maxWaitTimeInMs ? { maxWaitTimeInMs } : {}) };
       const consumer = kafka.consumer({ ...options.consumerConfig, ...fetch, ...assigners, groupId });
       const offsets = groupOffsetsReader(() => kafka.admin(), groupId);
+      /** What run() was given, to run the consumer again after kafkajs stopped it. */
+      let running: Parameters<KafkaJsConsumerLike['run']>[0] | undefined;
+      let disconnected = false;
+      let restartTimer: ReturnType<typeof setTimeout> | undefined;
+      let restarts = 0;
+      const restartLater = (error: unknown) => {
+        const delay = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** Math.min(restarts++, 10));
+        onCrash(error, delay);
+        restartTimer = setTimeout(() => {
+          restartTimer = undefined;
+          if (disconnected || running === undefined) return;
+          // The subscription outlives kafkajs's crash (it disconnected): connect and run again.
+          consumer
+            .connect()
+            .then(() => consumer.run(running!))
+            .then(() => (restarts = 0))
+            .catch((refused: unknown) => {
+              if (!disconnected) restartLater(refused);
+            });
+        }, delay);
+      };
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        if (payload.restart || disconnected || running === undefined) return; // kafkajs restarts it itself
+        restartLater(payload.error);
+      });
       return {
         connect: () => consumer.connect(),
         disconnect: async () => {
+          disconnected = true;
+          if (restartTimer !== undefined) clearTimeout(restartTimer);
           await consumer.disconnect();
           await offsets.close();
         },
         subscribe: (s) => consumer.subscribe(s),
-        run: (run) => consumer.run({ autoCommit: false, ...clientRunOptions(run) }),
+        run: (run) => consumer.run((running = { autoCommit: false, ...clientRunOptions(run) })),
         pause: (t) => consumer.pause(t),
         resume: (t) => consumer.resume(t),
         seek: (s) => consumer.seek(s),
