@@ -172,3 +172,19 @@ describe('finding E: an ACL that two stacks declare is deleted by one of them', 
     expect(missing).toEqual([]);
   });
 });
+
+describe('finding F: the guard keys topics by name only, so topics that change consumer with their records are not seen', () => {
+  it.failing('refuses (or calls destructive) two consumers swapping retryTopicBase: each inherits the other\'s DLQ and waiting retries', () => {
+    const a = aConsumer({ name: 'a', topic: { name: 'orders.a', partitions: 12 }, principal: 'User:a' });
+    const b = aConsumer({ name: 'b', topic: { name: 'orders.b', partitions: 12 }, principal: 'User:b' });
+    const before = modelOf(orders(a, b));
+    const after = modelOf(orders({ ...a, retryTopicBase: 'orders.b' }, { ...b, retryTopicBase: 'orders.a' }));
+    // Terraform changes no topic (same names at the same addresses), so the outcome guard sees nothing; the plan
+    // says "safe: tier 1 retimed from 1m to 1m: creates 'orders.b.retry.1m'" although it exists and holds b's
+    // retries, which a's retry group (no offsets there) now runs through a's handler, and a `krt dlq replay a`
+    // sends b's dead letters into a's first tier.
+    const step = judged(before, after);
+    expect(step.lines).toContain("safe: tier 1 retimed from 1m to 1m: creates 'orders.b.retry.1m'");
+    expect(step.refused || step.worst === 'destructive').toBe(true);
+  });
+});
