@@ -227,9 +227,9 @@ describe('finding H (minor): a refusal whose fix does not work', () => {
   });
 });
 
-describe('what held, pinned where only a golden file noticed a broken guard', () => {
+describe('what held, pinned where no test noticed a broken guard', () => {
   // With declaredGone() accepting any decommissioned consumer (not only one that left the spec), the property
-  // test still passes (its oracle counts such topics as declared gone too); only a golden Terraform test failed.
+  // test still passes (its oracle counts such topics as declared gone too), and so does every other unit suite.
   it('refuses a tier dropped without retiring it from a consumer that is decommissioned but still in the spec', () => {
     const before = modelOf(orders(aConsumer({ decommissioned: true })));
     const after = modelOf(orders(aConsumer({ decommissioned: true, ladder: ['1m', '1h'] })));
