@@ -58,7 +58,7 @@ describe('finding A: a take-over (managed: false -> true, previouslyManaged: fal
   const pinned = (partitions: number, topic: object = {}) =>
     aConsumer({ topic: { name: 'orders.confirmed', partitions, ...topic }, ladder: ['1m', '10m', '1h'].map((delay) => ({ delay, partitions: 12 })), dlq: { partitions: 12 } });
 
-  it.failing('refuses (or calls destructive) a take-over that imports a 12-partition main topic into a resource of 6 partitions, which the provider replaces', () => {
+  it('refuses (or calls destructive) a take-over that imports a 12-partition main topic into a resource of 6 partitions, which the provider replaces', () => {
     // 1. The producers' topic has 12 partitions. The spec lowers topic.partitions to 6: "safe", nothing changes in Terraform.
     const real = modelOf(orders(pinned(12)));
     const lowered = modelOf(orders(pinned(6)));
@@ -74,7 +74,7 @@ describe('finding A: a take-over (managed: false -> true, previouslyManaged: fal
     expect(someStepStops(real, lowered, takenOver)).toBe(true);
   });
 
-  it.failing('calls destructive a take-over that sets cleanup.policy compact on a topic the producers kept with delete, as it does for a managed topic', () => {
+  it('calls destructive a take-over that sets cleanup.policy compact on a topic the producers kept with delete, as it does for a managed topic', () => {
     const before = modelOf(orders(aConsumer()));
     const after = modelOf(orders(aConsumer({ topic: { name: 'orders.confirmed', partitions: 12, managed: true, previouslyManaged: false, config: { 'cleanup.policy': 'compact' } } })));
     // The same config on a topic managed all along is 'destructive'; imported, the guard compares the new config with itself.
@@ -85,18 +85,18 @@ describe('finding A: a take-over (managed: false -> true, previouslyManaged: fal
 describe('finding B: config changes that drop records, outside the three the plan knows', () => {
   const managed = (config: Record<string, string | number>) => orders(aConsumer({ topic: { name: 'orders.confirmed', partitions: 12, managed: true, config } }));
 
-  it.failing('says something when retention.ms is removed from a managed main topic kept forever: the broker default (7 days) applies and older records are deleted', () => {
+  it('says something when retention.ms is removed from a managed main topic kept forever: the broker default (7 days) applies and older records are deleted', () => {
     const step = judged(modelOf(managed({ 'retention.ms': -1 })), modelOf(managed({})));
     // Today: no line at all ("no changes"), although the provider's AlterConfigs sets the topic's configs to exactly the map.
     expect(step.lines).toEqual(expect.arrayContaining([expect.stringMatching(/^(needs-migration|destructive): .*retention/)]));
   });
 
-  it.failing('does not call cleanup.policy compact -> delete safe: every record older than retention.ms (7 days by default) is deleted at once', () => {
+  it('does not call cleanup.policy compact -> delete safe: every record older than retention.ms (7 days by default) is deleted at once', () => {
     const step = judged(modelOf(managed({ 'cleanup.policy': 'compact' })), modelOf(managed({ 'cleanup.policy': 'delete' })));
     expect(step.worst).not.toBe('safe');
   });
 
-  it.failing('does not call a smaller retention.bytes safe: the oldest segments are deleted at once', () => {
+  it('does not call a smaller retention.bytes safe: the oldest segments are deleted at once', () => {
     const step = judged(modelOf(managed({ 'retention.bytes': -1 })), modelOf(managed({ 'retention.bytes': 1048576 })));
     expect(step.worst).not.toBe('safe');
   });

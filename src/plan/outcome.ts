@@ -152,11 +152,20 @@ class Context {
         return;
       }
       const prior = [...this.was.values()].flatMap((s) => [...s.topics.values()]).find((t) => t.stack !== current.stack && t.name === current.name);
-      if (!prior) {
-        this.say(owner, { action: 'import', stacks: [current.stack], topics: [current.name] }, 'needs-migration', `stack '${current.stack}' imports the existing topic '${current.name}' with its records (an import block); apply it with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`);
+      if (prior) {
+        // A move: what the import adopts is the resource the other stack held.
+        this.kept(prior, current);
+        return;
       }
-      // What the import adopts is the topic as it is; the rest of the plan changes it like any other.
-      this.kept(prior ?? { ...current, partitions: existed.topic.partitions }, current);
+      // A take-over adopts the topic as Kafka has it, which krt cannot see offline: judged at worst.
+      this.say(
+        owner,
+        { action: 'import', stacks: [current.stack], topics: [current.name] },
+        'destructive',
+        `stack '${current.stack}' imports the existing topic '${current.name}' (an import block) as Kafka has it, which krt cannot see offline: if it has more than ${current.partitions} partitions or another replication factor, the provider would replace it with every record (prevent_destroy makes that apply stop instead), and its configs become exactly the spec's, judged here against the broker defaults; check with \`krt plan --live\` that it matches the spec, apply with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`,
+      );
+      const unknown: TopicResource = { ...current, partitions: existed.topic.partitions, config: { 'min.insync.replicas': current.config['min.insync.replicas'] ?? '' } };
+      this.kept(unknown, current);
       return;
     }
     if (existed && !this.deletedNames.has(current.name)) this.refuse(refusal.createsExisting(current, owner, existed));
