@@ -110,7 +110,7 @@ describe('finding C: import and removed blocks that disappear from a stack that 
   const before = modelOf(orders(billing, shipping, kept), payments(refunds));
   const moved = modelOf(orders(kept), payments(refunds, { ...billing, previousTopology: 'orders' }, { ...shipping, previousTopology: 'orders' }));
 
-  it.failing('reminds the user when one of two moves loses its declaration: stack orders no longer forgets billing\'s DLQ and tiers', () => {
+  it('reminds the user when one of two moves loses its declaration: stack orders no longer forgets billing\'s DLQ and tiers', () => {
     expect(judged(before, moved)).toMatchObject({ refused: false, worst: 'needs-migration' });
     // previousTopology removed from one consumer only, e.g. once 'payments' was applied but not yet 'orders'.
     const oneDropped = modelOf(orders(kept), payments(refunds, billing, { ...shipping, previousTopology: 'orders' }));
@@ -118,10 +118,10 @@ describe('finding C: import and removed blocks that disappear from a stack that 
     const step = judged(moved, oneDropped);
     // Today: no line at all. If 'orders' was not applied with its removed blocks, its next apply deletes
     // 'orders.confirmed.dlq' and the tiers (its state still holds them) while 'payments' holds them too.
-    expect(step.lines).toEqual(expect.arrayContaining([expect.stringMatching(/stack 'orders' no longer has .*removed blocks|put the declaration back/)]));
+    expect(step.lines).toEqual(expect.arrayContaining([expect.stringMatching(/stack 'orders' no longer has the removed of 'orders\.confirmed\.dlq'.*put the declaration back/)]));
   });
 
-  it.failing('reminds the user when a consumer moves on again before the first move was applied (orders -> payments -> analytics)', () => {
+  it('reminds the user when a consumer moves on again before the first move was applied (orders -> payments -> analytics)', () => {
     const again = modelOf(orders(kept), payments(refunds, { ...shipping, previousTopology: 'orders' }), aTopology({ name: 'analytics', consumers: [{ ...billing, previousTopology: 'payments' }] }));
     const step = judged(moved, again);
     expect(step.refused).toBe(false);

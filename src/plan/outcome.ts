@@ -171,19 +171,35 @@ class Context {
     if (existed && !this.deletedNames.has(current.name)) this.refuse(refusal.createsExisting(current, owner, existed));
   }
 
-  /** A stack whose import or removed blocks disappear: fine once applied, a loss if not. */
+  /**
+   * Import and removed blocks that disappear from a stack, each one told: fine once the
+   * stack was applied with them, a loss if not (the state still holds what a removed
+   * block forgot, so the next apply deletes it; a topic never imported is created over one
+   * that exists). Whether the stack keeps other blocks changes nothing.
+   */
   droppedMoves(stack: string): void {
     const old = this.was.get(stack);
+    if (!old) return;
     const current = this.now.get(stack);
-    const lost = (old ? old.forgotten.size + old.imports.size : 0) > 0 && (current ? current.forgotten.size + current.imports.size : 0) === 0;
-    if (!lost) return;
+    const imports = [...old.imports].filter(([address]) => !current?.imports.has(address)).map(([, topic]) => topic);
+    const forgotten = [...old.forgotten].filter((address) => !current?.forgotten.has(address));
+    if (imports.length + forgotten.length === 0) return;
+    const byAddress = new Map([...this.ownersBefore.keys()].map((name) => [`kafka_topic.${topicResourceId(name)}`, name]));
+    const quoted = (names: string[]) => names.sort(compareStrings).map((t) => `'${t}'`).join(', ');
+    const acls = forgotten.filter((a) => !byAddress.has(a)).length;
+    const blocks = [
+      ...(imports.length > 0 ? [`the import of ${quoted([...imports])}`] : []),
+      ...(forgotten.length > acls ? [`the removed of ${quoted(forgotten.flatMap((a) => byAddress.get(a) ?? []))}`] : []),
+      ...(acls > 0 ? [`the removed of ${acls} ACL${acls === 1 ? '' : 's'}`] : []),
+    ].join(', ');
+    const topics = [...new Set([...imports, ...forgotten.flatMap((a) => byAddress.get(a) ?? [])])].sort(compareStrings);
     this.changes.push({
       topology: this.topologyOfStack(stack),
       change: {
         risk: 'needs-migration',
-        terraform: { action: 'blocks-dropped', stacks: [stack], topics: this.blockTopics(old!) },
+        terraform: { action: 'blocks-dropped', stacks: [stack], topics },
         text: current
-          ? `stack '${stack}' no longer has its import and removed blocks: fine once it was applied with them (\`terraform plan\` there shows no changes); if not, put the declaration back (previousTopology, previousName, previouslyManaged) and apply first`
+          ? `stack '${stack}' no longer has ${blocks}: fine once it was applied with them (\`terraform plan\` there shows no changes); if not, put the declaration back (previousTopology, previousName, previouslyManaged) and apply first`
           : `stack '${stack}' is no longer generated: apply it before deleting its folder (it forgets what moved away and removes what nobody took over); its state then holds nothing`,
       },
     });
@@ -206,13 +222,6 @@ class Context {
       );
     }
     return { changes: this.changes, refused: this.refused };
-  }
-
-  /** The topics a stack's import and removed blocks name (removed blocks of ACLs are not topics). */
-  private blockTopics(stack: StackResources): string[] {
-    const byAddress = new Map([...this.ownersBefore.keys()].map((name) => [`kafka_topic.${topicResourceId(name)}`, name]));
-    const forgotten = [...stack.forgotten].flatMap((address) => byAddress.get(address) ?? []);
-    return [...new Set([...stack.imports.values(), ...forgotten])].sort(compareStrings);
   }
 
   private consumerAfter(owner: TopicOwner | undefined): ConsumerModel | undefined {
