@@ -215,7 +215,7 @@ describe('finding F: the guard keys topics by name only, so topics that change c
 });
 
 describe('finding H (minor): a refusal whose fix does not work', () => {
-  it.failing('tells a main topic whose management passes to another topology to declare previouslyManaged, not previousTopology on a consumer that did not move', () => {
+  it('tells a main topic whose management passes to another topology to declare previouslyManaged, not previousTopology on a consumer that did not move', () => {
     const topic = { name: 'orders.confirmed', partitions: 12 };
     const analytics = (extra: object) => aConsumer({ name: 'analytics', principal: 'User:analytics', retryTopicBase: 'orders.confirmed.analytics', topic: { ...topic, ...extra } });
     const before = modelOf(orders(aConsumer({ topic: { ...topic, managed: true } })), payments(analytics({})));
@@ -224,6 +224,11 @@ describe('finding H (minor): a refusal whose fix does not work', () => {
     // Today: "consumer 'billing-order-confirmed' moved from topology 'orders' to 'payments' ... set previousTopology:
     // 'orders' on the consumer", which changes nothing (it is in 'orders'); the fix is previouslyManaged on both sides.
     expect(refused).toEqual([expect.stringContaining('previouslyManaged')]);
+    // And the advice works: declared on both sides, 'payments' imports the topic and 'orders' forgets it.
+    const declared = modelOf(orders(aConsumer({ topic: { ...topic, previouslyManaged: true } })), payments(analytics({ managed: true, previouslyManaged: false })));
+    expect(guardChanges(before, declared)).toEqual([]);
+    expect(stacks(declared).payments!.import).toEqual([{ to: 'kafka_topic.orders_confirmed', id: 'orders.confirmed' }]);
+    expect(stacks(declared).orders!.removed!.map((r) => r.from)).toContain('kafka_topic.orders_confirmed');
   });
 });
 

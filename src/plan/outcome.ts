@@ -135,7 +135,7 @@ class Context {
       return;
     }
     const elsewhere = [...this.now.values()].find((s) => s.stack !== old.stack && [...s.topics.values()].some((t) => t.name === old.name));
-    this.refuse(refusal.deleted(old, owner, now, elsewhere?.stack));
+    this.refuse(refusal.deleted(old, owner, now, elsewhere?.stack, this.ownersAfter.get(old.name)));
     this.say(owner, { action: 'delete', stacks: elsewhere ? [old.stack, elsewhere.stack] : [old.stack], topics: [old.name] }, 'destructive', elsewhere
       ? `'${old.name}' leaves stack '${old.stack}' for stack '${elsewhere.stack}' without a declared move: '${old.stack}' deletes it with every record and '${elsewhere.stack}' creates it empty (krt synth refuses this)`
       : owner?.topic.kind === 'retry' && now

@@ -20,9 +20,17 @@ export const refusal = {
     return at(owner, where ?? '', `'${old.name}' would shrink from ${old.partitions} to ${current.partitions} partitions; Kafka cannot remove partitions, so the Terraform provider would delete and recreate the topic, losing its records; keep ${old.partitions} (or more)`, path);
   },
 
-  deleted(old: TopicResource, owner: TopicOwner | undefined, now: ConsumerModel | undefined, elsewhere: string | undefined): Diagnostic {
+  deleted(old: TopicResource, owner: TopicOwner | undefined, now: ConsumerModel | undefined, elsewhere: string | undefined, heir?: TopicOwner): Diagnostic {
     if (!owner) return specError('topologies', '', `stack '${old.stack}' would delete '${old.name}' with every record in it; put back what named it`);
     const was = owner.consumer;
+    // A main topic whose management passes to another consumer's stack: both sides declare it, nobody moved.
+    if (owner.topic.kind === 'main' && elsewhere !== undefined && heir && heir.consumer.name !== was.name && heir.topic.kind === 'main') {
+      return specError(
+        heir.consumer.source.file,
+        `${heir.consumer.source.path}.topic.previouslyManaged`,
+        `main topic '${old.name}' passes from stack '${old.stack}' (consumer '${was.name}') to stack '${elsewhere}' (consumer '${heir.consumer.name}'), so '${old.stack}' would delete it with every record and '${elsewhere}' would create it empty; declare the hand-over on both sides: previouslyManaged: true beside managed: false on consumer '${was.name}' ('${old.stack}' forgets it) and previouslyManaged: false beside managed: true on consumer '${heir.consumer.name}' ('${elsewhere}' imports it)`,
+      );
+    }
     if (now && (elsewhere !== undefined || now.topology !== was.topology)) {
       const to = elsewhere ?? now.topology;
       return specError(
