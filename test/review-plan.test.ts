@@ -199,7 +199,7 @@ describe('finding E: an ACL that two stacks declare is deleted by one of them', 
 });
 
 describe('finding F: the guard keys topics by name only, so topics that change consumer with their records are not seen', () => {
-  it.failing('refuses (or calls destructive) two consumers swapping retryTopicBase: each inherits the other\'s DLQ and waiting retries', () => {
+  it('refuses (or calls destructive) two consumers swapping retryTopicBase: each inherits the other\'s DLQ and waiting retries', () => {
     const a = aConsumer({ name: 'a', topic: { name: 'orders.a', partitions: 12 }, principal: 'User:a' });
     const b = aConsumer({ name: 'b', topic: { name: 'orders.b', partitions: 12 }, principal: 'User:b' });
     const before = modelOf(orders(a, b));

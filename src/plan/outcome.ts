@@ -70,6 +70,7 @@ export function judgeOutcome(before: ProjectModel, after: ProjectModel): Outcome
     }
   }
   for (const name of [...new Set([...was.keys(), ...now.keys()])].sort(compareStrings)) context.droppedMoves(name);
+  context.ownersChanged();
   return context.result();
 }
 
@@ -205,6 +206,23 @@ class Context {
     });
   }
 
+  /**
+   * Topics are keyed by name AND by who reads them: a topic that another consumer still in
+   * the spec (or the same consumer in another role) now names changes hands with its
+   * records, although Terraform sees the same name at the same address. Main topics are
+   * read by any number of consumers and are not owned that way.
+   */
+  ownersChanged(): void {
+    for (const [name, was] of this.ownersBefore) {
+      const now = this.ownersAfter.get(name);
+      if (!now || (was.topic.kind === 'main' && now.topic.kind === 'main')) continue;
+      const stillThere = this.consumersAfter.has(was.consumer.name);
+      if (now.consumer.name === was.consumer.name ? now.topic.kind === was.topic.kind : !stillThere) continue;
+      this.refuse(refusal.changesHands(name, was, now));
+      this.say(now, { action: 'update', stacks: [now.consumer.topology], topics: [name] }, 'destructive', `'${name}' passes from ${role(was)} to ${role(now)} with every record in it (krt synth refuses this)`);
+    }
+  }
+
   result(): Outcome {
     for (const [name, owners] of this.gone) {
       const order = stackTopics(owners[0]!.consumer);
@@ -247,4 +265,11 @@ function declaredGone(owner: TopicOwner, ownersAfter: ReadonlyMap<string, TopicO
   if (ownersAfter.has(owner.topic.name)) return false;
   if (owner.consumer.decommissioned && !consumersAfter.has(owner.consumer.name)) return true;
   return owner.topic.kind === 'retry' && owner.topic.draining;
+}
+
+/** A topic's role, in operator words: "consumer 'a''s DLQ". */
+export function role(owner: TopicOwner): string {
+  const t = owner.topic;
+  const what = t.kind === 'retry' ? `tier ${t.label}` : t.kind === 'dlq' ? 'DLQ' : t.kind === 'dlq-audit' ? 'DLQ audit log' : 'main topic';
+  return `consumer '${owner.consumer.name}' (its ${what})`;
 }

@@ -2,6 +2,7 @@ import { formatDuration } from '../duration';
 import type { ConsumerModel, RetryTierModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
+import { role } from './outcome';
 import type { TopicOwner } from './outcome';
 import type { TopicResource } from './stack-resources';
 
@@ -64,6 +65,14 @@ export const refusal = {
           ? specError(now.source.file, `${now.source.path}.topic.managed`, `main topic '${topic.name}' is no longer managed here, so stack '${old.stack}' would delete it with every record; to hand it back to its producers, set previouslyManaged: true beside managed: false: the stack then forgets it (removed, destroy = false) and the topic stays`)
           : specError(now.source.file, `${now.source.path}.topic.name`, `the managed main topic changes from '${topic.name}' to '${now.mainTopic.name}', so stack '${old.stack}' would delete '${topic.name}' with every record; first hand '${topic.name}' over to its producers (managed: false, previouslyManaged: true) and apply, then switch topics`);
     }
+  },
+
+  changesHands(name: string, was: TopicOwner, now: TopicOwner): Diagnostic {
+    return at(
+      now,
+      'retryTopicBase',
+      `'${name}' would pass from ${role(was)} to ${role(now)} with every record in it: the new reader would handle records meant for another handler and replay dead letters that are not its own; keep each consumer's topic names (retryTopicBase), or give this one new names and decommission the old topics with their consumer`,
+    );
   },
 
   importsMissing(current: TopicResource, owner: TopicOwner | undefined): Diagnostic {
