@@ -155,19 +155,17 @@ describe('finding G: `krt synth <file>` (a subset of the topology files) takes e
   beforeEach(() => (project = new ScratchProject()));
   afterEach(() => project.remove());
 
-  it.failing('keeps the guard on a topology that a synth of another file left out of the snapshot', async () => {
+  it('keeps the guard on a topology that a synth of another file left out of the snapshot', async () => {
     // 1. analytics-orders is decommissioned (step 1 of removing a consumer), synthesized and applied.
     project.edit('topologies/analytics.ts', "criticality: 'analytics',", "criticality: 'analytics',\n      decommissioned: true,");
     expect((await project.krt('synth')).code).toBe(0);
-    // 2. Someone synthesizes only the file they edited. The guard sees analytics' consumer "removed" and,
-    //    as it is decommissioned, accepts: generated/terraform/analytics/cdk.tf.json and analytics' part
-    //    of the snapshot are removed, although topologies/analytics.ts is untouched.
+    // 2. Someone synthesizes only the file they edited. analytics' stack and its part of the snapshot
+    //    must stay as they were (they did not: the partial run took analytics for removed).
     const one = await project.krt('synth', 'topologies/orders.ts');
     expect(one.code).toBe(0);
-    expect(one.stdout).toContain('removed generated/terraform/analytics/cdk.tf.json');
-    // 3. A tier of the decommissioned consumer is dropped without retiring it. Against the snapshot of step 1
-    //    this is refused; against the one of step 2 analytics looks new: "safe: new consumer: creates ...",
-    //    and the analytics stack (its state holds the tier) destroys 'orders.confirmed.analytics-orders.retry.1m'.
+    expect(one.stdout).not.toContain('removed generated/terraform/analytics/cdk.tf.json');
+    expect(project.read('generated/.krt-model.json')).toContain('"analytics"');
+    // 3. A tier of the decommissioned consumer is dropped without retiring it: refused, as against the snapshot of step 1.
     project.edit('topologies/analytics.ts', "ladder: ['5s', '1m'],", "ladder: ['5s'],");
     const plan = await project.krt('plan');
     const synth = await project.krt('synth');

@@ -7,7 +7,7 @@ import { modelKey, SynthCache } from '../cache/synth-cache';
 import type { CachedOutput, ModelRecord } from '../cache/synth-cache';
 import type { GeneratedFile } from '../emitters/types';
 import type { ProjectModel, TopologyModel } from '../model/types';
-import { guardChanges, readBaseline } from '../plan';
+import { guardChanges, readBaseline, withUntouched } from '../plan';
 import { compareStrings } from '../util/compare';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
 import { contentHash, OutputFolder } from '../writer/write-generated';
@@ -44,23 +44,26 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
     if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
     reuse = reusable(result.model, result, cache, hashes);
   }
-  const model = result.model;
   const shownOut = path.relative(io.cwd, outDir) || '.';
+  // A synth of some files keeps the other topologies as committed (see withUntouched).
+  const baseline = !options.check || args.length > 0 ? readBaseline(outDir, io.cwd) : undefined;
+  const model = args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model;
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
   if (!options.check) {
-    const refused = guardChanges(readBaseline(outDir, io.cwd), model);
+    const refused = guardChanges(baseline, model);
     if (reportDiagnostics(io, { diagnostics: refused })) return EXIT.problems;
   }
 
   const folder = new OutputFolder(outDir, options.check ? 'check' : 'write');
   const paths: string[] = [];
   for (const topology of model.topologies) {
-    const info = result.files.get(topology.source.file)!;
+    const info = result.files.get(topology.source.file);
     const reused = reuse.get(topology);
     const outputs = reused ? reused.outputs : emitInto(folder, emitters().emitTopology(topology));
     paths.push(...outputs.map((o) => o.path));
-    if (cache) {
+    // A topology kept from the committed model (a synth of other files) is emitted as it was, outside the cache.
+    if (cache && info) {
       const key = reused?.key ?? modelKey(cache.fingerprint, topology);
       if (!reused) cache.put('model', key, { topology, outputs });
       if (info.source && info.cached?.model !== key) cache.put('source', info.source, { model: key, diagnostics: info.compiled.diagnostics });
