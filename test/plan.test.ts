@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { emitRouter } from '../src/emitters/router';
 import { emitTerraform } from '../src/emitters/terraform';
 import { guardChanges, planChanges, worstRisk } from '../src/plan';
@@ -179,8 +180,8 @@ describe('the krt plan and krt synth commands', () => {
   });
 
   it('refuses to synth when a consumer disappears without decommissioned: true', async () => {
-    project.write('topologies/analytics.ts', '');
-    const synth = await project.krt('synth', 'topologies/orders.ts');
+    rmSync(project.path('topologies/analytics.ts'));
+    const synth = await project.krt('synth');
     expect(synth.code).toBe(1);
     expect(synth.stderr).toContain("consumer 'analytics-orders' was removed");
   });
