@@ -133,6 +133,20 @@ function edit(specs: Json[], { kind, a, b, flag }: Edit): Json[] {
     case 'removeConsumer':
       t.consumers = t.consumers.filter((x: Json) => x !== c);
       break;
+    case 'removeDecommissioned': {
+      // Step 2 of removing a consumer, the path a random removal almost never takes.
+      const gone = next.flatMap((x) => x.consumers.filter((y: Json) => y.decommissioned).map((y: Json) => ({ x, y })));
+      const chosen = gone[a % Math.max(1, gone.length)];
+      if (chosen) chosen.x.consumers = chosen.x.consumers.filter((y: Json) => y !== chosen.y);
+      break;
+    }
+    case 'addConsumer': {
+      // A new consumer; with flag, under a name (and so topic names) that an earlier consumer may have used.
+      const name = flag ? `added-${b % 2}` : `added-${b % 2}-${a}`;
+      if (next.some((x) => x.consumers.some((y: Json) => y.name === name))) break;
+      t.consumers.push({ name, topic: { name: `${name}.events`, partitions: 6 }, principal: `User:${name}`, ladder: ['1m', '10m'] });
+      break;
+    }
     case 'clearDeclarations':
       for (const topology of next) {
         delete topology.previousName;
@@ -235,7 +249,7 @@ function blocks(stacks: Map<string, StackConfig>): Set<string> {
 
 const modelOf = (specs: Json[]): ProjectModel | undefined => compile(...specs).model;
 
-const EDIT_KINDS = ['renameConsumer', 'renameTopology', 'renameTopic', 'move', 'retime', 'retire', 'dropTier', 'managedFlip', 'config', 'partitions', 'decommission', 'removeConsumer', 'clearDeclarations'];
+const EDIT_KINDS = ['renameConsumer', 'renameTopology', 'renameTopic', 'move', 'retime', 'retire', 'dropTier', 'managedFlip', 'config', 'partitions', 'decommission', 'removeConsumer', 'removeDecommissioned', 'addConsumer', 'clearDeclarations'];
 const step = fc.record({
   /** One change of the spec may combine edits, e.g. a move and a managed flip in one commit. */
   edits: fc.array(fc.record({ kind: fc.constantFrom(...EDIT_KINDS), a: fc.nat(20), b: fc.nat(20), flag: fc.boolean() }), { minLength: 1, maxLength: 2 }),
@@ -247,6 +261,7 @@ describe('no sequence of spec edits deletes a topic that holds records, judged o
   it('either krt synth refuses, or every apply keeps every topic the state holds, except those the spec declared gone', () => {
     let refusedSteps = 0;
     let appliedSteps = 0;
+    let removedSteps = 0;
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 10 }), (steps) => {
         let specs = initialSpecs();
@@ -264,6 +279,8 @@ describe('no sequence of spec edits deletes a topic that holds records, judged o
             refusedSteps++;
             continue;
           }
+          const count = (m: ProjectModel) => m.topologies.flatMap((t) => t.consumers).length;
+          if (count(next) < count(model) && next.topologies.length === model.topologies.length) removedSteps++;
           const nextStacks = configs(next);
           const [had, kept] = [blocks(stacks), blocks(nextStacks)];
           // The documented rules: a declaration is made on applied stacks (an import needs its
@@ -294,5 +311,7 @@ describe('no sequence of spec edits deletes a topic that holds records, judged o
     // The property is only as strong as the edits that get through: some must be refused, many applied.
     expect(refusedSteps).toBeGreaterThan(0);
     expect(appliedSteps).toBeGreaterThan(RUNS);
+    // A decommissioned consumer removed (its topics declared gone) must be among the steps that get through.
+    expect(removedSteps).toBeGreaterThan(0);
   });
 });

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { emitRouter } from '../src/emitters/router';
 import { emitTerraform } from '../src/emitters/terraform';
 import { guardChanges, planChanges, worstRisk } from '../src/plan';
@@ -131,7 +132,7 @@ describe('krt plan, offline against the committed model', () => {
     const after = modelOf(aConsumer({ dlq: { retention: '14d' }, criticality: 'money', principal: 'User:payments' }));
     expect(lines(planChanges(base, after))).toEqual(
       expect.arrayContaining([
-        "needs-migration: 'orders.confirmed.dlq' keeps records 14d instead of 28d: records older than 14d are deleted at once; replay or discard those first (krt dlq inspect billing-order-confirmed)",
+        "needs-migration: 'orders.confirmed.dlq' keeps records 14d (retention.ms) instead of 28d: records older than 14d are deleted at once; replay or discard those first (krt dlq inspect billing-order-confirmed)",
         'safe: alert dlqNewMessages: threshold 10 -> 1, severity warning -> critical',
         "safe: ACL added: User:payments Read Topic 'orders.confirmed' (consume the main topic)",
         "needs-migration: ACL removed: User:billing Read Topic 'orders.confirmed'; deploy the services that no longer need it first",
@@ -179,8 +180,8 @@ describe('the krt plan and krt synth commands', () => {
   });
 
   it('refuses to synth when a consumer disappears without decommissioned: true', async () => {
-    project.write('topologies/analytics.ts', '');
-    const synth = await project.krt('synth', 'topologies/orders.ts');
+    rmSync(project.path('topologies/analytics.ts'));
+    const synth = await project.krt('synth');
     expect(synth.code).toBe(1);
     expect(synth.stderr).toContain("consumer 'analytics-orders' was removed");
   });

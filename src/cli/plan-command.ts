@@ -5,7 +5,7 @@ import { kafkaFromEnv } from '../dlq/connection';
 import type { ProjectModel } from '../model/types';
 import { KAFKA_ENV } from '../naming';
 import { compareLive, formatLive, liveJson, liveQuery, readClusterState } from '../plan/live';
-import { formatPlan, planChanges, planJson, readBaseline, worstRisk } from '../plan';
+import { formatPlan, planChanges, planJson, readBaseline, withUntouched, worstRisk } from '../plan';
 import { MODEL_SNAPSHOT_FILE } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -24,11 +24,14 @@ export const PLAN_EXIT = { ...EXIT, destructive: 3, drift: 4 } as const;
 
 /** `krt plan`: what the spec changes against the committed output, offline, writing nothing. */
 export async function planCommand(io: CliIo, args: readonly string[], options: PlanOptions): Promise<number> {
-  const result = await compileFiles(resolveTopologyFiles(io.cwd, args), io.cwd);
+  const files = resolveTopologyFiles(io.cwd, args);
+  const result = await compileFiles(files, io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return PLAN_EXIT.problems;
   if (options.live) return liveCommand(io, result.model, options);
   const outDir = path.resolve(io.cwd, options.out);
-  const plan = planChanges(readBaseline(outDir, io.cwd), result.model);
+  const committed = readBaseline(outDir, io.cwd);
+  // A plan of some files judges only those: the other topologies stay as committed.
+  const plan = planChanges(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model);
   const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));
   if (plan.refused.length > 0) return PLAN_EXIT.problems;

@@ -7,7 +7,7 @@ import { compileFiles } from '../compile';
 import type { GeneratedFile } from '../emitters/types';
 import { deepFreeze } from '../model/build';
 import type { ProjectModel, TopologyModel } from '../model/types';
-import { guardChanges, readBaseline } from '../plan';
+import { guardChanges, readBaseline, withUntouched } from '../plan';
 import { compareStrings } from '../util/compare';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
 import { contentHash, OutputFolder } from '../writer/write-generated';
@@ -40,12 +40,14 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   // of compiled TypeScript is checked against each file's text, so it is safe to keep.
   const result = await compileFiles(files, io.cwd, cache && { transpileCache: path.join(io.cwd, TRANSPILE_DIR) });
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
-  const model = result.model;
   const shownOut = path.relative(io.cwd, outDir) || '.';
+  // A synth of some files keeps the other topologies as committed (see withUntouched).
+  const baseline = !options.check || args.length > 0 ? readBaseline(outDir, io.cwd) : undefined;
+  const model = args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model;
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
   if (!options.check) {
-    const refused = guardChanges(readBaseline(outDir, io.cwd), model);
+    const refused = guardChanges(baseline, model);
     if (reportDiagnostics(io, { diagnostics: refused })) return EXIT.problems;
   }
 

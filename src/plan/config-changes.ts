@@ -5,31 +5,66 @@ import type { PlannedChange } from './types';
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 
-/** `-1` keeps records forever. */
-const retention = (value: string | undefined) => (value === undefined ? undefined : Number(value) < 0 ? Infinity : Number(value));
+/**
+ * The broker's defaults for the configs that decide how long records stay. The provider
+ * sets a topic's configs to exactly the map in its block, so a key that leaves the map
+ * falls back to these: a change is judged on the EFFECTIVE value, never on the key.
+ */
+export const BROKER_DEFAULTS: Readonly<Record<string, string>> = {
+  'cleanup.policy': 'delete',
+  'retention.ms': String(WEEK_MS),
+  'retention.bytes': '-1',
+  'delete.retention.ms': String(24 * 3600 * 1000),
+  'min.compaction.lag.ms': '0',
+  'max.compaction.lag.ms': String(Number.MAX_SAFE_INTEGER),
+  'segment.ms': String(WEEK_MS),
+};
+
+/** A config as the broker applies it: the block's map over the broker defaults. */
+export const effective = (config: Readonly<Record<string, string>>, key: string): string | undefined => config[key] ?? BROKER_DEFAULTS[key];
+
+/** `-1` (or any negative) means no limit. */
+const limit = (value: string | undefined) => (value === undefined ? undefined : Number(value) < 0 ? Infinity : Number(value));
 const shown = (ms: number) => (ms === Infinity ? 'forever' : formatDuration(ms));
+const bytes = (n: number) => (n === Infinity ? 'no size limit' : `${n} bytes`);
+const policies = (value: string | undefined) => new Set((value ?? 'delete').split(',').map((p) => p.trim()));
 
 /**
  * The config changes the provider applies in place to a topic both sides keep, with
- * what each does to the records already in it. Risks come from the values Terraform
- * would set; the owner only says what kind of topic it is.
+ * what each does to the records already in it. Risks come from the values the broker
+ * would apply (defaults included); the owner only says what kind of topic it is.
  */
 export function configChanges(old: TopicResource, current: TopicResource, owner: TopicOwner | undefined): PlannedChange[] {
   const changes: PlannedChange[] = [];
   const name = current.name;
-  const [wasPolicy, policy] = [old.config['cleanup.policy'] ?? 'delete', current.config['cleanup.policy'] ?? 'delete'];
-  if (!wasPolicy.includes('compact') && policy.includes('compact')) {
+  const value = (config: Readonly<Record<string, string>>, key: string) => effective(config, key);
+  const [wasPolicy, policy] = [value(old.config, 'cleanup.policy')!, value(current.config, 'cleanup.policy')!];
+  const [was, now] = [policies(wasPolicy), policies(policy)];
+  if (!was.has('compact') && now.has('compact')) {
     changes.push({ risk: 'destructive', text: `'${name}' switches cleanup.policy from '${wasPolicy}' to '${policy}': compaction deletes every record that a later record with the same key supersedes, and a null value deletes its key` });
+  } else if (!was.has('delete') && now.has('delete')) {
+    // A compacted topic keeps its records however old; under delete, age and size limits apply at once.
+    changes.push({
+      risk: 'destructive',
+      text: `'${name}' switches cleanup.policy from '${wasPolicy}' to '${policy}': every record older than ${shown(limit(value(current.config, 'retention.ms'))!)} (retention.ms) is deleted at once, which compaction had kept`,
+    });
   } else if (wasPolicy !== policy) {
     changes.push({ risk: 'safe', text: `'${name}' switches cleanup.policy from '${wasPolicy}' to '${policy}'` });
   }
-  changes.push(...retentionChange(name, retention(old.config['retention.ms']), retention(current.config['retention.ms']), owner));
+  // Retention only deletes under the delete policy; a compacted topic's records are judged above.
+  if (now.has('delete')) {
+    changes.push(...retentionChange(name, limit(value(old.config, 'retention.ms')), limit(value(current.config, 'retention.ms')), owner));
+    const [wasBytes, nowBytes] = [limit(value(old.config, 'retention.bytes'))!, limit(value(current.config, 'retention.bytes'))!];
+    if (nowBytes < wasBytes) {
+      changes.push({ risk: 'destructive', text: `'${name}' keeps at most ${bytes(nowBytes)} per partition instead of ${bytes(wasBytes)} (retention.bytes): the oldest segments beyond it are deleted at once, whatever their age` });
+    } else if (nowBytes > wasBytes) changes.push({ risk: 'safe', text: `'${name}' keeps up to ${bytes(nowBytes)} per partition instead of ${bytes(wasBytes)}` });
+  }
   const minIsr = Number(current.config['min.insync.replicas']);
   if (minIsr > current.replicationFactor && !(Number(old.config['min.insync.replicas']) > old.replicationFactor)) {
     changes.push({ risk: 'destructive', text: `'${name}' would need ${minIsr} in-sync replicas of ${current.replicationFactor}: every publish with acks=-1 fails, so retries, dead letters and replays stop` });
   }
   for (const key of [...new Set([...Object.keys(old.config), ...Object.keys(current.config)])].sort()) {
-    if (['cleanup.policy', 'retention.ms', 'min.insync.replicas'].includes(key) || old.config[key] === current.config[key]) continue;
+    if (['cleanup.policy', 'retention.ms', 'retention.bytes', 'min.insync.replicas'].includes(key) || old.config[key] === current.config[key]) continue;
     changes.push({ risk: 'safe', text: `'${name}' config ${key}: ${old.config[key] ?? '(default)'} -> ${current.config[key] ?? '(default)'}` });
   }
   return changes;
@@ -38,7 +73,7 @@ export function configChanges(old: TopicResource, current: TopicResource, owner:
 function retentionChange(name: string, before: number | undefined, after: number | undefined, owner: TopicOwner | undefined): PlannedChange[] {
   if (before === after || after === undefined) return [];
   if (before === undefined || after > before) return [{ risk: 'safe', text: `'${name}' keeps records ${shown(after)}${before === undefined ? '' : ` instead of ${shown(before)}`}` }];
-  const lost = `'${name}' keeps records ${shown(after)} instead of ${shown(before)}: records older than ${shown(after)} are deleted at once`;
+  const lost = `'${name}' keeps records ${shown(after)} (retention.ms) instead of ${shown(before)}: records older than ${shown(after)} are deleted at once`;
   const kind = owner?.topic.kind;
   if (kind === 'dlq' || kind === 'dlq-audit') {
     return after < WEEK_MS

@@ -4,6 +4,8 @@ import type { Diagnostic } from '../validate/diagnostic';
 import { judgeOutcome } from './outcome';
 import type { Outcome } from './outcome';
 import { consumerPairs } from './pairs';
+import { sharedAclsDropped } from './shared-acls';
+import { changedTopologies } from './stack-resources';
 
 /**
  * Edits that would destroy records in flight, refused by `krt synth` and `krt plan`
@@ -14,7 +16,8 @@ import { consumerPairs } from './pairs';
 export function guardChanges(before: ProjectModel | undefined, after: ProjectModel, outcome?: Outcome): Diagnostic[] {
   if (!before) return [];
   const judged = outcome ?? judgeOutcome(before, after);
-  const problems: Diagnostic[] = [...judged.refused];
+  // A shared ACL is told once the topics are safe: an undeclared move, refused above, drops ACLs too.
+  const problems: Diagnostic[] = judged.refused.length > 0 ? [...judged.refused] : sharedAclsDropped(before, after, changedTopologies(before, after));
   for (const { before: was, after: now } of consumerPairs(before, after)) {
     if (was && now) problems.push(...orderingSwitch(was, now));
   }

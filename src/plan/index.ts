@@ -1,6 +1,7 @@
 export { planChanges } from './plan';
 export { guardChanges } from './guards';
 export { readBaseline } from './baseline';
+export { withUntouched } from './partial';
 export { judgeOutcome } from './outcome';
 export { formatPlan, planJson } from './format';
 export { worstRisk } from './types';

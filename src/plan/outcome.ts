@@ -70,6 +70,7 @@ export function judgeOutcome(before: ProjectModel, after: ProjectModel): Outcome
     }
   }
   for (const name of [...new Set([...was.keys(), ...now.keys()])].sort(compareStrings)) context.droppedMoves(name);
+  context.ownersChanged();
   return context.result();
 }
 
@@ -135,7 +136,7 @@ class Context {
       return;
     }
     const elsewhere = [...this.now.values()].find((s) => s.stack !== old.stack && [...s.topics.values()].some((t) => t.name === old.name));
-    this.refuse(refusal.deleted(old, owner, now, elsewhere?.stack));
+    this.refuse(refusal.deleted(old, owner, now, elsewhere?.stack, this.ownersAfter.get(old.name)));
     this.say(owner, { action: 'delete', stacks: elsewhere ? [old.stack, elsewhere.stack] : [old.stack], topics: [old.name] }, 'destructive', elsewhere
       ? `'${old.name}' leaves stack '${old.stack}' for stack '${elsewhere.stack}' without a declared move: '${old.stack}' deletes it with every record and '${elsewhere.stack}' creates it empty (krt synth refuses this)`
       : owner?.topic.kind === 'retry' && now
@@ -152,32 +153,74 @@ class Context {
         return;
       }
       const prior = [...this.was.values()].flatMap((s) => [...s.topics.values()]).find((t) => t.stack !== current.stack && t.name === current.name);
-      if (!prior) {
-        this.say(owner, { action: 'import', stacks: [current.stack], topics: [current.name] }, 'needs-migration', `stack '${current.stack}' imports the existing topic '${current.name}' with its records (an import block); apply it with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`);
+      if (prior) {
+        // A move: what the import adopts is the resource the other stack held.
+        this.kept(prior, current);
+        return;
       }
-      // What the import adopts is the topic as it is; the rest of the plan changes it like any other.
-      this.kept(prior ?? { ...current, partitions: existed.topic.partitions }, current);
+      // A take-over adopts the topic as Kafka has it, which krt cannot see offline: judged at worst.
+      this.say(
+        owner,
+        { action: 'import', stacks: [current.stack], topics: [current.name] },
+        'destructive',
+        `stack '${current.stack}' imports the existing topic '${current.name}' (an import block) as Kafka has it, which krt cannot see offline: if it has more than ${current.partitions} partitions or another replication factor, the provider would replace it with every record (prevent_destroy makes that apply stop instead), and its configs become exactly the spec's, judged here against the broker defaults; check with \`krt plan --live\` that it matches the spec, apply with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`,
+      );
+      const unknown: TopicResource = { ...current, partitions: existed.topic.partitions, config: { 'min.insync.replicas': current.config['min.insync.replicas'] ?? '' } };
+      this.kept(unknown, current);
       return;
     }
     if (existed && !this.deletedNames.has(current.name)) this.refuse(refusal.createsExisting(current, owner, existed));
   }
 
-  /** A stack whose import or removed blocks disappear: fine once applied, a loss if not. */
+  /**
+   * Import and removed blocks that disappear from a stack, each one told: fine once the
+   * stack was applied with them, a loss if not (the state still holds what a removed
+   * block forgot, so the next apply deletes it; a topic never imported is created over one
+   * that exists). Whether the stack keeps other blocks changes nothing.
+   */
   droppedMoves(stack: string): void {
     const old = this.was.get(stack);
+    if (!old) return;
     const current = this.now.get(stack);
-    const lost = (old ? old.forgotten.size + old.imports.size : 0) > 0 && (current ? current.forgotten.size + current.imports.size : 0) === 0;
-    if (!lost) return;
+    const imports = [...old.imports].filter(([address]) => !current?.imports.has(address)).map(([, topic]) => topic);
+    const forgotten = [...old.forgotten].filter((address) => !current?.forgotten.has(address));
+    if (imports.length + forgotten.length === 0) return;
+    const byAddress = new Map([...this.ownersBefore.keys()].map((name) => [`kafka_topic.${topicResourceId(name)}`, name]));
+    const quoted = (names: string[]) => names.sort(compareStrings).map((t) => `'${t}'`).join(', ');
+    const acls = forgotten.filter((a) => !byAddress.has(a)).length;
+    const blocks = [
+      ...(imports.length > 0 ? [`the import of ${quoted([...imports])}`] : []),
+      ...(forgotten.length > acls ? [`the removed of ${quoted(forgotten.flatMap((a) => byAddress.get(a) ?? []))}`] : []),
+      ...(acls > 0 ? [`the removed of ${acls} ACL${acls === 1 ? '' : 's'}`] : []),
+    ].join(', ');
+    const topics = [...new Set([...imports, ...forgotten.flatMap((a) => byAddress.get(a) ?? [])])].sort(compareStrings);
     this.changes.push({
       topology: this.topologyOfStack(stack),
       change: {
         risk: 'needs-migration',
-        terraform: { action: 'blocks-dropped', stacks: [stack], topics: this.blockTopics(old!) },
+        terraform: { action: 'blocks-dropped', stacks: [stack], topics },
         text: current
-          ? `stack '${stack}' no longer has its import and removed blocks: fine once it was applied with them (\`terraform plan\` there shows no changes); if not, put the declaration back (previousTopology, previousName, previouslyManaged) and apply first`
+          ? `stack '${stack}' no longer has ${blocks}: fine once it was applied with them (\`terraform plan\` there shows no changes); if not, put the declaration back (previousTopology, previousName, previouslyManaged) and apply first`
           : `stack '${stack}' is no longer generated: apply it before deleting its folder (it forgets what moved away and removes what nobody took over); its state then holds nothing`,
       },
     });
+  }
+
+  /**
+   * Topics are keyed by name AND by who reads them: a topic that another consumer still in
+   * the spec (or the same consumer in another role) now names changes hands with its
+   * records, although Terraform sees the same name at the same address. Main topics are
+   * read by any number of consumers and are not owned that way.
+   */
+  ownersChanged(): void {
+    for (const [name, was] of this.ownersBefore) {
+      const now = this.ownersAfter.get(name);
+      if (!now || (was.topic.kind === 'main' && now.topic.kind === 'main')) continue;
+      const stillThere = this.consumersAfter.has(was.consumer.name);
+      if (now.consumer.name === was.consumer.name ? now.topic.kind === was.topic.kind : !stillThere) continue;
+      this.refuse(refusal.changesHands(name, was, now));
+      this.say(now, { action: 'update', stacks: [now.consumer.topology], topics: [name] }, 'destructive', `'${name}' passes from ${role(was)} to ${role(now)} with every record in it (krt synth refuses this)`);
+    }
   }
 
   result(): Outcome {
@@ -197,13 +240,6 @@ class Context {
       );
     }
     return { changes: this.changes, refused: this.refused };
-  }
-
-  /** The topics a stack's import and removed blocks name (removed blocks of ACLs are not topics). */
-  private blockTopics(stack: StackResources): string[] {
-    const byAddress = new Map([...this.ownersBefore.keys()].map((name) => [`kafka_topic.${topicResourceId(name)}`, name]));
-    const forgotten = [...stack.forgotten].flatMap((address) => byAddress.get(address) ?? []);
-    return [...new Set([...stack.imports.values(), ...forgotten])].sort(compareStrings);
   }
 
   private consumerAfter(owner: TopicOwner | undefined): ConsumerModel | undefined {
@@ -229,4 +265,11 @@ function declaredGone(owner: TopicOwner, ownersAfter: ReadonlyMap<string, TopicO
   if (ownersAfter.has(owner.topic.name)) return false;
   if (owner.consumer.decommissioned && !consumersAfter.has(owner.consumer.name)) return true;
   return owner.topic.kind === 'retry' && owner.topic.draining;
+}
+
+/** A topic's role, in operator words: "consumer 'a''s DLQ". */
+export function role(owner: TopicOwner): string {
+  const t = owner.topic;
+  const what = t.kind === 'retry' ? `tier ${t.label}` : t.kind === 'dlq' ? 'DLQ' : t.kind === 'dlq-audit' ? 'DLQ audit log' : 'main topic';
+  return `consumer '${owner.consumer.name}' (its ${what})`;
 }

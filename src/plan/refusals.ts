@@ -2,6 +2,7 @@ import { formatDuration } from '../duration';
 import type { ConsumerModel, RetryTierModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
+import { role } from './outcome';
 import type { TopicOwner } from './outcome';
 import type { TopicResource } from './stack-resources';
 
@@ -20,9 +21,17 @@ export const refusal = {
     return at(owner, where ?? '', `'${old.name}' would shrink from ${old.partitions} to ${current.partitions} partitions; Kafka cannot remove partitions, so the Terraform provider would delete and recreate the topic, losing its records; keep ${old.partitions} (or more)`, path);
   },
 
-  deleted(old: TopicResource, owner: TopicOwner | undefined, now: ConsumerModel | undefined, elsewhere: string | undefined): Diagnostic {
+  deleted(old: TopicResource, owner: TopicOwner | undefined, now: ConsumerModel | undefined, elsewhere: string | undefined, heir?: TopicOwner): Diagnostic {
     if (!owner) return specError('topologies', '', `stack '${old.stack}' would delete '${old.name}' with every record in it; put back what named it`);
     const was = owner.consumer;
+    // A main topic whose management passes to another consumer's stack: both sides declare it, nobody moved.
+    if (owner.topic.kind === 'main' && elsewhere !== undefined && heir && heir.consumer.name !== was.name && heir.topic.kind === 'main') {
+      return specError(
+        heir.consumer.source.file,
+        `${heir.consumer.source.path}.topic.previouslyManaged`,
+        `main topic '${old.name}' passes from stack '${old.stack}' (consumer '${was.name}') to stack '${elsewhere}' (consumer '${heir.consumer.name}'), so '${old.stack}' would delete it with every record and '${elsewhere}' would create it empty; declare the hand-over on both sides: previouslyManaged: true beside managed: false on consumer '${was.name}' ('${old.stack}' forgets it) and previouslyManaged: false beside managed: true on consumer '${heir.consumer.name}' ('${elsewhere}' imports it)`,
+      );
+    }
     if (now && (elsewhere !== undefined || now.topology !== was.topology)) {
       const to = elsewhere ?? now.topology;
       return specError(
@@ -56,6 +65,14 @@ export const refusal = {
           ? specError(now.source.file, `${now.source.path}.topic.managed`, `main topic '${topic.name}' is no longer managed here, so stack '${old.stack}' would delete it with every record; to hand it back to its producers, set previouslyManaged: true beside managed: false: the stack then forgets it (removed, destroy = false) and the topic stays`)
           : specError(now.source.file, `${now.source.path}.topic.name`, `the managed main topic changes from '${topic.name}' to '${now.mainTopic.name}', so stack '${old.stack}' would delete '${topic.name}' with every record; first hand '${topic.name}' over to its producers (managed: false, previouslyManaged: true) and apply, then switch topics`);
     }
+  },
+
+  changesHands(name: string, was: TopicOwner, now: TopicOwner): Diagnostic {
+    return at(
+      now,
+      'retryTopicBase',
+      `'${name}' would pass from ${role(was)} to ${role(now)} with every record in it: the new reader would handle records meant for another handler and replay dead letters that are not its own; keep each consumer's topic names (retryTopicBase), or give this one new names and decommission the old topics with their consumer`,
+    );
   },
 
   importsMissing(current: TopicResource, owner: TopicOwner | undefined): Diagnostic {

@@ -31,9 +31,11 @@ export class TopologyStack extends TerraformStack {
         partitions: topic.partitions,
         replicationFactor: replicationFactorValue,
         config: { ...topic.config, 'min.insync.replicas': minInsyncReplicasValue },
-        // Dead letters and the audit of what was done with them must outlive any edit:
-        // Terraform refuses a plan that would destroy or replace them.
-        ...(KEPT_TOPICS.has(topic.kind) ? { lifecycle: { preventDestroy: true } } : {}),
+        // Every topic krt generates may hold records: Terraform refuses a plan that would
+        // destroy or replace one whose block is still here (an import that would replace
+        // the topic it adopts included). A topic the spec declared gone has no block left,
+        // so retiring a tier or removing a decommissioned consumer still deletes it.
+        lifecycle: { preventDestroy: true },
       });
       resource.overrideLogicalId(topicResourceId(topic.name));
     }
@@ -181,8 +183,6 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
     } else target[key] = value;
   }
 }
-
-const KEPT_TOPICS: ReadonlySet<TopicModel['kind']> = new Set(['dlq', 'dlq-audit']);
 
 /** Every topic the stack creates, each once, sorted by name. */
 function topicsOf(topology: TopologyModel): TopicModel[] {

@@ -1,0 +1,46 @@
+import { aclResourceId } from '../naming';
+import { aclRules } from '../model/acls';
+import type { ProjectModel } from '../model/types';
+import { specError } from '../validate/diagnostic';
+import type { Diagnostic } from '../validate/diagnostic';
+import { compareStrings } from '../util/compare';
+
+/** Kafka keeps one ACL per (principal, operation, resource), however many stacks declare it. */
+const aclKey = (r: { principal: string; operation: string; resourceType: string; resourceName: string }) => `${r.principal} ${r.operation} ${r.resourceType} '${r.resourceName}'`;
+
+/** The ACLs each topology's stack declares: resource id by Kafka key. */
+function declared(model: ProjectModel): Map<string, Map<string, string>> {
+  const byStack = new Map<string, Map<string, string>>();
+  for (const t of model.topologies) byStack.set(t.name, new Map(aclRules(t).map((r) => [aclKey(r), aclResourceId(r)])));
+  return byStack;
+}
+
+/**
+ * ACLs keyed across stacks, as topics are: a stack that drops an ACL deletes it from
+ * Kafka, so an ACL another stack still declares (a principal shared by consumers of two
+ * topologies) would be revoked under that stack's consumer. Refused; the stacks that
+ * hand an ACL over are those of a declared move, whose removed blocks forget it instead.
+ */
+export function sharedAclsDropped(before: ProjectModel, after: ProjectModel, changed: ReadonlySet<string>): Diagnostic[] {
+  const [was, now] = [declared(before), declared(after)];
+  const problems: Diagnostic[] = [];
+  for (const stack of [...changed].sort(compareStrings)) {
+    const kept = now.get(stack) ?? new Map<string, string>();
+    const topology = after.topologies.find((t) => t.name === stack) ?? before.topologies.find((t) => t.name === stack)!;
+    // ACLs a removed block forgets (a declared move) stay in Kafka.
+    const forgotten = new Set(after.topologies.flatMap((t) => t.handedOver ?? []).filter((h) => h.stack === stack).flatMap((h) => h.acls));
+    for (const [acl, id] of [...(was.get(stack) ?? [])].sort(([a], [b]) => compareStrings(a, b))) {
+      if (kept.has(acl) || forgotten.has(id)) continue;
+      const other = [...now].find(([name, acls]) => name !== stack && acls.has(acl));
+      if (!other) continue;
+      problems.push(
+        specError(
+          topology.source.file,
+          'consumers',
+          `stack '${stack}' would delete the ACL ${acl} from Kafka, which stack '${other[0]}' still declares, so its consumer would lose it; keep the consumer that needs it in '${stack}' (decommissioned) until it is moved (previousTopology: '${stack}' on it in '${other[0]}', whose stack then takes the ACL over), and remove it from there`,
+        ),
+      );
+    }
+  }
+  return problems;
+}
