@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { fingerprintOf, OUTPUT_LIBRARIES } from '../src/cache/fingerprint';
-import { REPO_ROOT, ScratchProject } from './helpers/project';
+import { fileTree, REPO_ROOT, ScratchProject } from './helpers/project';
 
 /**
  * Review of the synth cache (#27, "fail closed"): each test is a way to make the cached
@@ -45,16 +45,6 @@ function specImporting(name: string, from: string, extra = ''): string {
   ].join('\n');
 }
 
-/** Every file under `dir`, by path relative to it, with its content. */
-function tree(dir: string): Record<string, string> {
-  return Object.fromEntries(
-    readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => path.join(e.parentPath, e.name))
-      .sort()
-      .map((file) => [path.relative(dir, file), readFileSync(file, 'utf8')]),
-  );
-}
 
 /** The same repository twice: one synthesized with the cache, one with --no-cache. */
 class Twins {
@@ -89,7 +79,7 @@ class Twins {
     const without = await this.reference.krt('synth', '--check', '--no-cache');
     expect({ code: withCache.code, stderr: withCache.stderr }).toEqual({ code: without.code, stderr: without.stderr });
     await this.synth();
-    expect(tree(this.cached.path('generated'))).toEqual(tree(this.reference.path('generated')));
+    expect(fileTree(this.cached.path('generated'))).toEqual(fileTree(this.reference.path('generated')));
   }
 
   dispose(): void {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import path from 'node:path';
 import vm from 'node:vm';
 import fc from 'fast-check';
-import { ScratchProject } from './helpers/project';
+import { fileTree, ScratchProject } from './helpers/project';
 
 /**
  * The synth cache must never change what synth does: the same repository, edited the
@@ -142,22 +142,6 @@ function topologyText(t: Topology): string {
   ].join('\n');
 }
 
-/** Every file under `dir`, by path relative to it, with its content; {} when there is no such folder. */
-function tree(dir: string): Record<string, string> {
-  let entries;
-  try {
-    entries = readdirSync(dir, { recursive: true, withFileTypes: true });
-  } catch {
-    return {};
-  }
-  return Object.fromEntries(
-    entries
-      .filter((e) => e.isFile())
-      .map((e) => path.join(e.parentPath, e.name))
-      .sort()
-      .map((file) => [path.relative(dir, file), readFileSync(file, 'utf8')]),
-  );
-}
 
 /** One repository of the corpus, with the same files in two projects: one synthesized with the cache, one without. */
 class Twins {
@@ -250,7 +234,7 @@ class Twins {
     const without = await this.reference.krt(...args, '--no-cache');
     const context = `krt ${args.join(' ')}\n${withCache.stderr}${without.stderr}`;
     expect({ context, code: withCache.code, stderr: withCache.stderr }).toEqual({ context, code: without.code, stderr: without.stderr });
-    expect(tree(this.cached.path(out))).toEqual(tree(this.reference.path(out)));
+    expect(fileTree(this.cached.path(out))).toEqual(fileTree(this.reference.path(out)));
     return withCache.code;
   }
 

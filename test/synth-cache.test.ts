@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CACHE_DIR, STORE_DIR } from '../src/cache/synth-cache';
-import { REPO_ROOT, ScratchProject } from './helpers/project';
+import { fileTree, REPO_ROOT, ScratchProject } from './helpers/project';
 import { topologySource } from './helpers/topology-source';
 
 jest.setTimeout(60_000);
@@ -22,16 +22,6 @@ const recordFiles = () =>
 const REUSED_BOTH = '2 of 2 topologies unchanged, reused from the cache';
 const REUSED_ONE = '1 of 2 topologies unchanged, reused from the cache';
 
-/** Every file under `dir`, by path relative to it, with its content. */
-function tree(dir: string): Record<string, string> {
-  return Object.fromEntries(
-    readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => path.join(e.parentPath, e.name))
-      .sort()
-      .map((file) => [path.relative(dir, file), readFileSync(file, 'utf8')]),
-  );
-}
 
 /** What a synth without any cache makes of the same topologies: the reference every cached synth must equal. */
 async function coldSynthOf(source: ScratchProject): Promise<Record<string, string>> {
@@ -42,7 +32,7 @@ async function coldSynthOf(source: ScratchProject): Promise<Record<string, strin
     if (existsSync(source.path('lib'))) cpSync(source.path('lib'), cold.path('lib'), { recursive: true });
     const result = await cold.krt('synth', '--no-cache');
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    return tree(cold.path('generated'));
+    return fileTree(cold.path('generated'));
   } finally {
     cold.remove();
   }
@@ -74,7 +64,7 @@ describe('incremental krt synth', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('wrote   generated/terraform/orders/cdk.tf.json\n');
     expect(result.stdout).toContain(REUSED_ONE);
-    expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+    expect(fileTree(project.path('generated'))).toEqual(await coldSynthOf(project));
   });
 
   it('reports a hand-edited generated file with --check although its topology is cached, and synth restores it', async () => {
@@ -172,7 +162,7 @@ describe('incremental krt synth', () => {
     const result = await project.krt('synth');
     expect(result.stdout).toContain(REUSED_ONE);
     expect(project.read('generated/prometheus/orders.rules.yml')).toContain('team: payments');
-    expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+    expect(fileTree(project.path('generated'))).toEqual(await coldSynthOf(project));
   });
 
   it('rebuilds a topology whose imported module has a .js twin beside its .ts, whichever of the two the loader picks', async () => {
@@ -184,10 +174,10 @@ describe('incremental krt synth', () => {
 
     project.write('lib/owner.js', "exports.billing = { team: 'from-js', onCall: '#billing-oncall' };\n");
     await project.krt('synth');
-    expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+    expect(fileTree(project.path('generated'))).toEqual(await coldSynthOf(project));
     project.write('lib/owner.js', "exports.billing = { team: 'from-js-edited', onCall: '#billing-oncall' };\n");
     await project.krt('synth');
-    expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+    expect(fileTree(project.path('generated'))).toEqual(await coldSynthOf(project));
   });
 
   it('rebuilds a topology whose spec reads a file that changed, whatever it imports (every topology file is loaded on every run)', async () => {
@@ -247,7 +237,7 @@ describe('incremental krt synth', () => {
       cpSync(path.join(REPO_ROOT, 'topologies', 'analytics.ts'), project.path('topologies/analytics.ts'));
       const result = await project.krt('synth');
       expect(result.stdout).toContain('3 of 4 topologies unchanged, reused from the cache');
-      expect(tree(project.path('generated'))).toEqual(await coldSynthOf(project));
+      expect(fileTree(project.path('generated'))).toEqual(await coldSynthOf(project));
     });
   });
 });

@@ -1,9 +1,26 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/cli/program';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+/** Every file under `dir`, by path relative to it, with its content; {} when there is no such folder. */
+export function fileTree(dir: string): Record<string, string> {
+  let entries;
+  try {
+    entries = readdirSync(dir, { recursive: true, withFileTypes: true });
+  } catch {
+    return {};
+  }
+  return Object.fromEntries(
+    entries
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name))
+      .sort()
+      .map((file) => [path.relative(dir, file), readFileSync(file, 'utf8')]),
+  );
+}
 
 /** A scratch copy of the repository's topologies and generated output. */
 export class ScratchProject {
