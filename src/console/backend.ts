@@ -1,12 +1,9 @@
 import type { ConsumerModel } from '../model/types';
 import type { DlqRecord, ExpiredRecords } from '../dlq/session';
 
-/**
- * Which unhandled records a reader holds. It sees every unhandled record once, each
- * partition in offset order, and says whether to keep it: pages, counts and selections
- * keep what they show or act on, never the whole DLQ.
- */
-export type Keep = (record: DlqRecord) => boolean;
+import type { Keep } from '../dlq/session';
+
+export type { Keep };
 
 /** The unhandled records one session kept (in partition and offset order), and what retention deleted. */
 export interface DlqSnapshot {

@@ -45,6 +45,13 @@ export interface PreparedCommit {
 
 export class DlqError extends Error {}
 
+/**
+ * Which unhandled records a session holds. It sees every unhandled record once, each
+ * partition in offset order, and says whether to keep it: pages, counts and selections
+ * keep what they show or act on, never the whole DLQ.
+ */
+export type Keep = (record: DlqRecord) => boolean;
+
 type KafkaAdmin = ReturnType<Kafka['admin']>;
 
 /** The replay group's committed state of these partitions of the DLQ. */
@@ -99,7 +106,7 @@ export class DlqSession {
    * (all by default): a caller that needs a page, a count or a bounded selection keeps
    * only that, so the session's memory does not grow with the DLQ.
    */
-  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000, keep: (record: DlqRecord) => boolean = () => true): Promise<DlqSession> {
+  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000, keep: Keep = () => true): Promise<DlqSession> {
     const topic = consumer.dlq.name;
     const admin = kafka.admin();
     await admin.connect();
@@ -323,7 +330,7 @@ async function readUnhandled(
   live: ReadonlyMap<number, HandledState>,
   ends: ReadonlyMap<number, bigint>,
   timeoutMs: number,
-  keep: (record: DlqRecord) => boolean,
+  keep: Keep,
 ): Promise<{ records: DlqRecord[]; noRecords: Map<number, HandledRange[]> }> {
   const topic = consumer.dlq.name;
   const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 }, partitionAssigners: [everyPartitionAssigner] });
