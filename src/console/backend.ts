@@ -1,7 +1,5 @@
 import type { ConsumerModel } from '../model/types';
-import type { DlqRecord, ExpiredRecords } from '../dlq/session';
-
-import type { Keep } from '../dlq/session';
+import type { DlqRecord, ExpiredRecords, Keep } from '../dlq/session';
 
 export type { Keep };
 
