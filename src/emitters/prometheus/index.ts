@@ -3,7 +3,7 @@ import type { Emitter, GeneratedFile } from '../types';
 import { GENERATED_NOTICE } from '../types';
 import { alertRules } from './alert-rules';
 import { valueTemplate } from './humanize';
-import { promDuration } from './promql';
+import { promDuration } from '../../alerts/promql';
 import { inhibitRulesDocument, inhibitRulesFileName } from './inhibit-rules';
 import { ruleTests } from './rule-tests';
 import { yamlText } from './yaml-text';

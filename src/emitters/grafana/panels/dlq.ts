@@ -1,5 +1,5 @@
+import { dlqBacklogRecords, dlqOldestAgeSeconds } from '../../../alerts';
 import { formatDuration } from '../../../duration';
-import { alertThresholds } from '../../../model/alert-thresholds';
 import { METRICS } from '../../../naming';
 import { alertSectionLink, inspectDlqLink } from '../links';
 import { aggregate, series, TIME_RANGE } from '../promql';
@@ -13,7 +13,7 @@ export function dlqSize(ctx: PanelContext) {
     description: `Records in ${consumer.dlq.name} that nobody has replayed or discarded yet (the replay group's lag), against the KafkaDlqBacklog threshold.`,
     unit: 'short',
     queries: [{ expr: aggregate('max', scope, series(scope, METRICS.dlqSize, { topic: consumer.dlq.name })), legend: 'unhandled' }],
-    thresholds: [{ value: alertThresholds.dlqBacklogRecords(consumer), color: 'red' }],
+    thresholds: [{ value: dlqBacklogRecords(consumer), color: 'red' }],
     links: [alertSectionLink(ctx.runbook, 'dlqBacklog'), inspectDlqLink(ctx.runbook)],
   });
 }
@@ -27,7 +27,7 @@ export function dlqOldestAge(ctx: PanelContext) {
     unit: 's',
     queries: [{ expr: aggregate('max', scope, `time() - ${oldest}`), legend: 'oldest unhandled' }],
     thresholds: [
-      { value: alertThresholds.dlqOldestAgeSeconds(consumer), color: 'orange' },
+      { value: dlqOldestAgeSeconds(consumer), color: 'orange' },
       { value: consumer.dlq.retentionMs / 1000, color: 'red' },
     ],
     links: [alertSectionLink(ctx.runbook, 'dlqOldestMessageAge'), inspectDlqLink(ctx.runbook)],

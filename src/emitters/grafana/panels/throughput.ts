@@ -1,4 +1,4 @@
-import { alertThresholds } from '../../../model/alert-thresholds';
+import { retrySpikeShare } from '../../../alerts';
 import { METRICS } from '../../../naming';
 import { alertSectionLink, inspectDlqLink } from '../links';
 import { series, sumRate } from '../promql';
@@ -35,7 +35,7 @@ export function retryShare(ctx: PanelContext) {
         legend: 'sent to retry',
       },
     ],
-    thresholds: [{ value: alertThresholds.retryShare(consumer), color: 'red' }],
+    thresholds: [{ value: retrySpikeShare(consumer), color: 'red' }],
     links: [alertSectionLink(ctx.runbook, 'retryRateSpike')],
   });
 }

@@ -1,9 +1,10 @@
-import { alertThresholds } from '../../../model/alert-thresholds';
-import { METRICS } from '../../../naming';
-import { selector } from '../promql';
-import type { AlertRule } from '../rule';
-import { alertBasics, environment, minutes } from './context';
+import { METRICS } from '../naming';
+import type { ConsumerModel } from '../model/types';
+import { defineAlert } from './alert-module';
+import { alertBasics, describeDuration, environment, MINUTE, minutes, percent } from './context';
 import type { AlertContext } from './context';
+import { selector } from './promql';
+import type { AlertRule } from './rule';
 
 /**
  * Minimum records over the longer volume window, so one failure of a quiet topic is not
@@ -11,33 +12,35 @@ import type { AlertContext } from './context';
  * above it instead of wavering around it and resetting `for:`.
  */
 const MIN_RECORDS = 10;
-const VOLUME_WINDOW = '30m';
+const VOLUME_WINDOW_MINUTES = 30;
 const RECORDS_PER_MINUTE = 20;
 
+/** Share of main-topic records sent to retry that fires the alert. */
+export const retrySpikeShare = (c: ConsumerModel) => c.alerts.retryRateSpike.threshold;
+
 /** The share of main-topic records sent to retry is over the threshold. */
-export function retryRateSpike(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const main = consumer.mainTopic.name;
   const basics = alertBasics(ctx, 'retryRateSpike', { topic: main });
-  const share = alertThresholds.retryShare(consumer);
+  const share = retrySpikeShare(consumer);
   const total = (extra: Record<string, string> = {}) => selector(METRICS.messagesTotal, { consumer: consumer.name, topic: main, ...extra });
   const forMinutes = minutes(basics.policy.forMs);
   const env = environment(ctx);
-  const traffic = (retryShare: number) => {
-    const retried = RECORDS_PER_MINUTE * retryShare;
+  const traffic = (sentToRetry: number) => {
+    const retried = RECORDS_PER_MINUTE * sentToRetry;
     return [
       { series: total({ outcome: 'success' }), values: `0+${RECORDS_PER_MINUTE - retried}x${40 + forMinutes}` },
       { series: total({ outcome: 'retry' }), values: `0+${retried}x${40 + forMinutes}` },
     ];
   };
   const firingShare = Math.min(share * 2, 0.9);
-  const percent = (ratio: number) => `${Math.round(ratio * 1000) / 10}%`;
   return [
     {
       ...basics,
       expr:
         `sum${env.by}(rate(${total({ outcome: 'retry' })}[10m])) / sum${env.by}(rate(${total()}[10m])) > ${share}` +
-        ` and ${env.on} sum${env.by}(increase(${total()}[${VOLUME_WINDOW}])) >= ${MIN_RECORDS}`,
+        ` and ${env.on} sum${env.by}(increase(${total()}[${VOLUME_WINDOW_MINUTES}m])) >= ${MIN_RECORDS}`,
       forMs: basics.policy.forMs,
       summary: `Many records of ${consumer.name} fail and go to retry`,
       description: (value) =>
@@ -59,3 +62,18 @@ export function retryRateSpike(ctx: AlertContext): AlertRule[] {
     },
   ];
 }
+
+export const retryRateSpike = defineAlert({
+  key: 'retryRateSpike',
+  watches: 'main topic',
+  thresholdUnit: 'share of records sent to retry',
+  presets: {
+    money: { threshold: 0.05, forMs: 10 * MINUTE, severity: 'critical' },
+    standard: { threshold: 0.1, forMs: 10 * MINUTE, severity: 'warning' },
+    analytics: { threshold: 0.25, forMs: 15 * MINUTE, severity: 'warning' },
+  },
+  rules,
+  runbook: (c) => ({
+    condition: `more than ${percent(retrySpikeShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over 10 minutes (with at least ${MIN_RECORDS} records in ${VOLUME_WINDOW_MINUTES} minutes), ${describeDuration(c.alerts.retryRateSpike.forMs)}`,
+  }),
+});
