@@ -39,4 +39,4 @@ export const ALERT_MODULES_BY_WATCHED: readonly AlertModule[] = WATCHED.flatMap(
 /** Thresholds the dashboards draw, as the rules compute them. */
 export { dlqBacklogRecords } from './dlq-backlog';
 export { dlqOldestAgeSeconds } from './dlq-oldest-message-age';
-export { retrySpikeShare } from './retry-rate-spike';
+export { retrySpikeShare, SHARE_WINDOW_MINUTES } from './retry-rate-spike';

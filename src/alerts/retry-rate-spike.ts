@@ -12,6 +12,8 @@ import type { AlertRule } from './rule';
  * above it instead of wavering around it and resetting `for:`.
  */
 const MIN_RECORDS = 10;
+/** The window the share is taken over; dashboards draw the share over the same window. */
+export const SHARE_WINDOW_MINUTES = 10;
 const VOLUME_WINDOW_MINUTES = 30;
 const RECORDS_PER_MINUTE = 20;
 
@@ -39,12 +41,12 @@ function rules(ctx: AlertContext): AlertRule[] {
     {
       ...basics,
       expr:
-        `sum${env.by}(rate(${total({ outcome: 'retry' })}[10m])) / sum${env.by}(rate(${total()}[10m])) > ${share}` +
+        `sum${env.by}(rate(${total({ outcome: 'retry' })}[${SHARE_WINDOW_MINUTES}m])) / sum${env.by}(rate(${total()}[${SHARE_WINDOW_MINUTES}m])) > ${share}` +
         ` and ${env.on} sum${env.by}(increase(${total()}[${VOLUME_WINDOW_MINUTES}m])) >= ${MIN_RECORDS}`,
       forMs: basics.policy.forMs,
       summary: `Many records of ${consumer.name} fail and go to retry`,
       description: (value) =>
-        `${value} of the records of ${main} were sent to retry in the last 10 minutes (threshold ${percent(share)}). A downstream dependency is probably failing.`,
+        `${value} of the records of ${main} were sent to retry in the last ${SHARE_WINDOW_MINUTES} minutes (threshold ${percent(share)}). A downstream dependency is probably failing.`,
       valueFormat: 'humanizePercentage',
       firing: {
         name: `${percent(firingShare)} of records sent to retry fire ${basics.alert}`,
@@ -74,6 +76,6 @@ export const retryRateSpike = defineAlert({
   },
   rules,
   runbook: (c) => ({
-    condition: `more than ${percent(retrySpikeShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over 10 minutes (with at least ${MIN_RECORDS} records in ${VOLUME_WINDOW_MINUTES} minutes), ${describeDuration(c.alerts.retryRateSpike.forMs)}`,
+    condition: `more than ${percent(retrySpikeShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over ${SHARE_WINDOW_MINUTES} minutes (with at least ${MIN_RECORDS} records in ${VOLUME_WINDOW_MINUTES} minutes), ${describeDuration(c.alerts.retryRateSpike.forMs)}`,
   }),
 });
