@@ -10,9 +10,10 @@ export const WATCHED = ['dlq', 'tiers', 'main topic', 'metrics'] as const;
 export type Watched = (typeof WATCHED)[number];
 
 /**
- * What an alert's runbook section states for one consumer. Its template,
- * `templates/runbook/alerts/<alert name>.md.hbs`, lays it out after "**Fires when**";
- * other fields are for that template alone.
+ * What an alert's runbook section states for one consumer. The page writes the
+ * section's heading and its "Fires when" sentence; the alert's template,
+ * `templates/runbook/alerts/<alert name>.md.hbs`, writes the rest, and reads any other
+ * field given here.
  */
 export interface RunbookFacts {
   /** The sentence after "Fires when", from the same thresholds as the rule. */
@@ -33,6 +34,7 @@ export interface AlertParts<K extends AlertKey> {
   readonly appliesTo?: (consumer: ConsumerModel) => boolean;
   /** Its rules for one consumer, each with the promtool cases that fire it and keep it quiet. */
   readonly rules: (ctx: AlertContext) => AlertRule[];
+  /** What its runbook section says for one consumer. */
   readonly runbook: (consumer: ConsumerModel) => RunbookFacts;
 }
 

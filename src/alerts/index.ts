@@ -14,6 +14,10 @@ export { appliesTo, defineAlert } from './alert-module';
 export type { AlertModule, RunbookFacts, Watched } from './alert-module';
 export type { AlertContext } from './context';
 export type { AlertRule, RuleScenario, TestSeries, ValueFormat } from './rule';
+// Thresholds and windows the dashboards draw, as the rules compute them.
+export { dlqBacklogRecords } from './dlq-backlog';
+export { dlqOldestAgeSeconds } from './dlq-oldest-message-age';
+export { retrySpikeShare, SHARE_WINDOW_MINUTES } from './retry-rate-spike';
 
 /**
  * Every alert, in the order of the runbook and of the model's alert policies. The
@@ -35,8 +39,3 @@ export const ALERT_MODULES: readonly AlertModule[] = everyAlert([
 
 /** The order of the rules file: grouped by what the alerts watch (the DLQ, the tiers, the main topic, the metrics themselves). */
 export const ALERT_MODULES_BY_WATCHED: readonly AlertModule[] = WATCHED.flatMap((watched) => ALERT_MODULES.filter((alert) => alert.watches === watched));
-
-/** Thresholds the dashboards draw, as the rules compute them. */
-export { dlqBacklogRecords } from './dlq-backlog';
-export { dlqOldestAgeSeconds } from './dlq-oldest-message-age';
-export { retrySpikeShare, SHARE_WINDOW_MINUTES } from './retry-rate-spike';
