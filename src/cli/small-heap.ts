@@ -5,9 +5,9 @@ export const SYNTH_HEAP_GROWING_PERCENT = 20;
 
 /**
  * A synth builds cdktf construct trees at full speed and drops them. V8 by default lets
- * the heap grow to several times what survived the last full collection: a 1,000-consumer
- * topology reached a 468 MB heap with never more than 124 MB alive (`--trace-gc`), 570 MB
- * RSS. Growing by a fifth keeps the peak near the live set for a few more collections.
+ * the heap grow to several times what survived the last full collection (`--trace-gc`
+ * of a 1,000-consumer synth: docs/benchmarks.md, "Where synth time and memory go").
+ * Growing by a fifth keeps the peak near the live set for a few more collections.
  * This is no cap: a bigger repository still fits. A growing factor the user gave node
  * stands. Node does not accept this flag in NODE_OPTIONS, so the CLI sets it.
  */

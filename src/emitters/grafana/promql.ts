@@ -1,4 +1,4 @@
-import { selector } from '../prometheus/promql';
+import { selector } from '../../alerts/promql';
 
 /** What every query of a consumer's row filters on and keeps. */
 export interface QueryScope {

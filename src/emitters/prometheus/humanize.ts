@@ -1,3 +1,5 @@
+import type { ValueFormat } from '../../alerts/rule';
+
 /**
  * Prometheus's template functions `humanize`, `humanizeDuration` and
  * `humanizePercentage`, ported for the values the generated rule tests use, so a test
@@ -47,8 +49,6 @@ export function humanizeDuration(seconds: number): string {
 export function humanizePercentage(ratio: number): string {
   return `${fourSignificantDigits(ratio * 100)}%`;
 }
-
-export type ValueFormat = 'humanize' | 'humanizeDuration' | 'humanizePercentage';
 
 export const FORMATTERS: Record<ValueFormat, (v: number) => string> = { humanize, humanizeDuration, humanizePercentage };
 

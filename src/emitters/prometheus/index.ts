@@ -3,7 +3,7 @@ import type { Emitter, GeneratedFile } from '../types';
 import { GENERATED_NOTICE } from '../types';
 import { alertRules } from './alert-rules';
 import { valueTemplate } from './humanize';
-import { promDuration } from './promql';
+import { promDuration } from '../../alerts/promql';
 import { inhibitRulesDocument, inhibitRulesFileName } from './inhibit-rules';
 import { ruleTests } from './rule-tests';
 import { yamlText } from './yaml-text';
@@ -52,7 +52,7 @@ function rulesDocument(topology: TopologyModel) {
  */
 export const emitPrometheus: Emitter = (model) => model.topologies.flatMap((topology) => [...prometheusFiles(topology)]);
 
-/** The same files of one topology, each built only once the previous one is taken: at 1,000 consumers they are tens of MB. */
+/** The same files of one topology, each built only once the previous one is taken: a large topology's are large (docs/benchmarks.md). */
 export function* prometheusFiles(topology: TopologyModel): Generator<GeneratedFile> {
   yield yamlFile(inhibitRulesFileName(topology.name), inhibitRulesDocument(topology));
   yield yamlFile(rulesFileName(topology.name), rulesDocument(topology));

@@ -1,7 +1,7 @@
 import type { TopologyModel } from '../../model/types';
 import { alertRules } from './alert-rules';
 import { FORMATTERS } from './humanize';
-import type { AlertRule, RuleScenario } from './rule';
+import type { AlertRule, RuleScenario } from '../../alerts';
 
 /** The value every environment label has in the tests: one environment, kept through every rule. */
 const TEST_ENVIRONMENT = 'prod';

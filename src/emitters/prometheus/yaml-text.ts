@@ -2,9 +2,9 @@ import { stringify } from 'yaml';
 
 /**
  * YAML text of a JSON-like document, byte for byte what `stringify(document, { lineWidth: 0 })`
- * of the `yaml` package writes, about five times faster: the rules and rule tests of a
- * 1,000-consumer topology are 27 MB of YAML, and building the package's node tree for
- * them took most of the Prometheus emitter's time. Only the layout is done here (block
+ * of the `yaml` package writes, without the package's node tree: building it for the
+ * rules and rule tests of a large topology took most of the Prometheus emitter's time
+ * (the figures are in docs/benchmarks.md). Only the layout is done here (block
  * maps and sequences, indented as the package indents them); any scalar that is not
  * plainly safe to write bare is rendered by the package itself, and a document with
  * anything else (multi-line strings, nested sequences, non-integer numbers) is handed to

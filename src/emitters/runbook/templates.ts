@@ -1,9 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
+import type { AlertModule } from '../../alerts';
 
 /** The project's templates folder, the same from src/ and from dist/. */
 export const TEMPLATES_DIR = path.resolve(__dirname, '..', '..', '..', 'templates');
+
+/** The partial of an alert's runbook section: `templates/runbook/alerts/<alert name>.md.hbs`. */
+export function alertTemplate(alert: AlertModule): string {
+  return `runbook/alerts/${alert.name}`;
+}
 
 export interface RunbookTemplates {
   readonly page: Handlebars.TemplateDelegate;

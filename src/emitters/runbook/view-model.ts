@@ -1,11 +1,10 @@
 import { formatDuration } from '../../duration';
-import { alertThresholds } from '../../model/alert-thresholds';
+import { ALERT_MODULES, appliesTo } from '../../alerts';
+import { percent } from '../../alerts/context';
 import { aclRules, compareAclRules } from '../../model/acls';
 import type { AclRule } from '../../model/acls';
 import type { ConsumerModel, TopologyModel } from '../../model/types';
 import {
-  ALERT_KEYS,
-  ALERTS,
   DLQ_FLAGS,
   dlqReaderGroupName,
   DLQ_RECORD_ID_FORMAT,
@@ -17,9 +16,9 @@ import {
   runbookFileName,
   SPRING_DLT_HEADERS,
 } from '../../naming';
-import type { AlertKey } from '../../naming';
 import { GENERATED_NOTICE } from '../types';
 import { KCAT_CONFIG, PLACEHOLDERS, runbookCommands } from './commands';
+import { alertTemplate } from './templates';
 
 const CRITICALITY_MEANING = {
   money: 'one record in the DLQ is an incident',
@@ -27,55 +26,14 @@ const CRITICALITY_MEANING = {
   analytics: 'about a thousand DLQ records are worth a look',
 } as const;
 
-function describeDuration(ms: number): string {
-  return ms === 0 ? 'at once' : `for ${formatDuration(ms)}`;
-}
-
-function percent(share: number): string {
-  return `${Math.round(share * 1000) / 10}%`;
-}
-
-/** The sentence after "Fires when" for each alert, from the same thresholds as the rules. */
-function alertCondition(key: AlertKey, c: ConsumerModel): string {
-  const forText = describeDuration(c.alerts[key].forMs);
-  switch (key) {
-    case 'dlqNewMessages':
-      return `${alertThresholds.dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes (counted by the services and by the monitor); it stays firing ${formatDuration(c.alerts.dlqBacklog.forMs + 5 * 60_000)} longer, so that [KafkaDlqBacklog](#kafkadlqbacklog) takes over an unhandled record without a gap`;
-    case 'dlqBacklog':
-      return `${alertThresholds.dlqBacklogRecords(c)} or more records wait unhandled in \`${c.dlq.name}\`, ${forText}`;
-    case 'dlqOldestMessageAge':
-      return `the oldest unhandled record in \`${c.dlq.name}\` is older than ${formatDuration(Math.max(1, alertThresholds.dlqOldestAgeSeconds(c)) * 1000)} (${percent(c.alerts.dlqOldestMessageAge.threshold)} of its ${formatDuration(c.dlq.retentionMs)} retention)`;
-    case 'retryTierStuck':
-      return `records of a tier are overdue by more than ${c.alerts.retryTierStuck.threshold} times its delay`;
-    case 'retryRateSpike':
-      return `more than ${percent(alertThresholds.retryShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over 10 minutes (with at least 10 records in 30 minutes), ${forText}`;
-    case 'dlqRecordsExpired':
-      return `${alertThresholds.dlqExpiredRecords(c)} or more unhandled records of \`${c.dlq.name}\` are deleted by its ${formatDuration(c.dlq.retentionMs)} retention within an hour`;
-    case 'mainConsumerLag':
-      return `the next record of \`${c.mainTopic.name}\` that group \`${c.groups.main}\` has to process was written more than ${formatDuration(alertThresholds.mainLagSeconds(c) * 1000)} ago, ${forText}`;
-    case 'consumerDown':
-      return `Prometheus has had no metrics from any service of ${c.name} ${forText}`;
-    case 'monitorDown':
-      return `Prometheus has had no DLQ and tier gauges of ${c.name} ${forText}`;
-  }
-}
-
+/** A section per alert the consumer has, in the order of the alert modules, each laid out by its own template. */
 function alertSections(c: ConsumerModel, page: object) {
-  return ALERT_KEYS.filter((key) => key !== 'retryTierStuck' || c.tiers.length > 0).map((key) => ({
-    key,
-    name: ALERTS[key],
-    anchor: runbookAnchor(key),
-    partial: `runbook/alerts/${ALERTS[key]}`,
-    severity: c.alerts[key].severity,
-    condition: alertCondition(key, c),
-    forText: describeDuration(c.alerts[key].forMs),
-    factor: c.alerts.retryTierStuck.threshold,
-    tierRetention: [...new Set(c.tiers.map((t) => formatDuration(t.retentionMs)))].join(' or '),
-    tiers: c.tiers.map((t) => ({
-      label: t.label,
-      name: t.name,
-      overdueLimit: formatDuration(alertThresholds.tierOverdueSeconds(c, t) * 1000),
-    })),
+  return ALERT_MODULES.filter((alert) => appliesTo(alert, c)).map((alert) => ({
+    ...alert.runbook(c),
+    name: alert.name,
+    anchor: runbookAnchor(alert.key),
+    partial: alertTemplate(alert),
+    severity: c.alerts[alert.key].severity,
     page,
   }));
 }

@@ -1,6 +1,6 @@
+import { dlqBacklogRecords, dlqOldestAgeSeconds } from '../../../alerts';
 import { formatDuration } from '../../../duration';
-import { alertThresholds } from '../../../model/alert-thresholds';
-import { METRICS } from '../../../naming';
+import { ALERTS, METRICS } from '../../../naming';
 import { alertSectionLink, inspectDlqLink } from '../links';
 import { aggregate, series, TIME_RANGE } from '../promql';
 import type { PanelContext } from './context';
@@ -10,10 +10,10 @@ export function dlqSize(ctx: PanelContext) {
   const { scope, consumer } = ctx;
   return timeseriesPanel({
     title: 'DLQ: unhandled records',
-    description: `Records in ${consumer.dlq.name} that nobody has replayed or discarded yet (the replay group's lag), against the KafkaDlqBacklog threshold.`,
+    description: `Records in ${consumer.dlq.name} that nobody has replayed or discarded yet (the replay group's lag), against the ${ALERTS.dlqBacklog} threshold.`,
     unit: 'short',
     queries: [{ expr: aggregate('max', scope, series(scope, METRICS.dlqSize, { topic: consumer.dlq.name })), legend: 'unhandled' }],
-    thresholds: [{ value: alertThresholds.dlqBacklogRecords(consumer), color: 'red' }],
+    thresholds: [{ value: dlqBacklogRecords(consumer), color: 'red' }],
     links: [alertSectionLink(ctx.runbook, 'dlqBacklog'), inspectDlqLink(ctx.runbook)],
   });
 }
@@ -23,11 +23,11 @@ export function dlqOldestAge(ctx: PanelContext) {
   const oldest = series(scope, METRICS.dlqOldestUnhandledTimestampSeconds, { topic: consumer.dlq.name });
   return timeseriesPanel({
     title: 'DLQ: age of the oldest unhandled record',
-    description: `How old the oldest unhandled record of ${consumer.dlq.name} is. Retention deletes it at ${formatDuration(consumer.dlq.retentionMs)} (red line); KafkaDlqOldestMessageAge fires at the orange line. No line: the DLQ has nothing unhandled.`,
+    description: `How old the oldest unhandled record of ${consumer.dlq.name} is. Retention deletes it at ${formatDuration(consumer.dlq.retentionMs)} (red line); ${ALERTS.dlqOldestMessageAge} fires at the orange line. No line: the DLQ has nothing unhandled.`,
     unit: 's',
     queries: [{ expr: aggregate('max', scope, `time() - ${oldest}`), legend: 'oldest unhandled' }],
     thresholds: [
-      { value: alertThresholds.dlqOldestAgeSeconds(consumer), color: 'orange' },
+      { value: dlqOldestAgeSeconds(consumer), color: 'orange' },
       { value: consumer.dlq.retentionMs / 1000, color: 'red' },
     ],
     links: [alertSectionLink(ctx.runbook, 'dlqOldestMessageAge'), inspectDlqLink(ctx.runbook)],

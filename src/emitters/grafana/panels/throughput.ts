@@ -1,12 +1,12 @@
-import { alertThresholds } from '../../../model/alert-thresholds';
-import { METRICS } from '../../../naming';
+import { retrySpikeShare, SHARE_WINDOW_MINUTES } from '../../../alerts';
+import { ALERTS, METRICS } from '../../../naming';
 import { alertSectionLink, inspectDlqLink } from '../links';
 import { series, sumRate } from '../promql';
 import type { PanelContext } from './context';
 import { timeseriesPanel } from './panel-kit';
 
-/** The window of the KafkaRetryRateSpike rule, so the panel shows the value the alert compares. */
-const RETRY_SHARE_WINDOW = '10m';
+/** The window of the retry-rate rule, so the panel shows the value the alert compares. */
+const RETRY_SHARE_WINDOW = `${SHARE_WINDOW_MINUTES}m`;
 
 export function recordsPerSecond({ scope }: PanelContext) {
   const outcome = (value: string) => sumRate(scope, series(scope, METRICS.messagesTotal, { outcome: value }));
@@ -27,7 +27,7 @@ export function retryShare(ctx: PanelContext) {
   const main = (labels: Record<string, string>) => series(scope, METRICS.messagesTotal, { topic: consumer.mainTopic.name, ...labels });
   return timeseriesPanel({
     title: 'Share of records sent to retry',
-    description: `The share of the records of ${consumer.mainTopic.name} sent to retry over 10 minutes, against the KafkaRetryRateSpike threshold. A rise means a downstream dependency is failing.`,
+    description: `The share of the records of ${consumer.mainTopic.name} sent to retry over ${SHARE_WINDOW_MINUTES} minutes, against the ${ALERTS.retryRateSpike} threshold. A rise means a downstream dependency is failing.`,
     unit: 'percentunit',
     queries: [
       {
@@ -35,7 +35,7 @@ export function retryShare(ctx: PanelContext) {
         legend: 'sent to retry',
       },
     ],
-    thresholds: [{ value: alertThresholds.retryShare(consumer), color: 'red' }],
+    thresholds: [{ value: retrySpikeShare(consumer), color: 'red' }],
     links: [alertSectionLink(ctx.runbook, 'retryRateSpike')],
   });
 }

@@ -1,5 +1,5 @@
 import type { RetryTierModel } from '../../../model/types';
-import { METRICS } from '../../../naming';
+import { ALERTS, METRICS } from '../../../naming';
 import { alertSectionLink } from '../links';
 import { aggregate, quantile, series } from '../promql';
 import type { PanelContext } from './context';
@@ -11,7 +11,7 @@ export function tierLag(ctx: PanelContext, tier: RetryTierModel) {
   const { scope } = ctx;
   const panel = timeseriesPanel({
     title: `Tier ${tier.label}: overdue time and waiting records`,
-    description: `How long the most overdue head record of ${tier.name} has been due (left, against the tier's delay of ${tier.label}) and how many records wait in the tier (right). Overdue by more than its delay means the retry consumer is falling behind; see KafkaRetryTierStuck.`,
+    description: `How long the most overdue head record of ${tier.name} has been due (left, against the tier's delay of ${tier.label}) and how many records wait in the tier (right). Overdue by more than its delay means the retry consumer is falling behind; see ${ALERTS.retryTierStuck}.`,
     unit: 's',
     queries: [
       { expr: aggregate('max', scope, series(scope, METRICS.retryTierOverdueSeconds, { topic: tier.name })), legend: 'overdue' },
@@ -32,7 +32,7 @@ export function deliveryLateness(ctx: PanelContext) {
   });
   return timeseriesPanel({
     title: 'Delivery lateness per tier',
-    description: `How long after its due time a tier record started processing (the delay is a lower bound, never early), as p50 and p99 per tier. KafkaRetryTierStuck fires when the p99 passes ${ctx.consumer.alerts.retryTierStuck.threshold} times the tier's delay.`,
+    description: `How long after its due time a tier record started processing (the delay is a lower bound, never early), as p50 and p99 per tier. ${ALERTS.retryTierStuck} fires when the p99 passes ${ctx.consumer.alerts.retryTierStuck.threshold} times the tier's delay.`,
     unit: 's',
     queries: [percentile(0.5, 'p50'), percentile(0.99, 'p99')],
     links: [alertSectionLink(ctx.runbook, 'retryTierStuck')],

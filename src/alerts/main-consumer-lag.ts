@@ -1,20 +1,25 @@
-import { alertThresholds } from '../../../model/alert-thresholds';
-import { METRICS } from '../../../naming';
-import { promDuration, selector } from '../promql';
-import type { AlertRule } from '../rule';
-import { alertBasics, environment, GAP_WINDOW, minutes } from './context';
+import { formatDuration } from '../duration';
+import { METRICS } from '../naming';
+import type { ConsumerModel } from '../model/types';
+import { defineAlert } from './alert-module';
+import { alertBasics, describeDuration, environment, GAP_WINDOW, MINUTE, minutes } from './context';
 import type { AlertContext } from './context';
+import { promDuration, selector } from './promql';
+import type { AlertRule } from './rule';
+
+/** Seconds behind (age of the main group's next record) that fire the alert. */
+export const mainLagSeconds = (c: ConsumerModel) => Math.round(c.alerts.mainConsumerLag.threshold);
 
 /**
  * The main group falls behind: its next record on the main topic was written more than
  * the threshold ago (time lag, as kafka-lag-exporter defines it). A stopped consumer
  * shows here too, as a lag that grows with the clock.
  */
-export function mainConsumerLag(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const main = consumer.mainTopic.name;
   const basics = alertBasics(ctx, 'mainConsumerLag', { topic: main });
-  const limitSeconds = alertThresholds.mainLagSeconds(consumer);
+  const limitSeconds = mainLagSeconds(consumer);
   const lag = selector(METRICS.mainLagSeconds, { consumer: consumer.name, topic: main });
   const forMinutes = minutes(basics.policy.forMs);
   const evalMinutes = 10 + forMinutes;
@@ -44,3 +49,18 @@ export function mainConsumerLag(ctx: AlertContext): AlertRule[] {
     },
   ];
 }
+
+export const mainConsumerLag = defineAlert({
+  key: 'mainConsumerLag',
+  watches: 'main topic',
+  thresholdUnit: "seconds since the main group's next record was written",
+  presets: {
+    money: { threshold: 300, forMs: 5 * MINUTE, severity: 'critical' },
+    standard: { threshold: 900, forMs: 10 * MINUTE, severity: 'warning' },
+    analytics: { threshold: 3600, forMs: 15 * MINUTE, severity: 'warning' },
+  },
+  rules,
+  runbook: (c) => ({
+    condition: `the next record of \`${c.mainTopic.name}\` that group \`${c.groups.main}\` has to process was written more than ${formatDuration(mainLagSeconds(c) * 1000)} ago, ${describeDuration(c.alerts.mainConsumerLag.forMs)}`,
+  }),
+});

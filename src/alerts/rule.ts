@@ -1,5 +1,7 @@
-import type { AlertKey } from '../../naming';
-import type { ValueFormat } from './humanize';
+import type { AlertKey } from '../naming';
+
+/** Prometheus's template function that renders an alert's value in its description. */
+export type ValueFormat = 'humanize' | 'humanizeDuration' | 'humanizePercentage';
 
 /** One input series of a promtool rule test: a selector and its expanding notation. */
 export interface TestSeries {

@@ -1,6 +1,10 @@
-import { ALERTS, runbookUrl } from '../../../naming';
-import type { AlertKey } from '../../../naming';
-import type { AlertPolicy, ConsumerModel, TopologyModel } from '../../../model/types';
+import { formatDuration } from '../duration';
+import { ALERTS, runbookUrl } from '../naming';
+import type { AlertKey } from '../naming';
+import type { AlertPolicy, ConsumerModel, TopologyModel } from '../model/types';
+
+/** Presets and rules state durations in milliseconds; most of them are whole minutes. */
+export const MINUTE = 60_000;
 
 export interface AlertContext {
   readonly consumer: ConsumerModel;
@@ -45,3 +49,13 @@ export function plural(n: number, word: string): string {
  * of a few scrapes) does not restart a long `for:`.
  */
 export const GAP_WINDOW = '5m';
+
+/** `12.5%`: a share as people read it, to a tenth of a percent. */
+export function percent(share: number): string {
+  return `${Math.round(share * 1000) / 10}%`;
+}
+
+/** How long a condition must hold, as a runbook says it: `at once` or `for 10m`. */
+export function describeDuration(ms: number): string {
+  return ms === 0 ? 'at once' : `for ${formatDuration(ms)}`;
+}

@@ -1,16 +1,20 @@
-import { formatDuration } from '../../../duration';
-import { alertThresholds } from '../../../model/alert-thresholds';
-import { METRICS } from '../../../naming';
-import { promDuration, selector } from '../promql';
-import type { AlertRule } from '../rule';
-import { alertBasics, environment, GAP_WINDOW, minutes } from './context';
+import { formatDuration } from '../duration';
+import { METRICS } from '../naming';
+import type { ConsumerModel } from '../model/types';
+import { defineAlert } from './alert-module';
+import { alertBasics, environment, GAP_WINDOW, minutes, percent } from './context';
 import type { AlertContext } from './context';
+import { promDuration, selector } from './promql';
+import type { AlertRule } from './rule';
+
+/** Age in seconds of the oldest unhandled DLQ record that fires the alert: a share of the DLQ's retention. */
+export const dlqOldestAgeSeconds = (c: ConsumerModel) => Math.round((c.alerts.dlqOldestMessageAge.threshold * c.dlq.retentionMs) / 1000);
 
 /** The oldest unhandled DLQ record is a share of the way to deletion by retention. */
-export function dlqOldestMessageAge(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqOldestMessageAge', { topic: consumer.dlq.name });
-  const limitSeconds = alertThresholds.dlqOldestAgeSeconds(consumer);
+  const limitSeconds = dlqOldestAgeSeconds(consumer);
   const oldest = selector(METRICS.dlqOldestUnhandledTimestampSeconds, { consumer: consumer.name, topic: consumer.dlq.name });
   // The test's oldest record was written `limit` seconds before the test's time 0, so
   // it crosses the threshold at once; a negative timestamp keeps promtool's run short.
@@ -25,7 +29,7 @@ export function dlqOldestMessageAge(ctx: AlertContext): AlertRule[] {
       forMs: basics.policy.forMs,
       summary: `Records in the DLQ of ${consumer.name} are getting close to deletion`,
       description: (value) =>
-        `The oldest unhandled record in ${consumer.dlq.name} is ${value} old; the DLQ deletes records after ${retention}, and this alert fires at ${Math.round(basics.policy.threshold * 1000) / 10}% of that. Handle it before it is lost.`,
+        `The oldest unhandled record in ${consumer.dlq.name} is ${value} old; the DLQ deletes records after ${retention}, and this alert fires at ${percent(basics.policy.threshold)} of that. Handle it before it is lost.`,
       valueFormat: 'humanizeDuration',
       firing: {
         name: `a record older than ${promDuration(limitSeconds * 1000)} fires ${basics.alert}`,
@@ -43,3 +47,18 @@ export function dlqOldestMessageAge(ctx: AlertContext): AlertRule[] {
     },
   ];
 }
+
+export const dlqOldestMessageAge = defineAlert({
+  key: 'dlqOldestMessageAge',
+  watches: 'dlq',
+  thresholdUnit: 'share of the DLQ retention',
+  presets: {
+    money: { threshold: 0.25, forMs: 0, severity: 'critical' },
+    standard: { threshold: 0.5, forMs: 0, severity: 'warning' },
+    analytics: { threshold: 0.5, forMs: 0, severity: 'warning' },
+  },
+  rules,
+  runbook: (c) => ({
+    condition: `the oldest unhandled record in \`${c.dlq.name}\` is older than ${formatDuration(Math.max(1, dlqOldestAgeSeconds(c)) * 1000)} (${percent(c.alerts.dlqOldestMessageAge.threshold)} of its ${formatDuration(c.dlq.retentionMs)} retention)`,
+  }),
+});

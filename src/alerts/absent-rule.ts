@@ -1,8 +1,7 @@
-import { METRICS } from '../../../naming';
-import { selector } from '../promql';
-import type { AlertRule } from '../rule';
 import { alertBasics, environment, minutes } from './context';
 import type { AlertContext } from './context';
+import { selector } from './promql';
+import type { AlertRule } from './rule';
 
 /**
  * Every alert's twin for its own blindness (kubernetes-mixin's absent alerts): the
@@ -16,7 +15,8 @@ function absentExpr(ctx: AlertContext, series: string): string {
   return `${gone}absent(${series})`;
 }
 
-function absentRule(ctx: AlertContext, key: 'consumerDown' | 'monitorDown', topic: string, scraped: string, text: { summary: string; description: string }): AlertRule {
+/** The alert that fires while the series `scraped` of the consumer and `topic` is missing. */
+export function absentRule(ctx: AlertContext, key: 'consumerDown' | 'monitorDown', topic: string, scraped: string, text: { summary: string; description: string }): AlertRule {
   const basics = alertBasics(ctx, key, { topic });
   const forMinutes = minutes(basics.policy.forMs);
   // Prometheus still sees a series for 5 minutes (its lookback) after its last sample.
@@ -42,26 +42,4 @@ function absentRule(ctx: AlertContext, key: 'consumerDown' | 'monitorDown', topi
       evalTime,
     },
   };
-}
-
-/** No service of the consumer exports metrics: nothing consumes, and every service-side alert is blind. */
-export function consumerDown(ctx: AlertContext): AlertRule[] {
-  const { consumer } = ctx;
-  return [
-    absentRule(ctx, 'consumerDown', consumer.mainTopic.name, `${METRICS.messagesTotal}`, {
-      summary: `No service of ${consumer.name} is running, or Prometheus does not scrape it`,
-      description: `Prometheus has no ${METRICS.messagesTotal} of ${consumer.name} for ${consumer.mainTopic.name}: the service is down, or it is not scraped. Nothing consumes, and the alerts that read the service's metrics cannot fire.`,
-    }),
-  ];
-}
-
-/** No monitor exports the DLQ and tier gauges: the backlog, age and tier alerts are blind. */
-export function monitorDown(ctx: AlertContext): AlertRule[] {
-  const { consumer } = ctx;
-  return [
-    absentRule(ctx, 'monitorDown', consumer.dlq.name, METRICS.dlqSize, {
-      summary: `The DLQ and tier monitor of ${consumer.name} is not running, or Prometheus does not scrape it`,
-      description: `Prometheus has no ${METRICS.dlqSize} of ${consumer.name} for ${consumer.dlq.name}: \`krt monitor\` (or the service's in-process monitor) is down, cannot reach Kafka, or is not scraped. The DLQ backlog, oldest-record, expiry, tier and main-lag alerts cannot fire.`,
-    }),
-  ];
 }

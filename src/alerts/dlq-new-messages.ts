@@ -1,9 +1,17 @@
-import { alertThresholds } from '../../../model/alert-thresholds';
-import { METRICS } from '../../../naming';
-import { selector } from '../promql';
-import type { AlertRule } from '../rule';
-import { alertBasics, environment, minutes, plural } from './context';
+import { formatDuration } from '../duration';
+import { ALERTS, METRICS, runbookAnchor } from '../naming';
+import type { ConsumerModel } from '../model/types';
+import { defineAlert } from './alert-module';
+import { alertBasics, environment, MINUTE, minutes, plural } from './context';
 import type { AlertContext } from './context';
+import { selector } from './promql';
+import type { AlertRule } from './rule';
+
+/** DLQ records in 10 minutes that fire the alert. */
+export const dlqNewRecords = (c: ConsumerModel) => Math.ceil(c.alerts.dlqNewMessages.threshold);
+
+/** How long the alert stays firing after the last arrival: until KafkaDlqBacklog has taken over. */
+const keepFiringForMs = (c: ConsumerModel) => c.alerts.dlqBacklog.forMs + 5 * MINUTE;
 
 /**
  * Records reached the DLQ in the last 10 minutes (R16: for money, one is an incident).
@@ -13,10 +21,10 @@ import type { AlertContext } from './context';
  * It keeps firing for as long as KafkaDlqBacklog takes to fire, so one unhandled record
  * is one continuous incident, not a page, a resolve and a second page.
  */
-export function dlqNewMessages(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqNewMessages', { topic: consumer.dlq.name });
-  const records = alertThresholds.dlqNewRecords(consumer);
+  const records = dlqNewRecords(consumer);
   const routed = selector(METRICS.dlqRoutedTotal, { consumer: consumer.name });
   const size = selector(METRICS.dlqSize, { consumer: consumer.name, topic: consumer.dlq.name });
   const forMinutes = minutes(basics.policy.forMs);
@@ -34,7 +42,7 @@ export function dlqNewMessages(ctx: AlertContext): AlertRule[] {
       ...basics,
       expr,
       forMs: basics.policy.forMs,
-      keepFiringForMs: consumer.alerts.dlqBacklog.forMs + 5 * 60_000,
+      keepFiringForMs: keepFiringForMs(consumer),
       summary: `The DLQ of ${consumer.name} is receiving records`,
       description: (value) =>
         `Records that consumer ${consumer.name} gave up on and sent to the DLQ ${consumer.dlq.name} in the last 10 minutes: ${value} (threshold ${records}).`,
@@ -55,3 +63,18 @@ export function dlqNewMessages(ctx: AlertContext): AlertRule[] {
     },
   ];
 }
+
+export const dlqNewMessages = defineAlert({
+  key: 'dlqNewMessages',
+  watches: 'dlq',
+  thresholdUnit: 'DLQ records in 10 minutes',
+  presets: {
+    money: { threshold: 1, forMs: 0, severity: 'critical' },
+    standard: { threshold: 10, forMs: 0, severity: 'warning' },
+    analytics: { threshold: 1000, forMs: 0, severity: 'warning' },
+  },
+  rules,
+  runbook: (c) => ({
+    condition: `${dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes (counted by the services and by the monitor); it stays firing ${formatDuration(keepFiringForMs(c))} longer, so that [${ALERTS.dlqBacklog}](#${runbookAnchor('dlqBacklog')}) takes over an unhandled record without a gap`,
+  }),
+});

@@ -1,15 +1,19 @@
-import { alertThresholds } from '../../../model/alert-thresholds';
-import { METRICS } from '../../../naming';
-import { selector } from '../promql';
-import type { AlertRule } from '../rule';
-import { alertBasics, environment, GAP_WINDOW, minutes, plural } from './context';
+import { METRICS } from '../naming';
+import type { ConsumerModel } from '../model/types';
+import { defineAlert } from './alert-module';
+import { alertBasics, describeDuration, environment, GAP_WINDOW, MINUTE, minutes, plural } from './context';
 import type { AlertContext } from './context';
+import { selector } from './promql';
+import type { AlertRule } from './rule';
+
+/** Unhandled DLQ records that fire the alert. */
+export const dlqBacklogRecords = (c: ConsumerModel) => Math.ceil(c.alerts.dlqBacklog.threshold);
 
 /** Unhandled DLQ records (the replay group's lag) at or over the threshold. */
-export function dlqBacklog(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqBacklog', { topic: consumer.dlq.name });
-  const records = alertThresholds.dlqBacklogRecords(consumer);
+  const records = dlqBacklogRecords(consumer);
   const size = selector(METRICS.dlqSize, { consumer: consumer.name, topic: consumer.dlq.name });
   const forMinutes = minutes(basics.policy.forMs);
   const constant = (value: number) => ({ series: size, values: `${value}x${20 + forMinutes}` });
@@ -39,3 +43,18 @@ export function dlqBacklog(ctx: AlertContext): AlertRule[] {
     },
   ];
 }
+
+export const dlqBacklog = defineAlert({
+  key: 'dlqBacklog',
+  watches: 'dlq',
+  thresholdUnit: 'unhandled DLQ records',
+  presets: {
+    money: { threshold: 1, forMs: 30 * MINUTE, severity: 'critical' },
+    standard: { threshold: 100, forMs: 30 * MINUTE, severity: 'warning' },
+    analytics: { threshold: 1000, forMs: 60 * MINUTE, severity: 'warning' },
+  },
+  rules,
+  runbook: (c) => ({
+    condition: `${dlqBacklogRecords(c)} or more records wait unhandled in \`${c.dlq.name}\`, ${describeDuration(c.alerts.dlqBacklog.forMs)}`,
+  }),
+});

@@ -1,10 +1,14 @@
-import { alertThresholds } from '../../../model/alert-thresholds';
-import { METRICS } from '../../../naming';
-import type { RetryTierModel } from '../../../model/types';
-import { promDuration, selector } from '../promql';
-import type { AlertRule } from '../rule';
-import { alertBasics, environment, GAP_WINDOW, minutes } from './context';
+import { formatDuration } from '../duration';
+import { HEADERS, METRICS } from '../naming';
+import type { ConsumerModel, RetryTierModel } from '../model/types';
+import { defineAlert } from './alert-module';
+import { alertBasics, describeDuration, environment, GAP_WINDOW, MINUTE, minutes } from './context';
 import type { AlertContext } from './context';
+import { promDuration, selector } from './promql';
+import type { AlertRule } from './rule';
+
+/** Seconds a tier partition's head record may be overdue before its tier counts as stuck. */
+export const tierOverdueSeconds = (c: ConsumerModel, tier: RetryTierModel) => Math.round((c.alerts.retryTierStuck.threshold * tier.delayMs) / 1000);
 
 /**
  * A tier whose head record, on any partition, is overdue by `threshold` times the tier's
@@ -13,7 +17,7 @@ import type { AlertContext } from './context';
  * the monitor or the service does not reset the count. Whether the retry consumer is
  * stopped or merely slow, its records are late the same way.
  */
-export function retryTierStuck(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext): AlertRule[] {
   return ctx.consumer.tiers.map((tier) => overdue(ctx, tier));
 }
 
@@ -21,7 +25,7 @@ function overdue(ctx: AlertContext, tier: RetryTierModel): AlertRule {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'retryTierStuck', { tier: tier.label, topic: tier.name });
   const factor = basics.policy.threshold;
-  const limitSeconds = alertThresholds.tierOverdueSeconds(consumer, tier);
+  const limitSeconds = tierOverdueSeconds(consumer, tier);
   const gauge = (partition: number) => selector(METRICS.retryTierOverdueSeconds, { consumer: consumer.name, topic: tier.name, partition: String(partition) });
   const forMinutes = minutes(basics.policy.forMs);
   const evalMinutes = 10 + forMinutes;
@@ -56,3 +60,26 @@ function overdue(ctx: AlertContext, tier: RetryTierModel): AlertRule {
     },
   };
 }
+
+export const retryTierStuck = defineAlert({
+  key: 'retryTierStuck',
+  watches: 'tiers',
+  thresholdUnit: "times the tier's own delay overdue",
+  presets: {
+    money: { threshold: 3, forMs: 5 * MINUTE, severity: 'critical' },
+    standard: { threshold: 5, forMs: 10 * MINUTE, severity: 'warning' },
+    analytics: { threshold: 10, forMs: 15 * MINUTE, severity: 'warning' },
+  },
+  appliesTo: (c) => c.tiers.length > 0,
+  rules,
+  runbook: (c) => ({
+    // Wrapped as the lines of the section's template are.
+    condition: [
+      'the head record of any partition of a retry tier is overdue (now minus',
+      `its \`${HEADERS.dueAt}\`, the monitor's \`${METRICS.retryTierOverdueSeconds}\`) by more than ${c.alerts.retryTierStuck.threshold} times`,
+      `that tier's delay, ${describeDuration(c.alerts.retryTierStuck.forMs)}`,
+    ].join('\n'),
+    tiers: c.tiers.map((t) => ({ label: t.label, name: t.name, overdueLimit: formatDuration(tierOverdueSeconds(c, t) * 1000) })),
+    tierRetention: [...new Set(c.tiers.map((t) => formatDuration(t.retentionMs)))].join(' or '),
+  }),
+});

@@ -1,0 +1,28 @@
+import { METRICS } from '../naming';
+import { absentRule } from './absent-rule';
+import { defineAlert } from './alert-module';
+import { describeDuration, MINUTE } from './context';
+
+/** No service of the consumer exports metrics: nothing consumes, and every service-side alert is blind. */
+export const consumerDown = defineAlert({
+  key: 'consumerDown',
+  watches: 'metrics',
+  thresholdUnit: "unused (0); `for` is how long the service's metrics may be missing",
+  presets: {
+    money: { threshold: 0, forMs: 5 * MINUTE, severity: 'critical' },
+    standard: { threshold: 0, forMs: 10 * MINUTE, severity: 'warning' },
+    analytics: { threshold: 0, forMs: 15 * MINUTE, severity: 'warning' },
+  },
+  rules: (ctx) => {
+    const { consumer } = ctx;
+    return [
+      absentRule(ctx, 'consumerDown', consumer.mainTopic.name, METRICS.messagesTotal, {
+        summary: `No service of ${consumer.name} is running, or Prometheus does not scrape it`,
+        description: `Prometheus has no ${METRICS.messagesTotal} of ${consumer.name} for ${consumer.mainTopic.name}: the service is down, or it is not scraped. Nothing consumes, and the alerts that read the service's metrics cannot fire.`,
+      }),
+    ];
+  },
+  runbook: (c) => ({
+    condition: `Prometheus has had no metrics from any service of ${c.name} ${describeDuration(c.alerts.consumerDown.forMs)}`,
+  }),
+});

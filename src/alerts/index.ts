@@ -1,0 +1,41 @@
+import { everyAlert, WATCHED } from './alert-module';
+import type { AlertModule } from './alert-module';
+import { consumerDown } from './consumer-down';
+import { dlqBacklog } from './dlq-backlog';
+import { dlqNewMessages } from './dlq-new-messages';
+import { dlqOldestMessageAge } from './dlq-oldest-message-age';
+import { dlqRecordsExpired } from './dlq-records-expired';
+import { mainConsumerLag } from './main-consumer-lag';
+import { monitorDown } from './monitor-down';
+import { retryRateSpike } from './retry-rate-spike';
+import { retryTierStuck } from './retry-tier-stuck';
+
+export { appliesTo, defineAlert } from './alert-module';
+export type { AlertModule, RunbookFacts, Watched } from './alert-module';
+export type { AlertContext } from './context';
+export type { AlertRule, RuleScenario, TestSeries, ValueFormat } from './rule';
+// Thresholds and windows the dashboards draw, as the rules compute them.
+export { dlqBacklogRecords } from './dlq-backlog';
+export { dlqOldestAgeSeconds } from './dlq-oldest-message-age';
+export { retrySpikeShare, SHARE_WINDOW_MINUTES } from './retry-rate-spike';
+
+/**
+ * Every alert, in the order of the runbook and of the model's alert policies. The
+ * presets, the rules and their promtool tests, the runbook sections and the docs'
+ * presets table are all read from this list; adding an alert is its name in the naming
+ * module, its module, and its entry here.
+ */
+export const ALERT_MODULES: readonly AlertModule[] = everyAlert([
+  dlqNewMessages,
+  dlqBacklog,
+  dlqOldestMessageAge,
+  retryTierStuck,
+  retryRateSpike,
+  dlqRecordsExpired,
+  mainConsumerLag,
+  consumerDown,
+  monitorDown,
+]);
+
+/** The order of the rules file: grouped by what the alerts watch (the DLQ, the tiers, the main topic, the metrics themselves). */
+export const ALERT_MODULES_BY_WATCHED: readonly AlertModule[] = WATCHED.flatMap((watched) => ALERT_MODULES.filter((alert) => alert.watches === watched));

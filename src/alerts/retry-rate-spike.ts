@@ -1,0 +1,81 @@
+import { METRICS } from '../naming';
+import type { ConsumerModel } from '../model/types';
+import { defineAlert } from './alert-module';
+import { alertBasics, describeDuration, environment, MINUTE, minutes, percent } from './context';
+import type { AlertContext } from './context';
+import { selector } from './promql';
+import type { AlertRule } from './rule';
+
+/**
+ * Minimum records over the longer volume window, so one failure of a quiet topic is not
+ * a spike; counted over 30 minutes, so a flow of about one record a minute stays clearly
+ * above it instead of wavering around it and resetting `for:`.
+ */
+const MIN_RECORDS = 10;
+/** The window the share is taken over; dashboards draw the share over the same window. */
+export const SHARE_WINDOW_MINUTES = 10;
+const VOLUME_WINDOW_MINUTES = 30;
+const RECORDS_PER_MINUTE = 20;
+
+/** Share of main-topic records sent to retry that fires the alert. */
+export const retrySpikeShare = (c: ConsumerModel) => c.alerts.retryRateSpike.threshold;
+
+/** The share of main-topic records sent to retry is over the threshold. */
+function rules(ctx: AlertContext): AlertRule[] {
+  const { consumer } = ctx;
+  const main = consumer.mainTopic.name;
+  const basics = alertBasics(ctx, 'retryRateSpike', { topic: main });
+  const share = retrySpikeShare(consumer);
+  const total = (extra: Record<string, string> = {}) => selector(METRICS.messagesTotal, { consumer: consumer.name, topic: main, ...extra });
+  const forMinutes = minutes(basics.policy.forMs);
+  const env = environment(ctx);
+  const traffic = (sentToRetry: number) => {
+    const retried = RECORDS_PER_MINUTE * sentToRetry;
+    return [
+      { series: total({ outcome: 'success' }), values: `0+${RECORDS_PER_MINUTE - retried}x${40 + forMinutes}` },
+      { series: total({ outcome: 'retry' }), values: `0+${retried}x${40 + forMinutes}` },
+    ];
+  };
+  const firingShare = Math.min(share * 2, 0.9);
+  return [
+    {
+      ...basics,
+      expr:
+        `sum${env.by}(rate(${total({ outcome: 'retry' })}[${SHARE_WINDOW_MINUTES}m])) / sum${env.by}(rate(${total()}[${SHARE_WINDOW_MINUTES}m])) > ${share}` +
+        ` and ${env.on} sum${env.by}(increase(${total()}[${VOLUME_WINDOW_MINUTES}m])) >= ${MIN_RECORDS}`,
+      forMs: basics.policy.forMs,
+      summary: `Many records of ${consumer.name} fail and go to retry`,
+      description: (value) =>
+        `${value} of the records of ${main} were sent to retry in the last ${SHARE_WINDOW_MINUTES} minutes (threshold ${percent(share)}). A downstream dependency is probably failing.`,
+      valueFormat: 'humanizePercentage',
+      firing: {
+        name: `${percent(firingShare)} of records sent to retry fire ${basics.alert}`,
+        interval: '1m',
+        series: traffic(firingShare),
+        evalTime: `${25 + forMinutes}m`,
+        value: firingShare,
+      },
+      quiet: {
+        name: `${percent(share / 2)} of records sent to retry keep ${basics.alert} quiet`,
+        interval: '1m',
+        series: traffic(share / 2),
+        evalTime: `${25 + forMinutes}m`,
+      },
+    },
+  ];
+}
+
+export const retryRateSpike = defineAlert({
+  key: 'retryRateSpike',
+  watches: 'main topic',
+  thresholdUnit: 'share of records sent to retry',
+  presets: {
+    money: { threshold: 0.05, forMs: 10 * MINUTE, severity: 'critical' },
+    standard: { threshold: 0.1, forMs: 10 * MINUTE, severity: 'warning' },
+    analytics: { threshold: 0.25, forMs: 15 * MINUTE, severity: 'warning' },
+  },
+  rules,
+  runbook: (c) => ({
+    condition: `more than ${percent(retrySpikeShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over ${SHARE_WINDOW_MINUTES} minutes (with at least ${MIN_RECORDS} records in ${VOLUME_WINDOW_MINUTES} minutes), ${describeDuration(c.alerts.retryRateSpike.forMs)}`,
+  }),
+});

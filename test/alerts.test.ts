@@ -1,0 +1,98 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { parse } from 'yaml';
+import { ALERT_MODULES } from '../src/alerts';
+import { formatDuration } from '../src/duration';
+import { emitPrometheus } from '../src/emitters/prometheus';
+import { emitRunbooks } from '../src/emitters/runbook';
+import { alertTemplate, TEMPLATES_DIR } from '../src/emitters/runbook/templates';
+import { ALERT_KEYS, ALERTS } from '../src/naming';
+import { CRITICALITIES } from '../src/spec/types';
+import { REPO_ROOT } from './helpers/project';
+import { aConsumer, aTopology, compile } from './helpers/specs';
+
+jest.setTimeout(60_000);
+
+const doc = (name: string) => readFileSync(path.join(REPO_ROOT, 'docs', name), 'utf8');
+
+describe('the list of alert modules', () => {
+  it('has one module for each alert the naming module names, under that name', () => {
+    expect(ALERT_MODULES.map((alert) => alert.key).sort()).toEqual([...ALERT_KEYS].sort());
+    for (const alert of ALERT_MODULES) expect(alert.name).toBe(ALERTS[alert.key]);
+  });
+
+  it('gives every module a runbook template, and every template under templates/runbook/alerts a module', () => {
+    const templates = readdirSync(path.join(TEMPLATES_DIR, 'runbook', 'alerts')).map((file) => `runbook/alerts/${file.replace(/\.md\.hbs$/, '')}`);
+    expect(ALERT_MODULES.map(alertTemplate).sort()).toEqual(templates.sort());
+  });
+});
+
+describe('a consumer’s alerts', () => {
+  const withTiers = compile(aTopology({ consumers: [aConsumer({ criticality: 'money' })] })).model!;
+  const withoutTiers = compile(aTopology({ consumers: [aConsumer({ ordering: 'in-place-only', ladder: undefined })] })).model!;
+
+  const ruleNames = (model: typeof withTiers) => {
+    const rules = emitPrometheus(model).find((f) => f.path.endsWith('.rules.yml'))!;
+    return [...new Set<string>(parse(rules.content).groups[0].rules.map((r: { alert: string }) => r.alert))];
+  };
+  const sectionNames = (model: typeof withTiers) => [...emitRunbooks(model)[0]!.content.matchAll(/^## (Kafka\w+)$/gm)].map((m) => m[1]!);
+
+  it.each([
+    ['with tiers', withTiers],
+    ['without tiers', withoutTiers],
+  ])('have a runbook section exactly where they have a rule, %s', (_, model) => {
+    expect(sectionNames(model).sort()).toEqual(ruleNames(model).sort());
+  });
+
+  it('follow the list: every alert with tiers, the tier alert left out without them', () => {
+    expect(sectionNames(withTiers)).toEqual(ALERT_MODULES.map((alert) => alert.name));
+    expect(sectionNames(withoutTiers)).toEqual(ALERT_MODULES.map((alert) => alert.name).filter((name) => name !== ALERTS.retryTierStuck));
+  });
+
+  it('take each policy from the preset of the consumer’s criticality', () => {
+    const consumer = withTiers.topologies[0]!.consumers[0]!;
+    expect(Object.keys(consumer.alerts)).toEqual(ALERT_MODULES.map((alert) => alert.key));
+    for (const alert of ALERT_MODULES) expect(consumer.alerts[alert.key]).toEqual(alert.presets.money);
+  });
+});
+
+describe('the docs of the alerts', () => {
+  it('give the presets table of docs/spec.md as the alert modules state it', () => {
+    const cell = (policy: { threshold: number; forMs: number; severity: string }) => `${policy.threshold}${policy.forMs ? ` for ${formatDuration(policy.forMs)}` : ''}, ${policy.severity}`;
+    const table = [
+      `| alert | threshold unit | ${CRITICALITIES.join(' | ')} |`,
+      `|---|---|${CRITICALITIES.map(() => '---|').join('')}`,
+      ...ALERT_MODULES.map((alert) => `| \`${alert.key}\` | ${alert.thresholdUnit} | ${CRITICALITIES.map((c) => cell(alert.presets[c])).join(' | ')} |`),
+    ].join('\n');
+    expect(doc('spec.md')).toContain(`\n${table}\n`);
+    expect(doc('spec.md')).toContain(`alerts ${ALERT_MODULES.map((alert) => `\`${alert.key}\``).join(', ')} |`);
+  });
+
+  it('describe every alert in docs/alerts.md, in the order of the list', () => {
+    const rows = doc('alerts.md').split('\n## The alerts\n')[1]!.split('\n## ')[0]!.split('\n').filter((line) => line.startsWith('| `'));
+    expect(rows.map((row) => /^\| `(\w+)`/.exec(row)![1])).toEqual(ALERT_MODULES.map((alert) => alert.name));
+  });
+});
+
+describe('an alert module that leaves out a part', () => {
+  const fixture = path.join(REPO_ROOT, 'test', 'type-tests', 'alert-modules.ts');
+
+  /** The compile errors of the fixture without its @ts-expect-error directives. */
+  function errorsWithoutDirectives(): string[] {
+    const config = ts.getParsedCommandLineOfConfigFile(path.join(REPO_ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+    const host = ts.createCompilerHost(config.options);
+    const read = host.readFile.bind(host);
+    host.readFile = (file) => (path.resolve(file) === fixture ? read(file)!.replaceAll('// @ts-expect-error', '//') : read(file));
+    const program = ts.createProgram([fixture], config.options, host);
+    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  }
+
+  it('does not compile: without its runbook text, without a preset for a criticality, or left out of the list', () => {
+    const errors = errorsWithoutDirectives();
+    expect(errors).toHaveLength(3);
+    expect(errors[0]).toContain("Property 'runbook' is missing");
+    expect(errors[1]).toContain("Property 'analytics' is missing");
+    expect(errors[2]).toContain('modulesMissingFor: "monitorDown"');
+  });
+});
