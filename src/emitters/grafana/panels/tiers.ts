@@ -32,7 +32,7 @@ export function deliveryLateness(ctx: PanelContext) {
   });
   return timeseriesPanel({
     title: 'Delivery lateness per tier',
-    description: `How long after its due time a tier record started processing (the delay is a lower bound, never early), as p50 and p99 per tier. ${ALERTS.retryTierStuck} fires when the p99 passes ${ctx.consumer.alerts.retryTierStuck.threshold} times the tier's delay.`,
+    description: `How long after its due time a tier record started processing (the delay is a lower bound, never early), as p50 and p99 per tier. ${ALERTS.retryTierStuck} does not read this panel: it fires when a tier partition's head record is overdue by ${ctx.consumer.alerts.retryTierStuck.threshold} times the tier's delay (the monitor's ${METRICS.retryTierOverdueSeconds} gauge), so a stopped retry consumer, which records no lateness, still fires it.`,
     unit: 's',
     queries: [percentile(0.5, 'p50'), percentile(0.99, 'p99')],
     links: [alertSectionLink(ctx.runbook, 'retryTierStuck')],
