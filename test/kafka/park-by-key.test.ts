@@ -7,7 +7,8 @@ import type { ConsumedRecord } from '../../src/runtime/router';
 import { FaultyPort } from '../../src/simulate/faulty-port';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { clientPorts, confluentKafka, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { confluentPort } from '../../src/runtime/adapters/confluent';
 
 jest.setTimeout(180_000);
 
@@ -185,6 +186,45 @@ describe('park-by-key moved from kafkajs to the Confluent client', () => {
       expect({ held: state.held.size, parked: state.parked.size }).toEqual({ held: 0, parked: 0 });
     } finally {
       await after.stop();
+    }
+  });
+});
+
+describe('park-by-key on the Confluent client when the tiers have fewer partitions than the main topic', () => {
+  it('leaves the main partitions without a tier twin unread, says so with the fix, and runs the others', async () => {
+    const base = testDescriptor('pbkdrift', [3]);
+    const d: ConsumerDescriptor = { ...base, ordering: 'park-by-key', groups: { ...base.groups, retry: base.groups.main } };
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        { topic: d.mainTopic, numPartitions: 3, replicationFactor: 1 },
+        { topic: d.tiers[0]!.topic, numPartitions: 2, replicationFactor: 1 },
+        { topic: d.dlqTopic, numPartitions: 3, replicationFactor: 1 },
+      ],
+    });
+    await admin.disconnect();
+    const said: string[] = [];
+    const { handled, handler } = recorder(new Set());
+    const consumer = createRetryingConsumer(d, {
+      kafka: confluentPort(confluentKafka(ADMIN_USER), { consumerConfig: { sessionTimeout: 10_000 }, onNotCoPartitioned: (m) => void said.push(m) }),
+      handler,
+    });
+    await consumer.start();
+    try {
+      await produceAsAdmin(d.mainTopic, [
+        { key: 'a', value: '0', partition: 0 },
+        { key: 'b', value: '2', partition: 2 },
+        { key: 'c', value: '1', partition: 1 },
+      ]);
+      await eventually('partitions 0 and 1', () => (handled.includes('a:0') && handled.includes('c:1') ? true : undefined), 60_000);
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(handled).not.toContain('b:2');
+      expect(said.join('\n')).toContain(`${d.mainTopic}-2`);
+      expect(said.join('\n')).toContain("give the tiers exactly the main topic's partitions");
+    } finally {
+      await consumer.stop();
     }
   });
 });
