@@ -1,6 +1,6 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
-import { committedOffsetOf, decodeParkState, encodeParkState, keyHash } from './park-state';
+import { committedOffsetOf, decodeParkState, encodeParkState, keyHash, parkStateMetadata } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
@@ -139,7 +139,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     topic: mainTopic,
     partition,
     offset: committedOffsetOf(state).toString(),
-    metadata: encodeParkState(state),
+    metadata: parkStateMetadata(state),
   });
 
   const overBudget = ({ state }: PartitionParking) => encodeParkState(state).length + ENTRY_ROOM > options.budgetBytes;

@@ -65,6 +65,17 @@ export function encodeParkState(state: ParkState): string {
   return [PARK_STATE_FORMAT, `+${(state.position - committedOffsetOf(state)).toString(36)}`, ...entries].join(' ');
 }
 
+/**
+ * The commit metadata of a state: its encoding and a NUL, as the Confluent client writes
+ * any metadata. The Confluent client's admin reads committed metadata as a C string, so
+ * metadata another client wrote without a NUL comes back with whatever bytes follow it in
+ * memory (seen: `...@3:2` read as `...@3:20`, which discards the state); with the NUL
+ * every client reads it exactly. Readers strip it (`decodeParkState`), as before.
+ */
+export function parkStateMetadata(state: ParkState): string {
+  return `${encodeParkState(state)}\0`;
+}
+
 const DISTANCE = /^\+([0-9a-z]{1,13})$/;
 const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13}))?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
 
@@ -85,7 +96,7 @@ function base36(digits: string): bigint {
  * decode(x) either encodes back to x or is empty. Never throws.
  */
 export function decodeParkState(committed: bigint, metadata: string | null | undefined): ParkState {
-  // The Confluent client writes the metadata with its C string's NUL terminator.
+  // Written with a NUL terminator (parkStateMetadata, and the Confluent client adds one).
   const text = (metadata ?? '').replace(/\0+$/, '');
   const [format, ahead, ...entries] = text.split(' ');
   const distance = ahead === undefined ? null : DISTANCE.exec(ahead);

@@ -71,10 +71,10 @@ function keysOutOfOrder(processed: readonly number[]): string[] {
   return problems;
 }
 
-// Park-by-key runs on kafkajs only (the Confluent port refuses it; see its adapter).
-const cases: [ClientName, 'unordered' | 'park-by-key'][] = clientPorts(ADMIN_USER).flatMap(([name]): [ClientName, 'unordered' | 'park-by-key'][] =>
-  name === 'kafkajs' ? [[name, 'unordered'], [name, 'park-by-key']] : [[name, 'unordered']],
-);
+const cases: [ClientName, 'unordered' | 'park-by-key'][] = clientPorts(ADMIN_USER).flatMap(([name]): [ClientName, 'unordered' | 'park-by-key'][] => [
+  [name, 'unordered'],
+  [name, 'park-by-key'],
+]);
 
 describe.each(cases)('the crash window, on a real broker, with %s, ordering %s', (client, ordering) => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'krt-crash-'));

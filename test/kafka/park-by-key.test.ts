@@ -1,4 +1,3 @@
-import { PARK_BY_KEY_UNSUPPORTED } from '../../src/runtime/adapters/confluent';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import type { KafkaPort } from '../../src/runtime/port';
 import { decodeParkState, keyHash } from '../../src/runtime/park-state';
@@ -8,15 +7,16 @@ import type { ConsumedRecord } from '../../src/runtime/router';
 import { FaultyPort } from '../../src/simulate/faulty-port';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { clientPorts, confluentKafka, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { confluentPort } from '../../src/runtime/adapters/confluent';
 
 jest.setTimeout(180_000);
 
-/** A park-by-key consumer on fresh topics: one 3s tier, two partitions; its main group reads the tier too. */
-async function parkByKeyConsumer(): Promise<ConsumerDescriptor> {
+/** A park-by-key consumer on fresh topics: one 3s tier, two partitions by default; its main group reads the tier too. */
+async function parkByKeyConsumer(partitions = 2): Promise<ConsumerDescriptor> {
   const d = testDescriptor('pbk', [3]);
   const descriptor: ConsumerDescriptor = { ...d, ordering: 'park-by-key', groups: { ...d.groups, retry: d.groups.main } };
-  await createTopicsOf(descriptor, 2);
+  await createTopicsOf(descriptor, partitions);
   return descriptor;
 }
 
@@ -48,7 +48,7 @@ function recorder(failOnce: Set<string>) {
 
 const ports = clientPorts(ADMIN_USER, { sessionTimeout: 10_000 });
 
-describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on a real broker, with %s', (_client, port) => {
+describe.each(ports)('park-by-key on a real broker, with %s', (_client, port) => {
   const running: RetryingConsumer[] = [];
   afterEach(async () => {
     await Promise.all(running.splice(0).map((c) => c.stop()));
@@ -109,6 +109,26 @@ describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on 
     expect({ held: after.held.size, parked: after.parked.size }).toEqual({ held: 0, parked: 0 });
   });
 
+  it('keeps each key in order and loses nothing while two members share three partitions and their tiers', async () => {
+    // Two members, three partitions: an assignor that does not co-partition (round robin)
+    // gives main partition p and tier partition p to different members here, and a key's
+    // tier record would be run by a member that does not hold the records parked behind it.
+    const d = await parkByKeyConsumer(3);
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+    const { handled, handler } = recorder(new Set(keys.map((k) => `${k}:1`)));
+    await start(d, handler);
+    await start(d, handler);
+    await produceAsAdmin(
+      d.mainTopic,
+      keys.flatMap((key, i) => ['1', '2', '3'].map((value) => ({ key, value, partition: i % 3 }))),
+    );
+    await eventually('every record', () => (keys.every((k) => handled.includes(`${k}:3`)) ? true : undefined), 90_000);
+    for (const key of keys) {
+      const mine = handled.filter((h) => h.startsWith(`${key}:`));
+      expect(mine.filter((h, i) => mine.indexOf(h) === i)).toEqual([`${key}:1 FAIL`, `${key}:1`, `${key}:2`, `${key}:3`]);
+    }
+  });
+
   it('keeps each key in order when two members share the partitions and one of them leaves', async () => {
     const d = await parkByKeyConsumer();
     const keys = ['k0', 'k1', 'k2', 'k3'];
@@ -135,12 +155,76 @@ describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on 
   });
 });
 
-describe('park-by-key with the Confluent client', () => {
-  it('refuses to start, naming the reason and the client to use instead', async () => {
+describe('park-by-key moved from kafkajs to the Confluent client', () => {
+  const port = (name: string) => ports.find(([client]) => client === name)![1];
+
+  it('keeps the key in retry and the record parked behind it: the Confluent client reads the state kafkajs committed', async () => {
     const d = await parkByKeyConsumer();
-    const confluent = ports.find(([client]) => client === '@confluentinc/kafka-javascript')![1];
-    const consumer = createRetryingConsumer(d, { kafka: confluent(), handler: async () => {} });
-    await expect(consumer.start()).rejects.toThrow(PARK_BY_KEY_UNSUPPORTED);
-    await consumer.stop();
+    const { handled, handler } = recorder(new Set(['order-42:created']));
+    const before = createRetryingConsumer(d, { kafka: port('kafkajs')(), handler });
+    await before.start();
+    await produceAsAdmin(d.mainTopic, [
+      { key: 'order-42', value: 'created', partition: 0 },
+      { key: 'order-42', value: 'paid', partition: 0 },
+      { key: 'order-7', value: 'x', partition: 0 },
+    ]);
+    await eventually('order-7 handled while order-42 waits in the tier', () => (handled.includes('order-7:x') ? true : undefined), 60_000);
+    await before.stop();
+    const written = await committedState(d, 0);
+    expect({ offset: written.offset, held: written.held.size, parked: written.parked.size }).toEqual({ offset: 1n, held: 1, parked: 1 });
+
+    const after = createRetryingConsumer(d, { kafka: port('@confluentinc/kafka-javascript')(), handler });
+    await after.start();
+    try {
+      await produceAsAdmin(d.mainTopic, [{ key: 'order-42', value: 'shipped', partition: 0 }]);
+      await eventually('order-42 shipped', () => (handled.includes('order-42:shipped') ? true : undefined), 60_000);
+      expect(handled).toEqual(['order-42:created FAIL', 'order-7:x', 'order-42:created', 'order-42:paid', 'order-42:shipped']);
+      const state = await eventually('the last commit', async () => {
+        const s = await committedState(d, 0);
+        return s.offset === 4n ? s : undefined;
+      });
+      expect({ held: state.held.size, parked: state.parked.size }).toEqual({ held: 0, parked: 0 });
+    } finally {
+      await after.stop();
+    }
+  });
+});
+
+describe('park-by-key on the Confluent client when the tiers have fewer partitions than the main topic', () => {
+  it('leaves the main partitions without a tier twin unread, says so with the fix, and runs the others', async () => {
+    const base = testDescriptor('pbkdrift', [3]);
+    const d: ConsumerDescriptor = { ...base, ordering: 'park-by-key', groups: { ...base.groups, retry: base.groups.main } };
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        { topic: d.mainTopic, numPartitions: 3, replicationFactor: 1 },
+        { topic: d.tiers[0]!.topic, numPartitions: 2, replicationFactor: 1 },
+        { topic: d.dlqTopic, numPartitions: 3, replicationFactor: 1 },
+      ],
+    });
+    await admin.disconnect();
+    const said: string[] = [];
+    const { handled, handler } = recorder(new Set());
+    const consumer = createRetryingConsumer(d, {
+      kafka: confluentPort(confluentKafka(ADMIN_USER), { consumerConfig: { sessionTimeout: 10_000 }, onNotCoPartitioned: (m) => void said.push(m) }),
+      handler,
+    });
+    await consumer.start();
+    try {
+      await produceAsAdmin(d.mainTopic, [
+        { key: 'a', value: '0', partition: 0 },
+        { key: 'b', value: '2', partition: 2 },
+        { key: 'c', value: '1', partition: 1 },
+      ]);
+      await eventually('partitions 0 and 1', () => (handled.includes('a:0') && handled.includes('c:1') ? true : undefined), 60_000);
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(handled).not.toContain('b:2');
+      expect(said.join('\n')).toContain(`${d.mainTopic}-2`);
+      expect(said.join('\n')).toContain("give the tiers exactly the main topic's partitions");
+    } finally {
+      await consumer.stop();
+    }
   });
 });

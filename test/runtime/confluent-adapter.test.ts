@@ -53,4 +53,33 @@ describe('the Confluent adapter', () => {
     consumer.resume([{ topic: tier, partitions: [1] }]);
     expect(calls).toEqual([`pause ${tier}/1`, `seek ${tier}/1@8`, `resume ${tier}/1`, `seek ${tier}/1@8`, `pause ${tier}/1`, `seek ${tier}/1@9`, `resume ${tier}/1`]);
   });
+
+  it('reads a park-by-key group co-partitioned: range assignment, and a main or tier partition given without its twin stays unread, with the fix said', async () => {
+    const { kafka, configs } = fakeConfluent();
+    const said: string[] = [];
+    const consumer = confluentPort(kafka, { onNotCoPartitioned: (message) => void said.push(message) }).consumer('orders', { coPartitioned: true });
+    await consumer.subscribe({ topics: ['orders', 'orders.retry.5s'] });
+    expect(configs[0]!.kafkaJS.partitionAssigners).toEqual(['range']);
+    const assign = { code: -175 };
+    const matching = [0, 1].flatMap((partition) => ['orders', 'orders.retry.5s'].map((topic) => ({ topic, partition })));
+    expect(configs[0]!.rebalance_cb!(assign, matching)).toBeUndefined(); // the group's own assignment
+    // The main topic has 16 partitions, the tier 12: range gives main 6 and 7 to one member and tier 6 and 7 to another.
+    const drifted = [
+      ...[0, 1, 2, 3, 4, 5, 6, 7].map((partition) => ({ topic: 'orders', partition })),
+      ...[0, 1, 2, 3, 4, 5].map((partition) => ({ topic: 'orders.retry.5s', partition })),
+    ];
+    const kept = configs[0]!.rebalance_cb!(assign, drifted)!;
+    expect(kept.filter((a) => a.topic === 'orders').map((a) => a.partition)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(kept.filter((a) => a.topic === 'orders.retry.5s').map((a) => a.partition)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('orders-6, orders-7');
+    expect(said[0]).toContain("give the tiers exactly the main topic's partitions");
+    expect(configs[0]!.rebalance_cb!({ code: -174 }, drifted)).toBeUndefined(); // revoking: nothing to choose
+  });
+
+  it('leaves an unordered consumer on the client\'s default assignment', () => {
+    const { kafka, configs } = fakeConfluent();
+    confluentPort(kafka).consumer('orders');
+    expect(configs[0]!.kafkaJS).not.toHaveProperty('partitionAssigners');
+  });
 });

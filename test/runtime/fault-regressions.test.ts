@@ -30,6 +30,16 @@ describe('fault regressions', () => {
     expect(result.outOfOrder).toEqual([]);
   });
 
+  it('finding 1 (#28), with the Confluent client\'s reaction to a throw (it seeks back to the record): no partition left paused either', async () => {
+    const failedRelease: Fault = { operation: 'commit', at: 0, times: 1, when: releasesAKey };
+    const world = faultWorld({ ordering: 'park-by-key', reaction: 'confluent', partitions: 1, records: jAndK, parkingBudgetBytes: 120, faults: [failedRelease] });
+    const result = await world.run();
+    expect(world.faulty.injected).toBe(1);
+    expect({ handled: result.handled, paused: result.paused }).toEqual({ handled: 42, paused: [] });
+    expect(result.lost).toEqual([]);
+    expect(result.outOfOrder).toEqual([]);
+  });
+
   it('finding 1 (#28), control: without the failed commit every record is handled', async () => {
     const world = faultWorld({ ordering: 'park-by-key', reaction: 'kafkajs', partitions: 1, records: jAndK, parkingBudgetBytes: 120 });
     const result = await world.run();

@@ -79,18 +79,19 @@ const atBudget = fc.record({
   tail: fc.array(fc.record({ key: keys, failures }), { maxLength: 10 }),
   fault: fc.record({ operation: fc.constantFrom(...PORT_OPERATIONS), at: fc.nat({ max: 80 }), times: fc.integer({ min: 1, max: 3 }), nonRetriable }) as fc.Arbitrary<Fault>,
   parkingBudgetBytes: fc.integer({ min: 60, max: 200 }),
+  reaction: fc.constantFrom('kafkajs' as const, 'confluent' as const),
 });
 
 describe('the runtime under faults at every step', () => {
   it('park-by-key at its parking budget: one failed operation at any step leaves no partition paused and loses nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(atBudget, async ({ hot, tail, fault, parkingBudgetBytes }) => {
+      fc.asyncProperty(atBudget, async ({ hot, tail, fault, parkingBudgetBytes, reaction }) => {
         const records: PlannedRecord[] = [
           ...hot.map(({ key }) => ({ key, partition: 0, failures: 1 })),
           ...hot.flatMap(({ key, parked }) => Array.from({ length: parked }, () => ({ key, partition: 0, failures: 0 }))),
           ...tail.map(({ key, failures }) => ({ key, partition: 0, failures })),
         ];
-        const result = await faultWorld({ ordering: 'park-by-key', reaction: 'kafkajs', partitions: 1, records, faults: [fault], parkingBudgetBytes }).run();
+        const result = await faultWorld({ ordering: 'park-by-key', reaction, partitions: 1, records, faults: [fault], parkingBudgetBytes }).run();
         expect(result.paused).toEqual([]);
         expect(result.lost).toEqual([]);
         expect(result.outOfOrder).toEqual([]);
@@ -105,8 +106,6 @@ describe('the runtime under faults at every step', () => {
     let withFaults = 0;
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
-        // The Confluent client does not run park-by-key yet (#23).
-        fc.pre(!(s.ordering === 'park-by-key' && s.reaction === 'confluent'));
         const base: FaultWorldOptions = { ordering: s.ordering, reaction: s.reaction, records: s.records, parkingBudgetBytes: s.parkingBudgetBytes, partitions: PARTITIONS };
         const options: FaultWorldOptions = { ...base, ...(await placed(base, s.faults, s.events)) };
         const world = faultWorld(options);

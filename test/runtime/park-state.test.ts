@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash } from '../../src/runtime/park-state';
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata } from '../../src/runtime/park-state';
 
 describe('the park-by-key state in commit metadata', () => {
   const a = keyHash(Buffer.from('order-42'));
@@ -24,6 +24,17 @@ describe('the park-by-key state in commit metadata', () => {
     expect(text).toBe(`krt-parked/1 +rs ${[`${a}@a:9,5`, `${b}:rs`].sort().join(' ')}`);
     expect(decodeParkState(999_000n, text)).toEqual(state);
     expect(decodeParkState(999_000n, `${text}\0`)).toEqual(state); // as the Confluent client writes it
+  });
+
+  it('writes its commit metadata with a NUL at the end, so a reader that stops only at a NUL (the Confluent client\'s admin) reads exactly the state', () => {
+    const state = emptyParkState(3n);
+    state.held.set(a, 0n);
+    state.parked.set(1n, a);
+    const metadata = parkStateMetadata(state);
+    expect(metadata).toBe(`${encodeParkState(state)}\0`);
+    expect(decodeParkState(1n, metadata)).toEqual(state);
+    // Without the NUL, that reader returned the bytes after it too: never a state to trust.
+    expect(decodeParkState(1n, `${encodeParkState(state)}0`)).toEqual(emptyParkState(1n));
   });
 
   it('commits at the position when nothing is parked', () => {

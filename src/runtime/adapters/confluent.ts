@@ -1,6 +1,8 @@
 import type { ConsumerPort, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
 
 import { clientRunOptions } from './client-run';
+import { coPartitionedOnly } from './co-partitioned-only';
+import type { AssignedPartition } from './co-partitioned-only';
 import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
@@ -14,7 +16,8 @@ import { seekAgainOnResume } from './seek-again-on-resume';
 export interface ConfluentKafkaLike {
   consumer(config: {
     kafkaJS: Record<string, unknown>;
-    rebalance_cb?: (err: unknown, assignment: unknown) => void;
+    /** Returning an assignment makes the client assign that instead of the group's. */
+    rebalance_cb?: (err: { code?: number } | null, assignment: AssignedPartition[]) => AssignedPartition[] | undefined;
     'js.consumer.max.batch.size'?: number;
     'queued.max.messages.kbytes'?: number;
     'fetch.queue.backoff.ms'?: number;
@@ -65,31 +68,61 @@ const SMALL_FETCH_QUEUE_KBYTES = 1024;
 const SMALL_FETCH_QUEUE_BACKOFF_MS = 100;
 
 /**
- * Park-by-key reads the main topic and the tiers in one co-partitioned group. With the
- * Confluent client's KafkaJS API (1.x) such a consumer, after a member was killed,
- * starved some partitions and skipped tier records it had never delivered: a lost
- * record. Until that is solved, park-by-key consumers run on kafkajs.
+ * Park-by-key reads the main topic and its tiers in one group, co-partitioned: the member
+ * that owns main partition p owns tier partitions p too, so p's state (in the metadata
+ * of the commit of p) has one writer. The Confluent client takes no assignor of ours, but
+ * librdkafka's range assignor co-partitions topics that have the same members and the
+ * same partition count (rdkafka_range_assignor.c, as Kafka's own RangeAssignor), and a
+ * park-by-key consumer's tiers have exactly its main topic's partitions (validation). With
+ * the client's default (round robin), main p and tier p go to different members, both
+ * write p's state, and a tier record runs where the records parked behind its key are not.
  */
-export const PARK_BY_KEY_UNSUPPORTED =
-  'park-by-key ordering does not run on the Confluent client yet: in one group that reads the main topic and the tiers it skipped records after a member died; run this consumer with kafkajsPort';
+const CO_PARTITIONING_ASSIGNOR = 'range';
 
-/**
- * Adapts the Confluent client's KafkaJS API to the runtime's port. `consumerConfig`
- * goes under `kafkaJS` of every consumer (for example `sessionTimeout`).
- */
-export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConfig?: Record<string, unknown> } = {}): KafkaPort {
+/** librdkafka's code for a rebalance callback that assigns (revoking is -174). */
+const ERR_ASSIGN_PARTITIONS = -175;
+
+export interface ConfluentPortOptions {
+  /** Goes under `kafkaJS` of every consumer (for example `sessionTimeout`). */
+  readonly consumerConfig?: Record<string, unknown>;
+  /**
+   * Called when a park-by-key member was given main and tier partitions that are not
+   * co-partitioned (their partition counts differ): those stay unread. By default written
+   * to stderr.
+   */
+  readonly onNotCoPartitioned?: (message: string) => void;
+}
+
+/** Adapts the Confluent client's KafkaJS API to the runtime's port. */
+export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortOptions = {}): KafkaPort {
+  const notCoPartitioned = options.onNotCoPartitioned ?? ((message: string) => process.stderr.write(`kafka-retry-topology: ${message}\n`));
   return {
     consumer(groupId, { coPartitioned = false, maxBytesPerPartition, maxWaitTimeInMs } = {}): ConsumerPort {
-      if (coPartitioned) throw new Error(PARK_BY_KEY_UNSUPPORTED);
       const listeners: (() => void)[] = [];
+      let subscribed: string[] = [];
       const fetch = { ...(maxBytesPerPartition ? { maxBytesPerPartition } : {}), ...(maxWaitTimeInMs ? { maxWaitTimeInMs } : {}) };
       const consumer = kafka.consumer({
-        kafkaJS: { ...options.consumerConfig, ...fetch, groupId, autoCommit: false, fromBeginning: true },
+        kafkaJS: {
+          ...options.consumerConfig,
+          ...fetch,
+          ...(coPartitioned ? { partitionAssigners: [CO_PARTITIONING_ASSIGNOR] } : {}),
+          groupId,
+          autoCommit: false,
+          fromBeginning: true,
+        },
         'js.consumer.max.batch.size': MAX_BATCH_SIZE,
         ...(maxBytesPerPartition ? { 'queued.max.messages.kbytes': SMALL_FETCH_QUEUE_KBYTES, 'fetch.queue.backoff.ms': maxWaitTimeInMs ?? SMALL_FETCH_QUEUE_BACKOFF_MS } : {}),
-        rebalance_cb: () => {
+        rebalance_cb: (error, assignment) => {
           positions.forget();
           for (const listener of listeners) listener();
+          if (!coPartitioned || error?.code !== ERR_ASSIGN_PARTITIONS) return undefined;
+          const { kept, dropped } = coPartitionedOnly(assignment, subscribed);
+          if (dropped.length === 0) return undefined;
+          notCoPartitioned(
+            `group ${groupId} gave this member ${dropped.map((a) => `${a.topic}-${a.partition}`).join(', ')} without the same partition of every other topic it reads; ` +
+              'they stay unread, as park-by-key needs main partition p and tier partitions p in one member: give the tiers exactly the main topic\'s partitions (krt plan shows the drift)',
+          );
+          return kept;
         },
       });
       const positions = seekAgainOnResume(consumer);
@@ -100,7 +133,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: { consumerConf
           await consumer.disconnect();
           await offsets.close();
         },
-        subscribe: ({ topics }) => consumer.subscribe({ topics }),
+        subscribe: ({ topics }) => consumer.subscribe({ topics: (subscribed = topics) }),
         run: (run) => consumer.run(clientRunOptions(run)),
         pause: (t) => positions.pause(t),
         resume: (t) => positions.resume(t),
