@@ -78,5 +78,8 @@ done
 
 say "results per Node line"
 printf '%s\n' "${results[@]}"
-echo "All Node lines: $total_passed passed, $total_failed failed"
+summary="All Node lines: $total_passed passed, $total_failed failed"
+# A line can fail with no failed test (a suite that did not compile, a set-up that threw).
+[ "$failed_lines" -gt 0 ] && summary+="; $failed_lines of ${#MATRIX[@]} Node lines failed"
+echo "$summary"
 [ "$failed_lines" = 0 ]
