@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { canonicalJson } from './helpers/canonical-json';
 import { REPO_ROOT } from './helpers/project';
+import { prepareTools } from './helpers/tools';
 
 jest.setTimeout(180_000);
 
@@ -19,7 +20,9 @@ describe('cdktf synth through cdktf.json', () => {
   const outDir = mkdtempSync(path.join(os.tmpdir(), 'krt-cdktf-'));
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    // cdktf-cli loads its pseudo-terminal addon at start, which has no prebuilt binary for every Node line.
+    await prepareTools(['scripts/tools/node-pty.sh']);
     // cdktf.json runs `npx krt cdktf`, which is the built CLI.
     execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
     execFileSync('npx', ['cdktf', 'synth', '--output', outDir], {

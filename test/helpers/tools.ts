@@ -10,6 +10,7 @@ import { REPO_ROOT } from './project';
  */
 const TOOL_SCRIPTS = [
   'scripts/tools/confluent.sh',
+  'scripts/tools/node-pty.sh',
   'scripts/tools/provider.sh',
   'scripts/tools/terraform.sh',
   'scripts/tools/promtool.sh',

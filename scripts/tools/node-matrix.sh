@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# What `npm test` runs after the type check: jest on every Node line the project supports,
+# each on the exact version scripts/tools/node.sh pins (installed once when missing):
+#   Node 24, the current LTS: every suite, unit and broker (jest.config.js);
+#   Node 22 and Node 20: the runtime's suites (jest.runtime.config.js), the code a service
+#   runs in production. The generator, the CLI and the broker suites run on Node 24 alone.
+# Each jest runs with that Node first on the PATH, so what a test spawns (npx, jiti, npm)
+# runs on it too. Every line runs even when one fails; the last line sums them up and the
+# exit status is non-zero when any line failed. Arguments go to jest on every line
+# (`npm test -- -t ladder`); a runtime line that they leave without a suite passes.
+#
+#   scripts/tools/node-matrix.sh [jest arguments]
+#   scripts/tools/node-matrix.sh --plan    prints "<line> <version> <jest config> <node binary>" per line, runs nothing
+set -uo pipefail # no -e: one line failing does not stop the others
+cd "$(dirname "$0")/../.."
+
+# "<Node line> <jest config>", in the order they run. README.md ("Prerequisites") and
+# package.json "engines" say the same; test/readme-node.test.ts holds them to it.
+MATRIX=(
+  "24 jest.config.js"
+  "22 jest.runtime.config.js"
+  "20 jest.runtime.config.js"
+)
+
+say() { printf '\n== %s\n' "$*" >&2; }
+
+if [ "${1:-}" = --plan ]; then
+  for entry in "${MATRIX[@]}"; do
+    read -r line config <<<"$entry"
+    node="$(bash scripts/tools/node.sh "$line")" || exit 1
+    echo "$line $("$node" --version) $config $node"
+  done
+  exit 0
+fi
+
+results=()
+failed_lines=0
+total_passed=0
+total_failed=0
+for entry in "${MATRIX[@]}"; do
+  read -r line config <<<"$entry"
+  if ! node="$(bash scripts/tools/node.sh "$line")"; then
+    results+=("Node $line: not run (scripts/tools/node.sh $line failed, see above)")
+    failed_lines=$((failed_lines + 1))
+    continue
+  fi
+  version="$("$node" --version)"
+  scope="every suite"
+  extra=()
+  if [ "$config" = jest.runtime.config.js ]; then
+    scope="the runtime suites"
+    [ $# -gt 0 ] && extra=(--passWithNoTests)
+  fi
+  say "Node $version: $scope ($config)"
+  report="$(mktemp)"
+  # KRT_NODE_LINE: the line this run is meant to be on (test/runtime/node-line.test.ts checks it).
+  PATH="$(dirname "$node"):$PATH" KRT_NODE_LINE="$line" "$node" node_modules/jest/bin/jest.js --config "$config" --json --outputFile "$report" "${extra[@]}" "$@"
+  status=$?
+  # jest's JSON report, read by the same Node: tests passed and failed, and suites that failed to run.
+  counts="$("$node" -e '
+    const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    console.log(r.numPassedTests, r.numFailedTests, r.numRuntimeErrorTestSuites);
+  ' "$report" 2>/dev/null)" || counts=""
+  rm -f "$report"
+  if [ -z "$counts" ]; then
+    results+=("Node $version, $scope: jest gave no result (exit status $status, see above)")
+    failed_lines=$((failed_lines + 1))
+    continue
+  fi
+  read -r passed failed broken <<<"$counts"
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  result="Node $version, $scope: $passed passed, $failed failed"
+  [ "$broken" -gt 0 ] && result+=", $broken suites failed to run"
+  [ "$status" -ne 0 ] && failed_lines=$((failed_lines + 1)) && result+=" (jest exit status $status)"
+  results+=("$result")
+done
+
+say "results per Node line"
+printf '%s\n' "${results[@]}"
+summary="All Node lines: $total_passed passed, $total_failed failed"
+# A line can fail with no failed test (a suite that did not compile, a set-up that threw).
+[ "$failed_lines" -gt 0 ] && summary+="; $failed_lines of ${#MATRIX[@]} Node lines failed"
+echo "$summary"
+[ "$failed_lines" = 0 ]
