@@ -30,6 +30,8 @@ export interface PlatformaticConsumerLike extends FetchingConsumer {
   commit(options: { offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number }[] }): Promise<void>;
   listCommittedOffsets(options: { topics: { topic: string; partitions: number[] }[] }): Promise<Map<string, bigint[]>>;
   on(event: 'consumer:group:join', listener: () => void): unknown;
+  /** The client emits a rejoin it gave up on; an EventEmitter throws an 'error' nobody listens to. */
+  on(event: 'error', listener: (error: Error) => void): unknown;
   close(force?: boolean): Promise<void>;
 }
 
@@ -60,11 +62,11 @@ export interface PlatformaticPortOptions {
   /** Given to every consumer (for example `sessionTimeout`, `heartbeatInterval`). */
   readonly consumerConfig?: Record<string, unknown>;
   /**
-   * Called when a handler threw (the record is handed again in `retryInMs`) or the
-   * client ended a stream (the adapter opens a new one in `retryInMs`). Written to stderr
-   * by default.
+   * Called when a handler threw (the record is handed again in `retryInMs`), the client
+   * ended a stream (the adapter opens a new one in `retryInMs`) or gave up a rejoin (it
+   * rejoins at its next heartbeat). Written to stderr by default.
    */
-  readonly onError?: (error: unknown, retryInMs: number) => void;
+  readonly onError?: (error: unknown, retryInMs?: number) => void;
   /** The Node version checked at construction (`process.version` by default). */
   readonly nodeVersion?: string;
 }
@@ -90,8 +92,8 @@ export function platformaticPort(kafka: PlatformaticKafkaLike, options: Platform
   const connection = { clientId: 'kafka-retry-topology', ...options.connection };
   const onError =
     options.onError ??
-    ((error: unknown, retryInMs: number) =>
-      process.stderr.write(`kafka-retry-topology: @platformatic/kafka consumer: ${error instanceof Error ? error.message : String(error)}; again in ${retryInMs} ms\n`));
+    ((error: unknown, retryInMs?: number) =>
+      process.stderr.write(`kafka-retry-topology: @platformatic/kafka consumer: ${error instanceof Error ? error.message : String(error)}${retryInMs === undefined ? '' : `; again in ${retryInMs} ms`}\n`));
   return {
     consumer(groupId, { coPartitioned = false, maxBytesPerPartition, maxWaitTimeInMs } = {}): ConsumerPort {
       if (coPartitioned) throw new ClientCannotCarryError(PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED);
@@ -122,7 +124,7 @@ export function platformaticPort(kafka: PlatformaticKafkaLike, options: Platform
 }
 
 /** One consumer: its stream, the fetch gate, the partition runs, and a new stream when the client ends one. */
-function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unknown, retryInMs: number) => void): ConsumerPort {
+function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unknown, retryInMs?: number) => void): ConsumerPort {
   let topics: string[] = [];
   let stream: PlatformaticStreamLike | undefined;
   let running: RunOptions | undefined;
@@ -141,6 +143,9 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
     for (const listener of listeners) listener();
   }
   consumer.on('consumer:group:join', startOver);
+  consumer.on('error', (error) => {
+    if (!disconnected) onError(error);
+  });
 
   async function openStream(): Promise<void> {
     const opened = await consumer.consume({ topics, mode: 'committed', fallbackMode: 'earliest', autocommit: false });
