@@ -208,6 +208,13 @@ describe('the @platformatic/kafka adapter', () => {
     expect(seen.filter((v) => v.startsWith('a'))).toEqual(['a0', 'a1', 'a2', 'a3']);
   });
 
+  it('reports a rejoin the client gave up on instead of letting the unheard error event throw inside the client', async () => {
+    const errors: unknown[] = [];
+    consumer = platformaticPort(client, { connection: { bootstrapBrokers: ['x:9092'] }, nodeVersion: 'v24.22.3', onError: (error) => errors.push(error) }).consumer('g');
+    expect(() => FakeConsumer.last.emit('error', new Error('Connection closed'))).not.toThrow();
+    expect(errors).toEqual([new Error('Connection closed')]);
+  });
+
   it('gives the runtime each record with its headers by name and its offset and timestamp as strings', async () => {
     const seen: EachMessagePayload[] = [];
     await consuming(async (record) => void seen.push(record));
