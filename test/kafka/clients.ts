@@ -6,8 +6,11 @@
  * test/client-matrix.test.ts): its suites are still declared, as skipped suites whose
  * title says which Node they need, so jest's summary counts them and no run drops them
  * unseen. @platformatic/kafka needs Node 22 or newer, and jest can load it (an ES module)
- * only on Node 24.9 or newer with `--experimental-vm-modules`; CI runs the broker suites
- * on Node 24 with that flag, where the matrix holds all three clients.
+ * only on Node 24.9 or newer, where jest's require() of ES modules runs with
+ * `--experimental-vm-modules`. So below Node 24.9 its suites are skipped by this rule, and
+ * on Node 24.9 or newer they run, and fail with the fix in one sentence when the flag is
+ * missing: the Node 24 line of CI, which runs the broker suites, must pass it
+ * (NODE_OPTIONS=--experimental-vm-modules).
  */
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
@@ -34,14 +37,17 @@ export interface ClientUnderTest {
 
 export interface NodeRuntime {
   readonly version: string;
-  /** Whether jest can require() an ES module here (Node 24.9+ with --experimental-vm-modules). */
-  readonly requiresEsm: boolean;
+  /** Whether --experimental-vm-modules is on, with which jest (on Node 24.9+) can require() an ES module. */
+  readonly vmModules: boolean;
 }
 
 export const thisNode = (): NodeRuntime => ({
   version: process.version,
-  requiresEsm: atLeast(process.version, 24, 9) && /--experimental-vm-modules/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`),
+  vmModules: /--experimental-vm-modules/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`),
 });
+
+export const VM_MODULES_NEEDED =
+  'jest loads @platformatic/kafka (an ES module) only with --experimental-vm-modules: run jest with NODE_OPTIONS=--experimental-vm-modules on Node 24';
 
 function atLeast(version: string, major: number, minor: number): boolean {
   const [m = 0, n = 0] = version.replace(/^v/, '').split('.').map(Number);
@@ -50,6 +56,7 @@ function atLeast(version: string, major: number, minor: number): boolean {
 
 /** The client module, loaded when a test first asks for it: Node 20 cannot parse it. */
 function platformaticKafka(): PlatformaticKafkaLike {
+  if (!thisNode().vmModules) throw new Error(VM_MODULES_NEEDED);
   return require('@platformatic/kafka') as PlatformaticKafkaLike;
 }
 
@@ -71,8 +78,7 @@ export const CLIENTS: readonly ClientUnderTest[] = [
     name: '@platformatic/kafka',
     // Its adapter refuses park-by-key (PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED).
     orderings: ['unordered'],
-    unavailable: (node) =>
-      node.requiresEsm ? undefined : `needs Node 24.9 or newer with --experimental-vm-modules, this is Node ${node.version}${atLeast(node.version, 24, 9) ? ' without the flag' : ''}`,
+    unavailable: (node) => (atLeast(node.version, 24, 9) ? undefined : `jest loads it on Node 24.9 or newer only, this is Node ${node.version}`),
     port: (user, consumerConfig) =>
       platformaticPort(platformaticKafka(), {
         connection: { clientId: `krt-test-${user}`, bootstrapBrokers: bootstrapServers().split(','), sasl: { mechanism: 'PLAIN', username: user, password: passwordOf(user) } },
