@@ -1,4 +1,3 @@
-import { PARK_BY_KEY_UNSUPPORTED } from '../../src/runtime/adapters/confluent';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import type { KafkaPort } from '../../src/runtime/port';
 import { decodeParkState, keyHash } from '../../src/runtime/park-state';
@@ -6,9 +5,9 @@ import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { FaultyPort } from '../../src/simulate/faulty-port';
-import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { CLIENTS, eachClient } from './clients';
 
 jest.setTimeout(180_000);
 
@@ -46,9 +45,10 @@ function recorder(failOnce: Set<string>) {
   return { handled, handler };
 }
 
-const ports = clientPorts(ADMIN_USER, { sessionTimeout: 10_000 });
+const carriers = CLIENTS.filter((c) => c.orderings.includes('park-by-key'));
+const refusers = CLIENTS.filter((c) => !c.orderings.includes('park-by-key'));
 
-describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on a real broker, with %s', (_client, port) => {
+eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: { sessionTimeout: 10_000 } }, (port) => {
   const running: RetryingConsumer[] = [];
   afterEach(async () => {
     await Promise.all(running.splice(0).map((c) => c.stop()));
@@ -135,12 +135,11 @@ describe.each(ports.filter(([client]) => client === 'kafkajs'))('park-by-key on 
   });
 });
 
-describe('park-by-key with the Confluent client', () => {
+eachClient('park-by-key on a client whose adapter cannot carry it', { clients: refusers }, (port) => {
   it('refuses to start, naming the reason and the client to use instead', async () => {
     const d = await parkByKeyConsumer();
-    const confluent = ports.find(([client]) => client === '@confluentinc/kafka-javascript')![1];
-    const consumer = createRetryingConsumer(d, { kafka: confluent(), handler: async () => {} });
-    await expect(consumer.start()).rejects.toThrow(PARK_BY_KEY_UNSUPPORTED);
+    const consumer = createRetryingConsumer(d, { kafka: port(), handler: async () => {} });
+    await expect(consumer.start()).rejects.toThrow(/^park-by-key ordering does not run on .*; run this consumer with kafkajsPort$/);
     await consumer.stop();
   });
 });
