@@ -45,7 +45,10 @@ class FakeConsumer extends EventEmitter implements PlatformaticConsumerLike {
   metadata(_options: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string }> }) => void): void {
     callback(null, { topics: new Map([[TOPIC, { id: TOPIC_ID }]]) });
   }
+  /** Joins refused before the first one that succeeds (a group ACL not yet propagated). */
+  refusedJoins = 0;
   async consume(): Promise<PlatformaticStreamLike> {
+    if (this.refusedJoins-- > 0) throw new Error('Group authorization failed.');
     this.stream = new FakeStream(this);
     this.emit('consumer:group:join');
     return this.stream;
@@ -213,6 +216,17 @@ describe('the @platformatic/kafka adapter', () => {
     consumer = platformaticPort(client, { connection: { bootstrapBrokers: ['x:9092'] }, nodeVersion: 'v24.22.3', onError: (error) => errors.push(error) }).consumer('g');
     expect(() => FakeConsumer.last.emit('error', new Error('Connection closed'))).not.toThrow();
     expect(errors).toEqual([new Error('Connection closed')]);
+  });
+
+  it('does not fail run() on a refused join: it reports it and joins again, as kafkajs does', async () => {
+    const errors: string[] = [];
+    consumer = platformaticPort(client, { connection: { bootstrapBrokers: ['x:9092'] }, nodeVersion: 'v24.22.3', onError: (error, retryInMs) => errors.push(`${String(error)} (${retryInMs} ms)`) }).consumer('g');
+    FakeConsumer.last.refusedJoins = 1;
+    const seen: string[] = [];
+    await consumer.subscribe({ topics: [TOPIC] });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
+    expect(errors).toEqual(['Error: Group authorization failed. (1000 ms)']);
+    await until('records after the second join', () => (seen.length > 0 ? true : undefined), 5_000);
   });
 
   it('gives the runtime each record with its headers by name and its offset and timestamp as strings', async () => {

@@ -1,5 +1,5 @@
 import type { RawHeaders } from '../headers';
-import type { ConsumerPort, KafkaPort, OutgoingMessage, PortMessage, ProducerPort, RunOptions } from '../port';
+import type { ConsumerPort, KafkaPort, OutgoingMessage, PortMessage, ProducerPort } from '../port';
 import { UnknownPartitionError } from '../publish-failure';
 import { createFetchGate } from './platformatic-fetch-gate';
 import type { FetchGate, FetchingConsumer, FetchPositions } from './platformatic-fetch-gate';
@@ -127,7 +127,6 @@ export function platformaticPort(kafka: PlatformaticKafkaLike, options: Platform
 function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unknown, retryInMs?: number) => void): ConsumerPort {
   let topics: string[] = [];
   let stream: PlatformaticStreamLike | undefined;
-  let running: RunOptions | undefined;
   let disconnected = false;
   let restarts = 0;
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
@@ -192,10 +191,12 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
       await consumer.close(true);
     },
     subscribe: async (s) => void (topics = [...s.topics]),
+    // As kafkajs's run(): a refused join (an ACL not yet propagated, a broker restarting) is reported and tried again, not thrown.
     run: async (run) => {
-      running = run;
-      runs.start(running);
-      await openStream();
+      runs.start(run);
+      await openStream().catch((refused: unknown) => {
+        if (!disconnected) restartLater(refused);
+      });
     },
     pause: (t) => {
       for (const { topic, partitions } of t) {
