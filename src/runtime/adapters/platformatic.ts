@@ -76,6 +76,13 @@ export interface PlatformaticPortOptions {
  * whole 50 MB fetch), kafkajs's default: the adapter holds one fetch of each partition.
  */
 const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
+/**
+ * The longest fetch wait when the runtime sets none (the client's default is 5 s). The
+ * stream has one fetch in flight per broker, and a partition left out of it (its records
+ * still queued) is fetched again only with the next: a partition whose queue drained while
+ * the others idle waits out this long poll.
+ */
+const DEFAULT_MAX_WAIT_MS = 500;
 /** A new stream after the client ended one: 1 s, doubling, at most 30 s. */
 const RESTART_FIRST_MS = 1_000;
 const RESTART_MAX_MS = 30_000;
@@ -103,7 +110,7 @@ export function platformaticPort(kafka: PlatformaticKafkaLike, options: Platform
         groupId,
         autocommit: false,
         maxBytesPerPartition: maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION,
-        ...(maxWaitTimeInMs ? { maxWaitTime: maxWaitTimeInMs } : {}),
+        maxWaitTime: maxWaitTimeInMs ?? DEFAULT_MAX_WAIT_MS,
       });
       return streamConsumer(consumer, onError);
     },
