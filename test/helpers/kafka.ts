@@ -11,10 +11,7 @@ import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { AclRule } from '../../src/model/acls';
 import type { ProjectModel } from '../../src/model/types';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
-import { confluentPort } from '../../src/runtime/adapters/confluent';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
-import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
-import type { KafkaPort } from '../../src/runtime/port';
 import { principalName } from '../../src/naming';
 import { REPO_ROOT } from './project';
 import { terraformTooling } from './tools';
@@ -176,16 +173,6 @@ export function confluentKafka(user: string): ConfluentKafkaLike {
       logLevel: client.KafkaJS.logLevel.NOTHING,
     },
   });
-}
-
-export type ClientName = 'kafkajs' | '@confluentinc/kafka-javascript';
-
-/** The runtime's port over each client the tests run with, as `user`. */
-export function clientPorts(user: string, consumerConfig?: Record<string, unknown>): [ClientName, () => KafkaPort][] {
-  return [
-    ['kafkajs', () => kafkajsPort(kafkaAs(user), { consumerConfig })],
-    ['@confluentinc/kafka-javascript', () => confluentPort(confluentKafka(user), { consumerConfig })],
-  ];
 }
 
 /** A generated ACL rule as the kafkajs admin creates it (what the Terraform would grant). */

@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import { clientPorts } from '../helpers/kafka';
+import { clientNamed } from './clients';
 
 /** How long the handler works on a record. */
 export const RECORD_MS = 90;
@@ -24,11 +24,9 @@ async function main(): Promise<void> {
   const descriptor = JSON.parse(process.env.CRASH_DESCRIPTOR!) as ConsumerDescriptor;
   const output = process.env.CRASH_OUTPUT!;
   // A short session, so the group notices a killed member within seconds.
-  const ports = clientPorts(process.env.CRASH_USER!, { sessionTimeout: 6_000, heartbeatInterval: 500, rebalanceTimeout: 10_000 });
-  const port = ports.find(([name]) => name === process.env.CRASH_CLIENT)?.[1];
-  if (!port) throw new Error(`unknown client ${process.env.CRASH_CLIENT}`);
+  const client = clientNamed(process.env.CRASH_CLIENT!);
   const consumer = createRetryingConsumer(descriptor, {
-    kafka: port(),
+    kafka: client.port(process.env.CRASH_USER!, { sessionTimeout: 6_000, heartbeatInterval: 500, rebalanceTimeout: 10_000 }),
     handler: async (record) => {
       const id = Number(record.message.value!.toString());
       const failure = failureOf(id);

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { consumerDescriptor } from '../../src/emitters/router/descriptor';
-import type { ConsumerModel } from '../../src/model/types';
+import type { ConsumerModel, ProjectModel } from '../../src/model/types';
 import { planChanges } from '../../src/plan';
 import { compareLive, liveQuery, readClusterState } from '../../src/plan/live';
-import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { createDlqMonitor } from '../../src/runtime/monitor';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
@@ -13,27 +12,28 @@ import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
 import { createTopicsOf, kafkaAs, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
+import { eachClient } from './clients';
 
 jest.setTimeout(120_000);
 
-const id = `drain-${randomBytes(4).toString('hex')}`;
-const topic = { name: `${id}.main`, partitions: 2 };
 const http503 = () => Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
 
-function modelOf(fields: Record<string, unknown>) {
+function modelOf(id: string, topic: { name: string; partitions: number }, fields: Record<string, unknown>) {
   const result = compile(aTopology({ consumers: [aConsumer({ name: id, topic, principal: `User:${ADMIN_USER}`, inPlace: { attempts: 1 }, ...fields })] }));
   if (!result.model) throw new Error(result.diagnostics.map((d) => d.message).join('\n'));
   return result.model;
 }
 
-/** Before: 1s then 8s. After: the 8s tier is retimed to 3s, a 4s tier is added, and 8s drains. */
-const before = modelOf({ ladder: ['1s', '8s'] });
-const after = modelOf({ ladder: ['1s', '3s', '4s'], retired: ['8s'] });
-const consumerOf = (model: typeof before): ConsumerModel => model.topologies[0]!.consumers[0]!;
-const oldTier = `${id}.main.retry.8s`;
+/** A consumer on topics of its own. Before: 1s then 8s. After: the 8s tier is retimed to 3s, a 4s tier is added, and 8s drains. */
+function scenario() {
+  const id = `drain-${randomBytes(4).toString('hex')}`;
+  const topic = { name: `${id}.main`, partitions: 2 };
+  return { id, topic, before: modelOf(id, topic, { ladder: ['1s', '8s'] }), after: modelOf(id, topic, { ladder: ['1s', '3s', '4s'], retired: ['8s'] }), oldTier: `${id}.main.retry.8s` };
+}
+const consumerOf = (model: ProjectModel): ConsumerModel => model.topologies[0]!.consumers[0]!;
 
 /** What `krt plan --live` says about the draining tier. */
-async function drainingReport(): Promise<string[]> {
+async function drainingReport(after: ProjectModel): Promise<string[]> {
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
   try {
@@ -56,7 +56,8 @@ async function tierLag(group: string, tierTopic: string): Promise<number> {
   }
 }
 
-describe('retiming a tier that has records waiting in it, with the draining flow', () => {
+eachClient('retiming a tier that has records waiting in it, with the draining flow', (port) => {
+  const { id, topic, before, after, oldTier } = scenario();
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => consumer?.stop());
 
@@ -76,7 +77,7 @@ describe('retiming a tier that has records waiting in it, with the draining flow
     const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
     const inOldTier = new Set<string>();
     consumer = createRetryingConsumer(v1, {
-      kafka: kafkajsPort(kafkaAs(ADMIN_USER)),
+      kafka: port(),
       handler: async () => {
         throw http503();
       },
@@ -89,7 +90,7 @@ describe('retiming a tier that has records waiting in it, with the draining flow
     await eventually('every record to wait in the 8s tier', () => (inOldTier.size === keys.length ? true : undefined));
     await consumer.stop();
     expect(await tierLag(v1.groups.retry, oldTier)).toBe(keys.length);
-    expect(await drainingReport()).toEqual([`draining tier 8s ('${oldTier}') still has 6 records waiting; keep it retired`]);
+    expect(await drainingReport(after)).toEqual([`draining tier 8s ('${oldTier}') still has 6 records waiting; keep it retired`]);
     // The monitor of the new router package reports the draining tier's lag like any tier's.
     const monitor = createDlqMonitor(v2, { port: kafkajsMonitorPort(kafkaAs(ADMIN_USER), v2.groups.monitor) });
     expect((await monitor.poll()).tierLag[oldTier]).toBe(keys.length);
@@ -97,7 +98,7 @@ describe('retiming a tier that has records waiting in it, with the draining flow
     // The new ladder: the draining tier is still read; odd keys fail once more there.
     const runs: { key: string; topic: string; at: number; dueAt?: number; attempt?: number; ok: boolean }[] = [];
     consumer = createRetryingConsumer(v2, {
-      kafka: kafkajsPort(kafkaAs(ADMIN_USER)),
+      kafka: port(),
       handler: async (record) => {
         const key = record.message.key!.toString();
         const h = decodeRetryHeaders(record.message.headers);
@@ -118,6 +119,6 @@ describe('retiming a tier that has records waiting in it, with the draining flow
     expect(runs.filter((r) => r.topic === topic.name || r.topic === `${id}.main.retry.1s`)).toEqual([]);
     await eventually('the old tier to be empty for the retry group', async () => ((await tierLag(v2.groups.retry, oldTier)) === 0 ? true : undefined));
     // Only now may the tier leave retired: the live check says so.
-    expect(await drainingReport()).toEqual([`draining tier 8s ('${oldTier}') is empty: it may leave retired now`]);
+    expect(await drainingReport(after)).toEqual([`draining tier 8s ('${oldTier}') is empty: it may leave retired now`]);
   });
 });

@@ -7,7 +7,8 @@ import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { eachClient } from './clients';
 
 jest.setTimeout(5 * 60_000);
 
@@ -76,7 +77,7 @@ async function restartableBroker(): Promise<{ dir: string; release: () => Promis
   };
 }
 
-describe.each(clientPorts(USER))('the runtime through outages, on a real broker, with %s', (_client, port) => {
+eachClient('the runtime through outages, on a real broker', { user: USER }, (port) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
     await consumer?.stop();

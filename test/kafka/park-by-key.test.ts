@@ -5,10 +5,12 @@ import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { FaultyPort } from '../../src/simulate/faulty-port';
-import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, confluentKafka, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { ADMIN_USER } from '../../scripts/kafka/broker';
+import { confluentKafka, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
+import { CLIENTS, eachClient } from './clients';
+import type { ClientName } from './clients';
 
 jest.setTimeout(180_000);
 
@@ -46,9 +48,10 @@ function recorder(failOnce: Set<string>) {
   return { handled, handler };
 }
 
-const ports = clientPorts(ADMIN_USER, { sessionTimeout: 10_000 });
+const carriers = CLIENTS.filter((c) => c.orderings.includes('park-by-key'));
+const refusers = CLIENTS.filter((c) => !c.orderings.includes('park-by-key'));
 
-describe.each(ports)('park-by-key on a real broker, with %s', (_client, port) => {
+eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: { sessionTimeout: 10_000 } }, (port) => {
   const running: RetryingConsumer[] = [];
   afterEach(async () => {
     await Promise.all(running.splice(0).map((c) => c.stop()));
@@ -156,7 +159,7 @@ describe.each(ports)('park-by-key on a real broker, with %s', (_client, port) =>
 });
 
 describe('park-by-key moved from kafkajs to the Confluent client', () => {
-  const port = (name: string) => ports.find(([client]) => client === name)![1];
+  const port = (name: ClientName) => () => CLIENTS.find((c) => c.name === name)!.port(ADMIN_USER, { sessionTimeout: 10_000 });
 
   it('keeps the key in retry and the record parked behind it: the Confluent client reads the state kafkajs committed', async () => {
     const d = await parkByKeyConsumer();
@@ -226,5 +229,14 @@ describe('park-by-key on the Confluent client when the tiers have fewer partitio
     } finally {
       await consumer.stop();
     }
+  });
+});
+
+eachClient('park-by-key on a client whose adapter cannot carry it', { clients: refusers }, (port) => {
+  it('refuses to start, naming the reason and the client to use instead', async () => {
+    const d = await parkByKeyConsumer();
+    const consumer = createRetryingConsumer(d, { kafka: port(), handler: async () => {} });
+    await expect(consumer.start()).rejects.toThrow(/^park-by-key ordering does not run on .*; run this consumer with kafkajsPort or confluentPort$/);
+    await consumer.stop();
   });
 });

@@ -5,7 +5,8 @@ import type { KafkaPort } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { eachClient } from './clients';
 
 jest.setTimeout(3 * 60_000);
 
@@ -43,7 +44,7 @@ function countingJoins(port: KafkaPort): { port: KafkaPort; joins: () => number 
   };
 }
 
-describe.each(clientPorts(USER, { sessionTimeout: SESSION_TIMEOUT_MS, heartbeatInterval: 1_000 }))('a DLQ outage longer than the session timeout, on a real broker, with %s', (_client, port) => {
+eachClient('a DLQ outage longer than the session timeout, on a real broker', { user: USER, consumerConfig: { sessionTimeout: SESSION_TIMEOUT_MS, heartbeatInterval: 1_000 } }, (port) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
     await consumer?.stop();

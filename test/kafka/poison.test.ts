@@ -4,9 +4,9 @@ import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { PublishFailureReason } from '../../src/runtime/publish-failure';
-import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { clientPorts, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { eachClient } from './clients';
 
 jest.setTimeout(120_000);
 
@@ -46,7 +46,7 @@ async function readAll(topic: string, count: number): Promise<{ value: string; h
   return out;
 }
 
-describe.each(clientPorts(ADMIN_USER))('poison records on a real broker, with %s', (_client, port) => {
+eachClient('poison records on a real broker', (port) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
     await consumer?.stop();

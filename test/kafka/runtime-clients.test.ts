@@ -7,8 +7,9 @@ import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, clientPorts, createTopicsOf, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { bootstrapServers, createTopicsOf, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { kcat } from '../helpers/tools';
+import { eachClient } from './clients';
 
 jest.setTimeout(120_000);
 
@@ -21,7 +22,7 @@ async function freshConsumer(): Promise<ConsumerDescriptor> {
 
 const http503 = () => Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
 
-describe.each(clientPorts(ADMIN_USER))('the retrying consumer on a real broker, with %s', (_client, port) => {
+eachClient('the retrying consumer on a real broker', (port) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
     await consumer?.stop();

@@ -1,0 +1,125 @@
+/**
+ * Per-partition pause and seek over @platformatic/kafka 2.12, whose consumer is one
+ * stream over every assigned partition: the stream can only pause as a whole, and has no
+ * seek. Its fetch loop calls the consumer's public `fetch()` with every assigned partition
+ * and the offset it holds for each in `stream.offsetsToFetch`, then moves that offset past
+ * the records of the response. The gate wraps that `fetch()`:
+ *
+ * - a partition that may not be fetched (paused, or records of it still queued) is left
+ *   out of the request, so the broker sends none of its records;
+ * - a partition paused or sought after the request went out has its records cut from the
+ *   response, so the stream neither delivers them nor moves its offset past the sought one;
+ * - a request with no partition left is held until a partition may be fetched again (or
+ *   the fetch wait ends), so a stream whose partitions all wait does not spin.
+ *
+ * A seek writes `offsetsToFetch`, which the stream reads for its next request.
+ */
+
+/** The request `MessagesStream` builds for one broker (its fields that the gate reads). */
+export interface GatedFetchOptions {
+  readonly maxWaitTime?: number;
+  readonly topics: readonly { readonly topicId: string; readonly partitions: readonly { readonly partition: number }[] }[];
+}
+
+/** The response's fields the gate rewrites: records of a partition, per topic id. */
+export interface GatedFetchResponse {
+  readonly responses: readonly { readonly topicId: string; readonly partitions: { readonly partitionIndex: number; records?: unknown }[] }[];
+}
+
+export type FetchCallback = (error: Error | null, response?: GatedFetchResponse) => void;
+
+/** The consumer's calls the gate wraps and uses. */
+export interface FetchingConsumer {
+  fetch(options: GatedFetchOptions, callback: FetchCallback): void;
+  metadata(options: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string }> }) => void): void;
+}
+
+/** The stream's fetch positions, keyed `topic:partition` as the stream keys them. */
+export interface FetchPositions {
+  readonly offsetsToFetch: Map<string, bigint>;
+}
+
+export interface FetchGate {
+  /** Whether `topic:partition` may be fetched now; called at every request. */
+  setPolicy(fetchable: (topic: string, partition: number) => boolean): void;
+  /** Records of this partition fetched before now are not delivered (a pause, a seek, a rebalance). */
+  invalidate(topic: string, partition: number): void;
+  invalidateAll(): void;
+  /** The stream reads this partition from `offset` on. */
+  seek(positions: FetchPositions, topic: string, partition: number, offset: bigint): void;
+  /** A partition may be fetchable again: a held request goes out now. */
+  wake(): void;
+  /** Puts the consumer's own fetch back. */
+  restore(): void;
+}
+
+/** How long a request with every partition left out is held when the stream set no fetch wait. */
+const DEFAULT_HOLD_MS = 500;
+
+export function createFetchGate(consumer: FetchingConsumer, topics: () => string[]): FetchGate {
+  const original = consumer.fetch;
+  let policy: (topic: string, partition: number) => boolean = () => true;
+  /** A counter that moves at every invalidation; each partition remembers its last. */
+  let clock = 0;
+  const invalidatedAt = new Map<string, number>();
+  let allInvalidatedAt = 0;
+  const held = new Set<() => void>();
+  const keyOf = (topic: string, partition: number) => `${topic}:${partition}`;
+  const staleSince = (key: string, sentAt: number) => Math.max(invalidatedAt.get(key) ?? 0, allInvalidatedAt) > sentAt;
+
+  function hold(callback: FetchCallback, ms: number): void {
+    let done = false;
+    const release = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      held.delete(release);
+      callback(null, { responses: [] });
+    };
+    const timer = setTimeout(release, ms);
+    held.add(release);
+  }
+
+  const gated = (options: GatedFetchOptions, callback: FetchCallback): void => {
+    const sentAt = clock;
+    consumer.metadata({ topics: topics() }, (metadataError, metadata) => {
+      // Without names the gate cannot tell partitions apart: the request goes out as is, and the consumer reports the error.
+      if (metadataError || metadata === undefined) return original.call(consumer, options, callback);
+      const names = new Map([...metadata.topics].map(([name, t]) => [t.id, name]));
+      const wanted = options.topics
+        .map((t) => ({ ...t, partitions: t.partitions.filter((p) => staleSince(keyOf(names.get(t.topicId) ?? '', p.partition), sentAt) === false && policy(names.get(t.topicId) ?? '', p.partition)) }))
+        .filter((t) => t.partitions.length > 0);
+      if (wanted.length === 0) return hold(callback, options.maxWaitTime ?? DEFAULT_HOLD_MS);
+      original.call(consumer, { ...options, topics: wanted }, (error, response) => {
+        for (const topic of response?.responses ?? []) {
+          for (const p of topic.partitions) if (staleSince(keyOf(names.get(topic.topicId) ?? '', p.partitionIndex), sentAt)) p.records = undefined;
+        }
+        callback(error, response);
+      });
+    });
+  };
+  consumer.fetch = gated;
+
+  return {
+    setPolicy(fetchable) {
+      policy = fetchable;
+    },
+    invalidate(topic, partition) {
+      invalidatedAt.set(keyOf(topic, partition), ++clock);
+    },
+    invalidateAll() {
+      allInvalidatedAt = ++clock;
+    },
+    seek(positions, topic, partition, offset) {
+      invalidatedAt.set(keyOf(topic, partition), ++clock);
+      positions.offsetsToFetch.set(keyOf(topic, partition), offset);
+    },
+    wake() {
+      for (const release of [...held]) release();
+    },
+    restore() {
+      if (consumer.fetch === gated) consumer.fetch = original;
+      for (const release of [...held]) release();
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import type { EachBatchPayload, EachMessagePayload, PortMessage, RunOptions } from '../port';
+
+/**
+ * The records of one stream, queued per partition and handed to the runtime the way
+ * kafkajs's `run()` does: one record (or batch) of a partition at a time, several
+ * partitions side by side, a record whose handler threw handed again after a backoff.
+ * A partition with records queued is not fetched (the fetch gate asks `fetchable`), so
+ * the queue holds at most one fetch of each partition.
+ */
+export interface PartitionRuns {
+  /** A record the stream delivered. */
+  deliver(topic: string, partition: number, message: PortMessage): void;
+  fetchable(topic: string, partition: number): boolean;
+  pause(topic: string, partition: number): void;
+  /** Resumes; returns where the partition must be read from again (its first record not handed out), if known. */
+  resume(topic: string, partition: number): bigint | undefined;
+  /** Drops what is queued; the next record handed out is the one at `offset`. */
+  seek(topic: string, partition: number, offset: bigint): void;
+  /** After a rebalance or a new stream: every partition starts over from what the stream reads next. */
+  reset(): void;
+  start(run: RunOptions): void;
+  stop(): void;
+}
+
+export interface PartitionRunsOptions {
+  /** A queue was drained or a partition unpaused: a held fetch may go out. */
+  readonly onFetchable: () => void;
+  /** The handler threw; the record is handed again in `retryInMs`. */
+  readonly onHandlerError: (error: unknown, retryInMs: number) => void;
+}
+
+/** Most records of one eachBatch call; the rest of the queue comes in the next. */
+const MAX_BATCH = 500;
+/** Backoff before a record whose handler threw is handed again: 100 ms, doubling, at most 10 s. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 10_000;
+
+class Partition {
+  paused = false;
+  busy = false;
+  /** A handler threw: nothing is handed out until the retry timer fires. */
+  retrying: ReturnType<typeof setTimeout> | undefined;
+  failures = 0;
+  queue: PortMessage[] = [];
+  /** The offset after the last record queued or handed out: older records are repeats. */
+  next: bigint | undefined;
+  /** Moves at every pause, seek and reset: a batch in hand from before is stale. */
+  epoch = 0;
+  /** The epoch of the last seek: a seek says itself where the partition resumes. */
+  soughtAt = -1;
+  constructor(readonly topic: string, readonly partition: number) {}
+}
+
+export function createPartitionRuns(options: PartitionRunsOptions): PartitionRuns {
+  const partitions = new Map<string, Partition>();
+  /** Partitions with records to hand out, in the order they became ready (round robin). */
+  const ready = new Set<Partition>();
+  let run: RunOptions | undefined;
+  let running = 0;
+  let stopped = false;
+
+  const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  function partitionOf(topic: string, partition: number): Partition {
+    const key = keyOf(topic, partition);
+    let p = partitions.get(key);
+    if (p === undefined) partitions.set(key, (p = new Partition(topic, partition)));
+    return p;
+  }
+
+  function markReady(p: Partition): void {
+    if (!p.paused && !p.busy && p.retrying === undefined && p.queue.length > 0) ready.add(p);
+  }
+
+  function schedule(): void {
+    if (run === undefined || stopped) return;
+    const limit = Math.max(1, run.partitionsConsumedConcurrently ?? 1);
+    for (const p of ready) {
+      if (running >= limit) return;
+      ready.delete(p);
+      if (p.paused || p.busy || p.retrying !== undefined || p.queue.length === 0) continue;
+      void handOut(p, run);
+    }
+  }
+
+  async function handOut(p: Partition, r: RunOptions): Promise<void> {
+    p.busy = true;
+    running++;
+    const epoch = p.epoch;
+    const messages = 'eachMessage' in r ? p.queue.splice(0, 1) : p.queue.splice(0, MAX_BATCH);
+    if (p.queue.length === 0) options.onFetchable();
+    let resolved: bigint | undefined;
+    let failure: { error: unknown } | undefined;
+    try {
+      if ('eachMessage' in r) {
+        const payload: EachMessagePayload = { topic: p.topic, partition: p.partition, message: messages[0]!, heartbeat: heartbeatNotNeeded };
+        await r.eachMessage(payload);
+        resolved = BigInt(messages[0]!.offset);
+      } else {
+        const payload: EachBatchPayload = {
+          topic: p.topic,
+          partition: p.partition,
+          messages,
+          resolveOffset: (offset) => void (resolved = BigInt(offset)),
+          heartbeat: heartbeatNotNeeded,
+          isStale: () => stopped || p.epoch !== epoch,
+        };
+        await r.eachBatch(payload);
+      }
+      p.failures = 0;
+    } catch (error) {
+      failure = { error };
+    } finally {
+      p.busy = false;
+      running--;
+    }
+    const left = messages.filter((m) => resolved === undefined || BigInt(m.offset) > resolved);
+    // Paused while the batch was in hand, and not sought since: the resume reads again from its first record not taken.
+    if (p.epoch !== epoch && p.paused && p.soughtAt <= epoch && left.length > 0 && (p.next === undefined || BigInt(left[0]!.offset) < p.next)) p.next = BigInt(left[0]!.offset);
+    // Records of the batch not taken are handed again, before those fetched since.
+    if (p.epoch === epoch && !stopped) {
+      p.queue.unshift(...left);
+      if (failure !== undefined && left.length > 0) {
+        const retryInMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(p.failures++, 10));
+        options.onHandlerError(failure.error, retryInMs);
+        p.retrying = setTimeout(() => {
+          p.retrying = undefined;
+          markReady(p);
+          schedule();
+        }, retryInMs);
+      }
+    }
+    markReady(p);
+    schedule();
+  }
+
+  function clearRetry(p: Partition): void {
+    if (p.retrying !== undefined) clearTimeout(p.retrying);
+    p.retrying = undefined;
+  }
+
+  return {
+    deliver(topic, partition, message) {
+      const p = partitionOf(topic, partition);
+      const offset = BigInt(message.offset);
+      if (p.paused || (p.next !== undefined && offset < p.next)) return;
+      p.next = offset + 1n;
+      p.queue.push(message);
+      markReady(p);
+      schedule();
+    },
+    fetchable(topic, partition) {
+      const p = partitions.get(keyOf(topic, partition));
+      return p === undefined || (!p.paused && p.queue.length === 0);
+    },
+    pause(topic, partition) {
+      const p = partitionOf(topic, partition);
+      if (p.paused) return;
+      p.paused = true;
+      p.epoch++;
+      // What was queued is read again after the resume, from the first record not handed out.
+      if (p.queue.length > 0) p.next = BigInt(p.queue[0]!.offset);
+      p.queue = [];
+      ready.delete(p);
+    },
+    resume(topic, partition) {
+      const p = partitionOf(topic, partition);
+      if (!p.paused) return undefined;
+      p.paused = false;
+      p.epoch++;
+      options.onFetchable();
+      return p.next;
+    },
+    seek(topic, partition, offset) {
+      const p = partitionOf(topic, partition);
+      p.soughtAt = ++p.epoch;
+      p.queue = [];
+      p.next = offset;
+      clearRetry(p);
+      ready.delete(p);
+      options.onFetchable();
+    },
+    reset() {
+      for (const p of partitions.values()) {
+        p.epoch++;
+        p.paused = false;
+        p.queue = [];
+        p.next = undefined;
+        clearRetry(p);
+      }
+      ready.clear();
+      options.onFetchable();
+    },
+    start(r) {
+      run = r;
+      schedule();
+    },
+    stop() {
+      stopped = true;
+      for (const p of partitions.values()) clearRetry(p);
+      ready.clear();
+    },
+  };
+}
+
+/** The client heartbeats on its own timer, whatever the handler does. */
+const heartbeatNotNeeded = async (): Promise<void> => undefined;

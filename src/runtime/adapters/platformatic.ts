@@ -1,0 +1,278 @@
+import type { RawHeaders } from '../headers';
+import type { ConsumerPort, KafkaPort, OutgoingMessage, PortMessage, ProducerPort } from '../port';
+import { UnknownPartitionError } from '../publish-failure';
+import { createFetchGate } from './platformatic-fetch-gate';
+import type { FetchGate, FetchingConsumer, FetchPositions } from './platformatic-fetch-gate';
+import { ClientCannotCarryError, PLATFORMATIC_COMMIT_METADATA_UNSUPPORTED, PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED, platformaticNodeRefusal } from './platformatic-refusals';
+import { createPartitionRuns } from './platformatic-run';
+
+/** A record as the client's stream delivers it with its default (Buffer) deserializers. */
+export interface PlatformaticMessageLike {
+  readonly topic: string;
+  readonly partition: number;
+  readonly key?: Buffer | null;
+  readonly value?: Buffer | null;
+  readonly headerEntries: readonly (readonly [Buffer, Buffer])[];
+  readonly offset: bigint;
+  readonly timestamp: bigint;
+}
+
+/** The parts of the client's `MessagesStream` the adapter uses. */
+export interface PlatformaticStreamLike extends FetchPositions {
+  on(event: 'data', listener: (message: PlatformaticMessageLike) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  close(): Promise<void>;
+}
+
+/** The parts of the client's `Consumer` the adapter uses. */
+export interface PlatformaticConsumerLike extends FetchingConsumer {
+  consume(options: Record<string, unknown>): Promise<PlatformaticStreamLike>;
+  commit(options: { offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number }[] }): Promise<void>;
+  listCommittedOffsets(options: { topics: { topic: string; partitions: number[] }[] }): Promise<Map<string, bigint[]>>;
+  on(event: 'consumer:group:join', listener: () => void): unknown;
+  /** The client emits a rejoin it gave up on; an EventEmitter throws an 'error' nobody listens to. */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  close(force?: boolean): Promise<void>;
+}
+
+export interface PlatformaticProducerLike {
+  send(options: { messages: PlatformaticOutgoing[]; acks: number }): Promise<unknown>;
+  metadata(options: { topics: string[] }): Promise<{ topics: Map<string, { partitionsCount: number }> }>;
+  close(): Promise<void>;
+}
+
+interface PlatformaticOutgoing {
+  topic: string;
+  key?: Buffer;
+  value?: Buffer;
+  headers: Map<Buffer, Buffer>;
+  partition?: number;
+  timestamp?: bigint;
+}
+
+/** The client's classes, as `import { Consumer, Producer } from '@platformatic/kafka'` gives them (the client stays optional). */
+export interface PlatformaticKafkaLike {
+  readonly Consumer: new (options: Record<string, unknown>) => PlatformaticConsumerLike;
+  readonly Producer: new (options: Record<string, unknown>) => PlatformaticProducerLike;
+}
+
+export interface PlatformaticPortOptions {
+  /** Given to every client: `bootstrapBrokers`, `sasl`, `tls`, `clientId` (default `kafka-retry-topology`)... */
+  readonly connection: Record<string, unknown>;
+  /** Given to every consumer (for example `sessionTimeout`, `heartbeatInterval`). */
+  readonly consumerConfig?: Record<string, unknown>;
+  /**
+   * Called when a handler threw (the record is handed again in `retryInMs`), the client
+   * ended a stream (the adapter opens a new one in `retryInMs`) or gave up a rejoin (it
+   * rejoins at its next heartbeat). Written to stderr by default.
+   */
+  readonly onError?: (error: unknown, retryInMs?: number) => void;
+  /** The Node version checked at construction (`process.version` by default). */
+  readonly nodeVersion?: string;
+}
+
+/**
+ * The main consumer fetches at most this much per partition (the client's default is its
+ * whole 50 MB fetch), kafkajs's default: the adapter holds one fetch of each partition.
+ */
+const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
+/**
+ * The longest fetch wait when the runtime sets none (the client's default is 5 s). The
+ * stream has one fetch in flight per broker, and a partition left out of it (its records
+ * still queued) is fetched again only with the next: a partition whose queue drained while
+ * the others idle waits out this long poll.
+ */
+const DEFAULT_MAX_WAIT_MS = 500;
+/** A new stream after the client ended one: 1 s, doubling, at most 30 s. */
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+
+/**
+ * Adapts `@platformatic/kafka` (2.12, Node 22 or newer) to the runtime's port: manual
+ * commits, acks=-1, idempotent producer. Its consumer is one stream over all assigned
+ * partitions, without per-partition pause or seek: a fetch gate gives both (see
+ * platformatic-fetch-gate.ts). It commits no metadata, so park-by-key is refused.
+ */
+export function platformaticPort(kafka: PlatformaticKafkaLike, options: PlatformaticPortOptions): KafkaPort {
+  const refusal = platformaticNodeRefusal(options.nodeVersion ?? process.version);
+  if (refusal) throw new ClientCannotCarryError(refusal);
+  const connection = { clientId: 'kafka-retry-topology', ...options.connection };
+  const onError =
+    options.onError ??
+    ((error: unknown, retryInMs?: number) =>
+      process.stderr.write(`kafka-retry-topology: @platformatic/kafka consumer: ${error instanceof Error ? error.message : String(error)}${retryInMs === undefined ? '' : `; again in ${retryInMs} ms`}\n`));
+  return {
+    consumer(groupId, { coPartitioned = false, maxBytesPerPartition, maxWaitTimeInMs } = {}): ConsumerPort {
+      if (coPartitioned) throw new ClientCannotCarryError(PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED);
+      const consumer = new kafka.Consumer({
+        ...connection,
+        ...options.consumerConfig,
+        groupId,
+        autocommit: false,
+        maxBytesPerPartition: maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION,
+        maxWaitTime: maxWaitTimeInMs ?? DEFAULT_MAX_WAIT_MS,
+      });
+      return streamConsumer(consumer, onError);
+    },
+    producer(): ProducerPort {
+      const producer = new kafka.Producer({ ...connection, idempotent: true, acks: -1 });
+      const sendBatch = async (records: { topic: string; messages: OutgoingMessage[] }[]) => {
+        await checkPartitions(producer, records);
+        await producer.send({ acks: -1, messages: records.flatMap(({ topic, messages }) => messages.map((m) => outgoing(topic, m))) });
+      };
+      return {
+        connect: async () => undefined,
+        disconnect: () => producer.close(),
+        send: (record) => sendBatch([record]),
+        sendBatch,
+      };
+    },
+  };
+}
+
+/** One consumer: its stream, the fetch gate, the partition runs, and a new stream when the client ends one. */
+function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unknown, retryInMs?: number) => void): ConsumerPort {
+  let topics: string[] = [];
+  let stream: PlatformaticStreamLike | undefined;
+  let disconnected = false;
+  let restarts = 0;
+  let restartTimer: ReturnType<typeof setTimeout> | undefined;
+  const listeners: (() => void)[] = [];
+  const gate: FetchGate = createFetchGate(consumer, () => topics);
+  const runs = createPartitionRuns({ onFetchable: () => gate.wake(), onHandlerError: onError });
+  gate.setPolicy((topic, partition) => runs.fetchable(topic, partition));
+
+  /** The stream reads again from its committed offsets: nothing fetched before may be handed out, and the runtime starts over. */
+  function startOver(): void {
+    gate.invalidateAll();
+    runs.reset();
+    for (const listener of listeners) listener();
+  }
+  consumer.on('consumer:group:join', startOver);
+  consumer.on('error', (error) => {
+    if (!disconnected) onError(error);
+  });
+
+  async function openStream(): Promise<void> {
+    const opened = await consumer.consume({ topics, mode: 'committed', fallbackMode: 'earliest', autocommit: false });
+    if (disconnected) {
+      await opened.close();
+      return;
+    }
+    stream = opened;
+    opened.on('data', (m) => runs.deliver(m.topic, m.partition, portMessage(m)));
+    opened.on('error', (error) => {
+      if (stream !== opened || disconnected) return;
+      stream = undefined;
+      restartLater(error);
+    });
+    restarts = 0;
+  }
+
+  function restartLater(error: unknown): void {
+    const delay = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** Math.min(restarts++, 10));
+    onError(error, delay);
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      if (disconnected) return;
+      startOver();
+      openStream().catch((refused: unknown) => {
+        if (!disconnected) restartLater(refused);
+      });
+    }, delay);
+  }
+
+  const seek = (topic: string, partition: number, offset: bigint) => {
+    runs.seek(topic, partition, offset);
+    if (stream) gate.seek(stream, topic, partition, offset);
+  };
+
+  return {
+    connect: async () => undefined,
+    disconnect: async () => {
+      disconnected = true;
+      if (restartTimer !== undefined) clearTimeout(restartTimer);
+      runs.stop();
+      gate.restore();
+      await stream?.close().catch(() => undefined);
+      await consumer.close(true);
+    },
+    subscribe: async (s) => void (topics = [...s.topics]),
+    // As kafkajs's run(): a refused join (an ACL not yet propagated, a broker restarting) is reported and tried again, not thrown.
+    run: async (run) => {
+      runs.start(run);
+      await openStream().catch((refused: unknown) => {
+        if (!disconnected) restartLater(refused);
+      });
+    },
+    pause: (t) => {
+      for (const { topic, partitions } of t) {
+        for (const partition of partitions) {
+          gate.invalidate(topic, partition);
+          runs.pause(topic, partition);
+        }
+      }
+    },
+    resume: (t) => {
+      for (const { topic, partitions } of t) {
+        for (const partition of partitions) {
+          const from = runs.resume(topic, partition);
+          if (from !== undefined && stream) gate.seek(stream, topic, partition, from);
+        }
+      }
+      gate.wake();
+    },
+    seek: (s) => seek(s.topic, s.partition, BigInt(s.offset)),
+    commitOffsets: async (offsets) => {
+      if (offsets.some((o) => o.metadata !== undefined && o.metadata !== '')) throw new ClientCannotCarryError(PLATFORMATIC_COMMIT_METADATA_UNSUPPORTED);
+      // -1: no leader epoch is claimed, so the broker does not check one (it accepts the offset as is).
+      await consumer.commit({ offsets: offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: BigInt(o.offset), leaderEpoch: -1 })) });
+    },
+    committed: async (topic, partitions) => {
+      const offsets = (await consumer.listCommittedOffsets({ topics: [{ topic, partitions }] })).get(topic) ?? [];
+      return partitions.map((partition) => ({ partition, offset: (offsets[partition] ?? -1n).toString(), metadata: null }));
+    },
+    onRebalance: (listener) => void listeners.push(listener),
+  };
+}
+
+function portMessage(m: PlatformaticMessageLike): PortMessage {
+  const headers: Record<string, Buffer | Buffer[]> = {};
+  for (const [rawName, value] of m.headerEntries) {
+    const name = rawName.toString();
+    const seen = headers[name];
+    headers[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return { key: m.key ?? null, value: m.value ?? null, headers: headers as RawHeaders, offset: m.offset.toString(), timestamp: m.timestamp.toString() };
+}
+
+/** Headers as the client's default serializers take them: Buffer names, one entry per value (a Map keeps distinct Buffer keys apart). */
+function outgoing(topic: string, m: OutgoingMessage): PlatformaticOutgoing {
+  const headers = new Map<Buffer, Buffer>();
+  for (const [name, raw] of Object.entries(m.headers)) {
+    for (const value of Array.isArray(raw) ? raw : [raw]) headers.set(Buffer.from(name), Buffer.isBuffer(value) ? value : Buffer.from(value));
+  }
+  return {
+    topic,
+    headers,
+    ...(m.key !== null ? { key: m.key } : {}),
+    ...(m.value !== null ? { value: m.value } : {}),
+    ...(m.partition !== undefined ? { partition: m.partition } : {}),
+    ...(m.timestamp !== undefined ? { timestamp: BigInt(m.timestamp) } : {}),
+  };
+}
+
+/**
+ * The client writes a record for partition p of a topic with fewer partitions to
+ * p modulo their number (its producer normalizes the partition): that record would
+ * leave its key's partition. Refused here, as a missing partition is on kafkajs.
+ */
+async function checkPartitions(producer: PlatformaticProducerLike, records: { topic: string; messages: OutgoingMessage[] }[]): Promise<void> {
+  const wanted = records.filter((r) => r.messages.some((m) => m.partition !== undefined));
+  if (wanted.length === 0) return;
+  const metadata = await producer.metadata({ topics: [...new Set(wanted.map((r) => r.topic))] });
+  for (const { topic, messages } of wanted) {
+    const count = metadata.topics.get(topic)?.partitionsCount ?? 0;
+    for (const { partition } of messages) if (partition !== undefined && partition >= count) throw new UnknownPartitionError(topic, partition);
+  }
+}
