@@ -14,10 +14,12 @@
 set -uo pipefail # no -e: one line failing does not stop the others
 cd "$(dirname "$0")/../.."
 
-# "<Node line> <jest config>", in the order they run. README.md ("Prerequisites") and
+# "<Node line> <jest config> [NODE_OPTIONS]", in the order they run. Node 24 runs with
+# --experimental-vm-modules, with which jest can require() @platformatic/kafka, an ES module
+# (test/kafka/clients.ts says the rule). README.md ("Prerequisites") and
 # package.json "engines" say the same; test/readme-node.test.ts holds them to it.
 MATRIX=(
-  "24 jest.config.js"
+  "24 jest.config.js --experimental-vm-modules"
   "22 jest.runtime.config.js"
   "20 jest.runtime.config.js"
 )
@@ -26,7 +28,7 @@ say() { printf '\n== %s\n' "$*" >&2; }
 
 if [ "${1:-}" = --plan ]; then
   for entry in "${MATRIX[@]}"; do
-    read -r line config <<<"$entry"
+    read -r line config _ <<<"$entry"
     node="$(bash scripts/tools/node.sh "$line")" || exit 1
     echo "$line $("$node" --version) $config $node"
   done
@@ -38,7 +40,7 @@ failed_lines=0
 total_passed=0
 total_failed=0
 for entry in "${MATRIX[@]}"; do
-  read -r line config <<<"$entry"
+  read -r line config node_options <<<"$entry"
   if ! node="$(bash scripts/tools/node.sh "$line")"; then
     results+=("Node $line: not run (scripts/tools/node.sh $line failed, see above)")
     failed_lines=$((failed_lines + 1))
@@ -54,7 +56,7 @@ for entry in "${MATRIX[@]}"; do
   say "Node $version: $scope ($config)"
   report="$(mktemp)"
   # KRT_NODE_LINE: the line this run is meant to be on (test/runtime/node-line.test.ts checks it).
-  PATH="$(dirname "$node"):$PATH" KRT_NODE_LINE="$line" "$node" node_modules/jest/bin/jest.js --config "$config" --json --outputFile "$report" "${extra[@]}" "$@"
+  PATH="$(dirname "$node"):$PATH" KRT_NODE_LINE="$line" NODE_OPTIONS="${NODE_OPTIONS:-} ${node_options:-}" "$node" node_modules/jest/bin/jest.js --config "$config" --json --outputFile "$report" "${extra[@]}" "$@"
   status=$?
   # jest's JSON report, read by the same Node: tests passed and failed, and suites that failed to run.
   counts="$("$node" -e '
