@@ -207,11 +207,11 @@ describe('finding F: the guard keys topics by name only, so topics that change c
     const before = modelOf(orders(a, b));
     const after = modelOf(orders({ ...a, retryTopicBase: 'orders.b' }, { ...b, retryTopicBase: 'orders.a' }));
     // Terraform changes no topic (same names at the same addresses), so the outcome guard sees nothing; the plan
-    // says "safe: tier 1 retimed from 1m to 1m: creates 'orders.b.retry.1m'" although it exists and holds b's
+    // said "safe: tier 1 retimed from 1m to 1m: creates 'orders.b.retry.1m'" although it exists and holds b's
     // retries, which a's retry group (no offsets there) now runs through a's handler, and a `krt dlq replay a`
     // sends b's dead letters into a's first tier.
     const step = judged(before, after);
-    expect(step.lines).toContain("safe: tier 1 retimed from 1m to 1m: creates 'orders.b.retry.1m'");
+    expect(step.lines).toContain("safe: tier 1 (1m) moves from 'orders.a.retry.1m' to 'orders.b.retry.1m': keeps 'orders.b.retry.1m', which exists already");
     expect(step.refused || step.worst === 'destructive').toBe(true);
   });
 });
