@@ -1,4 +1,6 @@
 import { rmSync } from 'node:fs';
+import fc from 'fast-check';
+import { formatDuration, parseDuration } from '../src/duration';
 import { emitRouter } from '../src/emitters/router';
 import { emitTerraform } from '../src/emitters/terraform';
 import { guardChanges, planChanges, worstRisk } from '../src/plan';
@@ -146,6 +148,45 @@ describe('krt plan, offline against the committed model', () => {
     expect(lines(plan)).toContain(
       "safe: new consumer: creates 'orders.confirmed.retry.1m', 'orders.confirmed.retry.10m', 'orders.confirmed.retry.1h', 'orders.confirmed.dlq', 'orders.confirmed.dlq.audit' and the ACLs of User:billing",
     );
+  });
+});
+
+describe('durations in plan messages', () => {
+  /** Delays as teams write them, from milliseconds to days, and odd ones (90 s, 1,500 ms, 25 h). */
+  const delay = fc.oneof(
+    fc.integer({ min: 1, max: 5_000 }),
+    fc.integer({ min: 1, max: 600 }).map((s) => s * 1_000),
+    fc.integer({ min: 1, max: 600 }).map((m) => m * 60_000),
+    fc.integer({ min: 1, max: 48 }).map((h) => h * 3_600_000),
+    fc.integer({ min: 1, max: 3_600_000 }),
+  );
+
+  it('never prints a changed delay as the same text, and every label reads back as the exact delay', () => {
+    fc.assert(
+      fc.property(delay, delay, (a, b) => {
+        expect(parseDuration(formatDuration(a))).toEqual({ ok: true, ms: a });
+        expect(formatDuration(a) === formatDuration(b)).toBe(a === b);
+      }),
+    );
+  });
+
+  it('says "retimed from X to Y" with X and Y the exact old and new delays, and never from a delay to itself', () => {
+    fc.assert(
+      fc.property(delay, delay, (a, b) => {
+        const plan = planChanges(modelOf(aConsumer({ ladder: [formatDuration(a)] })), modelOf(aConsumer({ ladder: [formatDuration(b)], retired: a === b ? [] : [formatDuration(a)] })));
+        const retimed = lines(plan).filter((l) => /retimed/.test(l));
+        if (a === b) expect(retimed).toEqual([]);
+        else expect(retimed).toEqual([expect.stringContaining(`tier 1 retimed from ${formatDuration(a)} to ${formatDuration(b)}: `)]);
+        for (const [, from, to] of lines(plan).join('\n').matchAll(/retimed from (\S+) to (\S+?):/g)) expect(from).not.toBe(to);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('calls a tier whose delay stays but whose topic is renamed a move to another topic, not a retime', () => {
+    const plan = planChanges(base, modelOf(aConsumer({ retryTopicBase: 'orders.confirmed.billing' })));
+    expect(lines(plan)).toContain("safe: tier 1 (1m) moves from 'orders.confirmed.retry.1m' to 'orders.confirmed.billing.retry.1m': creates 'orders.confirmed.billing.retry.1m'");
+    expect(lines(plan).join('\n')).not.toMatch(/retimed/);
   });
 });
 

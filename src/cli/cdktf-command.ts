@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { App } from 'cdktf';
+import { readBaseline, withRemovedStacks } from '../plan';
 import { compileFiles } from '../compile';
 import { topologyStacks } from '../emitters/terraform';
 import { EXIT } from './io';
@@ -15,7 +17,9 @@ export async function cdktfCommand(io: CliIo, args: readonly string[]): Promise<
   const result = await compileFiles(resolveTopologyFiles(io.cwd, args), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const app = new App();
-  for (const topology of result.model.topologies) topologyStacks(app, topology);
+  // The same stacks as `krt synth`: a deleted topology file's stack too, kept in the committed snapshot.
+  const model = withRemovedStacks(readBaseline(path.resolve(io.cwd, 'generated'), io.cwd), result.model);
+  for (const topology of model.topologies) topologyStacks(app, topology);
   app.synth();
   return EXIT.ok;
 }

@@ -2,10 +2,6 @@ import type { Command } from 'commander';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { compileFiles } from '../compile';
-import { newSessionToken } from '../console/auth';
-import { kafkaConsoleDlq } from '../console/kafka-dlq';
-import { ANY_HOST, buildConsoleServer } from '../console/server';
-import { explainKafkaError, kafkaFromEnv } from '../dlq/connection';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import type { TopologyModel } from '../model/types';
 import { KAFKA_ENV, principalName } from '../naming';
@@ -28,8 +24,8 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 const EVERY_ADDRESS = new Set(['0.0.0.0', '::']);
 
 /** The Host headers a browser sends to this address: anything else is another site's name for it. */
-function allowedHosts(host: string, port: number): Set<string> {
-  if (EVERY_ADDRESS.has(host)) return new Set([ANY_HOST]);
+function allowedHosts(host: string, port: number, anyHost: string): Set<string> {
+  if (EVERY_ADDRESS.has(host)) return new Set([anyHost]);
   const hosts = new Set([`${host.includes(':') ? `[${host}]` : host}:${port}`]);
   if (LOOPBACK.has(host)) for (const name of ['127.0.0.1', 'localhost', '[::1]']) hosts.add(`${name}:${port}`);
   return hosts;
@@ -56,6 +52,11 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (0 picks a free one), not '${options.port}'`);
   const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
+  // Required here, not at the top: the server and the Kafka client weigh on every other command's start.
+  const { newSessionToken } = require('../console/auth') as typeof import('../console/auth');
+  const { kafkaConsoleDlq } = require('../console/kafka-dlq') as typeof import('../console/kafka-dlq');
+  const { ANY_HOST, buildConsoleServer } = require('../console/server') as typeof import('../console/server');
+  const { explainKafkaError, kafkaFromEnv } = require('../dlq/connection') as typeof import('../dlq/connection');
   const env = io.env ?? process.env;
   const kafka = kafkaFromEnv(env, 'krt-console');
   const token = newSessionToken();
@@ -72,7 +73,7 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
   });
   await app.listen({ port, host: options.host });
   const bound = (app.server.address() as AddressInfo).port;
-  for (const host of allowedHosts(options.host, bound)) hosts.add(host);
+  for (const host of allowedHosts(options.host, bound, ANY_HOST)) hosts.add(host);
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
   if (!LOOPBACK.has(options.host)) io.stderr(`krt console: listening on ${options.host}, not only this machine: anyone who can reach it and learns the token can use the console\n`);
   io.stdout(`krt console: serving the DLQs of ${result.model.topologies.flatMap((t) => t.consumers).length} consumers as ${env[KAFKA_ENV.saslUsername]}${options.readOnly ? ', read-only' : ''}. Open:\n`);

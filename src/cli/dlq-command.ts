@@ -13,7 +13,7 @@ import type { Selection } from '../dlq/select';
 import { DlqError, DlqSession } from '../dlq/session';
 import type { ExpiredRecords } from '../dlq/session';
 import type { ConsumerModel } from '../model/types';
-import { DLQ_FLAGS, dlqReaderGroupName, REPLAY_ROUTES } from '../naming';
+import { DEFAULT_REPLAY_LIMIT, DLQ_FLAGS, dlqReaderGroupName, REPLAY_ROUTES } from '../naming';
 import type { ReplayRouteName } from '../naming';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import { humanIo } from './human-io';
@@ -161,7 +161,7 @@ function selectionOf(options: { ids?: string; errorClass?: string; all?: boolean
 }
 
 /** Replays at most this many records unless --limit says otherwise: replay is bounded. */
-export const DEFAULT_REPLAY_LIMIT = 100;
+export { DEFAULT_REPLAY_LIMIT };
 
 export async function dlqReplayCommand(given: CliIo, name: string, options: ReplayCommandOptions): Promise<number> {
   const io = humanIo(given);

@@ -1,11 +1,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { compileFiles } from '../compile';
-import { kafkaFromEnv } from '../dlq/connection';
 import type { ProjectModel } from '../model/types';
 import { KAFKA_ENV } from '../naming';
-import { compareLive, formatLive, liveJson, liveQuery, readClusterState } from '../plan/live';
-import { formatPlan, planChanges, planJson, readBaseline, withUntouched, worstRisk } from '../plan';
+import { formatPlan, planChanges, planJson, readBaseline, withRemovedStacks, withUntouched, worstRisk } from '../plan';
 import { MODEL_SNAPSHOT_FILE } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -31,7 +29,8 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   const outDir = path.resolve(io.cwd, options.out);
   const committed = readBaseline(outDir, io.cwd);
   // A plan of some files judges only those: the other topologies stay as committed.
-  const plan = planChanges(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model);
+  // And the stacks of deleted topology files stay, empty, as krt synth keeps them.
+  const plan = planChanges(committed, withRemovedStacks(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model));
   const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));
   if (plan.refused.length > 0) return PLAN_EXIT.problems;
@@ -44,6 +43,9 @@ async function liveCommand(io: CliIo, model: ProjectModel, options: PlanOptions)
   if (minInsyncReplicas !== undefined && !(Number.isInteger(minInsyncReplicas) && minInsyncReplicas >= 1)) {
     throw new UsageError(`--min-insync-replicas must be a whole number of at least 1, not '${options.minInsyncReplicas}'`);
   }
+  // Required here: the live check loads kafkajs, which the offline plan (and every other command) does without.
+  const { kafkaFromEnv } = require('../dlq/connection') as typeof import('../dlq/connection');
+  const { compareLive, formatLive, liveJson, liveQuery, readClusterState } = require('../plan/live') as typeof import('../plan/live');
   const admin = kafkaFromEnv(io.env ?? process.env, 'krt-plan-live').admin();
   await admin.connect();
   try {

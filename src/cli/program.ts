@@ -1,23 +1,29 @@
 import { Command, CommanderError } from 'commander';
 import { ORDERING_STRATEGIES } from '../spec/types';
-import { ScenarioError } from '../simulate/scenario';
-import { DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND, REPLAY_ROUTES } from '../naming';
-import { connectionSettingsMessage, ConnectionSettingsError, explainKafkaError, principalOfCommand } from '../dlq/connection';
-import { DlqError } from '../dlq/session';
-import { DEFAULT_REPLAY_LIMIT, dlqDiscardCommand, dlqInspectCommand, dlqReplayCommand } from './dlq-command';
+import { DEFAULT_REPLAY_LIMIT, DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND, REPLAY_ROUTES } from '../naming';
 import type { ReplayCommandOptions } from './dlq-command';
-import { monitorCommand } from './monitor-command';
 import { addPlanCommand } from './plan-command';
-import { simulateCommand } from './simulate-command';
 import { OutputFolderError } from '../writer/write-generated';
 import { EXIT } from './io';
-import { lagCommand } from './lag-command';
 import { addConsoleCommand } from './console-command';
 import { visibleText } from '../util/visible-text';
 import type { CliIo } from './io';
-import { synthCommand } from './synth-command';
 import { UsageError } from './topology-files';
-import { validateCommand } from './validate-command';
+
+/*
+ * Each command's module is required when the command runs, not when krt starts: the
+ * DLQ tools load kafkajs, the simulator a YAML parser, the monitor prom-client, and a
+ * one-topology synth would pay for all of them (a quarter of its time). Registration
+ * stays here, and needs only names and constants.
+ */
+const commands = {
+  dlq: () => require('./dlq-command') as typeof import('./dlq-command'),
+  lag: () => require('./lag-command') as typeof import('./lag-command'),
+  monitor: () => require('./monitor-command') as typeof import('./monitor-command'),
+  simulate: () => require('./simulate-command') as typeof import('./simulate-command'),
+  synth: () => require('./synth-command') as typeof import('./synth-command'),
+  validate: () => require('./validate-command') as typeof import('./validate-command'),
+};
 
 const FILES_HELP = 'topology files (default: every topologies/*.ts)';
 
@@ -37,7 +43,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .argument('[files...]', FILES_HELP)
     .addHelpText('after', '\nExit codes: 0 valid, 1 spec errors, 2 usage error.')
     .action(async (files: string[]) => {
-      exitCode = await validateCommand(io, files);
+      exitCode = await commands.validate().validateCommand(io, files);
     });
 
   program
@@ -49,7 +55,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--no-cache', 'load every topology file and generate every output again, ignoring what earlier runs left in node_modules/.cache/kafka-retry-topology')
     .addHelpText('after', '\nExit codes: 0 done (or up to date with --check), 1 spec errors or stale output, 2 usage error.')
     .action(async (files: string[], options: { check: boolean; out: string; cache: boolean }) => {
-      exitCode = await synthCommand(io, files, options);
+      exitCode = await commands.synth().synthCommand(io, files, options);
     });
 
   addPlanCommand(program, io, FILES_HELP, (code) => (exitCode = code));
@@ -72,7 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--ordering <strategy>', `override the scenario's ordering: ${ORDERING_STRATEGIES.join(', ')}`)
     .addHelpText('after', '\nExit codes: 0 done, 1 invalid scenario, 2 usage error.')
     .action(async (scenario: string | undefined, options: { ordering?: string }) => {
-      exitCode = await simulateCommand(io, scenario, options);
+      exitCode = await commands.simulate().simulateCommand(io, scenario, options);
     });
 
   const dlq = program.command('dlq').description('inspect, replay and discard the records of a consumer\'s DLQ, on the broker');
@@ -84,7 +90,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option(DLQ_FLAGS.json, 'print JSON for scripts', false)
     .addHelpText('after', connection)
     .action(async (name: string, options: { json: boolean }) => {
-      exitCode = await dlqInspectCommand(io, name, options);
+      exitCode = await commands.dlq().dlqInspectCommand(io, name, options);
     });
   dlq
     .command(DLQ_COMMAND.replay)
@@ -101,7 +107,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option(DLQ_FLAGS.yes, `confirm ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic} after reading which other groups will process the records`, false)
     .addHelpText('after', connection)
     .action(async (name: string, options: ReplayCommandOptions) => {
-      exitCode = await dlqReplayCommand(io, name, options);
+      exitCode = await commands.dlq().dlqReplayCommand(io, name, options);
     });
   dlq
     .command(DLQ_COMMAND.discard)
@@ -112,7 +118,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option(`${DLQ_FLAGS.by} <name>`, 'who decided (required)')
     .addHelpText('after', connection)
     .action(async (name: string, options: { ids?: string; reason?: string; by?: string }) => {
-      exitCode = await dlqDiscardCommand(io, name, options);
+      exitCode = await commands.dlq().dlqDiscardCommand(io, name, options);
     });
 
   program
@@ -124,7 +130,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--interval <duration>', 'how often to read Kafka', '30s')
     .addHelpText('after', `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} (the monitor principal; $${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener). Runs until SIGTERM or SIGINT; exit codes: 0 stopped, 1 spec errors, 2 usage error.`)
     .action(async (files: string[], options: { port: string; host: string; interval: string }) => {
-      exitCode = await monitorCommand(io, files, options);
+      exitCode = await commands.monitor().monitorCommand(io, files, options);
     });
 
   addConsoleCommand(program, io, (code) => (exitCode = code));
@@ -135,7 +141,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .argument('<consumer>', 'a consumer name from topologies/*.ts')
     .addHelpText('after', connection.replace('the replay principal', 'the monitor principal'))
     .action(async (name: string) => {
-      exitCode = await lagCommand(io, name);
+      exitCode = await commands.lag().lagCommand(io, name);
     });
 
   try {
@@ -155,6 +161,10 @@ function handleError(error: unknown, io: CliIo, command: string | undefined): nu
     io.stderr(`krt: ${error.message}\n`);
     return EXIT.usage;
   }
+  // Required only when something went wrong: the DLQ's connection module loads kafkajs.
+  const { connectionSettingsMessage, ConnectionSettingsError, explainKafkaError, principalOfCommand } = require('../dlq/connection') as typeof import('../dlq/connection');
+  const { DlqError } = require('../dlq/session') as typeof import('../dlq/session');
+  const { ScenarioError } = require('../simulate/scenario') as typeof import('../simulate/scenario');
   if (error instanceof ConnectionSettingsError) {
     io.stderr(`krt: ${connectionSettingsMessage(error, principalOfCommand(command))}\n`);
     return EXIT.usage;

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { krtFingerprint } from '../cache/fingerprint';
 import { OutputHashes } from '../cache/output-hashes';
@@ -7,7 +8,7 @@ import { compileFiles } from '../compile';
 import type { GeneratedFile } from '../emitters/types';
 import { deepFreeze } from '../model/build';
 import type { ProjectModel, TopologyModel } from '../model/types';
-import { guardChanges, readBaseline, withUntouched } from '../plan';
+import { guardChanges, readBaseline, withRemovedStacks, withUntouched } from '../plan';
 import { compareStrings } from '../util/compare';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
 import { contentHash, OutputFolder } from '../writer/write-generated';
@@ -41,9 +42,10 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   const result = await compileFiles(files, io.cwd, cache && { transpileCache: path.join(io.cwd, TRANSPILE_DIR) });
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const shownOut = path.relative(io.cwd, outDir) || '.';
-  // A synth of some files keeps the other topologies as committed (see withUntouched).
-  const baseline = !options.check || args.length > 0 ? readBaseline(outDir, io.cwd) : undefined;
-  const model = args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model;
+  // A synth of some files keeps the other topologies as committed (see withUntouched), and
+  // every synth keeps the stacks of deleted topology files (see withRemovedStacks).
+  const baseline = !options.check || args.length > 0 || hasOtherStacks(outDir, result.model) ? readBaseline(outDir, io.cwd) : undefined;
+  const model = withRemovedStacks(baseline, args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model);
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
   if (!options.check) {
@@ -104,6 +106,22 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
     `synthesized ${describeModel(result)} into ${shownOut}/: ${plural(summary.written.length, 'file')} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${reusedNote}\n`,
   );
   return EXIT.ok;
+}
+
+/**
+ * Whether the output folder has a Terraform stack that no topology generates: the stack
+ * of a deleted topology file, kept in the committed snapshot, which a check must then read.
+ * Listing one folder is cheap; parsing the snapshot of a large repository is not.
+ */
+function hasOtherStacks(outDir: string, model: ProjectModel): boolean {
+  let stacks: string[];
+  try {
+    stacks = readdirSync(path.join(outDir, 'terraform'));
+  } catch {
+    return false;
+  }
+  const generated = new Set(model.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]));
+  return stacks.some((stack) => !generated.has(stack));
 }
 
 /** A model as the emitters get it: parsed from the JSON it is keyed by, and frozen as the compiled model is. */

@@ -23,6 +23,9 @@ export const DLQ_FLAGS = {
   yes: '--yes',
 } as const;
 
+/** Records `krt dlq replay` takes at most with --error-class or --all, unless --limit says otherwise. */
+export const DEFAULT_REPLAY_LIMIT = 100;
+
 /**
  * Where `krt dlq replay` sends records: by default through the consumer's first retry
  * tier, which only its own group reads, due at once; the main topic only when asked,

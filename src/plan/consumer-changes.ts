@@ -18,7 +18,7 @@ export function consumerChanges({ before: was, after: now }: ConsumerPair, exist
   if (!was || !now) return [];
   return [
     ...decommissioning(was, now),
-    ...tierChanges(was, now),
+    ...tierChanges(was, now, existing),
     ...topicChanges(was, now),
     ...groupChanges(was, now),
     ...alertChanges(was, now),
@@ -34,18 +34,15 @@ function decommissioning(was: ConsumerModel, now: ConsumerModel): PlannedChange[
   return [change('safe', 'no longer decommissioned')];
 }
 
-function tierChanges(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {
+function tierChanges(was: ConsumerModel, now: ConsumerModel, existing: ReadonlySet<string>): PlannedChange[] {
   const old = tiersByTopic(was);
   const changes: PlannedChange[] = [];
   for (const tier of now.tiers) {
     const previous = old.get(tier.name);
     if (!previous) {
       const replaced = was.tiers.find((t) => t.index === tier.index && !now.tiers.some((n) => n.name === t.name));
-      changes.push(
-        change('safe', replaced
-          ? `tier ${tier.index} retimed from ${replaced.label} to ${tier.label}: creates '${tier.name}'`
-          : `tier ${tier.label} added as tier ${tier.index} of ${now.tiers.length}: creates '${tier.name}'`),
-      );
+      const topic = existing.has(tier.name) ? `keeps '${tier.name}', which exists already` : `creates '${tier.name}'`;
+      changes.push(change('safe', replaced ? `${replacedTier(replaced, tier)}: ${topic}` : `tier ${tier.label} added as tier ${tier.index} of ${now.tiers.length}: ${topic}`));
     } else if (previous.draining) {
       changes.push(change('safe', `tier ${tier.label} back in the ladder as tier ${tier.index}: no longer draining`));
     } else if (previous.index !== tier.index) {
@@ -63,6 +60,16 @@ function tierChanges(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {
     }
   }
   return changes;
+}
+
+/**
+ * A tier whose topic changes in its place. Labels are exact (`formatDuration`), so two
+ * delays never print alike; the same delay under another topic name (retryTopicBase,
+ * naming) is no retime, and says which topic it leaves.
+ */
+function replacedTier(old: RetryTierModel, tier: RetryTierModel): string {
+  if (old.delayMs === tier.delayMs) return `tier ${tier.index} (${tier.label}) moves from '${old.name}' to '${tier.name}'`;
+  return `tier ${tier.index} retimed from ${formatDuration(old.delayMs)} to ${formatDuration(tier.delayMs)}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { stackTopics } from '../model/hand-over';
 import { topicResourceId } from '../naming';
 import type { ConsumerModel, ProjectModel, TopicModel } from '../model/types';
 import { compareStrings } from '../util/compare';
+import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { configChanges } from './config-changes';
 import { changedTopologies, synthesizeStacks } from './stack-resources';
@@ -56,6 +57,7 @@ export function judgeOutcome(before: ProjectModel, after: ProjectModel): Outcome
   const context = new Context(before, after, was, now);
 
   for (const old of was.values()) {
+    if (!now.has(old.stack)) context.vanished(old);
     for (const resource of old.topics.values()) {
       const current = now.get(old.stack)?.topics.get(resource.address);
       if (current) context.kept(resource, current);
@@ -170,6 +172,26 @@ class Context {
       return;
     }
     if (existed && !this.deletedNames.has(current.name)) this.refuse(refusal.createsExisting(current, owner, existed));
+  }
+
+  /**
+   * A stack whose configuration is no longer generated while its state holds resources:
+   * no apply can delete or forget them (Terraform refuses to run without a
+   * configuration), so the state is orphaned and its ACLs stay in Kafka. `krt synth`
+   * keeps a deleted topology's stack, empty (see `withRemovedStacks`); anything else that
+   * drops a stack holding resources is refused. A former stack holds only `removed`
+   * blocks, whose loss `droppedMoves` tells.
+   */
+  vanished(old: StackResources): void {
+    if (old.topics.size + old.acls.size === 0) return;
+    const topology = this.before.topologies.find((t) => t.name === old.stack);
+    this.refuse(
+      specError(
+        topology?.source.file ?? 'topologies',
+        '',
+        `stack '${old.stack}' would no longer be generated while its Terraform state holds ${old.topics.size} topics and ${old.acls.size} ACLs, so nothing could apply their deletion: the state would be orphaned and the ACLs left in Kafka; keep generating the stack, empty, until it is applied (krt synth does so for a deleted topology file)`,
+      ),
+    );
   }
 
   /**

@@ -4,6 +4,7 @@ import { consumerChanges } from './consumer-changes';
 import { guardChanges } from './guards';
 import { judgeOutcome, topicOwners } from './outcome';
 import { consumerPairs, topologyOf } from './pairs';
+import { removedStackChanges } from './removed-stacks';
 import { topologyChanges } from './topology-changes';
 import type { ChangeGroup, Plan, PlannedChange } from './types';
 
@@ -26,6 +27,7 @@ export function planChanges(before: ProjectModel | undefined, after: ProjectMode
   const existing = new Set(before ? topicOwners(before).keys() : []);
   for (const pair of consumerPairs(before, after)) add(topologyOf(pair), pair.name, consumerChanges(pair, existing));
   for (const c of outcome?.changes ?? []) add(c.topology, c.consumer, [c.change]);
+  for (const c of removedStackChanges(before, after)) add(c.topology, undefined, [c.change]);
   // Each topology's own changes first, then its consumers by name.
   const ordered: ChangeGroup[] = [...groups.values()]
     .filter((g) => g.changes.length > 0)

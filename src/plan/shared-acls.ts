@@ -8,10 +8,10 @@ import { compareStrings } from '../util/compare';
 /** Kafka keeps one ACL per (principal, operation, resource), however many stacks declare it. */
 const aclKey = (r: { principal: string; operation: string; resourceType: string; resourceName: string }) => `${r.principal} ${r.operation} ${r.resourceType} '${r.resourceName}'`;
 
-/** The ACLs each topology's stack declares: resource id by Kafka key. */
-function declared(model: ProjectModel): Map<string, Map<string, string>> {
+/** The ACLs each topology's stack declares (of the stacks `only` names, if given): resource id by Kafka key. */
+function declared(model: ProjectModel, only?: ReadonlySet<string>): Map<string, Map<string, string>> {
   const byStack = new Map<string, Map<string, string>>();
-  for (const t of model.topologies) byStack.set(t.name, new Map(aclRules(t).map((r) => [aclKey(r), aclResourceId(r)])));
+  for (const t of model.topologies) if (!only || only.has(t.name)) byStack.set(t.name, new Map(aclRules(t).map((r) => [aclKey(r), aclResourceId(r)])));
   return byStack;
 }
 
@@ -22,16 +22,19 @@ function declared(model: ProjectModel): Map<string, Map<string, string>> {
  * hand an ACL over are those of a declared move, whose removed blocks forget it instead.
  */
 export function sharedAclsDropped(before: ProjectModel, after: ProjectModel, changed: ReadonlySet<string>): Diagnostic[] {
-  const [was, now] = [declared(before), declared(after)];
+  // The other stacks' ACLs are computed only when a changed stack drops one: most runs drop none.
+  const [was, nowChanged] = [declared(before, changed), declared(after, changed)];
+  let everyStack: Map<string, Map<string, string>> | undefined;
   const problems: Diagnostic[] = [];
   for (const stack of [...changed].sort(compareStrings)) {
-    const kept = now.get(stack) ?? new Map<string, string>();
+    const kept = nowChanged.get(stack) ?? new Map<string, string>();
     const topology = after.topologies.find((t) => t.name === stack) ?? before.topologies.find((t) => t.name === stack)!;
     // ACLs a removed block forgets (a declared move) stay in Kafka.
     const forgotten = new Set(after.topologies.flatMap((t) => t.handedOver ?? []).filter((h) => h.stack === stack).flatMap((h) => h.acls));
     for (const [acl, id] of [...(was.get(stack) ?? [])].sort(([a], [b]) => compareStrings(a, b))) {
       if (kept.has(acl) || forgotten.has(id)) continue;
-      const other = [...now].find(([name, acls]) => name !== stack && acls.has(acl));
+      everyStack ??= declared(after);
+      const other = [...everyStack].find(([name, acls]) => name !== stack && acls.has(acl));
       if (!other) continue;
       problems.push(
         specError(

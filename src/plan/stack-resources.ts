@@ -19,11 +19,13 @@ export interface StackResources {
   readonly forgotten: ReadonlySet<string>;
   /** Import id (the topic name) by address. */
   readonly imports: ReadonlyMap<string, string>;
+  /** Addresses of its `kafka_acl` resources. */
+  readonly acls: ReadonlySet<string>;
 }
 
 interface StackJson {
   variable?: Record<string, { default?: unknown }>;
-  resource?: { kafka_topic?: Record<string, { name: string; partitions: number; replication_factor: unknown; config?: Record<string, unknown> }> };
+  resource?: { kafka_topic?: Record<string, { name: string; partitions: number; replication_factor: unknown; config?: Record<string, unknown> }>; kafka_acl?: Record<string, unknown> };
   import?: { to: string; id: string }[];
   removed?: { from: string; lifecycle?: { destroy?: boolean } }[];
 }
@@ -45,6 +47,7 @@ export function readStack(stack: string, json: StackJson): StackResources {
     topics,
     forgotten: new Set((json.removed ?? []).filter((r) => r.lifecycle?.destroy === false).map((r) => r.from)),
     imports: new Map((json.import ?? []).map((i) => [i.to, i.id])),
+    acls: new Set(Object.keys(json.resource?.kafka_acl ?? {}).map((id) => `kafka_acl.${id}`)),
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Admin } from 'kafkajs';
@@ -181,5 +181,25 @@ describe('records waiting in a DLQ and a tier survive moves and renames applied 
     expect(apply('moves-a')).toMatch(/1 imported/);
     expect(await counts()).toEqual(waiting);
     expect(planIsEmpty('moves-a')).toEqual({ stack: 'moves-a', code: 0, output: 'No changes.' });
+  });
+});
+
+describe('a topology removed with real Terraform', () => {
+  it('deletes its topics and ACLs when the empty stack krt keeps for its deleted file is applied, and the plan is empty after', async () => {
+    const decommissioned = (c: string) => c.replace('{\n', '{\n      decommissioned: true,\n');
+    project.write('topologies/moves-b.ts', topologyFile('moves-c', [decommissioned(consumer('other', topics.otherMain)), decommissioned(consumer('mover', topics.moverMain))]));
+    await synth();
+    expect(apply('moves-c')).toMatch(/0 destroyed/);
+    rmSync(project.path('topologies/moves-b.ts'));
+    await synth();
+    // The stack's configuration is still there, with nothing in it: the apply deletes what its state holds.
+    const applied = apply('moves-c');
+    expect(applied).toMatch(/# kafka_topic\.\S+_refunds_dlq will be destroyed/);
+    expect(applied).toMatch(/0 added, 0 changed, \d+ destroyed/);
+    const listed = new Set(await admin.listTopics());
+    expect([topics.moverDlq, topics.moverTier].filter((t) => listed.has(t))).toEqual([]);
+    // Main topics belong to their producers: kept.
+    expect([topics.moverMain, topics.otherMain].filter((t) => !listed.has(t))).toEqual([]);
+    expect(planIsEmpty('moves-c')).toEqual({ stack: 'moves-c', code: 0, output: 'No changes.' });
   });
 });
