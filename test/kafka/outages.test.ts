@@ -79,7 +79,7 @@ async function restartableBroker(): Promise<{ dir: string; release: () => Promis
   };
 }
 
-eachClient('the runtime through outages, on a real broker', { user: USER }, (port) => {
+eachClient('the runtime through outages, on a real broker', { user: USER }, (port, client) => {
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {
     await consumer?.stop();
@@ -132,8 +132,8 @@ eachClient('the runtime through outages, on a real broker', { user: USER }, (por
     const broker = await restartableBroker();
     try {
       // The bench's scenario (bench/outage.ts), as the admin: its topics are fresh, without ACLs.
-      const adminPort = new Map(clientPorts(ADMIN_USER)).get(_client)!;
-      const result = await runOutage({ client: _client, port: adminPort, brokerDir: broker.dir, log: (line) => process.stdout.write(`${line}\n`) });
+      const adminPort = () => client.port(ADMIN_USER);
+      const result = await runOutage({ client: client.name, port: adminPort, brokerDir: broker.dir, log: (line) => process.stdout.write(`${line}\n`) });
       expect(result.waitingInTier).toBeGreaterThan(0);
       expect(result.lost).toBe(0);
       expect(result.recoveryMs).toBeDefined();
