@@ -28,9 +28,12 @@ interface GroupTally {
  * Groups by x-error-class and original topic, built one record at a time, so a caller
  * can group a DLQ it does not hold; without `ids`, a group's memory does not grow with it.
  */
-export function recordGroups(options: { readonly ids: boolean } = { ids: true }) {
-  const tallies = new Map<string, GroupTally>();
+export function recordGroups(options: { readonly ids: boolean } = { ids: true }, from?: ReadonlyMap<string, GroupTally>) {
+  const tallies = new Map<string, GroupTally>([...(from ?? [])].map(([key, t]) => [key, { ...t, ids: [...t.ids] }]));
   return {
+    /** An independent copy, to carry a count on without touching this one. */
+    copy: () => recordGroups(options, tallies),
+    size: () => tallies.size,
     add(r: DlqRecord): void {
       const errorClass = r.decoded.errorClass ?? '(none)';
       const originalTopic = r.decoded.originalTopic ?? '(unknown)';
