@@ -84,7 +84,11 @@ export async function dlqInspectCommand(given: CliIo, name: string, options: { j
   const consumers = await topologyConsumers(io);
   if (!consumers) return EXIT.problems;
   const consumer = named(consumers, name);
-  const kafka = kafkaFromEnv(io.env ?? process.env);
+  return inspectDlq(io, kafkaFromEnv(io.env ?? process.env), consumer, options);
+}
+
+/** What `krt dlq inspect` prints of one consumer's DLQ, to `io` as given (escaping is the caller's). */
+export async function inspectDlq(io: CliIo, kafka: ReturnType<typeof kafkaFromEnv>, consumer: ConsumerModel, options: { json: boolean }): Promise<number> {
   const groups = recordGroups({ ids: false });
   let unhandled = 0;
   let first = true;

@@ -44,6 +44,8 @@ export interface ActionOutcome {
 /** What an action acts on: the records it keeps while reading, then chosen among them. */
 export interface Chooser {
   readonly keep: Keep;
+  /** Where its records can be: the session reads no more than that. */
+  readonly scope?: ReadScope;
   readonly choose: (snapshot: DlqSnapshot) => readonly DlqRecord[];
 }
 

@@ -30,7 +30,7 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
       await session.close();
     }
   };
-  const withSession = <T>(consumer: ConsumerModel, keep: Keep, work: (session: DlqSession) => Promise<T>) => oneAtATime(consumer, () => inSession(consumer, keep, work));
+  const withSession = <T>(consumer: ConsumerModel, chooser: Chooser, work: (session: DlqSession) => Promise<T>) => oneAtATime(consumer, () => inSession(consumer, chooser.keep, work, chooser.scope));
   const snapshotOf = (session: DlqSession): DlqSnapshot => ({ records: session.records, expired: session.expired, ends: session.ends, handledVersion: session.handledVersion, backlog: session.backlog });
   // The audit log is read in the reader group, which holds no state, between sessions.
   const auditLog = (consumer: ConsumerModel, limit: number) => oneAtATime(consumer, () => readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), limit));
@@ -71,7 +71,7 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     },
     async replay(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
       const since = new Date().toISOString();
-      const handled = await withSession(consumer, chooser.keep, async (session) => {
+      const handled = await withSession(consumer, chooser, async (session) => {
         const chosen = chooser.choose(snapshotOf(session));
         const route = routeOf(consumer);
         if (!route) throw new DlqError(noRouteSentence(consumer));
@@ -84,7 +84,7 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     },
     async discard(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
       const since = new Date().toISOString();
-      const handled = await withSession(consumer, chooser.keep, async (session) => {
+      const handled = await withSession(consumer, chooser, async (session) => {
         const chosen = chooser.choose(snapshotOf(session));
         await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by });
         options.onProgress(chosen.length, chosen.length);

@@ -46,6 +46,9 @@ export function headScan(): { readonly keep: Keep; readonly scope: ReadScope; re
   };
 }
 
+/** The bytes of a key, value or header a list holds of each record: more than it shows, far less than a 10 MB value. */
+export const PREVIEW_BYTES = 1024;
+
 export interface PageView {
   readonly shown: readonly DlqRecord[];
   /** The cursor of the next page, when there is one. */
@@ -60,6 +63,7 @@ export interface PageView {
 export function pageScan(filter: RecordFilter, cursor: Cursor | undefined, size: number): { readonly keep: Keep; readonly scope: ReadScope; readonly view: (kept: readonly DlqRecord[]) => PageView } {
   const keep = firstOfEachPartition(size + 1, (r) => matches(filter, r));
   const scope: ReadScope = {
+    previewBytes: PREVIEW_BYTES,
     from: (partition) => (cursor === undefined || partition > cursor.partition ? 0n : partition === cursor.partition ? cursor.offset + 1n : undefined),
     // Once a partition holds more than a page, no later partition can reach the page: their reading stops, or never starts.
     enough: (partition) => [...keep.kept].some(([p, n]) => n > size && p <= partition),

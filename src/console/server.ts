@@ -18,7 +18,7 @@ import type { PageContext } from './pages/layout';
 import { overviewPage } from './pages/overview';
 import type { OverviewRow } from './pages/overview';
 import { recordPage } from './pages/record';
-import { cursorOf, headScan, pageScan } from './scan';
+import { cursorOf, headScan, pageScan, PREVIEW_BYTES } from './scan';
 import { summaryCache } from './summary-cache';
 import { describeSelection, resolveSelection, selectionChooser, selectionOf } from './selection';
 
@@ -221,7 +221,9 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   app.post('/consumers/:name/dry-run', async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {
     const consumer = consumerNamed(request.params.name);
     const selection = selectionOf(request.body as Query);
-    const body = await options.dlq.read(consumer, selectionChooser(selection).keep, (snapshot) => dryRunFragment(consumer, selection, resolveSelection(snapshot, selection), targetOf(consumer), options.dlq.replayRouteSentence(consumer), context));
+    const chooser = selectionChooser(selection);
+    // A dry run publishes nothing: it holds previews of the records it lists.
+    const body = await options.dlq.read(consumer, chooser.keep, (snapshot) => dryRunFragment(consumer, selection, resolveSelection(snapshot, selection), targetOf(consumer), options.dlq.replayRouteSentence(consumer), context), { ...chooser.scope, previewBytes: PREVIEW_BYTES });
     return sendFragment(reply, body);
   });
 

@@ -67,6 +67,24 @@ export interface ReadScope {
   readonly enough?: (partition: number, position: bigint) => boolean;
   /** Awaited after each fetched batch before the next is taken: a slow writer (a pipe) holds reading back. */
   readonly drain?: () => Promise<void>;
+  /**
+   * Hold kept records as previews: key, value and each header cut to this many bytes and
+   * copied out of the fetch, so a listing of records of 10 MB holds kilobytes. Only for what
+   * is shown, never for what is published: a preview's value is not the record's.
+   */
+  readonly previewBytes?: number;
+}
+
+/** A record with its bytes cut to `max` and copied, so it holds no fetch buffer alive. */
+export function preview(record: DlqRecord, max: number): DlqRecord {
+  const cut = (b: Buffer | null) => (b === null ? null : Buffer.from(b.subarray(0, max)));
+  const headers: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(record.headers)) {
+    headers[name] = Array.isArray(raw) ? raw.map((v) => (Buffer.isBuffer(v) ? cut(v) : v)) : Buffer.isBuffer(raw) ? cut(raw) : raw;
+  }
+  const text = (t: string | undefined) => (t !== undefined && t.length > max ? t.slice(0, max) : t);
+  const decoded = { ...record.decoded, errorClass: text(record.decoded.errorClass), errorMessage: text(record.decoded.errorMessage), originalTopic: text(record.decoded.originalTopic) };
+  return { ...record, key: cut(record.key), value: cut(record.value), headers: headers as RawHeaders, decoded };
 }
 
 type KafkaAdmin = ReturnType<Kafka['admin']>;
@@ -508,7 +526,7 @@ async function readUnhandled(
               };
               // Seen once, kept or not: keep decides what the session holds, never twice.
               listed.set(partition, offset);
-              if (keep(record)) found.push(record);
+              if (keep(record)) found.push(scope.previewBytes === undefined ? record : preview(record, scope.previewBytes));
             }
             const lastMessage = b.messages.length > 0 ? BigInt(b.messages[b.messages.length - 1]!.offset) : undefined;
             const first = b.firstOffset?.() ?? (offsets[0] !== undefined ? offsets[0].toString() : null);

@@ -1,4 +1,5 @@
 import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, ReadScope } from '../../src/console/backend';
+import { preview } from '../../src/dlq/session';
 import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
@@ -23,7 +24,7 @@ export function dlqRecord(partition: number, offset: number, fields: { key?: str
 }
 
 /** The console's DLQ with records in memory: what was acted on is recorded, not published. */
-export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: string; ids: string[]; by: string; reason?: string }[]; mostKept: number; lastRead: number; handledVersion: number } {
+export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: string; ids: string[]; by: string; reason?: string }[]; mostKept: number; mostHeldBytes: number; lastRead: number; handledVersion: number } {
   const acted: { action: string; ids: string[]; by: string; reason?: string }[] = [];
   const audit: AuditLogEntry[] = [];
   // As a session reads: each partition in offset order from where the scope says, partitions
@@ -40,11 +41,12 @@ export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: s
       const start = starts.get(r.partition);
       if (start === undefined || r.offset < start || stopped.has(r.partition)) continue;
       read++;
-      if (keep(r)) kept.push(r);
+      if (keep(r)) kept.push(scope.previewBytes === undefined ? r : preview(r, scope.previewBytes));
       for (const p of ends.keys()) if (!stopped.has(p) && scope.enough?.(p, p === r.partition ? r.offset + 1n : (starts.get(p) ?? 0n))) stopped.add(p);
     }
     kept.sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
     fake.mostKept = Math.max(fake.mostKept, kept.length);
+    fake.mostHeldBytes = Math.max(fake.mostHeldBytes, kept.reduce((n, r) => n + (r.value?.length ?? 0) + (r.key?.length ?? 0), 0));
     fake.lastRead = read;
     return { records: kept, expired: [], ends, handledVersion: String(fake.handledVersion), backlog: records.length };
   };
@@ -59,6 +61,7 @@ export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: s
   const fake = {
     acted,
     mostKept: 0,
+    mostHeldBytes: 0,
     lastRead: 0,
     handledVersion: 0,
     read: async <T>(_consumer: ConsumerModel, keep: (r: DlqRecord) => boolean, use: (s: DlqSnapshot) => T, scope?: ReadScope) => use(snapshot(keep, scope)),

@@ -320,6 +320,32 @@ describe('krt console: pages', () => {
     expect(dlq.lastRead).toBe(302);
   });
 
+  it('lists records of 10 MB values holding a preview of each, and shows the one asked for in full (first 64 KiB)', async () => {
+    const huge = Buffer.alloc(10 * 2 ** 20, 'x');
+    const records = [0, 1, 2].flatMap((partition) => Array.from({ length: 60 }, (_, offset) => dlqRecord(partition, offset, { key: `k${offset}`, value: huge, headers: xHeaders('E', 'm'.repeat(2 ** 20)) })));
+    const { app, dlq } = console_(records);
+    const page = await get(app, `/consumers/${CONSUMER}`);
+    expect(page.body).toContain('>0:49<');
+    expect(page.body.length).toBeLessThan(200_000);
+    const dry = await post(app, `/consumers/${CONSUMER}/dry-run`, { csrf: csrfToken(TOKEN), scope: 'filter', limit: '100' });
+    expect(dry.body).toContain('→ 100 records');
+    // At most 100 records of each partition, 1 KiB of each.
+    expect(dlq.mostHeldBytes).toBeLessThan(300 * 2 * 1024);
+    const record = (await get(app, `/consumers/${CONSUMER}/records/1:7`)).body;
+    expect(record).toContain('10485760 bytes');
+    expect(record).toContain('first 64 KiB shown');
+  });
+
+  it('a dry run of ticked records reads their partitions from the lowest id to the highest, no more', async () => {
+    const records = [0, 1, 2].flatMap((partition) => Array.from({ length: 1000 }, (_, offset) => dlqRecord(partition, offset, { key: `k${offset}`, value: 'v', headers: xHeaders('E', 'm') })));
+    const { app, dlq } = console_(records);
+    const dry = await post(app, `/consumers/${CONSUMER}/dry-run`, { csrf: csrfToken(TOKEN), scope: 'ids', ids: '1:500,1:510' });
+    expect(dry.body).toContain('→ 2 records');
+    expect(dlq.lastRead).toBeLessThanOrEqual(11);
+    const refused = await post(app, `/consumers/${CONSUMER}/dry-run`, { csrf: csrfToken(TOKEN), scope: 'filter', limit: '1000000' });
+    expect(refused.body).toContain('at most 10000 records at a time');
+  });
+
   it('never sends the SASL password to the browser', async () => {
     const { app } = console_();
     const bodies = await Promise.all(['/', `/consumers/${CONSUMER}`, `/consumers/${CONSUMER}/records/0:1`, `/consumers/${CONSUMER}/audit`].map(async (url) => (await get(app, url)).body));

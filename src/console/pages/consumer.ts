@@ -5,7 +5,7 @@ import { consoleUrl, html } from '../html';
 import type { SafeHtml } from '../html';
 import { filterQuery } from '../filter';
 import type { RecordFilter } from '../filter';
-import { DEFAULT_ACTION_LIMIT } from '../selection';
+import { DEFAULT_ACTION_LIMIT, MAX_ACTION_LIMIT } from '../selection';
 import type { PageView } from '../scan';
 import type { CountedSummary } from '../summary-cache';
 import { isoTime } from './layout';
@@ -94,7 +94,7 @@ export function summaryFragment(consumer: ConsumerModel, counted: CountedSummary
 <table id="groups"><thead><tr><th>error name</th><th>original topic</th><th class="num">records</th><th>first seen</th><th>last seen</th><th class="num">replayed before</th><th>example message</th><th></th></tr></thead>
 <tbody>${summary.groups.map(
     (g) => html`<tr><td><a href="${consoleUrl(['consumers', consumer.name], { ...q, error: g.errorClass })}">${g.errorClass}</a></td><td class="mono">${g.originalTopic}</td><td class="num">${g.count}</td><td>${g.oldest}</td><td>${g.newest}</td><td class="num">${g.replayedBefore}</td><td>${clip(g.example, 120)}</td>
-<td>${dryRunForm(consumer, context, { ...q, scope: 'group', group_error: g.errorClass, group_topic: g.originalTopic, limit: String(Math.max(g.count, 1)) }, 'select group')}</td></tr>`,
+<td>${dryRunForm(consumer, context, { ...q, scope: 'group', group_error: g.errorClass, group_topic: g.originalTopic, limit: String(Math.min(Math.max(g.count, 1), MAX_ACTION_LIMIT)) }, 'select group')}</td></tr>`,
   )}</tbody></table>
 </div>
 ${errorSelect(filter, summary.groups.map((g) => g.errorClass), true)}`;
