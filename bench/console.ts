@@ -1,48 +1,60 @@
-import { csrfToken, newSessionToken, TOKEN_COOKIE } from '../src/console/auth';
-import { kafkaConsoleDlq } from '../src/console/kafka-dlq';
-import { buildConsoleServer } from '../src/console/server';
-import { fillDlq, freshTopology, measured } from './dlq';
-import { benchKafka } from './kafka';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fillRealisticDlq, freshConsoleBench } from './console-dlq';
 
 export interface ConsoleBenchRow {
   readonly records: number;
-  /** The consumer page (counts, groups, the first fifty records), from request to the last byte. */
+  /** The consumer page (fifty records, read from Kafka to the end of the page), from request to the last byte. */
   readonly firstPageMs: number;
-  /** This process's peak RSS while serving it. */
-  readonly peakRssMb: number;
-  /** RSS before the request, after a GC: what the server holds between requests. */
+  /** The page after it (`?after=0:49`). */
+  readonly nextPageMs: number;
+  /** The counts and groups fragment, loaded after the page: reads the whole DLQ. */
+  readonly summaryMs: number;
+  /** The console process's RSS before the first request, after a GC. */
   readonly baseRssMb: number;
-  /** A dry run of the whole DLQ (at most 100 records selected). */
-  readonly dryRunMs: number;
+  /** Its peak RSS over the two pages, the counts and the overview. */
+  readonly peakRssMb: number;
+  /** `krt dlq inspect --json` of the same DLQ, in a process of its own. */
+  readonly inspectMs: number;
+  readonly inspectPeakRssMb: number;
 }
 
 const SIZES = [10_000, 1_000_000];
 
-/** krt console's first page of a DLQ of 10,000 and of 1,000,000 records, through the real server and session code. */
-export async function benchConsole(log: (line: string) => void = () => {}): Promise<ConsoleBenchRow[]> {
+function child(file: string, env: Record<string, string>): Record<string, number> {
+  const out = execFileSync(process.execPath, ['--expose-gc', path.join(__dirname, '..', 'node_modules', 'jiti', 'lib', 'jiti-cli.mjs'), path.join(__dirname, file)], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    maxBuffer: 16 * 2 ** 20,
+  });
+  return JSON.parse(out) as Record<string, number>;
+}
+
+/**
+ * krt console and krt dlq inspect over DLQs of 10,000 and 1,000,000 records of ~512-byte
+ * values with the runtime's DLQ headers, each in a process of its own, so its RSS is its own.
+ */
+export async function benchConsole(log: (line: string) => void = () => {}, sizes: readonly number[] = SIZES): Promise<ConsoleBenchRow[]> {
   const rows: ConsoleBenchRow[] = [];
-  for (const records of SIZES) {
-    const topology = await freshTopology();
-    const consumer = topology.consumers[0]!;
-    log(`filling a DLQ with ${records.toLocaleString('en-US')} records`);
-    await fillDlq(consumer, records);
-    const token = newSessionToken();
-    const app = buildConsoleServer({ topologies: [topology], dlq: kafkaConsoleDlq(benchKafka()), token, allowedHosts: new Set(['localhost:80']), readOnlyReason: () => 'bench' });
-    const headers = { host: 'localhost:80', cookie: `${TOKEN_COOKIE}=${token}` };
-    try {
-      global.gc?.();
-      const baseRssMb = process.memoryUsage.rss() / 2 ** 20;
-      const page = await measured(() => app.inject({ method: 'GET', url: `/consumers/${consumer.name}`, headers }));
-      if (!page.value.body.includes(`id="unhandled">${records}<`)) throw new Error(`the console's page did not count ${records} records`);
-      const dryRun = await measured(() =>
-        app.inject({ method: 'POST', url: `/consumers/${consumer.name}/dry-run`, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: `csrf=${csrfToken(token)}&scope=filter&limit=100` }),
-      );
-      if (!dryRun.value.body.includes('→ 100 records')) throw new Error('the dry run did not select 100 records');
-      rows.push({ records, firstPageMs: page.ms, peakRssMb: Math.max(page.peakRssMb, dryRun.peakRssMb), baseRssMb, dryRunMs: dryRun.ms });
-      log(`${records.toLocaleString('en-US')} records: first page in ${Math.round(page.ms)} ms, peak RSS ${Math.round(page.peakRssMb)} MB`);
-    } finally {
-      await app.close();
-    }
+  for (const records of sizes) {
+    const { id, consumer } = await freshConsoleBench();
+    log(`filling a DLQ with ${records.toLocaleString('en-US')} records of ~512 bytes`);
+    await fillRealisticDlq(consumer, records);
+    const env = { BENCH_ID: id, BENCH_RECORDS: String(records) };
+    const console_ = child('console-child.ts', env);
+    log(`${records.toLocaleString('en-US')} records: console first page in ${Math.round(console_.firstPageMs!)} ms, counts in ${Math.round(console_.summaryMs!)} ms, peak RSS ${Math.round(console_.peakRssMb!)} MB`);
+    const inspect = child('inspect-child.ts', env);
+    log(`${records.toLocaleString('en-US')} records: inspect in ${Math.round(inspect.inspectMs!)} ms, peak RSS ${Math.round(inspect.peakRssMb!)} MB`);
+    rows.push({
+      records,
+      firstPageMs: console_.firstPageMs!,
+      nextPageMs: console_.nextPageMs!,
+      summaryMs: console_.summaryMs!,
+      baseRssMb: console_.baseRssMb!,
+      peakRssMb: console_.peakRssMb!,
+      inspectMs: inspect.inspectMs!,
+      inspectPeakRssMb: inspect.peakRssMb!,
+    });
   }
   return rows;
 }

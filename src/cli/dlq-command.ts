@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { compileFiles } from '../compile';
 import { kafkaFromEnv } from '../dlq/connection';
-import { bytesText, groupRecords, recordJson } from '../dlq/inspect';
+import { bytesText, recordGroups, recordJson } from '../dlq/inspect';
 import { recordsWaitingForTheirKey } from '../dlq/key-turn';
 import { checkRecordable, discardRecords, replayRecords } from '../dlq/replay';
 import { replayRoute, replayTarget } from '../dlq/replay-route';
@@ -11,7 +11,7 @@ import type { TopicReaders } from '../dlq/topic-groups';
 import { selectRecords } from '../dlq/select';
 import type { Selection } from '../dlq/select';
 import { DlqError, DlqSession } from '../dlq/session';
-import type { ExpiredRecords } from '../dlq/session';
+import type { DlqRecord, ExpiredRecords } from '../dlq/session';
 import type { ConsumerModel } from '../model/types';
 import { DEFAULT_REPLAY_LIMIT, DLQ_FLAGS, dlqReaderGroupName, REPLAY_ROUTES } from '../naming';
 import type { ReplayRouteName } from '../naming';
@@ -74,34 +74,77 @@ function expiredLine(expired: readonly ExpiredRecords[]): string {
   return `expired: retention deleted ${plural(total, 'unhandled record')} before anyone replayed or discarded them (${parts.join('; ')}); they are lost\n`;
 }
 
+/**
+ * `krt dlq inspect`: prints each unhandled record as it is read (each partition in offset
+ * order), then the count and the groups, tallied along the way: memory does not grow with
+ * the DLQ. A pipe that fills holds reading back; a reader that leaves (`| head`) ends it.
+ */
 export async function dlqInspectCommand(given: CliIo, name: string, options: { json: boolean }): Promise<number> {
   const io = options.json ? given : humanIo(given);
-  return withSession(io, name, async (session) => {
-    // Leave the replay group before printing: a reader that stops early (| head) leaves no member behind.
-    await session.close();
-    const { records, consumer, expired } = session;
+  const consumers = await topologyConsumers(io);
+  if (!consumers) return EXIT.problems;
+  const consumer = named(consumers, name);
+  return inspectDlq(io, kafkaFromEnv(io.env ?? process.env), consumer, options);
+}
+
+/** What `krt dlq inspect` prints of one consumer's DLQ, to `io` as given (escaping is the caller's). */
+export async function inspectDlq(io: CliIo, kafka: ReturnType<typeof kafkaFromEnv>, consumer: ConsumerModel, options: { json: boolean }): Promise<number> {
+  const groups = recordGroups({ ids: false });
+  let unhandled = 0;
+  let first = true;
+  // Written in batches, so a pipe sees whole lines and the drain check runs per batch.
+  let pending = '';
+  // Printed once something is read, so a broker that refuses the session leaves stdout empty.
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    pending =
+      (options.json
+        ? `{\n  "consumer": ${JSON.stringify(consumer.name)},\n  "dlqTopic": ${JSON.stringify(consumer.dlq.name)},\n  "records": [`
+        : `${consumer.dlq.name} (consumer ${consumer.name}), unhandled records as read (id = partition:offset):\n`) + pending;
+  };
+  const print = (r: DlqRecord) => {
+    start();
+    unhandled++;
+    groups.add(r);
     if (options.json) {
-      const expiredTotal = expired.reduce((n, e) => n + e.total, 0);
-      const report = { consumer: consumer.name, dlqTopic: consumer.dlq.name, unhandled: records.length, expired: { total: expiredTotal, partitions: expired.map((e) => ({ ...e, logStart: e.logStart.toString() })) }, groups: groupRecords(records), records: records.map(recordJson) };
-      io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-      return EXIT.ok;
-    }
-    io.stdout(`${consumer.dlq.name} (consumer ${consumer.name}): ${plural(records.length, 'unhandled record')}\n`);
-    io.stdout(expiredLine(expired));
-    if (records.length === 0) return EXIT.ok;
-    io.stdout('\nby error name (x-error-class) and original topic:\n');
-    for (const g of groupRecords(records)) {
-      const back = g.replayedBefore > 0 ? `, ${g.replayedBefore} replayed before and back again` : '';
-      io.stdout(`  ${g.errorClass}  from ${g.originalTopic}: ${g.count}, ${g.oldest} .. ${g.newest}${back}, e.g. "${g.example}"\n`);
-    }
-    io.stdout('\nrecords (id = partition:offset):\n');
-    for (const r of records) {
+      pending += `${first ? '' : ','}\n    ${JSON.stringify(recordJson(r), null, 2).replace(/\n/g, '\n    ')}`;
+    } else {
       const j = recordJson(r);
       const replays = r.replayCount > 0 ? `  replayed=${r.replayCount}` : '';
-      io.stdout(`  ${j.id}  ${j.timestamp}  key=${bytesText(r.key)}  attempt=${j.attempt ?? '?'}${replays}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`);
+      pending += `  ${j.id}  ${j.timestamp}  key=${bytesText(r.key)}  attempt=${j.attempt ?? '?'}${replays}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`;
     }
+    first = false;
+    return false;
+  };
+  const flush = async () => {
+    if (pending !== '') io.stdout(pending);
+    pending = '';
+    await io.drain?.();
+  };
+  const session = await DlqSession.open(kafka, consumer, undefined, print, { drain: flush, enough: () => io.stdoutClosed?.() === true });
+  // Leave the reader group before printing the rest: a reader that stops early (| head) leaves no member behind.
+  await session.close();
+  start();
+  await flush();
+  const { expired } = session;
+  const tallied = groups.groups().map(({ ids: _ids, ...group }) => group);
+  if (options.json) {
+    const expiredTotal = expired.reduce((n, e) => n + e.total, 0);
+    const indent = (value: unknown) => JSON.stringify(value, null, 2).replace(/\n/g, '\n  ');
+    io.stdout(`${first ? '' : '\n  '}],\n  "unhandled": ${unhandled},\n  "expired": ${indent({ total: expiredTotal, partitions: expired.map((e) => ({ ...e, logStart: e.logStart.toString() })) })},\n  "groups": ${indent(tallied)}\n}\n`);
     return EXIT.ok;
-  });
+  }
+  io.stdout(`${unhandled === 0 ? '  (none)\n' : ''}\n${consumer.dlq.name} (consumer ${consumer.name}): ${plural(unhandled, 'unhandled record')}\n`);
+  io.stdout(expiredLine(expired));
+  if (unhandled === 0) return EXIT.ok;
+  io.stdout('\nby error name (x-error-class) and original topic:\n');
+  for (const g of tallied) {
+    const back = g.replayedBefore > 0 ? `, ${g.replayedBefore} replayed before and back again` : '';
+    io.stdout(`  ${g.errorClass}  from ${g.originalTopic}: ${g.count}, ${g.oldest} .. ${g.newest}${back}, e.g. "${g.example}"\n`);
+  }
+  return EXIT.ok;
 }
 
 export interface ReplayCommandOptions {

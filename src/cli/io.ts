@@ -6,6 +6,10 @@ export interface CliIo {
   /** Whether stderr is a terminal, so progress can redraw one line. */
   readonly interactive?: boolean;
   readonly env?: NodeJS.ProcessEnv;
+  /** Resolves when stdout has taken what was written (a pipe to a slow reader fills up): output streamed from Kafka waits for it. */
+  readonly drain?: () => Promise<void>;
+  /** Whether the reader of stdout left (`| head`): a command streaming output can stop reading. */
+  readonly stdoutClosed?: () => boolean;
 }
 
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
@@ -25,5 +29,16 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     interactive: Boolean(process.stderr.isTTY),
     env: process.env,
+    drain: () =>
+      stdoutClosed || !process.stdout.writableNeedDrain
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const done = () => {
+              process.stdout.off('drain', done).off('error', done).off('close', done);
+              resolve();
+            };
+            process.stdout.on('drain', done).on('error', done).on('close', done);
+          }),
+    stdoutClosed: () => stdoutClosed,
   };
 }

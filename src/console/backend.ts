@@ -1,12 +1,18 @@
 import type { ConsumerModel } from '../model/types';
-import type { DlqRecord, ExpiredRecords, Keep } from '../dlq/session';
+import type { DlqRecord, ExpiredRecords, Keep, ReadScope } from '../dlq/session';
 
-export type { Keep };
+export type { Keep, ReadScope };
 
 /** The unhandled records one session kept (in partition and offset order), and what retention deleted. */
 export interface DlqSnapshot {
   readonly records: readonly DlqRecord[];
   readonly expired: readonly ExpiredRecords[];
+  /** The ends (high watermarks) the session read at open. */
+  readonly ends: ReadonlyMap<number, bigint>;
+  /** The session's handled version (DlqSession.handledVersion): equal ones list the same records below the ends. */
+  readonly handledVersion: string;
+  /** Unhandled records from offsets and the handled state alone, read or not (DlqSession.backlog). */
+  readonly backlog: number;
 }
 
 /** One line of a consumer's DLQ audit log, as `audit()` wrote it. */
@@ -38,6 +44,8 @@ export interface ActionOutcome {
 /** What an action acts on: the records it keeps while reading, then chosen among them. */
 export interface Chooser {
   readonly keep: Keep;
+  /** Where its records can be: the session reads no more than that. */
+  readonly scope?: ReadScope;
   readonly choose: (snapshot: DlqSnapshot) => readonly DlqRecord[];
 }
 
@@ -46,8 +54,8 @@ export interface Chooser {
  * server never touches Kafka itself, so its tests give it records of their own.
  */
 export interface ConsoleDlq {
-  /** Reads the unhandled records in a DLQ session, keeping those `keep` wants, gives them to `use`, and leaves the session. */
-  read<T>(consumer: ConsumerModel, keep: Keep, use: (snapshot: DlqSnapshot) => T): Promise<T>;
+  /** Reads the unhandled records in a DLQ session (as far as `scope` says), keeping those `keep` wants, gives them to `use`, and leaves the session. */
+  read<T>(consumer: ConsumerModel, keep: Keep, use: (snapshot: DlqSnapshot) => T, scope?: ReadScope): Promise<T>;
   /** Where a replay publishes this record (topic and partition), or throws why it cannot. */
   replayTarget(consumer: ConsumerModel, record: DlqRecord): { readonly topic: string; readonly partition?: number };
   /** One sentence naming where replays of this consumer go and who will see them. */

@@ -5,13 +5,14 @@ import { discardRecords, replayRecords } from '../dlq/replay';
 import { replayRoute, replayTarget } from '../dlq/replay-route';
 import type { ReplayRoute } from '../dlq/replay-route';
 import { DlqError, DlqSession } from '../dlq/session';
-import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, Keep } from './backend';
+import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, Keep, ReadScope } from './backend';
 import { readAuditLog } from './audit-log';
 
 /**
  * The console's DLQ over src/dlq, as `krt dlq` uses it: a session per page or action, left
- * as soon as it is done so a `krt dlq` command can run between two clicks. Sessions of one
- * consumer run one at a time: two members of its replay group would split its partitions.
+ * as soon as it is done so a `krt dlq` command can run between two clicks. Reads run at
+ * once, side by side (the reader group gives every member every partition: a page need not
+ * wait for a count of a million records); actions of one consumer run one at a time.
  */
 export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
   const queues = new Map<string, Promise<unknown>>();
@@ -21,16 +22,16 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     queues.set(consumer.name, next.catch(() => undefined));
     return next;
   };
-  const withSession = <T>(consumer: ConsumerModel, keep: Keep, work: (session: DlqSession) => Promise<T>) =>
-    oneAtATime(consumer, async () => {
-      const session = await DlqSession.open(kafka, consumer, undefined, keep);
-      try {
-        return await work(session);
-      } finally {
-        await session.close();
-      }
-    });
-  const snapshotOf = (session: DlqSession): DlqSnapshot => ({ records: session.records, expired: session.expired });
+  const inSession = async <T>(consumer: ConsumerModel, keep: Keep, work: (session: DlqSession) => Promise<T>, scope?: ReadScope) => {
+    const session = await DlqSession.open(kafka, consumer, undefined, keep, scope);
+    try {
+      return await work(session);
+    } finally {
+      await session.close();
+    }
+  };
+  const withSession = <T>(consumer: ConsumerModel, chooser: Chooser, work: (session: DlqSession) => Promise<T>) => oneAtATime(consumer, () => inSession(consumer, chooser.keep, work, chooser.scope));
+  const snapshotOf = (session: DlqSession): DlqSnapshot => ({ records: session.records, expired: session.expired, ends: session.ends, handledVersion: session.handledVersion, backlog: session.backlog });
   // The audit log is read in the reader group, which holds no state, between sessions.
   const auditLog = (consumer: ConsumerModel, limit: number) => oneAtATime(consumer, () => readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), limit));
   /** The default route of `krt dlq replay`; undefined for a consumer that has none (no tier). */
@@ -48,11 +49,16 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     return recent.filter((e) => wanted.has(e.key) && e.by === by && e.at >= since);
   };
   return {
-    read: (consumer, keep, use) =>
-      withSession(consumer, keep, async (session) => {
-        await session.close();
-        return use(snapshotOf(session));
-      }),
+    read: (consumer, keep, use, scope) =>
+      inSession(
+        consumer,
+        keep,
+        async (session) => {
+          await session.close();
+          return use(snapshotOf(session));
+        },
+        scope,
+      ),
     replayTarget: (consumer, record) => {
       const route = routeOf(consumer);
       if (!route) throw new DlqError(noRouteSentence(consumer));
@@ -65,7 +71,7 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     },
     async replay(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
       const since = new Date().toISOString();
-      const handled = await withSession(consumer, chooser.keep, async (session) => {
+      const handled = await withSession(consumer, chooser, async (session) => {
         const chosen = chooser.choose(snapshotOf(session));
         const route = routeOf(consumer);
         if (!route) throw new DlqError(noRouteSentence(consumer));
@@ -78,7 +84,7 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     },
     async discard(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
       const since = new Date().toISOString();
-      const handled = await withSession(consumer, chooser.keep, async (session) => {
+      const handled = await withSession(consumer, chooser, async (session) => {
         const chosen = chooser.choose(snapshotOf(session));
         await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by });
         options.onProgress(chosen.length, chosen.length);

@@ -1,8 +1,8 @@
 import { DLQ_RECORD_ID_FORMAT } from '../naming';
 import { selectRecords } from '../dlq/select';
 import type { DlqRecord } from '../dlq/session';
-import type { Chooser, DlqSnapshot } from './backend';
-import { byPosition, firstOfEachPartition } from './scan';
+import type { Chooser, DlqSnapshot, ReadScope } from './backend';
+import { byPosition, cursorOf, firstOfEachPartition } from './scan';
 import { FilterError, filterOf, filterQuery, inGroup, matches, one } from './filter';
 import type { Query, RecordFilter } from './filter';
 
@@ -19,6 +19,9 @@ export type Selection =
 /** At most this many records per action unless the form says otherwise, as `krt dlq replay` bounds --all. */
 export const DEFAULT_ACTION_LIMIT = 100;
 
+/** The most records one action of the console holds and lists; more is a job for `krt dlq replay`. */
+export const MAX_ACTION_LIMIT = 10_000;
+
 function all(query: Query, name: string): string[] {
   const value = query[name];
   return (Array.isArray(value) ? value : value === undefined ? [] : [value as string]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
@@ -29,6 +32,7 @@ export function selectionOf(query: Query): Selection {
   const limitText = one(query, 'limit');
   const limit = limitText === undefined ? DEFAULT_ACTION_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1) throw new FilterError(`"at most" takes a whole number of records above 0, not '${limitText}'`);
+  if (limit > MAX_ACTION_LIMIT) throw new FilterError(`the console acts on at most ${MAX_ACTION_LIMIT} records at a time (it holds them while it acts); select fewer, or use krt dlq replay --limit from the terminal`);
   if (scope === 'ids') {
     const ids = all(query, 'ids');
     if (ids.length === 0) throw new FilterError(`select records first: tick them in the list (ids look like ${DLQ_RECORD_ID_FORMAT})`);
@@ -58,11 +62,29 @@ export function resolveSelection(snapshot: DlqSnapshot, selection: Selection): D
   return snapshot.records.filter(wanted(selection)).sort(byPosition).slice(0, selection.limit);
 }
 
+/**
+ * Where a selection's records can be: ids name their partitions and offsets, so only those
+ * partitions are read, from the lowest id to the highest; a filter or group reads everything.
+ */
+function selectionScope(selection: Selection): ReadScope {
+  if (selection.scope !== 'ids') return {};
+  const bounds = new Map<number, { low: bigint; high: bigint }>();
+  for (const id of selection.ids) {
+    const at = cursorOf(id);
+    // An id that is no id is refused when the selection is resolved (selectRecords).
+    if (!at) return {};
+    const b = bounds.get(at.partition);
+    bounds.set(at.partition, b ? { low: at.offset < b.low ? at.offset : b.low, high: at.offset > b.high ? at.offset : b.high } : { low: at.offset, high: at.offset });
+  }
+  return { from: (p) => bounds.get(p)?.low, enough: (p, position) => position > (bounds.get(p)?.high ?? -1n) };
+}
+
 /** Reads keeping only what the selection can name (at most `limit` of each partition), then resolves it. */
 export function selectionChooser(selection: Selection): Chooser {
   const want = wanted(selection);
   return {
     keep: selection.scope === 'ids' ? want : firstOfEachPartition(selection.limit, want),
+    scope: selectionScope(selection),
     choose: (snapshot) => resolveSelection(snapshot, selection),
   };
 }

@@ -12,13 +12,14 @@ import { html } from './html';
 import type { SafeHtml } from './html';
 import { Jobs } from './jobs';
 import { auditPage, dryRunFragment, jobFragment } from './pages/actions';
-import { consumerPage, PAGE_SIZE } from './pages/consumer';
+import { consumerPage, PAGE_SIZE, summaryFragment } from './pages/consumer';
 import { page } from './pages/layout';
 import type { PageContext } from './pages/layout';
 import { overviewPage } from './pages/overview';
 import type { OverviewRow } from './pages/overview';
 import { recordPage } from './pages/record';
-import { backlogScan, cursorOf, pageScan } from './scan';
+import { cursorOf, headScan, pageScan, PREVIEW_BYTES } from './scan';
+import { summaryCache } from './summary-cache';
 import { describeSelection, resolveSelection, selectionChooser, selectionOf } from './selection';
 
 export interface ConsoleOptions {
@@ -81,6 +82,7 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   const csrf = csrfToken(options.token);
   const now = options.now ?? Date.now;
   const jobs = new Jobs();
+  const summaries = summaryCache(options.dlq, now);
   const htmx = htmxScript();
   const consumers = options.topologies.flatMap((topology) => topology.consumers.map((consumer) => ({ topology, consumer })));
   const context: PageContext = {
@@ -163,16 +165,18 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   app.get('/assets/console.css', (_request, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS));
 
   app.get('/', async (_request, reply) => {
-    const rows: OverviewRow[] = [];
-    for (const { topology, consumer } of consumers) {
-      try {
-        const scan = backlogScan();
-        const backlog = await options.dlq.read(consumer, scan.keep, ({ expired }) => ({ ...scan.result(), expired: expired.reduce((n, e) => n + e.total, 0) }));
-        rows.push({ topology, consumer, backlog });
-      } catch (error) {
-        rows.push({ topology, consumer, backlog: { error: explain(error) } });
-      }
-    }
+    // Counted from offsets and the handled state, the oldest from each partition's first unhandled record: no DLQ is walked.
+    const rows = await Promise.all(
+      consumers.map(async ({ topology, consumer }): Promise<OverviewRow> => {
+        try {
+          const head = headScan();
+          const backlog = await options.dlq.read(consumer, head.keep, ({ records, expired, backlog: unhandled }) => ({ unhandled, oldest: head.oldest(records), expired: expired.reduce((n, e) => n + e.total, 0) }), head.scope);
+          return { topology, consumer, backlog };
+        } catch (error) {
+          return { topology, consumer, backlog: { error: explain(error) } };
+        }
+      }),
+    );
     return sendPage(reply, 'Overview', overviewPage(rows, now(), options.grafanaUrl));
   });
 
@@ -180,19 +184,31 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
     const consumer = consumerNamed(request.params.name);
     const query = request.query as Query;
     const filter = filterOf(query);
-    const scan = pageScan(filter, cursorOf(one(query, 'after')), PAGE_SIZE);
-    const body = await options.dlq.read(consumer, scan.keep, (snapshot) => consumerPage(consumer, scan.view(snapshot.records), snapshot.expired, filter, context));
+    const cursor = cursorOf(one(query, 'after'));
+    const scan = pageScan(filter, cursor, PAGE_SIZE);
+    const body = await options.dlq.read(consumer, scan.keep, (snapshot) => consumerPage(consumer, scan.view(snapshot.records), snapshot.expired, filter, cursor && `${cursor.partition}:${cursor.offset}`, context), scan.scope);
     return sendPage(reply, consumer.name, body);
+  });
+
+  app.get('/consumers/:name/summary', async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {
+    const consumer = consumerNamed(request.params.name);
+    const filter = filterOf(request.query as Query);
+    return sendFragment(reply, summaryFragment(consumer, await summaries.summary(consumer, filter), filter, context));
   });
 
   app.get('/consumers/:name/records/:id', async (request: FastifyRequest<{ Params: { name: string; id: string } }>, reply) => {
     const consumer = consumerNamed(request.params.name);
     const { id } = request.params;
+    const at = cursorOf(id);
+    const missing = () => new HttpError(404, `no unhandled record ${id} in ${consumer.dlq.name}: it was handled, deleted by retention, or never existed`);
+    if (!at) throw missing();
+    // Its partition alone, from its offset, and no further than it.
+    const scope = { from: (p: number) => (p === at.partition ? at.offset : undefined), enough: (_p: number, position: bigint) => position > at.offset };
     const body = await options.dlq.read(consumer, (r) => r.id === id, ({ records }) => {
       const record = records.find((r) => r.id === id);
-      if (!record) throw new HttpError(404, `no unhandled record ${id} in ${consumer.dlq.name}: it was handled, deleted by retention, or never existed`);
+      if (!record) throw missing();
       return recordPage(consumer, record, targetOf(consumer)(record));
-    });
+    }, scope);
     return sendPage(reply, `${consumer.name} ${id}`, body);
   });
 
@@ -205,7 +221,9 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   app.post('/consumers/:name/dry-run', async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {
     const consumer = consumerNamed(request.params.name);
     const selection = selectionOf(request.body as Query);
-    const body = await options.dlq.read(consumer, selectionChooser(selection).keep, (snapshot) => dryRunFragment(consumer, selection, resolveSelection(snapshot, selection), targetOf(consumer), options.dlq.replayRouteSentence(consumer), context));
+    const chooser = selectionChooser(selection);
+    // A dry run publishes nothing: it holds previews of the records it lists.
+    const body = await options.dlq.read(consumer, chooser.keep, (snapshot) => dryRunFragment(consumer, selection, resolveSelection(snapshot, selection), targetOf(consumer), options.dlq.replayRouteSentence(consumer), context), { ...chooser.scope, previewBytes: PREVIEW_BYTES });
     return sendFragment(reply, body);
   });
 

@@ -24,20 +24,37 @@ interface GroupTally {
   readonly example: string;
 }
 
+/** The most groups a tally keeps apart: past it, records of new groups are counted together, so distinct error names cannot grow memory without bound. */
+export const MAX_GROUPS = 1000;
+/** Error names, topics and example messages longer than this are cut in groups (the records keep them whole). */
+const MAX_GROUP_TEXT = 500;
+export const OTHER_GROUPS = '(other error names)';
+
+const clipped = (text: string) => (text.length > MAX_GROUP_TEXT ? `${text.slice(0, MAX_GROUP_TEXT)}…` : text);
+
 /**
  * Groups by x-error-class and original topic, built one record at a time, so a caller
- * can group a DLQ it does not hold; without `ids`, a group's memory does not grow with it.
+ * can group a DLQ it does not hold; without `ids`, a group's memory does not grow with it,
+ * and at most MAX_GROUPS groups (and one of the rest) are kept, whatever producers wrote.
  */
-export function recordGroups(options: { readonly ids: boolean } = { ids: true }) {
-  const tallies = new Map<string, GroupTally>();
+export function recordGroups(options: { readonly ids: boolean } = { ids: true }, from?: ReadonlyMap<string, GroupTally>) {
+  const tallies = new Map<string, GroupTally>([...(from ?? [])].map(([key, t]) => [key, { ...t, ids: [...t.ids] }]));
   return {
+    /** An independent copy, to carry a count on without touching this one. */
+    copy: () => recordGroups(options, tallies),
+    size: () => tallies.size,
     add(r: DlqRecord): void {
-      const errorClass = r.decoded.errorClass ?? '(none)';
-      const originalTopic = r.decoded.originalTopic ?? '(unknown)';
-      const key = `${errorClass}\u0000${originalTopic}`;
+      let errorClass = clipped(r.decoded.errorClass ?? '(none)');
+      let originalTopic = clipped(r.decoded.originalTopic ?? '(unknown)');
+      let key = `${errorClass}\u0000${originalTopic}`;
+      if (!tallies.has(key) && tallies.size >= MAX_GROUPS) {
+        errorClass = OTHER_GROUPS;
+        originalTopic = '(any)';
+        key = `${errorClass}\u0000${originalTopic}`;
+      }
       let tally = tallies.get(key);
       if (!tally) {
-        tally = { errorClass, originalTopic, count: 0, oldest: Infinity, newest: -Infinity, replayedBefore: 0, ids: [], example: r.decoded.errorMessage ?? '' };
+        tally = { errorClass, originalTopic, count: 0, oldest: Infinity, newest: -Infinity, replayedBefore: 0, ids: [], example: clipped(r.decoded.errorMessage ?? '') };
         tallies.set(key, tally);
       }
       tally.count++;

@@ -52,6 +52,41 @@ export class DlqError extends Error {}
  */
 export type Keep = (record: DlqRecord) => boolean;
 
+/**
+ * How much of the DLQ a session reads; by default every unhandled record to the ends read
+ * at open. A page, a record or a streamed listing reads less, or reads at the pace of
+ * whoever takes the records, so neither time nor memory grows with the DLQ.
+ */
+export interface ReadScope {
+  /** Where to start reading a partition (never before its live start), or undefined not to read it at all. */
+  readonly from?: (partition: number) => bigint | undefined;
+  /**
+   * Asked after each fetched batch, of each partition still being read, with the next offset
+   * it would read: true when the caller needs nothing more of it, and reading it stops.
+   */
+  readonly enough?: (partition: number, position: bigint) => boolean;
+  /** Awaited after each fetched batch before the next is taken: a slow writer (a pipe) holds reading back. */
+  readonly drain?: () => Promise<void>;
+  /**
+   * Hold kept records as previews: key, value and each header cut to this many bytes and
+   * copied out of the fetch, so a listing of records of 10 MB holds kilobytes. Only for what
+   * is shown, never for what is published: a preview's value is not the record's.
+   */
+  readonly previewBytes?: number;
+}
+
+/** A record with its bytes cut to `max` and copied, so it holds no fetch buffer alive. */
+export function preview(record: DlqRecord, max: number): DlqRecord {
+  const cut = (b: Buffer | null) => (b === null ? null : Buffer.from(b.subarray(0, max)));
+  const headers: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(record.headers)) {
+    headers[name] = Array.isArray(raw) ? raw.map((v) => (Buffer.isBuffer(v) ? cut(v) : v)) : Buffer.isBuffer(raw) ? cut(raw) : raw;
+  }
+  const text = (t: string | undefined) => (t !== undefined && t.length > max ? t.slice(0, max) : t);
+  const decoded = { ...record.decoded, errorClass: text(record.decoded.errorClass), errorMessage: text(record.decoded.errorMessage), originalTopic: text(record.decoded.originalTopic) };
+  return { ...record, key: cut(record.key), value: cut(record.value), headers: headers as RawHeaders, decoded };
+}
+
 type KafkaAdmin = ReturnType<Kafka['admin']>;
 
 /** The replay group's committed state of these partitions of the DLQ. */
@@ -99,14 +134,45 @@ export class DlqSession {
     private readonly commitTimeoutMs: number,
     /** Offsets the read found holding no record (transaction markers, aborted records), per partition. */
     private readonly noRecords: ReadonlyMap<number, readonly HandledRange[]> = new Map(),
+    /** Each partition's end offset (high watermark) read at open: the session read no further. */
+    readonly ends: ReadonlyMap<number, bigint> = new Map(),
   ) {}
+
+  /**
+   * What the session's view of the DLQ depends on besides its ends: the log starts and the
+   * replay group's handled state at open. Two sessions of one handled version list the same
+   * unhandled records below the lower of their ends, so a count made in one can be carried
+   * on in the other from where it stopped.
+   */
+  get handledVersion(): string {
+    return [...this.ends.keys()]
+      .sort((a, b) => a - b)
+      .map((p) => {
+        const state = this.states.get(p);
+        return `${p}:${this.logStarts.get(p) ?? 0n}@${state ? `${state.committed}${encodeHandled(state)}` : ''}`;
+      })
+      .join(' ');
+  }
+
+  /**
+   * The unhandled records between the live starts and the ends, from offsets and the handled
+   * state alone (as the monitor counts them), without reading any: offsets that hold no
+   * record (transaction markers) count until a replay or discard passes them.
+   */
+  get backlog(): number {
+    let unhandled = 0;
+    for (const [partition, end] of this.ends) {
+      unhandled += partitionBacklog(this.states.get(partition) ?? decodeHandled(0n, null), this.logStarts.get(partition) ?? 0n, end).unhandled;
+    }
+    return unhandled;
+  }
 
   /**
    * `keep` sees every unhandled record as it is read and says which to hold in `records`
    * (all by default): a caller that needs a page, a count or a bounded selection keeps
    * only that, so the session's memory does not grow with the DLQ.
    */
-  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000, keep: Keep = () => true): Promise<DlqSession> {
+  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000, keep: Keep = () => true, scope: ReadScope = {}): Promise<DlqSession> {
     const topic = consumer.dlq.name;
     const admin = kafka.admin();
     await admin.connect();
@@ -127,9 +193,15 @@ export class DlqSession {
       .sort((a, b) => a.partition - b.partition);
     // Where reading starts: past what is handled and past what retention deleted.
     const live = new Map([...states].map(([partition, state]) => [partition, passExpired(state, logStarts.get(partition) ?? 0n)]));
-    const pending = [...ends].filter(([partition, end]) => live.get(partition)!.committed < end);
-    const read = pending.length === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, consumer, live, ends, timeoutMs, keep);
-    return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords);
+    const starts = new Map<number, bigint>();
+    for (const [partition, state] of live) {
+      const from = scope.from ? scope.from(partition) : state.committed;
+      if (from === undefined) continue;
+      const start = from > state.committed ? from : state.committed;
+      if (start < ends.get(partition)!) starts.set(partition, start);
+    }
+    const read = starts.size === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, consumer, live, starts, ends, timeoutMs, keep, scope);
+    return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords, ends);
   }
 
   /**
@@ -317,9 +389,10 @@ const MAX_LOG_START_CHECK_MS = 2_000;
 type KafkaBatch = { partition: number; messages: { offset: string; timestamp: string; key: Buffer | null; value: Buffer | null; headers?: unknown }[]; firstOffset?: () => string | null; lastOffset?: () => string };
 
 /**
- * Every unhandled record from each partition's live start to the end read at open, in the
- * reader group, listed once each however often a rejoin redelivers it (a set by
- * partition:offset). A partition is read to its end when the reader's position reaches
+ * The unhandled records from each partition's start (its live start unless the scope says
+ * later) to the end read at open, in the reader group, listed once each however often a
+ * rejoin redelivers it (each partition is read in offset order, so once past an offset a
+ * partition never lists it again: memory does not grow with what was read). A partition is read to its end when the reader's position reaches
  * the end offset: a fetch reports the offsets it covered, transaction markers and aborted
  * records included (kafkajs delivers none of them as messages), and a partition that
  * retention emptied below the end holds nothing more to read.
@@ -328,28 +401,38 @@ async function readUnhandled(
   kafka: Kafka,
   consumer: ConsumerModel,
   live: ReadonlyMap<number, HandledState>,
+  starts: ReadonlyMap<number, bigint>,
   ends: ReadonlyMap<number, bigint>,
   timeoutMs: number,
   keep: Keep,
+  scope: ReadScope,
 ): Promise<{ records: DlqRecord[]; noRecords: Map<number, HandledRange[]> }> {
   const topic = consumer.dlq.name;
   const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 }, partitionAssigners: [everyPartitionAssigner] });
-  const found = new Map<string, DlqRecord>();
-  const seen = new Set<string>();
+  const found: DlqRecord[] = [];
+  // The last offset listed in each partition: a redelivered record is never listed twice.
+  const listed = new Map<number, bigint>();
   const noRecords = new Map<number, HandledRange[]>();
   // The next offset to read in each partition: where a rejoin resumes.
-  const positions = new Map([...live].map(([partition, state]) => [partition, state.committed]));
-  const waiting = new Set([...ends].filter(([partition, end]) => live.get(partition)!.committed < end).map(([partition]) => partition));
+  const positions = new Map(starts);
+  const waiting = new Set(starts.keys());
   const admin = kafka.admin();
   let checkTimer: NodeJS.Timeout | undefined;
   try {
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      // A read stalls, it does not merely take long: a DLQ of millions, or a reader that waits for a
+      // slow pipe, keeps reading as long as each window of timeoutMs moves a position.
+      const stalled = () => {
         const at = [...waiting].map((p) => `partition ${p} at offset ${positions.get(p)} of ${ends.get(p)}`).join(', ');
-        reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s (${at}); a transaction still open on the DLQ holds reading back until it ends`));
-      }, timeoutMs);
+        reject(new DlqError(`could not read ${topic} any further for ${timeoutMs / 1000}s (${at}); a transaction still open on the DLQ holds reading back until it ends`));
+      };
+      let timer = setTimeout(stalled, timeoutMs);
+      const progressed = () => {
+        clearTimeout(timer);
+        timer = setTimeout(stalled, timeoutMs);
+      };
       const done = (partition: number) => {
         if (!waiting.delete(partition)) return;
         client.pause([{ topic, partitions: [partition] }]);
@@ -377,13 +460,16 @@ async function readUnhandled(
         }
         if (to >= expected) hole(expected, to);
         if (holes.length > 0) noRecords.set(partition, holes);
-        if (to + 1n > position) positions.set(partition, to + 1n);
+        if (to + 1n > position) {
+          positions.set(partition, to + 1n);
+          progressed();
+        }
         if (to + 1n >= end) done(partition);
       };
       client.on(client.events.GROUP_JOIN, () => {
         // A rejoin (the coordinator moved, a member came or went) resumes where reading got to.
-        for (const [partition, position] of positions) {
-          if (waiting.has(partition)) client.seek({ topic, partition, offset: position.toString() });
+        for (const partition of ends.keys()) {
+          if (waiting.has(partition)) client.seek({ topic, partition, offset: positions.get(partition)!.toString() });
           else client.pause([{ topic, partitions: [partition] }]);
         }
       });
@@ -424,7 +510,8 @@ async function readUnhandled(
               if (offset >= end) break;
               offsets.push(offset);
               // Handled, or already read (a rejoin redelivers from the last fetch): listed once.
-              if (isHandled(state, offset) || offset < (positions.get(partition) ?? 0n) || seen.has(`${partition}:${offset}`)) continue;
+              const last = listed.get(partition);
+              if (isHandled(state, offset) || offset < (positions.get(partition) ?? 0n) || (last !== undefined && offset <= last)) continue;
               const headers = (message.headers ?? {}) as RawHeaders;
               const record: DlqRecord = {
                 id: `${partition}:${offset}`,
@@ -438,14 +525,20 @@ async function readUnhandled(
                 replayCount: replayCountOf(headers),
               };
               // Seen once, kept or not: keep decides what the session holds, never twice.
-              seen.add(record.id);
-              if (keep(record)) found.set(record.id, record);
+              listed.set(partition, offset);
+              if (keep(record)) found.push(scope.previewBytes === undefined ? record : preview(record, scope.previewBytes));
             }
             const lastMessage = b.messages.length > 0 ? BigInt(b.messages[b.messages.length - 1]!.offset) : undefined;
             const first = b.firstOffset?.() ?? (offsets[0] !== undefined ? offsets[0].toString() : null);
             const last = BigInt(b.lastOffset?.() ?? String(lastMessage ?? -1n));
-            if (first === null) return;
-            covered(partition, BigInt(first), lastMessage !== undefined && lastMessage > last ? lastMessage : last, offsets);
+            if (first !== null) covered(partition, BigInt(first), lastMessage !== undefined && lastMessage > last ? lastMessage : last, offsets);
+            if (scope.enough) for (const p of [...waiting]) if (scope.enough(p, positions.get(p)!)) done(p);
+            if (scope.drain && waiting.size > 0) {
+              // Waiting for the writer is not a stalled read.
+              clearTimeout(timer);
+              await scope.drain();
+              progressed();
+            }
           },
         })
         .catch(reject);
@@ -454,6 +547,6 @@ async function readUnhandled(
     clearTimeout(checkTimer);
     await Promise.all([client.disconnect(), admin.disconnect().catch(() => undefined)]);
   }
-  const records = [...found.values()].sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
+  const records = found.sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
   return { records, noRecords };
 }

@@ -53,6 +53,11 @@ async function post(app: FastifyInstance, url: string, form: Record<string, stri
   return app.inject({ method: 'POST', url, headers: { host: HOST, 'content-type': 'application/x-www-form-urlencoded', 'hx-request': 'true', ...headers }, payload: new URLSearchParams(form).toString() });
 }
 
+/** Until the background action has acted. */
+async function eventuallyIdle(dlq: { acted: unknown[] }): Promise<void> {
+  for (let i = 0; i < 100 && dlq.acted.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 describe('krt console: the session token guards every request', () => {
   it('refuses a request without the token, with the way in', async () => {
     const { app } = console_();
@@ -180,6 +185,11 @@ describe('krt console: record bytes render as inert text', () => {
     expectInert(all);
     expect(all).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(all).toContain('javascript:alert(4)');
+    // The groups and the error names of the filter's choice come with the counts.
+    const summary = (await get(app, `/consumers/${CONSUMER}/summary`)).body;
+    expectInert(summary);
+    expect(summary).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(summary).toContain('&quot;&gt;&lt;img src&#61;x onerror&#61;alert(2)&gt;');
   });
 
   it('shows ESC and bidi-override characters as escapes on the record page, in key, value, error and every header', async () => {
@@ -234,13 +244,13 @@ describe('krt console: pages', () => {
       dlqRecord(0, 3, { key: 'a-3', value: 'x', headers: xHeaders('TimeoutError', 'm'), timestamp: Date.parse('2026-12-01T12:00:00Z') }),
     ];
     const { app } = console_(records);
-    const count = async (query: string) => /id="matching">(\d+)</.exec((await get(app, `/consumers/${CONSUMER}${query}`)).body)?.[1];
+    const count = async (query: string) => /id="matching">(\d+)</.exec((await get(app, `/consumers/${CONSUMER}/summary${query}`)).body)?.[1];
     expect(await count('')).toBe('3');
     expect(await count('?error=OrderValidationError')).toBe('2');
     expect(await count('?key=a-')).toBe('2');
     expect(await count('?header=acme')).toBe('1');
     expect(await count('?from=2026-12-01T10:30&to=2026-12-01T11:30')).toBe('1');
-    const page = (await get(app, `/consumers/${CONSUMER}`)).body;
+    const page = (await get(app, `/consumers/${CONSUMER}/summary`)).body;
     expect(page).toMatch(/OrderValidationError<\/a><\/td><td class="mono">orders.confirmed<\/td><td class="num">2<\/td><td>2026-12-01T10:00:00.000Z<\/td><td>2026-12-01T11:00:00.000Z/);
   });
 
@@ -253,25 +263,87 @@ describe('krt console: pages', () => {
     expect(body).toContain('A replay publishes these 1 records to orders.confirmed');
   });
 
-  it('pages through a DLQ by offset, fifty records at a time, holding no more than a page of each partition', async () => {
+  it('pages through a DLQ by offset, fifty records at a time, reading no further than the page', async () => {
     const records = [0, 1, 2].flatMap((partition) => Array.from({ length: 4000 }, (_, offset) => dlqRecord(partition, offset, { key: `k${partition}-${offset}`, value: 'v', headers: xHeaders('E', 'm') })));
     const { app, dlq } = console_(records);
     const first = (await get(app, `/consumers/${CONSUMER}`)).body;
-    expect(first).toContain('records 1-50 of 12000');
+    expect(first).toContain('50 records');
     expect(first).toContain('>0:49<');
+    // Fifty-one of partition 0 fill the page; the other partitions stop as soon as it is full.
+    expect(dlq.lastRead).toBeLessThanOrEqual(51 * 3);
     const next = /href="([^"]+)" id="next-page"/.exec(first)![1]!.replace(/&amp;/g, '&').replace(/&#61;/g, '=');
     expect(next).toBe(`/consumers/${CONSUMER}?after=0%3A49`);
     const second = (await get(app, next)).body;
-    expect(second).toContain('records 51-100 of 12000');
+    expect(second).toContain('50 records after 0:49');
     expect(second).toContain('>0:50<');
     expect(second).not.toContain('>0:49<');
+    expect(dlq.lastRead).toBeLessThanOrEqual(51 * 3);
+    const across = (await get(app, `/consumers/${CONSUMER}?after=0%3A3979`)).body;
+    expect(across).toContain('>0:3999<');
+    expect(across).toContain('>1:29<');
+    expect(across).not.toContain('>1:30<');
     const last = (await get(app, `/consumers/${CONSUMER}?after=2%3A3949`)).body;
-    expect(last).toContain('records 11951-12000 of 12000');
+    expect(last).toContain('50 records after 2:3949');
     expect(last).not.toContain('id="next-page"');
-    expect(dlq.mostKept).toBeLessThanOrEqual(50 * 3);
+    // A page past the end (the DLQ was replayed meanwhile) says so, with the way back.
+    const past = (await get(app, `/consumers/${CONSUMER}?after=2%3A5000`)).body;
+    expect(past).toContain('no records after 2:5000');
+    expect(past).toContain('first page');
+    expect(dlq.mostKept).toBeLessThanOrEqual(51 * 3);
     await get(app, '/');
+    expect(dlq.lastRead).toBeLessThanOrEqual(3);
     await post(app, `/consumers/${CONSUMER}/dry-run`, { csrf: csrfToken(TOKEN), scope: 'filter', limit: '100' });
     expect(dlq.mostKept).toBeLessThanOrEqual(100 * 3);
+  });
+
+  it('loads the counts after the page, and counts again only what the DLQ gained since, unless something was handled', async () => {
+    const records = Array.from({ length: 300 }, (_, offset) => dlqRecord(offset % 3, Math.floor(offset / 3), { key: `k${offset}`, value: 'v', headers: xHeaders(offset % 2 ? 'E1' : 'E2', 'm') }));
+    const { app, dlq } = console_(records);
+    const page = (await get(app, `/consumers/${CONSUMER}`)).body;
+    expect(page).not.toContain('id="unhandled"');
+    expect(page).toContain(`hx-get="/consumers/${CONSUMER}/summary" hx-trigger="load"`);
+    const unhandled = (body: string) => /id="unhandled">(\d+)</.exec(body)?.[1];
+    const summary = (await get(app, `/consumers/${CONSUMER}/summary`)).body;
+    expect(unhandled(summary)).toBe('300');
+    expect(summary).toContain('<option value="E1">E1</option>');
+    expect(dlq.lastRead).toBe(300);
+    // The DLQ grows while the operator pages: the next count reads the new records alone.
+    records.push(...[0, 1, 2].map((p) => dlqRecord(p, 100, { key: 'late', value: 'v', headers: xHeaders('E3', 'm') })));
+    expect(unhandled((await get(app, `/consumers/${CONSUMER}/summary`)).body)).toBe('303');
+    expect(dlq.lastRead).toBe(3);
+    expect(unhandled((await get(app, `/consumers/${CONSUMER}/summary`)).body)).toBe('303');
+    expect(dlq.lastRead).toBe(0);
+    // A discard changes the handled state: everything is counted again.
+    await post(app, `/consumers/${CONSUMER}/discard`, { csrf: csrfToken(TOKEN), scope: 'ids', ids: '0:100', by: 'ana', reason: 'test' });
+    await eventuallyIdle(dlq);
+    expect(unhandled((await get(app, `/consumers/${CONSUMER}/summary`)).body)).toBe('302');
+    expect(dlq.lastRead).toBe(302);
+  });
+
+  it('lists records of 10 MB values holding a preview of each, and shows the one asked for in full (first 64 KiB)', async () => {
+    const huge = Buffer.alloc(10 * 2 ** 20, 'x');
+    const records = [0, 1, 2].flatMap((partition) => Array.from({ length: 60 }, (_, offset) => dlqRecord(partition, offset, { key: `k${offset}`, value: huge, headers: xHeaders('E', 'm'.repeat(2 ** 20)) })));
+    const { app, dlq } = console_(records);
+    const page = await get(app, `/consumers/${CONSUMER}`);
+    expect(page.body).toContain('>0:49<');
+    expect(page.body.length).toBeLessThan(200_000);
+    const dry = await post(app, `/consumers/${CONSUMER}/dry-run`, { csrf: csrfToken(TOKEN), scope: 'filter', limit: '100' });
+    expect(dry.body).toContain('→ 100 records');
+    // At most 100 records of each partition, 1 KiB of each.
+    expect(dlq.mostHeldBytes).toBeLessThan(300 * 2 * 1024);
+    const record = (await get(app, `/consumers/${CONSUMER}/records/1:7`)).body;
+    expect(record).toContain('10485760 bytes');
+    expect(record).toContain('first 64 KiB shown');
+  });
+
+  it('a dry run of ticked records reads their partitions from the lowest id to the highest, no more', async () => {
+    const records = [0, 1, 2].flatMap((partition) => Array.from({ length: 1000 }, (_, offset) => dlqRecord(partition, offset, { key: `k${offset}`, value: 'v', headers: xHeaders('E', 'm') })));
+    const { app, dlq } = console_(records);
+    const dry = await post(app, `/consumers/${CONSUMER}/dry-run`, { csrf: csrfToken(TOKEN), scope: 'ids', ids: '1:500,1:510' });
+    expect(dry.body).toContain('→ 2 records');
+    expect(dlq.lastRead).toBeLessThanOrEqual(11);
+    const refused = await post(app, `/consumers/${CONSUMER}/dry-run`, { csrf: csrfToken(TOKEN), scope: 'filter', limit: '1000000' });
+    expect(refused.body).toContain('at most 10000 records at a time');
   });
 
   it('never sends the SASL password to the browser', async () => {
