@@ -1,0 +1,164 @@
+import { EventEmitter } from 'node:events';
+import { platformaticPort } from '../../src/runtime/adapters/platformatic';
+import type { PlatformaticConsumerLike, PlatformaticKafkaLike, PlatformaticMessageLike, PlatformaticProducerLike, PlatformaticStreamLike } from '../../src/runtime/adapters/platformatic';
+import type { FetchCallback, GatedFetchOptions } from '../../src/runtime/adapters/platformatic-fetch-gate';
+import type { ConsumerPort, EachBatchPayload, EachMessagePayload } from '../../src/runtime/port';
+
+/**
+ * Adversarial review of the two client paths merged for #23. Each `it.failing` states
+ * what a user expects, the root cause and the class of bug; it passes (as failing) while
+ * the bug is there and turns red once it is fixed, so the fix removes the `.failing`.
+ */
+
+/**
+ * A model of @platformatic/kafka 2.12.1's MessagesStream, as close as it matters here
+ * (messages-stream.js #fetch / #pushRecords): one fetch per broker over every assigned
+ * partition from `offsetsToFetch`; on the response, per partition and per record batch,
+ * it sets `offsetsToFetch` past the LAST batch before pushing that batch's records, and
+ * pushes each record with `push()`, which in flowing mode emits 'data' synchronously. The
+ * test answers each fetch by hand, so every interleaving is chosen, not timed.
+ */
+const TOPIC = 'orders';
+const TOPIC_ID = 'id-orders';
+
+class FakeConsumer extends EventEmitter implements PlatformaticConsumerLike {
+  static last: FakeConsumer;
+  /** The log of partition 0; each fetch answers up to `perFetch` records, `perBatch` per record batch. */
+  log = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5'];
+  perFetch = 4;
+  perBatch = 4;
+  stream: FakeStream | undefined;
+  /** Fetches the gate let through, to be answered by the test. */
+  pending: { from: bigint; answer: () => void }[] = [];
+  constructor(readonly options: Record<string, unknown>) {
+    super();
+    FakeConsumer.last = this;
+  }
+  fetch(options: GatedFetchOptions, callback: FetchCallback): void {
+    const p = options.topics[0]?.partitions[0] as { partition: number; fetchOffset: bigint } | undefined;
+    if (p === undefined) return callback(null, { responses: [] });
+    const from = Number(p.fetchOffset);
+    const records = this.log.slice(from, from + this.perFetch).map((value, i) => ({ value, offset: from + i }));
+    const batches: (typeof records)[] = [];
+    for (let i = 0; i < records.length; i += this.perBatch) batches.push(records.slice(i, i + this.perBatch));
+    this.pending.push({ from: p.fetchOffset, answer: () => callback(null, { responses: [{ topicId: TOPIC_ID, partitions: [{ partitionIndex: 0, records: batches }] }] }) });
+  }
+  metadata(_o: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string }> }) => void): void {
+    callback(null, { topics: new Map([[TOPIC, { id: TOPIC_ID }]]) });
+  }
+  async consume(): Promise<PlatformaticStreamLike> {
+    this.stream = new FakeStream(this);
+    this.emit('consumer:group:join');
+    return this.stream;
+  }
+  async commit(): Promise<void> {}
+  async listCommittedOffsets(): Promise<Map<string, bigint[]>> {
+    return new Map();
+  }
+  async close(): Promise<void> {
+    this.stream?.stop();
+  }
+}
+
+class FakeStream extends EventEmitter implements PlatformaticStreamLike {
+  /** The group's committed offset of partition 0 is 2. */
+  readonly offsetsToFetch = new Map<string, bigint>([[`${TOPIC}:0`, 2n]]);
+  private stopped = false;
+  constructor(private readonly consumer: FakeConsumer) {
+    super();
+    setImmediate(() => this.loop());
+  }
+  loop(): void {
+    if (this.stopped) return;
+    const requested = this.offsetsToFetch.get(`${TOPIC}:0`)!;
+    this.consumer.fetch({ maxWaitTime: 20, topics: [{ topicId: TOPIC_ID, partitions: [{ partition: 0, fetchOffset: requested } as never] }] }, (_e, response) => {
+      for (const p of response?.responses[0]?.partitions ?? []) {
+        const batches = p.records as { value: string; offset: number }[][] | undefined;
+        if (!batches) continue;
+        for (const batch of batches) {
+          if (batch === batches[batches.length - 1]) this.offsetsToFetch.set(`${TOPIC}:0`, BigInt(batch[batch.length - 1]!.offset + 1));
+          for (const r of batch) if (BigInt(r.offset) >= requested) this.emit('data', message(r.offset, r.value));
+        }
+      }
+      setImmediate(() => this.loop());
+    });
+  }
+  stop(): void {
+    this.stopped = true;
+  }
+  async close(): Promise<void> {
+    this.stop();
+  }
+}
+
+function message(offset: number, value: string): PlatformaticMessageLike {
+  return { topic: TOPIC, partition: 0, key: Buffer.from('k'), value: Buffer.from(value), headerEntries: [], offset: BigInt(offset), timestamp: 1000n };
+}
+
+class FakeProducer implements PlatformaticProducerLike {
+  async send(): Promise<unknown> {
+    return {};
+  }
+  async metadata(): Promise<{ topics: Map<string, { partitionsCount: number }> }> {
+    return { topics: new Map([[TOPIC, { partitionsCount: 1 }]]) };
+  }
+  async close(): Promise<void> {}
+}
+
+const client: PlatformaticKafkaLike = { Consumer: FakeConsumer, Producer: FakeProducer as never };
+const tick = () => new Promise((r) => setImmediate(r));
+
+/** Answers the fetches the gate lets through until `done()` or `rounds` answers. */
+async function answerFetches(done: () => boolean, rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds && !done(); i++) {
+    for (let j = 0; j < 5 && FakeConsumer.last.pending.length === 0; j++) await tick();
+    FakeConsumer.last.pending.shift()?.answer();
+    await tick();
+  }
+}
+
+describe('review of the @platformatic/kafka adapter (#23)', () => {
+  let consumer: ConsumerPort | undefined;
+  afterEach(async () => {
+    await consumer?.disconnect();
+    consumer = undefined;
+  });
+
+  async function running(run: { eachBatch: (b: EachBatchPayload) => Promise<void> } | { eachMessage: (m: EachMessagePayload) => Promise<void> }): Promise<ConsumerPort> {
+    consumer = platformaticPort(client, { connection: {}, nodeVersion: 'v24.1.0', onError: () => undefined }).consumer('g');
+    await consumer.subscribe({ topics: [TOPIC] });
+    await consumer.run(run);
+    return consumer;
+  }
+
+  /*
+   * Expected: a seek a handler makes (main-pipeline.ts:79 seeks back to a publish a
+   * revocation gave up, from the first batch after the partition came back) is where the
+   * partition is read from next: records 0 and 1 come, and then 2 again.
+   * Root cause: the stream emits 'data' synchronously inside #pushRecords, and
+   * platformatic-run.ts schedules the handler synchronously from deliver(), so the seek
+   * lands while the stream is still pushing the SAME response. The gate only cuts stale
+   * records when the response arrives (platformatic-fetch-gate.ts:93-97), not records
+   * pushed afterwards; deliver() (platformatic-run.ts:270-272) then queues r3 (3 >= the
+   * sought 0) and moves `next` to 4, so when r0..r2 are read again from the sought offset
+   * they are dropped as repeats (offset < next). r3 is handed out next, r0..r2 never.
+   * Class: record lost (a seek racing the response it was made from).
+   */
+  it.failing('reads a partition again from where a handler sought it, even while the stream is still pushing the batch that handler came from', async () => {
+    const handed: string[] = [];
+    let sought = false;
+    const c = await running({
+      eachBatch: async ({ topic, partition, messages }) => {
+        if (!sought) {
+          sought = true;
+          c.seek({ topic, partition, offset: '0' }); // synchronous, as progressOf() does
+          return;
+        }
+        for (const m of messages) handed.push(m.value!.toString());
+        if (handed.length > 50) throw new Error("loop " + handed.slice(0, 20).join(","));
+      },
+    });
+    await answerFetches(() => handed.includes('r5'));
+    expect(handed.slice(0, 3)).toEqual(['r0', 'r1', 'r2']);
+  });
+});
