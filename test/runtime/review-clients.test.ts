@@ -148,14 +148,14 @@ describe('review of the @platformatic/kafka adapter (#23)', () => {
     const handed: string[] = [];
     let sought = false;
     const c = await running({
-      eachBatch: async ({ topic, partition, messages }) => {
+      eachBatch: async ({ topic, partition, messages, resolveOffset }) => {
         if (!sought) {
           sought = true;
           c.seek({ topic, partition, offset: '0' }); // synchronous, as progressOf() does
           return;
         }
         for (const m of messages) handed.push(m.value!.toString());
-        if (handed.length > 50) throw new Error("loop " + handed.slice(0, 20).join(","));
+        resolveOffset(messages[messages.length - 1]!.offset);
       },
     });
     await answerFetches(() => handed.includes('r5'));
