@@ -197,4 +197,36 @@ describe('review of the @platformatic/kafka adapter (#23)', () => {
     await answerFetches(() => handed.includes('r5'));
     expect(handed.slice(0, 2)).toEqual(['r0', 'r1']);
   });
+
+  /*
+   * Expected: a partition paused and resumed while a batch of it is in hand hands out
+   * again the records of that batch the handler did not take (the port's contract, as on
+   * kafkajs): r2, which the handler saw go stale and left, comes again before r3.
+   * Root cause: handOut() re-reads a stale batch's untaken records only when the partition
+   * is STILL paused as the handler returns (platformatic-run.ts:243); resumed in between,
+   * the batch is neither put back (its epoch moved, :245) nor read again, as resume()
+   * returned the position after the records already delivered (:296) and the gate sought
+   * there. Today's runtime does not pause and resume a main partition on this adapter (it
+   * refuses park-by-key, whose reconcile() does, key-parking.ts:104-107), so this waits
+   * for the day it does. Class: record lost (a pause/resume racing a batch in hand).
+   */
+  it.failing('hands out again the records of a batch in hand that the handler left when its partition was paused and resumed meanwhile', async () => {
+    const handed: string[] = [];
+    let first = true;
+    const c = await running({
+      eachBatch: async ({ topic, partition, messages, resolveOffset, isStale }) => {
+        if (first) {
+          first = false;
+          c.pause([{ topic, partitions: [partition] }]);
+          c.resume([{ topic, partitions: [partition] }]);
+          await tick();
+          if (isStale()) return; // as main-pipeline.ts does: a stale batch is left, not taken
+        }
+        for (const m of messages) handed.push(m.value!.toString());
+        resolveOffset(messages[messages.length - 1]!.offset);
+      },
+    });
+    await answerFetches(() => handed.includes('r5'));
+    expect(handed.slice(0, 4)).toEqual(['r2', 'r3', 'r4', 'r5']);
+  });
 });
