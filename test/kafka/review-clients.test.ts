@@ -26,7 +26,7 @@ const unavailable = platformatic.unavailable(thisNode());
    * 'data' synchronously; the adapter runs the handler synchronously from the first of
    * them, so the seek lands mid-push; deliver() then queues r3..r5 (>= the sought 0) and
    * moves `next` past them, and the re-read r0..r2 are dropped as repeats
-   * (platformatic-run.ts:270-272). Class: record lost.
+   * (platformatic-run.ts:145-147). Class: record lost.
    */
   it.failing('reads a partition again from where a handler sought it back, while the stream is still pushing that fetch', async () => {
     const d = testDescriptor('rv', [1]);

@@ -145,7 +145,7 @@ describe('review of the @platformatic/kafka adapter (#23)', () => {
    * platformatic-run.ts schedules the handler synchronously from deliver(), so the seek
    * lands while the stream is still pushing the SAME response. The gate only cuts stale
    * records when the response arrives (platformatic-fetch-gate.ts:93-97), not records
-   * pushed afterwards; deliver() (platformatic-run.ts:270-272) then queues r3 (3 >= the
+   * pushed afterwards; deliver() (platformatic-run.ts:145-147) then queues r3 (3 >= the
    * sought 0) and moves `next` to 4, so when r0..r2 are read again from the sought offset
    * they are dropped as repeats (offset < next). r3 is handed out next, r0..r2 never.
    * Class: record lost (a seek racing the response it was made from).
@@ -176,7 +176,7 @@ describe('review of the @platformatic/kafka adapter (#23)', () => {
    * (platformatic-fetch-gate.ts:87) and also skips the stale check on its response, which
    * is the only thing that keeps a response fetched before a seek (or a pause, or a
    * rebalance) from being delivered and from moving `offsetsToFetch` past the sought
-   * offset. So r2..r5 are delivered, deliver() (platformatic-run.ts:270-272) queues them
+   * offset. So r2..r5 are delivered, deliver() (platformatic-run.ts:145-147) queues them
    * (>= the sought 0) and moves `next` to 6, and the stream reads on from 6: r0 and r1
    * are never handed out. A paused partition is fetched too on that path.
    * Class: record lost (a stale response let through on an error path). Reachability on
@@ -205,9 +205,9 @@ describe('review of the @platformatic/kafka adapter (#23)', () => {
    * again the records of that batch the handler did not take (the port's contract, as on
    * kafkajs): r2, which the handler saw go stale and left, comes again before r3.
    * Root cause: handOut() re-reads a stale batch's untaken records only when the partition
-   * is STILL paused as the handler returns (platformatic-run.ts:243); resumed in between,
-   * the batch is neither put back (its epoch moved, :245) nor read again, as resume()
-   * returned the position after the records already delivered (:296) and the gate sought
+   * is STILL paused as the handler returns (platformatic-run.ts:118); resumed in between,
+   * the batch is neither put back (its epoch moved, :120) nor read again, as resume()
+   * returned the position after the records already delivered (:171) and the gate sought
    * there. Today's runtime does not pause and resume a main partition on this adapter (it
    * refuses park-by-key, whose reconcile() does, key-parking.ts:104-107), so this waits
    * for the day it does. Class: record lost (a pause/resume racing a batch in hand).
