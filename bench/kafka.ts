@@ -33,12 +33,15 @@ export async function freshTopics(prefix: string, tierSeconds: number[], partiti
   return d;
 }
 
-/** Produces records in batches; `headers` per record index. */
-export async function produce(topic: string, count: number, headers: (i: number) => Record<string, string> = () => ({})): Promise<void> {
+/**
+ * Produces records in batches; `headers` per record index. Each value is the record's
+ * index, padded with spaces to `valueBytes` (Number() reads it back).
+ */
+export async function produce(topic: string, count: number, headers: (i: number) => Record<string, string> = () => ({}), valueBytes = 0): Promise<void> {
   const producer = benchKafka().producer();
   await producer.connect();
   for (let start = 0; start < count; start += 1000) {
-    const messages = Array.from({ length: Math.min(1000, count - start) }, (_, k) => ({ key: `k${(start + k) % 997}`, value: String(start + k), headers: headers(start + k) }));
+    const messages = Array.from({ length: Math.min(1000, count - start) }, (_, k) => ({ key: `k${(start + k) % 997}`, value: String(start + k).padEnd(valueBytes), headers: headers(start + k) }));
     await producer.send({ topic, acks: -1, messages });
   }
   await producer.disconnect();

@@ -6,6 +6,7 @@ import type { MemoryRow } from './memory';
 import type { PrecisionResult } from './precision';
 import type { CappedSynth, IncrementalSynth, SynthResults, SynthRow } from './synth';
 import type { OverheadResult } from './overhead';
+import type { OutageResult } from './outage';
 import { benchClient, BENCH_CLIENTS } from './clients';
 import type { BenchClientName } from './clients';
 import type { ThroughputKind, ThroughputRow } from './throughput';
@@ -25,6 +26,8 @@ export interface BenchResults {
   readonly overhead?: OverheadResult;
   /** Absent in results measured before the console section existed. */
   readonly console?: readonly ConsoleBenchRow[];
+  /** One per client; absent in results measured before the outage section existed. */
+  readonly outage?: readonly OutageResult[];
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -53,6 +56,7 @@ export function resultsMarkdown(r: BenchResults): string {
     ...(incremental ? incrementalTargets(incremental) : []),
     big && hundred ? `| roughly linear growth, 100 -> 1,000 consumers | ${fmt(big.krtMs / hundred.krtMs, 1)}x the time for 10x the consumers | ${verdict(big.krtMs / hundred.krtMs <= 15)} |` : '',
     ...BENCH_CLIENTS.flatMap((c) => throughputTargets(r.throughput, c.name)),
+    ...(r.outage ?? []).map((o) => `| no record lost after a ${fmt(o.downMs / 1000)} s broker outage (${o.client}) | ${fmt(o.lost)} lost, ${fmt(o.duplicates)} run again | ${verdict(o.lost === 0)} |`),
     ...r.precision.flatMap((p) => [
       `| zero early deliveries (${titleOf(p.client)}) | ${p.early} | ${verdict(p.early === 0)} |`,
       `| p99 lateness within 250 ms (${titleOf(p.client)}) | ${fmt(p.p99Ms)} ms | ${verdict(p.p99Ms <= 250)} |`,
@@ -89,6 +93,7 @@ export function resultsMarkdown(r: BenchResults): string {
     '',
     ...(r.dlq ? dlqMarkdown(r.dlq) : []),
     ...(r.console ? consoleMarkdown(r.console) : []),
+    ...(r.outage ? outageMarkdown(r.outage) : []),
   ]
     .filter((line) => line !== '')
     .join('\n')
@@ -98,57 +103,88 @@ export function resultsMarkdown(r: BenchResults): string {
 
 const titleOf = (client: BenchClientName) => benchClient(client).title;
 
-/** A client's rows of one kind, and its auto-commit loop: the baseline of every ratio. */
+/** A client's row of one kind. */
 function rowOf(rows: readonly ThroughputRow[], client: BenchClientName, kind: ThroughputKind, failingPercent = 0): ThroughputRow | undefined {
   return rows.find((t) => t.client === client && t.kind === kind && t.failingPercent === failingPercent);
 }
 
+/** The goals are set against the client's fastest plain loop: the ceiling a wrapper can approach. */
 function throughputTargets(rows: readonly ThroughputRow[], client: BenchClientName): string[] {
-  const baseline = rowOf(rows, client, 'auto-commit loop');
+  const baseline = rowOf(rows, client, 'fastest plain loop');
   if (!baseline) return [];
-  const target = (percent: number, floor: number) => {
-    const row = rowOf(rows, client, 'wrapped', percent);
-    if (!row) return '';
-    const ratio = row.recordsPerSecond / baseline.recordsPerSecond;
-    return `| wrapped consumer at ${percent}% failing >= ${floor}x the auto-commit loop (${titleOf(client)}) | ${fmt(ratio, 2)}x | ${verdict(ratio >= floor)} |`;
+  const ratioOf = (kind: ThroughputKind, percent: number) => {
+    const row = rowOf(rows, client, kind, percent);
+    return row ? row.recordsPerSecond / baseline.recordsPerSecond : undefined;
   };
-  const ten = rowOf(rows, client, 'wrapped', 10);
+  const target = (percent: number, floor: number) => {
+    const ratio = ratioOf('wrapped', percent);
+    return ratio === undefined ? '' : `| wrapped consumer at ${percent}% failing >= ${floor}x the fastest plain loop (${titleOf(client)}) | ${fmt(ratio, 2)}x | ${verdict(ratio >= floor)} |`;
+  };
+  const reported = (what: string, ratio: number | undefined) => (ratio === undefined ? '' : `| ${what} (${titleOf(client)}) | ${fmt(ratio, 2)}x | reported |`);
   return [
     target(0, 0.9),
     target(1, 0.8),
-    ten ? `| wrapped consumer at 10% failing, reported (${titleOf(client)}) | ${fmt(ten.recordsPerSecond / baseline.recordsPerSecond, 2)}x | reported |` : '',
+    reported('wrapped consumer at 10% failing, against the fastest plain loop, reported', ratioOf('wrapped', 10)),
+    reported('plain auto-commit eachMessage loop, against the fastest plain loop, reported', ratioOf('auto-commit loop', 0)),
   ];
 }
 
 const KIND_TEXT: Record<ThroughputKind, (percent: number) => string> = {
-  'auto-commit loop': () => "plain eachMessage loop, the client's auto-commit (the baseline)",
+  'fastest plain loop': () => 'fastest plain loop: eachBatch, 6 partitions side by side, auto-commit (the baseline)',
+  'auto-commit loop': () => "plain eachMessage loop, the client's auto-commit",
   wrapped: (percent) => `createRetryingConsumer, ${percent}% failing`,
   'commit-per-record loop': () => 'plain loop committing after each record (contrast)',
   'blocking retry loop': (percent) => `blocking sleep-and-retry in the handler, ${percent}% failing, commit per record (contrast)`,
 };
 
 function throughputMarkdown(rows: readonly ThroughputRow[]): string[] {
-  const records = rows.find((t) => t.kind === 'wrapped')?.records ?? 0;
+  const wrappedRow = rows.find((t) => t.kind === 'wrapped');
+  const records = wrappedRow?.records ?? 0;
+  const valueBytes = wrappedRow?.valueBytes;
   const cell = (client: BenchClientName, kind: ThroughputKind, percent: number) => {
     const row = rowOf(rows, client, kind, percent);
-    const baseline = rowOf(rows, client, 'auto-commit loop');
-    return row && baseline ? `${fmt(row.recordsPerSecond)} | ${fmt(row.recordsPerSecond / baseline.recordsPerSecond, 2)}x` : '| ';
+    const baseline = rowOf(rows, client, 'fastest plain loop');
+    if (!row) return '| | ';
+    const megabytes = row.valueBytes ? `${fmt((row.recordsPerSecond * row.valueBytes) / 1e6, 1)}` : '';
+    return `${fmt(row.recordsPerSecond)} | ${megabytes} | ${baseline ? `${fmt(row.recordsPerSecond / baseline.recordsPerSecond, 2)}x` : ''}`;
   };
-  const kinds: [ThroughputKind, number][] = [['auto-commit loop', 0], ['wrapped', 0], ['wrapped', 1], ['wrapped', 10], ['commit-per-record loop', 0], ['blocking retry loop', 1]];
+  const kinds: [ThroughputKind, number][] = [['fastest plain loop', 0], ['auto-commit loop', 0], ['wrapped', 0], ['wrapped', 1], ['wrapped', 10], ['commit-per-record loop', 0], ['blocking retry loop', 1]];
   return [
-    `## Throughput on the real broker (${fmt(records)} records, 6 partitions; best of alternating rounds)`,
+    `## Throughput on the real broker (${fmt(records)} records${valueBytes ? ` of ${fmt(valueBytes)}-byte values` : ''}, 6 partitions; best of alternating rounds)`,
     '',
-    `| variant | ${BENCH_CLIENTS.map((c) => `${c.title} records/s | vs its auto-commit loop`).join(' | ')} |`,
-    `|---|${BENCH_CLIENTS.map(() => '---|---|').join('')}`,
+    `| variant | ${BENCH_CLIENTS.map((c) => `${c.title} records/s | MB/s of values | vs its fastest loop`).join(' | ')} |`,
+    `|---|${BENCH_CLIENTS.map(() => '---|---|---|').join('')}`,
     ...kinds
       .filter(([kind, percent]) => BENCH_CLIENTS.some((c) => rowOf(rows, c.name, kind, percent)))
       .map(([kind, percent]) => `| ${KIND_TEXT[kind](percent)} | ${BENCH_CLIENTS.map((c) => cell(c.name, kind, percent)).join(' | ')} |`),
     '',
-    "The baseline is the loop teams ship: eachMessage with the client's own auto-commit and",
-    'default settings, which never routes a failure anywhere. The wrapped consumer reads the',
-    'same topic with its own groups; a failing record counts as finished once its publish to',
-    'the tier is acknowledged. The loops that commit after each record are contrast only',
-    `(${fmt(rows.find((t) => t.kind === 'commit-per-record loop')?.records ?? 0)} records).`,
+    "The baseline is each client's fastest plain loop: eachBatch with its partitions side by",
+    "side and the client's auto-commit (the Confluent client's batches as large as the",
+    "runtime's adapter asks for), which never routes a failure anywhere: the ceiling a",
+    'wrapper can approach. The plain eachMessage loop is the loop teams ship. Rates run from',
+    'the first record handled to the last; with values of this size the topic is some 25',
+    'times what a client fetches before its first record, so the fetching is timed too. The',
+    'wrapped consumer reads the same topic with its own groups; a failing record counts as',
+    'finished once its publish to the tier is acknowledged. The loops that commit after each',
+    `record are contrast only (${fmt(rows.find((t) => t.kind === 'commit-per-record loop')?.records ?? 0)} records).`,
+    '',
+  ];
+}
+
+function outageMarkdown(rows: readonly OutageResult[]): string[] {
+  const first = rows[0];
+  if (!first) return [];
+  return [
+    `## A broker outage under load (${fmt(first.records)} main records handled, some waiting in a 10 s tier, the broker killed for ${fmt(first.downMs / 1000)} s and started again)`,
+    '',
+    '| client | records waiting in the tier | from the broker back to every record handled | records run again | lost |',
+    '|---|---|---|---|---|',
+    ...rows.map((o) => `| ${o.client} | ${fmt(o.waitingInTier)} | ${o.recoveryMs === undefined ? '**not within the time allowed**' : `${fmt(o.recoveryMs / 1000, 1)} s`} | ${fmt(o.duplicates)} | ${fmt(o.lost)} |`),
+    '',
+    'Both clients come back as a new group member once the outage and the broker start-up',
+    'outlast the group session (30 s): the broker then holds the group until the old',
+    "member's session ends, which is most of the recovery time. A record finished before the",
+    'outage does not run again after that rebalance, even when its commit was lost.',
     '',
   ];
 }

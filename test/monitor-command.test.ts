@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Registry } from 'prom-client';
 import { serveMonitors } from '../src/cli/monitor-command';
 import { createDlqMonitor } from '../src/runtime/monitor';
-import type { MonitorPort } from '../src/runtime/monitor';
+import type { MonitorPort } from '../src/runtime/monitor-port';
 import { eventually } from './helpers/eventually';
 import { testDescriptor } from './helpers/kafka';
 import { REPO_ROOT, ScratchProject } from './helpers/project';

@@ -33,5 +33,6 @@ export { METRICS } from '../naming/metrics';
 export { formatDuration, parseDuration } from '../duration';
 export type { Duration } from '../duration';
 export { createDlqMonitor } from './monitor';
-export type { DlqMonitor, DlqMonitorOptions, DlqSnapshot, MonitorPort } from './monitor';
+export type { DlqMonitor, DlqMonitorOptions, DlqSnapshot } from './monitor';
+export type { MonitorPort } from './monitor-port';
 export { kafkajsMonitorPort } from './adapters/kafkajs-monitor';

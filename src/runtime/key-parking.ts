@@ -5,7 +5,7 @@ import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
-
+import { createTierTurns, lastPerPartition } from './tier-turns';
 
 export interface KeyParkingOptions {
   readonly mainTopic: string;
@@ -37,8 +37,10 @@ export interface KeyParking {
   /**
    * A due tier record: runs it (`handle`) only if it is its key's current retry (its
    * x-original-offset is the key's hold), else commits it unhandled as a stale copy; if its
-   * key's retry ended, releases the key and runs its parked records first. Under the same
-   * lock as the main partition's records, so a tier record and a drain never overlap.
+   * key's retry ended, releases the key and runs its parked records first. A record replayed
+   * from the DLQ is not a copy: it runs if its key is free, else waits its turn behind the
+   * key's hold and parked records. Under the same lock as the main partition's records, so a
+   * tier record and a drain never overlap.
    */
   onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>): Promise<void>;
   /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
@@ -71,6 +73,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const locks = new Map<number, Promise<unknown>>();
   /** Main partitions this parking holds paused: always what reconcile() last derived from their state. */
   const paused = new Set<number>();
+  /** Replayed tier records waiting for their key's turn; they hold back their tier partitions' commits. */
+  const turns = createTierTurns();
   let generation = 0;
 
   /**
@@ -181,21 +185,35 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (partitions.get(partition) !== parking) return;
     const now = options.now();
     const expired = [...parking.state.held.keys()].filter((hash) => now - parking.heldSince.get(hash)! >= options.holdExpiryMs);
+    const ran: TopicPartitionOffset[] = [];
     for (const hash of expired) {
       emit({ type: 'hold-expired', topic: mainTopic, partition, offset: parking.state.held.get(hash)!.toString(), heldMs: now - parking.heldSince.get(hash)! });
       parking.state.held.delete(hash);
       parking.heldSince.delete(hash);
-      await drain(parking, hash);
+      await drain(partition, parking, hash, ran);
     }
-    if (expired.length > 0) await options.consumer().commitOffsets([stateCommit(partition, parking)]);
+    if (expired.length > 0) await commit([stateCommit(partition, parking), ...ran]);
     watchHolds(partition, parking);
   }
 
-  /** Runs the key's parked records in order while the key is not held and the next one has been read. */
-  async function drain(parking: PartitionParking, hash: string): Promise<void> {
+  /**
+   * Runs the key's parked records and waiting tier records in turn while the key is not held
+   * and the next one has been read; the tier commits of the tier records it ran go to `ran`.
+   */
+  async function drain(partition: number, parking: PartitionParking, hash: string, ran: TopicPartitionOffset[]): Promise<void> {
     const { state } = parking;
     while (!state.held.has(hash)) {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
+      const turn = turns.next(partition, hash);
+      if (turn !== undefined && (next === undefined || next >= turn.behind)) {
+        emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
+        const { outcome, commit } = await turn.handle();
+        turns.done(partition, turn);
+        ran.push(turns.commit(commit));
+        const original = originalOffsetOf(turn.record);
+        if (outcome === 'tier' && original !== undefined && original < state.position) hold(partition, parking, hash, original);
+        continue;
+      }
       const record = next === undefined ? undefined : parking.records.get(next);
       if (next === undefined || !record) return;
       emit({ type: 'unparked', record, key: keyText(record) });
@@ -205,6 +223,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       if (outcome === 'tier') hold(record.partition, parking, hash, next);
     }
   }
+
+  /** A key waits while it is held, has parked records or has a waiting tier record: the one check for main and tier records. */
+  const keyWaits = (partition: number, { state }: PartitionParking, hash: string) =>
+    state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
+
+  /** Commits in one request, one offset per partition, the tier partitions' never past a waiting record. */
+  const commit = (commits: TopicPartitionOffset[]) => options.consumer().commitOffsets(lastPerPartition(commits));
 
   return {
     onMainRecord: (record) =>
@@ -218,8 +243,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // Re-reading after a restart: run or keep the parked records, skip the handled ones.
           if (state.parked.get(offset) === undefined || parking.records.has(offset)) return;
           parking.records.set(offset, record);
-          await drain(parking, hash);
-          await options.consumer().commitOffsets([stateCommit(partition, parking)]);
+          const ran: TopicPartitionOffset[] = [];
+          await drain(partition, parking, hash, ran);
+          await commit([stateCommit(partition, parking), ...ran]);
           return;
         }
         if (overBudget(parking)) {
@@ -230,7 +256,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         // Keyless records have no order to keep: they never wait and never hold.
         const keyless = record.message.key === null;
-        const waiting = !keyless && (state.held.has(hash) || [...state.parked.values()].includes(hash));
+        const waiting = !keyless && keyWaits(partition, parking, hash);
         if (waiting) {
           state.parked.set(offset, hash);
           parking.records.set(offset, record);
@@ -250,45 +276,55 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const { state } = parking;
         const hash = keyHash(record.message.key);
         const holder = state.held.get(hash);
-        const headers = decodeRetryHeaders(record.message.headers);
-        const original = headers.originalOffset === undefined ? undefined : BigInt(headers.originalOffset);
+        const original = originalOffsetOf(record);
         const current = holder !== undefined && (original === undefined || original === holder);
-        if (!keyless && !current && !headers.replayedFromDlq) {
-          // A stale copy (redelivered, or published again after a crash or a refused commit):
-          // its key's retry ended or a later record holds it. Running it would apply an older
-          // update over a newer one.
-          emit({ type: 'stale-tier-record', record, key: keyText(record) });
-          await options.consumer().commitOffsets([options.commitOffsetFor(record)]);
-          return;
+        if (!keyless && !current) {
+          if (!decodeRetryHeaders(record.message.headers).replayedFromDlq) {
+            // A stale copy (redelivered, or published again after a crash or a refused commit):
+            // its key's retry ended or a later record holds it. Running it would apply an older
+            // update over a newer one.
+            emit({ type: 'stale-tier-record', record, key: keyText(record) });
+            await commit([turns.commit(options.commitOffsetFor(record))]);
+            return;
+          }
+          if (keyWaits(record.partition, parking, hash)) {
+            // Replayed from the DLQ, but its key is busy: it waits its turn behind the key's
+            // hold and parked records, uncommitted (its tier partition's commit stays at it).
+            if (turns.wait(record.partition, { record, hash, behind: state.position, handle })) emit({ type: 'parked', record, key: keyText(record) });
+            return;
+          }
         }
-        const { outcome, commit } = await handle();
+        const ran = await handle();
+        const done = turns.commit(ran.commit);
         if (keyless) {
-          await options.consumer().commitOffsets([commit]);
+          await commit([done]);
           return;
         }
         if (!current) {
           // Replayed from the DLQ while its key was free: if it goes on to a later tier, it
           // holds the key there, so newer records of the key wait for it.
-          if (outcome === 'tier' && original !== undefined && original < state.position && !state.held.has(hash)) {
+          if (ran.outcome === 'tier' && original !== undefined && original < state.position) {
             hold(record.partition, parking, hash, original);
-            await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
-          } else await options.consumer().commitOffsets([commit]);
+            await commit([stateCommit(record.partition, parking), done]);
+          } else await commit([done]);
           return;
         }
-        if (outcome === 'tier') {
-          await options.consumer().commitOffsets([commit]); // still in retry: the key stays held
+        if (ran.outcome === 'tier') {
+          await commit([done]); // still in retry: the key stays held
           return;
         }
         state.held.delete(hash);
         parking.heldSince.delete(hash);
-        await drain(parking, hash);
+        const drained: TopicPartitionOffset[] = [];
+        await drain(record.partition, parking, hash, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
-        await options.consumer().commitOffsets([stateCommit(record.partition, parking), commit]);
+        await commit([stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
       }),
 
     forget() {
       generation++;
       partitions.clear();
+      turns.forget();
       for (const cancel of expiryTimers.values()) cancel();
       expiryTimers.clear();
       for (const partition of [...paused]) reconcile(partition);
@@ -303,6 +339,11 @@ function oldestMissing({ state, records }: PartitionParking): bigint | undefined
 
 function oldestOf(offsets: bigint[]): bigint | undefined {
   return offsets.reduce<bigint | undefined>((min, o) => (min === undefined || o < min ? o : min), undefined);
+}
+
+function originalOffsetOf(record: ConsumedRecord): bigint | undefined {
+  const { originalOffset } = decodeRetryHeaders(record.message.headers);
+  return originalOffset === undefined ? undefined : BigInt(originalOffset);
 }
 
 const keyText = (record: ConsumedRecord) => record.message.key?.toString('utf8') ?? '';

@@ -73,10 +73,13 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     } else if (progress.mustResume(first)) {
       // After a rebalance or a seek: the records from `first` on run again (their old
       // publishes give up), earlier publishes still hold the commit. A record whose
-      // publish a revocation ended is read again, here as by any other owner.
-      const again = progress.resume(first);
-      if (again !== undefined) {
-        options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: again.toString() });
+      // publish a revocation ended is read again, here as by any other owner. Records this
+      // member finished already (their commit lost to the rebalance: a broker outage, an
+      // expired session) are read past, and committed.
+      const elsewhere = progress.resume(first);
+      if (elsewhere !== undefined) {
+        options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: elsewhere.toString() });
+        options.commits.markProgress(progress)?.catch(options.onCommitError);
         return undefined;
       }
       failures.delete(progress);

@@ -1,4 +1,4 @@
-import type { MonitorPort } from './monitor';
+import type { MonitorPort } from './monitor-port';
 import { decodeParkState } from './park-state';
 
 /** One partition of a topic as a group sees it: records it has not consumed, and the first of them. */

@@ -1,5 +1,5 @@
 import type { ConsumerDescriptor } from './descriptor';
-import type { MonitorPort } from './monitor';
+import type { MonitorPort } from './monitor-port';
 import { headTimestamps, partitionLags } from './monitor-partition-lag';
 import type { RetryMetrics } from './metrics';
 

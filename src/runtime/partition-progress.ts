@@ -76,20 +76,24 @@ export class PartitionProgress {
   /**
    * The partition's next batch starts at `offset`, after a rebalance or a re-fetch. If a
    * publish given up at a revocation lies before it, nothing resumes: the answer is the
-   * offset to read again from (that record's). Otherwise the records from `offset` on run
-   * again, so their publishes are abandoned; publishes of earlier records go on and hold
-   * the commit until acknowledged.
+   * offset to read again from (that record's). Records this member finished before (every
+   * one below its oldest unacknowledged publish) never run again, whoever read them since:
+   * the answer is then the offset to read on from, and the commit moves past them. The
+   * records from there on run again, so their publishes are abandoned; publishes of
+   * earlier records go on and hold the commit until acknowledged.
    */
   resume(offset: bigint): bigint | undefined {
     const givenUp = this.unacked.find((pending) => pending.abandoned && pending.offset < offset);
     if (givenUp !== undefined) return givenUp.offset;
-    for (const pending of this.unacked) if (pending.offset >= offset) pending.abandoned = true;
+    const finished = this.unacked.length > 0 ? this.unacked[0]!.offset : this.next;
+    const from = finished > offset ? finished : offset;
+    for (const pending of this.unacked) if (pending.offset >= from) pending.abandoned = true;
     this.unacked = this.unacked.filter((pending) => !pending.abandoned);
     this.start = offset;
-    this.next = offset;
+    this.next = from;
     this.dropped = false;
     this.release();
-    return undefined;
+    return from === offset ? undefined : from;
   }
 
   /** The offset to commit, or -1 while nothing is finished (committing where the partition stood tells Kafka nothing). */

@@ -6,6 +6,7 @@ import type { Clock } from './clock';
 import { coalescingProducer } from './coalescing-producer';
 import type { ConsumerDescriptor } from './descriptor';
 import type { RetryEvent, RetryEventListener } from './events';
+import { FinishedOffsets } from './finished-offsets';
 import { createKeyParking } from './key-parking';
 import type { KeyParking } from './key-parking';
 import { createMainPipeline } from './main-pipeline';
@@ -194,6 +195,8 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     now: () => clock.now(),
   });
 
+  /** Tier records this member finished: a rebalance that lost their commit does not run them again. */
+  const tiersFinished = new FinishedOffsets();
   const tiers: TierPipeline = createTierPipeline({
     consumer,
     client: () => retryConsumer!,
@@ -203,7 +206,10 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     records,
     due: async (record, handle) => {
       if (parking) return parking.onTierRecord(record, handle);
-      await retryCommits.mark((await handle()).commit);
+      if (tiersFinished.has(record)) return retryCommits.mark(router.commitOffsetFor(record));
+      const { commit } = await handle();
+      tiersFinished.add(commit);
+      await retryCommits.mark(commit);
     },
     stopping: () => stopping,
   });

@@ -2,7 +2,9 @@ import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatter
 import type { AclEntry } from 'kafkajs';
 import os from 'node:os';
 import path from 'node:path';
-import { restartBroker, startBroker, stopBroker } from '../../scripts/kafka/broker';
+import { ADMIN_USER, restartBroker, startBroker, stopBroker } from '../../scripts/kafka/broker';
+import { runOutage } from '../../bench/outage';
+import { DEFAULT_COMMIT_POLICY } from '../../src/runtime/offset-committer';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
@@ -122,6 +124,22 @@ describe.each(clientPorts(USER))('the runtime through outages, on a real broker,
         consumer = undefined;
         await broker.release();
       }
+    }
+  });
+
+  it('after the broker was down 20 s with records waiting in a tier, handles them all and runs again at most one commit window', async () => {
+    const broker = await restartableBroker();
+    try {
+      // The bench's scenario (bench/outage.ts), as the admin: its topics are fresh, without ACLs.
+      const adminPort = new Map(clientPorts(ADMIN_USER)).get(_client)!;
+      const result = await runOutage({ client: _client, port: adminPort, brokerDir: broker.dir, log: (line) => process.stdout.write(`${line}\n`) });
+      expect(result.waitingInTier).toBeGreaterThan(0);
+      expect(result.lost).toBe(0);
+      expect(result.recoveryMs).toBeDefined();
+      // The duplicate bound (docs/runtime.md): the records done and not committed, at most maxRecords.
+      expect(result.duplicates).toBeLessThanOrEqual(DEFAULT_COMMIT_POLICY.maxRecords);
+    } finally {
+      await broker.release();
     }
   });
 

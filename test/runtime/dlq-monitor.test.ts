@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { createDlqMonitor } from '../../src/runtime/monitor';
-import type { MonitorPort } from '../../src/runtime/monitor';
+import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { eventually } from '../helpers/eventually';
 import { testDescriptor } from '../helpers/kafka';
 

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { retryMetrics } from '../../src/runtime/metrics';
-import type { MonitorPort } from '../../src/runtime/monitor';
+import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { forgetMonitorGauges } from '../../src/runtime/monitor-forget';
 import { collectMainLag } from '../../src/runtime/monitor-main-lag';
 import { collectTierOverdue } from '../../src/runtime/monitor-tier-overdue';

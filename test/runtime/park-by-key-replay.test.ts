@@ -1,8 +1,13 @@
 import { HEADERS } from '../../src/naming/headers';
 import { createKeyParking } from '../../src/runtime/key-parking';
 import type { RetryEvent } from '../../src/runtime/events';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { billingDescriptor } from './descriptor';
+import { httpError, valueOf } from './harness';
 
 /**
  * A record replayed from the DLQ through the first tier (krt dlq replay's default route),
@@ -57,5 +62,101 @@ describe('park-by-key and a record replayed from the DLQ', () => {
     await s.parking.onTierRecord(stale, async () => (ran++, { outcome: 'success', commit: { topic: 'orders.retry.1m', partition: 0, offset: '1' } }));
     expect(ran).toBe(1);
     expect(s.events.map((e) => e.type)).toEqual(['stale-tier-record']);
+  });
+});
+
+/**
+ * The default replay route sends a DLQ record to the first tier, due at once; krt dlq replay
+ * finds its key free, but by the time the tier record comes due another record of the key is
+ * in retry (#23 runtime brief, item 1). It waits its turn as any record of a held key does.
+ */
+describe('a replayed record whose key is busy when it comes due', () => {
+  const consumer = billingDescriptor({ ordering: 'park-by-key', groups: { ...billingDescriptor().groups, retry: 'billing-order-confirmed' } });
+  const [tier1m] = consumer.tiers;
+  const T0 = 1_000_000;
+
+  function world() {
+    const clock = new VirtualClock(T0);
+    const broker = new MemoryBroker(clock);
+    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
+    const handled: string[] = [];
+    /** How often each value still fails with a 503 (into the tiers). */
+    const failures = new Map<string, number>();
+    const start = async (): Promise<RetryingConsumer> => {
+      const retrying = createRetryingConsumer(consumer, {
+        kafka: broker.port(),
+        clock,
+        random: () => 0.5,
+        handler: async (record: ConsumedRecord) => {
+          const label = `${record.message.key?.toString()}:${valueOf(record)}`;
+          const left = failures.get(label) ?? 0;
+          if (left > 0) {
+            failures.set(label, left - 1);
+            handled.push(`${label} FAIL`);
+            throw httpError(503);
+          }
+          handled.push(label);
+        },
+      });
+      await retrying.start();
+      return retrying;
+    };
+    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
+    /** What krt dlq replay's default route writes: the first tier, due now, the original partition and offset. */
+    const replay = (key: string, value: string, originalOffset: number) =>
+      broker.append(tier1m!.topic, {
+        key: Buffer.from(key),
+        value: Buffer.from(value),
+        partition: 0,
+        headers: {
+          [HEADERS.attempt]: '2',
+          [HEADERS.dueAt]: String(clock.now()),
+          [HEADERS.originalTopic]: consumer.mainTopic,
+          [HEADERS.originalPartition]: '0',
+          [HEADERS.originalOffset]: String(originalOffset),
+          [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/0:7`,
+        },
+      });
+    return { clock, broker, handled, failures, start, produce, replay };
+  }
+
+  it('runs after the record in retry and the records parked behind it, not before', async () => {
+    const w = world();
+    w.produce('k', 'old'); // offset 0: reached the DLQ long ago (its DLQ record is replayed below)
+    w.failures.set('k:a', 2); // offset 1: into the 1m tier, then the 10m tier
+    w.produce('k', 'a');
+    w.produce('k', 'b'); // offset 2: parked behind a
+    const retrying = await w.start();
+    await w.broker.run({ stopWhen: () => w.handled.length === 3 }); // a failed in the 1m tier too: now in the 10m tier
+    expect(w.handled).toEqual(['k:old', 'k:a FAIL', 'k:a FAIL']);
+
+    w.replay('k', 'old', 0); // due now, while a waits in the 10m tier
+    w.failures.set('m:x', 1); // another key's retry behind it in the 1m tier does not wait for k
+    w.produce('m', 'x');
+    await w.broker.run();
+    await retrying.stop();
+    expect(w.handled).toEqual(['k:old', 'k:a FAIL', 'k:a FAIL', 'm:x FAIL', 'm:x', 'k:a', 'k:b', 'k:old']);
+    expect(w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0)).toBe(3); // k:a, the replayed record, m:x
+  });
+
+  it('waits for its turn across a restart of the consumer', async () => {
+    const w = world();
+    w.produce('k', 'old');
+    w.failures.set('k:a', 2);
+    w.produce('k', 'a');
+    w.produce('k', 'b');
+    const first = await w.start();
+    await w.broker.run({ stopWhen: () => w.handled.length === 3 });
+    w.replay('k', 'old', 0);
+    await w.broker.run({ stopWhen: () => w.clock.now() > T0 + 120_000 }); // the replayed record came due and waits
+    await first.stop();
+    expect(w.handled).toEqual(['k:old', 'k:a FAIL', 'k:a FAIL']);
+    // Its tier partition is committed up to it, not past: the restart reads it again.
+    expect(w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0)).toBe(1);
+
+    const second = await w.start();
+    await w.broker.run();
+    await second.stop();
+    expect(w.handled).toEqual(['k:old', 'k:a FAIL', 'k:a FAIL', 'k:a', 'k:b', 'k:old']);
   });
 });

@@ -18,7 +18,7 @@ import { buildDestinationRecord } from '../../src/runtime/destination-record';
 import { decodeHandled, isHandled } from '../../src/runtime/dlq-handled';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { createDlqMonitor } from '../../src/runtime/monitor';
-import type { MonitorPort } from '../../src/runtime/monitor';
+import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { billingDescriptor } from './descriptor';
 import { DlqKafkaDouble } from './dlq-kafka-double';

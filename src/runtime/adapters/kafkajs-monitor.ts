@@ -1,4 +1,4 @@
-import type { MonitorPort } from '../monitor';
+import type { MonitorPort } from '../monitor-port';
 
 /** The parts of a kafkajs `Kafka` the monitor uses. */
 export interface KafkaJsMonitorLike {

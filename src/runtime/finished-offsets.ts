@@ -1,0 +1,25 @@
+import type { TopicPartitionOffset } from './port';
+import type { ConsumedRecord } from './router';
+
+/**
+ * How far this member finished each partition it reads one record at a time, across
+ * rebalances. After a rebalance a partition is read again from its committed offset, which
+ * a broker outage or an expired session may have left behind: a record below what this
+ * member finished already ran to the end here (handled, or its publish acknowledged), so it
+ * is committed, not run again, whoever read the partition in between.
+ */
+export class FinishedOffsets {
+  private readonly upTo = new Map<string, bigint>();
+
+  has(record: ConsumedRecord): boolean {
+    const finished = this.upTo.get(`${record.topic}\u0000${record.partition}`);
+    return finished !== undefined && BigInt(record.message.offset) < finished;
+  }
+
+  /** Everything below `commit.offset` is finished. */
+  add(commit: TopicPartitionOffset): void {
+    const key = `${commit.topic}\u0000${commit.partition}`;
+    const offset = BigInt(commit.offset);
+    if (offset > (this.upTo.get(key) ?? -1n)) this.upTo.set(key, offset);
+  }
+}

@@ -1,0 +1,90 @@
+import type { TopicPartitionOffset } from './port';
+import type { HandleOutcome } from './record-handler';
+import type { ConsumedRecord } from './router';
+
+/**
+ * Park-by-key: a tier record replayed from the DLQ that came due while its key was busy (in
+ * retry, or with parked records). It runs when its key's turn comes, as a main record of a
+ * held key would.
+ */
+export interface WaitingTierRecord {
+  readonly record: ConsumedRecord;
+  readonly hash: string;
+  /** The main partition's position when it came due: parked main records before it are ahead of it. */
+  readonly behind: bigint;
+  readonly handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
+}
+
+/**
+ * The waiting tier records of a consumer, by main partition (tier partition p holds the
+ * retries of main partition p), and the commits of the tier partitions. They wait in
+ * memory only: the commit of their tier partition stays at the oldest of them, so a restart
+ * or a rebalance reads them again (and the hold check skips the copies of records done).
+ */
+export interface TierTurns {
+  /** Adds a record to its key's queue; false if it already waits there (delivered again). */
+  wait(partition: number, entry: WaitingTierRecord): boolean;
+  /** The key's oldest waiting tier record. */
+  next(partition: number, hash: string): WaitingTierRecord | undefined;
+  /** It ran: it no longer holds back its tier partition's commit. */
+  done(partition: number, entry: WaitingTierRecord): void;
+  waits(partition: number, hash: string): boolean;
+  /**
+   * The commit of a tier partition whose records are done up to `commit`: never past a
+   * record still waiting there, which a restart must read again.
+   */
+  commit(commit: TopicPartitionOffset): TopicPartitionOffset;
+  /** After a rebalance: every tier partition is read again from its commit. */
+  forget(): void;
+}
+
+export function createTierTurns(): TierTurns {
+  const waiting = new Map<number, WaitingTierRecord[]>();
+  /** The furthest commit asked for, per tier partition. */
+  const doneUpTo = new Map<string, bigint>();
+  const id = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  const same = (a: ConsumedRecord, b: ConsumedRecord) => a.topic === b.topic && a.partition === b.partition && a.message.offset === b.message.offset;
+  const of = (partition: number) => waiting.get(partition) ?? [];
+
+  return {
+    wait(partition, entry) {
+      const queue = of(partition);
+      if (queue.some((w) => same(w.record, entry.record))) return false;
+      waiting.set(partition, [...queue, entry]);
+      return true;
+    },
+    next: (partition, hash) => of(partition).find((w) => w.hash === hash),
+    done(partition, entry) {
+      const rest = of(partition).filter((w) => w !== entry);
+      if (rest.length > 0) waiting.set(partition, rest);
+      else waiting.delete(partition);
+    },
+    waits: (partition, hash) => of(partition).some((w) => w.hash === hash),
+    commit(commit) {
+      const key = id(commit.topic, commit.partition);
+      const done = BigInt(commit.offset) > (doneUpTo.get(key) ?? -1n) ? BigInt(commit.offset) : doneUpTo.get(key)!;
+      doneUpTo.set(key, done);
+      let offset = done;
+      for (const w of of(commit.partition)) {
+        const at = BigInt(w.record.message.offset);
+        if (w.record.topic === commit.topic && at < offset) offset = at;
+      }
+      return { ...commit, offset: offset.toString() };
+    },
+    forget() {
+      waiting.clear();
+      doneUpTo.clear();
+    },
+  };
+}
+
+/** One commit per partition, the last asked for (commits of one partition are asked for in rising order). */
+export function lastPerPartition<C extends TopicPartitionOffset>(commits: readonly C[]): C[] {
+  const byPartition = new Map<string, C>();
+  for (const c of commits) {
+    const key = `${c.topic}\u0000${c.partition}`;
+    byPartition.delete(key);
+    byPartition.set(key, c);
+  }
+  return [...byPartition.values()];
+}
