@@ -1,6 +1,6 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
-import { committedOffsetOf, decodeParkState, encodeParkState, keyHash, parkStateMetadata } from './park-state';
+import { committedOffsetOf, encodeParkState, keyHash, parkStateMetadata, readParkState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
@@ -38,8 +38,8 @@ export interface KeyParking {
    * A due tier record: runs it (`handle`) only if it is its key's current retry (its
    * x-original-offset is the key's hold), else commits it unhandled as a stale copy; if its
    * key's retry ended, releases the key and runs its parked records first. A record replayed
-   * from the DLQ is not a copy: it runs if its key is free, else waits its turn behind the
-   * key's hold and parked records. Under the same lock as the main partition's records, so a
+   * from the DLQ is not a copy, nor is one from before a lost state proven one: it runs if
+   * its key is free, else waits its turn behind the key's hold and parked records. Under the same lock as the main partition's records, so a
    * tier record and a drain never overlap.
    */
   onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>): Promise<void>;
@@ -126,8 +126,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (loaded) return loaded;
     const loadedIn = generation;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
-    const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : 0n; // -1: nothing committed yet
-    const parking: PartitionParking = { state: decodeParkState(offset, committed?.metadata), records: new Map(), heldSince: new Map() };
+    const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : undefined; // -1: nothing committed yet
+    const { state, lost } = readParkState(offset, committed?.metadata);
+    // The state is committed again (with its mark) by the partition's next commit; until
+    // then every load reads the same loss.
+    if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map() };
     // Parked records are not in memory yet: read p again from the committed offset (the
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
@@ -279,7 +283,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const original = originalOffsetOf(record);
         const current = holder !== undefined && (original === undefined || original === holder);
         if (!keyless && !current) {
-          if (!decodeRetryHeaders(record.message.headers).replayedFromDlq) {
+          if (!decodeRetryHeaders(record.message.headers).replayedFromDlq && !unproven(state, original)) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
             // its key's retry ended or a later record holds it. Running it would apply an older
             // update over a newer one.
@@ -288,7 +292,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             return;
           }
           if (keyWaits(record.partition, parking, hash)) {
-            // Replayed from the DLQ, but its key is busy: it waits its turn behind the key's
+            // Replayed (or unproven), but its key is busy: it waits its turn behind the key's
             // hold and parked records, uncommitted (its tier partition's commit stays at it).
             if (turns.wait(record.partition, { record, hash, behind: state.position, handle })) emit({ type: 'parked', record, key: keyText(record) });
             return;
@@ -301,8 +305,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           return;
         }
         if (!current) {
-          // Replayed from the DLQ while its key was free: if it goes on to a later tier, it
-          // holds the key there, so newer records of the key wait for it.
+          // Replayed from the DLQ, or from before a lost state, while its key was free: if it
+          // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
           if (ran.outcome === 'tier' && original !== undefined && original < state.position) {
             hold(record.partition, parking, hash, original);
             await commit([stateCommit(record.partition, parking), done]);
@@ -339,6 +343,16 @@ function oldestMissing({ state, records }: PartitionParking): bigint | undefined
 
 function oldestOf(offsets: bigint[]): bigint | undefined {
   return offsets.reduce<bigint | undefined>((min, o) => (min === undefined || o < min ? o : min), undefined);
+}
+
+/**
+ * A tier record the state cannot judge: its main record came before the offset where the
+ * partition's state was found lost, so its key's hold may have been lost with it. It runs
+ * as a replayed record does (its turn if the key is busy); a copy of a record read again
+ * since the loss is judged by the hold as ever.
+ */
+function unproven(state: ParkState, original: bigint | undefined): boolean {
+  return state.lostBefore !== undefined && original !== undefined && original < state.lostBefore;
 }
 
 function originalOffsetOf(record: ConsumedRecord): bigint | undefined {
