@@ -53,6 +53,10 @@ interface PartitionParking {
   readonly records: Map<bigint, ConsumedRecord>;
   /** When this process saw each hold first (taken, or loaded: a restart never shortens a hold). */
   readonly heldSince: Map<string, number>;
+  /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
+  inOrder: boolean;
+  /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
+  soughtTo?: bigint;
 }
 
 /** A room for one more key entry, so that a commit never exceeds the budget. */
@@ -76,6 +80,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** Replayed tier records waiting for their key's turn; they hold back their tier partitions' commits. */
   const turns = createTierTurns();
   let generation = 0;
+  /**
+   * Seeks of each main partition by this parking. A main record delivered before the latest
+   * was fetched before it: not taken, as the seek reads it again (nothing below a seek's
+   * offset waits: it is handled, or parked and in memory).
+   */
+  const seeks = new Map<number, number>();
+  function seekMain(partition: number, offset: bigint): void {
+    options.consumer().seek({ topic: mainTopic, partition, offset: offset.toString() });
+    seeks.set(partition, (seeks.get(partition) ?? 0) + 1);
+  }
 
   /**
    * One operation per main partition at a time; a failed one drops the state, so the next
@@ -131,11 +145,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // The state is committed again (with its mark) by the partition's next commit; until
     // then every load reads the same loss.
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
-    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map() };
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), inOrder: false };
     // Parked records are not in memory yet: read p again from the committed offset (the
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
-    if (parking.state.parked.size > 0) options.consumer().seek({ topic: mainTopic, partition, offset: committedOffsetOf(parking.state).toString() });
+    if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
     if (loadedIn === generation) {
       partitions.set(partition, parking);
       watchHolds(partition, parking);
@@ -236,13 +250,29 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const commit = (commits: TopicPartitionOffset[]) => options.consumer().commitOffsets(lastPerPartition(commits));
 
   return {
-    onMainRecord: (record) =>
-      locked(record.partition, async () => {
+    onMainRecord: (record) => {
+      const fetchedAfter = seeks.get(record.partition) ?? 0;
+      const fetchedIn = generation;
+      return locked(record.partition, async () => {
         const { partition } = record;
         const parking = await load(partition);
+        // Fetched before a seek or a rebalance, which read it again (both assignors are eager).
+        if ((seeks.get(partition) ?? 0) !== fetchedAfter || generation !== fetchedIn) return;
         const { state } = parking;
         const offset = BigInt(record.message.offset);
         const hash = keyHash(record.message.key);
+        if (!parking.inOrder) {
+          if (offset > state.position && parking.soughtTo !== state.position) {
+            // The first record since the state was loaded comes past its position: the records
+            // between were read under a state since lost (or a commit lost in an outage), so
+            // none of them may be taken as handled. Read them again from the position; a gap
+            // still there after the seek is real (transaction markers, compaction).
+            parking.soughtTo = state.position;
+            seekMain(partition, state.position);
+            return;
+          }
+          parking.inOrder = true;
+        }
         if (offset < state.position) {
           // Re-reading after a restart: run or keep the parked records, skip the handled ones.
           if (state.parked.get(offset) === undefined || parking.records.has(offset)) return;
@@ -255,7 +285,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (overBudget(parking)) {
           // Not taken: read again from the oldest parked record not in memory, else from this
           // one (once resumed; reconcile() pauses the partition when nothing is missing).
-          options.consumer().seek({ topic: mainTopic, partition, offset: (oldestMissing(parking) ?? offset).toString() });
+          seekMain(partition, oldestMissing(parking) ?? offset);
           return;
         }
         // Keyless records have no order to keep: they never wait and never hold.
@@ -270,11 +300,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         state.position = offset + 1n;
         await options.consumer().commitOffsets([stateCommit(partition, parking)]);
-      }),
+      });
+    },
 
-    onTierRecord: (record, handle) =>
+    onTierRecord: (record, handle) => {
+      const fetchedIn = generation;
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
-      locked(record.partition, async () => {
+      return locked(record.partition, async () => {
+        // Fetched before a rebalance, which reads the partition again from its commit: taken
+        // now, it could commit past a record of its partition that waited its turn.
+        if (generation !== fetchedIn) return;
         const keyless = record.message.key === null;
         const parking = await load(record.partition);
         const { state } = parking;
@@ -323,7 +358,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         await drain(record.partition, parking, hash, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
         await commit([stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
-      }),
+      });
+    },
 
     forget() {
       generation++;
