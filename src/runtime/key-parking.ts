@@ -210,7 +210,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       parking.heldSince.delete(hash);
       await drain(partition, parking, hash, ran);
     }
-    if (expired.length > 0) await commit([stateCommit(partition, parking), ...ran]);
+    if (expired.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
     watchHolds(partition, parking);
   }
 
@@ -246,8 +246,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const keyWaits = (partition: number, { state }: PartitionParking, hash: string) =>
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
-  /** Commits in one request, one offset per partition, the tier partitions' never past a waiting record. */
-  const commit = (commits: TopicPartitionOffset[]) => options.consumer().commitOffsets(lastPerPartition(commits));
+  /**
+   * Commits in one request, one offset per partition, the tier partitions' never past a
+   * waiting record; only while `parking` is still the partition's state. A rebalance during
+   * the operation forgot it (and the records waiting their turn): the partition is read
+   * again from its commit, so committing now could pass a record that waited (as the
+   * broker refuses a commit from an earlier generation).
+   */
+  const commit = (partition: number, parking: PartitionParking, commits: TopicPartitionOffset[]) =>
+    partitions.get(partition) === parking ? options.consumer().commitOffsets(lastPerPartition(commits)) : Promise.resolve();
 
   return {
     onMainRecord: (record) => {
@@ -279,7 +286,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           parking.records.set(offset, record);
           const ran: TopicPartitionOffset[] = [];
           await drain(partition, parking, hash, ran);
-          await commit([stateCommit(partition, parking), ...ran]);
+          await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
           return;
         }
         if (overBudget(parking)) {
@@ -299,7 +306,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           hold(partition, parking, hash, offset);
         }
         state.position = offset + 1n;
-        await options.consumer().commitOffsets([stateCommit(partition, parking)]);
+        await commit(partition, parking, [stateCommit(partition, parking)]);
       });
     },
 
@@ -323,7 +330,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             // its key's retry ended or a later record holds it. Running it would apply an older
             // update over a newer one.
             emit({ type: 'stale-tier-record', record, key: keyText(record) });
-            await commit([turns.commit(options.commitOffsetFor(record))]);
+            await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
             return;
           }
           if (keyWaits(record.partition, parking, hash)) {
@@ -336,7 +343,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const ran = await handle();
         const done = turns.commit(ran.commit);
         if (keyless) {
-          await commit([done]);
+          await commit(record.partition, parking, [done]);
           return;
         }
         if (!current) {
@@ -344,12 +351,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
           if (ran.outcome === 'tier' && original !== undefined && original < state.position) {
             hold(record.partition, parking, hash, original);
-            await commit([stateCommit(record.partition, parking), done]);
-          } else await commit([done]);
+            await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
+          } else await commit(record.partition, parking, [done]);
           return;
         }
         if (ran.outcome === 'tier') {
-          await commit([done]); // still in retry: the key stays held
+          await commit(record.partition, parking, [done]); // still in retry: the key stays held
           return;
         }
         state.held.delete(hash);
@@ -357,7 +364,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const drained: TopicPartitionOffset[] = [];
         await drain(record.partition, parking, hash, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
-        await commit([stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
+        await commit(record.partition, parking, [stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
       });
     },
 
