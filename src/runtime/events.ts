@@ -25,6 +25,15 @@ export type RetryEvent =
    * record whose retry held it.
    */
   | { readonly type: 'hold-expired'; readonly topic: string; readonly partition: number; readonly offset: string; readonly heldMs: number }
+  /**
+   * Park-by-key: the group's commit of a main partition (at `offset`) carries no state
+   * (`metadata: 'none'`: an offset reset, a client that commits without metadata) or one
+   * the runtime did not write (`'unreadable'`: truncated, foreign, trailing bytes). Main
+   * records from `offset` on run again, and tier records from before it run unless their
+   * key's hold proves them stale: duplicates, and the records of keys then in retry may
+   * run out of order.
+   */
+  | { readonly type: 'park-state-lost'; readonly topic: string; readonly partition: number; readonly offset: string; readonly metadata: 'none' | 'unreadable' }
   /** Park-by-key state of a main partition reached its commit-metadata budget: the partition waits for a key's retry to end. */
   | { readonly type: 'parking-full'; readonly topic: string; readonly partition: number; readonly keys: number; readonly parked: number };
 

@@ -1,6 +1,6 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
-import { committedOffsetOf, decodeParkState, encodeParkState, keyHash, parkStateMetadata } from './park-state';
+import { committedOffsetOf, encodeParkState, keyHash, parkStateMetadata, readParkState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
@@ -38,8 +38,8 @@ export interface KeyParking {
    * A due tier record: runs it (`handle`) only if it is its key's current retry (its
    * x-original-offset is the key's hold), else commits it unhandled as a stale copy; if its
    * key's retry ended, releases the key and runs its parked records first. A record replayed
-   * from the DLQ is not a copy: it runs if its key is free, else waits its turn behind the
-   * key's hold and parked records. Under the same lock as the main partition's records, so a
+   * from the DLQ is not a copy, nor is one from before a lost state proven one: it runs if
+   * its key is free, else waits its turn behind the key's hold and parked records. Under the same lock as the main partition's records, so a
    * tier record and a drain never overlap.
    */
   onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>): Promise<void>;
@@ -53,6 +53,10 @@ interface PartitionParking {
   readonly records: Map<bigint, ConsumedRecord>;
   /** When this process saw each hold first (taken, or loaded: a restart never shortens a hold). */
   readonly heldSince: Map<string, number>;
+  /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
+  inOrder: boolean;
+  /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
+  soughtTo?: bigint;
 }
 
 /** A room for one more key entry, so that a commit never exceeds the budget. */
@@ -76,6 +80,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** Replayed tier records waiting for their key's turn; they hold back their tier partitions' commits. */
   const turns = createTierTurns();
   let generation = 0;
+  /**
+   * Seeks of each main partition by this parking. A main record delivered before the latest
+   * was fetched before it: not taken, as the seek reads it again (nothing below a seek's
+   * offset waits: it is handled, or parked and in memory).
+   */
+  const seeks = new Map<number, number>();
+  function seekMain(partition: number, offset: bigint): void {
+    options.consumer().seek({ topic: mainTopic, partition, offset: offset.toString() });
+    seeks.set(partition, (seeks.get(partition) ?? 0) + 1);
+  }
 
   /**
    * One operation per main partition at a time; a failed one drops the state, so the next
@@ -126,12 +140,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (loaded) return loaded;
     const loadedIn = generation;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
-    const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : 0n; // -1: nothing committed yet
-    const parking: PartitionParking = { state: decodeParkState(offset, committed?.metadata), records: new Map(), heldSince: new Map() };
+    const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : undefined; // -1: nothing committed yet
+    const { state, lost } = readParkState(offset, committed?.metadata);
+    // The state is committed again (with its mark) by the partition's next commit; until
+    // then every load reads the same loss.
+    if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), inOrder: false };
     // Parked records are not in memory yet: read p again from the committed offset (the
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
-    if (parking.state.parked.size > 0) options.consumer().seek({ topic: mainTopic, partition, offset: committedOffsetOf(parking.state).toString() });
+    if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
     if (loadedIn === generation) {
       partitions.set(partition, parking);
       watchHolds(partition, parking);
@@ -192,7 +210,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       parking.heldSince.delete(hash);
       await drain(partition, parking, hash, ran);
     }
-    if (expired.length > 0) await commit([stateCommit(partition, parking), ...ran]);
+    if (expired.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
     watchHolds(partition, parking);
   }
 
@@ -228,30 +246,53 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const keyWaits = (partition: number, { state }: PartitionParking, hash: string) =>
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
-  /** Commits in one request, one offset per partition, the tier partitions' never past a waiting record. */
-  const commit = (commits: TopicPartitionOffset[]) => options.consumer().commitOffsets(lastPerPartition(commits));
+  /**
+   * Commits in one request, one offset per partition, the tier partitions' never past a
+   * waiting record; only while `parking` is still the partition's state. A rebalance during
+   * the operation forgot it (and the records waiting their turn): the partition is read
+   * again from its commit, so committing now could pass a record that waited (as the
+   * broker refuses a commit from an earlier generation).
+   */
+  const commit = (partition: number, parking: PartitionParking, commits: TopicPartitionOffset[]) =>
+    partitions.get(partition) === parking ? options.consumer().commitOffsets(lastPerPartition(commits)) : Promise.resolve();
 
   return {
-    onMainRecord: (record) =>
-      locked(record.partition, async () => {
+    onMainRecord: (record) => {
+      const fetchedAfter = seeks.get(record.partition) ?? 0;
+      const fetchedIn = generation;
+      return locked(record.partition, async () => {
         const { partition } = record;
         const parking = await load(partition);
+        // Fetched before a seek or a rebalance, which read it again (both assignors are eager).
+        if ((seeks.get(partition) ?? 0) !== fetchedAfter || generation !== fetchedIn) return;
         const { state } = parking;
         const offset = BigInt(record.message.offset);
         const hash = keyHash(record.message.key);
+        if (!parking.inOrder) {
+          if (offset > state.position && parking.soughtTo !== state.position) {
+            // The first record since the state was loaded comes past its position: the records
+            // between were read under a state since lost (or a commit lost in an outage), so
+            // none of them may be taken as handled. Read them again from the position; a gap
+            // still there after the seek is real (transaction markers, compaction).
+            parking.soughtTo = state.position;
+            seekMain(partition, state.position);
+            return;
+          }
+          parking.inOrder = true;
+        }
         if (offset < state.position) {
           // Re-reading after a restart: run or keep the parked records, skip the handled ones.
           if (state.parked.get(offset) === undefined || parking.records.has(offset)) return;
           parking.records.set(offset, record);
           const ran: TopicPartitionOffset[] = [];
           await drain(partition, parking, hash, ran);
-          await commit([stateCommit(partition, parking), ...ran]);
+          await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
           return;
         }
         if (overBudget(parking)) {
           // Not taken: read again from the oldest parked record not in memory, else from this
           // one (once resumed; reconcile() pauses the partition when nothing is missing).
-          options.consumer().seek({ topic: mainTopic, partition, offset: (oldestMissing(parking) ?? offset).toString() });
+          seekMain(partition, oldestMissing(parking) ?? offset);
           return;
         }
         // Keyless records have no order to keep: they never wait and never hold.
@@ -265,12 +306,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           hold(partition, parking, hash, offset);
         }
         state.position = offset + 1n;
-        await options.consumer().commitOffsets([stateCommit(partition, parking)]);
-      }),
+        await commit(partition, parking, [stateCommit(partition, parking)]);
+      });
+    },
 
-    onTierRecord: (record, handle) =>
+    onTierRecord: (record, handle) => {
+      const fetchedIn = generation;
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
-      locked(record.partition, async () => {
+      return locked(record.partition, async () => {
+        // Fetched before a rebalance, which reads the partition again from its commit: taken
+        // now, it could commit past a record of its partition that waited its turn.
+        if (generation !== fetchedIn) return;
         const keyless = record.message.key === null;
         const parking = await load(record.partition);
         const { state } = parking;
@@ -279,16 +325,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const original = originalOffsetOf(record);
         const current = holder !== undefined && (original === undefined || original === holder);
         if (!keyless && !current) {
-          if (!decodeRetryHeaders(record.message.headers).replayedFromDlq) {
+          if (!decodeRetryHeaders(record.message.headers).replayedFromDlq && !unproven(state, original)) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
             // its key's retry ended or a later record holds it. Running it would apply an older
             // update over a newer one.
             emit({ type: 'stale-tier-record', record, key: keyText(record) });
-            await commit([turns.commit(options.commitOffsetFor(record))]);
+            await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
             return;
           }
           if (keyWaits(record.partition, parking, hash)) {
-            // Replayed from the DLQ, but its key is busy: it waits its turn behind the key's
+            // Replayed (or unproven), but its key is busy: it waits its turn behind the key's
             // hold and parked records, uncommitted (its tier partition's commit stays at it).
             if (turns.wait(record.partition, { record, hash, behind: state.position, handle })) emit({ type: 'parked', record, key: keyText(record) });
             return;
@@ -297,20 +343,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const ran = await handle();
         const done = turns.commit(ran.commit);
         if (keyless) {
-          await commit([done]);
+          await commit(record.partition, parking, [done]);
           return;
         }
         if (!current) {
-          // Replayed from the DLQ while its key was free: if it goes on to a later tier, it
-          // holds the key there, so newer records of the key wait for it.
+          // Replayed from the DLQ, or from before a lost state, while its key was free: if it
+          // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
           if (ran.outcome === 'tier' && original !== undefined && original < state.position) {
             hold(record.partition, parking, hash, original);
-            await commit([stateCommit(record.partition, parking), done]);
-          } else await commit([done]);
+            await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
+          } else await commit(record.partition, parking, [done]);
           return;
         }
         if (ran.outcome === 'tier') {
-          await commit([done]); // still in retry: the key stays held
+          await commit(record.partition, parking, [done]); // still in retry: the key stays held
           return;
         }
         state.held.delete(hash);
@@ -318,8 +364,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const drained: TopicPartitionOffset[] = [];
         await drain(record.partition, parking, hash, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
-        await commit([stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
-      }),
+        await commit(record.partition, parking, [stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
+      });
+    },
 
     forget() {
       generation++;
@@ -339,6 +386,16 @@ function oldestMissing({ state, records }: PartitionParking): bigint | undefined
 
 function oldestOf(offsets: bigint[]): bigint | undefined {
   return offsets.reduce<bigint | undefined>((min, o) => (min === undefined || o < min ? o : min), undefined);
+}
+
+/**
+ * A tier record the state cannot judge: its main record came before the offset where the
+ * partition's state was found lost, so its key's hold may have been lost with it. It runs
+ * as a replayed record does (its turn if the key is busy); a copy of a record read again
+ * since the loss is judged by the hold as ever.
+ */
+function unproven(state: ParkState, original: bigint | undefined): boolean {
+  return state.lostBefore !== undefined && original !== undefined && original < state.lostBefore;
 }
 
 function originalOffsetOf(record: ConsumedRecord): bigint | undefined {

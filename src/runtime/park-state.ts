@@ -13,6 +13,12 @@ export interface ParkState {
   readonly held: Map<string, bigint>;
   /** Parked records below `position`: offset -> key hash. Run in offset order once their key is not held. */
   readonly parked: Map<bigint, string>;
+  /**
+   * Set once the partition's state read as lost: the committed offset then. A tier record
+   * from below it whose key is not held may be a retry the lost state held, so it runs (as
+   * a record replayed from the DLQ does) instead of being skipped as a stale copy.
+   */
+  readonly lostBefore?: bigint;
 }
 
 export const PARK_STATE_FORMAT = 'krt-parked/1';
@@ -48,10 +54,11 @@ export function committedOffsetOf(state: ParkState): bigint {
 }
 
 /**
- * `krt-parked/1 +<d> <entry> <entry> ...`: the position `d` past the committed offset,
- * then one entry per key: `hash`, then `@d` when the key is held by the record `d`
- * before the position, then `:d,d` for its parked records (distances below the position,
- * all in base 36).
+ * `krt-parked/1 +<d> [~<d>] <entry> <entry> ...`: the position `d` past the committed
+ * offset, then `~d` when the state was once lost (`lostBefore`, `d` below the position,
+ * 0 included), then one entry per key: `hash`, then `@d` when the key is held by the
+ * record `d` before the position, then `:d,d` for its parked records (distances below
+ * the position, all in base 36). Releases before `~` read a state with it as lost.
  */
 export function encodeParkState(state: ParkState): string {
   const keys = new Set([...state.held.keys(), ...state.parked.values()]);
@@ -62,7 +69,8 @@ export function encodeParkState(state: ParkState): string {
     parked.sort((a, b) => (a < b ? -1 : 1));
     return `${hash}${holder === undefined ? '' : `@${distance(holder)}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
   });
-  return [PARK_STATE_FORMAT, `+${(state.position - committedOffsetOf(state)).toString(36)}`, ...entries].join(' ');
+  const lost = state.lostBefore === undefined ? [] : [`~${(state.position - state.lostBefore).toString(36)}`];
+  return [PARK_STATE_FORMAT, `+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...entries].join(' ');
 }
 
 /**
@@ -77,6 +85,7 @@ export function parkStateMetadata(state: ParkState): string {
 }
 
 const DISTANCE = /^\+([0-9a-z]{1,13})$/;
+const LOST = /^~([0-9a-z]{1,13})$/;
 const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13}))?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
 
 /** A base-36 distance as a bigint (13 digits hold any Kafka offset; the patterns allow no more). */
@@ -93,27 +102,56 @@ function base36(digits: string): bigint {
  * that is not the oldest parked record's distance, entries out of order or repeated,
  * digits the encoder would not write), is an empty state at the committed offset:
  * nothing held or parked, every record from there on runs again, none is skipped. So
- * decode(x) either encodes back to x or is empty. Never throws.
+ * decode(x) either encodes back to x or is empty. Never throws. The runtime reads
+ * through `readParkState`, which also says when the state was lost.
  */
 export function decodeParkState(committed: bigint, metadata: string | null | undefined): ParkState {
-  // Written with a NUL terminator (parkStateMetadata, and the Confluent client adds one).
-  const text = (metadata ?? '').replace(/\0+$/, '');
-  const [format, ahead, ...entries] = text.split(' ');
+  return parseParkState(committed, metadata) ?? emptyParkState(committed);
+}
+
+/** Why a partition's state reads as lost: no metadata at all (an offset reset, a client that commits none), or metadata that is no state of ours. */
+export type ParkStateLoss = 'none' | 'unreadable';
+
+/**
+ * The state of a partition as the runtime loads it. `committed` undefined: the group never
+ * committed the partition, so there is nothing to lose. A commit whose metadata is no
+ * state (`decodeParkState`) reads as lost: an empty state at the committed offset, marked
+ * `lostBefore` there, with the reason.
+ */
+export function readParkState(committed: bigint | undefined, metadata: string | null | undefined): { state: ParkState; lost?: ParkStateLoss } {
+  if (committed === undefined) return { state: emptyParkState(0n) };
+  const state = parseParkState(committed, metadata);
+  if (state) return { state };
+  const lost: ParkStateLoss = stripped(metadata) === '' ? 'none' : 'unreadable';
+  return { state: { ...emptyParkState(committed), lostBefore: committed }, lost };
+}
+
+// Written with a NUL terminator (parkStateMetadata, and the Confluent client adds one).
+const stripped = (metadata: string | null | undefined) => (metadata ?? '').replace(/\0+$/, '');
+
+/** The state `metadata` encodes at `committed`, or undefined when it is no state the encoder writes. */
+function parseParkState(committed: bigint, metadata: string | null | undefined): ParkState | undefined {
+  const text = stripped(metadata);
+  const [format, ahead, ...tokens] = text.split(' ');
   const distance = ahead === undefined ? null : DISTANCE.exec(ahead);
-  if (format !== PARK_STATE_FORMAT || !distance) return emptyParkState(committed);
-  const state = emptyParkState(committed + base36(distance[1]!));
-  for (const entry of entries) {
+  if (format !== PARK_STATE_FORMAT || !distance) return undefined;
+  const position = committed + base36(distance[1]!);
+  const lost = tokens[0] === undefined ? null : LOST.exec(tokens[0]);
+  const lostBefore = lost ? position - base36(lost[1]!) : undefined;
+  if (lostBefore !== undefined && lostBefore < 0n) return undefined;
+  const state: ParkState = lostBefore === undefined ? emptyParkState(position) : { ...emptyParkState(position), lostBefore };
+  for (const entry of lost ? tokens.slice(1) : tokens) {
     const match = ENTRY.exec(entry);
-    if (!match) return emptyParkState(committed);
+    if (!match) return undefined;
     const [, hash, holder, parked] = match;
     const distances = [...(holder === undefined ? [] : [holder]), ...(parked?.split(',') ?? [])].map(base36);
     // Every hold and parked record is below the position and at or after offset 0.
-    if (distances.some((d) => d < 1n || d > state.position)) return emptyParkState(committed);
+    if (distances.some((d) => d < 1n || d > state.position)) return undefined;
     const offsets = distances.map((d) => state.position - d);
     if (holder !== undefined) state.held.set(hash!, offsets[0]!);
     for (const o of offsets.slice(holder === undefined ? 0 : 1)) state.parked.set(o, hash!);
   }
   // Anything the encoder would not have written for this state (a truncated state, a
   // wrong distance, repeats, order) is not ours to trust.
-  return encodeParkState(state) === text && committedOffsetOf(state) === committed ? state : emptyParkState(committed);
+  return encodeParkState(state) === text && committedOffsetOf(state) === committed ? state : undefined;
 }

@@ -294,8 +294,9 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
         await mainConsumer.run({
           eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? parking!.onMainRecord(record) : tiers.onRecord(record))),
           // Main partitions move on side by side, and beside each its tier partitions, as
-          // separate consumers would (each main partition's state has its own lock). (With
-          // one at a time, the Confluent client skipped tier records after a member died.)
+          // separate consumers would (each main partition's state has its own lock). Tier
+          // records once skipped on the Confluent client after a member died were likelier
+          // round robin's doing (it does not co-partition); with range, park-by-key runs there.
           partitionsConsumedConcurrently: (1 + tierTopics.length) * (options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY),
         });
         return;

@@ -37,12 +37,12 @@ export class InjectedFault extends Error {
 }
 
 /**
- * Events at a step of the whole run (every port call is a step): the group rebalances, or
- * the process dies (a crash: nothing more of it reaches the broker; a new process starts
- * from the committed state).
+ * Events at a step of the whole run (every port call is a step): the group rebalances, the
+ * process dies (a crash: nothing more of it reaches the broker; a new process starts from
+ * the committed state), or the group's committed state is lost (`onStateLost` says how).
  */
 export interface StepEvent {
-  readonly kind: 'rebalance' | 'crash';
+  readonly kind: 'rebalance' | 'crash' | 'state-lost';
   readonly at: number;
 }
 
@@ -51,6 +51,8 @@ export interface FaultyPortOptions {
   readonly events?: readonly StepEvent[];
   /** Called at a rebalance step: the broker's group loses and regains its partitions. */
   readonly onRebalance?: () => void;
+  /** Called at a state-lost step, between two steps as a rebalance is (park-by-key: its commit metadata is wiped). */
+  readonly onStateLost?: () => void;
 }
 
 /**
@@ -71,6 +73,7 @@ export class FaultyPort {
   injected = 0;
   crashes = 0;
   rebalances = 0;
+  statesLost = 0;
   private enabled = true;
   private crashPending = false;
 
@@ -134,7 +137,10 @@ export class FaultyPort {
       // A crash stops the process before this call; a rebalance reaches it between two of
       // its steps, as a client's group events do (never inside a synchronous run of calls).
       if (event.kind === 'crash') this.crash();
-      else {
+      else if (event.kind === 'state-lost') {
+        this.statesLost++;
+        queueMicrotask(() => this.options.onStateLost?.());
+      } else {
         this.rebalances++;
         queueMicrotask(() => this.options.onRebalance?.());
       }

@@ -1,4 +1,5 @@
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import type { RetryEvent } from '../../src/runtime/events';
 import type { KafkaPort } from '../../src/runtime/port';
 import { decodeParkState, keyHash } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
@@ -56,7 +57,7 @@ eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: 
   afterEach(async () => {
     await Promise.all(running.splice(0).map((c) => c.stop()));
   });
-  const start = async (d: ConsumerDescriptor, handler: (r: ConsumedRecord) => Promise<void>, options: { kafka?: KafkaPort; parkingBudgetBytes?: number } = {}) => {
+  const start = async (d: ConsumerDescriptor, handler: (r: ConsumedRecord) => Promise<void>, options: { kafka?: KafkaPort; parkingBudgetBytes?: number; onEvent?: (e: RetryEvent) => void } = {}) => {
     const consumer = createRetryingConsumer(d, { kafka: port(), handler, ...options });
     running.push(consumer);
     await consumer.start();
@@ -89,6 +90,36 @@ eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: 
     expect(handled).toEqual(['order-42:created FAIL', 'order-7:x', 'order-42:created', 'order-42:paid', 'order-42:shipped']);
     const after = await committedState(d, 0);
     expect({ held: after.held.size, parked: after.parked.size, offset: after.offset }).toEqual({ held: 0, parked: 0, offset: 4n });
+  });
+
+  it('runs a retry in flight after an operator reset the group\'s offsets (the commit keeps its offset, its state is gone)', async () => {
+    const d = await parkByKeyConsumer();
+    const { handled, handler } = recorder(new Set(['order-42:created']));
+    const first = await start(d, handler);
+    await produceAsAdmin(d.mainTopic, [
+      { key: 'order-42', value: 'created', partition: 0 },
+      { key: 'order-7', value: 'x', partition: 0 },
+    ]);
+    await eventually('order-7 handled while order-42 waits in the tier', () => (handled.includes('order-7:x') ? true : undefined), 60_000);
+    await first.stop();
+    running.splice(running.indexOf(first), 1);
+    expect(handled).toEqual(['order-42:created FAIL', 'order-7:x']);
+
+    // What kafka-consumer-groups --reset-offsets --to-current leaves: the same offset, no metadata.
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    try {
+      await admin.setOffsets({ groupId: d.groups.main, topic: d.mainTopic, partitions: [{ partition: 0, offset: '2' }] });
+    } finally {
+      await admin.disconnect();
+    }
+    expect((await committedState(d, 0)).held.size).toBe(0);
+
+    const events: RetryEvent[] = [];
+    await start(d, handler, { onEvent: (e) => events.push(e) });
+    await eventually('order-42 created ran from the tier', () => (handled.includes('order-42:created') ? true : undefined), 60_000);
+    expect(handled).toEqual(['order-42:created FAIL', 'order-7:x', 'order-42:created']);
+    expect(events.filter((e) => e.type === 'park-state-lost')).toEqual([{ type: 'park-state-lost', topic: d.mainTopic, partition: 0, offset: '2', metadata: 'none' }]);
   });
 
   it('finding 1 (#28): a partition at its parking budget is not left paused by one failed commit that releases a key', async () => {

@@ -75,4 +75,25 @@ describe('fault regressions', () => {
     expect(result.paused).toEqual([]);
     expect(result.lost).toEqual([]);
   });
+  it('a park-by-key state lost while a parked record is in hand: the records between the committed offset and it are read again, not taken as handled (found by the state-lost sweep)', async () => {
+    const records: PlannedRecord[] = [
+      { key: 'A', partition: 0, failures: 2 },
+      { key: 'B', partition: 0, failures: 0 },
+      { key: 'A', partition: 0, failures: 0 },
+      { key: 'B', partition: 0, failures: 1 },
+      { key: 'C', partition: 0, failures: 0 },
+    ];
+    const result = await faultWorld({ ordering: 'park-by-key', reaction: 'kafkajs', partitions: 1, records, events: [{ kind: 'state-lost', at: 11 }] }).run();
+    expect(result.statesLost).toBe(1);
+    expect(result.lost).toEqual([]);
+  });
+
+  it('a park-by-key state lost twice, then a rebalance while a key is released: the release does not commit its tier partition past a record waiting its turn (found by faults.test.ts)', async () => {
+    const A = (failures: number): PlannedRecord => ({ key: 'A', partition: 1, failures });
+    const records: PlannedRecord[] = [{ key: 'C', partition: 1, failures: 2 }, A(0), A(0), A(3), A(2), A(1), { key: 'B', partition: 0, failures: 0 }, A(3), A(0)];
+    const events = [{ kind: 'state-lost' as const, at: 27 }, { kind: 'state-lost' as const, at: 42 }, { kind: 'rebalance' as const, at: 77 }];
+    const result = await faultWorld({ ordering: 'park-by-key', reaction: 'kafkajs', partitions: 2, records, events, parkingBudgetBytes: 160 }).run();
+    expect(result.statesLost).toBe(2);
+    expect(result.lost).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
 import { HEADERS } from '../../src/naming/headers';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import { decodeParkState, keyHash } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { FaultyPort } from '../../src/simulate/faulty-port';
@@ -67,10 +68,39 @@ export function faultWorld(options: FaultWorldOptions) {
   broker.pausesSurviveRebalance = options.reaction === 'kafkajs';
   for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, options.partitions);
   const groups = [...new Set([consumer.groups.main, consumer.groups.retry])];
-  const faulty = new FaultyPort(broker.port(), {
+  /** Keys whose park-by-key state was lost (held, parked or with a record in the tiers then), and records a loss may run again. */
+  const lostKeys = new Set<string>();
+  let lossReruns = 0;
+  /**
+   * The group's commits of the main topic keep their offsets and lose their state, as an
+   * offset reset or a client without metadata leaves them (every other loss reads trailing
+   * bytes, as the NUL bug did); the group then rebalances, so the partitions are read anew.
+   */
+  function loseState(): void {
+    const byHash = new Map(options.records.map((r) => [keyHash(Buffer.from(r.key)), r.key]));
+    for (let p = 0; p < options.partitions; p++) {
+      const offset = broker.committedOffset(consumer.groups.main, consumer.mainTopic, p);
+      if (offset === undefined) continue;
+      const metadata = broker.committedMetadata(consumer.groups.main, consumer.mainTopic, p);
+      const state = decodeParkState(BigInt(offset), metadata);
+      for (const hash of [...state.held.keys(), ...state.parked.values()]) lostKeys.add(byHash.get(hash)!);
+      // Main records from the committed offset on run again, and tier records not yet committed may run again.
+      lossReruns += Number(state.position) - offset;
+      for (const tier of consumer.tiers) {
+        const pending = broker.records(tier.topic, p).slice(broker.committedOffset(consumer.groups.main, tier.topic, p) ?? 0);
+        for (const r of pending) lostKeys.add(r.key!.toString());
+        lossReruns += pending.length;
+      }
+      const lost = faulty.statesLost % 2 === 1 ? {} : { metadata: `${(metadata ?? '').replace(/\0$/, '')}0` };
+      broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: p, offset: String(offset), ...lost }]);
+    }
+    groups.forEach((g) => broker.rebalance(g));
+  }
+  const faulty: FaultyPort = new FaultyPort(broker.port(), {
     faults: options.faults ?? [],
     events: options.events,
     onRebalance: () => groups.forEach((g) => broker.rebalance(g)),
+    onStateLost: loseState,
   });
   const hopOf = (topic: string) => (topic === consumer.mainTopic ? 0 : consumer.tiers.findIndex((t) => t.topic === topic) + 1);
   const attempts: Attempt[] = [];
@@ -141,6 +171,9 @@ export function faultWorld(options: FaultWorldOptions) {
       calls: new Map(faulty.calls),
       restarts: broker.restarts,
       stoppedForGood: broker.stoppedForGood,
+      statesLost: faulty.statesLost,
+      lostKeys,
+      lossReruns,
     };
   }
 

@@ -62,17 +62,43 @@ describe('key parking', () => {
     s.refuseCommit();
     await expect(s.parking.onMainRecord(record(2, 'other', 'x'))).rejects.toThrow('coordinator');
     expect(s.seeks).toEqual([]);
-    // The client delivers the failed record again; the state comes back from the last commit.
+    // The client delivers the failed record again; the state comes back from the last commit,
+    // and the partition is read again from b (the record in hand was fetched before that seek).
     await s.parking.onMainRecord(record(2, 'other', 'x'));
     expect(s.seeks).toEqual([{ topic: MAIN, partition: 0, offset: '1' }]);
-    // The re-read brings b back into memory; releasing k runs it.
+    // The re-read brings b back into memory, then x again; releasing k runs b.
     await s.parking.onMainRecord(record(1, 'k', 'b'));
+    await s.parking.onMainRecord(record(2, 'other', 'x'));
     await s.parking.onTierRecord(
       { topic: `${MAIN}.retry.1m`, partition: 0, message: { key: Buffer.from('k'), value: Buffer.from('a'), offset: '0', timestamp: '0', headers: { 'x-original-offset': '0' } } },
       async () => ({ outcome: 'success', commit: { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' } }),
     );
     expect(s.handled).toEqual(['k:a', 'other:x', 'other:x', 'k:b']);
     expect(s.broker.committedOffset('g', MAIN, 0)).toBe(3);
+  });
+
+  it('reads a partition again from its position when the first record after the state was loaded comes past it, once: a gap still there is real', async () => {
+    const s = setup({});
+    s.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '2' }]); // the state lost at 2 (an offset reset, say)
+    await s.parking.onMainRecord(record(4, 'k', 'late')); // fetched under the state before
+    expect(s.seeks).toEqual([{ topic: MAIN, partition: 0, offset: '2' }]);
+    expect(s.handled).toEqual([]);
+    // Read again from 2: 2 and 3 are there, then a gap (a transaction marker at 4) before 5.
+    await s.parking.onMainRecord(record(2, 'j', 'a'));
+    await s.parking.onMainRecord(record(3, 'j', 'b'));
+    await s.parking.onMainRecord(record(5, 'j', 'c'));
+    expect(s.handled).toEqual(['j:a', 'j:b', 'j:c']);
+    expect(s.seeks).toHaveLength(1);
+  });
+
+  it('takes the first record past the position after seeking back to it once: the gap is real (a transaction marker at the committed offset)', async () => {
+    const s = setup({});
+    s.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '2', metadata: 'krt-parked/1 +0\0' }]);
+    await s.parking.onMainRecord(record(3, 'k', 'a'));
+    await s.parking.onMainRecord(record(3, 'k', 'a')); // what the seek back to 2 reads first
+    expect(s.seeks).toEqual([{ topic: MAIN, partition: 0, offset: '2' }]);
+    expect(s.handled).toEqual(['k:a']);
+    expect(s.broker.committedOffset('g', MAIN, 0)).toBe(4);
   });
 
   it('skips a record delivered twice instead of running or parking it again', async () => {

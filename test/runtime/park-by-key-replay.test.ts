@@ -49,7 +49,7 @@ describe('park-by-key and a record replayed from the DLQ', () => {
     // it failed there again and went on to tier 2.
     await s.parking.onTierRecord(replayed, async () => ({ outcome: 'tier', commit: { topic: 'orders.retry.1m', partition: 0, offset: '1' } }));
     // A newer record of k arrives on the main topic: parked behind the replayed record.
-    await s.parking.onMainRecord({ topic: 'orders', partition: 0, message: { key: Buffer.from('k'), value: Buffer.from('new'), offset: '200', timestamp: '0' } });
+    await s.parking.onMainRecord({ topic: 'orders', partition: 0, message: { key: Buffer.from('k'), value: Buffer.from('new'), offset: '150', timestamp: '0' } });
     expect(s.handled).toEqual([]);
     expect(s.events.map((e) => e.type)).toEqual(['parked']);
   });

@@ -1,52 +1,5 @@
-import type { RetryEvent } from '../../src/runtime/events';
-import { decodeParkState, keyHash } from '../../src/runtime/park-state';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-
-const consumer = billingDescriptor({ ordering: 'park-by-key', groups: { ...billingDescriptor().groups, retry: 'billing-order-confirmed' } });
-const [tier1m] = consumer.tiers;
-const T0 = 1_000_000;
-
-/** A broker that outlives its consumers, so a test can stop one and start the next, as a restart does. */
-function world() {
-  const clock = new VirtualClock(T0);
-  const broker = new MemoryBroker(clock);
-  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
-  const handled: string[] = [];
-  const events: RetryEvent[] = [];
-  /** Values that fail once with a 503 (into the tiers), then succeed. */
-  const failOnce = new Set<string>();
-  /** Values that fail with a 503 every time: up the ladder into the DLQ. */
-  const alwaysFail = new Set<string>();
-  const start = async (options: { parkingBudgetBytes?: number } = {}): Promise<RetryingConsumer> => {
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: broker.port(),
-      clock,
-      random: () => 0.5,
-      ...options,
-      onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        const label = `${record.message.key?.toString()}:${valueOf(record)}`;
-        if (failOnce.delete(label) || alwaysFail.has(label)) {
-          handled.push(`${label} FAIL`);
-          throw httpError(503);
-        }
-        handled.push(label);
-      },
-    });
-    await retrying.start();
-    return retrying;
-  };
-  const produce = (key: string, value: string, partition = 0) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition });
-  const parkState = (partition = 0) =>
-    decodeParkState(BigInt(broker.committedOffset(consumer.groups.main, consumer.mainTopic, partition) ?? 0), broker.committedMetadata(consumer.groups.main, consumer.mainTopic, partition));
-  return { clock, broker, handled, events, failOnce, alwaysFail, start, produce, parkState };
-}
+import { keyHash } from '../../src/runtime/park-state';
+import { consumer, T0, tier1m, world } from './park-by-key-world';
 
 describe('park-by-key ordering', () => {
   it('keeps the failing key and its parked records in the main partition commit, so a restarted consumer keeps them in order', async () => {

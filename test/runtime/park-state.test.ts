@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata } from '../../src/runtime/park-state';
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata, readParkState } from '../../src/runtime/park-state';
+import type { ParkState } from '../../src/runtime/park-state';
 
 describe('the park-by-key state in commit metadata', () => {
   const a = keyHash(Buffer.from('order-42'));
@@ -66,6 +67,32 @@ describe('the park-by-key state in commit metadata', () => {
     }
   });
 
+  it('reads a commit without state as lost, marked at the committed offset, and says why; a partition never committed as nothing lost', () => {
+    expect(readParkState(undefined, null)).toEqual({ state: emptyParkState(0n) });
+    for (const metadata of [null, undefined, '', '\0']) expect(readParkState(10n, metadata)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n }, lost: 'none' });
+    for (const metadata of ['krt-parked/1 +5', `krt-parked/1 +0 ${a}@1\0\0x`, 'krt-handled/1 {}']) {
+      expect(readParkState(10n, metadata)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n }, lost: 'unreadable' });
+    }
+    const state = emptyParkState(12n);
+    state.held.set(a, 3n);
+    expect(readParkState(12n, parkStateMetadata(state))).toEqual({ state });
+  });
+
+  it('keeps the mark of a lost state (~, below the position, 0 included) and reads it back; states without it read as before', () => {
+    const state: ParkState = { ...emptyParkState(12n), lostBefore: 10n };
+    state.held.set(a, 11n);
+    state.parked.set(11n, b);
+    expect(encodeParkState(state)).toBe(`krt-parked/1 +1 ~2 ${[`${a}@1`, `${b}:1`].sort().join(' ')}`);
+    expect(readParkState(11n, parkStateMetadata(state))).toEqual({ state });
+    const justLost: ParkState = { ...emptyParkState(10n), lostBefore: 10n };
+    expect(encodeParkState(justLost)).toBe('krt-parked/1 +0 ~0');
+    expect(decodeParkState(10n, 'krt-parked/1 +0 ~0')).toEqual(justLost);
+    // A mark before offset 0, in the wrong place, twice, or with digits the encoder would not write: not ours.
+    for (const metadata of ['krt-parked/1 +0 ~b', `krt-parked/1 +0 ${a}@1 ~2`, 'krt-parked/1 +0 ~1 ~1', 'krt-parked/1 +0 ~01', 'krt-parked/1 +0 ~']) {
+      expect(readParkState(10n, metadata).lost).toBe('unreadable');
+    }
+  });
+
   const hashes = [a, b, keyHash(Buffer.from('order-44'))];
   /** Text near the format: the tag, a distance, entries of known hashes with small distances, or any string. */
   const nearState = fc.oneof(
@@ -73,16 +100,17 @@ describe('the park-by-key state in commit metadata', () => {
     fc
       .tuple(
         fc.nat({ max: 12 }),
+        fc.option(fc.nat({ max: 40 })),
         fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 })), { maxLength: 3 }),
       )
-      .map(([d, entries]) => [PARK_STATE_FORMAT, `+${d.toString(36)}`, ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`)].join(' ')),
+      .map(([d, lost, entries]) => [PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`)].join(' ')),
   );
 
   it('decodes any text either to a state that encodes back to that text at the committed offset, or to an empty state (property)', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 20n }), nearState, (committed, text) => {
         const state = decodeParkState(committed, text);
-        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed;
+        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined;
         expect(empty || (encodeParkState(state) === text && committedOffsetOf(state) === committed)).toBe(true);
       }),
       { numRuns: 2000 },
@@ -95,8 +123,9 @@ describe('the park-by-key state in commit metadata', () => {
         fc.bigInt({ min: 0n, max: 1000n }),
         fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 1n, max: 50n })), { maxLength: 3 }),
         fc.uniqueArray(fc.tuple(fc.bigInt({ min: 1n, max: 50n }), fc.constantFrom(...hashes)), { selector: ([d]) => d, maxLength: 6 }),
-        (position, held, parked) => {
-          const state = emptyParkState(position + 50n);
+        fc.option(fc.bigInt({ min: 0n, max: 50n })),
+        (position, held, parked, lost) => {
+          const state: ParkState = lost === null ? emptyParkState(position + 50n) : { ...emptyParkState(position + 50n), lostBefore: position + 50n - lost };
           for (const [h, d] of held) state.held.set(h, state.position - d);
           for (const [d, h] of parked) state.parked.set(state.position - d, h);
           expect(decodeParkState(committedOffsetOf(state), encodeParkState(state))).toEqual(state);

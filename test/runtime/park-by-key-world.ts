@@ -1,0 +1,60 @@
+import type { RetryEvent } from '../../src/runtime/events';
+import { decodeParkState } from '../../src/runtime/park-state';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { ConsumedRecord } from '../../src/runtime/router';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { billingDescriptor } from './descriptor';
+import { httpError, valueOf } from './harness';
+
+export const consumer = billingDescriptor({ ordering: 'park-by-key', groups: { ...billingDescriptor().groups, retry: 'billing-order-confirmed' } });
+export const [tier1m] = consumer.tiers;
+export const T0 = 1_000_000;
+
+/** A broker that outlives its consumers, so a test can stop one and start the next, as a restart does. */
+export function world() {
+  const clock = new VirtualClock(T0);
+  const broker = new MemoryBroker(clock);
+  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
+  const handled: string[] = [];
+  const events: RetryEvent[] = [];
+  /** Values that fail once with a 503 (into the tiers), then succeed. */
+  const failOnce = new Set<string>();
+  /** Values that fail with a 503 every time: up the ladder into the DLQ. */
+  const alwaysFail = new Set<string>();
+  const start = async (options: { parkingBudgetBytes?: number } = {}): Promise<RetryingConsumer> => {
+    const retrying = createRetryingConsumer(consumer, {
+      kafka: broker.port(),
+      clock,
+      random: () => 0.5,
+      ...options,
+      onEvent: (e) => events.push(e),
+      handler: async (record: ConsumedRecord) => {
+        const label = `${record.message.key?.toString()}:${valueOf(record)}`;
+        if (failOnce.delete(label) || alwaysFail.has(label)) {
+          handled.push(`${label} FAIL`);
+          throw httpError(503);
+        }
+        handled.push(label);
+      },
+    });
+    await retrying.start();
+    return retrying;
+  };
+  const produce = (key: string, value: string, partition = 0) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition });
+  const parkState = (partition = 0) =>
+    decodeParkState(BigInt(broker.committedOffset(consumer.groups.main, consumer.mainTopic, partition) ?? 0), broker.committedMetadata(consumer.groups.main, consumer.mainTopic, partition));
+  /**
+   * The group's commit of main partition p keeps its offset and loses its state, as after
+   * `kafka-consumer-groups --reset-offsets` (empty metadata), a client that commits without
+   * metadata, or a reader that gets trailing bytes after the state (the NUL bug, 25dbbe8).
+   */
+  const loseState = (how: 'empty' | 'none' | 'trailing bytes', partition = 0) => {
+    const offset = broker.committedOffset(consumer.groups.main, consumer.mainTopic, partition);
+    const metadata = broker.committedMetadata(consumer.groups.main, consumer.mainTopic, partition) ?? '';
+    const lost = how === 'empty' ? { metadata: '' } : how === 'none' ? {} : { metadata: `${metadata.replace(/\0$/, '')}0` };
+    broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition, offset: String(offset), ...lost }]);
+  };
+  return { clock, broker, handled, events, failOnce, alwaysFail, start, produce, parkState, loseState };
+}
