@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { processIo } from './io';
+import { quietNegativeTimeoutWarning } from './quiet-timeout-warning';
 import { runCli } from './program';
 import { favourSmallHeap } from './small-heap';
 
+quietNegativeTimeoutWarning();
 const args = process.argv.slice(2);
 // Both build every topology's cdktf construct tree (`krt cdktf` is the app cdktf.json runs).
 if (args[0] === 'synth' || args[0] === 'cdktf') favourSmallHeap();
