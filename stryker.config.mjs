@@ -12,8 +12,8 @@ export default {
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
   coverageAnalysis: 'perTest',
-  concurrency: 2,
-  timeoutMS: 20_000,
+  concurrency: 1,
+  timeoutMS: 10_000,
   mutate: [
     'src/runtime/partition-progress.ts',
     'src/runtime/offset-committer.ts',
