@@ -24,6 +24,7 @@ describe('the park-by-key state in commit metadata', () => {
     expect(text).toBe(`krt-parked/1 +rs ${[`${a}@a:9,5`, `${b}:rs`].sort().join(' ')}`);
     expect(decodeParkState(999_000n, text)).toEqual(state);
     expect(decodeParkState(999_000n, `${text}\0`)).toEqual(state); // as the Confluent client writes it
+    expect(decodeParkState(999_000n, `${text}\0\0\0`)).toEqual(state); // and padded with NULs
   });
 
   it('commits at the position when nothing is parked', () => {
@@ -53,6 +54,11 @@ describe('the park-by-key state in commit metadata', () => {
     for (const metadata of ['krt-parked/1 +5', `krt-parked/1 +0 ${a}@0`, `krt-parked/1 +2 ${a}:0`, `krt-parked/1 +3 ${a}:1`, `krt-parked/1 +2 ${a}:2,2`, `krt-parked/1 +02 ${a}:2`, `krt-parked/1 +0 ${b}@1 ${a}@1`]) {
       expect(decodeParkState(10n, metadata)).toEqual(emptyParkState(10n));
     }
+  });
+
+  it('reads a state that holds a key before offset 0, or parks a record at the position beside a good hold, as an empty state', () => {
+    expect(decodeParkState(0n, `krt-parked/1 +0 ${a}@1`)).toEqual(emptyParkState(0n));
+    expect(decodeParkState(10n, `krt-parked/1 +0 ${a}@1:0`)).toEqual(emptyParkState(10n));
   });
 
   const hashes = [a, b, keyHash(Buffer.from('order-44'))];
