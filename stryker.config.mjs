@@ -12,8 +12,8 @@ export default {
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
   coverageAnalysis: 'perTest',
-  concurrency: 2,
-  timeoutMS: 20_000,
+  concurrency: 1,
+  timeoutMS: 10_000,
   mutate: [
     'src/runtime/partition-progress.ts',
     'src/runtime/offset-committer.ts',
@@ -26,7 +26,7 @@ export default {
     'src/plan/guards.ts',
   ],
   // The tests read generated/, examples/ and the topologies: only output and reports stay out of the sandbox.
-  ignorePatterns: ['dist', 'reports', 'cdktf.out'],
+  ignorePatterns: ['dist', 'reports', 'cdktf.out', '.mutation-*'],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 90, low: 85, break: null },

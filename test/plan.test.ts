@@ -130,6 +130,11 @@ describe('krt plan, offline against the committed model', () => {
     );
   });
 
+  it('accepts a change between unordered and in-place-only without calling it an ordering switch: the tiers keep the group that reads them', () => {
+    const inPlaceOnly = modelOf(aConsumer({ ordering: 'in-place-only', ladder: [], retired: ['1m', '10m', '1h'] }));
+    expect(refusals(base, inPlaceOnly)).toEqual([]);
+  });
+
   it('lists retention, alert threshold and ACL changes in operator words', () => {
     const after = modelOf(aConsumer({ dlq: { retention: '14d' }, criticality: 'money', principal: 'User:payments' }));
     expect(lines(planChanges(base, after))).toEqual(

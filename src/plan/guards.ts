@@ -27,7 +27,8 @@ export function guardChanges(before: ProjectModel | undefined, after: ProjectMod
 /** Unordered and park-by-key read the tiers in different groups; the new one would start over. */
 function orderingSwitch(was: ConsumerModel, now: ConsumerModel): Diagnostic[] {
   // A renamed group is no switch of ordering: the plan tells how to carry its offsets over.
-  if (was.ordering === now.ordering || was.groups.retry === now.groups.retry || (was.tiers.length === 0 && now.tiers.length === 0)) return [];
+  // Park-by-key, on one side of every switch of group, always has tiers to start over.
+  if (was.ordering === now.ordering || was.groups.retry === now.groups.retry) return [];
   if (now.previousOrdering === was.ordering) return [];
   return [
     specError(

@@ -1,12 +1,23 @@
 /**
  * The suites Stryker runs against each mutant: the in-memory suites of the runtime and the
- * plan (no broker, no child processes), so a mutant is judged in seconds.
+ * plan (no broker, no child processes), so a mutant is judged in seconds. Per mutant, jest
+ * loads only the suites that reached it in the coverage run (`related-suites.js`), the
+ * smallest first (`smallest-first.js`), and stops running tests at the first that fails
+ * (`fail-fast.js`).
  */
 const { projects } = require('../../jest.config.js');
 const unit = projects.find((project) => project.displayName === 'unit');
+
+// A property suite runs all its cases for every mutant it reaches; ten keep a mutant to
+// seconds (npm test runs the full count). A mutant only more cases would find is
+// reported as surviving, never hidden. KRT_PROPERTY_RUNS, when set, still rules.
+process.env.KRT_PROPERTY_RUNS ??= '10';
 
 module.exports = {
   ...unit,
   displayName: undefined,
   testMatch: ['<rootDir>/test/runtime/**/*.test.ts', '<rootDir>/test/plan*.test.ts', '<rootDir>/test/review-plan.test.ts'],
+  setupFilesAfterEnv: [...unit.setupFilesAfterEnv, '<rootDir>/test/mutation/suite-coverage.js', '<rootDir>/test/mutation/fail-fast.js'],
+  filter: '<rootDir>/test/mutation/related-suites.js',
+  testSequencer: '<rootDir>/test/mutation/smallest-first.js',
 };

@@ -25,6 +25,7 @@ describe('the park-by-key state in commit metadata', () => {
     expect(text).toBe(`krt-parked/1 +rs ${[`${a}@a:9,5`, `${b}:rs`].sort().join(' ')}`);
     expect(decodeParkState(999_000n, text)).toEqual(state);
     expect(decodeParkState(999_000n, `${text}\0`)).toEqual(state); // as the Confluent client writes it
+    expect(decodeParkState(999_000n, `${text}\0\0\0`)).toEqual(state); // and padded with NULs
   });
 
   it('writes its commit metadata with a NUL at the end, so a reader that stops only at a NUL (the Confluent client\'s admin) reads exactly the state', () => {
@@ -91,6 +92,11 @@ describe('the park-by-key state in commit metadata', () => {
     for (const metadata of ['krt-parked/1 +0 ~b', `krt-parked/1 +0 ${a}@1 ~2`, 'krt-parked/1 +0 ~1 ~1', 'krt-parked/1 +0 ~01', 'krt-parked/1 +0 ~']) {
       expect(readParkState(10n, metadata).lost).toBe('unreadable');
     }
+  });
+
+  it('reads a state that holds a key before offset 0, or parks a record at the position beside a good hold, as an empty state', () => {
+    expect(decodeParkState(0n, `krt-parked/1 +0 ${a}@1`)).toEqual(emptyParkState(0n));
+    expect(decodeParkState(10n, `krt-parked/1 +0 ${a}@1:0`)).toEqual(emptyParkState(10n));
   });
 
   const hashes = [a, b, keyHash(Buffer.from('order-44'))];

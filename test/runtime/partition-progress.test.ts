@@ -90,6 +90,21 @@ describe('the progress of a partition with publishes in flight', () => {
     expect(woke).toBe(true);
   });
 
+  it('takes the first batch of a partition it never saw as it comes: nothing to resume, nothing dropped', () => {
+    const progress = new PartitionProgress('t', 0);
+    expect(progress.dropped).toBe(false);
+    expect(progress.mustResume(0n)).toBe(false);
+  });
+
+  it('lets a partition with no publish in flight go on at once instead of waiting for an acknowledgement', async () => {
+    const progress = new PartitionProgress('t', 0);
+    progress.finish(0n);
+    let woke = false;
+    void progress.waitForAcknowledgement().then(() => (woke = true));
+    await Promise.resolve();
+    expect(woke).toBe(true);
+  });
+
   it('never commits past a publish still in flight when the partition resumes anywhere after a rebalance or a seek', () => {
     // The client may resume a partition at any offset: back at the committed one (kafkajs),
     // or past records it handed over (the Confluent client seeks to the last resolved one).

@@ -98,6 +98,12 @@ describe('the destination resolver with a draining tier', () => {
     expect(from1m(undefined)).toEqual(from1m(2));
   });
 
+  it('dead-letters a record that fails on the last live tier, never sending it on to the draining tier listed after it', () => {
+    const from1h = resolveDestination(retimed, { topic: 'orders.confirmed.retry.1h', kind: 'transient-long', triesInPlace: 3, now });
+    expect(from1h).toEqual({ kind: 'dlq', attempt: 4, reason: 'retries-exhausted' });
+    expect(fromDraining(4)).toEqual({ kind: 'dlq', attempt: 4, reason: 'retries-exhausted' });
+  });
+
   it('keeps counting attempts of live tiers by where the record was read', () => {
     expect(attemptOf(retimed, 'orders.confirmed.retry.15m', 99)).toBe(3);
   });
