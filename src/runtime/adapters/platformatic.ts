@@ -63,8 +63,12 @@ export interface PlatformaticPortOptions {
   readonly consumerConfig?: Record<string, unknown>;
   /**
    * Called when a handler threw (the record is handed again in `retryInMs`), the client
-   * ended a stream (the adapter opens a new one in `retryInMs`) or gave up a rejoin (it
-   * rejoins at its next heartbeat). Written to stderr by default.
+   * ended a stream (the adapter opens a new one in `retryInMs`) or gave up a rejoin. After
+   * a rejoin given up the client sends no more heartbeats: the member is out of the group
+   * (its partitions go to the others) and joins again only when a commit is refused for
+   * its old generation or the stream ends and the adapter opens a new one; meanwhile its
+   * stream may read its old partitions, which the new owners read too (at least once).
+   * Written to stderr by default.
    */
   readonly onError?: (error: unknown, retryInMs?: number) => void;
   /** The Node version checked at construction (`process.version` by default). */
@@ -139,7 +143,13 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   const listeners: (() => void)[] = [];
   const gate: FetchGate = createFetchGate(consumer, () => topics);
-  const runs = createPartitionRuns({ onFetchable: () => gate.wake(), onHandlerError: onError });
+  const runs = createPartitionRuns({
+    onFetchable: () => gate.wake(),
+    onHandlerError: onError,
+    onReposition: (topic, partition, offset) => {
+      if (stream) gate.seek(stream, topic, partition, offset);
+    },
+  });
   gate.setPolicy((topic, partition) => runs.fetchable(topic, partition));
 
   /** The stream reads again from its committed offsets: nothing fetched before may be handed out, and the runtime starts over. */
@@ -160,7 +170,10 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
       return;
     }
     stream = opened;
-    opened.on('data', (m) => runs.deliver(m.topic, m.partition, portMessage(m)));
+    // A record pushed after a handler paused or sought its partition (in the same response) is not delivered: the position is the seek's or the pause's.
+    opened.on('data', (m) => {
+      if (!gate.stale(m.topic, m.partition)) runs.deliver(m.topic, m.partition, portMessage(m));
+    });
     opened.on('error', (error) => {
       if (stream !== opened || disconnected) return;
       stream = undefined;
