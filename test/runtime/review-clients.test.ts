@@ -48,12 +48,14 @@ class FakeConsumer extends EventEmitter implements PlatformaticConsumerLike {
   }
   /** Metadata lookups that fail (a broker restarting, the cache expired). */
   metadataFailures = 0;
-  metadata(_o: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string }> }) => void): void {
+  /** The topic's partition count as the metadata says it (an operator may add partitions). */
+  partitionsCount = 1;
+  metadata(_o: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string; partitionsCount: number }> }) => void): void {
     if (this.metadataFailures > 0) {
       this.metadataFailures--;
       return callback(new Error('Connection closed'));
     }
-    callback(null, { topics: new Map([[TOPIC, { id: TOPIC_ID }]]) });
+    callback(null, { topics: new Map([[TOPIC, { id: TOPIC_ID, partitionsCount: this.partitionsCount }]]) });
   }
   async consume(): Promise<PlatformaticStreamLike> {
     this.stream = new FakeStream(this);
@@ -63,6 +65,13 @@ class FakeConsumer extends EventEmitter implements PlatformaticConsumerLike {
   async commit(): Promise<void> {}
   async listCommittedOffsets(): Promise<Map<string, bigint[]>> {
     return new Map();
+  }
+  /** Rejoins asked for; each is a rebalance that keeps partition 0 here. */
+  joins = 0;
+  async joinGroup(): Promise<string> {
+    this.joins++;
+    this.emit('consumer:group:join');
+    return '';
   }
   async close(): Promise<void> {
     this.stream?.stop();
@@ -261,5 +270,27 @@ describe('review of the @platformatic/kafka adapter (#23)', () => {
     });
     await answerFetches(() => handed.includes('r5'));
     expect(handed.slice(0, 4)).toEqual(['r2', 'r3', 'r4', 'r5']);
+  });
+
+  /*
+   * Expected: partitions added to a topic the consumer reads are assigned and read (see
+   * test/kafka/review-clients.test.ts for the broker). The client joins again only on a
+   * heartbeat error, a refused commit or a new topic, so the adapter asks for the rejoin
+   * when a lookup shows more partitions than the last one; no rejoin while the count holds.
+   */
+  it('asks the group to rebalance once when a subscribed topic gains partitions', async () => {
+    const handed: string[] = [];
+    await running({
+      eachBatch: async ({ messages, resolveOffset }) => {
+        for (const m of messages) handed.push(m.value!.toString());
+        resolveOffset(messages[messages.length - 1]!.offset);
+      },
+    });
+    await answerFetches(() => handed.includes('r5'));
+    expect(FakeConsumer.last.joins).toBe(0);
+    FakeConsumer.last.partitionsCount = 2;
+    await answerFetches(() => FakeConsumer.last.joins > 0, 3);
+    await answerFetches(() => false, 3);
+    expect(FakeConsumer.last.joins).toBe(1);
   });
 });

@@ -38,7 +38,7 @@ export type FetchCallback = (error: Error | null, response?: GatedFetchResponse)
 /** The consumer's calls the gate wraps and uses. */
 export interface FetchingConsumer {
   fetch(options: GatedFetchOptions, callback: FetchCallback): void;
-  metadata(options: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string }> }) => void): void;
+  metadata(options: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string; partitionsCount?: number }> }) => void): void;
 }
 
 /** The stream's fetch positions, keyed `topic:partition` as the stream keys them. */
@@ -65,7 +65,8 @@ export interface FetchGate {
 /** How long a request with every partition left out is held when the stream set no fetch wait. */
 const DEFAULT_HOLD_MS = 500;
 
-export function createFetchGate(consumer: FetchingConsumer, topics: () => string[]): FetchGate {
+/** `onMetadata` sees the topics' metadata of every lookup the gate makes (the partition count watch). */
+export function createFetchGate(consumer: FetchingConsumer, topics: () => string[], onMetadata: (topics: Map<string, { id: string; partitionsCount?: number }>) => void = () => undefined): FetchGate {
   const original = consumer.fetch;
   let policy: (topic: string, partition: number) => boolean = () => true;
   /** A counter that moves at every invalidation; each partition remembers its last. */
@@ -98,6 +99,7 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
     consumer.metadata({ topics: topics() }, (metadataError, metadata) => {
       // Without names the gate can neither leave partitions out nor cut stale records: nothing is fetched this time.
       if (metadataError || metadata === undefined) return hold(callback, options.maxWaitTime ?? DEFAULT_HOLD_MS);
+      onMetadata(metadata.topics);
       const names = new Map([...metadata.topics].map(([name, t]) => [t.id, name]));
       const wanted = options.topics
         .map((t) => ({ ...t, partitions: t.partitions.filter((p) => staleSince(keyOf(names.get(t.topicId) ?? '', p.partition), sentAt) === false && policy(names.get(t.topicId) ?? '', p.partition)) }))

@@ -4,6 +4,7 @@ import { UnknownPartitionError } from '../publish-failure';
 import { createFetchGate } from './platformatic-fetch-gate';
 import type { FetchGate, FetchingConsumer, FetchPositions } from './platformatic-fetch-gate';
 import { ClientCannotCarryError, PLATFORMATIC_COMMIT_METADATA_UNSUPPORTED, PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED, platformaticNodeRefusal } from './platformatic-refusals';
+import { createPartitionCountWatch } from './platformatic-partition-watch';
 import { createPartitionRuns } from './platformatic-run';
 
 /** A record as the client's stream delivers it with its default (Buffer) deserializers. */
@@ -32,6 +33,8 @@ export interface PlatformaticConsumerLike extends FetchingConsumer {
   on(event: 'consumer:group:join', listener: () => void): unknown;
   /** The client emits a rejoin it gave up on; an EventEmitter throws an 'error' nobody listens to. */
   on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Joins the group again (the group rebalances): used when a subscribed topic gained partitions. */
+  joinGroup(options: Record<string, unknown>): Promise<unknown>;
   close(force?: boolean): Promise<void>;
 }
 
@@ -142,7 +145,14 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
   let restarts = 0;
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   const listeners: (() => void)[] = [];
-  const gate: FetchGate = createFetchGate(consumer, () => topics);
+  // Partitions added to a subscribed topic are assigned only after a rejoin, which the client does not make for them.
+  const watch = createPartitionCountWatch(() => {
+    if (disconnected) return;
+    consumer.joinGroup({}).catch((refused: unknown) => {
+      if (!disconnected) onError(refused);
+    });
+  });
+  const gate: FetchGate = createFetchGate(consumer, () => topics, (t) => watch.observe(t));
   const runs = createPartitionRuns({
     onFetchable: () => gate.wake(),
     onHandlerError: onError,
