@@ -50,7 +50,7 @@ class Partition {
   queue: PortMessage[] = [];
   /** The offset after the last record queued or handed out: older records are repeats. */
   next: bigint | undefined;
-  /** Moves at every pause, seek and reset: a batch in hand from before is stale. */
+  /** Moves at every pause, resume, seek and reset: a batch in hand from before is stale. */
   epoch = 0;
   /**
    * Paused while a batch was in hand: where the partition resumes depends on what its
