@@ -59,6 +59,9 @@ class FakeConsumer extends EventEmitter implements PlatformaticConsumerLike {
   async listCommittedOffsets(): Promise<Map<string, bigint[]>> {
     return new Map([[TOPIC, [3n, -1n]]]);
   }
+  async joinGroup(): Promise<string> {
+    return '';
+  }
   async close(): Promise<void> {
     this.stream?.stop();
   }

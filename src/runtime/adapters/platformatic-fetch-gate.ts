@@ -9,6 +9,13 @@
  *   out of the request, so the broker sends none of its records;
  * - a partition paused or sought after the request went out has its records cut from the
  *   response, so the stream neither delivers them nor moves its offset past the sought one;
+ * - the stream pushes a response's records synchronously, and a handler can pause or seek
+ *   a partition in the middle of that push (it runs from the first record): `stale()`
+ *   tells the records pushed after it apart, and a seek made during the push is written
+ *   again once the push ends (the stream had set its offset past the whole response first);
+ * - a request whose partitions cannot be named (the gate's metadata lookup failed) is not
+ *   sent: it comes back empty after the fetch wait and the stream asks again from the
+ *   offsets it holds (an error would end the stream, and the adapter would start over);
  * - a request with no partition left is held until a partition may be fetched again (or
  *   the fetch wait ends), so a stream whose partitions all wait does not spin.
  *
@@ -31,7 +38,7 @@ export type FetchCallback = (error: Error | null, response?: GatedFetchResponse)
 /** The consumer's calls the gate wraps and uses. */
 export interface FetchingConsumer {
   fetch(options: GatedFetchOptions, callback: FetchCallback): void;
-  metadata(options: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string }> }) => void): void;
+  metadata(options: { topics: string[] }, callback: (error: Error | null, metadata?: { topics: Map<string, { id: string; partitionsCount?: number }> }) => void): void;
 }
 
 /** The stream's fetch positions, keyed `topic:partition` as the stream keys them. */
@@ -45,6 +52,8 @@ export interface FetchGate {
   /** Records of this partition fetched before now are not delivered (a pause, a seek, a rebalance). */
   invalidate(topic: string, partition: number): void;
   invalidateAll(): void;
+  /** Whether a record of this partition the stream pushes now comes from a response fetched before its last invalidation. */
+  stale(topic: string, partition: number): boolean;
   /** The stream reads this partition from `offset` on. */
   seek(positions: FetchPositions, topic: string, partition: number, offset: bigint): void;
   /** A partition may be fetchable again: a held request goes out now. */
@@ -56,7 +65,8 @@ export interface FetchGate {
 /** How long a request with every partition left out is held when the stream set no fetch wait. */
 const DEFAULT_HOLD_MS = 500;
 
-export function createFetchGate(consumer: FetchingConsumer, topics: () => string[]): FetchGate {
+/** `onMetadata` sees the topics' metadata of every lookup the gate makes (the partition count watch). */
+export function createFetchGate(consumer: FetchingConsumer, topics: () => string[], onMetadata: (topics: Map<string, { id: string; partitionsCount?: number }>) => void = () => undefined): FetchGate {
   const original = consumer.fetch;
   let policy: (topic: string, partition: number) => boolean = () => true;
   /** A counter that moves at every invalidation; each partition remembers its last. */
@@ -64,6 +74,10 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
   const invalidatedAt = new Map<string, number>();
   let allInvalidatedAt = 0;
   const held = new Set<() => void>();
+  /** The clock when the response the stream is pushing now was requested; undefined outside a push. */
+  let pushing: number | undefined;
+  /** The last seek of each partition, to write again if a push of an older response overwrote it. */
+  const sought = new Map<string, { positions: FetchPositions; offset: bigint; at: number }>();
   const keyOf = (topic: string, partition: number) => `${topic}:${partition}`;
   const staleSince = (key: string, sentAt: number) => Math.max(invalidatedAt.get(key) ?? 0, allInvalidatedAt) > sentAt;
 
@@ -83,8 +97,9 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
   const gated = (options: GatedFetchOptions, callback: FetchCallback): void => {
     const sentAt = clock;
     consumer.metadata({ topics: topics() }, (metadataError, metadata) => {
-      // Without names the gate cannot tell partitions apart: the request goes out as is, and the consumer reports the error.
-      if (metadataError || metadata === undefined) return original.call(consumer, options, callback);
+      // Without names the gate can neither leave partitions out nor cut stale records: nothing is fetched this time.
+      if (metadataError || metadata === undefined) return hold(callback, options.maxWaitTime ?? DEFAULT_HOLD_MS);
+      onMetadata(metadata.topics);
       const names = new Map([...metadata.topics].map(([name, t]) => [t.id, name]));
       const wanted = options.topics
         .map((t) => ({ ...t, partitions: t.partitions.filter((p) => staleSince(keyOf(names.get(t.topicId) ?? '', p.partition), sentAt) === false && policy(names.get(t.topicId) ?? '', p.partition)) }))
@@ -94,7 +109,20 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
         for (const topic of response?.responses ?? []) {
           for (const p of topic.partitions) if (staleSince(keyOf(names.get(topic.topicId) ?? '', p.partitionIndex), sentAt)) p.records = undefined;
         }
-        callback(error, response);
+        pushing = sentAt;
+        try {
+          callback(error, response);
+        } finally {
+          pushing = undefined;
+          // A seek made during the push came after the stream moved its offset past the response: it stands.
+          for (const topic of response?.responses ?? []) {
+            for (const p of topic.partitions) {
+              const key = keyOf(names.get(topic.topicId) ?? '', p.partitionIndex);
+              const seek = sought.get(key);
+              if (seek !== undefined && seek.at > sentAt) seek.positions.offsetsToFetch.set(key, seek.offset);
+            }
+          }
+        }
       });
     });
   };
@@ -109,9 +137,15 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
     },
     invalidateAll() {
       allInvalidatedAt = ++clock;
+      sought.clear();
+    },
+    stale(topic, partition) {
+      return pushing !== undefined && staleSince(keyOf(topic, partition), pushing);
     },
     seek(positions, topic, partition, offset) {
-      invalidatedAt.set(keyOf(topic, partition), ++clock);
+      const at = ++clock;
+      invalidatedAt.set(keyOf(topic, partition), at);
+      sought.set(keyOf(topic, partition), { positions, offset, at });
       positions.offsetsToFetch.set(keyOf(topic, partition), offset);
     },
     wake() {

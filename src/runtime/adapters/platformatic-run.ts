@@ -8,11 +8,15 @@ import type { EachBatchPayload, EachMessagePayload, PortMessage, RunOptions } fr
  * the queue holds at most one fetch of each partition.
  */
 export interface PartitionRuns {
-  /** A record the stream delivered. */
+  /** A record the stream delivered from a response fetched since the partition's last pause, resume, seek or reset. */
   deliver(topic: string, partition: number, message: PortMessage): void;
   fetchable(topic: string, partition: number): boolean;
   pause(topic: string, partition: number): void;
-  /** Resumes; returns where the partition must be read from again (its first record not handed out), if known. */
+  /**
+   * Resumes; returns where the partition must be read from again (its first record not
+   * handed out), if known now. With a batch from before the pause still in hand it is
+   * known when the handler returns, and given then to `onReposition`.
+   */
   resume(topic: string, partition: number): bigint | undefined;
   /** Drops what is queued; the next record handed out is the one at `offset`. */
   seek(topic: string, partition: number, offset: bigint): void;
@@ -27,6 +31,8 @@ export interface PartitionRunsOptions {
   readonly onFetchable: () => void;
   /** The handler threw; the record is handed again in `retryInMs`. */
   readonly onHandlerError: (error: unknown, retryInMs: number) => void;
+  /** A partition resumed while a batch from before its pause was in hand: now known, the stream must read it from `offset`. */
+  readonly onReposition: (topic: string, partition: number, offset: bigint) => void;
 }
 
 /** Most records of one eachBatch call; the rest of the queue comes in the next. */
@@ -44,10 +50,13 @@ class Partition {
   queue: PortMessage[] = [];
   /** The offset after the last record queued or handed out: older records are repeats. */
   next: bigint | undefined;
-  /** Moves at every pause, seek and reset: a batch in hand from before is stale. */
+  /** Moves at every pause, resume, seek and reset: a batch in hand from before is stale. */
   epoch = 0;
-  /** The epoch of the last seek: a seek says itself where the partition resumes. */
-  soughtAt = -1;
+  /**
+   * Paused while a batch was in hand: where the partition resumes depends on what its
+   * handler takes, so it is not fetched until the handler returns (a seek or reset settles it).
+   */
+  awaitingBatch = false;
   constructor(readonly topic: string, readonly partition: number) {}
 }
 
@@ -114,8 +123,13 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
       running--;
     }
     const left = messages.filter((m) => resolved === undefined || BigInt(m.offset) > resolved);
-    // Paused while the batch was in hand, and not sought since: the resume reads again from its first record not taken.
-    if (p.epoch !== epoch && p.paused && p.soughtAt <= epoch && left.length > 0 && (p.next === undefined || BigInt(left[0]!.offset) < p.next)) p.next = BigInt(left[0]!.offset);
+    // Paused while the batch was in hand, and neither sought nor reset since: the partition is read again from its first record not taken.
+    if (p.awaitingBatch) {
+      p.awaitingBatch = false;
+      if (left.length > 0 && (p.next === undefined || BigInt(left[0]!.offset) < p.next)) p.next = BigInt(left[0]!.offset);
+      if (!p.paused && p.next !== undefined && !stopped) options.onReposition(p.topic, p.partition, p.next);
+      options.onFetchable();
+    }
     // Records of the batch not taken are handed again, before those fetched since.
     if (p.epoch === epoch && !stopped) {
       p.queue.unshift(...left);
@@ -142,7 +156,8 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
     deliver(topic, partition, message) {
       const p = partitionOf(topic, partition);
       const offset = BigInt(message.offset);
-      if (p.paused || (p.next !== undefined && offset < p.next)) return;
+      // Paused, or waiting on a batch in hand: what the partition reads next is decided elsewhere, so the record does not move `next`.
+      if (p.paused || p.awaitingBatch || (p.next !== undefined && offset < p.next)) return;
       p.next = offset + 1n;
       p.queue.push(message);
       markReady(p);
@@ -150,13 +165,14 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
     },
     fetchable(topic, partition) {
       const p = partitions.get(keyOf(topic, partition));
-      return p === undefined || (!p.paused && p.queue.length === 0);
+      return p === undefined || (!p.paused && !p.awaitingBatch && p.queue.length === 0);
     },
     pause(topic, partition) {
       const p = partitionOf(topic, partition);
       if (p.paused) return;
       p.paused = true;
       p.epoch++;
+      if (p.busy) p.awaitingBatch = true;
       // What was queued is read again after the resume, from the first record not handed out.
       if (p.queue.length > 0) p.next = BigInt(p.queue[0]!.offset);
       p.queue = [];
@@ -168,11 +184,13 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
       p.paused = false;
       p.epoch++;
       options.onFetchable();
-      return p.next;
+      // A batch from before the pause still in hand: its handler's return says where to read from.
+      return p.awaitingBatch ? undefined : p.next;
     },
     seek(topic, partition, offset) {
       const p = partitionOf(topic, partition);
-      p.soughtAt = ++p.epoch;
+      p.epoch++;
+      p.awaitingBatch = false;
       p.queue = [];
       p.next = offset;
       clearRetry(p);
@@ -183,6 +201,7 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
       for (const p of partitions.values()) {
         p.epoch++;
         p.paused = false;
+        p.awaitingBatch = false;
         p.queue = [];
         p.next = undefined;
         clearRetry(p);

@@ -4,6 +4,7 @@ import { UnknownPartitionError } from '../publish-failure';
 import { createFetchGate } from './platformatic-fetch-gate';
 import type { FetchGate, FetchingConsumer, FetchPositions } from './platformatic-fetch-gate';
 import { ClientCannotCarryError, PLATFORMATIC_COMMIT_METADATA_UNSUPPORTED, PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED, platformaticNodeRefusal } from './platformatic-refusals';
+import { createPartitionCountWatch } from './platformatic-partition-watch';
 import { createPartitionRuns } from './platformatic-run';
 
 /** A record as the client's stream delivers it with its default (Buffer) deserializers. */
@@ -32,6 +33,8 @@ export interface PlatformaticConsumerLike extends FetchingConsumer {
   on(event: 'consumer:group:join', listener: () => void): unknown;
   /** The client emits a rejoin it gave up on; an EventEmitter throws an 'error' nobody listens to. */
   on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Joins the group again (the group rebalances): used when a subscribed topic gained partitions. */
+  joinGroup(options: Record<string, unknown>): Promise<unknown>;
   close(force?: boolean): Promise<void>;
 }
 
@@ -63,8 +66,12 @@ export interface PlatformaticPortOptions {
   readonly consumerConfig?: Record<string, unknown>;
   /**
    * Called when a handler threw (the record is handed again in `retryInMs`), the client
-   * ended a stream (the adapter opens a new one in `retryInMs`) or gave up a rejoin (it
-   * rejoins at its next heartbeat). Written to stderr by default.
+   * ended a stream (the adapter opens a new one in `retryInMs`) or gave up a rejoin. After
+   * a rejoin given up the client sends no more heartbeats: the member is out of the group
+   * (its partitions go to the others) and joins again only when a commit is refused for
+   * its old generation or the stream ends and the adapter opens a new one; meanwhile its
+   * stream may read its old partitions, which the new owners read too (at least once).
+   * Written to stderr by default.
    */
   readonly onError?: (error: unknown, retryInMs?: number) => void;
   /** The Node version checked at construction (`process.version` by default). */
@@ -138,8 +145,21 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
   let restarts = 0;
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   const listeners: (() => void)[] = [];
-  const gate: FetchGate = createFetchGate(consumer, () => topics);
-  const runs = createPartitionRuns({ onFetchable: () => gate.wake(), onHandlerError: onError });
+  // Partitions added to a subscribed topic are assigned only after a rejoin, which the client does not make for them.
+  const watch = createPartitionCountWatch(() => {
+    if (disconnected) return;
+    consumer.joinGroup({}).catch((refused: unknown) => {
+      if (!disconnected) onError(refused);
+    });
+  });
+  const gate: FetchGate = createFetchGate(consumer, () => topics, (t) => watch.observe(t));
+  const runs = createPartitionRuns({
+    onFetchable: () => gate.wake(),
+    onHandlerError: onError,
+    onReposition: (topic, partition, offset) => {
+      if (stream) gate.seek(stream, topic, partition, offset);
+    },
+  });
   gate.setPolicy((topic, partition) => runs.fetchable(topic, partition));
 
   /** The stream reads again from its committed offsets: nothing fetched before may be handed out, and the runtime starts over. */
@@ -160,7 +180,10 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
       return;
     }
     stream = opened;
-    opened.on('data', (m) => runs.deliver(m.topic, m.partition, portMessage(m)));
+    // A record pushed after a handler paused or sought its partition (in the same response) is not delivered: the position is the seek's or the pause's.
+    opened.on('data', (m) => {
+      if (!gate.stale(m.topic, m.partition)) runs.deliver(m.topic, m.partition, portMessage(m));
+    });
     opened.on('error', (error) => {
       if (stream !== opened || disconnected) return;
       stream = undefined;
