@@ -165,7 +165,7 @@ describe('finding D, the class: a stack that held resources is never dropped sil
 
   it('refuses a model that stops generating a stack whose state holds topics and ACLs, however it came about', () => {
     expect(guardChanges(decommissioned, paymentsGone).map((d) => d.message)).toEqual([
-      expect.stringMatching(/^stack 'payments' would no longer be generated while its Terraform state holds 5 topics and 42 ACLs, so nothing could apply their deletion/),
+      expect.stringMatching(/^stack 'payments' would no longer be generated while its Terraform state holds 5 topics and [1-9]\d* ACLs, so nothing could apply their deletion/),
     ]);
   });
 
