@@ -51,6 +51,17 @@ async function deadLetterIds(topic: string, expected: number): Promise<number[]>
   return ids;
 }
 
+/** How many records a topic holds (the sum of its partitions' end offsets). */
+async function recordsIn(topic: string): Promise<number> {
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  try {
+    return (await admin.fetchTopicOffsets(topic)).reduce((n, p) => n + Number(p.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /**
  * For each key, the ids in the order they were last completed: produced in increasing
  * order, so park-by-key must keep them increasing. Every run counts: a window run again in
@@ -76,7 +87,9 @@ function keysOutOfOrder(processed: readonly number[]): string[] {
 eachClientOrdering('the crash window, on a real broker', ({ name: client }, ordering) => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'krt-crash-'));
   const output = path.join(work, 'processed.txt');
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  // KRT_CRASH_DIAG=1 keeps the directory, with the workers' event log (see crash-worker.ts).
+  const diagnostics = process.env.KRT_CRASH_DIAG === '1' ? path.join(work, 'events.jsonl') : undefined;
+  afterAll(() => (diagnostics ? process.stdout.write(`\ncrash test (${client}, ${ordering}): worker events in ${diagnostics}\n`) : rmSync(work, { recursive: true, force: true })));
 
   function startWorker(d: ConsumerDescriptor): Child {
     // The Node running the tests runs the worker too (@platformatic/kafka needs Node 22 or newer).
@@ -86,6 +99,7 @@ eachClientOrdering('the crash window, on a real broker', ({ name: client }, orde
         ...process.env,
         CRASH_DESCRIPTOR: JSON.stringify(d),
         CRASH_OUTPUT: output,
+        ...(diagnostics ? { CRASH_DIAG: diagnostics } : {}),
         CRASH_USER: ADMIN_USER,
         CRASH_CLIENT: client,
         KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(),
@@ -97,11 +111,15 @@ eachClientOrdering('the crash window, on a real broker', ({ name: client }, orde
     const base = testDescriptor('crash', [1]);
     const d: ConsumerDescriptor = ordering === 'park-by-key' ? { ...base, ordering, groups: { ...base.groups, retry: base.groups.main } } : base;
     await createTopicsOf(d, PARTITIONS);
-    const producer = kafkaAsAdmin().producer();
+    // Idempotent: on a loaded broker the send can time out after the broker wrote it, and a
+    // plain producer's retry would write the 2,000 again: every record would then run twice,
+    // which no commit policy bounds. The count below says so at once if it ever happens.
+    const producer = kafkaAsAdmin().producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     const ids = Array.from({ length: RECORDS }, (_, i) => i);
     await producer.send({ topic: d.mainTopic, acks: -1, messages: ids.map((id) => ({ key: `order-${id % 97}`, value: String(id) })) });
     await producer.disconnect();
+    expect(await recordsIn(d.mainTopic)).toBe(RECORDS);
 
     let kills = 0;
     for (; kills < KILLS; kills++) {
