@@ -220,7 +220,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   async function drain(partition: number, parking: PartitionParking, hash: string, ran: TopicPartitionOffset[]): Promise<void> {
     const { state } = parking;
-    while (!state.held.has(hash)) {
+    // A rebalance during a record run here forgot this state: the partition is read again
+    // from its commit, and the new generation's waiting records are not this state's to run.
+    while (partitions.get(partition) === parking && !state.held.has(hash)) {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
@@ -314,11 +316,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const fetchedIn = generation;
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
       return locked(record.partition, async () => {
+        const parking = await load(record.partition);
         // Fetched before a rebalance, which reads the partition again from its commit: taken
-        // now, it could commit past a record of its partition that waited its turn.
+        // now, it could commit past a record of its partition that waited its turn. Checked
+        // after the load, as the main records are: a rebalance while the state loads would
+        // leave this record waiting its turn under the forgotten state, in the new
+        // generation's turns, behind a hold that state no longer has: waiting forever, and
+        // every later tier record of its key behind it.
         if (generation !== fetchedIn) return;
         const keyless = record.message.key === null;
-        const parking = await load(record.partition);
         const { state } = parking;
         const hash = keyHash(record.message.key);
         const holder = state.held.get(hash);
