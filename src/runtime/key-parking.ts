@@ -262,7 +262,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     onMainRecord: (record) => {
       const fetchedAfter = seeks.get(record.partition) ?? 0;
       const fetchedIn = generation;
-      return locked(record.partition, async () => {
+      const takenAgain = () => (seeks.get(record.partition) ?? 0) !== fetchedAfter || generation !== fetchedIn;
+      return unlessTakenAgain(takenAgain, locked(record.partition, async () => {
         const { partition } = record;
         const parking = await load(partition);
         // Fetched before a seek or a rebalance, which read it again (both assignors are eager).
@@ -309,13 +310,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         state.position = offset + 1n;
         await commit(partition, parking, [stateCommit(partition, parking)]);
-      });
+      }));
     },
 
     onTierRecord: (record, handle) => {
       const fetchedIn = generation;
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
-      return locked(record.partition, async () => {
+      return unlessTakenAgain(() => generation !== fetchedIn, locked(record.partition, async () => {
         const parking = await load(record.partition);
         // Fetched before a rebalance, which reads the partition again from its commit: taken
         // now, it could commit past a record of its partition that waited its turn. Checked
@@ -371,7 +372,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         await drain(record.partition, parking, hash, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
         await commit(record.partition, parking, [stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
-      });
+      }));
     },
 
     forget() {
@@ -383,6 +384,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       for (const partition of [...paused]) reconcile(partition);
     },
   };
+}
+
+/**
+ * The operation of a record a seek or a rebalance took again since it was fetched: its
+ * failure is not the client's to react to. The Confluent client seeks back to a record
+ * whose handler threw, and after a rebalance that seek would move the partition past
+ * records it reads again from the commit (tier records that waited their turn, forgotten
+ * by the rebalance): they would never come again. The seek or the rebalance already reads
+ * this record again.
+ */
+function unlessTakenAgain(takenAgain: () => boolean, operation: Promise<void>): Promise<void> {
+  return operation.catch((error: unknown) => {
+    if (!takenAgain()) throw error;
+  });
 }
 
 /** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
