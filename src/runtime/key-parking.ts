@@ -220,7 +220,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   async function drain(partition: number, parking: PartitionParking, hash: string, ran: TopicPartitionOffset[]): Promise<void> {
     const { state } = parking;
-    while (!state.held.has(hash)) {
+    // A rebalance during a record run here forgot this state: the partition is read again
+    // from its commit, and the new generation's waiting records are not this state's to run.
+    while (partitions.get(partition) === parking && !state.held.has(hash)) {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
@@ -260,7 +262,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     onMainRecord: (record) => {
       const fetchedAfter = seeks.get(record.partition) ?? 0;
       const fetchedIn = generation;
-      return locked(record.partition, async () => {
+      const takenAgain = () => (seeks.get(record.partition) ?? 0) !== fetchedAfter || generation !== fetchedIn;
+      return unlessTakenAgain(takenAgain, locked(record.partition, async () => {
         const { partition } = record;
         const parking = await load(partition);
         // Fetched before a seek or a rebalance, which read it again (both assignors are eager).
@@ -307,18 +310,22 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         state.position = offset + 1n;
         await commit(partition, parking, [stateCommit(partition, parking)]);
-      });
+      }));
     },
 
     onTierRecord: (record, handle) => {
       const fetchedIn = generation;
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
-      return locked(record.partition, async () => {
+      return unlessTakenAgain(() => generation !== fetchedIn, locked(record.partition, async () => {
+        const parking = await load(record.partition);
         // Fetched before a rebalance, which reads the partition again from its commit: taken
-        // now, it could commit past a record of its partition that waited its turn.
+        // now, it could commit past a record of its partition that waited its turn. Checked
+        // after the load, as the main records are: a rebalance while the state loads would
+        // leave this record waiting its turn under the forgotten state, in the new
+        // generation's turns, behind a hold that state no longer has: waiting forever, and
+        // every later tier record of its key behind it.
         if (generation !== fetchedIn) return;
         const keyless = record.message.key === null;
-        const parking = await load(record.partition);
         const { state } = parking;
         const hash = keyHash(record.message.key);
         const holder = state.held.get(hash);
@@ -365,7 +372,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         await drain(record.partition, parking, hash, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
         await commit(record.partition, parking, [stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
-      });
+      }));
     },
 
     forget() {
@@ -377,6 +384,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       for (const partition of [...paused]) reconcile(partition);
     },
   };
+}
+
+/**
+ * The operation of a record a seek or a rebalance took again since it was fetched: its
+ * failure is not the client's to react to. The Confluent client seeks back to a record
+ * whose handler threw, and after a rebalance that seek would move the partition past
+ * records it reads again from the commit (tier records that waited their turn, forgotten
+ * by the rebalance): they would never come again. The seek or the rebalance already reads
+ * this record again.
+ */
+function unlessTakenAgain(takenAgain: () => boolean, operation: Promise<void>): Promise<void> {
+  return operation.catch((error: unknown) => {
+    if (!takenAgain()) throw error;
+  });
 }
 
 /** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
