@@ -1,4 +1,6 @@
-import { alertBasics, environment, minutes } from './context';
+import type { AlertPolicy } from '../model/types';
+import type { Criticality } from '../spec/types';
+import { alertBasics, environment, MINUTE, minutes } from './context';
 import type { AlertContext } from './context';
 import { selector } from './promql';
 import type { AlertRule } from './rule';
@@ -14,6 +16,13 @@ function absentExpr(ctx: AlertContext, series: string): string {
   const gone = env.labels.length > 0 ? `(group${env.by}(last_over_time(${series}[1h])) unless group${env.by}(${series})) or on() ` : '';
   return `${gone}absent(${series})`;
 }
+
+/** How long a process's series may be missing, per criticality: the same for the service and the monitor. */
+export const ABSENCE_PRESETS: Readonly<Record<Criticality, AlertPolicy>> = {
+  money: { threshold: 0, forMs: 5 * MINUTE, severity: 'critical' },
+  standard: { threshold: 0, forMs: 10 * MINUTE, severity: 'warning' },
+  analytics: { threshold: 0, forMs: 15 * MINUTE, severity: 'warning' },
+};
 
 /** The alert that fires while the series `scraped` of the consumer and `topic` is missing. */
 export function absentRule(ctx: AlertContext, key: 'consumerDown' | 'monitorDown', topic: string, scraped: string, text: { summary: string; description: string }): AlertRule {

@@ -1,18 +1,14 @@
 import { METRICS } from '../naming';
-import { absentRule } from './absent-rule';
+import { ABSENCE_PRESETS, absentRule } from './absent-rule';
 import { defineAlert } from './alert-module';
-import { describeDuration, MINUTE } from './context';
+import { describeDuration } from './context';
 
 /** No service of the consumer exports metrics: nothing consumes, and every service-side alert is blind. */
 export const consumerDown = defineAlert({
   key: 'consumerDown',
   watches: 'metrics',
   thresholdUnit: "unused (0); `for` is how long the service's metrics may be missing",
-  presets: {
-    money: { threshold: 0, forMs: 5 * MINUTE, severity: 'critical' },
-    standard: { threshold: 0, forMs: 10 * MINUTE, severity: 'warning' },
-    analytics: { threshold: 0, forMs: 15 * MINUTE, severity: 'warning' },
-  },
+  presets: ABSENCE_PRESETS,
   rules: (ctx) => {
     const { consumer } = ctx;
     return [

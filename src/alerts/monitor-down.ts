@@ -1,18 +1,14 @@
 import { METRICS } from '../naming';
-import { absentRule } from './absent-rule';
+import { ABSENCE_PRESETS, absentRule } from './absent-rule';
 import { defineAlert } from './alert-module';
-import { describeDuration, MINUTE } from './context';
+import { describeDuration } from './context';
 
 /** No monitor exports the DLQ and tier gauges: the backlog, age and tier alerts are blind. */
 export const monitorDown = defineAlert({
   key: 'monitorDown',
   watches: 'metrics',
   thresholdUnit: "unused (0); `for` is how long the monitor's gauges may be missing",
-  presets: {
-    money: { threshold: 0, forMs: 5 * MINUTE, severity: 'critical' },
-    standard: { threshold: 0, forMs: 10 * MINUTE, severity: 'warning' },
-    analytics: { threshold: 0, forMs: 15 * MINUTE, severity: 'warning' },
-  },
+  presets: ABSENCE_PRESETS,
   rules: (ctx) => {
     const { consumer } = ctx;
     return [
