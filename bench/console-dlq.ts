@@ -1,36 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { compileTopologies } from '../src/compile';
 import type { ConsumerModel, TopologyModel } from '../src/model/types';
 import { HEADERS } from '../src/naming/headers';
+import { benchTopology, createConsumerTopics } from './bench-topology';
 import { benchKafka } from './kafka';
 
 /** The topology of the console and inspect scenario: one consumer, 3 partitions, named by `id`. */
 export function consoleBenchTopology(id: string): TopologyModel {
-  const result = compileTopologies([
-    {
-      file: 'topologies/bench.ts',
-      exported: {
-        name: 'bench',
-        owner: { team: 'bench', onCall: '#bench' },
-        runbookBaseUrl: 'https://runbooks.example.com',
-        consumers: [{ name: `console-${id}`, topic: { name: `bench-${id}.orders`, partitions: 3 }, principal: 'User:bench', ladder: ['1m'] }],
-      },
-    },
-  ]);
-  return result.model!.topologies[0]!;
+  return benchTopology(`console-${id}`, id);
 }
 
 /** A fresh id, with the consumer's topics created. */
 export async function freshConsoleBench(): Promise<{ id: string; consumer: ConsumerModel }> {
   const id = randomBytes(3).toString('hex');
   const consumer = consoleBenchTopology(id).consumers[0]!;
-  const admin = benchKafka().admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [consumer.mainTopic.name, consumer.dlq.name, consumer.dlqAudit.name, ...consumer.tiers.map((t) => t.name)].map((topic) => ({ topic, numPartitions: 3 })),
-  });
-  await admin.disconnect();
+  await createConsumerTopics(consumer);
   return { id, consumer };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { compileTopologies } from '../src/compile';
+import { benchTopology, createConsumerTopics } from './bench-topology';
 import { groupRecords, recordJson } from '../src/dlq/inspect';
 import { replayRecords } from '../src/dlq/replay';
 import { replayRoute } from '../src/dlq/replay-route';
@@ -34,26 +34,8 @@ export async function freshConsumer(): Promise<ConsumerModel> {
 /** The topology of one such consumer. */
 export async function freshTopology(): Promise<TopologyModel> {
   const id = randomBytes(3).toString('hex');
-  const result = compileTopologies([
-    {
-      file: 'topologies/bench.ts',
-      exported: {
-        name: 'bench',
-        owner: { team: 'bench', onCall: '#bench' },
-        runbookBaseUrl: 'https://runbooks.example.com',
-        consumers: [{ name: `dlq-${id}`, topic: { name: `bench-${id}.orders`, partitions: 3 }, principal: 'User:bench', ladder: ['1m'] }],
-      },
-    },
-  ]);
-  const topology = result.model!.topologies[0]!;
-  const consumer = topology.consumers[0]!;
-  const admin = benchKafka().admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [consumer.mainTopic.name, consumer.dlq.name, consumer.dlqAudit.name, ...consumer.tiers.map((t) => t.name)].map((topic) => ({ topic, numPartitions: 3 })),
-  });
-  await admin.disconnect();
+  const topology = benchTopology(`dlq-${id}`, id);
+  await createConsumerTopics(topology.consumers[0]!);
   return topology;
 }
 
