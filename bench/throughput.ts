@@ -79,9 +79,10 @@ function freshGroups(d: ConsumerDescriptor, variant: string): ConsumerDescriptor
   return { ...d, name: id, groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` } };
 }
 
-async function autoCommitLoop(client: BenchClient, d: ConsumerDescriptor, count: number): Promise<number> {
+/** The rate of a plain loop that `start` runs over `count` records, each record only counted. */
+async function timedLoop(count: number, start: (onRecord: () => Promise<void>) => Promise<() => Promise<void>>): Promise<number> {
   const progress = new Progress(count);
-  const stop = await client.autoCommitLoop(d.mainTopic, freshGroups(d, `${client.name}-auto`).groups.main, async () => {
+  const stop = await start(async () => {
     progress.started();
     progress.tick();
   });
@@ -92,18 +93,11 @@ async function autoCommitLoop(client: BenchClient, d: ConsumerDescriptor, count:
   }
 }
 
-async function fastestLoop(client: BenchClient, d: ConsumerDescriptor, count: number): Promise<number> {
-  const progress = new Progress(count);
-  const stop = await client.fastestLoop(d.mainTopic, freshGroups(d, `${client.name}-fastest`).groups.main, PARTITIONS, async () => {
-    progress.started();
-    progress.tick();
-  });
-  try {
-    return await progress.rate();
-  } finally {
-    await stop();
-  }
-}
+const autoCommitLoop = (client: BenchClient, d: ConsumerDescriptor, count: number) =>
+  timedLoop(count, (onRecord) => client.autoCommitLoop(d.mainTopic, freshGroups(d, `${client.name}-auto`).groups.main, onRecord));
+
+const fastestLoop = (client: BenchClient, d: ConsumerDescriptor, count: number) =>
+  timedLoop(count, (onRecord) => client.fastestLoop(d.mainTopic, freshGroups(d, `${client.name}-fastest`).groups.main, PARTITIONS, onRecord));
 
 async function wrapped(client: BenchClient, d: ConsumerDescriptor, count: number, percent: number): Promise<number> {
   const descriptor = freshGroups(d, `${client.name}-wrap${percent}`);
