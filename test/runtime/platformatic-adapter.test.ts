@@ -151,8 +151,10 @@ describe('the @platformatic/kafka adapter', () => {
     expect(PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED).toMatch(/without metadata.*kafkajsPort/);
   });
 
-  it('refuses to start on Node 20 with one sentence naming the Node versions it needs', () => {
-    expect(() => port('v20.19.2')).toThrow('@platformatic/kafka needs Node 22 or newer and this is Node v20.19.2; run this service on Node 22 or 24, or use kafkajsPort or confluentPort');
+  it('refuses to start on a Node the client does not support (its engines: 22.22 or newer) with one sentence naming the versions it needs', () => {
+    const needs = (v: string) => `@platformatic/kafka needs Node 22.22 or newer and this is Node ${v}; run this service on Node 22.22+ or 24, or use kafkajsPort or confluentPort`;
+    for (const v of ['v20.19.2', 'v22.12.0', 'v22.21.9']) expect(() => port(v)).toThrow(needs(v));
+    for (const v of ['v22.22.0', 'v23.0.0', 'v24.5.0', 'v26.1.0']) expect(() => port(v)).not.toThrow();
   });
 
   it('hands out no record of a paused partition while the other partition goes on, and reads it again from its head once resumed', async () => {

@@ -18,8 +18,14 @@ export const PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED =
 export const PLATFORMATIC_COMMIT_METADATA_UNSUPPORTED =
   '@platformatic/kafka commits offsets without metadata, and this commit carries some (park-by-key state); run park-by-key consumers with kafkajsPort or confluentPort';
 
-/** Node 20 cannot load the client: say so before it fails on a syntax or engine error. */
+/**
+ * The client's own `engines` (>= 22.22.0 || >= 24.6.0, which is to say 22.22 or newer): say
+ * so before it fails on a syntax or engine error.
+ */
 export function platformaticNodeRefusal(nodeVersion: string): string | undefined {
-  const major = Number(/^v?(\d+)/.exec(nodeVersion)?.[1]);
-  return major >= 22 ? undefined : `@platformatic/kafka needs Node 22 or newer and this is Node ${nodeVersion}; run this service on Node 22 or 24, or use kafkajsPort or confluentPort`;
+  const [major = 0, minor = 0] = nodeVersion.replace(/^v/, '').split('.').map(Number);
+  const supported = major > 22 || (major === 22 && minor >= 22);
+  return supported
+    ? undefined
+    : `@platformatic/kafka needs Node 22.22 or newer and this is Node ${nodeVersion}; run this service on Node 22.22+ or 24, or use kafkajsPort or confluentPort`;
 }
