@@ -267,7 +267,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const { partition } = record;
         const parking = await load(partition);
         // Fetched before a seek or a rebalance, which read it again (both assignors are eager).
-        if ((seeks.get(partition) ?? 0) !== fetchedAfter || generation !== fetchedIn) return;
+        if (takenAgain()) return;
         const { state } = parking;
         const offset = BigInt(record.message.offset);
         const hash = keyHash(record.message.key);
@@ -315,8 +315,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
     onTierRecord: (record, handle) => {
       const fetchedIn = generation;
+      const takenAgain = () => generation !== fetchedIn;
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
-      return unlessTakenAgain(() => generation !== fetchedIn, locked(record.partition, async () => {
+      return unlessTakenAgain(takenAgain, locked(record.partition, async () => {
         const parking = await load(record.partition);
         // Fetched before a rebalance, which reads the partition again from its commit: taken
         // now, it could commit past a record of its partition that waited its turn. Checked
@@ -324,7 +325,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // leave this record waiting its turn under the forgotten state, in the new
         // generation's turns, behind a hold that state no longer has: waiting forever, and
         // every later tier record of its key behind it.
-        if (generation !== fetchedIn) return;
+        if (takenAgain()) return;
         const keyless = record.message.key === null;
         const { state } = parking;
         const hash = keyHash(record.message.key);
