@@ -1,14 +1,12 @@
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { ORDERING_STRATEGIES } from '../spec/types';
 import { DEFAULT_REPLAY_LIMIT, DLQ_COMMAND, DLQ_FLAGS, KAFKA_ENV, LAG_COMMAND, REPLAY_ROUTES } from '../naming';
 import type { ReplayCommandOptions } from './dlq-command';
 import { addPlanCommand } from './plan-command';
-import { OutputFolderError } from '../writer/write-generated';
+import { exitAfter } from './exit-after';
 import { EXIT } from './io';
 import { addConsoleCommand } from './console-command';
-import { visibleText } from '../util/visible-text';
 import type { CliIo } from './io';
-import { UsageError } from './topology-files';
 
 /*
  * Each command's module is required when the command runs, not when krt starts: the
@@ -148,46 +146,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
-    return handleError(error, io, argv[0]);
+    return exitAfter(error, io, argv[0]);
   }
-}
-
-function handleError(error: unknown, io: CliIo, command: string | undefined): number {
-  if (error instanceof CommanderError) {
-    const quiet = ['commander.helpDisplayed', 'commander.version'];
-    return quiet.includes(error.code) ? EXIT.ok : EXIT.usage;
-  }
-  if (error instanceof UsageError) {
-    io.stderr(`krt: ${error.message}\n`);
-    return EXIT.usage;
-  }
-  // Required only when something went wrong: the DLQ's connection module loads kafkajs.
-  const { connectionSettingsMessage, ConnectionSettingsError, explainKafkaError, principalOfCommand } = require('../dlq/connection') as typeof import('../dlq/connection');
-  const { DlqError } = require('../dlq/session') as typeof import('../dlq/session');
-  const { ScenarioError } = require('../simulate/scenario') as typeof import('../simulate/scenario');
-  if (error instanceof ConnectionSettingsError) {
-    io.stderr(`krt: ${connectionSettingsMessage(error, principalOfCommand(command))}\n`);
-    return EXIT.usage;
-  }
-  if (isKafkaError(error)) {
-    io.stderr(`krt: ${explainKafkaError(error, io.env ?? process.env, principalOfCommand(command))}\n`);
-    return EXIT.problems;
-  }
-  if (error instanceof DlqError) {
-    // A DLQ error can quote a record's headers (its original topic): escaped like all output of records.
-    io.stderr(`krt: ${visibleText(error.message)}\n`);
-    return EXIT.problems;
-  }
-  if (error instanceof OutputFolderError || error instanceof ScenarioError) {
-    io.stderr(`krt: ${error.message}\n`);
-    return EXIT.problems;
-  }
-  throw error;
-}
-
-/** kafkajs errors (broker unreachable, not authorized) are the user's to fix, not a crash. */
-function isKafkaError(error: unknown): error is Error {
-  return error instanceof Error && error.name.startsWith('KafkaJS');
 }
 
 function packageVersion(): string {

@@ -16,6 +16,7 @@ import { EXIT } from './io';
 import type { CliIo } from './io';
 import { describeModel, plural, reportDiagnostics } from './report';
 import { resolveTopologyFiles } from './topology-files';
+import { DefectError } from '../runtime/krt-error';
 
 export interface SynthOptions {
   readonly check: boolean;
@@ -84,7 +85,7 @@ export async function synthCommand(io: CliIo, args: readonly string[], options: 
   paths.push(...projectOutputs.map((o) => o.path));
   paths.sort(compareStrings);
   const doubled = paths.find((p, i) => i > 0 && paths[i - 1] === p);
-  if (doubled) throw new Error(`two emitters produced ${doubled}`);
+  if (doubled) throw new DefectError(`two emitters produced ${doubled}`);
   folder.put(modelSnapshotFile(model));
   const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
   hashes.save();

@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { discoverTopologyFiles } from '../load/load-topologies';
 
-export class UsageError extends Error {}
+import { KrtError } from '../runtime/krt-error';
+
+/** A mistake on the command line: exit 2. */
+export class UsageError extends KrtError {
+  constructor(message: string) {
+    super(message, { exit: 'usage' });
+  }
+}
 
 /** The files named on the command line, or every `topologies/*.ts`. */
 export function resolveTopologyFiles(cwd: string, args: readonly string[]): string[] {

@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { retryingRetriable } from '../dlq/retriable';
+import { DlqError } from '../dlq/session';
 import type { AuditLogEntry } from './backend';
 
 /** The audit log is kept as JSON values; anything else in it is shown as it is, never parsed as markup. */
@@ -46,7 +47,7 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
+      const timer = setTimeout(() => reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
       client.on(client.events.GROUP_JOIN, () => {
         for (const [partition, start] of starts) client.seek({ topic, partition, offset: start.toString() });
       });

@@ -1,5 +1,6 @@
 import type { DlqRecord } from '../dlq/session';
 import type { RawHeaders } from '../runtime/headers';
+import { KrtError } from '../runtime/krt-error';
 
 /** What a consumer's DLQ page narrows the records to; every field optional. */
 export interface RecordFilter {
@@ -22,7 +23,11 @@ export function one(query: Query, name: string): string | undefined {
   return text === undefined || text.trim() === '' ? undefined : text;
 }
 
-export class FilterError extends Error {}
+export class FilterError extends KrtError {
+  constructor(message: string) {
+    super(message, { exit: 'usage' });
+  }
+}
 
 /** `2026-12-01T15:00` (a datetime-local field, read as UTC) or any ISO time. */
 function time(value: string | undefined, name: string): number | undefined {

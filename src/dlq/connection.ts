@@ -1,8 +1,19 @@
 import { Kafka, logLevel } from 'kafkajs';
 import type { SASLOptions } from 'kafkajs';
 import { KAFKA_ENV } from '../naming';
+import { KrtError } from '../runtime/krt-error';
+import type { ErrorContext } from '../runtime/krt-error';
 
-export class ConnectionSettingsError extends Error {}
+/** Settings in the environment that cannot work: exit 2, with the variable to set. */
+export class ConnectionSettingsError extends KrtError {
+  constructor(message: string) {
+    super(message, { exit: 'usage' });
+  }
+
+  override describe(context: ErrorContext): string {
+    return connectionSettingsMessage(this, principalOfCommand(context.command));
+  }
+}
 
 /** The user or password is not set: whose they should be depends on the command, which says so (connectionSettingsMessage). */
 export class MissingCredentialsError extends ConnectionSettingsError {

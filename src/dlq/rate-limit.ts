@@ -1,3 +1,5 @@
+import { DefectError } from '../runtime/krt-error';
+
 export interface LimiterClock {
   now(): number;
   sleep(ms: number): Promise<void>;
@@ -49,7 +51,7 @@ export function rateLimiter(perSecond: number, clock: LimiterClock = systemClock
         const returning = lent.filter((l) => l.returnsAt !== Infinity).sort((a, b) => a.returnsAt - b.returnsAt);
         let missing = count - free;
         const enough = returning.find((l) => (missing -= l.count) <= 0);
-        if (!enough) throw new Error('the previous records were never acknowledged: call the function take returned before taking again');
+        if (!enough) throw new DefectError('the previous records were never acknowledged: call the function take returned before taking again');
         await clock.sleep(enough.returnsAt - now);
       }
     },

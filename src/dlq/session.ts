@@ -8,6 +8,8 @@ import { dlqReaderGroupName } from '../naming';
 import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
 import type { HandledRange, HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
+import { KrtError } from '../runtime/krt-error';
+import { visibleText } from '../util/visible-text';
 
 /** A DLQ record nobody has handled yet, with its headers decoded. */
 export interface DlqRecord {
@@ -43,7 +45,13 @@ export interface PreparedCommit {
   readonly expired: readonly ExpiredRecords[];
 }
 
-export class DlqError extends Error {}
+/** A DLQ error can quote a record's headers (its original topic): the CLI escapes it like all output of records. */
+export class DlqError extends KrtError {
+  /** New lines too: a header's bytes must not start a line of their own. */
+  override describe(): string {
+    return visibleText(this.message);
+  }
+}
 
 /**
  * Which unhandled records a session holds. It sees every unhandled record once, each

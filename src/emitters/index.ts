@@ -6,6 +6,7 @@ import { emitRouter } from './router';
 import { emitRunbookIndex, emitRunbookPages } from './runbook';
 import { emitTerraform } from './terraform';
 import type { Emitter, GeneratedFile } from './types';
+import { DefectError } from '../runtime/krt-error';
 
 export type { Emitter, GeneratedFile } from './types';
 
@@ -41,9 +42,9 @@ export function emitProjectFiles(model: ProjectModel): GeneratedFile[] {
 export function emitAll(model: ProjectModel): GeneratedFile[] {
   const perTopology = model.topologies.flatMap((topology) => [...emitTopology(topology)]);
   const files = [...perTopology, ...emitProjectFiles(model)].sort((a, b) => compareStrings(a.path, b.path));
-  if (files.length === 0) throw new Error('the emitters produced no files; a topology with consumers always yields some');
+  if (files.length === 0) throw new DefectError('the emitters produced no files; a topology with consumers always yields some');
   files.forEach((file, i) => {
-    if (i > 0 && files[i - 1]!.path === file.path) throw new Error(`two emitters produced ${file.path}`);
+    if (i > 0 && files[i - 1]!.path === file.path) throw new DefectError(`two emitters produced ${file.path}`);
   });
   return files;
 }

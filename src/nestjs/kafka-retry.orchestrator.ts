@@ -13,6 +13,7 @@ import type { ConsumerBinding } from './kafka-retry.explorer';
 import { KAFKA_RETRY_MODULE_OPTIONS } from './kafka-retry.module-definition';
 import type { KafkaRetryModuleOptions } from './kafka-retry-options.interface';
 import { nestExceptionClassifier } from './nest-exception-classifier';
+import { ConsumerWiringError } from './consumer-wiring-error';
 
 interface Running {
   readonly name: string;
@@ -42,7 +43,7 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
     if (this.running.length === 0) this.logger.warn('no @KafkaRetryConsumer() provider found: list your handler classes in a module\'s providers');
     for (const r of this.running) {
       await r.consumer.start().catch((error: unknown) => {
-        throw new Error(`consumer ${r.name} could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new ConsumerWiringError(`consumer ${r.name} could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
       r.status.setConnected(true);
       this.logger.log(`consumer ${r.name} started`);

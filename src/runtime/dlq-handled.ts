@@ -357,7 +357,7 @@ function decodeRuns(encoded: string): Float64Array {
     let scale = 1;
     for (;;) {
       const byte = bytes[index++];
-      if (byte === undefined) throw new Error('truncated run length');
+      if (byte === undefined) throw new RangeError('truncated run length');
       value += (byte & 0x7f) * scale;
       if ((byte & 0x80) === 0) break;
       scale *= 0x80;
@@ -370,6 +370,6 @@ function decodeRuns(encoded: string): Float64Array {
       position = runs[count++]! + 1;
     }
   }
-  if (count % 2 !== 0 || position - 1 > MAX_DISTANCE) throw new Error('truncated runs');
+  if (count % 2 !== 0 || position - 1 > MAX_DISTANCE) throw new RangeError('truncated runs');
   return runs.subarray(0, count);
 }

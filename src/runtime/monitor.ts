@@ -9,6 +9,7 @@ import { collectMainLag } from './monitor-main-lag';
 import { collectTierOverdue } from './monitor-tier-overdue';
 import type { RetryMetrics } from './metrics';
 import type { MonitorPort } from './monitor-port';
+import { KrtError } from './krt-error';
 
 export interface DlqMonitorOptions {
   readonly port: MonitorPort;
@@ -102,7 +103,7 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       // Some head records could not be read: keep the last value rather than report a younger
       // oldest; with none yet, the oldest read is a lower bound of the age, better than nothing.
       shownOldest ??= oldestRead;
-      options.onError?.(new Error(`could not read the oldest unhandled record of ${consumer.dlqTopic} in every partition; kept the last oldest-record timestamp`));
+      options.onError?.(new KrtError(`could not read the oldest unhandled record of ${consumer.dlqTopic} in every partition; kept the last oldest-record timestamp`));
     }
     if (shownOldest === undefined) metrics.dlqOldestTimestamp.remove(labels);
     else metrics.dlqOldestTimestamp.set(labels, shownOldest / 1000);

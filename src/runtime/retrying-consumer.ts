@@ -25,6 +25,7 @@ import { StopRequested } from './stop-requested';
 import { retriableForClient } from './take-again';
 import { createTierPipeline, RESUME_RETRY_MS } from './tier-pipeline';
 import type { TierPipeline } from './tier-pipeline';
+import { KrtError } from './krt-error';
 
 export interface RetryingConsumerOptions {
   readonly kafka: KafkaPort;
@@ -250,7 +251,7 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
       return router;
     },
     async start() {
-      if (started) throw new Error(RESTART_REFUSED);
+      if (started) throw new KrtError(RESTART_REFUSED, { exit: 'usage' });
       started = true;
       // Publishes of partitions side by side go out together, one request at a time.
       producer = coalescingProducer(options.kafka.producer());

@@ -12,6 +12,7 @@ import type {
   TopicPartitions,
 } from '../runtime/port';
 import type { VirtualClock } from './virtual-clock';
+import { DefectError } from '../runtime/krt-error';
 
 interface StoredRecord {
   readonly key: Buffer | null;
@@ -185,14 +186,14 @@ export class MemoryBroker {
       if (started > 0) continue;
       const busy = this.consumers.some((c) => c.busy);
       if (!this.clock.hasTimers()) {
-        if (busy) throw new Error('a consumer is stuck: it waits on something that is neither a record nor a timer');
+        if (busy) throw new DefectError('a consumer is stuck: it waits on something that is neither a record nor a timer');
         return;
       }
       if (!busy && options.until !== undefined && this.clock.now() >= options.until) return;
       this.clock.advanceToNextTimer();
       await settle();
     }
-    throw new Error(`the simulation did not settle within ${maxSteps} steps`);
+    throw new DefectError(`the simulation did not settle within ${maxSteps} steps`);
   }
 
   /** Every member of a group loses and regains its partitions, as in a rebalance. */

@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { ORDERING_STRATEGIES } from '../spec/types';
 import { formatPath } from '../validate/zod-issues';
+import { KrtError } from '../runtime/krt-error';
 
 const errorSpec = z.strictObject({
   name: z.string().min(1),
@@ -36,7 +37,7 @@ export const scenarioSchema = z.strictObject({
 
 export type Scenario = z.infer<typeof scenarioSchema>;
 
-export class ScenarioError extends Error {}
+export class ScenarioError extends KrtError {}
 
 export function readScenario(file: string): Scenario {
   let raw: unknown;

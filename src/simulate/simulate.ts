@@ -11,6 +11,7 @@ import { MemoryBroker } from './memory-broker';
 import type { Scenario } from './scenario';
 import { ScenarioError } from './scenario';
 import { VirtualClock } from './virtual-clock';
+import { DefectError } from '../runtime/krt-error';
 
 export interface DeadLetter {
   readonly label: string;
@@ -173,5 +174,5 @@ export function formatSimulation(result: SimulationResult): string {
 }
 
 function assertNever(event: never): never {
-  throw new Error(`the simulator has no line for ${JSON.stringify(event)}`);
+  throw new DefectError(`the simulator has no line for ${JSON.stringify(event)}`);
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
+import { KrtError } from '../runtime/krt-error';
 
 /**
  * The list of files the last synth wrote. Stale files are removed only when listed
@@ -21,7 +22,7 @@ export interface WriteSummary {
   readonly unchanged: number;
 }
 
-export class OutputFolderError extends Error {}
+export class OutputFolderError extends KrtError {}
 
 /** The manifest listing these paths, in this order. */
 function manifestFile(paths: readonly string[]): GeneratedFile {

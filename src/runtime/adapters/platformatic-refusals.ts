@@ -1,11 +1,11 @@
+import { KrtError } from '../krt-error';
+
 /**
  * What the `@platformatic/kafka` adapter refuses, and why: each message says what cannot
  * run on this client and what to do instead. The evidence (the client's own code) is in
  * docs/runtime.md, "What each client carries".
  */
-export class ClientCannotCarryError extends Error {
-  override name = 'ClientCannotCarryError';
-}
+export class ClientCannotCarryError extends KrtError {}
 
 /**
  * Park-by-key keeps each main partition's parked keys in the commit metadata of its
