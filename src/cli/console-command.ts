@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { compileFiles } from '../compile';
@@ -85,22 +84,4 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
   await app.close();
   io.stdout('krt console: stopped\n');
   return EXIT.ok;
-}
-
-export function addConsoleCommand(program: Command, io: CliIo, done: (exitCode: number) => void): void {
-  program
-    .command('console')
-    .description('serve the DLQ tools of krt dlq (inspect, dry run, replay, discard, audit log) as a local web app for every consumer of the topologies')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '8686')
-    .option('--host <address>', 'address to listen on; the default serves this machine only', '127.0.0.1')
-    .option('--read-only', 'never replay or discard, whatever the credentials allow', false)
-    .option('--grafana-url <url>', "Grafana's address, to link each topology's dashboard")
-    .option('--by <name>', 'the name the action forms start with (default: $USER)')
-    .addHelpText(
-      'after',
-      `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} ($${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener); replay and discard only as the topology's replay principal. Prints a URL with a session token, which every request needs. Runs until SIGTERM or SIGINT; exit codes: 0 stopped, 1 spec errors, 2 usage error.`,
-    )
-    .action(async (options: ConsoleCommandOptions) => {
-      done(await consoleCommand(io, options));
-    });
 }

@@ -1,8 +1,6 @@
 import path from 'node:path';
-import type { Command } from 'commander';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { KAFKA_ENV } from '../naming';
 import { formatPlan, planChanges, planJson, readBaseline, withRemovedStacks, withUntouched, worstRisk } from '../plan';
 import { MODEL_SNAPSHOT_FILE } from '../writer/model-snapshot';
 import { EXIT } from './io';
@@ -55,21 +53,4 @@ async function liveCommand(io: CliIo, model: ProjectModel, options: PlanOptions)
   } finally {
     await admin.disconnect();
   }
-}
-
-/** Registers `krt plan` (and, with --live, the drift check) on the program. */
-export function addPlanCommand(program: Command, io: CliIo, filesHelp: string, done: (exitCode: number) => void): void {
-  program
-    .command('plan')
-    .description('compare the specs with the committed generated/ and say, per consumer, what changes and how safe it is; writes nothing')
-    .argument('[files...]', filesHelp)
-    .option('--out <dir>', 'the output folder holding the committed model snapshot', 'generated')
-    .option('--json', 'print JSON for CI', false)
-    .option('--live', 'compare the cluster with the spec instead: topics, partitions, configs, ACLs, draining tiers; read-only', false)
-    .option('--min-insync-replicas <n>', 'with --live: the min_insync_replicas Terraform was applied with, if not the spec\'s')
-    .addHelpText(
-      'after',
-      `\nWith --live, connects as $${KAFKA_ENV.saslUsername} (the topology's drift principal, User:<topology>-drift) to $${KAFKA_ENV.bootstrapServers}.\nExit codes: 0 nothing destructive (--live: the cluster matches), 1 spec errors, changes krt synth refuses or a broker error, 2 usage error, 3 destructive changes planned, 4 (--live) the cluster differs from the spec.`,
-    )
-    .action(async (files: string[], options: PlanOptions) => done(await planCommand(io, files, options)));
 }
