@@ -1,5 +1,5 @@
 import { formatDuration } from '../duration';
-import type { TopicOwner } from './outcome';
+import type { TopicOwner } from './topic-owner';
 import type { TopicResource } from './stack-resources';
 import type { PlannedChange } from './types';
 

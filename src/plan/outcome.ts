@@ -1,6 +1,6 @@
 import { stackTopics } from '../model/hand-over';
 import { topicResourceId } from '../naming';
-import type { ConsumerModel, ProjectModel, TopicModel } from '../model/types';
+import type { ConsumerModel, ProjectModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
@@ -9,6 +9,8 @@ import { changedTopologies, synthesizeStacks } from './stack-resources';
 import type { StackResources, TopicResource } from './stack-resources';
 import type { PlannedChange, TerraformChange } from './types';
 import { refusal } from './refusals';
+import { role, topicOwners } from './topic-owner';
+import type { TopicOwner } from './topic-owner';
 
 /** A change of the Terraform outcome, told under the consumer (or topology) it concerns. */
 export interface OutcomeChange {
@@ -21,23 +23,6 @@ export interface Outcome {
   readonly changes: readonly OutcomeChange[];
   /** What `krt synth` refuses: a topic deleted or replaced that the spec did not declare gone. */
   readonly refused: readonly Diagnostic[];
-}
-
-/** Where a topic sits in a model: the consumer that names it and in what role. */
-export interface TopicOwner {
-  readonly consumer: ConsumerModel;
-  readonly topic: TopicModel;
-}
-
-/** Every topic a model names (main topics too, managed or not), with its consumer; the first one wins. */
-export function topicOwners(model: ProjectModel): Map<string, TopicOwner> {
-  const owners = new Map<string, TopicOwner>();
-  for (const consumer of model.topologies.flatMap((t) => t.consumers)) {
-    for (const topic of [consumer.mainTopic, ...consumer.tiers, ...consumer.drainingTiers, consumer.dlq, consumer.dlqAudit]) {
-      if (!owners.has(topic.name) || (topic.kind === 'main' && topic.managed)) owners.set(topic.name, { consumer, topic });
-    }
-  }
-  return owners;
 }
 
 /**
@@ -287,11 +272,4 @@ function declaredGone(owner: TopicOwner, ownersAfter: ReadonlyMap<string, TopicO
   if (ownersAfter.has(owner.topic.name)) return false;
   if (owner.consumer.decommissioned && !consumersAfter.has(owner.consumer.name)) return true;
   return owner.topic.kind === 'retry' && owner.topic.draining;
-}
-
-/** A topic's role, in operator words: "consumer 'a''s DLQ". */
-export function role(owner: TopicOwner): string {
-  const t = owner.topic;
-  const what = t.kind === 'retry' ? `tier ${t.label}` : t.kind === 'dlq' ? 'DLQ' : t.kind === 'dlq-audit' ? 'DLQ audit log' : 'main topic';
-  return `consumer '${owner.consumer.name}' (its ${what})`;
 }

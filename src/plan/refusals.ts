@@ -2,8 +2,8 @@ import { formatDuration } from '../duration';
 import type { ConsumerModel, RetryTierModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
-import { role } from './outcome';
-import type { TopicOwner } from './outcome';
+import { role } from './topic-owner';
+import type { TopicOwner } from './topic-owner';
 import type { TopicResource } from './stack-resources';
 
 /**
