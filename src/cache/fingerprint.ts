@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { filesUnder } from '../util/files-under';
+import { TEMPLATES_DIR } from '../util/templates-dir';
 
 /** Where krt's own code lives: `src/` when run from source, `dist/` when installed. */
 const CODE_DIR = path.resolve(__dirname, '..');
 const PACKAGE_JSON = path.resolve(CODE_DIR, '..', 'package.json');
-/** The runbook templates, as the runbook emitter finds them (not imported: that would load handlebars). */
-const TEMPLATES_DIR = path.resolve(CODE_DIR, '..', 'templates');
 
 /**
  * The libraries whose output ends up in generated files, and the loader that runs the
@@ -16,41 +16,6 @@ const TEMPLATES_DIR = path.resolve(CODE_DIR, '..', 'templates');
  * hashed with it.
  */
 export const OUTPUT_LIBRARIES = ['cdktf', 'constructs', 'handlebars', 'yaml', '@grafana/grafana-foundation-sdk', 'zod', 'jiti'];
-
-/**
- * Every file under `dir` as the code that reads it sees it: through symbolic links (a
- * linked template or package folder is read through its link; a link that leads back
- * into a folder above it is followed once).
- */
-function filesUnder(dir: string, keep: (name: string) => boolean, within: readonly string[] = []): string[] {
-  const files: string[] = [];
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return files;
-  }
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    // Joined by hand: path.join normalizes, which thousands of calls pay for and names read from the folder never need.
-    const full = `${dir}${path.sep}${entry.name}`;
-    let isDirectory = entry.isDirectory();
-    let isFile = entry.isFile();
-    let inside = within;
-    if (entry.isSymbolicLink()) {
-      const stat = statSync(full, { throwIfNoEntry: false });
-      isDirectory = stat?.isDirectory() ?? false;
-      isFile = stat?.isFile() ?? false;
-      if (isDirectory) {
-        const real = realpathSync.native(full);
-        if (within.includes(real) || realpathSync.native(dir).startsWith(`${real}${path.sep}`)) continue;
-        inside = [...within, real];
-      }
-    }
-    if (isDirectory) files.push(...filesUnder(full, keep, inside));
-    else if (isFile && keep(entry.name)) files.push(full);
-  }
-  return files;
-}
 
 /** The files of a package that Node runs or reads as code and data (not its type declarations, maps or prose). */
 const isCode = (name: string) => /\.(c?js|mjs|json|node|wasm)$/.test(name);

@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 import type { AlertModule } from '../../alerts';
+import { filesUnder } from '../../util/files-under';
+import { TEMPLATES_DIR } from '../../util/templates-dir';
 
-/** The project's templates folder, the same from src/ and from dist/. */
-export const TEMPLATES_DIR = path.resolve(__dirname, '..', '..', '..', 'templates');
 
 /** The partial of an alert's runbook section: `templates/runbook/alerts/<alert name>.md.hbs`. */
 export function alertTemplate(alert: AlertModule): string {
@@ -14,13 +14,6 @@ export function alertTemplate(alert: AlertModule): string {
 export interface RunbookTemplates {
   readonly page: Handlebars.TemplateDelegate;
   readonly index: Handlebars.TemplateDelegate;
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.md.hbs'))
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
 }
 
 let cached: RunbookTemplates | undefined;
@@ -33,7 +26,7 @@ export function runbookTemplates(): RunbookTemplates {
   if (cached) return cached;
   const handlebars = Handlebars.create();
   const options = { strict: true, noEscape: true } as const;
-  for (const file of filesUnder(path.join(TEMPLATES_DIR, 'runbook'))) {
+  for (const file of filesUnder(path.join(TEMPLATES_DIR, 'runbook'), (name) => name.endsWith('.md.hbs'))) {
     const name = path.relative(TEMPLATES_DIR, file).replace(/\.md\.hbs$/, '');
     handlebars.registerPartial(name, handlebars.compile(readFileSync(file, 'utf8'), options));
   }
