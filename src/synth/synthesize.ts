@@ -1,0 +1,94 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { krtFingerprint } from '../cache/fingerprint';
+import { OutputHashes } from '../cache/output-hashes';
+import { SynthCache, TRANSPILE_DIR } from '../cache/synth-cache';
+import { compileFiles } from '../compile';
+import type { CompileResult } from '../compile';
+import type { ProjectModel } from '../model/types';
+import { guardChanges, readBaseline, withRemovedStacks, withUntouched } from '../plan';
+import type { Diagnostic } from '../validate/diagnostic';
+import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
+import { OutputFolder } from '../writer/write-generated';
+import type { Drift, WriteSummary } from '../writer/write-generated';
+import { emitModel } from './cached-emit';
+
+export interface SynthRequest {
+  /** The project folder: where the cache lives and paths are shown from. */
+  readonly cwd: string;
+  /** The topology files to load (absolute). */
+  readonly files: readonly string[];
+  /** Whether these are some of the project's files, named by the user: the other topologies are kept as committed. */
+  readonly someFiles: boolean;
+  /** The output folder (absolute). */
+  readonly outDir: string;
+  /** Compare with the folder and write nothing. */
+  readonly check: boolean;
+  /** Reuse what earlier runs generated from unchanged inputs (default). */
+  readonly cache?: boolean;
+}
+
+export type SynthResult =
+  /** The specs have errors (or the compile found no model): nothing was written. */
+  | { readonly kind: 'invalid'; readonly compiled: CompileResult }
+  /** The guards refused what the change would do to Terraform's state: nothing was written. */
+  | { readonly kind: 'refused'; readonly compiled: CompileResult; readonly refusals: readonly Diagnostic[] }
+  /** Written (or, with check, compared). */
+  | {
+      readonly kind: 'done';
+      readonly compiled: CompileResult;
+      readonly model: ProjectModel;
+      /** What the guards said that does not stop the synth (warnings). */
+      readonly guardNotes: readonly Diagnostic[];
+      readonly summary: WriteSummary & { readonly drift: readonly Drift[] };
+      readonly reused: number;
+    };
+
+/**
+ * `krt synth` as a library call: spec files in, the generated folder written (or
+ * compared), nothing printed. Every topology file is loaded and validated on every run,
+ * cache or not: what a spec's code reads while it loads is in the model it yields, and
+ * the cache is keyed on that model alone.
+ */
+export async function synthesize(request: SynthRequest): Promise<SynthResult> {
+  const { cwd, files, outDir, check } = request;
+  // No fingerprint (a library version that cannot be read): no cache, as with --no-cache.
+  const fingerprint = request.cache !== false ? krtFingerprint() : undefined;
+  const cache = fingerprint === undefined ? undefined : new SynthCache(cwd, fingerprint);
+  const hashes = new OutputHashes(cache, outDir);
+  // The loader's own cache of compiled TypeScript is checked against each file's text, so it is safe to keep.
+  const compiled = await compileFiles(files, cwd, cache && { transpileCache: path.join(cwd, TRANSPILE_DIR) });
+  if (!compiled.model || compiled.diagnostics.some((d) => d.severity === 'error')) return { kind: 'invalid', compiled };
+  // A synth of some files keeps the other topologies as committed (see withUntouched), and
+  // every synth keeps the stacks of deleted topology files (see withRemovedStacks).
+  const baseline = !check || request.someFiles || hasOtherStacks(outDir, compiled.model) ? readBaseline(outDir, cwd) : undefined;
+  const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model);
+
+  // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
+  const guardNotes = check ? [] : guardChanges(baseline, model);
+  if (guardNotes.some((d) => d.severity === 'error')) return { kind: 'refused', compiled, refusals: guardNotes };
+
+  const folder = new OutputFolder(outDir, check ? 'check' : 'write');
+  const { paths, reused } = emitModel(model, folder, cache, hashes);
+  folder.put(modelSnapshotFile(model));
+  const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
+  hashes.save();
+  cache?.save();
+  return { kind: 'done', compiled, model, guardNotes, summary, reused };
+}
+
+/**
+ * Whether the output folder has a Terraform stack that no topology generates: the stack
+ * of a deleted topology file, kept in the committed snapshot, which a check must then read.
+ * Listing one folder is cheap; parsing the snapshot of a large repository is not.
+ */
+function hasOtherStacks(outDir: string, model: ProjectModel): boolean {
+  let stacks: string[];
+  try {
+    stacks = readdirSync(path.join(outDir, 'terraform'));
+  } catch {
+    return false;
+  }
+  const generated = new Set(model.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]));
+  return stacks.some((stack) => !generated.has(stack));
+}
