@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { formatPlan, planChanges, planJson, readBaseline, withRemovedStacks, withUntouched, worstRisk } from '../plan';
+import { formatPlan, planChanges, planJson, readBaseline, readCommittedStacks, withRemovedStacks, withUntouched, worstRisk } from '../plan';
 import { MODEL_SNAPSHOT_FILE } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -28,7 +28,7 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   const committed = readBaseline(outDir, io.cwd);
   // A plan of some files judges only those: the other topologies stay as committed.
   // And the stacks of deleted topology files stay, empty, as krt synth keeps them.
-  const plan = planChanges(committed, withRemovedStacks(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model));
+  const plan = planChanges(committed, withRemovedStacks(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model), readCommittedStacks(outDir));
   const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));
   if (plan.refused.length > 0) return PLAN_EXIT.problems;

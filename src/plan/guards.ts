@@ -2,6 +2,7 @@ import type { ConsumerModel, ProjectModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { judgeOutcome } from './outcome';
+import type { StackResources } from './stack-resources';
 import type { Outcome } from './outcome';
 import { consumerPairs } from './pairs';
 import { sharedAclsDropped } from './shared-acls';
@@ -13,9 +14,9 @@ import { changedTopologies } from './stack-resources';
  * Whatever happens to topics is judged on the Terraform outcome alone (`judgeOutcome`);
  * only what Terraform cannot see, the group that reads the tiers, is judged here.
  */
-export function guardChanges(before: ProjectModel | undefined, after: ProjectModel, outcome?: Outcome): Diagnostic[] {
+export function guardChanges(before: ProjectModel | undefined, after: ProjectModel, outcome?: Outcome, committed?: ReadonlyMap<string, StackResources>): Diagnostic[] {
   if (!before) return [];
-  const judged = outcome ?? judgeOutcome(before, after);
+  const judged = outcome ?? judgeOutcome(before, after, committed);
   // A shared ACL is told once the topics are safe: an undeclared move, refused above, drops ACLs too.
   const problems: Diagnostic[] = judged.refused.length > 0 ? [...judged.refused] : sharedAclsDropped(before, after, changedTopologies(before, after));
   for (const { before: was, after: now } of consumerPairs(before, after)) {

@@ -1,6 +1,7 @@
 export { planChanges } from './plan';
 export { guardChanges } from './guards';
 export { readBaseline } from './baseline';
+export { readCommittedStacks } from './committed-stacks';
 export { withUntouched } from './partial';
 export { withRemovedStacks } from './removed-stacks';
 export { judgeOutcome } from './outcome';

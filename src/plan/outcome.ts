@@ -1,6 +1,6 @@
 import { stackTopics } from '../model/hand-over';
 import { topicResourceId } from '../naming';
-import type { ConsumerModel, ProjectModel } from '../model/types';
+import type { ConsumerModel, ProjectModel, TopologyModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
@@ -35,11 +35,13 @@ export interface Outcome {
  * that a stack would create without importing it makes the apply fail: refused too. The
  * judgment never asks which edit led there.
  */
-export function judgeOutcome(before: ProjectModel, after: ProjectModel): Outcome {
+export function judgeOutcome(before: ProjectModel, after: ProjectModel, committed?: ReadonlyMap<string, StackResources>): Outcome {
   const changed = changedTopologies(before, after);
-  const was = synthesizeStacks(before.topologies.filter((t) => changed.has(t.name)));
+  const ahead = committed ? committedAhead(before, committed) : { topologies: [], topics: new Map<string, string>() };
+  for (const name of ahead.topologies) changed.add(name);
+  const was = stacksBefore(before.topologies.filter((t) => changed.has(t.name)), committed);
   const now = synthesizeStacks(after.topologies.filter((t) => changed.has(t.name)));
-  const context = new Context(before, after, was, now);
+  const context = new Context(before, after, was, now, ahead.topics);
 
   for (const old of was.values()) {
     if (!now.has(old.stack)) context.vanished(old);
@@ -61,6 +63,47 @@ export function judgeOutcome(before: ProjectModel, after: ProjectModel): Outcome
   return context.result();
 }
 
+/** Every stack a topology's Terraform holds: its own, and those it keeps for a move or a rename. */
+function stacksOf(topology: TopologyModel): string[] {
+  return [topology.name, ...(topology.handedOver ?? []).map((h) => h.stack)];
+}
+
+/**
+ * The stacks before: those committed, as applied, when the folder has them all for a
+ * topology; else synthesized from the snapshot (a first synth, or a guard given models only).
+ */
+function stacksBefore(topologies: readonly TopologyModel[], committed: ReadonlyMap<string, StackResources> | undefined): Map<string, StackResources> {
+  const fromDisk = topologies.filter((t) => committed && stacksOf(t).every((s) => committed.has(s)));
+  const stacks = synthesizeStacks(topologies.filter((t) => !fromDisk.includes(t)));
+  for (const stack of fromDisk.flatMap(stacksOf)) stacks.set(stack, committed!.get(stack)!);
+  return stacks;
+}
+
+/**
+ * The topologies whose committed stacks hold a topic the snapshot does not name, or name
+ * with other partitions: the committed Terraform is ahead of the snapshot (a hand edit, a
+ * merge that kept one side's snapshot and the other's stacks), so an unchanged model can
+ * still delete or replace a topic, and those topologies are judged too.
+ */
+function committedAhead(before: ProjectModel, committed: ReadonlyMap<string, StackResources>): { topologies: string[]; topics: Map<string, string> } {
+  const named = topicOwners(before);
+  const topologyOfStack = new Map(before.topologies.flatMap((t) => stacksOf(t).map((s) => [s, t.name] as const)));
+  const topologies = new Set<string>();
+  const topics = new Map<string, string>();
+  for (const stack of committed.values()) {
+    const topology = topologyOfStack.get(stack.stack);
+    if (topology === undefined) continue;
+    for (const topic of stack.topics.values()) {
+      const snapshot = named.get(topic.name)?.topic.partitions;
+      if (snapshot === topic.partitions) continue;
+      topologies.add(topology);
+      const holds = snapshot === undefined ? 'holds it, which the model snapshot does not name' : `gives it ${topic.partitions} partitions where the model snapshot says ${snapshot}`;
+      topics.set(topic.name, `the committed stack terraform/${stack.stack}/cdk.tf.json ${holds}: it was edited after krt wrote it, or a merge mixed two versions, and krt judges the change against it as Terraform will; if that stack was never applied, restore the output folder from one commit (git checkout <commit> -- <output folder>) and run again`);
+    }
+  }
+  return { topologies: [...topologies], topics };
+}
+
 /** The two sides and what was found so far. */
 class Context {
   readonly changes: OutcomeChange[] = [];
@@ -79,6 +122,8 @@ class Context {
     readonly after: ProjectModel,
     readonly was: Map<string, StackResources>,
     readonly now: Map<string, StackResources>,
+    /** Why a topic is judged from a committed stack that is ahead of the snapshot, by topic name. */
+    private readonly ahead: ReadonlyMap<string, string>,
   ) {
     this.ownersBefore = topicOwners(before);
     this.ownersAfter = topicOwners(after);
@@ -88,7 +133,7 @@ class Context {
   kept(old: TopicResource, current: TopicResource): void {
     const owner = this.ownersAfter.get(current.name) ?? this.ownersBefore.get(old.name);
     if (current.name !== old.name || current.partitions < old.partitions) {
-      this.refuse(refusal.replaced(old, current, owner));
+      this.refuse(refusal.replaced(old, current, owner), old.name);
       this.say(owner, { action: 'replace', stacks: [old.stack], topics: [old.name] }, 'destructive', current.name !== old.name
         ? `'${old.name}' is renamed to '${current.name}' in place: the provider deletes and recreates it, with every record in it (krt synth refuses this)`
         : `'${old.name}' shrinks from ${old.partitions} to ${current.partitions} partitions: Kafka cannot remove partitions, so the provider deletes and recreates it, with every record in it (krt synth refuses this)`);
@@ -123,7 +168,7 @@ class Context {
       return;
     }
     const elsewhere = [...this.now.values()].find((s) => s.stack !== old.stack && [...s.topics.values()].some((t) => t.name === old.name));
-    this.refuse(refusal.deleted(old, owner, now, elsewhere?.stack, this.ownersAfter.get(old.name)));
+    this.refuse(refusal.deleted(old, owner, now, elsewhere?.stack, this.ownersAfter.get(old.name)), old.name);
     this.say(owner, { action: 'delete', stacks: elsewhere ? [old.stack, elsewhere.stack] : [old.stack], topics: [old.name] }, 'destructive', elsewhere
       ? `'${old.name}' leaves stack '${old.stack}' for stack '${elsewhere.stack}' without a declared move: '${old.stack}' deletes it with every record and '${elsewhere.stack}' creates it empty (krt synth refuses this)`
       : owner?.topic.kind === 'retry' && now
@@ -262,7 +307,10 @@ class Context {
     this.changes.push({ topology: consumer?.topology ?? this.topologyOfStack(terraform.stacks[0]!), ...(consumer ? { consumer: consumer.name } : {}), change: { risk, text, terraform } });
   }
 
-  private refuse(diagnostic: Diagnostic): void {
+  /** A refusal about a topic the committed stack holds unlike the snapshot says why krt sees it so. */
+  private refuse(refused: Diagnostic, topic?: string): void {
+    const why = topic === undefined ? undefined : this.ahead.get(topic);
+    const diagnostic = why === undefined ? refused : { ...refused, message: `${refused.message} (${why})` };
     if (!this.refused.some((d) => d.message === diagnostic.message && d.path === diagnostic.path)) this.refused.push(diagnostic);
   }
 }

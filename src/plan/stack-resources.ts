@@ -23,7 +23,7 @@ export interface StackResources {
   readonly acls: ReadonlySet<string>;
 }
 
-interface StackJson {
+export interface StackJson {
   variable?: Record<string, { default?: unknown }>;
   resource?: { kafka_topic?: Record<string, { name: string; partitions: number; replication_factor: unknown; config?: Record<string, unknown> }>; kafka_acl?: Record<string, unknown> };
   import?: { to: string; id: string }[];

@@ -6,7 +6,7 @@ import { SynthCache, TRANSPILE_DIR } from '../cache/synth-cache';
 import { compileFiles } from '../compile';
 import type { CompileResult } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { guardChanges, readBaseline, withRemovedStacks, withUntouched } from '../plan';
+import { guardChanges, readBaseline, readCommittedStacks, withRemovedStacks, withUntouched } from '../plan';
 import type { Diagnostic } from '../validate/diagnostic';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
 import { OutputFolder } from '../writer/write-generated';
@@ -65,7 +65,7 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model);
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
-  const guardNotes = check ? [] : guardChanges(baseline, model);
+  const guardNotes = check ? [] : guardChanges(baseline, model, undefined, baseline && readCommittedStacks(outDir));
   if (guardNotes.some((d) => d.severity === 'error')) return { kind: 'refused', compiled, refusals: guardNotes };
 
   const folder = new OutputFolder(outDir, check ? 'check' : 'write');
