@@ -64,3 +64,12 @@ export const SPRING_RETRY_TOPIC_HEADERS = {
 
 export type HeaderStyle = 'x' | 'x+spring' | 'x+spring-retry-topic';
 export const HEADER_STYLES = ['x', 'x+spring', 'x+spring-retry-topic'] as const;
+
+/**
+ * The original record's trace context, kept under this prefix through every hop:
+ * `x-original-traceparent` and `x-original-tracestate` with W3C trace context (any field
+ * the registered propagator uses gets the prefix). A hop's own `traceparent` names the
+ * attempt that published it; this copy, written at the first hop and passed through
+ * after, lets every attempt link to the main-topic record's producer (docs/tracing.md).
+ */
+export const ORIGINAL_TRACE_CONTEXT_PREFIX = 'x-original-';
