@@ -73,3 +73,12 @@ export const HEADER_STYLES = ['x', 'x+spring', 'x+spring-retry-topic'] as const;
  * after, lets every attempt link to the main-topic record's producer (docs/tracing.md).
  */
 export const ORIGINAL_TRACE_CONTEXT_PREFIX = 'x-original-';
+
+/**
+ * The trace context of the attempt that published a tier or DLQ record:
+ * `x-previous-traceparent`, `x-previous-tracestate`. The same as the record's own
+ * `traceparent` when it is written, but a producer instrumentation (instrumentation-kafkajs's
+ * send spans) replaces that one, and `krt dlq replay` may run under one: this copy keeps
+ * the next attempt's link to the previous one exact.
+ */
+export const PREVIOUS_TRACE_CONTEXT_PREFIX = 'x-previous-';

@@ -8,7 +8,7 @@ import type { RoutedDestination } from '../destination-record';
 import { truncate } from '../headers';
 import type { ConsumedRecord } from '../router';
 import { attemptAttributes, routedAttributes } from './span-attributes';
-import { originalContext, previousHopContext } from './trace-headers';
+import { creationContext, originalContext, previousHopContext } from './trace-headers';
 
 /**
  * One span per attempt at a record: started with the handler, ended where the record went
@@ -44,10 +44,10 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
     const headers = record.message.headers ?? {};
     // A span already active here is the delivery's own process span (an instrumentation's,
     // such as instrumentation-kafkajs's): ours is its child, an internal span, so that a
-    // delivery has one process span. Otherwise ours is the process span, continuing the
-    // trace of the previous hop.
+    // delivery has one process span. Otherwise ours is the process span, a child of the
+    // context the record carries (the previous hop's), as for any single message.
     const nested = trace.getSpan(active) !== undefined;
-    const parent = nested ? active : previousHopContext(headers);
+    const parent = nested ? active : creationContext(headers);
     const span = nested
       ? tracer.startSpan(attemptName.get(record.topic) ?? `attempt ${record.topic}`, { kind: SpanKind.INTERNAL }, parent)
       : tracer.startSpan(processName.get(record.topic) ?? `process ${record.topic}`, { kind: SpanKind.CONSUMER }, parent);
