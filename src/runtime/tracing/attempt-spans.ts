@@ -8,7 +8,8 @@ import type { RoutedDestination } from '../destination-record';
 import { truncate } from '../headers';
 import type { ConsumedRecord } from '../router';
 import { attemptAttributes, routedAttributes } from './span-attributes';
-import { creationContext, originalContext, previousHopContext } from './trace-headers';
+import { hopContexts } from './trace-headers';
+import type { HopContexts } from './trace-headers';
 
 /**
  * One span per attempt at a record: started with the handler, ended where the record went
@@ -47,13 +48,14 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
     // delivery has one process span. Otherwise ours is the process span, a child of the
     // context the record carries (the previous hop's), as for any single message.
     const nested = trace.getSpan(active) !== undefined;
-    const parent = nested ? active : creationContext(headers);
+    const hops = hopContexts(headers);
+    const parent = nested ? active : hops.creation;
     const span = nested
       ? tracer.startSpan(attemptName.get(record.topic) ?? `attempt ${record.topic}`, { kind: SpanKind.INTERNAL }, parent)
       : tracer.startSpan(processName.get(record.topic) ?? `process ${record.topic}`, { kind: SpanKind.CONSUMER }, parent);
     if (!span.isRecording()) return undefined;
     span.setAttributes(attemptAttributes(consumer, record));
-    span.addLinks(linksOf(headers));
+    span.addLinks(linksOf(hops));
     const previous = attempts.get(record);
     if (previous) end(record, previous, TRACE_DESTINATIONS.interrupted);
     const attempt = { span, context: trace.setSpan(nested ? active : parent, span) };
@@ -102,10 +104,10 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
 }
 
 /** Links to the original producer and to the previous hop; one link when they are the same context. */
-function linksOf(headers: NonNullable<ConsumedRecord['message']['headers']>): Link[] {
+function linksOf(hops: HopContexts): Link[] {
   const links: Link[] = [];
-  const original = trace.getSpanContext(originalContext(headers));
-  const previous = trace.getSpanContext(previousHopContext(headers));
+  const original = trace.getSpanContext(hops.original);
+  const previous = trace.getSpanContext(hops.previous);
   if (original) links.push({ context: original, attributes: { [TRACE_ATTRIBUTES.link]: TRACE_LINKS.original } });
   if (previous && previous.spanId !== original?.spanId) links.push({ context: previous, attributes: { [TRACE_ATTRIBUTES.link]: TRACE_LINKS.previousHop } });
   return links;

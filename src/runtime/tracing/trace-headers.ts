@@ -38,21 +38,25 @@ const previousSetter = setter(PREVIOUS_TRACE_CONTEXT_PREFIX);
  */
 const fromProducer = (headers: RawHeaders) => headers[HEADERS.attempt] === undefined;
 
-/** The context the record's own trace headers carry: its producer's (a send span's, under a producer instrumentation). */
-export function creationContext(headers: RawHeaders): Context {
-  return propagation.extract(ROOT_CONTEXT, headers, ownGetter);
+/** The contexts a record's headers carry, each read once. */
+export interface HopContexts {
+  /** The record's own trace headers: its producer's, or the attempt that published it (a send span's, under a producer instrumentation). */
+  readonly creation: Context;
+  /** The main-topic record's producer context: the record's own at its first hop, the kept copy after. */
+  readonly original: Context;
+  /** The attempt that published the record, or its producer at the first hop (and on a tier record written untraced). */
+  readonly previous: Context;
 }
 
-/** The attempt that published the record, or its producer at the first hop (and on a tier record written untraced). */
-export function previousHopContext(headers: RawHeaders): Context {
-  if (fromProducer(headers)) return creationContext(headers);
+export function hopContexts(headers: RawHeaders): HopContexts {
+  const creation = propagation.extract(ROOT_CONTEXT, headers, ownGetter);
+  if (fromProducer(headers)) return { creation, original: creation, previous: creation };
   const previous = propagation.extract(ROOT_CONTEXT, headers, previousGetter);
-  return trace.getSpanContext(previous) === undefined ? creationContext(headers) : previous;
-}
-
-/** The main-topic record's producer context: the record's own at its first hop, the kept copy after. */
-export function originalContext(headers: RawHeaders): Context {
-  return fromProducer(headers) ? creationContext(headers) : propagation.extract(ROOT_CONTEXT, headers, originalGetter);
+  return {
+    creation,
+    original: propagation.extract(ROOT_CONTEXT, headers, originalGetter),
+    previous: trace.getSpanContext(previous) === undefined ? creation : previous,
+  };
 }
 
 /**
