@@ -8,7 +8,7 @@ import type { RoutedDestination } from '../destination-record';
 import { truncate } from '../headers';
 import type { ConsumedRecord } from '../router';
 import { attemptAttributes, routedAttributes } from './span-attributes';
-import { hopContexts } from './trace-headers';
+import { creationContext, hopContexts } from './trace-headers';
 import type { HopContexts } from './trace-headers';
 
 /**
@@ -28,6 +28,8 @@ export interface AttemptSpans {
   endIfRejected<T>(record: ConsumedRecord, work: Promise<T>): Promise<T>;
 }
 
+const NO_HEADERS = Object.freeze({});
+
 interface Attempt {
   readonly span: Span;
   readonly context: Context;
@@ -42,23 +44,23 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
 
   function start(record: ConsumedRecord): Attempt | undefined {
     const active = context.active();
-    const headers = record.message.headers ?? {};
+    const headers = record.message.headers ?? NO_HEADERS;
     // A span already active here is the delivery's own process span (an instrumentation's,
     // such as instrumentation-kafkajs's): ours is its child, an internal span, so that a
     // delivery has one process span. Otherwise ours is the process span, a child of the
     // context the record carries (the previous hop's), as for any single message.
     const nested = trace.getSpan(active) !== undefined;
-    const hops = hopContexts(headers);
-    const parent = nested ? active : hops.creation;
+    const creation = nested ? undefined : creationContext(headers);
+    const parent = creation ?? active;
     const span = nested
       ? tracer.startSpan(attemptName.get(record.topic) ?? `attempt ${record.topic}`, { kind: SpanKind.INTERNAL }, parent)
       : tracer.startSpan(processName.get(record.topic) ?? `process ${record.topic}`, { kind: SpanKind.CONSUMER }, parent);
     if (!span.isRecording()) return undefined;
     span.setAttributes(attemptAttributes(consumer, record));
-    span.addLinks(linksOf(hops));
+    span.addLinks(linksOf(hopContexts(headers, creation)));
     const previous = attempts.get(record);
     if (previous) end(record, previous, TRACE_DESTINATIONS.interrupted);
-    const attempt = { span, context: trace.setSpan(nested ? active : parent, span) };
+    const attempt = { span, context: trace.setSpan(parent, span) };
     attempts.set(record, attempt);
     return attempt;
   }

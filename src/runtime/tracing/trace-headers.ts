@@ -48,8 +48,13 @@ export interface HopContexts {
   readonly previous: Context;
 }
 
-export function hopContexts(headers: RawHeaders): HopContexts {
-  const creation = propagation.extract(ROOT_CONTEXT, headers, ownGetter);
+/** The context the record's own trace headers carry (the span's parent when no span is active). */
+export function creationContext(headers: RawHeaders): Context {
+  return propagation.extract(ROOT_CONTEXT, headers, ownGetter);
+}
+
+/** Read only for a recording span: without a provider nothing here runs. */
+export function hopContexts(headers: RawHeaders, creation = creationContext(headers)): HopContexts {
   if (fromProducer(headers)) return { creation, original: creation, previous: creation };
   const previous = propagation.extract(ROOT_CONTEXT, headers, previousGetter);
   return {
