@@ -9,6 +9,8 @@ import { DlqSession } from '../../src/dlq/session';
 import { consumerDescriptor } from '../../src/emitters/router/descriptor';
 import { HEADERS, ORIGINAL_TRACE_CONTEXT_PREFIX, PREVIOUS_TRACE_CONTEXT_PREFIX } from '../../src/naming/headers';
 import { TRACE_ATTRIBUTES, TRACE_LINKS, TRACER_NAME } from '../../src/naming/tracing';
+import { createRouter } from '../../src/runtime/router';
+import type { OutgoingMessage } from '../../src/runtime/port';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { DlqKafkaDouble } from './dlq-kafka-double';
 import { harness, httpError } from './harness';
@@ -120,6 +122,27 @@ describe('tracing with a registered tracer provider', () => {
     expect(dead!.headers[`${PREVIOUS_TRACE_CONTEXT_PREFIX}traceparent`]).toBe(dead!.headers.traceparent);
     expect(dead!.headers[`${ORIGINAL_TRACE_CONTEXT_PREFIX}traceparent`]).toBe(TRACEPARENT);
     expect(dead!.headers[`${ORIGINAL_TRACE_CONTEXT_PREFIX}tracestate`]).toBe(TRACESTATE);
+  });
+
+  it("writes a Router user's own active span as the trace context of the record it publishes, and keeps a second hop's original", async () => {
+    const sent: OutgoingMessage[] = [];
+    const router = createRouter(consumer, { producer: { connect: async () => {}, disconnect: async () => {}, send: async ({ messages }) => void sent.push(...messages) } });
+    const record = { topic: consumer.mainTopic, partition: 0, message: { key: null, value: null, offset: '3', timestamp: '0', headers: producedHeaders } };
+    const theirs = trace.getTracer('their-loop').startSpan('handle order');
+    const error = httpError(503);
+    const destination = router.decide(record, error, 1) as Parameters<typeof router.publish>[2];
+    await context.with(trace.setSpan(context.active(), theirs), () => router.publish(record, error, destination));
+    theirs.end();
+    expect(sent[0]!.headers.traceparent).toBe(`00-${theirs.spanContext().traceId}-${theirs.spanContext().spanId}-01`);
+    // Their span has no tracestate: the producer's does not stay beside a context it is not part of.
+    expect(sent[0]!.headers.tracestate).toBeUndefined();
+    expect(sent[0]!.headers[`${ORIGINAL_TRACE_CONTEXT_PREFIX}traceparent`]).toBe(TRACEPARENT);
+
+    const tierRecord = { topic: tier1m!.topic, partition: 0, message: { key: null, value: null, offset: '0', timestamp: '0', headers: sent[0]!.headers as Record<string, string> } };
+    const again = trace.getTracer('their-loop').startSpan('handle order again');
+    await context.with(trace.setSpan(context.active(), again), () => router.publish(tierRecord, error, router.decide(tierRecord, error, 1) as Parameters<typeof router.publish>[2]));
+    expect(sent[1]!.headers[`${ORIGINAL_TRACE_CONTEXT_PREFIX}traceparent`]).toBe(TRACEPARENT);
+    expect(sent[1]!.headers[`${PREVIOUS_TRACE_CONTEXT_PREFIX}traceparent`]).toBe(`00-${again.spanContext().traceId}-${again.spanContext().spanId}-01`);
   });
 
   it('gives a record produced without trace context a new trace per first attempt and no links', async () => {
