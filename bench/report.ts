@@ -10,6 +10,7 @@ import type { OutageResult } from './outage';
 import { benchClient, BENCH_CLIENTS } from './clients';
 import type { BenchClientName } from './clients';
 import type { ThroughputKind, ThroughputRow } from './throughput';
+import type { TracingBenchRow } from './tracing';
 
 export interface BenchResults {
   readonly date: string;
@@ -24,6 +25,8 @@ export interface BenchResults {
   readonly dlq?: DlqBenchResult;
   /** Absent in results measured before the overhead section existed. */
   readonly overhead?: OverheadResult;
+  /** Absent in results measured before the tracing section existed. */
+  readonly tracing?: readonly TracingBenchRow[];
   /** Absent in results measured before the console section existed. */
   readonly console?: readonly ConsoleBenchRow[];
   /** One per client; absent in results measured before the outage section existed. */
@@ -75,6 +78,7 @@ export function resultsMarkdown(r: BenchResults): string {
     ...(incremental ? incrementalSection(incremental) : []),
     ...throughputMarkdown(r.throughput),
     ...(r.overhead ? overheadMarkdown(r.overhead) : []),
+    ...(r.tracing ? tracingMarkdown(r.tracing) : []),
     '## Delay precision (a 5 s tier, records produced at a steady rate)',
     '',
     '| client | records | p50 lateness | p99 | max | early deliveries |',
@@ -288,6 +292,21 @@ function overheadMarkdown(o: OverheadResult): string[] {
     '',
     'No network here, so the wrapper\'s own work is all there is to see. On the broker it is',
     'hidden behind fetches and publishes: the throughput table above is the figure that counts.',
+    '',
+  ];
+}
+
+function tracingMarkdown(rows: readonly TracingBenchRow[]): string[] {
+  return [
+    `## What tracing costs per record (in-memory broker, ${fmt(rows[0]?.records ?? 0)} records of ${rows[0]?.valueBytes ?? 0}-byte values, 6 partitions; best of 3 alternating rounds)`,
+    '',
+    '| records failing | no tracer provider | a provider registered (spans recorded, exported nowhere) | ratio |',
+    '|---|---|---|---|',
+    ...rows.map((t) => `| ${t.failingPercent}% | ${fmt(t.untracedMicros, 1)} µs | ${fmt(t.tracedMicros, 1)} µs | ${fmt(t.tracedMicros / t.untracedMicros, 1)}x |`),
+    '',
+    'Without a provider the runtime starts only the API\'s non-recording span per attempt. With',
+    'one, the cost is the SDK\'s span and its async context (every promise of the process is',
+    'tracked), which no network hides here; see [tracing](../docs/tracing.md).',
     '',
   ];
 }

@@ -4,7 +4,7 @@
  * bench/results.json, bench/results.md and bench/chart.svg and prints the results.
  *
  * npm run bench -- <section> [...]: those sections alone, merged into the last full
- * run's results (sections: synth, hot-path, overhead, throughput, precision, memory, dlq, console, outage).
+ * run's results (sections: synth, hot-path, overhead, tracing, throughput, precision, memory, dlq, console, outage).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -24,10 +24,11 @@ import { writeReport } from './report';
 import type { BenchResults } from './report';
 import { benchSynth } from './synth';
 import { benchThroughput } from './throughput';
+import { benchTracing } from './tracing';
 
 const step = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
-type Section = 'synth' | 'hot-path' | 'overhead' | 'throughput' | 'precision' | 'memory' | 'dlq' | 'console' | 'outage';
+type Section = 'synth' | 'hot-path' | 'overhead' | 'tracing' | 'throughput' | 'precision' | 'memory' | 'dlq' | 'console' | 'outage';
 type Measured = Partial<Omit<BenchResults, 'date' | 'machine'>>;
 
 /** Each section: whether it needs the broker, what it says while it runs, and how it measures. */
@@ -35,6 +36,7 @@ const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Pro
   synth: { broker: false, title: 'synth at scale: 10, 100 and 1,000 consumers against the floor; incremental synth of 100 topology files', run: async () => ({ synth: benchSynth() }) },
   'hot-path': { broker: false, title: 'hot path', run: async () => ({ hotPathOpsPerSecond: benchHotPath().opsPerSecond }) },
   overhead: { broker: false, title: 'per-record overhead of the wrapper on the in-memory broker', run: async () => ({ overhead: await benchOverhead() }) },
+  tracing: { broker: false, title: 'per-record cost of tracing: a tracer provider registered against none, on the in-memory broker', run: async () => ({ tracing: await benchTracing() }) },
   throughput: {
     broker: true,
     title: "throughput: each client's fastest plain loop and auto-commit loop against the wrapped consumer at 0/1/10% failing (300,000 records of 512-byte values, best of 2 rounds), and the contrast loops",

@@ -64,3 +64,21 @@ export const SPRING_RETRY_TOPIC_HEADERS = {
 
 export type HeaderStyle = 'x' | 'x+spring' | 'x+spring-retry-topic';
 export const HEADER_STYLES = ['x', 'x+spring', 'x+spring-retry-topic'] as const;
+
+/**
+ * The original record's trace context, kept under this prefix through every hop:
+ * `x-original-traceparent` and `x-original-tracestate` with W3C trace context (any field
+ * the registered propagator uses gets the prefix). A hop's own `traceparent` names the
+ * attempt that published it; this copy, written at the first hop and passed through
+ * after, lets every attempt link to the main-topic record's producer (docs/tracing.md).
+ */
+export const ORIGINAL_TRACE_CONTEXT_PREFIX = 'x-original-';
+
+/**
+ * The trace context of the attempt that published a tier or DLQ record:
+ * `x-previous-traceparent`, `x-previous-tracestate`. The same as the record's own
+ * `traceparent` when it is written, but a producer instrumentation (instrumentation-kafkajs's
+ * send spans) replaces that one, and `krt dlq replay` may run under one: this copy keeps
+ * the next attempt's link to the previous one exact.
+ */
+export const PREVIOUS_TRACE_CONTEXT_PREFIX = 'x-previous-';

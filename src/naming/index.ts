@@ -9,3 +9,4 @@ export * from './terraform';
 export * from './cli';
 export * from './packages';
 export * from './dashboards';
+export * from './tracing';

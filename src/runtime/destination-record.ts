@@ -3,6 +3,7 @@ import type { ConsumerDescriptor } from './descriptor';
 import { decodeRetryHeaders, encodeRetryHeaders, MAX_EPOCH_MS, passThroughHeaders } from './headers';
 import type { OutgoingMessage } from './port';
 import type { Destination } from './resolve';
+import { carryTraceContext } from './tracing/trace-headers';
 import { encodeSpringDltHeaders, encodeSpringRetryTopicHeaders } from './spring-headers';
 import type { SpringHeaderValues } from './spring-headers';
 import type { EachMessagePayload } from './port';
@@ -53,6 +54,7 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
       errorMessage: failure.message,
     }),
   };
+  carryTraceContext(record.message.headers, headers);
   const spring: SpringHeaderValues = {
     ...original,
     consumerGroup: fromMain || consumer.ordering === 'park-by-key' ? consumer.groups.main : consumer.groups.retry,

@@ -10,6 +10,7 @@ import { RecordTakenAgain } from './record-taken-again';
 import { attemptOf } from './resolve';
 import type { ConsumedRecord, Router } from './router';
 import { StopRequested } from './stop-requested';
+import { attemptSpans } from './tracing/attempt-spans';
 
 /** Where a handled record went: done, in a tier, or in the DLQ. */
 export type HandleOutcome = 'success' | 'tier' | 'dlq';
@@ -67,6 +68,9 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
   const parkByKey = consumer.ordering === 'park-by-key';
   /** Rebalances so far: a publish started before one gives up. */
   let revocations = 0;
+  /** A span per attempt (docs/tracing.md); no-ops without a registered tracer provider. */
+  const spans = attemptSpans(consumer);
+  const handler = spans.traced(options.handler);
 
   /** The attempt a record is on, as its tier or DLQ record says it (a draining tier's records count their x-attempt). Events only. */
   const attemptOfRecord = (record: ConsumedRecord) => attemptOf(consumer, record.topic, decodeRetryHeaders(record.message.headers).attempt);
@@ -88,7 +92,7 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
 
   function publish(record: ConsumedRecord, { error, destination }: RoutedFailure, abandoned: () => boolean): Promise<TopicPartitionOffset> {
     return publishUntilAcknowledged({
-      publish: (publishOptions) => options.router().publish(record, error, destination, publishOptions),
+      publish: (publishOptions) => spans.within(record, () => options.router().publish(record, error, destination, publishOptions)),
       // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
       mayRepartition: !parkByKey || destination.kind === 'dlq',
       backoff: options.publishBackoff,
@@ -115,7 +119,7 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
       if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOfRecord(record), error, waitMs });
       await options.waitHeartbeating(record, waitMs);
       try {
-        await options.handler(record);
+        await spans.within(record, () => options.handler(record));
         return undefined;
       } catch (next) {
         error = next;
@@ -126,32 +130,35 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
   function routed(record: ConsumedRecord, failure: RoutedFailure): void {
     if (listening) emit({ type: 'routed', record, attempt: attemptOfRecord(record), error: failure.error, destination: failure.destination });
     outcomeCell(record.topic, failure.destination.kind === 'tier' ? 'retry' : 'dlq').inc();
+    spans.routed(record, failure.error, failure.destination, options.router());
   }
 
   return {
-    handler: options.handler,
-    afterFailure,
-    publish,
+    handler,
+    afterFailure: (record, error) => spans.endIfRejected(record, afterFailure(record, error)),
+    publish: (record, failure, abandoned) => spans.endIfRejected(record, publish(record, failure, abandoned)),
     routed,
     succeededOnMain(record) {
+      spans.done(record);
       mainSuccess.inc();
       if (listening) emit({ type: 'processed', record, attempt: mainAttempt, parked: false });
     },
     async handle(record, fromParking) {
       let failure: RoutedFailure | undefined;
       try {
-        await options.handler(record);
+        await handler(record);
       } catch (error) {
-        failure = await afterFailure(record, error);
+        failure = await spans.endIfRejected(record, afterFailure(record, error));
       }
       if (failure === undefined) {
         if (listening) emit({ type: 'processed', record, attempt: attemptOfRecord(record), parked: fromParking });
         outcomeCell(record.topic, 'success').inc();
+        spans.done(record);
         return { outcome: 'success', commit: options.router().commitOffsetFor(record) };
       }
       // A rebalance ends the loop: the partition may be another member's now, which reads the record again.
       const startedIn = revocations;
-      const commit = await publish(record, failure, () => revocations !== startedIn);
+      const commit = await spans.endIfRejected(record, publish(record, failure, () => revocations !== startedIn));
       routed(record, failure);
       return { outcome: failure.destination.kind, commit };
     },

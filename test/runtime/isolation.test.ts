@@ -7,10 +7,10 @@ describe('kafka-retry-topology/runtime', () => {
 
   it('imports no generator code', () => {
     const outside = files.filter((f) => !f.startsWith('src/runtime/'));
-    expect(outside).toEqual(['src/duration.ts', 'src/naming/headers.ts', 'src/naming/metrics.ts']);
+    expect(outside).toEqual(['src/duration.ts', 'src/naming/headers.ts', 'src/naming/metrics.ts', 'src/naming/tracing.ts']);
   });
 
-  it('depends on prom-client alone, besides Node built-ins: no Terraform, template or spec tooling', () => {
-    expect(packages.filter((p) => !p.startsWith('node:'))).toEqual(['prom-client']);
+  it('depends on prom-client and the OpenTelemetry API alone, besides Node built-ins: no Terraform, template or spec tooling, no tracing SDK', () => {
+    expect(packages.filter((p) => !p.startsWith('node:'))).toEqual(['@opentelemetry/api', 'prom-client']);
   });
 });
