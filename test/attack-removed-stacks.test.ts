@@ -135,4 +135,48 @@ describe('attack: a deleted topology whose kept, empty stack was not applied yet
     expect(plans[2]!.filter((line) => !line.startsWith('safe'))).toEqual([]);
     expect(refused.length > 0 ? [] : world.losses).toEqual([]);
   });
+
+  it('held: renamed onto the deleted name (refused without previousName), two deleted and one restored, restored live', () => {
+    const ledgerLive = consumer('ledger', 'payments.settled');
+    const ledgerGone = consumer('ledger', 'payments.settled', { decommissioned: true });
+    const billing = consumer('billing', 'orders.confirmed');
+    const held = {
+      renamedOntoTheDeletedName: run([
+        { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+        { specs: [orders], apply: ['orders'] },
+        { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: 'all' },
+      ]),
+      twoDeletedOneRestored: run([
+        { specs: [orders, topology('payments', [refundsGone]), topology('shipping', [ledgerGone])], apply: 'all' },
+        { specs: [orders], apply: ['orders'] },
+        { specs: [orders, topology('shipping', [ledgerLive])], apply: 'all' },
+      ]),
+      restoredLive: run([
+        { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+        { specs: [orders], apply: ['orders'] },
+        { specs: [orders, topology('payments', [refundsLive])], apply: 'all' },
+      ]),
+    };
+    for (const r of Object.values(held)) expect({ refused: r.refused, losses: r.world.losses }).toEqual({ refused: [], losses: [] });
+    const renamedWithout = run([
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [orders], apply: ['orders'] },
+      { specs: [topology('payments', [billing])], apply: 'all' },
+    ]);
+    expect(renamedWithout.refused).toEqual([expect.stringContaining("consumer 'billing' moved from topology 'orders' to 'payments'")]);
+  });
+
+  // The same defect when the topology that carries the kept stack is itself deleted: the
+  // kept stack moves to the next topology, and is still judged empty.
+  it.failing('the kept stack carried over after its host topology is deleted too: refused, or nothing lost', () => {
+    const ledgerLive = consumer('ledger', 'payments.settled');
+    const { world, refused, plans } = run([
+      { specs: [topology('analytics', [ledgerLive]), topology('aaa', [consumer('billing', 'orders.confirmed', { decommissioned: true })]), topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [topology('analytics', [ledgerLive]), topology('aaa', [consumer('billing', 'orders.confirmed', { decommissioned: true })])], apply: ['aaa', 'analytics'] },
+      { specs: [topology('analytics', [ledgerLive])], apply: ['analytics'] },
+      { specs: [topology('analytics', [ledgerLive, refundsLive])], apply: 'all' },
+    ]);
+    expect(plans[2]!.filter((line) => !line.startsWith('safe'))).toEqual([]);
+    expect(refused.length > 0 ? [] : world.losses).toEqual([]);
+  });
 });
