@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { exitAfter } from '../src/cli/exit-after';
 import { UsageError } from '../src/cli/topology-files';
 import { EXIT } from '../src/cli/io';
-import { ConnectionSettingsError, MissingCredentialsError } from '../src/dlq/connection';
+import { ConnectionSettingsError, MissingCredentialsError } from '../src/connection/kafka-connection';
 import { DlqError } from '../src/dlq/session';
 import { DefectError, KrtError } from '../src/runtime/krt-error';
 import { ClientCannotCarryError } from '../src/runtime/adapters/platformatic-refusals';

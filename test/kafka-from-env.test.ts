@@ -1,4 +1,4 @@
-import { connectionSettingsMessage, explainKafkaError, kafkaFromEnv, MissingCredentialsError, principalOfCommand } from '../src/dlq/connection';
+import { connectionSettingsMessage, explainKafkaError, kafkaFromEnv, MissingCredentialsError, principalOfCommand } from '../src/connection/kafka-connection';
 
 const brokers = { KAFKA_BOOTSTRAP_SERVERS: 'kafka-1:9093' };
 

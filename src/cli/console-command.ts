@@ -55,7 +55,7 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
   const { newSessionToken } = require('../console/auth') as typeof import('../console/auth');
   const { kafkaConsoleDlq } = require('../console/kafka-dlq') as typeof import('../console/kafka-dlq');
   const { ANY_HOST, buildConsoleServer } = require('../console/server') as typeof import('../console/server');
-  const { explainKafkaError, kafkaFromEnv } = require('../dlq/connection') as typeof import('../dlq/connection');
+  const { explainKafkaError, kafkaFromEnv } = require('../connection/kafka-connection') as typeof import('../connection/kafka-connection');
   const env = io.env ?? process.env;
   const kafka = kafkaFromEnv(env, 'krt-console');
   const token = newSessionToken();

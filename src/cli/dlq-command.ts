@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { compileFiles } from '../compile';
-import { kafkaFromEnv } from '../dlq/connection';
+import { kafkaFromEnv } from '../connection/kafka-connection';
 import { bytesText, recordGroups, recordJson } from '../dlq/inspect';
 import { recordsWaitingForTheirKey } from '../dlq/key-turn';
 import { checkRecordable, discardRecords, replayRecords } from '../dlq/replay';

@@ -22,7 +22,7 @@ export function exitAfter(error: unknown, io: CliIo, command: string | undefined
   }
   if (isKafkaError(error)) {
     // Required only here: the DLQ's connection module loads kafkajs.
-    const { explainKafkaError, principalOfCommand } = require('../dlq/connection') as typeof import('../dlq/connection');
+    const { explainKafkaError, principalOfCommand } = require('../connection/kafka-connection') as typeof import('../connection/kafka-connection');
     io.stderr(`krt: ${explainKafkaError(error, env, principalOfCommand(command))}\n`);
     return EXIT.problems;
   }

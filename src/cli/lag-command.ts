@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import { kafkaFromEnv } from '../dlq/connection';
+import { kafkaFromEnv } from '../connection/kafka-connection';
 import { retryingRetriable } from '../dlq/retriable';
 import { visibleText } from '../util/visible-text';
 import { findConsumer } from './dlq-command';

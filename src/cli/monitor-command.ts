@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { compileFiles } from '../compile';
-import { kafkaFromEnv } from '../dlq/connection';
+import { kafkaFromEnv } from '../connection/kafka-connection';
 import { durationToMs, parseDuration } from '../duration';
 import { consumerDescriptor } from '../emitters/router/descriptor';
 import { kafkajsMonitorPort } from '../runtime/adapters/kafkajs-monitor';

@@ -42,7 +42,7 @@ async function liveCommand(io: CliIo, model: ProjectModel, options: PlanOptions)
     throw new UsageError(`--min-insync-replicas must be a whole number of at least 1, not '${options.minInsyncReplicas}'`);
   }
   // Required here: the live check loads kafkajs, which the offline plan (and every other command) does without.
-  const { kafkaFromEnv } = require('../dlq/connection') as typeof import('../dlq/connection');
+  const { kafkaFromEnv } = require('../connection/kafka-connection') as typeof import('../connection/kafka-connection');
   const { compareLive, formatLive, liveJson, liveQuery, readClusterState } = require('../plan/live') as typeof import('../plan/live');
   const admin = kafkaFromEnv(io.env ?? process.env, 'krt-plan-live').admin();
   await admin.connect();

@@ -1,5 +1,5 @@
 import { runCli } from '../../src/cli/program';
-import { kafkaFromEnv } from '../../src/dlq/connection';
+import { kafkaFromEnv } from '../../src/connection/kafka-connection';
 import { passwordOf } from '../../scripts/kafka/broker';
 import { bootstrapServers, terraformIn, terraformVars } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
