@@ -1,8 +1,9 @@
 import { isUtf8 } from 'node:buffer';
-import { HEADERS, REPLAY_COUNT_HEADER, SPRING_DLT_HEADERS } from '../naming/headers';
+import { decodeFailure } from '../dlq/origin';
+import { HEADERS, REPLAY_COUNT_HEADER, SPRING_DLT_HEADERS, SPRING_RETRY_TOPIC_HEADERS } from '../naming/headers';
 import { decodeRetryHeaders } from '../runtime/headers';
 import type { RawHeaders } from '../runtime/headers';
-import { decodeSpringDltHeaders } from '../runtime/spring-headers';
+import { decodeSpringDltHeaders, decodeSpringRetryTopicHeaders } from '../runtime/spring-headers';
 
 /** The most bytes of a key or value a page shows; the rest is counted, not sent. */
 export const MAX_SHOWN_BYTES = 64 * 1024;
@@ -51,10 +52,11 @@ export interface HeaderView {
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
-/** Each of our `x-*` headers and Spring's `kafka_dlt-*`, decoded by the runtime's own decoders. */
+/** Each of our `x-*` headers and Spring's numbers in both its layouts, decoded by the runtime's own decoders. */
 function meanings(headers: RawHeaders): Map<string, string | undefined> {
   const x = decodeRetryHeaders(headers);
-  const spring = decodeSpringDltHeaders(headers);
+  const dlt = decodeSpringDltHeaders(headers);
+  const retryTopic = decodeSpringRetryTopicHeaders(headers);
   const garbage = 'unreadable: the runtime reads it as absent';
   const or = (value: string | number | undefined) => (value === undefined ? garbage : String(value));
   return new Map<string, string | undefined>([
@@ -65,9 +67,15 @@ function meanings(headers: RawHeaders): Map<string, string | undefined> {
     [HEADERS.originalOffset, or(x.originalOffset)],
     [HEADERS.originalTimestamp, or(iso(x.originalTimestamp))],
     [REPLAY_COUNT_HEADER, undefined],
-    [SPRING_DLT_HEADERS.originalPartition, or(spring.originalPartition)],
-    [SPRING_DLT_HEADERS.originalOffset, or(spring.originalOffset)],
-    [SPRING_DLT_HEADERS.originalTimestamp, or(iso(spring.originalTimestamp))],
+    [SPRING_DLT_HEADERS.originalPartition, or(dlt.originalPartition)],
+    [SPRING_DLT_HEADERS.originalOffset, or(dlt.originalOffset)],
+    [SPRING_DLT_HEADERS.originalTimestamp, or(iso(dlt.originalTimestamp))],
+    [SPRING_RETRY_TOPIC_HEADERS.originalPartition, or(retryTopic.originalPartition)],
+    [SPRING_RETRY_TOPIC_HEADERS.originalOffset, or(retryTopic.originalOffset)],
+    [SPRING_RETRY_TOPIC_HEADERS.originalTimestamp, or(iso(retryTopic.originalTimestamp))],
+    [SPRING_RETRY_TOPIC_HEADERS.retryOriginalTimestamp, or(iso(retryTopic.retryOriginalTimestamp))],
+    [SPRING_RETRY_TOPIC_HEADERS.retryAttempts, or(retryTopic.attempts)],
+    [SPRING_RETRY_TOPIC_HEADERS.retryBackoffTimestamp, or(iso(retryTopic.backoffTimestamp))],
   ]);
 }
 
@@ -90,9 +98,8 @@ export function headerViews(headers: RawHeaders): HeaderView[] {
   });
 }
 
-/** The error as the record keeps it: our x-error-* headers, else Spring's exception headers; the stack when Spring kept one. */
+/** The error as the record keeps it, from whichever layout it carries (the DLQ tools' decoder); the stack when Spring kept one. */
 export function errorOf(headers: RawHeaders): { readonly name?: string; readonly message?: string; readonly stack?: string } {
-  const x = decodeRetryHeaders(headers);
-  const spring = decodeSpringDltHeaders(headers);
-  return { name: x.errorClass ?? spring.exceptionFqcn, message: x.errorMessage ?? spring.exceptionMessage, stack: spring.stackTrace };
+  const failure = decodeFailure(headers);
+  return { name: failure.errorClass, message: failure.errorMessage, stack: failure.stack };
 }

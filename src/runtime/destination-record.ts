@@ -2,6 +2,7 @@ import { describeError, errorNameOf, safeField } from './describe-error';
 import type { ConsumerDescriptor } from './descriptor';
 import { decodeRetryHeaders, encodeRetryHeaders, MAX_EPOCH_MS, passThroughHeaders } from './headers';
 import type { OutgoingMessage } from './port';
+import { decodeOrigin, firstFailedGroup } from './record-origin';
 import type { Destination } from './resolve';
 import { carryTraceContext } from './tracing/trace-headers';
 import { encodeSpringDltHeaders, encodeSpringRetryTopicHeaders } from './spring-headers';
@@ -36,11 +37,14 @@ export function timestampOf(record: EachMessagePayload): number | undefined {
 export function buildDestinationRecord(consumer: ConsumerDescriptor, record: EachMessagePayload, error: unknown, destination: RoutedDestination, options: DestinationRecordOptions): OutgoingMessage {
   const previous = decodeRetryHeaders(record.message.headers);
   const fromMain = record.topic === consumer.mainTopic;
+  // A tier record names its main record in whichever layout wrote it (ours or Spring's);
+  // only a record that names none stands for itself.
+  const origin = fromMain ? undefined : decodeOrigin(record.message.headers);
   const original = {
-    originalTopic: fromMain ? record.topic : (previous.originalTopic ?? consumer.mainTopic),
-    originalPartition: fromMain ? record.partition : (previous.originalPartition ?? record.partition),
-    originalOffset: fromMain ? record.message.offset : (previous.originalOffset ?? record.message.offset),
-    originalTimestamp: fromMain ? timestampOf(record) : previous.originalTimestamp,
+    originalTopic: fromMain ? record.topic : (origin?.topic ?? consumer.mainTopic),
+    originalPartition: fromMain ? record.partition : (origin?.partition ?? record.partition),
+    originalOffset: fromMain ? record.message.offset : (origin?.offset ?? record.message.offset),
+    originalTimestamp: fromMain ? timestampOf(record) : origin?.timestamp,
   };
   const failure = describeError(error, { withStack: options.includeStackTraces });
   const headers: OutgoingMessage['headers'] = {
@@ -68,7 +72,10 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
     // Spring counts the attempt the record is on at its destination; a DLT record is "due" when it failed.
     const attempts = destination.kind === 'tier' ? destination.attempt : destination.attempt + 1;
     const backoffTimestamp = destination.kind === 'tier' ? destination.dueAt : options.now;
-    Object.assign(headers, encodeSpringRetryTopicHeaders({ ...spring, attempts, backoffTimestamp }));
+    // @RetryableTopic keeps the first failure's group on every hop: the main group, or the
+    // group a Spring service named when it failed the record first.
+    const consumerGroup = fromMain ? consumer.groups.main : (firstFailedGroup(record.message.headers) ?? consumer.groups.main);
+    Object.assign(headers, encodeSpringRetryTopicHeaders({ ...spring, consumerGroup, attempts, backoffTimestamp }));
   }
   const partition = options.defaultPartitioner ? {} : { partition: record.partition };
   // A tier record is stamped with the moment it failed, so that its own timestamp plus the

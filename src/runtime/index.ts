@@ -15,6 +15,8 @@ export type { ErrorClassifier, ErrorKind } from './classify';
 export { decodeRetryHeaders, encodeRetryHeaders, MAX_ERROR_MESSAGE_LENGTH } from './headers';
 export type { RawHeaders, RetryHeaders } from './headers';
 export { decodeSpringDltHeaders, decodeSpringRetryTopicHeaders, encodeSpringDltHeaders, encodeSpringRetryTopicHeaders } from './spring-headers';
+export { decodeOrigin, firstFailedGroup } from './record-origin';
+export type { OriginLayout, RecordOrigin } from './record-origin';
 export { backoffMs } from './backoff';
 export type { Random } from './backoff';
 export { systemClock } from './clock';

@@ -109,25 +109,30 @@ export function encodeSpringRetryTopicHeaders(h: SpringHeaderValues & { readonly
 
 type HeaderInput = Readonly<Record<string, Buffer | string | (Buffer | string)[] | undefined>>;
 
+/**
+ * A header's bytes. Spring appends a header again where it adds one more value: its
+ * exception headers keep the newest (the last), its original-* headers describe the record
+ * where the journey began (the first: `@RetryableTopic` keeps only that one).
+ */
 function reader(headers: HeaderInput) {
-  return (name: string): Buffer | undefined => {
+  return (name: string, which: 'first' | 'last' = 'last'): Buffer | undefined => {
     const raw = headers[name];
-    const v = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    const v = Array.isArray(raw) ? raw[which === 'first' ? 0 : raw.length - 1] : raw;
     return v === undefined ? undefined : Buffer.isBuffer(v) ? v : Buffer.from(String(v), 'utf8');
   };
 }
 
 function decodeWith(names: Names, headers: HeaderInput) {
   const buf = reader(headers);
-  const partition = buf(names.originalPartition);
-  const offset = buf(names.originalOffset);
-  const timestamp = buf(names.originalTimestamp);
+  const partition = buf(names.originalPartition, 'first');
+  const offset = buf(names.originalOffset, 'first');
+  const timestamp = buf(names.originalTimestamp, 'first');
   return {
-    originalTopic: buf(names.originalTopic)?.toString('utf8'),
+    originalTopic: buf(names.originalTopic, 'first')?.toString('utf8'),
     originalPartition: partition?.length === 4 ? partition.readInt32BE() : undefined,
     originalOffset: offset?.length === 8 ? offset.readBigInt64BE().toString() : undefined,
     originalTimestamp: timestamp?.length === 8 ? Number(timestamp.readBigInt64BE()) : undefined,
-    consumerGroup: buf(names.originalConsumerGroup)?.toString('utf8'),
+    consumerGroup: buf(names.originalConsumerGroup, 'first')?.toString('utf8'),
     exceptionFqcn: buf(names.exceptionFqcn)?.toString('utf8'),
     exceptionCauseFqcn: buf(names.exceptionCauseFqcn)?.toString('utf8'),
     exceptionMessage: buf(names.exceptionMessage)?.toString('utf8'),
@@ -147,7 +152,8 @@ export function decodeSpringRetryTopicHeaders(headers: HeaderInput) {
   return {
     ...decodeWith(SPRING_RETRY_TOPIC_HEADERS, headers),
     retryOriginalTimestamp: readJavaBigInteger(buf(SPRING_RETRY_TOPIC_HEADERS.retryOriginalTimestamp)),
-    attempts: attempts?.length === 4 ? attempts.readInt32BE() : undefined,
+    // Spring before 3.0 wrote one unsigned byte; it still reads that form.
+    attempts: attempts?.length === 4 ? attempts.readInt32BE() : attempts?.length === 1 ? attempts.readUInt8() : undefined,
     backoffTimestamp: readJavaBigInteger(buf(SPRING_RETRY_TOPIC_HEADERS.retryBackoffTimestamp)),
   };
 }

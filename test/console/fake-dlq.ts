@@ -2,11 +2,11 @@ import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, Re
 import { preview } from '../../src/dlq/session';
 import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
-import { decodeRetryHeaders } from '../../src/runtime/headers';
+import { decodeDlqHeaders } from '../../src/dlq/origin';
 import type { RawHeaders } from '../../src/runtime/headers';
 import { replayCountOf } from '../../src/dlq/replay-count';
 
-/** A DLQ record as a session reads it, headers decoded by the runtime's decoder. */
+/** A DLQ record as a session reads it, headers decoded as the DLQ tools decode them (any layout). */
 export function dlqRecord(partition: number, offset: number, fields: { key?: string | Buffer | null; value?: string | Buffer | null; headers?: RawHeaders; timestamp?: number }): DlqRecord {
   const headers = fields.headers ?? {};
   const bytes = (v: string | Buffer | null | undefined) => (v === undefined || v === null ? null : Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8'));
@@ -18,7 +18,7 @@ export function dlqRecord(partition: number, offset: number, fields: { key?: str
     key: bytes(fields.key),
     value: bytes(fields.value),
     headers,
-    decoded: decodeRetryHeaders(headers),
+    decoded: decodeDlqHeaders(headers),
     replayCount: replayCountOf(headers),
   };
 }

@@ -20,6 +20,7 @@ export function recordPage(consumer: ConsumerModel, record: DlqRecord, target: {
 <tr><th>timestamp</th><td>${isoTime(record.timestamp)}</td></tr>
 <tr><th>error name</th><td id="error-name">${error.name ?? '-'}</td></tr>
 <tr><th>from</th><td class="mono">${record.decoded.originalTopic ?? '?'}[${record.decoded.originalPartition ?? '?'}]@${record.decoded.originalOffset ?? '?'}</td></tr>
+<tr><th>original written</th><td id="original-timestamp">${record.decoded.originalTimestamp !== undefined ? isoTime(record.decoded.originalTimestamp) : '-'}</td></tr>
 <tr><th>replayed before</th><td>${record.replayCount} time${record.replayCount === 1 ? '' : 's'}</td></tr>
 <tr><th>a replay goes to</th><td class="mono">${'error' in target ? html`<span class="warn">${target.error}</span>` : `${target.topic}[${target.partition ?? 'by key'}]`}</td></tr>
 </tbody></table>
