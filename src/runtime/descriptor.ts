@@ -1,4 +1,5 @@
 import type { HeaderStyle } from '../naming/headers';
+import type { ValueCodecDescriptor } from './value-codec';
 
 /**
  * What the runtime needs to know about one consumer: the contract between the
@@ -18,6 +19,8 @@ export interface ConsumerDescriptor {
   readonly errorPolicy: ErrorPolicy;
   readonly ordering: 'unordered' | 'park-by-key' | 'in-place-only';
   readonly headerStyle: HeaderStyle;
+  /** How the handler receives record values (spec `value`); absent: as bytes, in `message.value`. */
+  readonly value?: ValueCodecDescriptor;
 }
 
 export interface TierDescriptor {

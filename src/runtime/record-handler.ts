@@ -10,6 +10,8 @@ import { RecordTakenAgain } from './record-taken-again';
 import { attemptOf } from './resolve';
 import type { ConsumedRecord, Router } from './router';
 import { StopRequested } from './stop-requested';
+import { decodingHandler, valueDecoderFor } from './value-codec';
+import type { ValueDecoder } from './value-codec';
 
 /** Where a handled record went: done, in a tier, or in the DLQ. */
 export type HandleOutcome = 'success' | 'tier' | 'dlq';
@@ -24,6 +26,8 @@ export interface RecordHandlerOptions {
   readonly consumer: ConsumerDescriptor;
   /** Your handler: resolve when the record is done, throw when it failed. */
   readonly handler: (record: ConsumedRecord) => Promise<void>;
+  /** The consumer's value decoder, when not the one its descriptor carries. */
+  readonly decodeValue?: ValueDecoder;
   /** The router, made when the consumer starts (it needs the producer). */
   readonly router: () => Router;
   readonly metrics: RetryMetrics;
@@ -65,6 +69,8 @@ export interface RecordHandler {
 export function createRecordHandler(options: RecordHandlerOptions): RecordHandler {
   const { consumer, metrics, emit, listening } = options;
   const parkByKey = consumer.ordering === 'park-by-key';
+  // A consumer with a value codec: the handler gets the decoded value, or the record a DeserializationError.
+  const handler = decodingHandler(options.handler, valueDecoderFor(consumer, options.decodeValue));
   /** Rebalances so far: a publish started before one gives up. */
   let revocations = 0;
 
@@ -115,7 +121,7 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
       if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOfRecord(record), error, waitMs });
       await options.waitHeartbeating(record, waitMs);
       try {
-        await options.handler(record);
+        await handler(record);
         return undefined;
       } catch (next) {
         error = next;
@@ -129,7 +135,7 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
   }
 
   return {
-    handler: options.handler,
+    handler,
     afterFailure,
     publish,
     routed,
@@ -140,7 +146,7 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
     async handle(record, fromParking) {
       let failure: RoutedFailure | undefined;
       try {
-        await options.handler(record);
+        await handler(record);
       } catch (error) {
         failure = await afterFailure(record, error);
       }
