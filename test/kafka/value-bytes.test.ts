@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { passwordOf } from '../../scripts/kafka/broker';
+import { runCli } from '../../src/cli/program';
+import { HEADERS } from '../../src/naming/headers';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { DecodedRecord } from '../../src/runtime/value-codec';
 import { eventually } from '../helpers/eventually';
-import { createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { bootstrapServers, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { REPO_ROOT } from '../helpers/project';
 import { eachClient } from './clients';
 
 jest.setTimeout(180_000);
@@ -18,12 +22,17 @@ interface RawRecord {
 }
 
 /** Every record of a topic, bytes as the broker holds them, read by the admin with kafkajs. */
-async function readAll(topic: string, count: number): Promise<RawRecord[]> {
+async function readAll(topic: string, count: number, keep: (r: RawRecord) => boolean = () => true): Promise<RawRecord[]> {
   const out: RawRecord[] = [];
   const consumer = kafkaAsAdmin().consumer({ groupId: `read-${topic}-${randomBytes(3).toString('hex')}` });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void out.push({ key: message.key, value: message.value, headers: message.headers ?? {} }) });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const record = { key: message.key, value: message.value, headers: message.headers ?? {} };
+      if (keep(record)) out.push(record);
+    },
+  });
   try {
     await eventually(`${count} records in ${topic}`, () => (out.length >= count ? true : undefined), 60_000);
   } finally {
@@ -121,5 +130,49 @@ eachClient('record values on a real broker', (port) => {
       ...sent.map((s) => [d.mainTopic, s.key.toString('hex'), s.value.toString('hex')]),
       ...sent.map((s) => [d.tiers[0]!.topic, s.key.toString('hex'), s.value.toString('hex')]),
     ]);
+  });
+});
+
+describe('framed and non-UTF-8 records in the DLQ tools on a real broker', () => {
+  const run = `bytes-${randomBytes(3).toString('hex')}`;
+  const env = { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: 'orders-replay', KAFKA_SASL_PASSWORD: passwordOf('orders-replay'), KAFKA_SSL: 'false' };
+  async function krt(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, { cwd: REPO_ROOT, env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+    return { code, stdout, stderr };
+  }
+  const DLQ = 'orders.confirmed.dlq';
+  const TIER = 'orders.confirmed.retry.1m';
+  /** A key that is not UTF-8 but starts with this run's marker, so the test finds its own records. */
+  const binaryKey = Buffer.concat([Buffer.from(run), Buffer.from([0xff, 0xfe])]);
+  const failure = { [HEADERS.originalTopic]: 'orders.confirmed', [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: '0', [HEADERS.attempt]: '1', [HEADERS.errorClass]: 'DeserializationError', [HEADERS.errorMessage]: 'unknown schema' };
+
+  it('inspect --json gives the schema id and base64 that decodes to the very bytes, and replay publishes them unchanged', async () => {
+    const sent = [
+      { key: binaryKey, value: FRAMED, headers: { ...failure, 'trace-bin': BINARY_HEADER } },
+      { key: Buffer.from(`${run}-text-key`), value: NOT_UTF8, headers: { ...failure, 'trace-bin': BINARY_HEADER } },
+    ];
+    await produce(DLQ, sent);
+
+    const inspected = await krt('dlq', 'inspect', 'billing-order-confirmed', '--json');
+    expect(inspected.code).toBe(0);
+    type Inspected = { id: string; key: string; keyEncoding: string; value: string; valueEncoding: string; valueSchemaId: number | null; errorClass: string };
+    const decode = (text: string, encoding: string) => Buffer.from(text, encoding as BufferEncoding);
+    const ours = (JSON.parse(inspected.stdout).records as Inspected[]).filter((r) => decode(r.key, r.keyEncoding).toString('latin1').startsWith(run));
+    expect(ours.map((r) => ({ key: decode(r.key, r.keyEncoding).toString('hex'), value: decode(r.value, r.valueEncoding).toString('hex'), encoding: r.valueEncoding, schemaId: r.valueSchemaId, errorClass: r.errorClass }))).toEqual([
+      { key: binaryKey.toString('hex'), value: FRAMED.toString('hex'), encoding: 'base64', schemaId: 300, errorClass: 'DeserializationError' },
+      { key: sent[1]!.key.toString('hex'), value: NOT_UTF8.toString('hex'), encoding: 'base64', schemaId: null, errorClass: 'DeserializationError' },
+    ]);
+    const text = await krt('dlq', 'inspect', 'billing-order-confirmed');
+    expect(text.stdout).toMatch(new RegExp(`${ours[0]!.id} .* schema-id=300  DeserializationError: unknown schema`));
+
+    const replay = await krt('dlq', 'replay', 'billing-order-confirmed', '--ids', ours.map((r) => r.id).join(','), '--rate', '5', '--by', 'tester');
+    expect(replay.code).toBe(0);
+    const replayed = await readAll(TIER, 2, (r) => r.key?.toString('latin1').startsWith(run) ?? false);
+    const hex = (b: Buffer | string | (Buffer | string)[] | null | undefined) => (Buffer.isBuffer(b) ? b.toString('hex') : `not bytes: ${String(b)}`);
+    expect(replayed.map((r) => ({ key: hex(r.key), value: hex(r.value), header: hex(r.headers['trace-bin']) }))).toEqual(
+      sent.map((m) => ({ key: m.key.toString('hex'), value: m.value.toString('hex'), header: BINARY_HEADER.toString('hex') })),
+    );
   });
 });
