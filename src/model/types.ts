@@ -1,5 +1,5 @@
 import type { AlertKey, HeaderStyle, NamingStyle } from '../naming';
-import type { ValueCodecDescriptor } from '../runtime/value-codec';
+import type { ValueCodecDescriptor } from '../runtime/descriptor';
 import type { Criticality, OrderingStrategy, Severity } from '../spec/types';
 
 /**

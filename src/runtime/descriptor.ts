@@ -1,5 +1,4 @@
 import type { HeaderStyle } from '../naming/headers';
-import type { ValueCodecDescriptor } from './value-codec';
 
 /**
  * What the runtime needs to know about one consumer: the contract between the
@@ -50,3 +49,16 @@ export interface ErrorPolicy {
   readonly ambiguous: readonly string[];
   readonly ambiguousTiers: number;
 }
+
+/**
+ * How a consumer's record values are decoded for its handler (the spec's `value`):
+ * - `json-schema`: UTF-8 JSON, checked against the JSON Schema the spec's zod schema was
+ *   written as (the generated package carries the schema, not the spec's code);
+ * - `decode`: a function the service imports from a package, named here so that the
+ *   generated package can require it.
+ */
+export type ValueCodecDescriptor =
+  | { readonly kind: 'json-schema'; readonly schema: JsonSchema }
+  | { readonly kind: 'decode'; readonly module: string; readonly export: string };
+
+export type JsonSchema = { readonly [key: string]: unknown };

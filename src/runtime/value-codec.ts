@@ -1,18 +1,6 @@
-import type { ConsumerDescriptor } from './descriptor';
+import type { ConsumerDescriptor, JsonSchema } from './descriptor';
+import { jsonSchemaProblem } from './json-schema-check';
 import type { EachMessagePayload } from './port';
-
-/**
- * How a consumer's record values are decoded for its handler (the spec's `value`):
- * - `json-schema`: UTF-8 JSON, checked against the JSON Schema the spec's zod schema was
- *   written as (the generated package carries the schema, not the spec's code);
- * - `decode`: a function the service imports from a package, named here so that the
- *   generated package can require it.
- */
-export type ValueCodecDescriptor =
-  | { readonly kind: 'json-schema'; readonly schema: JsonSchema }
-  | { readonly kind: 'decode'; readonly module: string; readonly export: string };
-
-export type JsonSchema = { readonly [key: string]: unknown };
 
 /** Turns a record's value bytes into what the handler receives; throws (or rejects) when it cannot. */
 export type ValueDecoder<Value = unknown> = (value: Buffer | null, record: EachMessagePayload) => Value | Promise<Value>;
@@ -45,13 +33,8 @@ export function valueDecoderFor(consumer: ConsumerDescriptor, decodeValue: Value
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * UTF-8 JSON checked against `schema`. zod is loaded here, so a consumer without a codec
- * never loads it; the schema is read when the consumer is created, so a schema zod cannot
- * read fails there, not on every record.
- */
+/** UTF-8 JSON checked against `schema` (see json-schema-check.ts: the runtime needs no schema library). */
 export function jsonSchemaDecoder(schema: JsonSchema): ValueDecoder {
-  const check = zodCheck(schema);
   return (value) => {
     if (value === null) throw new Error('the record has no value (a tombstone), and the consumer expects JSON');
     let text: string;
@@ -60,17 +43,10 @@ export function jsonSchemaDecoder(schema: JsonSchema): ValueDecoder {
     } catch {
       throw new Error('the value is not valid UTF-8, so it cannot be JSON');
     }
-    return check(JSON.parse(text));
-  };
-}
-
-function zodCheck(schema: JsonSchema): (value: unknown) => unknown {
-  const { z } = require('zod') as typeof import('zod');
-  const zodSchema = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  return (value) => {
-    const result = zodSchema.safeParse(value);
-    if (!result.success) throw new Error(z.prettifyError(result.error));
-    return result.data;
+    const parsed: unknown = JSON.parse(text);
+    const problem = jsonSchemaProblem(schema, parsed);
+    if (problem !== undefined) throw new Error(problem);
+    return parsed;
   };
 }
 

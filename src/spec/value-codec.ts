@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ValueCodecDescriptor } from '../runtime/value-codec';
+import type { ValueCodecDescriptor } from '../runtime/descriptor';
 
 /**
  * The spec's `value`: a zod schema over JSON, or `{ decode, from }`, made into what the
@@ -21,7 +21,9 @@ export const valueCodecSchema = z.unknown().transform((input, ctx): ValueCodecDe
   };
   if (isZodSchema(input)) {
     try {
-      return { kind: 'json-schema', schema: z.toJSONSchema(input as z.ZodType) as Record<string, unknown> };
+      // The input side: values reach the handler as checked, not transformed (no defaults filled in), and a
+      // z.object accepts fields it does not name, as zod does, so a producer adding a field sends nothing to the DLQ.
+      return { kind: 'json-schema', schema: z.toJSONSchema(input as z.ZodType, { io: 'input' }) as Record<string, unknown> };
     } catch (error) {
       return problem(
         `the value schema cannot be written as JSON Schema (${error instanceof Error ? error.message : String(error)}), and the router package carries it so; keep it to JSON types, or declare a decode function as { decode, from }`,

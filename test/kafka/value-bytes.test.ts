@@ -77,7 +77,7 @@ eachClient('record values on a real broker', (port) => {
   });
 
   it('hands a valid record to the handler typed, and sends a malformed one to the DLQ at attempt 1 as a DeserializationError, never through the tiers', async () => {
-    const d: ConsumerDescriptor = { ...testDescriptor('typed', [1]), value: { kind: 'json-schema', schema: z.toJSONSchema(Order) as Record<string, unknown> } };
+    const d: ConsumerDescriptor = { ...testDescriptor('typed', [1]), value: { kind: 'json-schema', schema: z.toJSONSchema(Order, { io: 'input' }) as Record<string, unknown> } };
     await createTopicsOf(d, 1);
     const handled: z.infer<typeof Order>[] = [];
     consumer = createRetryingConsumer<DecodedRecord<z.infer<typeof Order>>>(d, { kafka: port(), handler: async ({ value }) => void handled.push(value) });

@@ -6,7 +6,7 @@ import { harness, httpError } from './harness';
 
 const Order = z.object({ orderId: z.string(), amountCents: z.number().int().positive() });
 type Order = z.infer<typeof Order>;
-const json = billingDescriptor({ value: { kind: 'json-schema', schema: z.toJSONSchema(Order) as Record<string, unknown> } });
+const json = billingDescriptor({ value: { kind: 'json-schema', schema: z.toJSONSchema(Order, { io: 'input' }) as Record<string, unknown> } });
 
 /** The typed record a handler of `json` receives (the generated package types it so). */
 const order = (record: unknown) => (record as DecodedRecord<Order>).value;

@@ -66,9 +66,10 @@ function objectType(schema: { readonly [key: string]: unknown }, root: Schema, i
     ([name, property]) => `${inner}${IDENTIFIER.test(name) ? name : JSON.stringify(name)}${required.has(name) ? '' : '?'}: ${typeOf(property, root, inner, resolving)};`,
   );
   const additional = schema.additionalProperties as Schema | undefined;
-  if (additional !== false) {
+  // Absent: the fields it names, as z.infer of a z.object gives (extra fields pass unchecked, and untyped).
+  if (additional !== undefined && additional !== false) {
     // Declared properties must fit the index signature, so a record of T with extra fields is widened.
-    const value = additional === undefined || Object.keys(properties).length > 0 ? 'unknown' : typeOf(additional, root, inner, resolving);
+    const value = Object.keys(properties).length > 0 ? 'unknown' : typeOf(additional, root, inner, resolving);
     lines.push(`${inner}[key: string]: ${value};`);
   }
   return lines.length === 0 ? '{}' : `{\n${lines.join('\n')}\n${indent}}`;
