@@ -113,7 +113,7 @@ export async function inspectDlq(io: CliIo, kafka: ReturnType<typeof kafkaFromEn
     } else {
       const j = recordJson(r);
       const replays = r.replayCount > 0 ? `  replayed=${r.replayCount}` : '';
-      pending += `  ${j.id}  ${j.timestamp}  key=${bytesText(r.key)}  attempt=${j.attempt ?? '?'}${replays}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`;
+      pending += `  ${j.id}  ${j.timestamp}  key=${bytesText(r.key)}  attempt=${j.attempt ?? '?'}${replays}${j.valueSchemaId === null ? '' : `  schema-id=${j.valueSchemaId}`}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`;
     }
     first = false;
     return false;

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { decodeFailure } from '../dlq/origin';
+import { confluentSchemaId } from '../dlq/schema-id';
 import { HEADERS, REPLAY_COUNT_HEADER, SPRING_DLT_HEADERS, SPRING_RETRY_TOPIC_HEADERS } from '../naming/headers';
 import { decodeRetryHeaders } from '../runtime/headers';
 import type { RawHeaders } from '../runtime/headers';
@@ -11,7 +12,7 @@ export const MAX_SHOWN_BYTES = 64 * 1024;
 export type BytesView =
   | { readonly kind: 'null' }
   | { readonly kind: 'json' | 'text'; readonly text: string; readonly size: number; readonly cut: boolean }
-  | { readonly kind: 'hex'; readonly text: string; readonly size: number; readonly cut: boolean };
+  | { readonly kind: 'hex'; readonly text: string; readonly size: number; readonly cut: boolean; readonly schemaId?: number };
 
 /** 16 bytes a line: offset, hex, and the printable ASCII (others as '.'). */
 export function hexDump(bytes: Buffer): string {
@@ -30,6 +31,9 @@ export function bytesView(bytes: Buffer | null): BytesView {
   if (bytes === null) return { kind: 'null' };
   const cut = bytes.length > MAX_SHOWN_BYTES;
   const shown = cut ? bytes.subarray(0, MAX_SHOWN_BYTES) : bytes;
+  // A Schema Registry-framed value is binary even when its bytes happen to be UTF-8.
+  const schemaId = confluentSchemaId(bytes);
+  if (schemaId !== undefined) return { kind: 'hex', text: hexDump(shown), size: bytes.length, cut, schemaId };
   if (!isUtf8(bytes)) return { kind: 'hex', text: hexDump(shown), size: bytes.length, cut };
   const text = bytes.toString('utf8');
   if (!cut && /^\s*[[{]/.test(text)) {

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { confluentSchemaId } from './schema-id';
 import type { DlqRecord } from './session';
 
 export interface InspectGroup {
@@ -79,16 +80,18 @@ export function groupRecords(records: readonly DlqRecord[]): InspectGroup[] {
   return groups.groups();
 }
 
-/** A key or value as JSON carries it: UTF-8 text when it is valid UTF-8, base64 otherwise. */
-export function encodedBytes(bytes: Buffer | null): { text: string | null; encoding: 'utf8' | 'base64' | null } {
+/** A key or value as JSON carries it: UTF-8 text when it is valid UTF-8 and not binary by format, base64 otherwise. */
+export function encodedBytes(bytes: Buffer | null, binary = false): { text: string | null; encoding: 'utf8' | 'base64' | null } {
   if (bytes === null) return { text: null, encoding: null };
-  return isUtf8(bytes) ? { text: bytes.toString('utf8'), encoding: 'utf8' } : { text: bytes.toString('base64'), encoding: 'base64' };
+  return isUtf8(bytes) && !binary ? { text: bytes.toString('utf8'), encoding: 'utf8' } : { text: bytes.toString('base64'), encoding: 'base64' };
 }
 
 /** A record as `--json` prints it: headers decoded, key and value with their encoding. */
 export function recordJson(r: DlqRecord) {
   const key = encodedBytes(r.key);
-  const value = encodedBytes(r.value);
+  // A Schema Registry-framed value is binary even when its bytes happen to be UTF-8.
+  const schemaId = confluentSchemaId(r.value);
+  const value = encodedBytes(r.value, schemaId !== undefined);
   return {
     id: r.id,
     partition: r.partition,
@@ -98,6 +101,7 @@ export function recordJson(r: DlqRecord) {
     keyEncoding: key.encoding,
     value: value.text,
     valueEncoding: value.encoding,
+    valueSchemaId: schemaId ?? null,
     attempt: r.decoded.attempt ?? null,
     replayCount: r.replayCount,
     errorClass: r.decoded.errorClass ?? null,

@@ -133,6 +133,7 @@ function buildConsumerModel(topology: string, naming: NamingStyle, { spec, sourc
     },
     ordering,
     headerStyle: spec.headers ?? DEFAULTS.headers,
+    ...(spec.value ? { value: spec.value } : {}),
   };
 }
 

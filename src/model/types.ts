@@ -1,4 +1,5 @@
 import type { AlertKey, HeaderStyle, NamingStyle } from '../naming';
+import type { ValueCodecDescriptor } from '../runtime/descriptor';
 import type { Criticality, OrderingStrategy, Severity } from '../spec/types';
 
 /**
@@ -125,4 +126,6 @@ export interface ConsumerModel {
   };
   readonly ordering: OrderingStrategy;
   readonly headerStyle: HeaderStyle;
+  /** The spec's value codec, as the router package carries it; absent: values stay bytes. */
+  readonly value?: ValueCodecDescriptor;
 }

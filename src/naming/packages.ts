@@ -7,3 +7,15 @@ export function routerPackageName(topology: string): string {
 export function consumerConstantName(consumer: string): string {
   return consumer.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
+
+/** `billing-order-confirmed` -> `BillingOrderConfirmedValue`: the type of the values its handler receives. */
+export function consumerValueTypeName(consumer: string): string {
+  const constant = consumerConstantName(consumer);
+  return `${constant[0]!.toUpperCase()}${constant.slice(1)}Value`;
+}
+
+/** The package a module specifier names: `@acme/events/orders` -> `@acme/events`. */
+export function packageOfSpecifier(specifier: string): string {
+  const parts = specifier.split('/');
+  return parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+}

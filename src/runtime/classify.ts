@@ -7,10 +7,14 @@ import { errorNameOf, safeField } from './describe-error';
  * - `transient-long`: the retry tiers (5xx, 429, broker connection errors);
  * - `permanent-data`: the DLQ at once (unparsable or invalid data);
  * - `permanent-code`: the DLQ at once; fix the code or config, then replay;
- * - `ambiguous`: a few tiers, then the DLQ (an entity that may not have arrived yet).
+ * - `ambiguous`: a few tiers, then the DLQ (an entity that may not have arrived yet);
+ * - `deserialization`: the DLQ at once; the consumer's value codec refused the record.
  */
-export type ErrorKind = 'transient-short' | 'transient-long' | 'permanent-data' | 'permanent-code' | 'ambiguous';
-export const ERROR_KINDS: readonly ErrorKind[] = ['transient-short', 'transient-long', 'permanent-data', 'permanent-code', 'ambiguous'];
+export type ErrorKind = 'transient-short' | 'transient-long' | 'permanent-data' | 'permanent-code' | 'ambiguous' | 'deserialization';
+export const ERROR_KINDS: readonly ErrorKind[] = ['transient-short', 'transient-long', 'permanent-data', 'permanent-code', 'ambiguous', 'deserialization'];
+
+/** The kinds that go to the DLQ at once, never through the tiers nor retried in place. */
+export const PERMANENT_KINDS: ReadonlySet<ErrorKind> = new Set(['permanent-data', 'permanent-code', 'deserialization']);
 
 /** A classifier may decline (undefined) to leave an error to the next one. */
 export type ErrorClassifier = (error: unknown) => ErrorKind | undefined;
@@ -107,7 +111,8 @@ export function chainClassifiers(...classifiers: (ErrorClassifier | undefined)[]
  */
 export function composeClassifiers(...classifiers: (ErrorClassifier | undefined)[]): (error: unknown) => ErrorKind {
   const chain = chainClassifiers(...classifiers);
-  return (error) => chain(error) ?? UNKNOWN_ERROR_KIND;
+  // Asked first: no classifier may send a value its codec refused through the tiers.
+  return (error) => (errorName(error) === 'DeserializationError' ? 'deserialization' : (chain(error) ?? UNKNOWN_ERROR_KIND));
 }
 
 function askSafely(classify: ErrorClassifier | undefined, error: unknown): ErrorKind | undefined {

@@ -18,6 +18,8 @@ export interface ConsumerDescriptor {
   readonly errorPolicy: ErrorPolicy;
   readonly ordering: 'unordered' | 'park-by-key' | 'in-place-only';
   readonly headerStyle: HeaderStyle;
+  /** How the handler receives record values (spec `value`); absent: as bytes, in `message.value`. */
+  readonly value?: ValueCodecDescriptor;
 }
 
 export interface TierDescriptor {
@@ -47,3 +49,16 @@ export interface ErrorPolicy {
   readonly ambiguous: readonly string[];
   readonly ambiguousTiers: number;
 }
+
+/**
+ * How a consumer's record values are decoded for its handler (the spec's `value`):
+ * - `json-schema`: UTF-8 JSON, checked against the JSON Schema the spec's zod schema was
+ *   written as (the generated package carries the schema, not the spec's code);
+ * - `decode`: a function the service imports from a package, named here so that the
+ *   generated package can require it.
+ */
+export type ValueCodecDescriptor =
+  | { readonly kind: 'json-schema'; readonly schema: JsonSchema }
+  | { readonly kind: 'decode'; readonly module: string; readonly export: string };
+
+export type JsonSchema = { readonly [key: string]: unknown };

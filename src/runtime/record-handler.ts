@@ -11,6 +11,8 @@ import { attemptOf } from './resolve';
 import type { ConsumedRecord, Router } from './router';
 import { StopRequested } from './stop-requested';
 import { attemptSpans } from './tracing/attempt-spans';
+import { decodingHandler, valueDecoderFor } from './value-codec';
+import type { ValueDecoder } from './value-codec';
 
 /** Where a handled record went: done, in a tier, or in the DLQ. */
 export type HandleOutcome = 'success' | 'tier' | 'dlq';
@@ -25,6 +27,8 @@ export interface RecordHandlerOptions {
   readonly consumer: ConsumerDescriptor;
   /** Your handler: resolve when the record is done, throw when it failed. */
   readonly handler: (record: ConsumedRecord) => Promise<void>;
+  /** The consumer's value decoder, when not the one its descriptor carries. */
+  readonly decodeValue?: ValueDecoder;
   /** The router, made when the consumer starts (it needs the producer). */
   readonly router: () => Router;
   readonly metrics: RetryMetrics;
@@ -66,11 +70,13 @@ export interface RecordHandler {
 export function createRecordHandler(options: RecordHandlerOptions): RecordHandler {
   const { consumer, metrics, emit, listening } = options;
   const parkByKey = consumer.ordering === 'park-by-key';
+  // A consumer with a value codec: the handler gets the decoded value, or the record a DeserializationError.
+  const decoding = decodingHandler(options.handler, valueDecoderFor(consumer, options.decodeValue));
   /** Rebalances so far: a publish started before one gives up. */
   let revocations = 0;
   /** A span per attempt (docs/tracing.md); no-ops without a registered tracer provider. */
   const spans = attemptSpans(consumer);
-  const handler = spans.traced(options.handler);
+  const handler = spans.traced(decoding);
 
   /** The attempt a record is on, as its tier or DLQ record says it (a draining tier's records count their x-attempt). Events only. */
   const attemptOfRecord = (record: ConsumedRecord) => attemptOf(consumer, record.topic, decodeRetryHeaders(record.message.headers).attempt);
@@ -119,7 +125,7 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
       if (listening) emit({ type: 'failed-in-place', record, attempt: attemptOfRecord(record), error, waitMs });
       await options.waitHeartbeating(record, waitMs);
       try {
-        await spans.within(record, () => options.handler(record));
+        await spans.within(record, () => decoding(record));
         return undefined;
       } catch (next) {
         error = next;

@@ -1,3 +1,4 @@
+import { PERMANENT_KINDS } from './classify';
 import type { ErrorKind } from './classify';
 import type { ConsumerDescriptor, TierDescriptor } from './descriptor';
 
@@ -47,7 +48,7 @@ function liveTiers(consumer: ConsumerDescriptor): readonly TierDescriptor[] {
 export function resolveDestination(consumer: ConsumerDescriptor, failure: Failure): Destination {
   const attempt = attemptOf(consumer, failure.topic, failure.recordedAttempt);
   const { kind } = failure;
-  const permanent = kind === 'permanent-data' || kind === 'permanent-code';
+  const permanent = PERMANENT_KINDS.has(kind);
   const inPlaceAllowed = consumer.ordering === 'in-place-only' ? !permanent : kind === 'transient-short';
   if (inPlaceAllowed && failure.triesInPlace < consumer.inPlace.attempts) return { kind: 'in-place', retry: failure.triesInPlace };
   if (permanent) return { kind: 'dlq', attempt, reason: 'permanent' };

@@ -24,13 +24,24 @@ import type { ConsumedRecord, Router } from './router';
 import { StopRequested } from './stop-requested';
 import { retriableForClient } from './take-again';
 import { createTierPipeline, RESUME_RETRY_MS } from './tier-pipeline';
+import type { ValueDecoder } from './value-codec';
 import type { TierPipeline } from './tier-pipeline';
 import { KrtError } from './krt-error';
 
-export interface RetryingConsumerOptions {
+/**
+ * `Received` is what the handler receives: the consumed record, or with a value codec a
+ * `DecodedRecord<Value>` (the generated router package picks it from the spec).
+ */
+export interface RetryingConsumerOptions<Received extends ConsumedRecord = ConsumedRecord> {
   readonly kafka: KafkaPort;
   /** Your handler: resolve when the record is done, throw when it failed. */
-  readonly handler: (record: ConsumedRecord) => Promise<void>;
+  readonly handler: (record: Received) => Promise<void>;
+  /**
+   * Decodes each record's value for the handler (`record.value`); a value it refuses goes
+   * to the DLQ at attempt 1 as a DeserializationError. Default: the codec the descriptor
+   * carries, if any.
+   */
+  readonly decodeValue?: ValueDecoder;
   readonly clock?: Clock;
   readonly random?: Random;
   readonly classify?: ErrorClassifier;
@@ -124,7 +135,7 @@ const HEARTBEAT_SLICE_MS = 1_000;
  * wires the parts (record handler, main pipeline, tier pipeline, key parking, committers)
  * to the clients and runs the lifecycle.
  */
-export function createRetryingConsumer(consumer: ConsumerDescriptor, options: RetryingConsumerOptions): RetryingConsumer {
+export function createRetryingConsumer<Received extends ConsumedRecord = ConsumedRecord>(consumer: ConsumerDescriptor, options: RetryingConsumerOptions<Received>): RetryingConsumer {
   const clock = withLongTimers(options.clock ?? systemClock);
   const metrics = retryMetrics(options.registry);
   initializeConsumerSeries(metrics, consumer);
@@ -175,7 +186,9 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
 
   const records: RecordHandler = createRecordHandler({
     consumer,
-    handler: options.handler,
+    // The decoder makes the record the handler was typed for.
+    handler: options.handler as (record: ConsumedRecord) => Promise<void>,
+    decodeValue: options.decodeValue,
     router: () => router,
     metrics,
     emit,

@@ -15,6 +15,7 @@ import {
 import { describeValue } from '../validate/zod-issues';
 import { CRITICALITIES, ORDERING_STRATEGIES, SEVERITIES } from './types';
 import type { TopologySpec } from './types';
+import { valueCodecSchema } from './value-codec';
 
 /**
  * The zod schema of a topology spec. It checks each field on its own; rules that relate
@@ -136,6 +137,7 @@ export const consumerSchema = z.strictObject({
     .optional(),
   ordering: oneOf(ORDERING_STRATEGIES, 'ordering strategy').optional(),
   headers: oneOf(HEADER_STYLES, 'header style').optional(),
+  value: valueCodecSchema.optional(),
 });
 
 export const topologySchema = z.strictObject({

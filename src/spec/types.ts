@@ -1,3 +1,4 @@
+import type { ZodType } from 'zod';
 import type { Duration } from '../duration';
 import type { AlertKey, HeaderStyle, NamingStyle } from '../naming';
 
@@ -111,6 +112,26 @@ export interface ConsumerSpec {
   readonly ordering?: OrderingStrategy;
   /** Headers on retry and DLQ records. Default `'x'`; `'x+spring'` adds Spring Kafka's `kafka_dlt-*` headers to DLQ records. */
   readonly headers?: HeaderStyle;
+  /**
+   * How the handler receives each record's value: a zod schema over JSON, or a decode
+   * function from a package (`{ decode, from }`). The generated router package types the
+   * handler's `record.value` from it; a value it refuses goes to the DLQ at attempt 1
+   * with `x-error-class: DeserializationError`. Default none: the handler reads the bytes
+   * in `record.message.value`.
+   */
+  readonly value?: ValueCodecSpec;
+}
+
+/** A zod schema over UTF-8 JSON (JSON types only: the package carries it as JSON Schema), or a decode function. */
+export type ValueCodecSpec = ZodType | DecodeFunctionSpec;
+
+export interface DecodeFunctionSpec {
+  /** The decoder, imported by the spec from `from`: bytes in, the handler's value out; throw (or reject) to refuse. */
+  decode(value: Buffer | null): unknown;
+  /** The package that exports `decode`, e.g. `'@acme/order-events'`: the router package requires it from there (a peer dependency). */
+  readonly from: string;
+  /** The name `from` exports it under. Default: the function's own name. */
+  readonly export?: string;
 }
 
 export interface MainTopicSpec {

@@ -224,6 +224,8 @@ describe('krt console: pages', () => {
     const records = [
       dlqRecord(1, 5, { key: 'order-7', value: '{"order":7,"total":-3}', headers: xHeaders('OrderValidationError', 'total below zero', { [HEADERS.firstFailedAt]: '1764583200000', [SPRING_DLT_HEADERS.originalPartition]: Buffer.from([0, 0, 0, 3]), [SPRING_DLT_HEADERS.exceptionStacktrace]: 'at Billing.check(Billing.java:42)' }) }),
       dlqRecord(1, 6, { key: null, value: Buffer.from([0xff, 0x00, 0x41, 0xfe]), headers: xHeaders('DecodeError', 'not UTF-8') }),
+      // Confluent's wire format around JSON: every byte UTF-8, the framing still binary.
+      dlqRecord(1, 7, { key: null, value: Buffer.concat([Buffer.from([0, 0, 0, 0, 9]), Buffer.from('{"a":1}')]), headers: xHeaders('DeserializationError', 'unknown schema') }),
     ];
     const { app } = console_(records);
     const json = (await get(app, `/consumers/${CONSUMER}/records/1:5`)).body;
@@ -235,6 +237,9 @@ describe('krt console: pages', () => {
     const binary = (await get(app, `/consumers/${CONSUMER}/records/1:6`)).body;
     expect(binary).toContain('binary, as hex');
     expect(binary).toContain('00000000  ff 00 41 fe');
+    const framed = (await get(app, `/consumers/${CONSUMER}/records/1:7`)).body;
+    expect(framed).toContain('Schema Registry schema id 9, as hex');
+    expect(framed).toContain('00000000  00 00 00 00 09 7b 22 61 22 3a 31 7d');
   });
 
   it('groups by error name and original topic and filters by error name, key, header text and time', async () => {

@@ -47,6 +47,13 @@ describe('the default classifier (R7)', () => {
     expect(custom(new SyntaxError('bad'))).toBe('permanent-data');
   });
 
+  it('keeps a value the codec refused a deserialization failure, whatever a declared error or a user classifier says', () => {
+    const refused = withProps('DeserializationError');
+    const overruling = composeClassifiers(policyClassifier({ permanent: [], ambiguous: ['DeserializationError'], ambiguousTiers: 2 }), () => 'transient-long', defaultClassifier);
+    expect(overruling(refused)).toBe('deserialization');
+    expect(classify(refused)).toBe('deserialization');
+  });
+
   it('sends an error nobody recognizes through the tiers, neither dropping nor retrying it forever', () => {
     expect(classify(new Error('something odd'))).toBe('transient-long');
     expect(classify('a thrown string')).toBe('transient-long');

@@ -8,7 +8,8 @@ import { isoTime } from './layout';
 function bytesBlock(label: string, bytes: Buffer | null, id: string): SafeHtml {
   const view = bytesView(bytes);
   if (view.kind === 'null') return html`<h2>${label}</h2><p class="muted" id="${id}">null</p>`;
-  const how = view.kind === 'json' ? 'JSON, pretty-printed' : view.kind === 'text' ? 'UTF-8 text' : 'binary, as hex';
+  const binary = view.kind === 'hex' && view.schemaId !== undefined ? `Schema Registry schema id ${view.schemaId}, as hex` : 'binary, as hex';
+  const how = view.kind === 'json' ? 'JSON, pretty-printed' : view.kind === 'text' ? 'UTF-8 text' : binary;
   return html`<h2>${label} <span class="muted">(${view.size} bytes, ${how}${view.cut ? ', first 64 KiB shown' : ''})</span></h2><pre id="${id}" hx-disable>${preText(view.text)}</pre>`;
 }
 

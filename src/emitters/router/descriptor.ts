@@ -19,5 +19,6 @@ export function consumerDescriptor(c: ConsumerModel): ConsumerDescriptor {
     errorPolicy: { permanent: [...c.errorPolicy.permanent], ambiguous: [...c.errorPolicy.ambiguous], ambiguousTiers: c.errorPolicy.ambiguousTiers },
     ordering: c.ordering,
     headerStyle: c.headerStyle,
+    ...(c.value ? { value: c.value } : {}),
   };
 }
