@@ -1,6 +1,7 @@
 import type { ConsumerDescriptor, JsonSchema } from './descriptor';
 import { jsonSchemaProblem } from './json-schema-check';
 import type { EachMessagePayload } from './port';
+import { KrtError } from './krt-error';
 
 /** Turns a record's value bytes into what the handler receives; throws (or rejects) when it cannot. */
 export type ValueDecoder<Value = unknown> = (value: Buffer | null, record: EachMessagePayload) => Value | Promise<Value>;
@@ -26,7 +27,7 @@ export function valueDecoderFor(consumer: ConsumerDescriptor, decodeValue: Value
   const codec = consumer.value;
   if (codec?.kind === 'json-schema') return jsonSchemaDecoder(codec.schema);
   if (codec?.kind === 'decode') {
-    throw new Error(`consumer ${consumer.name} decodes its values with ${codec.export} from ${codec.module}; create it through its generated router package, or pass that function as decodeValue`);
+    throw new KrtError(`consumer ${consumer.name} decodes its values with ${codec.export} from ${codec.module}; create it through its generated router package, or pass that function as decodeValue`);
   }
   return undefined;
 }
@@ -36,16 +37,16 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** UTF-8 JSON checked against `schema` (see json-schema-check.ts: the runtime needs no schema library). */
 export function jsonSchemaDecoder(schema: JsonSchema): ValueDecoder {
   return (value) => {
-    if (value === null) throw new Error('the record has no value (a tombstone), and the consumer expects JSON');
+    if (value === null) throw new DeserializationError('the record has no value (a tombstone), and the consumer expects JSON');
     let text: string;
     try {
       text = utf8.decode(value);
     } catch {
-      throw new Error('the value is not valid UTF-8, so it cannot be JSON');
+      throw new DeserializationError('the value is not valid UTF-8, so it cannot be JSON');
     }
     const parsed: unknown = JSON.parse(text);
     const problem = jsonSchemaProblem(schema, parsed);
-    if (problem !== undefined) throw new Error(problem);
+    if (problem !== undefined) throw new DeserializationError(problem);
     return parsed;
   };
 }
