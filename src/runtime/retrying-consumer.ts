@@ -207,9 +207,12 @@ export function createRetryingConsumer(consumer: ConsumerDescriptor, options: Re
     due: async (record, handle) => {
       if (parking) return parking.onTierRecord(record, handle);
       if (tiersFinished.has(record)) return retryCommits.mark(router.commitOffsetFor(record));
+      const startedIn = retryCommits.generation;
       const { commit } = await handle();
       tiersFinished.add(commit);
-      await retryCommits.mark(commit);
+      // Finished after a rebalance: not committed in the next generation, which reads it
+      // again from the commit and, finding it finished, commits it then.
+      await retryCommits.mark(commit, startedIn);
     },
     stopping: () => stopping,
   });
