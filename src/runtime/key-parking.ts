@@ -82,8 +82,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const { mainTopic, emit } = options;
   const partitions = new Map<number, PartitionParking>();
   const locks = new Map<number, Promise<unknown>>();
-  /** Main partitions this parking holds paused: always what reconcile() last derived from their state. */
-  const paused = new Set<number>();
+  /**
+   * What the client is known to do with each main partition this parking paused or resumed
+   * (none: running, as the client starts it). Unknown after a refused call, and for a paused
+   * one after a rebalance (kafkajs keeps pauses across a rebalance, its restart and the
+   * Confluent client drop them): reconcile() then calls again whatever it derives, where a
+   * stale "paused" would skip the pause a partition at its budget needs, and every record of
+   * it would be sought back to itself and read again at once, for as long as the key is held.
+   */
+  const clientPause = new Map<number, 'paused' | 'running' | 'unknown'>();
   /** Replayed tier records waiting for their key's turn, of this generation; they hold back their tier partitions' commits. */
   let turns = createTierTurns();
   let generation = 0;
@@ -126,20 +133,19 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   function reconcile(partition: number): void {
     const parking = partitions.get(partition);
     const wanted = parking !== undefined && overBudget(parking) && oldestMissing(parking) === undefined;
-    if (wanted === paused.has(partition)) return;
+    if ((clientPause.get(partition) ?? 'running') === (wanted ? 'paused' : 'running')) return;
     try {
       if (wanted) options.consumer().pause([{ topic: mainTopic, partitions: [partition] }]);
       else options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
     } catch {
       // Refused (the client is rejoining, say): derive it again shortly, as nothing else may
       // come for this partition. A rejoin's forget() starts over anyway.
+      clientPause.set(partition, 'unknown');
       options.retryLater(() => reconcile(partition));
       return;
     }
-    if (wanted) {
-      paused.add(partition);
-      emit({ type: 'parking-full', topic: mainTopic, partition, keys: parking!.state.held.size, parked: parking!.state.parked.size });
-    } else paused.delete(partition);
+    clientPause.set(partition, wanted ? 'paused' : 'running');
+    if (wanted) emit({ type: 'parking-full', topic: mainTopic, partition, keys: parking!.state.held.size, parked: parking!.state.parked.size });
   }
 
   async function load(partition: number): Promise<PartitionParking> {
@@ -392,7 +398,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       turns = createTierTurns();
       for (const cancel of expiryTimers.values()) cancel();
       expiryTimers.clear();
-      for (const partition of [...paused]) reconcile(partition);
+      for (const [partition, pause] of [...clientPause]) {
+        if (pause === 'running') continue;
+        clientPause.set(partition, 'unknown');
+        reconcile(partition);
+      }
     },
   };
 }

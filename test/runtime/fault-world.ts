@@ -207,7 +207,7 @@ export function faultWorld(options: FaultWorldOptions) {
       topics.flatMap((t) => Array.from({ length: options.partitions }, (_, p) => {
         const offset = broker.committedOffset(g, t, p);
         return offset === undefined ? [] : [`  ${g} ${t}-${p}: ${offset} of ${broker.records(t, p).length}${broker.committedMetadata(g, t, p) ? ` (${JSON.stringify(broker.committedMetadata(g, t, p))})` : ''}`];
-      })),
+      }).flat()),
     );
     const { faults, ...rest } = options;
     return [
