@@ -176,3 +176,27 @@ describe('fault regressions: stalls (found by a run of 10,000 cases, seed 2828)'
     expect(result.handled).toBe(2);
   });
 });
+
+describe('fault regressions: a throw out of a record fetched before a rebalance (found by a run of 10,000 cases, seed 2828)', () => {
+  // Record 0's retry waited its turn in tier partition 1 (its key's state was lost, then held
+  // by record 1). A later tier record's pause was refused (thrown to the client) just as the
+  // group rebalanced: the Confluent client seeks back to a record whose handler threw, and
+  // after the rebalance that seek moved the partition past record 0, which the rebalance had
+  // forgotten and would have read again from the commit. Record 0 was never read again.
+  it('a tier partition whose pause is refused as the group rebalances is read again from its commit, not from the record that threw (Confluent)', async () => {
+    const A = (failures: number): PlannedRecord => ({ key: 'A', partition: 1, failures });
+    const world = faultWorld({
+      ordering: 'park-by-key',
+      reaction: 'confluent',
+      partitions: 2,
+      records: [A(2), A(1), A(1), A(0), A(3)],
+      faults: [{ operation: 'pause', at: 1, times: 1, nonRetriable: true }],
+      events: [{ kind: 'rebalance', at: 23 }, { kind: 'state-lost', at: 3 }, { kind: 'state-lost', at: 40 }],
+      parkingBudgetBytes: 79,
+    });
+    const result = await world.run();
+    expect(result.statesLost).toBe(2);
+    expect(world.faulty.injected).toBe(1);
+    expect(result.lost).toEqual([]);
+  });
+});
