@@ -6,6 +6,7 @@ import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
 import { createTierTurns, lastPerPartition } from './tier-turns';
+import type { TierTurns } from './tier-turns';
 
 export interface KeyParkingOptions {
   readonly mainTopic: string;
@@ -53,6 +54,12 @@ interface PartitionParking {
   readonly records: Map<bigint, ConsumedRecord>;
   /** When this process saw each hold first (taken, or loaded: a restart never shortens a hold). */
   readonly heldSince: Map<string, number>;
+  /**
+   * The waiting tier records and tier commits of the generation that loaded this state.
+   * Work started in a generation writes only to its own: finished after a rebalance, it
+   * cannot raise the next generation's tier commits past a record that one has not run.
+   */
+  readonly turns: TierTurns;
   /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
   inOrder: boolean;
   /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
@@ -75,10 +82,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const { mainTopic, emit } = options;
   const partitions = new Map<number, PartitionParking>();
   const locks = new Map<number, Promise<unknown>>();
-  /** Main partitions this parking holds paused: always what reconcile() last derived from their state. */
-  const paused = new Set<number>();
-  /** Replayed tier records waiting for their key's turn; they hold back their tier partitions' commits. */
-  const turns = createTierTurns();
+  /**
+   * What the client is known to do with each main partition this parking paused or resumed
+   * (none: running, as the client starts it). Unknown after a refused call, and for a paused
+   * one after a rebalance (kafkajs keeps pauses across a rebalance, its restart and the
+   * Confluent client drop them): reconcile() then calls again whatever it derives, where a
+   * stale "paused" would skip the pause a partition at its budget needs, and every record of
+   * it would be sought back to itself and read again at once, for as long as the key is held.
+   */
+  const clientPause = new Map<number, 'paused' | 'running' | 'unknown'>();
+  /** Replayed tier records waiting for their key's turn, of this generation; they hold back their tier partitions' commits. */
+  let turns = createTierTurns();
   let generation = 0;
   /**
    * Seeks of each main partition by this parking. A main record delivered before the latest
@@ -119,41 +133,41 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   function reconcile(partition: number): void {
     const parking = partitions.get(partition);
     const wanted = parking !== undefined && overBudget(parking) && oldestMissing(parking) === undefined;
-    if (wanted === paused.has(partition)) return;
+    if ((clientPause.get(partition) ?? 'running') === (wanted ? 'paused' : 'running')) return;
     try {
       if (wanted) options.consumer().pause([{ topic: mainTopic, partitions: [partition] }]);
       else options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
     } catch {
       // Refused (the client is rejoining, say): derive it again shortly, as nothing else may
       // come for this partition. A rejoin's forget() starts over anyway.
+      clientPause.set(partition, 'unknown');
       options.retryLater(() => reconcile(partition));
       return;
     }
-    if (wanted) {
-      paused.add(partition);
-      emit({ type: 'parking-full', topic: mainTopic, partition, keys: parking!.state.held.size, parked: parking!.state.parked.size });
-    } else paused.delete(partition);
+    clientPause.set(partition, wanted ? 'paused' : 'running');
+    if (wanted) emit({ type: 'parking-full', topic: mainTopic, partition, keys: parking!.state.held.size, parked: parking!.state.parked.size });
   }
 
   async function load(partition: number): Promise<PartitionParking> {
     const loaded = partitions.get(partition);
     if (loaded) return loaded;
     const loadedIn = generation;
+    const turnsOfGeneration = turns;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
     const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : undefined; // -1: nothing committed yet
     const { state, lost } = readParkState(offset, committed?.metadata);
     // The state is committed again (with its mark) by the partition's next commit; until
     // then every load reads the same loss.
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
-    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), inOrder: false };
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
+    // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
+    if (loadedIn !== generation) return parking;
     // Parked records are not in memory yet: read p again from the committed offset (the
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
     if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
-    if (loadedIn === generation) {
-      partitions.set(partition, parking);
-      watchHolds(partition, parking);
-    }
+    partitions.set(partition, parking);
+    watchHolds(partition, parking);
     return parking;
   }
 
@@ -178,6 +192,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /** Sets the partition's timer to its oldest hold's expiry (holds loaded from a commit count from now). */
   function watchHolds(partition: number, parking: PartitionParking): void {
+    // A state a rebalance forgot sets no timer: it would cancel the next generation's.
+    if (partitions.get(partition) !== parking) return;
     const now = options.now();
     for (const hash of parking.state.held.keys()) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, now);
     expiryTimers.get(partition)?.();
@@ -219,7 +235,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * and the next one has been read; the tier commits of the tier records it ran go to `ran`.
    */
   async function drain(partition: number, parking: PartitionParking, hash: string, ran: TopicPartitionOffset[]): Promise<void> {
-    const { state } = parking;
+    const { state, turns } = parking;
     // A rebalance during a record run here forgot this state: the partition is read again
     // from its commit, and the new generation's waiting records are not this state's to run.
     while (partitions.get(partition) === parking && !state.held.has(hash)) {
@@ -245,7 +261,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /** A key waits while it is held, has parked records or has a waiting tier record: the one check for main and tier records. */
-  const keyWaits = (partition: number, { state }: PartitionParking, hash: string) =>
+  const keyWaits = (partition: number, { state, turns }: PartitionParking, hash: string) =>
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
   /**
@@ -327,7 +343,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // every later tier record of its key behind it.
         if (takenAgain()) return;
         const keyless = record.message.key === null;
-        const { state } = parking;
+        const { state, turns } = parking;
         const hash = keyHash(record.message.key);
         const holder = state.held.get(hash);
         const original = originalOffsetOf(record);
@@ -379,10 +395,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     forget() {
       generation++;
       partitions.clear();
-      turns.forget();
+      turns = createTierTurns();
       for (const cancel of expiryTimers.values()) cancel();
       expiryTimers.clear();
-      for (const partition of [...paused]) reconcile(partition);
+      for (const [partition, pause] of [...clientPause]) {
+        if (pause === 'running') continue;
+        clientPause.set(partition, 'unknown');
+        reconcile(partition);
+      }
     },
   };
 }

@@ -16,8 +16,14 @@ export interface CommitPolicy {
  * the publish; a crash runs again at most the records of one interval (at least once).
  */
 export interface OffsetCommitter {
-  /** The record is done: its offset goes out with the next commit. */
-  mark(offset: OffsetCommit): Promise<void>;
+  /**
+   * The generation work starting now belongs to (forget() begins the next one). Work that
+   * began before a rebalance and ends after it passes its own to mark(), which then commits
+   * nothing: the partition is read again from its commit, by whichever member owns it now.
+   */
+  readonly generation: number;
+  /** The record is done: its offset goes out with the next commit, unless `startedIn` is an earlier generation. */
+  mark(offset: OffsetCommit, startedIn?: number): Promise<void>;
   /**
    * A record of a pipelined partition is done: the partition's committable offset is read
    * when the commit goes out, so marking costs no offset arithmetic per record. With
@@ -111,7 +117,11 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   }
 
   return {
-    async mark(offset) {
+    get generation() {
+      return generation;
+    },
+    async mark(offset, startedIn = generation) {
+      if (startedIn !== generation) return;
       keep(offset);
       marked++;
       if (policy.intervalMs <= 0) await commitPending();

@@ -221,29 +221,44 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     due: async (record, handle) => {
       if (parking) return parking.onTierRecord(record, handle);
       if (tiersFinished.has(record)) return retryCommits.mark(router.commitOffsetFor(record));
+      const startedIn = retryCommits.generation;
       const { commit } = await handle();
       tiersFinished.add(commit);
-      await retryCommits.mark(commit);
+      // Finished after a rebalance: not committed in the next generation, which reads it
+      // again from the commit and, finding it finished, commits it then.
+      await retryCommits.mark(commit, startedIn);
     },
     stopping: () => stopping,
   });
 
+  /** Rebalances of the consumer that reads the tiers (and, with park-by-key, the main topic) so far. */
+  let rebalances = 0;
   /** After a rebalance of the consumer that reads the tiers: every part starts over from the committed offsets. */
   function forgetWaiting(): void {
+    rebalances++;
     records.revoke();
     parking?.forget();
     retryCommits.forget();
     tiers.forget();
   }
 
-  /** Runs a record unless stop() began: then its partition pauses and the record is left for the next run. */
+  /**
+   * Runs a record unless stop() began: then its partition pauses and the record is left for
+   * the next run. A failure of a record fetched before a rebalance is not thrown to the
+   * client: the rebalance reads the partition again from its commit, and the Confluent
+   * client's answer to a throw, a seek back to that record, would then move the partition
+   * past the records before it that the rebalance forgot (tier records waiting their turn),
+   * which would never be read again.
+   */
   function eachMessageOf(client: () => ConsumerPort, work: (record: EachMessagePayload) => Promise<void>) {
     return async (record: EachMessagePayload): Promise<void> => {
       if (stopping) {
         client().pause([{ topic: record.topic, partitions: [record.partition] }]);
         return;
       }
+      const fetchedAfter = rebalances;
       return tracked(work(record)).catch((error: unknown) => {
+        if (rebalances !== fetchedAfter) return;
         throw retriableForClient(error);
       });
     };

@@ -16,10 +16,13 @@ export interface WaitingTierRecord {
 }
 
 /**
- * The waiting tier records of a consumer, by main partition (tier partition p holds the
- * retries of main partition p), and the commits of the tier partitions. They wait in
- * memory only: the commit of their tier partition stays at the oldest of them, so a restart
- * or a rebalance reads them again (and the hold check skips the copies of records done).
+ * The waiting tier records of one generation of a consumer's assignment, by main partition
+ * (tier partition p holds the retries of main partition p), and the commits of the tier
+ * partitions. They wait in memory only: the commit of their tier partition stays at the
+ * oldest of them, so a restart or a rebalance reads them again (and the hold check skips
+ * the copies of records done). A rebalance starts a new one: a record whose handling began
+ * before it and ends after it writes to the old one, and so never raises a commit of the
+ * generation that reads the partition again (and may still wait for records before it).
  */
 export interface TierTurns {
   /** Adds a record to its key's queue; false if it already waits there (delivered again). */
@@ -34,8 +37,6 @@ export interface TierTurns {
    * record still waiting there, which a restart must read again.
    */
   commit(commit: TopicPartitionOffset): TopicPartitionOffset;
-  /** After a rebalance: every tier partition is read again from its commit. */
-  forget(): void;
 }
 
 export function createTierTurns(): TierTurns {
@@ -70,10 +71,6 @@ export function createTierTurns(): TierTurns {
         if (w.record.topic === commit.topic && at < offset) offset = at;
       }
       return { ...commit, offset: offset.toString() };
-    },
-    forget() {
-      waiting.clear();
-      doneUpTo.clear();
     },
   };
 }

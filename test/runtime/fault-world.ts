@@ -9,6 +9,8 @@ import { MemoryBroker } from '../../src/simulate/memory-broker';
 import type { ThrowReaction } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
+import { stallWatch } from './fault-budget';
+import type { StallBudget } from './fault-budget';
 import { httpError } from './harness';
 
 export const T0 = 1_000_000;
@@ -29,7 +31,17 @@ export interface FaultWorldOptions {
   readonly faults?: readonly Fault[];
   readonly events?: readonly StepEvent[];
   readonly parkingBudgetBytes?: number;
+  /** When a run counts as stalled (DEFAULT_STALL_BUDGET unless given). */
+  readonly stallBudget?: StallBudget;
 }
+
+/**
+ * Steps without progress: a passing case of the properties has a few dozen in a
+ * row (records read again after a restart, skipped or parked); a stall never ends.
+ * Simulated time: past a park-by-key hold's expiry (every tier's delay plus 7 days), the
+ * longest wait that still ends in progress.
+ */
+export const DEFAULT_STALL_BUDGET: StallBudget = { steps: 2_000, ms: 8 * 24 * 3_600_000 };
 
 /** The commit window of the harness: at most this many records done and not committed per partition. */
 export const COMMIT_MAX_RECORDS = 4;
@@ -134,19 +146,79 @@ export function faultWorld(options: FaultWorldOptions) {
     return retrying.start().then(() => retrying);
   }
 
+  const topics = [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic];
+  /** Everything a user could see change: handler calls, records written, commits. */
+  function signature(): string {
+    const written = topics.map((t) => Array.from({ length: options.partitions }, (_, p) => broker.records(t, p).length).join(',')).join(';');
+    const commits = groups.map((g) => topics.map((t) => Array.from({ length: options.partitions }, (_, p) => `${broker.committedOffset(g, t, p)}/${broker.committedMetadata(g, t, p)}`).join(',')).join(';'));
+    return `${attempts.length}|${written}|${commits.join('|')}`;
+  }
+  const watch = stallWatch(options.stallBudget ?? DEFAULT_STALL_BUDGET, () => clock.now(), signature, (why) => stalled(why));
+
+  /** Runs the simulation until `done`, or until nothing is left to do; a stall throws. */
+  const simulate = (phase: string, stopWhen: () => boolean = () => false) =>
+    broker.run({
+      stopWhen: () => {
+        if (stopWhen()) return true;
+        watch.check(phase);
+        return false;
+      },
+      maxSteps: 200_000,
+    });
+
+  /** Waits for `work` (start or stop of a process) while the clock goes on, under the same budget. */
+  async function drive<T>(phase: string, work: Promise<T>): Promise<T> {
+    let settled = false;
+    const result = work.finally(() => (settled = true));
+    result.catch(() => {});
+    for (;;) {
+      for (let i = 0; i < 20 && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
+      if (settled) return result;
+      watch.check(phase);
+      clock.advanceToNextTimer();
+    }
+  }
+
   async function run() {
-    let retrying = await startProcess();
+    let retrying = await drive('start', startProcess());
     for (let round = 0; ; round++) {
       if (round > 100) throw new Error('more than 100 crashes in one run');
-      await broker.run({ stopWhen: () => faulty.crashed, maxSteps: 200_000 });
+      await simulate('faults on', () => faulty.crashed);
       if (!faulty.crashed) break;
-      retrying = await startProcess();
+      retrying = await drive('restart after a crash', startProcess());
     }
     faulty.stopFaults();
-    await broker.run({ maxSteps: 200_000 });
+    await simulate('faults stopped');
     const paused = groups.flatMap((g) => broker.pausedPartitions(g));
-    await retrying.stop();
+    await drive('stop()', retrying.stop());
     return report(paused);
+  }
+
+  /** What a stalled run leaves undone: the records without a fate, where their copies are, what is paused and committed. */
+  function stalled(why: string): string {
+    const dlq = new Set(Array.from({ length: options.partitions }, (_, p) => broker.records(consumer.dlqTopic, p)).flat().map((r) => Number(r.value!.toString())));
+    const succeeded = new Set(attempts.filter((a) => a.ok).map((a) => a.id));
+    const copies = (id: number) =>
+      consumer.tiers.flatMap((t) => Array.from({ length: options.partitions }, (_, p) => broker.records(t.topic, p).flatMap((r, offset) => (Number(r.value!.toString()) === id ? [`${t.topic}-${p}@${offset}`] : [])))).flat();
+    const unfinished = options.records.flatMap((r, id) =>
+      succeeded.has(id) || dlq.has(id) ? [] : [`  record ${id} (key ${r.key}, partition ${r.partition}, fails ${r.failures}): tried at hops [${attempts.filter((a) => a.id === id).map((a) => a.hop).join(', ')}], tier copies [${copies(id).join(', ')}]`],
+    );
+    const committed = groups.flatMap((g) =>
+      topics.flatMap((t) => Array.from({ length: options.partitions }, (_, p) => {
+        const offset = broker.committedOffset(g, t, p);
+        return offset === undefined ? [] : [`  ${g} ${t}-${p}: ${offset} of ${broker.records(t, p).length}${broker.committedMetadata(g, t, p) ? ` (${JSON.stringify(broker.committedMetadata(g, t, p))})` : ''}`];
+      }).flat()),
+    );
+    const { faults, ...rest } = options;
+    return [
+      `the run stalled (${why}) at simulated ${clock.now() - T0} ms, process ${faulty.current}, ${faulty.crashes} crashes, ${faulty.rebalances} rebalances, ${faulty.injected} faults injected, ${broker.restarts} restarts, ${broker.stoppedForGood} consumers stopped for good`,
+      `records that never reached their fate (${unfinished.length} of ${options.records.length}):`,
+      ...unfinished,
+      `paused partitions: ${groups.flatMap((g) => broker.pausedPartitions(g).map((tp) => `${g} ${tp}`)).join(', ') || 'none'}`,
+      'committed:',
+      ...committed,
+      `replay: faultWorld(${JSON.stringify({ ...rest, faults: (faults ?? []).map(({ when, ...f }) => (when ? { ...f, when: 'a filter' } : f)) })})`,
+    ].join('\n');
   }
 
   function report(paused: string[]) {
@@ -174,6 +246,7 @@ export function faultWorld(options: FaultWorldOptions) {
       statesLost: faulty.statesLost,
       lostKeys,
       lossReruns,
+      longestIdle: watch.longestIdle,
     };
   }
 

@@ -1,14 +1,28 @@
 import fc from 'fast-check';
 import { PORT_OPERATIONS } from '../../src/simulate/faulty-port';
 import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
-import { COMMIT_MAX_RECORDS, descriptorFor, faultWorld, PUBLISHES_IN_FLIGHT } from './fault-world';
+import { asyncPropertyRuns } from './fault-runs';
+import { COMMIT_MAX_RECORDS, DEFAULT_STALL_BUDGET, descriptorFor, faultWorld, PUBLISHES_IN_FLIGHT } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
-/** Bounded so that `npm test` stays fast (KRT_PROPERTY_RUNS raises it); a failure prints its seed and shrunk counterexample. */
-const RUNS = Number(process.env.KRT_PROPERTY_RUNS ?? 150);
+/**
+ * Bounded so that `npm test` stays fast (KRT_PROPERTY_RUNS raises it, KRT_PROPERTY_SEED
+ * picks the seed); a failure prints its seed and shrunk counterexample. A case that stalls
+ * fails within its step budget (fault-budget.ts), a case that outruns CASE_TIMEOUT_MS too.
+ */
+const PARAMETERS = asyncPropertyRuns(150);
+const RUNS = PARAMETERS.numRuns!;
+
+/** The longest run of steps without progress in any passing case: how close the cases come to the stall budget. */
+let longestIdle = 0;
+afterAll(() => console.log(`stall budget: at most ${longestIdle} steps in a row without progress in a passing case (budget ${DEFAULT_STALL_BUDGET.steps})`));
+const idle = <R extends { longestIdle: number }>(result: R): R => {
+  longestIdle = Math.max(longestIdle, result.longestIdle);
+  return result;
+};
 
 // A few seconds at the default count; a loaded CI machine may take several times that.
-jest.setTimeout(Math.max(300_000, RUNS * 300));
+jest.setTimeout(Math.max(300_000, RUNS * 1_000));
 
 const PARTITIONS = 2;
 /** One hot key most of the time: its records park behind its retries and fill the partition's budget. */
@@ -120,11 +134,11 @@ describe('the runtime under faults at every step', () => {
         const dry = await faultWorld(base).run();
         const losses = s.losses.map((at): StepEvent => ({ kind: 'state-lost', at: Math.floor(at * dry.steps) }));
         const options: FaultWorldOptions = { ...base, faults, events: [...events, ...losses] };
-        const result = await faultWorld(options).run();
+        const result = idle(await faultWorld(options).run());
         if (result.lostKeys.size > 0) lossesThatBit++;
         expectLossOnlyCostsWhatItMay(options, result);
       }),
-      { numRuns: RUNS },
+      PARAMETERS,
     );
     console.log(`state lost: ${lossesThatBit} of ${RUNS} cases lost the state of a key in retry or with a record in the tiers`);
     expect(lossesThatBit / RUNS).toBeGreaterThan(0.3);
@@ -145,7 +159,7 @@ describe('the runtime under faults at every step', () => {
       let bit = 0;
       for (let at = 0; at < dry.steps; at++) {
         const options: FaultWorldOptions = { ...base, events: [{ kind: 'state-lost', at }] };
-        const result = await faultWorld(options).run();
+        const result = idle(await faultWorld(options).run());
         if (result.lostKeys.size > 0) bit++;
         expectLossOnlyCostsWhatItMay(options, result);
       }
@@ -161,12 +175,12 @@ describe('the runtime under faults at every step', () => {
           ...hot.flatMap(({ key, parked }) => Array.from({ length: parked }, () => ({ key, partition: 0, failures: 0 }))),
           ...tail.map(({ key, failures }) => ({ key, partition: 0, failures })),
         ];
-        const result = await faultWorld({ ordering: 'park-by-key', reaction, partitions: 1, records, faults: [fault], parkingBudgetBytes }).run();
+        const result = idle(await faultWorld({ ordering: 'park-by-key', reaction, partitions: 1, records, faults: [fault], parkingBudgetBytes }).run());
         expect(result.paused).toEqual([]);
         expect(result.lost).toEqual([]);
         expect(result.outOfOrder).toEqual([]);
       }),
-      { numRuns: RUNS },
+      PARAMETERS,
     );
   });
 
@@ -179,7 +193,7 @@ describe('the runtime under faults at every step', () => {
         const base: FaultWorldOptions = { ordering: s.ordering, reaction: s.reaction, records: s.records, parkingBudgetBytes: s.parkingBudgetBytes, partitions: PARTITIONS };
         const options: FaultWorldOptions = { ...base, ...(await placed(base, s.faults, s.events)) };
         const world = faultWorld(options);
-        const result = await world.run();
+        const result = idle(await world.run());
         cases++;
         const incidents = result.crashes + result.injected + result.restarts + result.rebalances;
         if (incidents > 0) withFaults++;
@@ -190,7 +204,7 @@ describe('the runtime under faults at every step', () => {
         if (s.ordering === 'park-by-key') expect(result.outOfOrder).toEqual([]);
         expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents));
       }),
-      { numRuns: RUNS },
+      PARAMETERS,
     );
     // Most cases inject something: a case without a fault tests nothing of the faults.
     console.log(`fault harness: ${withFaults} of ${cases} cases had at least one fault, crash or rebalance`);

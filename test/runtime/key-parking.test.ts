@@ -122,3 +122,37 @@ describe('key parking', () => {
     expect(s.pauses).toEqual(['pause 0', 'resume 0']);
   });
 });
+
+describe('key parking across a rebalance', () => {
+  const TIER = `${MAIN}.retry.1m`;
+  const tierRecord = (offset: number, key: string, originalOffset: number): ConsumedRecord => ({
+    topic: TIER,
+    partition: 0,
+    message: { key: Buffer.from(key), value: Buffer.from(`${key}@${originalOffset}`), offset: String(offset), timestamp: '0', headers: { 'x-original-offset': String(originalOffset) } },
+  });
+  const tierCommit = (offset: number) => ({ topic: TIER, partition: 0, offset: String(offset) });
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it('a tier record whose handler finishes after a rebalance does not move the new generation\'s commit of its tier partition past records it has not run', async () => {
+    const s = setup({ 'k:a': 'tier' });
+    await s.parking.onMainRecord(record(0, 'k', 'a')); // into the tiers: k is held
+    await s.parking.onMainRecord(record(1, 'k', 'b')); // parked behind it
+    // k's retry (tier offset 5) is in the handler when the group rebalances.
+    let finish!: () => void;
+    const k = s.parking.onTierRecord(tierRecord(5, 'k', 0), () => new Promise((resolve) => (finish = () => resolve({ outcome: 'success', commit: tierCommit(6) }))));
+    await turn();
+    s.parking.forget();
+    finish();
+    await k;
+    // Its release was never committed: the new generation reads the tier partition again
+    // from its commit and still waits for k's retry at 5. A stale copy at 2 is committed
+    // unrun, and that commit must stop at 3: past 5 a restart would never read k's retry again.
+    await s.parking.onTierRecord(tierRecord(2, 'j', 9), async () => {
+      throw new Error('a stale copy does not run');
+    });
+    expect(s.broker.committedOffset('g', TIER, 0)).toBe(3);
+    await s.parking.onTierRecord(tierRecord(5, 'k', 0), async () => ({ outcome: 'success', commit: tierCommit(6) }));
+    await s.parking.onMainRecord(record(1, 'k', 'b')); // read again from the oldest parked record
+    expect(s.handled).toEqual(['k:a', 'k:b']);
+  });
+});

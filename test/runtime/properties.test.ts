@@ -11,12 +11,16 @@ import type { ParkState } from '../../src/runtime/park-state';
 import { attemptOf, resolveDestination } from '../../src/runtime/resolve';
 import { decodeSpringDltHeaders, decodeSpringRetryTopicHeaders, encodeSpringDltHeaders, encodeSpringRetryTopicHeaders } from '../../src/runtime/spring-headers';
 import { billingDescriptor } from './descriptor';
+import { propertyRuns } from './fault-runs';
 
-// A few seconds here; a loaded CI machine may take several times that.
-jest.setTimeout(120_000);
+/**
+ * Bounded so that `npm test` stays fast (KRT_PROPERTY_RUNS raises it, KRT_PROPERTY_SEED
+ * picks the seed); a failure prints its seed and shrunk counterexample.
+ */
+const RUNS = propertyRuns(200);
 
-/** Bounded so that `npm test` stays fast (KRT_PROPERTY_RUNS raises it); a failure prints its seed and shrunk counterexample. */
-const RUNS = { numRuns: Number(process.env.KRT_PROPERTY_RUNS ?? 200) };
+// A few seconds at the default count; a loaded CI machine may take several times that.
+jest.setTimeout(Math.max(120_000, RUNS.numRuns * 100));
 
 /** Values a handler may throw, including those that break naive code. */
 const thrown = fc.oneof(
