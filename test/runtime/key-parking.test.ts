@@ -1,3 +1,4 @@
+import type { RetryEvent } from '../../src/runtime/events';
 import { createKeyParking } from '../../src/runtime/key-parking';
 import type { HandleOutcome } from '../../src/runtime/record-handler';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from '../../src/runtime/port';
@@ -12,7 +13,11 @@ const record = (offset: number, key: string, value: string): ConsumedRecord => (
   message: { key: Buffer.from(key), value: Buffer.from(value), offset: String(offset), timestamp: '0' },
 });
 
-/** Key parking over a consumer of the in-memory broker whose seeks are recorded and whose next commit can be refused. */
+/**
+ * Key parking over a consumer of the in-memory broker whose seeks, pauses and events are
+ * recorded, whose next commit or pause can be refused, and whose `committed` answer the
+ * test can hold back (a load in progress).
+ */
 function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
   const broker = new MemoryBroker(new VirtualClock(0));
   broker.createTopic(MAIN, 1);
@@ -21,9 +26,19 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
   const handled: string[] = [];
   const pauses: string[] = [];
   let refuseNextCommit = false;
+  let refuseNextPause = false;
+  let loading: Promise<void> | undefined;
+  const events: RetryEvent[] = [];
+  const retries: (() => void)[] = [];
   const consumer: ConsumerPort = {
     ...inner,
-    pause: (t) => void pauses.push(`pause ${t[0]!.partitions.join()}`),
+    pause: (t) => {
+      if (refuseNextPause) {
+        refuseNextPause = false;
+        throw new Error('The client is rejoining');
+      }
+      pauses.push(`pause ${t[0]!.partitions.join()}`);
+    },
     resume: (t) => void pauses.push(`resume ${t[0]!.partitions.join()}`),
     seek: (s) => void seeks.push(s),
     commitOffsets: async (offsets: OffsetCommit[]) => {
@@ -33,7 +48,10 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
       }
       await inner.commitOffsets(offsets);
     },
-    committed: (topic, partitions) => inner.committed(topic, partitions),
+    committed: async (topic, partitions) => {
+      await loading;
+      return inner.committed(topic, partitions);
+    },
   };
   const parking = createKeyParking({
     mainTopic: MAIN,
@@ -43,15 +61,21 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
       handled.push(label);
       return outcomes[label] ?? 'success';
     },
-    emit: () => {},
+    emit: (e) => void events.push(e),
     budgetBytes,
     holdExpiryMs: 3_600_000,
     now: () => 0,
     setTimer: () => () => {},
     commitOffsetFor: (r) => ({ topic: r.topic, partition: r.partition, offset: String(Number(r.message.offset) + 1) }),
-    retryLater: () => {},
+    retryLater: (work) => void retries.push(work),
   });
-  return { broker, parking, seeks, handled, pauses, refuseCommit: () => (refuseNextCommit = true) };
+  /** Holds the answers of `committed` until the returned release is called. */
+  const holdLoads = () => {
+    let release!: () => void;
+    loading = new Promise((r) => (release = r));
+    return release;
+  };
+  return { broker, parking, seeks, handled, pauses, events, retries, holdLoads, refuseCommit: () => (refuseNextCommit = true), refusePause: () => (refuseNextPause = true) };
 }
 
 describe('key parking', () => {
@@ -121,4 +145,51 @@ describe('key parking', () => {
     await expect(s.parking.onTierRecord(k0, async () => ({ outcome: 'success', commit: { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' } }))).rejects.toThrow('coordinator');
     expect(s.pauses).toEqual(['pause 0', 'resume 0']);
   });
+
+  it('says a partition is full, with its keys held and records parked, when it pauses it', async () => {
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), 120);
+    let offset = 0;
+    for (const key of keys) await s.parking.onMainRecord(record(offset++, key, 'a'));
+    expect(s.pauses).toEqual(['pause 0']);
+    // The sixth record did not fit: it is read again once the partition resumes.
+    expect(s.events.filter((e) => e.type === 'parking-full')).toEqual([{ type: 'parking-full', topic: MAIN, partition: 0, keys: 5, parked: 0 }]);
+  });
+
+  it('pauses a full partition once the client takes the pause it refused', async () => {
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), 120);
+    s.refusePause();
+    let offset = 0;
+    for (const key of keys.slice(0, 5)) await s.parking.onMainRecord(record(offset++, key, 'a')); // the fifth fills it
+    expect(s.pauses).toEqual([]);
+    expect(s.retries).toHaveLength(1);
+    s.retries[0]!();
+    expect(s.pauses).toEqual(['pause 0']);
+  });
+
+  it('says a partition’s state was lost when its commit holds an offset but no state', async () => {
+    const s = setup({});
+    s.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '2', metadata: '' }]);
+    await s.parking.onMainRecord(record(2, 'k', 'a'));
+    expect(s.events.filter((e) => e.type === 'park-state-lost')).toEqual([{ type: 'park-state-lost', topic: MAIN, partition: 0, offset: '2', metadata: 'none' }]);
+    expect(s.handled).toEqual(['k:a']);
+  });
+
+  it('reads the state again after a rebalance that came while it was loading, instead of keeping the state read before it', async () => {
+    const s = setup({ 'k:a': 'tier' });
+    await s.parking.onMainRecord(record(0, 'k', 'a')); // k held
+    s.parking.forget();
+    const release = s.holdLoads();
+    const stale = s.parking.onMainRecord(record(1, 'k', 'b'));
+    await new Promise((r) => setImmediate(r)); // the load is asking for the commit
+    s.parking.forget(); // the rebalance comes while the state loads
+    release();
+    await stale;
+    // Another member released k and committed past b meanwhile.
+    s.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '2', metadata: 'krt-parked/1 +0\0' }]);
+    await s.parking.onMainRecord(record(2, 'k', 'c'));
+    expect(s.handled).toEqual(['k:a', 'k:c']);
+  });
 });
+
