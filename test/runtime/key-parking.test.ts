@@ -18,7 +18,7 @@ const record = (offset: number, key: string, value: string): ConsumedRecord => (
  * recorded, whose next commit or pause can be refused, and whose `committed` answer the
  * test can hold back (a load in progress).
  */
-function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
+function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000, handling: (label: string) => Promise<void> = async () => {}) {
   const broker = new MemoryBroker(new VirtualClock(0));
   broker.createTopic(MAIN, 1);
   const inner = broker.port().consumer('g');
@@ -59,6 +59,7 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
     handle: async (r) => {
       const label = `${r.message.key}:${r.message.value}`;
       handled.push(label);
+      await handling(label);
       return outcomes[label] ?? 'success';
     },
     emit: (e) => void events.push(e),
@@ -190,6 +191,20 @@ describe('key parking', () => {
     s.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '2', metadata: 'krt-parked/1 +0\0' }]);
     await s.parking.onMainRecord(record(2, 'k', 'c'));
     expect(s.handled).toEqual(['k:a', 'k:c']);
+  });
+
+  it('runs one operation of a partition at a time: a record waits until the one before it is done and committed', async () => {
+    let finishFirst!: () => void;
+    const first = new Promise<void>((r) => (finishFirst = r));
+    const s = setup({}, 4000, (label) => (label === 'j:a' ? first : Promise.resolve()));
+    const a = s.parking.onMainRecord(record(0, 'j', 'a'));
+    const b = s.parking.onMainRecord(record(1, 'k', 'b'));
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(s.handled).toEqual(['j:a']);
+    finishFirst();
+    await Promise.all([a, b]);
+    expect(s.handled).toEqual(['j:a', 'k:b']);
+    expect(s.broker.committedOffset('g', MAIN, 0)).toBe(2);
   });
 });
 
