@@ -206,5 +206,24 @@ describe('key parking', () => {
     expect(s.handled).toEqual(['j:a', 'k:b']);
     expect(s.broker.committedOffset('g', MAIN, 0)).toBe(2);
   });
+
+  it('keeps a full partition reading after a reload until its parked record is back in memory, then pauses it again', async () => {
+    const keys = ['k1', 'k2', 'k3', 'k4', 'k5'];
+    const s = setup({ 'k0:a': 'tier', ...Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])) }, 120);
+    await s.parking.onMainRecord(record(0, 'k0', 'a')); // k0 held
+    await s.parking.onMainRecord(record(1, 'k0', 'b')); // parked behind it
+    let offset = 2;
+    for (const key of keys) if (s.pauses.length === 0) await s.parking.onMainRecord(record(offset++, key, 'a'));
+    expect(s.pauses).toEqual(['pause 0']);
+    s.refuseCommit(); // a failed operation drops the state: the partition resumes
+    const k1 = { topic: `${MAIN}.retry.1m`, partition: 0, message: { key: Buffer.from('k1'), value: Buffer.from('a'), offset: '0', timestamp: '0', headers: { 'x-original-offset': '2' } } };
+    await expect(s.parking.onTierRecord(k1, async () => ({ outcome: 'tier', commit: { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' } }))).rejects.toThrow('coordinator');
+    expect(s.pauses).toEqual(['pause 0', 'resume 0']);
+    // Reloaded at its budget, with b not in memory: it reads on (from b), not paused.
+    await s.parking.onMainRecord(record(offset, 'k9', 'x'));
+    expect(s.pauses).toEqual(['pause 0', 'resume 0']);
+    await s.parking.onMainRecord(record(1, 'k0', 'b')); // the re-read brings b back
+    expect(s.pauses).toEqual(['pause 0', 'resume 0', 'pause 0']);
+  });
 });
 
