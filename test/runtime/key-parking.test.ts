@@ -16,7 +16,7 @@ const record = (offset: number, key: string, value: string): ConsumedRecord => (
 /**
  * Key parking over a consumer of the in-memory broker whose seeks, pauses and events are
  * recorded, whose next commit or pause can be refused, and whose `committed` answer the
- * test can hold back (a load in progress).
+ * test can hold back (a load in progress) or leave out.
  */
 function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000, handling: (label: string) => Promise<void> = async () => {}) {
   const broker = new MemoryBroker(new VirtualClock(0));
@@ -28,6 +28,7 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000, hand
   let refuseNextCommit = false;
   let refuseNextPause = false;
   let loading: Promise<void> | undefined;
+  let answerNothing = false;
   const events: RetryEvent[] = [];
   const retries: (() => void)[] = [];
   const consumer: ConsumerPort = {
@@ -50,7 +51,7 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000, hand
     },
     committed: async (topic, partitions) => {
       await loading;
-      return inner.committed(topic, partitions);
+      return answerNothing ? [] : inner.committed(topic, partitions);
     },
   };
   const parking = createKeyParking({
@@ -76,7 +77,7 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000, hand
     loading = new Promise((r) => (release = r));
     return release;
   };
-  return { broker, parking, seeks, handled, pauses, events, retries, holdLoads, refuseCommit: () => (refuseNextCommit = true), refusePause: () => (refuseNextPause = true) };
+  return { broker, parking, seeks, handled, pauses, events, retries, holdLoads, refuseCommit: () => (refuseNextCommit = true), refusePause: () => (refuseNextPause = true), answerNothing: () => (answerNothing = true) };
 }
 
 describe('key parking', () => {
@@ -224,6 +225,14 @@ describe('key parking', () => {
     expect(s.pauses).toEqual(['pause 0', 'resume 0']);
     await s.parking.onMainRecord(record(1, 'k0', 'b')); // the re-read brings b back
     expect(s.pauses).toEqual(['pause 0', 'resume 0', 'pause 0']);
+  });
+
+  it('reads a partition whose commit the client does not answer for as one with nothing committed', async () => {
+    const s = setup({});
+    s.answerNothing();
+    await s.parking.onMainRecord(record(0, 'k', 'a'));
+    expect(s.handled).toEqual(['k:a']);
+    expect(s.broker.committedOffset('g', MAIN, 0)).toBe(1);
   });
 });
 
