@@ -1,3 +1,4 @@
+import type { RetryEvent } from '../../src/runtime/events';
 import { createKeyParking } from '../../src/runtime/key-parking';
 import type { HandleOutcome } from '../../src/runtime/record-handler';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from '../../src/runtime/port';
@@ -12,8 +13,12 @@ const record = (offset: number, key: string, value: string): ConsumedRecord => (
   message: { key: Buffer.from(key), value: Buffer.from(value), offset: String(offset), timestamp: '0' },
 });
 
-/** Key parking over a consumer of the in-memory broker whose seeks are recorded and whose next commit can be refused. */
-function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
+/**
+ * Key parking over a consumer of the in-memory broker whose seeks, pauses and events are
+ * recorded, whose next commit or pause can be refused, and whose `committed` answer the
+ * test can hold back (a load in progress) or leave out.
+ */
+function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000, handling: (label: string) => Promise<void> = async () => {}) {
   const broker = new MemoryBroker(new VirtualClock(0));
   broker.createTopic(MAIN, 1);
   const inner = broker.port().consumer('g');
@@ -21,9 +26,20 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
   const handled: string[] = [];
   const pauses: string[] = [];
   let refuseNextCommit = false;
+  let refuseNextPause = false;
+  let loading: Promise<void> | undefined;
+  let answerNothing = false;
+  const events: RetryEvent[] = [];
+  const retries: (() => void)[] = [];
   const consumer: ConsumerPort = {
     ...inner,
-    pause: (t) => void pauses.push(`pause ${t[0]!.partitions.join()}`),
+    pause: (t) => {
+      if (refuseNextPause) {
+        refuseNextPause = false;
+        throw new Error('The client is rejoining');
+      }
+      pauses.push(`pause ${t[0]!.partitions.join()}`);
+    },
     resume: (t) => void pauses.push(`resume ${t[0]!.partitions.join()}`),
     seek: (s) => void seeks.push(s),
     commitOffsets: async (offsets: OffsetCommit[]) => {
@@ -33,7 +49,10 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
       }
       await inner.commitOffsets(offsets);
     },
-    committed: (topic, partitions) => inner.committed(topic, partitions),
+    committed: async (topic, partitions) => {
+      await loading;
+      return answerNothing ? [] : inner.committed(topic, partitions);
+    },
   };
   const parking = createKeyParking({
     mainTopic: MAIN,
@@ -41,17 +60,24 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000) {
     handle: async (r) => {
       const label = `${r.message.key}:${r.message.value}`;
       handled.push(label);
+      await handling(label);
       return outcomes[label] ?? 'success';
     },
-    emit: () => {},
+    emit: (e) => void events.push(e),
     budgetBytes,
     holdExpiryMs: 3_600_000,
     now: () => 0,
     setTimer: () => () => {},
     commitOffsetFor: (r) => ({ topic: r.topic, partition: r.partition, offset: String(Number(r.message.offset) + 1) }),
-    retryLater: () => {},
+    retryLater: (work) => void retries.push(work),
   });
-  return { broker, parking, seeks, handled, pauses, refuseCommit: () => (refuseNextCommit = true) };
+  /** Holds the answers of `committed` until the returned release is called. */
+  const holdLoads = () => {
+    let release!: () => void;
+    loading = new Promise((r) => (release = r));
+    return release;
+  };
+  return { broker, parking, seeks, handled, pauses, events, retries, holdLoads, refuseCommit: () => (refuseNextCommit = true), refusePause: () => (refuseNextPause = true), answerNothing: () => (answerNothing = true) };
 }
 
 describe('key parking', () => {
@@ -120,6 +146,93 @@ describe('key parking', () => {
     const k0 = { topic: `${MAIN}.retry.1m`, partition: 0, message: { key: Buffer.from('k0'), value: Buffer.from('a'), offset: '0', timestamp: '0', headers: { 'x-original-offset': '0' } } };
     await expect(s.parking.onTierRecord(k0, async () => ({ outcome: 'success', commit: { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' } }))).rejects.toThrow('coordinator');
     expect(s.pauses).toEqual(['pause 0', 'resume 0']);
+  });
+
+  it('says a partition is full, with its keys held and records parked, when it pauses it', async () => {
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), 120);
+    let offset = 0;
+    for (const key of keys) await s.parking.onMainRecord(record(offset++, key, 'a'));
+    expect(s.pauses).toEqual(['pause 0']);
+    // The sixth record did not fit: it is read again once the partition resumes.
+    expect(s.events.filter((e) => e.type === 'parking-full')).toEqual([{ type: 'parking-full', topic: MAIN, partition: 0, keys: 5, parked: 0 }]);
+  });
+
+  it('pauses a full partition once the client takes the pause it refused', async () => {
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), 120);
+    s.refusePause();
+    let offset = 0;
+    for (const key of keys.slice(0, 5)) await s.parking.onMainRecord(record(offset++, key, 'a')); // the fifth fills it
+    expect(s.pauses).toEqual([]);
+    expect(s.retries).toHaveLength(1);
+    s.retries[0]!();
+    expect(s.pauses).toEqual(['pause 0']);
+  });
+
+  it('says a partition’s state was lost when its commit holds an offset but no state', async () => {
+    const s = setup({});
+    s.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '2', metadata: '' }]);
+    await s.parking.onMainRecord(record(2, 'k', 'a'));
+    expect(s.events.filter((e) => e.type === 'park-state-lost')).toEqual([{ type: 'park-state-lost', topic: MAIN, partition: 0, offset: '2', metadata: 'none' }]);
+    expect(s.handled).toEqual(['k:a']);
+  });
+
+  it('reads the state again after a rebalance that came while it was loading, instead of keeping the state read before it', async () => {
+    const s = setup({ 'k:a': 'tier' });
+    await s.parking.onMainRecord(record(0, 'k', 'a')); // k held
+    s.parking.forget();
+    const release = s.holdLoads();
+    const stale = s.parking.onMainRecord(record(1, 'k', 'b'));
+    await new Promise((r) => setImmediate(r)); // the load is asking for the commit
+    s.parking.forget(); // the rebalance comes while the state loads
+    release();
+    await stale;
+    // Another member released k and committed past b meanwhile.
+    s.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '2', metadata: 'krt-parked/1 +0\0' }]);
+    await s.parking.onMainRecord(record(2, 'k', 'c'));
+    expect(s.handled).toEqual(['k:a', 'k:c']);
+  });
+
+  it('runs one operation of a partition at a time: a record waits until the one before it is done and committed', async () => {
+    let finishFirst!: () => void;
+    const first = new Promise<void>((r) => (finishFirst = r));
+    const s = setup({}, 4000, (label) => (label === 'j:a' ? first : Promise.resolve()));
+    const a = s.parking.onMainRecord(record(0, 'j', 'a'));
+    const b = s.parking.onMainRecord(record(1, 'k', 'b'));
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(s.handled).toEqual(['j:a']);
+    finishFirst();
+    await Promise.all([a, b]);
+    expect(s.handled).toEqual(['j:a', 'k:b']);
+    expect(s.broker.committedOffset('g', MAIN, 0)).toBe(2);
+  });
+
+  it('keeps a full partition reading after a reload until its parked record is back in memory, then pauses it again', async () => {
+    const keys = ['k1', 'k2', 'k3', 'k4', 'k5'];
+    const s = setup({ 'k0:a': 'tier', ...Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])) }, 120);
+    await s.parking.onMainRecord(record(0, 'k0', 'a')); // k0 held
+    await s.parking.onMainRecord(record(1, 'k0', 'b')); // parked behind it
+    let offset = 2;
+    for (const key of keys) if (s.pauses.length === 0) await s.parking.onMainRecord(record(offset++, key, 'a'));
+    expect(s.pauses).toEqual(['pause 0']);
+    s.refuseCommit(); // a failed operation drops the state: the partition resumes
+    const k1 = { topic: `${MAIN}.retry.1m`, partition: 0, message: { key: Buffer.from('k1'), value: Buffer.from('a'), offset: '0', timestamp: '0', headers: { 'x-original-offset': '2' } } };
+    await expect(s.parking.onTierRecord(k1, async () => ({ outcome: 'tier', commit: { topic: `${MAIN}.retry.1m`, partition: 0, offset: '1' } }))).rejects.toThrow('coordinator');
+    expect(s.pauses).toEqual(['pause 0', 'resume 0']);
+    // Reloaded at its budget, with b not in memory: it reads on (from b), not paused.
+    await s.parking.onMainRecord(record(offset, 'k9', 'x'));
+    expect(s.pauses).toEqual(['pause 0', 'resume 0']);
+    await s.parking.onMainRecord(record(1, 'k0', 'b')); // the re-read brings b back
+    expect(s.pauses).toEqual(['pause 0', 'resume 0', 'pause 0']);
+  });
+
+  it('reads a partition whose commit the client does not answer for as one with nothing committed', async () => {
+    const s = setup({});
+    s.answerNothing();
+    await s.parking.onMainRecord(record(0, 'k', 'a'));
+    expect(s.handled).toEqual(['k:a']);
+    expect(s.broker.committedOffset('g', MAIN, 0)).toBe(1);
   });
 });
 

@@ -1,9 +1,13 @@
 import { createOffsetCommitter } from '../../src/runtime/offset-committer';
+import { PartitionProgress } from '../../src/runtime/partition-progress';
 import type { OffsetCommit } from '../../src/runtime/port';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 
-/** A consumer of the in-memory broker whose commit requests are counted; `refuse` makes the next ones fail. */
+/**
+ * A consumer of the in-memory broker whose commit requests are counted; `refuseNext` makes
+ * the next ones fail, `holdNext` keeps the next one unanswered until its release is called.
+ */
 function setup(policy = { intervalMs: 100, maxRecords: 5 }) {
   const clock = new VirtualClock(0);
   const broker = new MemoryBroker(clock);
@@ -11,9 +15,13 @@ function setup(policy = { intervalMs: 100, maxRecords: 5 }) {
   const consumer = broker.port().consumer('g');
   const requests: OffsetCommit[][] = [];
   let refuse = 0;
+  let held: Promise<void> | undefined;
   const counted = {
     ...consumer,
     commitOffsets: async (offsets: OffsetCommit[]) => {
+      const gate = held;
+      held = undefined;
+      await gate;
       if (refuse > 0) {
         refuse--;
         throw new Error('The coordinator is loading');
@@ -27,7 +35,12 @@ function setup(policy = { intervalMs: 100, maxRecords: 5 }) {
   const at = (partition: number, offset: number): OffsetCommit => ({ topic: 't', partition, offset: String(offset) });
   const committed = (partition: number) => broker.committedOffset('g', 't', partition);
   const settle = () => new Promise((r) => setImmediate(r));
-  return { clock, requests, errors, committer, at, committed, settle, refuseNext: (n: number) => (refuse = n) };
+  const holdNext = () => {
+    let release!: () => void;
+    held = new Promise((r) => (release = r));
+    return release;
+  };
+  return { clock, requests, errors, committer, at, committed, settle, refuseNext: (n: number) => (refuse = n), holdNext };
 }
 
 describe('the offset committer', () => {
@@ -42,6 +55,24 @@ describe('the offset committer', () => {
     expect(s.clock.now()).toBe(100);
     expect(s.requests).toEqual([[s.at(0, 2), s.at(1, 7)]]);
     expect([s.committed(0), s.committed(1)]).toEqual([2, 7]);
+  });
+
+  it('keeps the latest offset of a partition when an older one is marked after it', async () => {
+    const s = setup();
+    await s.committer.mark(s.at(0, 5));
+    await s.committer.mark(s.at(0, 3));
+    await s.committer.flush();
+    expect(s.committed(0)).toBe(5);
+  });
+
+  it('never moves a partition’s commit backwards when an older offset is marked after a newer one went out', async () => {
+    const s = setup();
+    await s.committer.mark(s.at(0, 5));
+    await s.committer.flush();
+    await s.committer.mark(s.at(0, 3));
+    await s.committer.flush();
+    expect(s.committed(0)).toBe(5);
+    expect(s.requests).toEqual([[s.at(0, 5)]]);
   });
 
   it('commits at once when maxRecords records wait, without waiting for the interval', async () => {
@@ -75,9 +106,20 @@ describe('the offset committer', () => {
     const s = setup();
     await s.committer.mark(s.at(0, 3));
     s.committer.forget();
+    expect(s.clock.hasTimers()).toBe(false); // no commit left to wake up for
     await s.committer.flush();
-    expect(s.clock.hasTimers()).toBe(false);
     expect(s.requests).toEqual([]);
+  });
+
+  it('commits a partition again from where it is read after a rebalance that refused its commit, below the offset it sent before', async () => {
+    const s = setup();
+    s.refuseNext(1); // the rebalance fences the commit of 10
+    await s.committer.mark(s.at(0, 10));
+    await expect(s.committer.flush()).rejects.toThrow('loading');
+    s.committer.forget();
+    await s.committer.mark(s.at(0, 4)); // read again from an older commit
+    await s.committer.flush();
+    expect(s.committed(0)).toBe(4);
   });
 
   it('does not bring back a commit refused before a rebalance once the rebalance happened', async () => {
@@ -101,12 +143,92 @@ describe('the offset committer', () => {
     const newer = s.committer.flush(); // queued behind it
     await expect(older).rejects.toThrow('loading');
     await newer;
+    expect(s.clock.hasTimers()).toBe(false); // the refused offset was overtaken: nothing to try again
     while (s.clock.hasTimers()) {
       s.clock.advanceToNextTimer();
       await s.settle();
     }
     expect(s.committed(0)).toBe(5);
     expect(s.requests.map((batch) => batch.map((o) => Number(o.offset)))).toEqual([[5]]);
+  });
+
+  it('does not let a refused commit replace an offset of its partition marked while it was in flight', async () => {
+    const s = setup();
+    s.refuseNext(1);
+    await s.committer.mark(s.at(0, 3));
+    const older = s.committer.flush();
+    await s.committer.mark(s.at(0, 5)); // waits for the interval
+    await expect(older).rejects.toThrow('loading');
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    expect(s.committed(0)).toBe(5);
+  });
+
+  it('stops the window of records done and not committed at maxRecords while a commit is in flight: the mark that reaches it waits for the commit', async () => {
+    const s = setup();
+    const release = s.holdNext();
+    for (let offset = 1; offset <= 3; offset++) await s.committer.mark(s.at(0, offset));
+    const first = s.committer.flush(); // three records in flight, unanswered
+    await s.committer.mark(s.at(0, 4));
+    let waiting = true;
+    const fifth = s.committer.mark(s.at(0, 5)).then(() => (waiting = false));
+    await s.settle();
+    expect(waiting).toBe(true);
+    release();
+    await first;
+    await fifth;
+    expect(s.requests.map((batch) => batch.map((o) => Number(o.offset)))).toEqual([[3], [5]]);
+    // Both answered: the window is empty again, and the next record waits for the interval.
+    await s.committer.mark(s.at(0, 6));
+    expect(s.requests).toHaveLength(2);
+    expect(s.clock.now()).toBe(0);
+  });
+
+  it('empties the window when a commit is refused: its records wait for the interval with the next ones, not one commit per record', async () => {
+    const s = setup();
+    s.refuseNext(1);
+    for (let offset = 1; offset <= 3; offset++) await s.committer.mark(s.at(0, offset));
+    await expect(s.committer.flush()).rejects.toThrow('loading');
+    await s.committer.mark(s.at(0, 4));
+    await s.committer.mark(s.at(0, 5));
+    expect(s.requests).toEqual([]);
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    expect(s.requests).toEqual([[s.at(0, 5)]]);
+  });
+
+  it('after a rebalance counts only the new marks toward maxRecords, even when a commit from before it is answered later', async () => {
+    for (const answer of ['accepted', 'refused'] as const) {
+      const s = setup();
+      const release = s.holdNext();
+      if (answer === 'refused') s.refuseNext(1);
+      for (let offset = 1; offset <= 3; offset++) await s.committer.mark(s.at(0, offset));
+      const before = s.committer.flush().catch(() => {});
+      s.committer.forget();
+      release();
+      await before;
+      for (let offset = 1; offset <= 5; offset++) await s.committer.mark(s.at(1, offset));
+      expect(s.committed(1)).toBe(5); // the fifth mark committed at once
+      expect(s.clock.now()).toBe(0);
+    }
+  });
+
+  it('sets no timer for a record marked after close(), which would keep the process alive', async () => {
+    const s = setup();
+    await s.committer.flush();
+    s.committer.close();
+    await s.committer.mark(s.at(0, 3));
+    expect(s.clock.hasTimers()).toBe(false);
+  });
+
+  it('does not try again a commit refused after close(), not even with a later commit', async () => {
+    const s = setup({ intervalMs: 0, maxRecords: 500 });
+    s.refuseNext(1);
+    const refused = s.committer.mark(s.at(0, 3));
+    s.committer.close();
+    await expect(refused).rejects.toThrow('loading');
+    await s.committer.mark(s.at(1, 7));
+    expect(s.requests).toEqual([[s.at(1, 7)]]);
   });
 
   it('leaves no timer after close(), even when the last commit was refused', async () => {
@@ -124,5 +246,57 @@ describe('the offset committer', () => {
     await s.committer.flush();
     expect(s.committed(1)).toBe(9);
     expect(s.clock.hasTimers()).toBe(false);
+  });
+});
+
+describe('the offset committer with pipelined partitions', () => {
+  /** A partition whose records from `from` to `to` were handled: committable up to `to + 1`. */
+  function handled(from: number, to: number): PartitionProgress {
+    const progress = new PartitionProgress('t', 0);
+    for (let offset = from; offset <= to; offset++) progress.finish(BigInt(offset));
+    return progress;
+  }
+
+  it('reads the partition’s committable offset when the interval ends', async () => {
+    const s = setup();
+    const progress = new PartitionProgress('t', 0);
+    progress.finish(4n);
+    expect(s.committer.markProgress(progress)).toBeUndefined();
+    progress.finish(5n);
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    expect(s.committed(0)).toBe(6);
+  });
+
+  it('commits at once, and makes the partition wait for it, when maxRecords records wait', async () => {
+    const s = setup();
+    const progress = handled(1, 5);
+    for (let i = 1; i < 5; i++) expect(s.committer.markProgress(progress)).toBeUndefined();
+    await s.committer.markProgress(progress);
+    expect(s.committed(0)).toBe(6);
+    expect(s.clock.now()).toBe(0);
+  });
+
+  it('returns the commit to wait for with an interval of 0', async () => {
+    const s = setup({ intervalMs: 0, maxRecords: 500 });
+    await s.committer.markProgress(handled(1, 2));
+    expect(s.committed(0)).toBe(3);
+    expect(s.clock.hasTimers()).toBe(false);
+  });
+
+  it('commits nothing for a partition a rebalance took away while its records waited for the commit', async () => {
+    const s = setup();
+    const progress = handled(1, 2);
+    s.committer.markProgress(progress);
+    progress.revoke();
+    await s.committer.flush();
+    expect(s.requests).toEqual([]);
+  });
+
+  it('commits nothing for a partition where nothing was finished since it was taken', async () => {
+    const s = setup();
+    s.committer.markProgress(new PartitionProgress('t', 0));
+    await s.committer.flush();
+    expect(s.requests).toEqual([]);
   });
 });
