@@ -170,6 +170,19 @@ describe('attack: a deleted topology whose kept, empty stack was not applied yet
     expect(world.losses).toEqual([]);
   });
 
+  it('an ACL the kept stack may still hold, declared again for another consumer of the same principal: refused until said applied', () => {
+    const v2 = consumer('refunds-v2', 'refunds.requested', { principal: 'User:refunds', retryTopicBase: 'refunds.requested.v2' });
+    const steps = (applied?: string[]) => [
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' as const },
+      { specs: [orders], apply: ['orders'] },
+      { specs: [topology('orders', [consumer('billing', 'orders.confirmed'), v2])], apply: 'all' as const, ...(applied ? { applied } : {}) },
+    ];
+    expect(run(steps()).refused).toEqual([
+      expect.stringContaining("stack 'orders' declares the ACL User:refunds Read Topic 'refunds.requested', but stack 'payments', kept (empty) since its topology file was deleted, may still hold it"),
+    ]);
+    expect(run(steps(['payments'])).refused).toEqual([]);
+  });
+
   it('a kept stack said applied when it was not: the operator\'s word is what krt goes by, so the loss is theirs (control)', () => {
     const { world, refused } = run([
       { specs: [orders, topology('payments', [refundsLive])], apply: 'all' },

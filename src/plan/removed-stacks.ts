@@ -62,7 +62,8 @@ function heldBy(baseline: ProjectModel, stack: string, committed: ReadonlyMap<st
   if (!topology) return baseline.topologies.flatMap((t) => t.handedOver ?? []).find((h) => h.stack === stack && isRemovedStack(h))?.mayHold;
   const resources = committed?.get(stack) ?? synthesizeStacks([topology]).get(stack)!;
   const topics = [...resources.topics.values()].map(({ stack: _, ...topic }) => topic).sort((a, b) => compareStrings(a.address, b.address));
-  const acls = [...resources.acls].sort(compareStrings);
+  // Resource ids, as a hand-over names ACLs; the stack's set holds addresses.
+  const acls = [...resources.acls].map((a) => a.replace(/^kafka_acl\./, '')).sort(compareStrings);
   return topics.length + acls.length > 0 ? { topics, acls } : undefined;
 }
 
