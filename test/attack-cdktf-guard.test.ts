@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ScratchProject } from './helpers/project';
+import { fileTree, ScratchProject } from './helpers/project';
 
 jest.setTimeout(120_000);
 
@@ -29,8 +29,8 @@ describe('attack: cdktf deploy of an edit krt synth refuses', () => {
     else process.env.CDKTF_OUTDIR = saved;
   });
 
-  const stackTopics = () => {
-    const file = path.join(outDir, 'stacks', 'orders', 'cdk.tf.json');
+  const stackTopics = (stack = 'orders') => {
+    const file = path.join(outDir, 'stacks', stack, 'cdk.tf.json');
     if (!existsSync(file)) return undefined;
     const json = JSON.parse(readFileSync(file, 'utf8')) as { resource?: { kafka_topic?: Record<string, { name: string }> } };
     return Object.values(json.resource?.kafka_topic ?? {}).map((t) => t.name).sort();
@@ -42,8 +42,8 @@ describe('attack: cdktf deploy of an edit krt synth refuses', () => {
     expect(stackTopics()).toContain('orders.confirmed.retry.1h');
   });
 
-  // Defect: krt cdktf (the app cdktf deploy runs) never runs guardChanges.
-  it.failing('refuses, as krt synth does, a tier removed without draining, and writes no stack that deletes it', async () => {
+  // Was a defect: krt cdktf (the app cdktf deploy runs) never ran guardChanges.
+  it('refuses, as krt synth does, a tier removed without draining, and writes no stack that deletes it', async () => {
     project.edit('topologies/orders.ts', "ladder: ['1m', '10m', '1h']", "ladder: ['1m', '10m']");
     const synth = await project.krt('synth');
     expect(synth.code).not.toBe(0); // krt synth refuses: deletes 'orders.confirmed.retry.1h' with every record waiting in it
@@ -51,5 +51,29 @@ describe('attack: cdktf deploy of an edit krt synth refuses', () => {
 
     const cdktf = await project.krt('cdktf');
     expect({ code: cdktf.code === 0 ? 'ok' : 'refused', stackWithoutTheTier: stackTopics()?.includes('orders.confirmed.retry.1h') === false }).toEqual({ code: 'refused', stackWithoutTheTier: false });
+  });
+
+  it('says, as krt synth does, what the change would delete and that nothing was built for cdktf to deploy', async () => {
+    project.edit('topologies/orders.ts', "ladder: ['1m', '10m', '1h']", "ladder: ['1m', '10m']");
+    const cdktf = await project.krt('cdktf');
+    expect(cdktf.code).toBe(1);
+    expect(cdktf.stderr).toContain("tier 1h left the ladder, which would delete 'orders.confirmed.retry.1h' with every record waiting in it");
+    expect(cdktf.stderr).toContain('krt cdktf refuses what krt synth refuses: no stack was built, so cdktf deploys nothing');
+    expect(fileTree(outDir)).toEqual({}); // no stack file at all
+  });
+
+  it('judges against the output folder --out names, not generated/ whatever it says', async () => {
+    renameSync(project.path('generated'), project.path('infra'));
+    project.edit('topologies/orders.ts', "ladder: ['1m', '10m', '1h']", "ladder: ['1m', '10m']");
+    const cdktf = await project.krt('cdktf', '--out', 'infra');
+    expect({ code: cdktf.code, built: stackTopics() !== undefined }).toEqual({ code: 1, built: false });
+    expect(cdktf.stderr).toContain("'orders.confirmed.retry.1h'");
+  });
+
+  it('with some files named, builds the other topologies as committed, not as deleted (empty) stacks', async () => {
+    const cdktf = await project.krt('cdktf', 'topologies/orders.ts');
+    expect(cdktf.code).toBe(0);
+    const committed = JSON.parse(project.read('generated/terraform/analytics/cdk.tf.json')) as { resource: { kafka_topic: Record<string, { name: string }> } };
+    expect(stackTopics('analytics')).toEqual(Object.values(committed.resource.kafka_topic).map((t) => t.name).sort());
   });
 });

@@ -1,6 +1,6 @@
 import { emitTerraform } from '../src/emitters/terraform';
 import type { ProjectModel } from '../src/model/types';
-import { guardChanges, planChanges, withRemovedStacks } from '../src/plan';
+import { guardChanges, planChanges, withAppliedStacks, withRemovedStacks } from '../src/plan';
 import { compile } from './helpers/specs';
 
 /*
@@ -50,7 +50,15 @@ class World {
   apply(stack: string, config: Map<string, string>): void {
     const state = this.states.get(stack) ?? new Map<string, string>();
     this.states.set(stack, state);
-    for (const [key, id] of config) if (key.startsWith('import:')) state.set(key.slice(7), id);
+    for (const [key, id] of config) {
+      if (!key.startsWith('import:') || state.has(key.slice(7))) continue;
+      // Terraform cannot import what does not exist: the apply stops there.
+      if (!this.topics.has(id)) {
+        this.losses.push(`apply of '${stack}' imports '${id}', which does not exist: the apply fails`);
+        return;
+      }
+      state.set(key.slice(7), id);
+    }
     for (const key of config.keys()) if (key.startsWith('forget:')) state.delete(key.slice(7));
     const resources = [...config].filter(([key]) => key.startsWith('kafka_topic.'));
     for (const [address, topic] of [...state]) {
@@ -71,17 +79,24 @@ class World {
   }
 }
 
-/** Runs synth on each spec in turn; applies the stacks each step names (all of them first). */
-function run(steps: { specs: Json[]; apply: string[] | 'all' }[]) {
+/**
+ * Runs synth on each spec in turn; applies the stacks each step names (all of them first).
+ * `applied` is what the operator tells krt at that step (`krt synth --applied <stack>`):
+ * kept stacks applied earlier.
+ */
+function run(steps: { specs: Json[]; apply: string[] | 'all'; applied?: string[] }[]) {
   const world = new World();
   let model: ProjectModel | undefined;
   const refused: string[] = [];
   /** What `krt plan` says at each step after the first. */
   const plans: string[][] = [];
-  for (const [i, { specs, apply }] of steps.entries()) {
+  for (const [i, { specs, apply, applied }] of steps.entries()) {
     const compiled = compile(...specs).model;
     if (!compiled) throw new Error(`step ${i}: the spec does not compile`);
+    model = withAppliedStacks(model, applied ?? []);
     const next = withRemovedStacks(model, compiled);
+    // What krt plan says of this step, refused or not.
+    if (model) plans.push(planChanges(model, next).groups.flatMap((g) => g.changes.map((c) => `${c.risk}: ${c.text}`)));
     if (model) {
       const problems = guardChanges(model, next);
       if (problems.length > 0) {
@@ -95,7 +110,6 @@ function run(steps: { specs: Json[]; apply: string[] | 'all' }[]) {
         if (c.decommissioned) for (const x of [...c.tiers, c.dlq, c.dlqAudit]) if (!named.has(x.name)) world.declaredGone.add(x.name);
       }
     }
-    if (model) plans.push(planChanges(model, next).groups.flatMap((g) => g.changes.map((c) => `${c.risk}: ${c.text}`)));
     const stacks = configs(next);
     for (const [stack, config] of stacks) if (apply === 'all' || apply.includes(stack)) world.apply(stack, config);
     model = next;
@@ -108,32 +122,84 @@ describe('attack: a deleted topology whose kept, empty stack was not applied yet
   const refundsLive = consumer('refunds', 'refunds.requested');
   const refundsGone = consumer('refunds', 'refunds.requested', { decommissioned: true });
 
-  it('deleted and applied at once, then the consumer declared again elsewhere: nothing lost (held)', () => {
-    const { world, refused } = run([
-      { specs: [orders, topology('payments', [refundsLive])], apply: 'all' },
-      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
-      { specs: [orders], apply: 'all' }, // the payments file deleted: its stack kept empty and applied
-      { specs: [topology('orders', [consumer('billing', 'orders.confirmed'), refundsLive])], apply: 'all' },
-    ]);
-    expect(refused).toEqual([]);
-    expect(world.losses).toEqual([]);
+  // krt sees the same specs as in the next case, so it cannot tell the two apart: the
+  // operator who applied the kept stack says so (krt synth --applied payments).
+  it('deleted and applied at once, then the consumer declared again elsewhere: refused until the operator says the kept stack was applied, then nothing lost', () => {
+    const steps = (applied?: string[]) => [
+      { specs: [orders, topology('payments', [refundsLive])], apply: 'all' as const },
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' as const },
+      { specs: [orders], apply: 'all' as const }, // the payments file deleted: its stack kept empty and applied
+      { specs: [topology('orders', [consumer('billing', 'orders.confirmed'), refundsLive])], apply: 'all' as const, ...(applied ? { applied } : {}) },
+    ];
+    const unsaid = run(steps());
+    expect(unsaid.refused).toEqual([expect.stringContaining("stack 'payments', kept (empty) since its topology file was deleted, may still hold them in its Terraform state")]);
+    expect(unsaid.refused[0]).toContain('then run this again with --applied payments');
+    const said = run(steps(['payments']));
+    expect({ refused: said.refused, losses: said.world.losses }).toEqual({ refused: [], losses: [] });
   });
 
-  // Defect: the committed model says the kept stack is empty, as if it had been applied;
-  // krt says itself it cannot tell offline whether it was. A consumer of the same name
-  // declared again in another topology before that apply creates its topics over the ones
-  // the kept stack's state still holds (that apply fails), and the kept stack's apply then
-  // deletes the live consumer's tiers and DLQ with their records. The plan calls it safe.
-  it.failing('the consumer declared again in another topology before the kept stack is applied: refused, or nothing lost', () => {
+  // Was a defect: the committed model said the kept stack was empty, as if it had been
+  // applied; krt says itself it cannot tell offline whether it was. A consumer of the same
+  // name declared again in another topology before that apply created its topics over the
+  // ones the kept stack's state still held (that apply failed), and the kept stack's apply
+  // then deleted the live consumer's tiers and DLQ with their records. The plan called it
+  // safe. The kept stack now carries what it last held, judged until it is said applied.
+  it('the consumer declared again in another topology before the kept stack is applied: refused, and the plan says why', () => {
     const { world, refused, plans } = run([
       { specs: [orders, topology('payments', [refundsLive])], apply: 'all' },
       { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
       { specs: [orders], apply: ['orders'] }, // the payments file deleted; its kept stack not applied yet
       { specs: [topology('orders', [consumer('billing', 'orders.confirmed'), refundsLive])], apply: 'all' },
     ]);
-    // What krt plan said of the last step: nothing destructive, nothing refused.
-    expect(plans[2]!.filter((line) => !line.startsWith('safe'))).toEqual([]);
-    expect(refused.length > 0 ? [] : world.losses).toEqual([]);
+    expect(plans[2]!.filter((line) => !line.startsWith('safe'))).toEqual([
+      expect.stringMatching(/^destructive: 'refunds\.requested\.dlq', .* declared again in stack 'orders' while the kept stack 'payments' of a deleted topology may still hold them/),
+    ]);
+    expect(refused).toEqual([expect.stringContaining("consumer 'refunds' declares 'refunds.requested.dlq', 'refunds.requested.dlq.audit', 'refunds.requested.retry.10m', 'refunds.requested.retry.1m' again in stack 'orders'")]);
+    expect(world.losses).toEqual([]);
+  });
+
+  it('the consumer declared again in a topology other than the unchanged one carrying the kept stack: refused too', () => {
+    const shipping = (consumers: Json[]) => topology('shipping', consumers);
+    const ledger = consumer('ledger', 'shipments.sent');
+    const { world, refused } = run([
+      { specs: [orders, topology('payments', [refundsGone]), shipping([ledger])], apply: 'all' },
+      { specs: [orders, shipping([ledger])], apply: ['orders', 'shipping'] }, // 'orders' carries the kept stack
+      { specs: [orders, shipping([ledger, refundsLive])], apply: 'all' },
+    ]);
+    expect(refused).toEqual([expect.stringContaining("consumer 'refunds' declares 'refunds.requested.dlq', 'refunds.requested.dlq.audit', 'refunds.requested.retry.10m', 'refunds.requested.retry.1m' again in stack 'shipping'")]);
+    expect(world.losses).toEqual([]);
+  });
+
+  it('an ACL the kept stack may still hold, declared again for another consumer of the same principal: refused until said applied', () => {
+    const v2 = consumer('refunds-v2', 'refunds.requested', { principal: 'User:refunds', retryTopicBase: 'refunds.requested.v2' });
+    const steps = (applied?: string[]) => [
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' as const },
+      { specs: [orders], apply: ['orders'] },
+      { specs: [topology('orders', [consumer('billing', 'orders.confirmed'), v2])], apply: 'all' as const, ...(applied ? { applied } : {}) },
+    ];
+    expect(run(steps()).refused).toEqual([
+      expect.stringContaining("stack 'orders' declares the ACL User:refunds Read Topic 'refunds.requested', but stack 'payments', kept (empty) since its topology file was deleted, may still hold it"),
+    ]);
+    expect(run(steps(['payments'])).refused).toEqual([]);
+  });
+
+  it('a kept stack said applied when it was not: the operator\'s word is what krt goes by, so the loss is theirs (control)', () => {
+    const { world, refused } = run([
+      { specs: [orders, topology('payments', [refundsLive])], apply: 'all' },
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [orders], apply: ['orders'] },
+      { specs: [topology('orders', [consumer('billing', 'orders.confirmed'), refundsLive])], apply: 'all', applied: ['payments'] },
+    ]);
+    expect(refused).toEqual([]);
+    expect(world.losses).toContain("apply of 'orders' creates 'refunds.requested.dlq', which exists: the apply fails");
+  });
+
+  it('--applied naming a stack krt does not keep is a usage error that lists the kept ones', () => {
+    expect(() => run([
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [orders], apply: 'all' },
+      { specs: [orders], apply: 'all', applied: ['paymnets'] },
+    ])).toThrow("--applied paymnets: not a stack krt keeps for a deleted topology file (the stacks kept are 'payments'); name only those you applied");
   });
 
   it('held: renamed onto the deleted name (refused without previousName), two deleted and one restored, restored live', () => {
@@ -167,8 +233,8 @@ describe('attack: a deleted topology whose kept, empty stack was not applied yet
   });
 
   // The same defect when the topology that carries the kept stack is itself deleted: the
-  // kept stack moves to the next topology, and is still judged empty.
-  it.failing('the kept stack carried over after its host topology is deleted too: refused, or nothing lost', () => {
+  // kept stack moves to the next topology, and was still judged empty.
+  it('the kept stack carried over after its host topology is deleted too: refused, or nothing lost', () => {
     const ledgerLive = consumer('ledger', 'payments.settled');
     const { world, refused, plans } = run([
       { specs: [topology('analytics', [ledgerLive]), topology('aaa', [consumer('billing', 'orders.confirmed', { decommissioned: true })]), topology('payments', [refundsGone])], apply: 'all' },
@@ -176,7 +242,8 @@ describe('attack: a deleted topology whose kept, empty stack was not applied yet
       { specs: [topology('analytics', [ledgerLive])], apply: ['analytics'] },
       { specs: [topology('analytics', [ledgerLive, refundsLive])], apply: 'all' },
     ]);
-    expect(plans[2]!.filter((line) => !line.startsWith('safe'))).toEqual([]);
-    expect(refused.length > 0 ? [] : world.losses).toEqual([]);
+    expect(plans[2]!.filter((line) => !line.startsWith('safe'))).toEqual([expect.stringContaining("the kept stack 'payments' of a deleted topology may still hold them")]);
+    expect(refused).toEqual([expect.stringContaining("consumer 'refunds' declares")]);
+    expect(world.losses).toEqual([]);
   });
 });

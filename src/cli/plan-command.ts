@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { formatPlan, planChanges, planJson, readBaseline, readCommittedStacks, withRemovedStacks, withUntouched, worstRisk } from '../plan';
+import { formatPlan, planChanges, planJson, readBaseline, readCommittedStacks, withAppliedStacks, withRemovedStacks, withUntouched, worstRisk } from '../plan';
 import { MODEL_SNAPSHOT_FILE } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -13,6 +13,8 @@ export interface PlanOptions {
   readonly json: boolean;
   readonly live: boolean;
   readonly minInsyncReplicas?: string;
+  /** Kept stacks of deleted topology files the operator applied since the last synth. */
+  readonly applied?: readonly string[];
 }
 
 /** Exit codes of `krt plan`: CI stops on `destructive` (offline) or `drift` (--live) until someone looks. */
@@ -25,10 +27,11 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   if (reportDiagnostics(io, result) || !result.model) return PLAN_EXIT.problems;
   if (options.live) return liveCommand(io, result.model, options);
   const outDir = path.resolve(io.cwd, options.out);
-  const committed = readBaseline(outDir, io.cwd);
+  const committed = withAppliedStacks(readBaseline(outDir, io.cwd), options.applied ?? []);
+  const stacks = readCommittedStacks(outDir);
   // A plan of some files judges only those: the other topologies stay as committed.
   // And the stacks of deleted topology files stay, empty, as krt synth keeps them.
-  const plan = planChanges(committed, withRemovedStacks(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model), readCommittedStacks(outDir));
+  const plan = planChanges(committed, withRemovedStacks(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model, stacks), stacks);
   const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));
   if (plan.refused.length > 0) return PLAN_EXIT.problems;

@@ -10,11 +10,13 @@ export interface SynthOptions {
   readonly out: string;
   /** Reuse what earlier runs generated from unchanged inputs (default); `--no-cache` turns it off. */
   readonly cache?: boolean;
+  /** Kept stacks of deleted topology files the operator applied since the last synth. */
+  readonly applied?: readonly string[];
 }
 
 export async function synthCommand(io: CliIo, args: readonly string[], options: SynthOptions): Promise<number> {
   const outDir = path.resolve(io.cwd, options.out);
-  const result = await synthesize({ cwd: io.cwd, files: resolveTopologyFiles(io.cwd, args), someFiles: args.length > 0, outDir, check: options.check, cache: options.cache });
+  const result = await synthesize({ cwd: io.cwd, files: resolveTopologyFiles(io.cwd, args), someFiles: args.length > 0, outDir, check: options.check, cache: options.cache, applied: options.applied });
   if (reportDiagnostics(io, result.compiled) || result.kind === 'invalid') return EXIT.problems;
   if (result.kind === 'refused') {
     reportDiagnostics(io, { diagnostics: result.refusals });

@@ -43,6 +43,27 @@ export interface HandOver {
   readonly topics: readonly string[];
   /** Resource ids of the ACLs the moved consumers are granted in their new stack. */
   readonly acls: readonly string[];
+  /**
+   * Only on the stack kept for a deleted topology file: the resources it last held, which
+   * its Terraform state still holds until that empty stack is applied. krt cannot tell
+   * offline when that happens, so they are judged as still there until the operator says
+   * so (`krt synth --applied <stack>`). Nothing is generated from them.
+   */
+  readonly mayHold?: HeldResources;
+}
+
+/** Resources a Terraform state may hold: topics as they were declared, and ACL resource ids. */
+export interface HeldResources {
+  readonly topics: readonly HeldTopic[];
+  readonly acls: readonly string[];
+}
+
+export interface HeldTopic {
+  readonly address: string;
+  readonly name: string;
+  readonly partitions: number;
+  readonly replicationFactor: number;
+  readonly config: Readonly<Record<string, string>>;
 }
 
 export interface TopicModelBase {

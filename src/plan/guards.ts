@@ -5,7 +5,7 @@ import { judgeOutcome } from './outcome';
 import type { StackResources } from './stack-resources';
 import type { Outcome } from './outcome';
 import { consumerPairs } from './pairs';
-import { sharedAclsDropped } from './shared-acls';
+import { heldAclsDeclared, sharedAclsDropped } from './shared-acls';
 import { changedTopologies } from './stack-resources';
 
 /**
@@ -18,7 +18,8 @@ export function guardChanges(before: ProjectModel | undefined, after: ProjectMod
   if (!before) return [];
   const judged = outcome ?? judgeOutcome(before, after, committed);
   // A shared ACL is told once the topics are safe: an undeclared move, refused above, drops ACLs too.
-  const problems: Diagnostic[] = judged.refused.length > 0 ? [...judged.refused] : sharedAclsDropped(before, after, changedTopologies(before, after));
+  const changed = judged.refused.length > 0 ? undefined : changedTopologies(before, after);
+  const problems: Diagnostic[] = changed ? [...sharedAclsDropped(before, after, changed), ...heldAclsDeclared(after, changed)] : [...judged.refused];
   for (const { before: was, after: now } of consumerPairs(before, after)) {
     if (was && now) problems.push(...orderingSwitch(was, now));
   }

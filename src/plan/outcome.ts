@@ -1,6 +1,6 @@
 import { stackTopics } from '../model/hand-over';
 import { topicResourceId } from '../naming';
-import type { ConsumerModel, ProjectModel, TopologyModel } from '../model/types';
+import type { ConsumerModel, HeldResources, ProjectModel, TopologyModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
@@ -9,6 +9,7 @@ import { changedTopologies, synthesizeStacks } from './stack-resources';
 import type { StackResources, TopicResource } from './stack-resources';
 import type { PlannedChange, TerraformChange } from './types';
 import { refusal } from './refusals';
+import { heldResources } from './removed-stacks';
 import { role, topicOwners } from './topic-owner';
 import type { TopicOwner } from './topic-owner';
 
@@ -39,9 +40,11 @@ export function judgeOutcome(before: ProjectModel, after: ProjectModel, committe
   const changed = changedTopologies(before, after);
   const ahead = committed ? committedAhead(before, committed) : { topologies: [], topics: new Map<string, string>() };
   for (const name of ahead.topologies) changed.add(name);
+  const pending = pendingTopics(before);
+  for (const name of reclaimingHosts(before, after, pending)) changed.add(name);
   const was = stacksBefore(before.topologies.filter((t) => changed.has(t.name)), committed);
   const now = synthesizeStacks(after.topologies.filter((t) => changed.has(t.name)));
-  const context = new Context(before, after, was, now, ahead.topics);
+  const context = new Context(before, after, was, now, ahead.topics, pending);
 
   for (const old of was.values()) {
     if (!now.has(old.stack)) context.vanished(old);
@@ -76,7 +79,39 @@ function stacksBefore(topologies: readonly TopologyModel[], committed: ReadonlyM
   const fromDisk = topologies.filter((t) => committed && stacksOf(t).every((s) => committed.has(s)));
   const stacks = synthesizeStacks(topologies.filter((t) => !fromDisk.includes(t)));
   for (const stack of fromDisk.flatMap(stacksOf)) stacks.set(stack, committed!.get(stack)!);
+  // A kept stack's committed file is empty from its first synth on; its state is not until it is applied.
+  for (const [stack, held] of heldResources({ topologies })) stacks.set(stack, withHeld(stacks.get(stack), stack, held));
   return stacks;
+}
+
+/** A stack's resources, with those its state may still hold added. */
+function withHeld(stack: StackResources | undefined, name: string, held: HeldResources): StackResources {
+  const topics = new Map(stack?.topics ?? []);
+  for (const topic of held.topics) if (!topics.has(topic.address)) topics.set(topic.address, { ...topic, stack: name });
+  return {
+    stack: name,
+    topics,
+    forgotten: stack?.forgotten ?? new Set(),
+    imports: stack?.imports ?? new Map(),
+    acls: new Set([...(stack?.acls ?? []), ...held.acls.map((id) => `kafka_acl.${id}`)]),
+  };
+}
+
+/** The topics kept stacks may still hold, with the stack: by topic name. */
+function pendingTopics(before: ProjectModel): Map<string, string> {
+  return new Map([...heldResources(before)].flatMap(([stack, held]) => held.topics.map((t) => [t.name, stack] as const)));
+}
+
+/**
+ * The topologies carrying a kept stack whose topics the spec names again: judged whatever
+ * else changed, since the topic's new stack would be created over what the kept stack's
+ * state may still hold. Without any, what the kept stacks hold was judged when they were kept.
+ */
+function reclaimingHosts(before: ProjectModel, after: ProjectModel, pending: ReadonlyMap<string, string>): string[] {
+  if (pending.size === 0) return [];
+  const named = topicOwners(after);
+  const stacks = new Set([...pending].filter(([topic]) => named.has(topic)).map(([, stack]) => stack));
+  return [before, after].flatMap((m) => m.topologies.filter((t) => (t.handedOver ?? []).some((h) => stacks.has(h.stack))).map((t) => t.name));
 }
 
 /**
@@ -116,6 +151,8 @@ class Context {
   /** Topics of decommissioned consumers that left the spec, by consumer: told in one line each. */
   private readonly gone = new Map<string, TopicOwner[]>();
   private readonly moves = new Map<string, { owner: TopicOwner; from: string; to: string; topics: string[] }>();
+  /** Topics declared again that a kept stack may still hold, by consumer and stack. */
+  private readonly held = new Map<string, { owner: TopicOwner; stack: string; topics: string[] }>();
 
   constructor(
     readonly before: ProjectModel,
@@ -124,6 +161,8 @@ class Context {
     readonly now: Map<string, StackResources>,
     /** Why a topic is judged from a committed stack that is ahead of the snapshot, by topic name. */
     private readonly ahead: ReadonlyMap<string, string>,
+    /** Topics a kept stack's state may still hold (see `withRemovedStacks`), with that stack. */
+    private readonly pending: ReadonlyMap<string, string> = new Map(),
   ) {
     this.ownersBefore = topicOwners(before);
     this.ownersAfter = topicOwners(after);
@@ -159,6 +198,10 @@ class Context {
 
   deleted(old: TopicResource): void {
     this.deletedNames.add(old.name);
+    if (this.pending.get(old.name) === old.stack && !this.ownersBefore.has(old.name)) {
+      this.stillHeld(old);
+      return;
+    }
     const owner = this.ownersBefore.get(old.name);
     const now = this.consumerAfter(owner);
     if (owner && declaredGone(owner, this.ownersAfter, this.consumersAfter)) {
@@ -174,6 +217,22 @@ class Context {
       : owner?.topic.kind === 'retry' && now
         ? `tier ${owner.topic.label} removed without draining: deletes '${old.name}' with every record waiting in it (krt synth refuses this)`
         : `stack '${old.stack}' deletes '${old.name}' with every record in it (krt synth refuses this)`);
+  }
+
+  /**
+   * A topic a kept stack's state may still hold: its deletion was judged when the topology
+   * was deleted, and applying that stack does it. Declared again by the spec, the topic
+   * would be created over the one that exists (that apply fails), and the kept stack's
+   * apply would then delete it under its new consumer, with every record. Told once per
+   * consumer and kept stack, in `result`.
+   */
+  private stillHeld(old: TopicResource): void {
+    const owner = this.ownersAfter.get(old.name);
+    if (!owner) return;
+    const key = `${owner.consumer.name}\0${old.stack}`;
+    const held = this.held.get(key) ?? { owner, stack: old.stack, topics: [] };
+    held.topics.push(old.name);
+    this.held.set(key, held);
   }
 
   added(current: TopicResource, imported: boolean): void {
@@ -291,6 +350,12 @@ class Context {
         `moves from stack '${move.from}' to stack '${move.to}' with its records: '${move.to}' imports ${topics} (import blocks) and '${move.from}' forgets them and the consumer's ACLs (removed, destroy = false); apply both stacks with Terraform or OpenTofu 1.7+, in either order (cdktf deploy ${move.from} ${move.to}), check that \`terraform plan\` then shows no changes in both, and remove ${declaration} from the spec after that`,
       );
     }
+    for (const { owner, stack, topics } of this.held.values()) {
+      const at = owner.consumer.topology;
+      const names = topics.sort(compareStrings);
+      this.refuse(refusal.stillHeld(stack, names, owner));
+      this.say(owner, { action: 'delete', stacks: [stack, at], topics: names }, 'destructive', `${quote(names)} declared again in stack '${at}' while the kept stack '${stack}' of a deleted topology may still hold them: unless '${stack}' was applied, '${at}' fails to create them and applying '${stack}' deletes them with every record (krt synth refuses this until told \`--applied ${stack}\`)`);
+    }
     return { changes: this.changes, refused: this.refused };
   }
 
@@ -321,3 +386,5 @@ function declaredGone(owner: TopicOwner, ownersAfter: ReadonlyMap<string, TopicO
   if (owner.consumer.decommissioned && !consumersAfter.has(owner.consumer.name)) return true;
   return owner.topic.kind === 'retry' && owner.topic.draining;
 }
+
+const quote = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');

@@ -67,6 +67,15 @@ export const refusal = {
     }
   },
 
+  stillHeld(stack: string, topics: readonly string[], owner: TopicOwner): Diagnostic {
+    const c = owner.consumer;
+    return specError(
+      c.source.file,
+      c.source.path,
+      `consumer '${c.name}' declares ${topics.map((t) => `'${t}'`).join(', ')} again in stack '${c.topology}', but stack '${stack}', kept (empty) since its topology file was deleted, may still hold them in its Terraform state: krt cannot tell offline whether it was applied, and if not, '${c.topology}' would fail to create them and applying '${stack}' would then delete them with every record; apply '${stack}' first (cdktf deploy ${stack}, or terraform apply in its folder), then run this again with --applied ${stack}`,
+    );
+  },
+
   changesHands(name: string, was: TopicOwner, now: TopicOwner): Diagnostic {
     return at(
       now,

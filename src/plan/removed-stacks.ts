@@ -1,5 +1,8 @@
-import type { HandOver, ProjectModel, TopologyModel } from '../model/types';
+import type { HandOver, HeldResources, ProjectModel, TopologyModel } from '../model/types';
+import { KrtError } from '../runtime/krt-error';
 import { compareStrings } from '../util/compare';
+import { synthesizeStacks } from './stack-resources';
+import type { StackResources } from './stack-resources';
 import type { PlannedChange } from './types';
 
 /**
@@ -28,16 +31,71 @@ export function removedStacks(model: ProjectModel | undefined): Set<string> {
  * keeps it until a topology generates that stack again (a file of that name, or a
  * `previousName`). Only a topology's own stack is kept this way: a former stack holds
  * `removed` blocks, and dropping those is told by the plan (see `droppedMoves`).
+ *
+ * The kept stack also carries what it last held (`mayHold`: from the committed stack, as
+ * applied, else synthesized from the snapshot): until someone applies it, its state still
+ * holds those topics, and a later spec that declares one of them again elsewhere would
+ * have it created over a topic that exists and then deleted by that apply. The guard
+ * judges against them until the operator says the stack was applied (`withAppliedStacks`).
  */
-export function withRemovedStacks(baseline: ProjectModel | undefined, model: ProjectModel): ProjectModel {
+export function withRemovedStacks(baseline: ProjectModel | undefined, model: ProjectModel, committed?: ReadonlyMap<string, StackResources>): ProjectModel {
   const stripped = model.topologies.map(withoutRemovedStacks);
   const generated = generatedStacks({ topologies: stripped });
   const gone = [...new Set([...(baseline?.topologies ?? []).map((t) => t.name), ...removedStacks(baseline)])].filter((s) => !generated.has(s)).sort(compareStrings);
   const [host, ...rest] = stripped;
   if (!host || gone.length === 0) return stripped.every((t, i) => t === model.topologies[i]) ? model : { ...model, topologies: stripped };
-  const kept: HandOver[] = gone.map((stack) => ({ stack, topics: [], acls: [] }));
+  const kept: HandOver[] = gone.map((stack) => {
+    const mayHold = heldBy(baseline!, stack, committed);
+    return mayHold ? { stack, topics: [], acls: [], mayHold } : { stack, topics: [], acls: [] };
+  });
   const handedOver = [...(host.handedOver ?? []), ...kept].sort((a, b) => compareStrings(a.stack, b.stack));
   return { ...model, topologies: [{ ...host, handedOver }, ...rest] };
+}
+
+/**
+ * What the state of a stack that is now kept empty may hold: for a topology deleted just
+ * now, what its stack holds (committed, as applied, or else synthesized from the
+ * snapshot); for a stack kept already, what it held when it was first kept.
+ */
+function heldBy(baseline: ProjectModel, stack: string, committed: ReadonlyMap<string, StackResources> | undefined): HeldResources | undefined {
+  const topology = baseline.topologies.find((t) => t.name === stack);
+  if (!topology) return baseline.topologies.flatMap((t) => t.handedOver ?? []).find((h) => h.stack === stack && isRemovedStack(h))?.mayHold;
+  const resources = committed?.get(stack) ?? synthesizeStacks([topology]).get(stack)!;
+  const topics = [...resources.topics.values()].map(({ stack: _, ...topic }) => topic).sort((a, b) => compareStrings(a.address, b.address));
+  // Resource ids, as a hand-over names ACLs; the stack's set holds addresses.
+  const acls = [...resources.acls].map((a) => a.replace(/^kafka_acl\./, '')).sort(compareStrings);
+  return topics.length + acls.length > 0 ? { topics, acls } : undefined;
+}
+
+/**
+ * The committed model as it is once the operator applied these kept stacks (`--applied`):
+ * their state then holds nothing, so nothing they last held stands in the way, and the
+ * next snapshot no longer carries it. A name that is no kept stack is a usage error.
+ */
+export function withAppliedStacks(baseline: ProjectModel | undefined, applied: readonly string[]): ProjectModel | undefined {
+  if (applied.length === 0) return baseline;
+  const kept = removedStacks(baseline);
+  const unknown = [...new Set(applied)].filter((s) => !kept.has(s)).sort(compareStrings);
+  if (unknown.length > 0) {
+    const list = kept.size > 0 ? `the stacks kept are ${[...kept].sort(compareStrings).map((s) => `'${s}'`).join(', ')}` : 'no stack is kept';
+    throw new KrtError(`--applied ${unknown.join(', ')}: not a stack krt keeps for a deleted topology file (${list}); name only those you applied`, { exit: 'usage' });
+  }
+  const names = new Set(applied);
+  const topologies = baseline!.topologies.map((t) => {
+    if (!(t.handedOver ?? []).some((h) => names.has(h.stack) && h.mayHold)) return t;
+    const handedOver = t.handedOver!.map((h) => {
+      if (!names.has(h.stack) || !h.mayHold) return h;
+      const { mayHold: _, ...rest } = h;
+      return rest;
+    });
+    return { ...t, handedOver };
+  });
+  return { ...baseline, topologies };
+}
+
+/** The kept stacks whose state may still hold resources, and what: by stack name. */
+export function heldResources(model: ProjectModel): Map<string, HeldResources> {
+  return new Map(model.topologies.flatMap((t) => t.handedOver ?? []).flatMap((h) => (isRemovedStack(h) && h.mayHold ? [[h.stack, h.mayHold] as const] : [])));
 }
 
 function withoutRemovedStacks(topology: TopologyModel): TopologyModel {
@@ -57,7 +115,7 @@ export function removedStackChanges(before: ProjectModel | undefined, after: Pro
       topology: stack,
       change: {
         risk: 'safe' as const,
-        text: `topology removed: its stack '${stack}' is still generated, with no resources, so applying it (cdktf deploy ${stack}, or terraform apply in its folder) deletes what its state holds, as told above; krt keeps generating it, empty, since it cannot tell offline when it was applied`,
+        text: `topology removed: its stack '${stack}' is still generated, with no resources, so applying it (cdktf deploy ${stack}, or terraform apply in its folder) deletes what its state holds, as told above; krt keeps generating it, empty, since it cannot tell offline when it was applied, and refuses to declare what it held again elsewhere until told \`krt synth --applied ${stack}\``,
         terraform: { action: 'delete' as const, stacks: [stack], topics: [] },
       },
     })),

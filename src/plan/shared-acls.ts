@@ -4,6 +4,7 @@ import type { ProjectModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { compareStrings } from '../util/compare';
+import { heldResources } from './removed-stacks';
 
 /** Kafka keeps one ACL per (principal, operation, resource), however many stacks declare it. */
 const aclKey = (r: { principal: string; operation: string; resourceType: string; resourceName: string }) => `${r.principal} ${r.operation} ${r.resourceType} '${r.resourceName}'`;
@@ -41,6 +42,32 @@ export function sharedAclsDropped(before: ProjectModel, after: ProjectModel, cha
           topology.source.file,
           'consumers',
           `stack '${stack}' would delete the ACL ${acl} from Kafka, which stack '${other[0]}' still declares, so its consumer would lose it; keep the consumer that needs it in '${stack}' (decommissioned) until it is moved (previousTopology: '${stack}' on it in '${other[0]}', whose stack then takes the ACL over), and remove it from there`,
+        ),
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * An ACL that the kept stack of a deleted topology file may still hold in its state (see
+ * `withRemovedStacks`), declared again by a changed topology: Kafka keeps one such ACL,
+ * so applying the kept stack would revoke it under the new stack's consumer. Refused, as
+ * its topics are, until the operator says the kept stack was applied (`--applied`).
+ */
+export function heldAclsDeclared(after: ProjectModel, changed: ReadonlySet<string>): Diagnostic[] {
+  const held = new Map([...heldResources(after)].flatMap(([stack, h]) => h.acls.map((id) => [id, stack] as const)));
+  if (held.size === 0) return [];
+  const problems: Diagnostic[] = [];
+  for (const topology of after.topologies.filter((t) => changed.has(t.name))) {
+    for (const rule of aclRules(topology)) {
+      const stack = held.get(aclResourceId(rule));
+      if (stack === undefined || stack === topology.name) continue;
+      problems.push(
+        specError(
+          topology.source.file,
+          'consumers',
+          `stack '${topology.name}' declares the ACL ${aclKey(rule)}, but stack '${stack}', kept (empty) since its topology file was deleted, may still hold it in its Terraform state: krt cannot tell offline whether it was applied, and if not, applying '${stack}' would delete it from Kafka under '${topology.name}''s consumer; apply '${stack}' first (cdktf deploy ${stack}, or terraform apply in its folder), then run this again with --applied ${stack}`,
         ),
       );
     }

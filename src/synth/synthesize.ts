@@ -6,7 +6,7 @@ import { SynthCache, TRANSPILE_DIR } from '../cache/synth-cache';
 import { compileFiles } from '../compile';
 import type { CompileResult } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { guardChanges, readBaseline, readCommittedStacks, withRemovedStacks, withUntouched } from '../plan';
+import { guardChanges, readBaseline, readCommittedStacks, withAppliedStacks, withRemovedStacks, withUntouched } from '../plan';
 import type { Diagnostic } from '../validate/diagnostic';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
 import { OutputFolder } from '../writer/write-generated';
@@ -26,6 +26,8 @@ export interface SynthRequest {
   readonly check: boolean;
   /** Reuse what earlier runs generated from unchanged inputs (default). */
   readonly cache?: boolean;
+  /** Kept stacks of deleted topology files the operator applied (`--applied`): their state holds nothing now. */
+  readonly applied?: readonly string[];
 }
 
 export type SynthResult =
@@ -61,11 +63,14 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   if (!compiled.model || compiled.diagnostics.some((d) => d.severity === 'error')) return { kind: 'invalid', compiled };
   // A synth of some files keeps the other topologies as committed (see withUntouched), and
   // every synth keeps the stacks of deleted topology files (see withRemovedStacks).
-  const baseline = !check || request.someFiles || hasOtherStacks(outDir, compiled.model) ? readBaseline(outDir, cwd) : undefined;
-  const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model);
+  const applied = request.applied ?? [];
+  const read = !check || request.someFiles || applied.length > 0 || hasOtherStacks(outDir, compiled.model) ? readBaseline(outDir, cwd) : undefined;
+  const baseline = withAppliedStacks(read, applied);
+  const committed = baseline && !check ? readCommittedStacks(outDir) : undefined;
+  const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model, committed);
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
-  const guardNotes = check ? [] : guardChanges(baseline, model, undefined, baseline && readCommittedStacks(outDir));
+  const guardNotes = check ? [] : guardChanges(baseline, model, undefined, committed);
   if (guardNotes.some((d) => d.severity === 'error')) return { kind: 'refused', compiled, refusals: guardNotes };
 
   const folder = new OutputFolder(outDir, check ? 'check' : 'write');
