@@ -13,7 +13,7 @@ jest.setTimeout(120_000);
  * (a tier removed without draining) is deployed as it stands, deleting the tier with its
  * records: the refusal holds only for whoever runs `krt synth` first.
  */
-describe('attack: cdktf deploy of an edit krt synth refuses', () => {
+describe('cdktf deploy of an edit krt synth refuses', () => {
   let project: ScratchProject;
   let outDir: string;
   const saved = process.env.CDKTF_OUTDIR;

@@ -117,7 +117,7 @@ function run(steps: { specs: Json[]; apply: string[] | 'all'; applied?: string[]
   return { world, refused, plans };
 }
 
-describe('attack: a deleted topology whose kept, empty stack was not applied yet', () => {
+describe('a deleted topology whose kept, empty stack was not applied yet', () => {
   const orders = topology('orders', [consumer('billing', 'orders.confirmed')]);
   const refundsLive = consumer('refunds', 'refunds.requested');
   const refundsGone = consumer('refunds', 'refunds.requested', { decommissioned: true });

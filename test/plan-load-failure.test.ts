@@ -3,7 +3,7 @@ import { ScratchProject } from './helpers/project';
 jest.setTimeout(60_000);
 
 /** Attack on the plan guard with a topology file that fails to load: nothing is written and nothing reads as deleted (held). */
-describe('attack: a topology file that fails to load', () => {
+describe('a topology file that fails to load', () => {
   let project: ScratchProject;
   beforeEach(() => (project = new ScratchProject()));
   afterEach(() => project.remove());
