@@ -61,6 +61,15 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   /** Bumped by forget(): a commit refused before a rebalance must not come back after it. */
   let generation = 0;
   let closed = false;
+  /** The last commit was refused: the next goes out with the interval's timer, not one per record. */
+  let refused = false;
+  /** Callers waiting for room in the window, woken when a commit settles, or by forget() and close(). */
+  let waiting: (() => void)[] = [];
+  const wake = () => {
+    const woken = waiting;
+    waiting = [];
+    for (const resume of woken) resume();
+  };
 
   /** Keeps `o` unless a newer offset of its partition is pending or was already sent. */
   function keep(o: OffsetCommit): void {
@@ -93,19 +102,52 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     const run = last.then(async () => {
       try {
         await consumer().commitOffsets(batch);
-        if (sentIn === generation) inFlightMarks -= sentMarks;
+        if (sentIn === generation) {
+          inFlightMarks -= sentMarks;
+          refused = false;
+        }
       } catch (error) {
         if (sentIn === generation) inFlightMarks -= sentMarks;
         // Keep them for the next commit, unless a newer one of their partition was sent since, or a rebalance came between.
         if (sentIn === generation && !closed) {
-          for (const o of batch) if (highest.get(partitionKey(o)) === BigInt(o.offset) && !pending.has(partitionKey(o))) pending.set(partitionKey(o), o);
-          if (pending.size > 0) schedule();
+          let kept = false;
+          for (const o of batch) {
+            if (highest.get(partitionKey(o)) === BigInt(o.offset) && !pending.has(partitionKey(o))) {
+              pending.set(partitionKey(o), o);
+              kept = true;
+            }
+          }
+          // Their records are still not committed: they count toward the window until they are
+          // (unless a newer commit of their partitions, counted itself, covers them).
+          if (kept) {
+            marked += sentMarks;
+            refused = true;
+            schedule();
+          }
         }
         throw error;
+      } finally {
+        wake();
       }
     });
     last = run.catch(() => {});
     return run;
+  }
+
+  const windowFull = () => marked + inFlightMarks >= policy.maxRecords;
+
+  /**
+   * Backpressure: at maxRecords records done and not committed (in flight included) the
+   * caller waits until they are, so a crash runs again at most maxRecords records, refused
+   * commits or not. After a refusal it waits for the interval's retry rather than sending a
+   * commit per record; a rebalance or close() ends the wait (those records run again anyway).
+   */
+  async function waitForRoom(): Promise<void> {
+    const startedIn = generation;
+    while (windowFull() && startedIn === generation && !closed) {
+      if (!refused) await commitPending().catch(onError);
+      else await new Promise<void>((resume) => waiting.push(resume));
+    }
   }
 
   function schedule(): void {
@@ -125,17 +167,15 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       keep(offset);
       marked++;
       if (policy.intervalMs <= 0) await commitPending();
-      // Backpressure: at maxRecords marks the caller waits until they are committed. A
-      // refused commit is reported, not thrown (its offsets go out with the next one).
-      else if (marked + inFlightMarks >= policy.maxRecords) await commitPending().catch(onError);
+      // A refused commit is reported, not thrown: its offsets go out with the next one.
+      else if (windowFull()) await waitForRoom();
       else schedule();
     },
     markProgress(progress) {
       progressed.add(progress);
       if (policy.intervalMs <= 0) return commitPending();
-      // Backpressure: at maxRecords marks not yet committed (in flight included) the partition
-      // waits for the commit, so a crash runs again at most maxRecords records.
-      if (++marked + inFlightMarks >= policy.maxRecords) return commitPending().catch(onError);
+      marked++;
+      if (windowFull()) return waitForRoom();
       schedule();
       return undefined;
     },
@@ -149,6 +189,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       highest.clear();
       marked = 0;
       inFlightMarks = 0;
+      refused = false;
+      wake();
     },
     close() {
       closed = true;
@@ -156,6 +198,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       cancelTimer = undefined;
       pending.clear();
       progressed.clear();
+      wake();
     },
   };
 }

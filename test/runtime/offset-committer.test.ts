@@ -184,17 +184,36 @@ describe('the offset committer', () => {
     expect(s.clock.now()).toBe(0);
   });
 
-  it('empties the window when a commit is refused: its records wait for the interval with the next ones, not one commit per record', async () => {
+  it('keeps the records of a refused commit in the window: at maxRecords the next record waits for the retry, and no commit goes out per record', async () => {
     const s = setup();
     s.refuseNext(1);
     for (let offset = 1; offset <= 3; offset++) await s.committer.mark(s.at(0, offset));
     await expect(s.committer.flush()).rejects.toThrow('loading');
     await s.committer.mark(s.at(0, 4));
-    await s.committer.mark(s.at(0, 5));
+    let fifthDone = false;
+    const fifth = s.committer.mark(s.at(0, 5)).then(() => (fifthDone = true));
+    await s.settle();
+    // Five records done and none committed: the fifth waits, so a crash now runs again at most five.
+    expect(fifthDone).toBe(false);
     expect(s.requests).toEqual([]);
     s.clock.advanceToNextTimer();
-    await s.settle();
+    await fifth;
     expect(s.requests).toEqual([[s.at(0, 5)]]);
+  });
+
+  it('keeps a record waiting for room while commits are refused, and lets it go on at a rebalance', async () => {
+    const s = setup();
+    s.refuseNext(3);
+    for (let offset = 1; offset <= 4; offset++) await s.committer.mark(s.at(0, offset));
+    await expect(s.committer.flush()).rejects.toThrow('loading');
+    let done = false;
+    const fifth = s.committer.mark(s.at(0, 5)).then(() => (done = true));
+    s.clock.advanceToNextTimer(); // refused again
+    await s.settle();
+    expect(done).toBe(false);
+    s.committer.forget();
+    await fifth;
+    expect(done).toBe(true);
   });
 
   it('after a rebalance counts only the new marks toward maxRecords, even when a commit from before it is answered later', async () => {
