@@ -7,7 +7,8 @@ import type { ConsumerPort } from '../../src/runtime/port';
 /*
  * Attack on the @platformatic/kafka adapter's start-over after a rejoin
  * (src/runtime/adapters/platformatic.ts, startOver: gate.invalidateAll() and runs.reset()
- * drop every record fetched and not yet handed out). The client's stream, on
+ * drop every record fetched and not yet handed out; fixed: it drops the stream's positions
+ * too, so the client reads every partition from its commit or the earliest). The client's stream, on
  * 'consumer:group:join', refreshes its positions from the group's committed offsets, but a
  * partition the group never committed keeps the position it had in memory, past the
  * records it fetched (node_modules/@platformatic/kafka/dist/clients/consumer/
