@@ -180,6 +180,25 @@ describe('the @platformatic/kafka adapter', () => {
     expect(seen.filter((v) => v.startsWith('b'))).toEqual(['b0', 'b1', 'b2', 'b3']);
   });
 
+  it('reads a partition paused mid-response by another partition\'s handler from its first record once resumed (none skipped)', async () => {
+    const seen: string[] = [];
+    let paused = false;
+    // One response carries a0, a1, then b0, b1; a0's handler pauses partition 1 before b0 is pushed (nothing of it handed out yet).
+    const c = await consuming(async ({ message }) => {
+      const value = message.value!.toString();
+      if (value === 'a0' && !paused) {
+        paused = true;
+        c.pause([{ topic: TOPIC, partitions: [1] }]);
+      }
+      seen.push(value);
+    });
+    await until('partition 0 to be read to its end', () => (seen.includes('a3') ? true : undefined));
+    expect(seen.filter((v) => v.startsWith('b'))).toEqual([]);
+    c.resume([{ topic: TOPIC, partitions: [1] }]);
+    await until('partition 1 to be read to its end', () => (seen.includes('b3') ? true : undefined));
+    expect(seen.filter((v) => v.startsWith('b'))).toEqual(['b0', 'b1', 'b2', 'b3']);
+  });
+
   it('does not let a fetch that was in flight during a seek carry the partition past the sought record', async () => {
     const seen: string[] = [];
     let sought = false;

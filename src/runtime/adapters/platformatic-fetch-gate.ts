@@ -11,8 +11,9 @@
  *   response, so the stream neither delivers them nor moves its offset past the sought one;
  * - the stream pushes a response's records synchronously, and a handler can pause or seek
  *   a partition in the middle of that push (it runs from the first record): `stale()`
- *   tells the records pushed after it apart, and a seek made during the push is written
- *   again once the push ends (the stream had set its offset past the whole response first);
+ *   tells the records pushed after it apart, and once the push ends (the stream had set its
+ *   offset past the whole response first) the partition's offset is put back to the seek
+ *   made during the push, or else to the first record not delivered, so none is skipped;
  * - a request whose partitions cannot be named (the gate's metadata lookup failed) is not
  *   sent: it comes back empty after the fetch wait and the stream asks again from the
  *   offsets it holds (an error would end the stream, and the adapter would start over);
@@ -52,8 +53,12 @@ export interface FetchGate {
   /** Records of this partition fetched before now are not delivered (a pause, a seek, a rebalance). */
   invalidate(topic: string, partition: number): void;
   invalidateAll(): void;
-  /** Whether a record of this partition the stream pushes now comes from a response fetched before its last invalidation. */
-  stale(topic: string, partition: number): boolean;
+  /**
+   * Whether a record the stream pushes now comes from a response fetched before its
+   * partition's last invalidation. Such a record is not delivered and is read again: once
+   * the push ends, `positions` go back to it (unless the partition was sought since).
+   */
+  stale(positions: FetchPositions, topic: string, partition: number, offset: bigint): boolean;
   /** The stream reads this partition from `offset` on. */
   seek(positions: FetchPositions, topic: string, partition: number, offset: bigint): void;
   /** A partition may be fetchable again: a held request goes out now. */
@@ -76,6 +81,8 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
   const held = new Set<() => void>();
   /** The clock when the response the stream is pushing now was requested; undefined outside a push. */
   let pushing: number | undefined;
+  /** The first stale record of each partition in the push going on: where the stream must read it from again. */
+  const notDelivered = new Map<string, { positions: FetchPositions; offset: bigint }>();
   /** The last seek of each partition, to write again if a push of an older response overwrote it. */
   const sought = new Map<string, { positions: FetchPositions; offset: bigint; at: number }>();
   const keyOf = (topic: string, partition: number) => `${topic}:${partition}`;
@@ -114,14 +121,18 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
           callback(error, response);
         } finally {
           pushing = undefined;
-          // A seek made during the push came after the stream moved its offset past the response: it stands.
+          // The stream moved its offset past the whole response before pushing it: a seek made during the push stands,
+          // and a partition with records not delivered (paused during the push) is read again from the first of them.
           for (const topic of response?.responses ?? []) {
             for (const p of topic.partitions) {
               const key = keyOf(names.get(topic.topicId) ?? '', p.partitionIndex);
               const seek = sought.get(key);
+              const dropped = notDelivered.get(key);
               if (seek !== undefined && seek.at > sentAt) seek.positions.offsetsToFetch.set(key, seek.offset);
+              else if (dropped !== undefined) dropped.positions.offsetsToFetch.set(key, dropped.offset);
             }
           }
+          notDelivered.clear();
         }
       });
     });
@@ -139,8 +150,12 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
       allInvalidatedAt = ++clock;
       sought.clear();
     },
-    stale(topic, partition) {
-      return pushing !== undefined && staleSince(keyOf(topic, partition), pushing);
+    stale(positions, topic, partition, offset) {
+      const key = keyOf(topic, partition);
+      if (pushing === undefined || !staleSince(key, pushing)) return false;
+      const first = notDelivered.get(key);
+      if (first === undefined || offset < first.offset) notDelivered.set(key, { positions, offset });
+      return true;
     },
     seek(positions, topic, partition, offset) {
       const at = ++clock;

@@ -162,9 +162,16 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
   });
   gate.setPolicy((topic, partition) => runs.fetchable(topic, partition));
 
-  /** The stream reads again from its committed offsets: nothing fetched before may be handed out, and the runtime starts over. */
+  /**
+   * After a rebalance (or before a new stream) nothing fetched before is handed out, and the
+   * runtime starts over. The stream's positions are dropped too: on a join the client takes
+   * each partition's committed offset, but keeps the position it holds for one the group never
+   * committed, past the records dropped here. Without one it falls back to the earliest, as
+   * kafkajs and librdkafka read such a partition after a rebalance (at least once, none skipped).
+   */
   function startOver(): void {
     gate.invalidateAll();
+    stream?.offsetsToFetch.clear();
     runs.reset();
     for (const listener of listeners) listener();
   }
@@ -180,9 +187,9 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
       return;
     }
     stream = opened;
-    // A record pushed after a handler paused or sought its partition (in the same response) is not delivered: the position is the seek's or the pause's.
+    // A record pushed after a handler paused or sought its partition (in the same response) is not delivered: it is read again (the gate puts the position back), or from the seek.
     opened.on('data', (m) => {
-      if (!gate.stale(m.topic, m.partition)) runs.deliver(m.topic, m.partition, portMessage(m));
+      if (!gate.stale(opened, m.topic, m.partition, m.offset)) runs.deliver(m.topic, m.partition, portMessage(m));
     });
     opened.on('error', (error) => {
       if (stream !== opened || disconnected) return;
