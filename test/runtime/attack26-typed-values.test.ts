@@ -132,3 +132,25 @@ describe('whatever a decoder throws is a refusal', () => {
     expect(decodeRetryHeaders(dead[0]!.headers)).toMatchObject({ attempt: 1, errorClass: 'DeserializationError' });
   });
 });
+
+describe('a decoder that depends on a service (a Schema Registry client fetching the schema by id)', () => {
+  // DEFECT (src/runtime/value-codec.ts:61 with classify.ts 'deserialization'): every rejection of the
+  // decoder becomes a DeserializationError, so a registry outage (HTTP 503, ECONNREFUSED) while fetching
+  // a schema dead-letters every healthy record at attempt 1, exactly as if its bytes were poison: during
+  // a ten-minute registry incident the whole stream lands in the DLQ and needs a replay. Class: a
+  // decoder's failure to *run* is read as the bytes' refusal. Fix: only a refusal (DeserializationError,
+  // or an error the decoder marks as such) is permanent; any other decoder error is classified by the
+  // consumer's error policy like a handler error (a 503 goes to the tiers).
+  it.failing('sends a record to a tier, not the DLQ, when the registry answers 503 while decoding it', async () => {
+    const registryDown: ValueDecoder = async () => {
+      throw httpError(503, 'schema registry: 503 Service Unavailable');
+    };
+    const w = world('unordered', registryDown);
+    w.produce('k', 'framed-avro');
+    await w.retrying.start();
+    await w.broker.run({ maxSteps: 200 });
+    await w.retrying.stop();
+    expect(w.broker.records(w.consumer.dlqTopic).filter((r) => decodeRetryHeaders(r.headers).attempt === 1)).toEqual([]);
+    expect(w.broker.records(w.consumer.tiers[0]!.topic)).toHaveLength(1);
+  });
+});
