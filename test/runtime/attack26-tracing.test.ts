@@ -61,3 +61,39 @@ describe('a provider registered while a record waits in a tier', () => {
     for (const span of spans) expect(linkOf(span, TRACE_LINKS.original)).toMatchObject(producer);
   });
 });
+
+describe('a record whose producer did not sample its trace (traceparent flags 00)', () => {
+  const exporter = new InMemorySpanExporter();
+  // NodeTracerProvider's default sampler is ParentBased(AlwaysOn): a child of an unsampled parent is not sampled.
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  beforeAll(() => provider.register());
+  afterAll(async () => {
+    await provider.shutdown();
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+
+  // DEFECT (src/runtime/tracing/attempt-spans.ts:151 `if (!span.isRecording()) return undefined;` with
+  // traced() at :171): when the attempt span is not recording because the producer's trace was sampled
+  // out, the handler runs outside any context instead of inside the (unsampled) attempt's. The service's
+  // own spans (its HTTP and database calls) then start new *root* traces, which the default sampler
+  // records: every unsampled record yields orphan traces, and the traceparent it sends downstream no
+  // longer names the producer's trace. Class: "not recording" is taken to mean "no provider"; the
+  // context must still propagate. Fix: skip the attributes and links when the span is not recording,
+  // but still run the handler under trace.setSpan(parent, span) whenever the span context is valid.
+  it.failing("runs the handler in the producer's (unsampled) trace, so the service's own spans join it", async () => {
+    const seen: { traceId?: string; sampled?: boolean }[] = [];
+    const h = harness(consumer, async () => {
+      const own = trace.getTracer('payment-client').startSpan('POST /charge');
+      seen.push({ traceId: own.spanContext().traceId, sampled: own.isRecording() });
+      own.end();
+    });
+    h.produce('order-2', 'created', 0, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00' });
+    await h.retrying.start();
+    await h.broker.run();
+    await h.retrying.stop();
+    expect(seen).toEqual([{ traceId: producer.traceId, sampled: false }]);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
