@@ -133,6 +133,28 @@ describe('whatever a decoder throws is a refusal', () => {
   });
 });
 
+describe('a decoder error whose message cannot be read', () => {
+  // DEFECT (src/runtime/value-codec.ts:61 and :79): `refused` reads `error.message` itself, outside any
+  // guard; an error whose message getter throws (an error object from a proxy-based or WASM decoder)
+  // makes the wrapper throw that getter's error instead, which is then classified as a handler error
+  // and climbs the tiers. Same class as the result whose `then` cannot be read: the wrapping is not total.
+  it.failing('still sends the record to the DLQ at attempt 1 as a DeserializationError', async () => {
+    const unreadable = () => {
+      const error = new Error('x');
+      Object.defineProperty(error, 'message', { get: () => { throw new Error('message is gone'); } });
+      throw error;
+    };
+    const w = world('unordered', unreadable);
+    w.produce('k', 'anything');
+    await w.retrying.start();
+    await w.broker.run();
+    await w.retrying.stop();
+    const dead = w.broker.records(w.consumer.dlqTopic);
+    expect(dead).toHaveLength(1);
+    expect(decodeRetryHeaders(dead[0]!.headers)).toMatchObject({ attempt: 1, errorClass: 'DeserializationError' });
+  });
+});
+
 describe('a decoder that depends on a service (a Schema Registry client fetching the schema by id)', () => {
   // DEFECT (src/runtime/value-codec.ts:61 with classify.ts 'deserialization'): every rejection of the
   // decoder becomes a DeserializationError, so a registry outage (HTTP 503, ECONNREFUSED) while fetching
