@@ -126,7 +126,7 @@ async function until(what: string, probe: () => boolean, ms = 2_000): Promise<vo
   }
 }
 
-describe('attack: the @platformatic/kafka adapter across a rebalance', () => {
+describe('the @platformatic/kafka adapter across a rebalance', () => {
   let consumer: ConsumerPort | undefined;
   afterEach(async () => {
     await consumer?.disconnect();
