@@ -11,7 +11,7 @@ export interface CommitPolicy {
 
 /**
  * One commit request per interval instead of one per record: a commit costs a round trip
- * to the group coordinator, which capped a consumer near 175 records/s. A record is
+ * to the group coordinator, which would cap a consumer at one round trip per record. A record is
  * marked only once its publish was acknowledged, so a commit still never runs ahead of
  * the publish; a crash runs again at most the records of one interval (at least once).
  */
