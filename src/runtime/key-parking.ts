@@ -1,9 +1,11 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
+import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, encodeParkState, keyHash, parkStateMetadata, readParkState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
+import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
 import { createTierTurns, lastPerPartition } from './tier-turns';
 import type { TierTurns } from './tier-turns';
@@ -15,7 +17,10 @@ export interface KeyParkingOptions {
   /** Runs the handler (in-place retries, routing) and says where the record went. */
   readonly handle: (record: ConsumedRecord, parked: boolean) => Promise<HandleOutcome>;
   readonly emit: RetryEventListener;
-  /** Most bytes of commit metadata the state of one partition may take (the broker's `offset.metadata.max.bytes`). */
+  /**
+   * Most bytes of commit metadata the state of one partition may take (the broker's
+   * `offset.metadata.max.bytes`). Lowered when the broker refuses a commit as too large.
+   */
   readonly budgetBytes: number;
   /** The offset that marks a record done, for a stale tier copy committed without running. */
   readonly commitOffsetFor: (record: ConsumedRecord) => TopicPartitionOffset;
@@ -37,11 +42,13 @@ export interface KeyParking {
   onMainRecord(record: ConsumedRecord): Promise<void>;
   /**
    * A due tier record: runs it (`handle`) only if it is its key's current retry (its
-   * x-original-offset is the key's hold), else commits it unhandled as a stale copy; if its
+   * original offset is the key's hold), else commits it unhandled as a stale copy; if its
    * key's retry ended, releases the key and runs its parked records first. A record replayed
-   * from the DLQ is not a copy, nor is one from before a lost state proven one: it runs if
-   * its key is free, else waits its turn behind the key's hold and parked records. Under the same lock as the main partition's records, so a
-   * tier record and a drain never overlap.
+   * from the DLQ is not a copy, nor is one from before a lost state or one without a readable
+   * original offset proven one: it runs if its key is free and the state has room for the
+   * hold it may take, else waits its turn (behind the key's hold and parked records, or for
+   * room). Under the same lock as the main partition's records, so a tier record and a drain
+   * never overlap.
    */
   onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>): Promise<void>;
   /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
@@ -94,6 +101,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** Replayed tier records waiting for their key's turn, of this generation; they hold back their tier partitions' commits. */
   let turns = createTierTurns();
   let generation = 0;
+  /** What one partition's state may take: the option, lowered by every commit the broker refused as too large. */
+  let budgetBytes = options.budgetBytes;
   /**
    * Seeks of each main partition by this parking. A main record delivered before the latest
    * was fetched before it: not taken, as the seek reads it again (nothing below a seek's
@@ -178,7 +187,18 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     metadata: parkStateMetadata(state),
   });
 
-  const overBudget = ({ state }: PartitionParking) => encodeParkState(state).length + ENTRY_ROOM > options.budgetBytes;
+  const overBudget = ({ state }: PartitionParking) => encodeParkState(state).length + ENTRY_ROOM > budgetBytes;
+
+  /**
+   * Whether the state's commit metadata stays within the budget with `hash` held at
+   * `original`: a tier record that may take a hold runs only then (no readable original: it
+   * can take none). Without room it waits, uncommitted, for a release to make some.
+   */
+  function roomToHold({ state }: PartitionParking, hash: string, original: bigint | undefined): boolean {
+    if (original === undefined || original >= state.position) return true;
+    const held = new Map(state.held).set(hash, original);
+    return Buffer.byteLength(parkStateMetadata({ ...state, held })) <= budgetBytes;
+  }
 
   /** Timers that release expired holds, one per main partition. */
   const expiryTimers = new Map<number, () => void>();
@@ -226,6 +246,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       parking.heldSince.delete(hash);
       await drain(partition, parking, hash, ran);
     }
+    if (expired.length > 0) await drainFreeKeys(partition, parking, ran);
     if (expired.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
     watchHolds(partition, parking);
   }
@@ -242,6 +263,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
+        if (!roomToHold(parking, hash, originalOffsetOf(turn.record))) return; // waits for room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const { outcome, commit } = await turn.handle();
         turns.done(partition, turn);
@@ -260,6 +282,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
   }
 
+  /**
+   * After a release made room: runs the waiting tier records of free keys (oldest first),
+   * as far as the room goes. A record that waited for room only has no release of its own
+   * key to run it.
+   */
+  async function drainFreeKeys(partition: number, parking: PartitionParking, ran: TopicPartitionOffset[]): Promise<void> {
+    for (const hash of parking.turns.keys(partition)) if (!parking.state.held.has(hash)) await drain(partition, parking, hash, ran);
+  }
+
   /** A key waits while it is held, has parked records or has a waiting tier record: the one check for main and tier records. */
   const keyWaits = (partition: number, { state, turns }: PartitionParking, hash: string) =>
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
@@ -271,8 +302,21 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * again from its commit, so committing now could pass a record that waited (as the
    * broker refuses a commit from an earlier generation).
    */
-  const commit = (partition: number, parking: PartitionParking, commits: TopicPartitionOffset[]) =>
-    partitions.get(partition) === parking ? options.consumer().commitOffsets(lastPerPartition(commits)) : Promise.resolve();
+  async function commit(partition: number, parking: PartitionParking, commits: OffsetCommit[]): Promise<void> {
+    if (partitions.get(partition) !== parking) return;
+    try {
+      await options.consumer().commitOffsets(lastPerPartition(commits));
+    } catch (error) {
+      // The broker's offset.metadata.max.bytes is below what this state took: the budget
+      // comes down under it, so the state is read again (the operation fails) and taken no
+      // further than the broker keeps, instead of being sent again as is.
+      if (refusedAsTooLarge(error)) {
+        const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
+        if (sent > 0) budgetBytes = Math.min(budgetBytes, sent - 1);
+      }
+      throw error;
+    }
+  }
 
   return {
     onMainRecord: (record) => {
@@ -347,9 +391,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const hash = keyHash(record.message.key);
         const holder = state.held.get(hash);
         const original = originalOffsetOf(record);
-        const current = holder !== undefined && (original === undefined || original === holder);
+        // Without a readable original offset a record is nobody's current retry: it releases no hold.
+        const current = holder !== undefined && original !== undefined && original === holder;
         if (!keyless && !current) {
-          if (!decodeRetryHeaders(record.message.headers).replayedFromDlq && !unproven(state, original)) {
+          if (!unjudged(state, record, original)) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
             // its key's retry ended or a later record holds it. Running it would apply an older
             // update over a newer one.
@@ -357,9 +402,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
             return;
           }
-          if (keyWaits(record.partition, parking, hash)) {
-            // Replayed (or unproven), but its key is busy: it waits its turn behind the key's
-            // hold and parked records, uncommitted (its tier partition's commit stays at it).
+          if (keyWaits(record.partition, parking, hash) || !roomToHold(parking, hash, original)) {
+            // Not judged a copy, but its key is busy (or the state has no room for the hold
+            // it may take): it waits its turn behind the key's hold and parked records, or
+            // for a release, uncommitted (its tier partition's commit stays at it).
             if (turns.wait(record.partition, { record, hash, behind: state.position, handle })) emit({ type: 'parked', record, key: keyText(record) });
             return;
           }
@@ -371,7 +417,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           return;
         }
         if (!current) {
-          // Replayed from the DLQ, or from before a lost state, while its key was free: if it
+          // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
           if (ran.outcome === 'tier' && original !== undefined && original < state.position) {
             hold(record.partition, parking, hash, original);
@@ -387,6 +433,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         parking.heldSince.delete(hash);
         const drained: TopicPartitionOffset[] = [];
         await drain(record.partition, parking, hash, drained);
+        await drainFreeKeys(record.partition, parking, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
         await commit(record.partition, parking, [stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
       }));
@@ -440,9 +487,19 @@ function unproven(state: ParkState, original: bigint | undefined): boolean {
   return state.lostBefore !== undefined && original !== undefined && original < state.lostBefore;
 }
 
+/**
+ * A tier record the hold cannot judge a stale copy: replayed from the DLQ, unproven, or
+ * without a readable original offset (a hand-produced or corrupted record: skipped, it would
+ * be lost without running).
+ */
+function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
+  return original === undefined || decodeRetryHeaders(record.message.headers).replayedFromDlq === true || unproven(state, original);
+}
+
+/** The main-topic offset a tier record stands for, from whichever layout carries it (ours or Spring's). */
 function originalOffsetOf(record: ConsumedRecord): bigint | undefined {
-  const { originalOffset } = decodeRetryHeaders(record.message.headers);
-  return originalOffset === undefined ? undefined : BigInt(originalOffset);
+  const offset = decodeOrigin(record.message.headers)?.offset;
+  return offset === undefined ? undefined : BigInt(offset);
 }
 
 const keyText = (record: ConsumedRecord) => record.message.key?.toString('utf8') ?? '';

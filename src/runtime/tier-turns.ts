@@ -3,9 +3,10 @@ import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
 
 /**
- * Park-by-key: a tier record replayed from the DLQ that came due while its key was busy (in
- * retry, or with parked records). It runs when its key's turn comes, as a main record of a
- * held key would.
+ * Park-by-key: a tier record the hold cannot judge (replayed from the DLQ, from before a
+ * lost state, without a readable original offset) that came due while its key was busy (in
+ * retry, or with parked records), or while the state had no room for the hold it may take.
+ * It runs when its key's turn comes, as a main record of a held key would.
  */
 export interface WaitingTierRecord {
   readonly record: ConsumedRecord;
@@ -32,6 +33,8 @@ export interface TierTurns {
   /** It ran: it no longer holds back its tier partition's commit. */
   done(partition: number, entry: WaitingTierRecord): void;
   waits(partition: number, hash: string): boolean;
+  /** The keys with a waiting record, oldest first. */
+  keys(partition: number): string[];
   /**
    * The commit of a tier partition whose records are done up to `commit`: never past a
    * record still waiting there, which a restart must read again.
@@ -61,6 +64,7 @@ export function createTierTurns(): TierTurns {
       else waiting.delete(partition);
     },
     waits: (partition, hash) => of(partition).some((w) => w.hash === hash),
+    keys: (partition) => [...new Set(of(partition).map((w) => w.hash))],
     commit(commit) {
       const key = id(commit.topic, commit.partition);
       const done = BigInt(commit.offset) > (doneUpTo.get(key) ?? -1n) ? BigInt(commit.offset) : doneUpTo.get(key)!;

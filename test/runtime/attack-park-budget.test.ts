@@ -68,14 +68,14 @@ describe('attack: park-by-key state past the metadata budget', () => {
   ];
 
   // Defect: holds taken by replayed records are not counted against the budget.
-  it.failing('an operator replays 400 DLQ records during an outage: the state it commits stays within the budget', async () => {
+  it('an operator replays 400 DLQ records during an outage: the state it commits stays within the budget', async () => {
     const s = setup({ topic: 'orders', partition: 0, offset: '5000', metadata: 'krt-parked/1 +0' });
     for (let i = 0; i < 400; i++) await s.parking.onTierRecord(...failingTierRecord(`order-${i}`, i, i, true));
     expect(Math.max(...s.metadataSizes)).toBeLessThanOrEqual(DEFAULT_PARK_STATE_BUDGET);
   });
 
   // Defect: holds taken by tier records from before a lost state are not counted against the budget.
-  it.failing('400 retries in flight when the state was lost fail again: the state it commits stays within the budget', async () => {
+  it('400 retries in flight when the state was lost fail again: the state it commits stays within the budget', async () => {
     const s = setup({ topic: 'orders', partition: 0, offset: '5000' }); // an offset reset: no metadata
     for (let i = 0; i < 400; i++) await s.parking.onTierRecord(...failingTierRecord(`order-${i}`, i, i, false));
     expect(Math.max(...s.metadataSizes)).toBeLessThanOrEqual(DEFAULT_PARK_STATE_BUDGET);

@@ -12,7 +12,7 @@ import { consumer, tier1m, world } from './park-by-key-world';
  * committed without running: the record never succeeds and is not in the DLQ.
  */
 describe('attack: a tier record with an unreadable x-original-offset while its key is held', () => {
-  it.failing('the record really in retry still runs when it comes due', async () => {
+  it('the record really in retry still runs when it comes due', async () => {
     const w = world();
     w.alwaysFail.add('k:a');
     w.produce('k', 'a'); // fails on the main topic and in the 1m tier: now in the 10m tier, k held at offset 0
@@ -31,5 +31,19 @@ describe('attack: a tier record with an unreadable x-original-offset while its k
     await w.broker.run();
     await retrying.stop();
     expect(w.handled).toContain('k:a');
+  });
+
+  it('a tier record with an unreadable original offset whose key is free runs (it is not skipped as a stale copy)', async () => {
+    const w = world();
+    const retrying = await w.start();
+    w.broker.append(tier1m!.topic, {
+      key: Buffer.from('j'),
+      value: Buffer.from('garbage'),
+      partition: 0,
+      headers: { [HEADERS.attempt]: '2', [HEADERS.dueAt]: String(w.clock.now()), [HEADERS.originalTopic]: consumer.mainTopic, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: '-3' },
+    });
+    await w.broker.run();
+    await retrying.stop();
+    expect(w.handled).toEqual(['j:garbage']);
   });
 });
