@@ -11,7 +11,7 @@ import { consumer, tier1m, world } from './park-by-key-world';
  * really is in retry; when that record's tier copy comes due it is judged a stale copy and
  * committed without running: the record never succeeds and is not in the DLQ.
  */
-describe('attack: a tier record with an unreadable x-original-offset while its key is held', () => {
+describe('a tier record with an unreadable x-original-offset while its key is held', () => {
   it('the record really in retry still runs when it comes due', async () => {
     const w = world();
     w.alwaysFail.add('k:a');

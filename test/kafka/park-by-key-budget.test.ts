@@ -25,7 +25,7 @@ jest.setTimeout(180_000);
  * room: the others wait, uncommitted, until the second tier's records come due and end
  * their retries (the DLQ here: the outage lasts), which makes room for them.
  */
-describe('attack: park-by-key state past offset.metadata.max.bytes on a real broker, with kafkajs', () => {
+describe('park-by-key state past offset.metadata.max.bytes on a real broker, with kafkajs', () => {
   const kafkajs = clientNamed('kafkajs');
   let consumer: RetryingConsumer | undefined;
   afterEach(async () => {

@@ -18,7 +18,7 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * again and is published again into the next tier, and the commit is refused again: the
  * partition never moves and every turn adds a duplicate to the next tier.
  */
-describe('attack: park-by-key state past the metadata budget', () => {
+describe('park-by-key state past the metadata budget', () => {
   function setup(committed: OffsetCommit) {
     const broker = new MemoryBroker(new VirtualClock(0));
     broker.createTopic('orders', 1);
