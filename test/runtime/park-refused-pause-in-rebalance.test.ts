@@ -21,7 +21,7 @@ import type { PlannedRecord } from './fault-world';
  * Fixed for every part of a record's handling in 1cb25c0: no failure of a record fetched
  * before a rebalance is thrown to the client.
  */
-describe('attack: park-by-key state lost twice, with a tier pause refused as the second loss rebalances', () => {
+describe('park-by-key state lost twice, with a tier pause refused as the second loss rebalances', () => {
   it('loses no record', async () => {
     const records = firstRecords;
     const result = await faultWorld({ ...firstCase, records }).run();
