@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { aConsumer, aTopology, compile, problems } from './helpers/specs';
 
 /**
- * #26 (typed values): docs/spec.md (the value option) promises that "a transform, a refinement
- * function or a z.date() is refused by krt validate with the fix", since the runtime checks only
- * what JSON Schema can say. A schema whose meaning the runtime drops must not pass validation.
+ * #26 (typed values): the runtime checks only what JSON Schema can say, so docs/spec.md (typed
+ * values) promises that krt validate refuses, with the fix, a schema whose meaning JSON Schema
+ * would drop (a z.date(), refinements, rewrites, transforms, coercions, regex flags).
  */
 const consumerWith = (value: unknown) => problems(compile(aTopology({ consumers: [aConsumer({ value })] })));
 
