@@ -7,8 +7,8 @@ export type { RetryingConsumer, RetryingConsumerOptions } from './retrying-consu
 export { createRouter } from './router';
 export type { ConsumedRecord, PublishOptions, Router, RouterOptions, RoutedDestination } from './router';
 export type { PublishFailureReason } from './publish-failure';
-export { DeserializationError, jsonSchemaDecoder } from './value-codec';
-export type { DecodedRecord, ValueDecoder } from './value-codec';
+export { DeserializationError, jsonSchemaDecoder, refuse } from './value-codec';
+export type { DecodedRecord, ValueDecoder, ValueOf } from './value-codec';
 export type { ConsumerDescriptor, ErrorPolicy, InPlacePolicy, JsonSchema, TierDescriptor, ValueCodecDescriptor } from './descriptor';
 export { resolveDestination, attemptOf } from './resolve';
 export type { Destination, DlqReason, Failure } from './resolve';

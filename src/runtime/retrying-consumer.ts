@@ -24,7 +24,7 @@ import type { ConsumedRecord, Router } from './router';
 import { StopRequested } from './stop-requested';
 import { retriableForClient } from './take-again';
 import { createTierPipeline, RESUME_RETRY_MS } from './tier-pipeline';
-import type { ValueDecoder } from './value-codec';
+import type { ValueDecoder, ValueOf } from './value-codec';
 import type { TierPipeline } from './tier-pipeline';
 import { KrtError } from './krt-error';
 
@@ -37,11 +37,12 @@ export interface RetryingConsumerOptions<Received extends ConsumedRecord = Consu
   /** Your handler: resolve when the record is done, throw when it failed. */
   readonly handler: (record: Received) => Promise<void>;
   /**
-   * Decodes each record's value for the handler (`record.value`); a value it refuses goes
-   * to the DLQ at attempt 1 as a DeserializationError. Default: the codec the descriptor
-   * carries, if any.
+   * Decodes each record's value for the handler (`record.value`), so it returns the value the
+   * handler is typed with. A value it refuses (a DeserializationError, e.g. `refuse()`) goes to
+   * the DLQ at attempt 1; its other errors go through the error policy. Default: the codec the
+   * descriptor carries, if any.
    */
-  readonly decodeValue?: ValueDecoder;
+  readonly decodeValue?: ValueDecoder<ValueOf<Received>>;
   readonly clock?: Clock;
   readonly random?: Random;
   readonly classify?: ErrorClassifier;

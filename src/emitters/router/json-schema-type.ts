@@ -51,7 +51,9 @@ function arrayType(schema: { readonly [key: string]: unknown }, root: Schema, in
   const at = (next: Schema) => typeOf(next, root, indent, resolving);
   const items = schema.items as Schema | undefined;
   if (Array.isArray(schema.prefixItems)) {
-    const fixed = (schema.prefixItems as Schema[]).map((s) => at(s));
+    // An element the check lets a value stop before (at or past minItems) is optional: the handler may get a shorter tuple.
+    const minItems = typeof schema.minItems === 'number' ? schema.minItems : 0;
+    const fixed = (schema.prefixItems as Schema[]).map((s, i) => (i < minItems ? at(s) : `${parenthesized(at(s))}?`));
     const rest = items === undefined || items === false ? [] : [`...${parenthesized(at(items))}[]`];
     return `[${[...fixed, ...rest].join(', ')}]`;
   }

@@ -4,7 +4,7 @@ import { DeserializationError, jsonSchemaDecoder } from '../../src/runtime/value
 import type { EachMessagePayload } from '../../src/runtime/port';
 
 /**
- * Attack on #26 part 3: the runtime's own JSON Schema check must agree with the zod schema
+ * #26 (typed values): the runtime's own JSON Schema check must agree with the zod schema
  * the spec declared. Where it is stricter, a value zod accepts goes to the DLQ at attempt 1
  * (a healthy stream disappears into the DLQ); where it is looser, the handler gets a value
  * its zod schema (and so its type) refuses.
@@ -30,26 +30,26 @@ function runtimeAccepts(schema: z.ZodType, value: unknown): boolean {
 }
 
 describe('the runtime check agrees with zod on values zod accepts', () => {
-  // DEFECT (json-schema-check.ts:152): multipleOf is checked as Number.isInteger(value / step), so float
+  // Once a defect (#26, json-schema-check.ts:152): multipleOf is checked as Number.isInteger(value / step), so float
   // steps refuse valid values (0.3 / 0.1 = 2.9999999999999996); zod uses a float-safe remainder.
-  it.failing('accepts 0.3 for a number that must be a multiple of 0.1, as zod does', () => {
+  it('accepts 0.3 for a number that must be a multiple of 0.1, as zod does', () => {
     const Price = z.object({ amount: z.number().multipleOf(0.1) });
     expect(Price.safeParse({ amount: 0.3 }).success).toBe(true);
     expect(runtimeAccepts(Price, { amount: 0.3 })).toBe(true);
   });
 
-  // DEFECT (json-schema-check.ts:143): patterns are compiled with the 'u' flag, under which an identity
+  // Once a defect (#26, json-schema-check.ts:143): patterns are compiled with the 'u' flag, under which an identity
   // escape such as \- outside a class is a SyntaxError; every record then fails the check, valid or not,
   // and goes to the DLQ with "Invalid regular expression" as its message. zod ran the regex without 'u'.
-  it.failing('accepts a value matching a regex with an escaped hyphen, as zod does', () => {
+  it('accepts a value matching a regex with an escaped hyphen, as zod does', () => {
     const Sku = z.object({ sku: z.string().regex(/^[A-Z]+\-\d+$/) });
     expect(Sku.safeParse({ sku: 'AB-12' }).success).toBe(true);
     expect(runtimeAccepts(Sku, { sku: 'AB-12' })).toBe(true);
   });
 
-  // DEFECT (spec/value-codec.ts:26 + json-schema-check.ts:143): a regex's flags are not written into JSON
+  // Once a defect (#26, spec/value-codec.ts:26 + json-schema-check.ts:143): a regex's flags are not written into JSON
   // Schema, so /^eur$/i accepts 'EUR' in zod and the runtime refuses it; synth accepts the schema silently.
-  it.failing('accepts a value matching a case-insensitive regex, as zod does (or synth refuses such a schema)', () => {
+  it('accepts a value matching a case-insensitive regex, as zod does (or synth refuses such a schema)', () => {
     const Currency = z.object({ currency: z.string().regex(/^eur$/i) });
     expect(Currency.safeParse({ currency: 'EUR' }).success).toBe(true);
     const synthRefuses = !valueCodecSchema.safeParse(Currency).success;
@@ -58,13 +58,13 @@ describe('the runtime check agrees with zod on values zod accepts', () => {
 });
 
 describe('a tombstone on a consumer whose schema accepts null', () => {
-  // DEFECT (src/runtime/value-codec.ts:40): a record without a value (a tombstone, the delete of a
+  // Once a defect (#26, src/runtime/value-codec.ts:40): a record without a value (a tombstone, the delete of a
   // compacted topic) is refused before the schema is consulted, so even a schema that says null is a
   // value (z.object(...).nullable(), typed `Order | null` in the router package) sends every delete to
   // the DLQ at attempt 1; nothing in docs/ mentions tombstones. Class: the decoder decides for the schema.
   // Fix: hand a tombstone to the handler as null when the schema accepts null (else refuse, as now),
   // and say so in the spec docs.
-  it.failing('hands the handler null, as the generated type promises, instead of dead-lettering the delete', () => {
+  it('hands the handler null, as the generated type promises, instead of dead-lettering the delete', () => {
     const MaybeOrder = z.object({ orderId: z.string() }).nullable();
     expect(MaybeOrder.safeParse(null).success).toBe(true);
     expect(decoderOf(MaybeOrder)(null, record)).toBeNull();
@@ -72,24 +72,24 @@ describe('a tombstone on a consumer whose schema accepts null', () => {
 });
 
 describe('the runtime check refuses what zod refuses, so the handler never gets a value its type lies about', () => {
-  // DEFECT (json-schema-check.ts:171-184): propertyNames is not enforced, so a z.record keyed by an enum
+  // Once a defect (#26, json-schema-check.ts:171-184): propertyNames is not enforced, so a z.record keyed by an enum
   // or a pattern lets through keys zod refuses; the handler's Record<'EUR' | 'USD', number> gets a 'GBP'.
-  it.failing('refuses a record key outside the enum a z.record is keyed by', () => {
+  it('refuses a record key outside the enum a z.record is keyed by', () => {
     const Rates = z.record(z.enum(['EUR', 'USD']), z.number());
     const value = { EUR: 1, USD: 1.1, GBP: 0.8 };
     expect(Rates.safeParse(value).success).toBe(false);
     expect(runtimeAccepts(Rates, value)).toBe(false);
   });
 
-  it.failing('refuses a record key that does not match the pattern a z.record is keyed by', () => {
+  it('refuses a record key that does not match the pattern a z.record is keyed by', () => {
     const Counters = z.record(z.string().regex(/^sku-/), z.number());
     expect(Counters.safeParse({ other: 1 }).success).toBe(false);
     expect(runtimeAccepts(Counters, { other: 1 })).toBe(false);
   });
 
-  // DEFECT (json-schema-check.ts:118-123): oneOf is checked as anyOf. z.xor writes oneOf; a value that
+  // Once a defect (#26, json-schema-check.ts:118-123): oneOf is checked as anyOf. z.xor writes oneOf; a value that
   // matches both forms passes the runtime although zod (and JSON Schema) refuse it.
-  it.failing('refuses a value that matches both forms of a z.xor (oneOf)', () => {
+  it('refuses a value that matches both forms of a z.xor (oneOf)', () => {
     const Either = z.xor([z.object({ id: z.string() }), z.object({ ref: z.number() })]);
     const both = { id: 'a', ref: 1 };
     expect(Either.safeParse(both).success).toBe(false);

@@ -2,16 +2,17 @@ import { decodeRetryHeaders } from '../../src/runtime/headers';
 import type { RetryEvent } from '../../src/runtime/events';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
-import type { ValueDecoder } from '../../src/runtime/value-codec';
+import { refuse, type ValueDecoder } from '../../src/runtime/value-codec';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
 import { httpError } from './harness';
 
 /**
- * Attack on #26 part 3: a value codec's refusals must be permanent at attempt 1 wherever the
- * record is (main topic, parked behind its key, a tier), must release a parked key, and
- * whatever a decoder throws must be read as a refusal, never as a retriable error.
+ * #26 (typed values): a value codec's refusals are permanent at attempt 1 wherever the record
+ * is (main topic, parked behind its key, a tier) and release a parked key; a decoder's other
+ * errors (it could not run) go through the consumer's error policy like a handler's; and
+ * nothing a decoder does escapes the decode step.
  */
 const T0 = 1_000_000;
 
@@ -46,7 +47,7 @@ function world(ordering: 'park-by-key' | 'unordered', decodeValue: ValueDecoder,
 /** Refuses values that start with 'bad'; hands the others on as text. */
 const textUnlessBad: ValueDecoder = (value) => {
   const text = value?.toString('utf8') ?? '';
-  if (text.startsWith('bad')) throw new Error(`cannot decode ${text}`);
+  if (text.startsWith('bad')) refuse(`cannot decode ${text}`);
   return text;
 };
 
@@ -69,7 +70,7 @@ describe('a value codec on a park-by-key consumer', () => {
     // The codec changes while the record waits in a tier (a new schema is deployed): its value is refused there.
     const decode: ValueDecoder = (value, record) => {
       const text = value?.toString('utf8') ?? '';
-      if (text === 'first' && record.topic !== 'orders.confirmed') throw new Error(`${text} does not fit the new schema`);
+      if (text === 'first' && record.topic !== 'orders.confirmed') refuse(`${text} does not fit the new schema`);
       return text;
     };
     const w = world('park-by-key', decode, new Set(['k:first']));
@@ -86,7 +87,35 @@ describe('a value codec on a park-by-key consumer', () => {
   });
 });
 
-describe('whatever a decoder throws is a refusal', () => {
+/** Runs one record through a consumer whose decoder is `decode`; what the broker holds after. */
+async function oneRecord(decode: ValueDecoder) {
+  const w = world('unordered', decode);
+  w.produce('k', 'anything');
+  await w.retrying.start();
+  await w.broker.run({ maxSteps: 200 });
+  await w.retrying.stop();
+  const firstAttemptDead = w.broker.records(w.consumer.dlqTopic).filter((r) => decodeRetryHeaders(r.headers).attempt === 1);
+  return { w, firstAttemptDead, firstTier: w.broker.records(w.consumer.tiers[0]!.topic) };
+}
+
+describe('a refusal, however a decoder signals it', () => {
+  it.each<[string, ValueDecoder]>([
+    ['refuse()', () => refuse('not an order')],
+    ['a rejected DeserializationError', async () => refuse('not an order')],
+    ["another runtime copy's DeserializationError (by name)", () => {
+      throw Object.assign(new Error('not an order'), { name: 'DeserializationError' });
+    }],
+  ])('sends the record to the DLQ at attempt 1 when the decoder refuses with %s', async (_name, decode) => {
+    const { w, firstAttemptDead } = await oneRecord(decode);
+    expect(firstAttemptDead).toHaveLength(1);
+    expect(decodeRetryHeaders(firstAttemptDead[0]!.headers)).toMatchObject({ errorClass: 'DeserializationError', errorMessage: 'not an order' });
+    expect(w.handled).toEqual([]);
+    for (const tier of w.consumer.tiers) expect(w.broker.records(tier.topic)).toEqual([]);
+  });
+});
+
+describe('a decoder error that is not a refusal goes through the error policy, like a handler error', () => {
+  // Unknown errors are transient-long by default: the first tier, never the DLQ at attempt 1.
   it.each<[string, ValueDecoder]>([
     ['a string', () => {
       throw 'no schema for this';
@@ -98,81 +127,44 @@ describe('whatever a decoder throws is a refusal', () => {
       throw { toString: () => { throw new Error('nope'); } };
     }],
     ['a late rejection with a non-Error', () => Promise.resolve().then(() => Promise.reject(42))],
-  ])('sends the record to the DLQ at attempt 1 when the decoder throws %s', async (_name, decode) => {
-    const w = world('unordered', decode);
-    w.produce('k', 'anything');
-    await w.retrying.start();
-    await w.broker.run();
-    await w.retrying.stop();
-    const dead = w.broker.records(w.consumer.dlqTopic);
-    expect(dead).toHaveLength(1);
-    expect(decodeRetryHeaders(dead[0]!.headers)).toMatchObject({ attempt: 1, errorClass: 'DeserializationError' });
-    for (const tier of w.consumer.tiers) expect(w.broker.records(tier.topic)).toEqual([]);
-  });
-
-  // DEFECT (src/runtime/value-codec.ts:70): isThenable reads `.then` outside the try that wraps the
-  // decoder's errors, so a decoder result whose `then` cannot be read (a proxy over a lazily decoded
-  // message, as some Protobuf/Avro libraries return) throws a plain error past the wrapper: it is then
-  // classified as the handler's error and climbs the tiers instead of going to the DLQ at attempt 1.
-  // Class: a decoder's failure is wrapped only on two of its three paths. Fix: read the result's
-  // thenable-ness inside the same try (or wrap the whole decode step in one try/Promise chain).
-  it.failing('sends the record to the DLQ at attempt 1 when the decoded result cannot be inspected', async () => {
-    const lazy = new Proxy({}, {
+    ['a result whose then cannot be read (a lazily decoded message)', () => new Proxy({}, {
       get(_target, name) {
         throw new Error(`field ${String(name)} is not in the schema`);
       },
-    });
-    const w = world('unordered', () => lazy);
-    w.produce('k', 'anything');
-    await w.retrying.start();
-    await w.broker.run();
-    await w.retrying.stop();
-    const dead = w.broker.records(w.consumer.dlqTopic);
-    expect(dead).toHaveLength(1);
-    expect(decodeRetryHeaders(dead[0]!.headers)).toMatchObject({ attempt: 1, errorClass: 'DeserializationError' });
+    })],
+  ])('sends the record to the first tier when the decoder throws %s, without calling the handler', async (_name, decode) => {
+    const { w, firstAttemptDead, firstTier } = await oneRecord(decode);
+    expect(firstAttemptDead).toEqual([]);
+    expect(firstTier).toHaveLength(1);
+    expect(w.handled).toEqual([]);
   });
 });
 
-describe('a decoder error whose message cannot be read', () => {
-  // DEFECT (src/runtime/value-codec.ts:61 and :79): `refused` reads `error.message` itself, outside any
-  // guard; an error whose message getter throws (an error object from a proxy-based or WASM decoder)
-  // makes the wrapper throw that getter's error instead, which is then classified as a handler error
-  // and climbs the tiers. Same class as the result whose `then` cannot be read: the wrapping is not total.
-  it.failing('still sends the record to the DLQ at attempt 1 as a DeserializationError', async () => {
+describe('a refusal whose message cannot be read', () => {
+  // Once a defect (#26): the wrapper read `error.message` itself, unguarded; a getter that throws (an
+  // error from a proxy-based or WASM decoder) replaced the refusal with the getter's error, which climbed the tiers.
+  it('still sends the record to the DLQ at attempt 1 as a DeserializationError', async () => {
     const unreadable = () => {
       const error = new Error('x');
+      Object.defineProperty(error, 'name', { value: 'DeserializationError' });
       Object.defineProperty(error, 'message', { get: () => { throw new Error('message is gone'); } });
       throw error;
     };
-    const w = world('unordered', unreadable);
-    w.produce('k', 'anything');
-    await w.retrying.start();
-    await w.broker.run();
-    await w.retrying.stop();
-    const dead = w.broker.records(w.consumer.dlqTopic);
-    expect(dead).toHaveLength(1);
-    expect(decodeRetryHeaders(dead[0]!.headers)).toMatchObject({ attempt: 1, errorClass: 'DeserializationError' });
+    const { firstAttemptDead } = await oneRecord(unreadable);
+    expect(firstAttemptDead).toHaveLength(1);
+    expect(decodeRetryHeaders(firstAttemptDead[0]!.headers)).toMatchObject({ attempt: 1, errorClass: 'DeserializationError' });
   });
 });
 
 describe('a decoder that depends on a service (a Schema Registry client fetching the schema by id)', () => {
-  // DEFECT (src/runtime/value-codec.ts:61 with classify.ts 'deserialization'): every rejection of the
-  // decoder becomes a DeserializationError, so a registry outage (HTTP 503, ECONNREFUSED) while fetching
-  // a schema dead-letters every healthy record at attempt 1, exactly as if its bytes were poison: during
-  // a ten-minute registry incident the whole stream lands in the DLQ and needs a replay. Class: a
-  // decoder's failure to *run* is read as the bytes' refusal. Fix: only a refusal (DeserializationError,
-  // or an error the decoder marks as such) is permanent; any other decoder error is classified by the
-  // consumer's error policy like a handler error (a 503 goes to the tiers).
-  it.failing('sends a record to a tier, not the DLQ, when the registry answers 503 while decoding it', async () => {
+  // Once a defect (#26): every decoder rejection was a DeserializationError, so a registry outage sent
+  // every healthy record to the DLQ at attempt 1, as if its bytes were poison.
+  it('sends a record to a tier, not the DLQ, when the registry answers 503 while decoding it', async () => {
     const registryDown: ValueDecoder = async () => {
       throw httpError(503, 'schema registry: 503 Service Unavailable');
     };
-    const w = world('unordered', registryDown);
-    w.produce('k', 'framed-avro');
-    await w.retrying.start();
-    await w.broker.run({ maxSteps: 200 });
-    await w.retrying.stop();
-    expect(w.broker.records(w.consumer.dlqTopic).filter((r) => decodeRetryHeaders(r.headers).attempt === 1)).toEqual([]);
-    expect(w.broker.records(w.consumer.tiers[0]!.topic)).toHaveLength(1);
+    const { firstAttemptDead, firstTier } = await oneRecord(registryDown);
+    expect(firstAttemptDead).toEqual([]);
+    expect(firstTier).toHaveLength(1);
   });
 });
