@@ -115,8 +115,9 @@ export interface ConsumerSpec {
   /**
    * How the handler receives each record's value: a zod schema over JSON, or a decode
    * function from a package (`{ decode, from }`). The generated router package types the
-   * handler's `record.value` from it; a value it refuses goes to the DLQ at attempt 1
-   * with `x-error-class: DeserializationError`. Default none: the handler reads the bytes
+   * handler's `record.value` from it; a value it refuses (a decode function calls
+   * `refuse()`) goes to the DLQ at attempt 1 with `x-error-class: DeserializationError`;
+   * another error of the decoder takes the error policy. Default none: the handler reads the bytes
    * in `record.message.value`.
    */
   readonly value?: ValueCodecSpec;
