@@ -48,7 +48,7 @@ describe('a tier record whose origin is only partly readable, routed on by the r
   // run, inspect, key-parking's releases all trust it). Class: a partial origin is completed with the
   // tier record's coordinates. Fix: take each original-* field from the first layout that has it (or
   // leave it out), and fall back to the record's own coordinates only when no layout names an origin.
-  it.failing("takes the offset from Spring's headers when ours lack it, never the tier record's own", async () => {
+  it("takes the offset from Spring's headers when ours lack it, never the tier record's own", async () => {
     const headers = { ...springRetryTopicHeaders(MAIN, 2, 1_001_000), 'x-original-topic': MAIN.topic, 'x-original-partition': String(MAIN.partition) };
     for (const record of await routedOn(headers)) {
       expect(decodeRetryHeaders(record.headers).originalOffset).toBe(String(MAIN.offset));
@@ -57,7 +57,7 @@ describe('a tier record whose origin is only partly readable, routed on by the r
 
   // Same defect, one layout: Spring's offset header cut to 4 bytes reads as absent, and the tier
   // record's own offset (0) is then written as the main record's.
-  it.failing("leaves the offset unknown, rather than writing the tier record's own, when Spring's is unreadable", async () => {
+  it("leaves the offset unknown, rather than writing the tier record's own, when Spring's is unreadable", async () => {
     const headers = springRetryTopicHeaders(MAIN, 2, 1_001_000);
     const cut = { ...headers, 'kafka_original-offset': headers['kafka_original-offset']!.subarray(4) };
     for (const record of await routedOn(cut)) {
