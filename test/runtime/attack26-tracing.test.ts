@@ -40,7 +40,7 @@ describe('a provider registered while a record waits in a tier', () => {
   // Class: "original" is decided by where the record is (first hop or not), not by whether an original
   // was already kept. Fix: keep the own context as x-original-* whenever the record carries no
   // x-original-traceparent, and read it as the original in hopContexts likewise.
-  it.failing('links every traced attempt, and the DLQ record, to the producer that made the record', async () => {
+  it('links every traced attempt, and the DLQ record, to the producer that made the record', async () => {
     const h = harness(consumer, async () => {
       throw httpError(503);
     });
@@ -82,7 +82,7 @@ describe('a record whose producer did not sample its trace (traceparent flags 00
   // longer names the producer's trace. Class: "not recording" is taken to mean "no provider"; the
   // context must still propagate. Fix: skip the attributes and links when the span is not recording,
   // but still run the handler under trace.setSpan(parent, span) whenever the span context is valid.
-  it.failing("runs the handler in the producer's (unsampled) trace, so the service's own spans join it", async () => {
+  it("runs the handler in the producer's (unsampled) trace, so the service's own spans join it", async () => {
     const seen: { traceId?: string; sampled?: boolean }[] = [];
     const h = harness(consumer, async () => {
       const own = trace.getTracer('payment-client').startSpan('POST /charge');
@@ -117,7 +117,7 @@ describe('a consumer started inside an active span (a traced bootstrap, an admin
   // the process span is missing). Class: "a span is active" is read as "this delivery's span is active".
   // Fix: remember the context start() was called in and ignore it (or run the client's loop under
   // ROOT_CONTEXT), treating as nested only a span that began after the record was fetched.
-  it.failing("still makes each attempt a process span in its producer's trace", async () => {
+  it("still makes each attempt a process span in its producer's trace", async () => {
     const h = harness(consumer, async () => {});
     h.produce('order-3', 'created', 0, { traceparent: TRACEPARENT });
     const bootstrap = trace.getTracer('their-app').startSpan('bootstrap');
