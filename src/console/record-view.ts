@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { decodeFailure } from '../dlq/origin';
 import { confluentSchemaId } from '../dlq/schema-id';
 import { HEADERS, REPLAY_COUNT_HEADER, SPRING_DLT_HEADERS, SPRING_RETRY_TOPIC_HEADERS } from '../naming/headers';
-import { decodeRetryHeaders } from '../runtime/headers';
+import { decodeRetryHeaders, isoTimeOf } from '../runtime/headers';
 import type { RawHeaders } from '../runtime/headers';
 import { decodeSpringDltHeaders, decodeSpringRetryTopicHeaders } from '../runtime/spring-headers';
 
@@ -54,7 +54,7 @@ export interface HeaderView {
   readonly meaning?: string;
 }
 
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+const iso = isoTimeOf;
 
 /** Each of our `x-*` headers and Spring's numbers in both its layouts, decoded by the runtime's own decoders. */
 function meanings(headers: RawHeaders): Map<string, string | undefined> {

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { confluentSchemaId } from './schema-id';
+import { isoTimeOf } from '../runtime/headers';
 import type { DlqRecord } from './session';
 
 export interface InspectGroup {
@@ -67,7 +68,7 @@ export function recordGroups(options: { readonly ids: boolean } = { ids: true },
     /** Largest group first. */
     groups(): InspectGroup[] {
       return [...tallies.values()]
-        .map((t) => ({ errorClass: t.errorClass, originalTopic: t.originalTopic, count: t.count, oldest: new Date(t.oldest).toISOString(), newest: new Date(t.newest).toISOString(), replayedBefore: t.replayedBefore, ids: t.ids, example: t.example }))
+        .map((t) => ({ errorClass: t.errorClass, originalTopic: t.originalTopic, count: t.count, oldest: isoTimeOf(t.oldest) ?? String(t.oldest), newest: isoTimeOf(t.newest) ?? String(t.newest), replayedBefore: t.replayedBefore, ids: t.ids, example: t.example }))
         .sort((a, b) => b.count - a.count || (a.errorClass < b.errorClass ? -1 : 1));
     },
   };
@@ -96,7 +97,7 @@ export function recordJson(r: DlqRecord) {
     id: r.id,
     partition: r.partition,
     offset: r.offset.toString(),
-    timestamp: new Date(r.timestamp).toISOString(),
+    timestamp: isoTimeOf(r.timestamp) ?? null,
     key: key.text,
     keyEncoding: key.encoding,
     value: value.text,
@@ -109,8 +110,8 @@ export function recordJson(r: DlqRecord) {
     originalTopic: r.decoded.originalTopic ?? null,
     originalPartition: r.decoded.originalPartition ?? null,
     originalOffset: r.decoded.originalOffset ?? null,
-    originalTimestamp: r.decoded.originalTimestamp !== undefined ? new Date(r.decoded.originalTimestamp).toISOString() : null,
-    firstFailedAt: r.decoded.firstFailedAt !== undefined ? new Date(r.decoded.firstFailedAt).toISOString() : null,
+    originalTimestamp: isoTimeOf(r.decoded.originalTimestamp) ?? null,
+    firstFailedAt: isoTimeOf(r.decoded.firstFailedAt) ?? null,
   };
 }
 

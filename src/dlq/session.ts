@@ -2,6 +2,7 @@ import { retryingRetriable } from './retriable';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import type { RawHeaders, RetryHeaders } from '../runtime/headers';
+import { headerMap } from '../runtime/headers';
 import { decodeDlqHeaders } from './origin';
 import { everyPartitionAssigner } from './reader-assigner';
 import { dlqReaderGroupName } from '../naming';
@@ -86,7 +87,7 @@ export interface ReadScope {
 /** A record with its bytes cut to `max` and copied, so it holds no fetch buffer alive. */
 export function preview(record: DlqRecord, max: number): DlqRecord {
   const cut = (b: Buffer | null) => (b === null ? null : Buffer.from(b.subarray(0, max)));
-  const headers: Record<string, unknown> = {};
+  const headers = headerMap<unknown>();
   for (const [name, raw] of Object.entries(record.headers)) {
     headers[name] = Array.isArray(raw) ? raw.map((v) => (Buffer.isBuffer(v) ? cut(v) : v)) : Buffer.isBuffer(raw) ? cut(raw) : raw;
   }

@@ -37,13 +37,15 @@ export function timestampOf(record: EachMessagePayload): number | undefined {
 export function buildDestinationRecord(consumer: ConsumerDescriptor, record: EachMessagePayload, error: unknown, destination: RoutedDestination, options: DestinationRecordOptions): OutgoingMessage {
   const previous = decodeRetryHeaders(record.message.headers);
   const fromMain = record.topic === consumer.mainTopic;
-  // A tier record names its main record in whichever layout wrote it (ours or Spring's);
-  // only a record that names none stands for itself.
+  // A tier record names its main record in whichever layouts wrote it (ours or Spring's),
+  // field by field; only a record that names none stands for itself. A field no layout
+  // kept readable is left out: the tier record's own offset is never the main record's.
   const origin = fromMain ? undefined : decodeOrigin(record.message.headers);
+  const own = fromMain || origin === undefined;
   const original = {
     originalTopic: fromMain ? record.topic : (origin?.topic ?? consumer.mainTopic),
-    originalPartition: fromMain ? record.partition : (origin?.partition ?? record.partition),
-    originalOffset: fromMain ? record.message.offset : (origin?.offset ?? record.message.offset),
+    originalPartition: own ? record.partition : origin.partition,
+    originalOffset: own ? record.message.offset : origin.offset,
     originalTimestamp: fromMain ? timestampOf(record) : origin?.timestamp,
   };
   const failure = describeError(error, { withStack: options.includeStackTraces });

@@ -39,6 +39,14 @@ const MAX_OFFSET = 2n ** 63n - 1n;
 /** The latest epoch ms a JavaScript Date can hold. */
 export const MAX_EPOCH_MS = 8_640_000_000_000_000;
 
+/**
+ * An epoch ms as ISO 8601, or undefined when a Date cannot hold it: any printer of a
+ * timestamp read from a record goes through this, so one record's bytes never throw.
+ */
+export function isoTimeOf(ms: number | undefined): string | undefined {
+  return ms !== undefined && Number.isFinite(ms) && Math.abs(ms) <= MAX_EPOCH_MS ? new Date(ms).toISOString() : undefined;
+}
+
 /** Garbage (non-numeric, negative, huge, missing) reads as absent, never as a crash. */
 export function decodeRetryHeaders(headers: RawHeaders | undefined): RetryHeaders {
   const h = headers ?? {};
@@ -67,8 +75,9 @@ export function encodeRetryHeaders(h: {
   dueAt?: number;
   firstFailedAt: number;
   originalTopic: string;
-  originalPartition: number;
-  originalOffset: string;
+  /** Left out when unknown (a tier record whose headers lost it): never guessed. */
+  originalPartition?: number;
+  originalOffset?: string;
   originalTimestamp?: number;
   errorClass: string;
   errorMessage: string;
@@ -78,12 +87,21 @@ export function encodeRetryHeaders(h: {
     ...(h.dueAt !== undefined ? { [HEADERS.dueAt]: String(h.dueAt) } : {}),
     [HEADERS.firstFailedAt]: String(h.firstFailedAt),
     [HEADERS.originalTopic]: h.originalTopic,
-    [HEADERS.originalPartition]: String(h.originalPartition),
-    [HEADERS.originalOffset]: h.originalOffset,
+    ...(h.originalPartition !== undefined ? { [HEADERS.originalPartition]: String(h.originalPartition) } : {}),
+    ...(h.originalOffset !== undefined ? { [HEADERS.originalOffset]: h.originalOffset } : {}),
     ...(h.originalTimestamp !== undefined ? { [HEADERS.originalTimestamp]: String(h.originalTimestamp) } : {}),
     [HEADERS.errorClass]: h.errorClass,
     [HEADERS.errorMessage]: truncate(h.errorMessage),
   };
+}
+
+/**
+ * An empty map of headers by name. Header names are bytes a producer chooses: on a plain
+ * `{}` a header named `__proto__` set by assignment becomes the prototype and is lost, so
+ * every header map is built without one.
+ */
+export function headerMap<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
 }
 
 const WRITTEN_HERE = new Set<string>([...Object.values(HEADERS), ...Object.values(SPRING_DLT_HEADERS), ...Object.values(SPRING_RETRY_TOPIC_HEADERS)]);
@@ -91,7 +109,7 @@ const WRITTEN_HERE = new Set<string>([...Object.values(HEADERS), ...Object.value
 /** The record's own headers without the `x-*` and Spring headers this library writes. */
 export function passThroughHeaders(headers: RawHeaders | undefined): Record<string, Buffer | string | (Buffer | string)[]> {
   const ours = WRITTEN_HERE;
-  const out: Record<string, Buffer | string | (Buffer | string)[]> = {};
+  const out = headerMap<Buffer | string | (Buffer | string)[]>();
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (value !== undefined && !ours.has(name) && !name.startsWith('kafka_dlt-')) out[name] = value;
   }

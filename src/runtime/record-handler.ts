@@ -67,7 +67,13 @@ export interface RecordHandler {
   revoke(): void;
 }
 
-export function createRecordHandler(options: RecordHandlerOptions): RecordHandler {
+/** The consumer's own handle on it: the pipelines need only RecordHandler. */
+export interface StartedRecordHandler extends RecordHandler {
+  /** As the consumer starts: the span active then (a traced bootstrap) is no delivery's own (docs/tracing.md). */
+  started(): void;
+}
+
+export function createRecordHandler(options: RecordHandlerOptions): StartedRecordHandler {
   const { consumer, metrics, emit, listening } = options;
   const parkByKey = consumer.ordering === 'park-by-key';
   // A consumer with a value codec: the handler gets the decoded value, or the record a DeserializationError.
@@ -140,6 +146,7 @@ export function createRecordHandler(options: RecordHandlerOptions): RecordHandle
   }
 
   return {
+    started: () => spans.started(),
     handler,
     afterFailure: (record, error) => spans.endIfRejected(record, afterFailure(record, error)),
     publish: (record, failure, abandoned) => spans.endIfRejected(record, publish(record, failure, abandoned)),

@@ -19,34 +19,48 @@ export interface RecordOrigin {
   readonly timestamp?: number;
 }
 
-const usable = (o: Omit<RecordOrigin, 'layout'>) => o.topic !== undefined || o.partition !== undefined || o.offset !== undefined;
 const nonNegative = (n: number | undefined) => (n !== undefined && n >= 0 ? n : undefined);
 
+type OriginFields = Omit<RecordOrigin, 'layout'>;
+const FIELDS = ['topic', 'partition', 'offset', 'timestamp'] as const;
+/** Fields that say which record it was; a timestamp alone does not name one. */
+const names = (o: OriginFields) => o.topic !== undefined || o.partition !== undefined || o.offset !== undefined;
+
 /**
- * Where a record came from, decoded once from whichever layout it carries, taken whole
- * from one layout, never mixed: our `x-original-*` first; then `@RetryableTopic`'s
- * `kafka_original-*` (Spring writes them once, on the first hop, so they always name the
- * main-topic record); then the DeadLetterPublishingRecoverer's `kafka_dlt-original-*`
- * (the record it failed, which is the main one unless a plain recoverer sat on a retry
- * topic). Undefined when the record carries none: it is then its own origin. Every writer
- * of original-* (tier and DLQ records, replays) and every reader (DLQ tools, console)
- * goes through this, so no layout is read in one place and lost in another.
+ * Where a record came from, decoded once from whichever layouts it carries, each field
+ * from the first layout that has it readable: our `x-original-*` first; then
+ * `@RetryableTopic`'s `kafka_original-*` (Spring writes them once, on the first hop, so
+ * they always name the main-topic record); then the DeadLetterPublishingRecoverer's
+ * `kafka_dlt-original-*` (the record it failed, which is the main one unless a plain
+ * recoverer sat on a retry topic). Every layout describes the same main-topic record, so
+ * a field one lacks (cut, garbage, dropped by a header tool) is another's, and a field
+ * none has is left out: never filled with the tier record's own coordinates. Undefined
+ * when the record names no origin: it is then its own. `layout` is the first layout that
+ * named one. Every writer of original-* (tier and DLQ records, replays) and every reader
+ * (DLQ tools, console) goes through this, so no layout is read in one place and lost in
+ * another.
  */
 export function decodeOrigin(headers: RawHeaders | undefined): RecordOrigin | undefined {
   const h = headers ?? {};
   const x = decodeRetryHeaders(h);
-  const ours = { topic: x.originalTopic, partition: x.originalPartition, offset: x.originalOffset, timestamp: x.originalTimestamp };
-  if (usable(ours)) return { layout: 'x', ...ours };
   const retryTopic = decodeSpringRetryTopicHeaders(h);
-  const fromRetryTopic = springOrigin(retryTopic, retryTopic.originalTimestamp ?? retryTopic.retryOriginalTimestamp);
-  if (usable(fromRetryTopic)) return { layout: 'spring-retry-topic', ...fromRetryTopic };
   const dlt = decodeSpringDltHeaders(h);
-  const fromDlt = springOrigin(dlt, dlt.originalTimestamp);
-  if (usable(fromDlt)) return { layout: 'spring-dlt', ...fromDlt };
-  return undefined;
+  const layouts: [OriginLayout, OriginFields][] = [
+    ['x', { topic: x.originalTopic, partition: x.originalPartition, offset: x.originalOffset, timestamp: x.originalTimestamp }],
+    ['spring-retry-topic', springOrigin(retryTopic, retryTopic.originalTimestamp ?? retryTopic.retryOriginalTimestamp)],
+    ['spring-dlt', springOrigin(dlt, dlt.originalTimestamp)],
+  ];
+  const first = layouts.find(([, fields]) => names(fields));
+  if (first === undefined) return undefined;
+  const origin: { -readonly [K in keyof OriginFields]?: OriginFields[K] } = {};
+  for (const field of FIELDS) {
+    const value = layouts.map(([, fields]) => fields[field]).find((v) => v !== undefined);
+    if (value !== undefined) (origin as Record<string, unknown>)[field] = value;
+  }
+  return { layout: first[0], ...origin };
 }
 
-function springOrigin(s: { originalTopic?: string; originalPartition?: number; originalOffset?: string }, timestamp: number | undefined) {
+function springOrigin(s: { originalTopic?: string; originalPartition?: number; originalOffset?: string }, timestamp: number | undefined): OriginFields {
   return {
     topic: s.originalTopic || undefined,
     partition: nonNegative(s.originalPartition),

@@ -18,7 +18,7 @@ import type { CommitPolicy, OffsetCommitter } from './offset-committer';
 import { DEFAULT_PARK_STATE_BUDGET } from './park-state';
 import type { ConsumerPort, EachMessagePayload, KafkaPort, ProducerPort } from './port';
 import { createRecordHandler } from './record-handler';
-import type { RecordHandler } from './record-handler';
+import type { StartedRecordHandler } from './record-handler';
 import { createRouter } from './router';
 import type { ConsumedRecord, Router } from './router';
 import { StopRequested } from './stop-requested';
@@ -185,7 +185,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     } while (left > 0);
   }
 
-  const records: RecordHandler = createRecordHandler({
+  const records: StartedRecordHandler = createRecordHandler({
     consumer,
     // The decoder makes the record the handler was typed for.
     handler: options.handler as (record: ConsumedRecord) => Promise<void>,
@@ -282,6 +282,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     async start() {
       if (started) throw new KrtError(RESTART_REFUSED, { exit: 'usage' });
       started = true;
+      records.started();
       // Publishes of partitions side by side go out together, one request at a time.
       producer = coalescingProducer(options.kafka.producer());
       await producer.connect();

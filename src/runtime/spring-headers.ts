@@ -1,12 +1,13 @@
 import { SPRING_DLT_HEADERS, SPRING_RETRY_TOPIC_HEADERS } from '../naming/headers';
-import { truncate } from './headers';
+import { MAX_EPOCH_MS, truncate } from './headers';
 
 /** What Spring's headers say about a failed record; every original-* value describes the main-topic record. */
 export interface SpringHeaderValues {
   readonly originalTopic: string;
-  readonly originalPartition: number;
+  /** Left out when unknown, as the offset. */
+  readonly originalPartition?: number;
   /** A decimal string: offsets go beyond 2^53. */
-  readonly originalOffset: string;
+  readonly originalOffset?: string;
   /** Epoch ms of the main-topic record; left out when unknown. */
   readonly originalTimestamp?: number;
   readonly consumerGroup: string;
@@ -38,8 +39,8 @@ export function int64Bytes(value: number | string | undefined): Buffer | undefin
 }
 
 /** Java's `int`, big-endian; undefined when the value does not fit. */
-export function int32Bytes(value: number): Buffer | undefined {
-  if (!Number.isInteger(value) || value < -(2 ** 31) || value > 2 ** 31 - 1) return undefined;
+export function int32Bytes(value: number | undefined): Buffer | undefined {
+  if (value === undefined || !Number.isInteger(value) || value < -(2 ** 31) || value > 2 ** 31 - 1) return undefined;
   const out = Buffer.alloc(4);
   out.writeInt32BE(value);
   return out;
@@ -54,9 +55,17 @@ export function javaBigIntegerBytes(value: number | undefined): Buffer | undefin
   return Buffer.from(BigInt.asUintN(8 * bytes, n).toString(16).padStart(2 * bytes, '0'), 'hex');
 }
 
+/**
+ * An epoch ms a Date holds (0 to MAX_EPOCH_MS), or undefined: Spring's longs reach 2^63,
+ * and a timestamp beyond a Date's range would make every reader that prints it throw.
+ */
+function epochMs(n: bigint): number | undefined {
+  return n >= 0n && n <= BigInt(MAX_EPOCH_MS) ? Number(n) : undefined;
+}
+
 function readJavaBigInteger(bytes: Buffer | undefined): number | undefined {
   if (!bytes || bytes.length === 0 || bytes.length > 8) return undefined;
-  return Number(BigInt.asIntN(8 * bytes.length, BigInt(`0x${bytes.toString('hex')}`)));
+  return epochMs(BigInt.asIntN(8 * bytes.length, BigInt(`0x${bytes.toString('hex')}`)));
 }
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
@@ -131,7 +140,7 @@ function decodeWith(names: Names, headers: HeaderInput) {
     originalTopic: buf(names.originalTopic, 'first')?.toString('utf8'),
     originalPartition: partition?.length === 4 ? partition.readInt32BE() : undefined,
     originalOffset: offset?.length === 8 ? offset.readBigInt64BE().toString() : undefined,
-    originalTimestamp: timestamp?.length === 8 ? Number(timestamp.readBigInt64BE()) : undefined,
+    originalTimestamp: timestamp?.length === 8 ? epochMs(timestamp.readBigInt64BE()) : undefined,
     consumerGroup: buf(names.originalConsumerGroup, 'first')?.toString('utf8'),
     exceptionFqcn: buf(names.exceptionFqcn)?.toString('utf8'),
     exceptionCauseFqcn: buf(names.exceptionCauseFqcn)?.toString('utf8'),

@@ -99,7 +99,13 @@ class FakeStream extends EventEmitter implements PlatformaticStreamLike {
 }
 
 function message(partition: number, offset: number, value: string): PlatformaticMessageLike {
-  return { topic: TOPIC, partition, key: Buffer.from('k'), value: Buffer.from(value), headerEntries: [[Buffer.from('x-attempt'), Buffer.from('2')]], offset: BigInt(offset), timestamp: 1000n };
+  return { topic: TOPIC, partition, key: Buffer.from('k'), value: Buffer.from(value), headerEntries: [
+      [Buffer.from('x-attempt'), Buffer.from('2')],
+      // Names a producer may choose that a plain object would not keep as keys.
+      [Buffer.from('__proto__'), Buffer.from('p')],
+      [Buffer.from('constructor'), Buffer.from('c')],
+    ],
+    offset: BigInt(offset), timestamp: 1000n };
 }
 
 class FakeProducer implements PlatformaticProducerLike {
@@ -258,6 +264,15 @@ describe('the @platformatic/kafka adapter', () => {
     await consuming(async (record) => void seen.push(record));
     const first = await until('a record', () => seen[0]);
     expect(first.message).toMatchObject({ key: Buffer.from('k'), offset: '0', timestamp: '1000', headers: { 'x-attempt': Buffer.from('2') } });
+  });
+
+  it('gives the runtime headers named __proto__ and constructor as headers like any other', async () => {
+    const seen: EachMessagePayload[] = [];
+    await consuming(async (record) => void seen.push(record));
+    const { headers } = (await until('a record', () => seen[0])).message;
+    expect(Object.prototype.hasOwnProperty.call(headers, '__proto__')).toBe(true);
+    expect(headers!['__proto__']).toEqual(Buffer.from('p'));
+    expect(headers!['constructor']).toEqual(Buffer.from('c'));
   });
 
   it('commits offsets without claiming a leader epoch, and refuses a commit that carries metadata', async () => {

@@ -1,5 +1,6 @@
 import { html } from '../html';
 import type { SafeHtml } from '../html';
+import { isoTimeOf } from '../../runtime/headers';
 
 /** What every page needs to know of the session that renders it. */
 export interface PageContext {
@@ -46,4 +47,5 @@ export function age(ms: number): string {
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
-export const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+/** A record's own timestamp is whatever its producer set: one a Date cannot hold is shown as the number. */
+export const isoTime = (ms: number) => isoTimeOf(ms)?.replace('.000Z', 'Z') ?? String(ms);

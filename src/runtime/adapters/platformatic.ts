@@ -1,3 +1,4 @@
+import { headerMap } from '../headers';
 import type { RawHeaders } from '../headers';
 import type { ConsumerPort, KafkaPort, OutgoingMessage, PortMessage, ProducerPort } from '../port';
 import { UnknownPartitionError } from '../publish-failure';
@@ -267,7 +268,8 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
 }
 
 function portMessage(m: PlatformaticMessageLike): PortMessage {
-  const headers: Record<string, Buffer | Buffer[]> = {};
+  // No prototype: a header named `__proto__` or `constructor` is a header like any other.
+  const headers = headerMap<Buffer | Buffer[]>();
   for (const [rawName, value] of m.headerEntries) {
     const name = rawName.toString();
     const seen = headers[name];

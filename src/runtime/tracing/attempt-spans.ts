@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Context, Link, Span } from '@opentelemetry/api';
 import { TRACE_ATTRIBUTES, TRACE_DESTINATIONS, TRACE_LINKS, TRACER_NAME } from '../../naming/tracing';
 import type { ErrorKind } from '../classify';
@@ -18,6 +18,8 @@ import type { HopContexts } from './trace-headers';
  * built, and the handler runs as it would untraced.
  */
 export interface AttemptSpans {
+  /** Called as the consumer starts: the span active then (if any) is never taken for a delivery's own. */
+  started(): void;
   /** The handler, each call an attempt under its own span. */
   traced(handler: (record: ConsumedRecord) => Promise<void>): (record: ConsumedRecord) => Promise<void>;
   /** Runs work (an in-place retry, the publish of the failure) inside the record's attempt span. */
@@ -42,22 +44,32 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
   const attemptName = new Map([consumer.mainTopic, ...consumer.tiers.map((t) => t.topic)].map((topic) => [topic, `attempt ${topic}`]));
   const attempts = new WeakMap<ConsumedRecord, Attempt>();
 
+  /** The span active where the consumer was started: the client's loop inherits it, no delivery's own. */
+  let startedUnder: Span | undefined;
+
   function start(record: ConsumedRecord): Attempt | undefined {
     const active = context.active();
     const headers = record.message.headers ?? NO_HEADERS;
     // A span already active here is the delivery's own process span (an instrumentation's,
     // such as instrumentation-kafkajs's): ours is its child, an internal span, so that a
     // delivery has one process span. Otherwise ours is the process span, a child of the
-    // context the record carries (the previous hop's), as for any single message.
-    const nested = trace.getSpan(active) !== undefined;
+    // context the record carries (the previous hop's), as for any single message. The span
+    // start() ran under (a traced bootstrap) is active in every delivery the client's loop
+    // makes, and is none of theirs.
+    const activeSpan = trace.getSpan(active);
+    const nested = activeSpan !== undefined && activeSpan !== startedUnder;
     const creation = nested ? undefined : creationContext(headers);
     const parent = creation ?? active;
     const span = nested
       ? tracer.startSpan(attemptName.get(record.topic) ?? `attempt ${record.topic}`, { kind: SpanKind.INTERNAL }, parent)
       : tracer.startSpan(processName.get(record.topic) ?? `process ${record.topic}`, { kind: SpanKind.CONSUMER }, parent);
-    if (!span.isRecording()) return undefined;
-    span.setAttributes(attemptAttributes(consumer, record));
-    span.addLinks(linksOf(hopContexts(headers, creation)));
+    if (!madeByProvider(span, parent)) return undefined;
+    // A span sampled out records nothing, but its context still propagates: the handler's
+    // own spans then join the producer's (unsampled) trace, never start orphan root traces.
+    if (span.isRecording()) {
+      span.setAttributes(attemptAttributes(consumer, record));
+      span.addLinks(linksOf(hopContexts(headers, creation)));
+    }
     const previous = attempts.get(record);
     if (previous) end(record, previous, TRACE_DESTINATIONS.interrupted);
     const attempt = { span, context: trace.setSpan(parent, span) };
@@ -72,6 +84,9 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
   }
 
   return {
+    started() {
+      startedUnder = trace.getSpan(context.active());
+    },
     traced(handler) {
       return (record) => {
         const attempt = start(record);
@@ -103,6 +118,17 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
       });
     },
   };
+}
+
+/**
+ * Whether a provider made the span (recording, or sampled out with its own span id), not
+ * the API's no-op tracer, which hands back the parent's context: without a provider the
+ * handler runs exactly as it would untraced.
+ */
+function madeByProvider(span: Span, parent: Context): boolean {
+  if (span.isRecording()) return true;
+  const own = span.spanContext();
+  return isSpanContextValid(own) && own.spanId !== trace.getSpanContext(parent)?.spanId;
 }
 
 /** Links to the original producer and to the previous hop; one link when they are the same context. */

@@ -6,7 +6,7 @@ import { harness, httpError } from './harness';
 import { springRetryTopicHeaders } from './spring-bytes';
 
 /**
- * Attack on #26 part 4: every x-original-* a hop writes must describe the main-topic record.
+ * #26 part 4: every x-original-* a hop writes must describe the main-topic record.
  * A tier record whose origin headers are only partly readable must never have the missing
  * parts filled in with the tier record's own coordinates (the very bug #26 fixed for a
  * wholly Spring-written record).
@@ -38,7 +38,7 @@ async function routedOn(headers: Record<string, Buffer | string>) {
 }
 
 describe('a tier record whose origin is only partly readable, routed on by the runtime', () => {
-  // DEFECT (src/runtime/destination-record.ts:44-46 with record-origin.ts:101-102): decodeOrigin takes a
+  // Once a defect, fixed in #26 (src/runtime/destination-record.ts:44-46 with record-origin.ts:101-102): decodeOrigin takes a
   // layout whole as soon as it has any one field, and buildDestinationRecord fills every field the
   // layout lacks with the tier record's own (`origin?.offset ?? record.message.offset`,
   // `origin?.partition ?? record.partition`). A record carrying our x-original-topic/partition without
@@ -48,7 +48,7 @@ describe('a tier record whose origin is only partly readable, routed on by the r
   // run, inspect, key-parking's releases all trust it). Class: a partial origin is completed with the
   // tier record's coordinates. Fix: take each original-* field from the first layout that has it (or
   // leave it out), and fall back to the record's own coordinates only when no layout names an origin.
-  it.failing("takes the offset from Spring's headers when ours lack it, never the tier record's own", async () => {
+  it("takes the offset from Spring's headers when ours lack it, never the tier record's own", async () => {
     const headers = { ...springRetryTopicHeaders(MAIN, 2, 1_001_000), 'x-original-topic': MAIN.topic, 'x-original-partition': String(MAIN.partition) };
     for (const record of await routedOn(headers)) {
       expect(decodeRetryHeaders(record.headers).originalOffset).toBe(String(MAIN.offset));
@@ -57,7 +57,7 @@ describe('a tier record whose origin is only partly readable, routed on by the r
 
   // Same defect, one layout: Spring's offset header cut to 4 bytes reads as absent, and the tier
   // record's own offset (0) is then written as the main record's.
-  it.failing("leaves the offset unknown, rather than writing the tier record's own, when Spring's is unreadable", async () => {
+  it("leaves the offset unknown, rather than writing the tier record's own, when Spring's is unreadable", async () => {
     const headers = springRetryTopicHeaders(MAIN, 2, 1_001_000);
     const cut = { ...headers, 'kafka_original-offset': headers['kafka_original-offset']!.subarray(4) };
     for (const record of await routedOn(cut)) {
@@ -66,7 +66,7 @@ describe('a tier record whose origin is only partly readable, routed on by the r
   });
 });
 
-describe('what held: decodeOrigin on odd Spring bytes', () => {
+describe('decodeOrigin on odd Spring bytes', () => {
   it("reads the first of Spring's repeated original-* headers, and never a negative or cut integer", () => {
     const headers = springRetryTopicHeaders(MAIN, 2, 1_001_000);
     const twice = { ...headers, 'kafka_original-offset': [headers['kafka_original-offset']!, Buffer.alloc(8)] };

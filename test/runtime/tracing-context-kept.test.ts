@@ -9,7 +9,7 @@ import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { harness, httpError } from './harness';
 
 /**
- * Attack on #26 part 1: the producer's context must travel with a record through every
+ * #26 part 1: the producer's context must travel with a record through every
  * hop, whichever hops were traced. A team turns tracing on (registers a provider) while
  * records already wait in a tier, or a fleet's first hop runs untraced (an older version,
  * a service without a provider): the later traced hops must still link to the producer.
@@ -32,7 +32,7 @@ describe('a provider registered while a record waits in a tier', () => {
     propagation.disable();
   });
 
-  // DEFECT (src/runtime/tracing/trace-headers.ts:39 and :80): the producer's context is kept as
+  // Once a defect, fixed in #26 (src/runtime/tracing/trace-headers.ts:39 and :80): the producer's context is kept as
   // x-original-* only when the record has no x-attempt ("fromProducer"). A tier record written by an
   // untraced hop carries the producer's traceparent as its own but no x-original-*, so the first traced
   // hop links the producer as the *previous hop* (not the original) and then overwrites traceparent with
@@ -40,7 +40,7 @@ describe('a provider registered while a record waits in a tier', () => {
   // Class: "original" is decided by where the record is (first hop or not), not by whether an original
   // was already kept. Fix: keep the own context as x-original-* whenever the record carries no
   // x-original-traceparent, and read it as the original in hopContexts likewise.
-  it.failing('links every traced attempt, and the DLQ record, to the producer that made the record', async () => {
+  it('links every traced attempt, and the DLQ record, to the producer that made the record', async () => {
     const h = harness(consumer, async () => {
       throw httpError(503);
     });
@@ -74,7 +74,7 @@ describe('a record whose producer did not sample its trace (traceparent flags 00
     propagation.disable();
   });
 
-  // DEFECT (src/runtime/tracing/attempt-spans.ts:151 `if (!span.isRecording()) return undefined;` with
+  // Once a defect, fixed in #26 (src/runtime/tracing/attempt-spans.ts:151 `if (!span.isRecording()) return undefined;` with
   // traced() at :171): when the attempt span is not recording because the producer's trace was sampled
   // out, the handler runs outside any context instead of inside the (unsampled) attempt's. The service's
   // own spans (its HTTP and database calls) then start new *root* traces, which the default sampler
@@ -82,7 +82,7 @@ describe('a record whose producer did not sample its trace (traceparent flags 00
   // longer names the producer's trace. Class: "not recording" is taken to mean "no provider"; the
   // context must still propagate. Fix: skip the attributes and links when the span is not recording,
   // but still run the handler under trace.setSpan(parent, span) whenever the span context is valid.
-  it.failing("runs the handler in the producer's (unsampled) trace, so the service's own spans join it", async () => {
+  it("runs the handler in the producer's (unsampled) trace, so the service's own spans join it", async () => {
     const seen: { traceId?: string; sampled?: boolean }[] = [];
     const h = harness(consumer, async () => {
       const own = trace.getTracer('payment-client').startSpan('POST /charge');
@@ -109,7 +109,7 @@ describe('a consumer started inside an active span (a traced bootstrap, an admin
     propagation.disable();
   });
 
-  // DEFECT (src/runtime/tracing/attempt-spans.ts:145 `nested = trace.getSpan(active) !== undefined`): any
+  // Once a defect, fixed in #26 (src/runtime/tracing/attempt-spans.ts:145 `nested = trace.getSpan(active) !== undefined`): any
   // span active when a record arrives is taken for an instrumentation's process span of that delivery.
   // A client's fetch loop inherits the context its run() was called in (AsyncLocalStorage follows the
   // promise chain), so a consumer started under a bootstrap span makes every attempt of every record an
@@ -117,7 +117,7 @@ describe('a consumer started inside an active span (a traced bootstrap, an admin
   // the process span is missing). Class: "a span is active" is read as "this delivery's span is active".
   // Fix: remember the context start() was called in and ignore it (or run the client's loop under
   // ROOT_CONTEXT), treating as nested only a span that began after the record was fetched.
-  it.failing("still makes each attempt a process span in its producer's trace", async () => {
+  it("still makes each attempt a process span in its producer's trace", async () => {
     const h = harness(consumer, async () => {});
     h.produce('order-3', 'created', 0, { traceparent: TRACEPARENT });
     const bootstrap = trace.getTracer('their-app').startSpan('bootstrap');

@@ -3,19 +3,19 @@ import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { harness, httpError } from './harness';
 
 /**
- * Attack on #26 part 2: a record's own headers pass through every hop exactly. Header names
+ * #26 part 2: a record's own headers pass through every hop exactly. Header names
  * are bytes a producer chooses; none of them may be dropped or turned into something else.
  */
 const model = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m'] })] })).model!.topologies[0]!.consumers[0]!;
 const consumer = consumerDescriptor(model);
 
 describe('a record with a header named __proto__', () => {
-  // DEFECT (src/runtime/headers.ts:96 `out[name] = value` in passThroughHeaders, and the same assignment in
+  // Once a defect, fixed in #26 (src/runtime/headers.ts:96 `out[name] = value` in passThroughHeaders, and the same assignment in
   // src/runtime/adapters/platformatic.ts:267 portMessage): copying headers by assignment into a plain `{}`
   // turns a header named `__proto__` into the object's prototype, so the tier and DLQ records lose it
   // (and their headers inherit whatever it was). Class: header names used as keys of plain objects.
   // Fix: build header maps with Object.create(null) or Object.defineProperty / a Map.
-  it.failing('keeps it, with its bytes, on the tier and DLQ records', async () => {
+  it('keeps it, with its bytes, on the tier and DLQ records', async () => {
     const h = harness(consumer, async () => {
       throw httpError(503);
     });
