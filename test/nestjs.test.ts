@@ -27,8 +27,8 @@ describe('kafka-retry-topology/nestjs', () => {
 
   it('imports @nestjs/common and @nestjs/core alone, besides the runtime: terminus and microservices stay optional', () => {
     const { files, packages } = reachableFrom(path.join(REPO_ROOT, 'src', 'nestjs', 'index.ts'));
-    expect(files.filter((f) => !/^src\/(nestjs|runtime)\//.test(f))).toEqual(['src/duration.ts', 'src/naming/headers.ts', 'src/naming/metrics.ts']);
-    expect(packages.filter((p) => !p.startsWith('node:'))).toEqual(['@nestjs/common', '@nestjs/core', 'prom-client']);
+    expect(files.filter((f) => !/^src\/(nestjs|runtime)\//.test(f))).toEqual(['src/duration.ts', 'src/naming/headers.ts', 'src/naming/metrics.ts', 'src/naming/tracing.ts']);
+    expect(packages.filter((p) => !p.startsWith('node:'))).toEqual(['@nestjs/common', '@nestjs/core', '@opentelemetry/api', 'prom-client']);
   });
 
   it('type-checks the example app against the generated orders router package, a misspelled consumer name included as a @ts-expect-error', () => {
