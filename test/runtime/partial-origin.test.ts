@@ -1,7 +1,6 @@
-import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { decodeOrigin } from '../../src/runtime/record-origin';
-import { billingDescriptor } from './descriptor';
+import { SPRING_MAIN, springNamed } from './spring-consumer';
 import { harness, httpError } from './harness';
 import { springRetryTopicHeaders } from './spring-bytes';
 
@@ -11,19 +10,7 @@ import { springRetryTopicHeaders } from './spring-bytes';
  * parts filled in with the tier record's own coordinates (the very bug #26 fixed for a
  * wholly Spring-written record).
  */
-function springNamed(headerStyle: ConsumerDescriptor['headerStyle']): ConsumerDescriptor {
-  return billingDescriptor({
-    headerStyle,
-    tiers: [
-      { index: 1, topic: 'orders.confirmed-retry-1000', delayMs: 1_000, label: '1s' },
-      { index: 2, topic: 'orders.confirmed-retry-2000', delayMs: 2_000, label: '2s' },
-    ],
-    dlqTopic: 'orders.confirmed-dlt',
-  });
-}
-
-/** The main record Spring failed: offset 2 of partition 1; its tier record is offset 0 of the first retry topic. */
-const MAIN = { topic: 'orders.confirmed', partition: 1, offset: 2, timestamp: 1_600_000_000_123, group: 'billing-spring' };
+const MAIN = SPRING_MAIN;
 
 async function routedOn(headers: Record<string, Buffer | string>) {
   const d = springNamed('x');

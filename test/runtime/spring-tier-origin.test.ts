@@ -2,24 +2,11 @@ import { HEADERS } from '../../src/naming/headers';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { decodeRetryHeaders } from '../../src/runtime/headers';
 import { decodeSpringDltHeaders, decodeSpringRetryTopicHeaders } from '../../src/runtime/spring-headers';
-import { billingDescriptor } from './descriptor';
+import { SPRING_MAIN, springNamed } from './spring-consumer';
 import { harness, httpError } from './harness';
 import { springDltHeaders, springRetryTopicHeaders } from './spring-bytes';
 
-/** A consumer named as Spring names its topics, so it shares them with a Spring service. */
-function springNamed(headerStyle: ConsumerDescriptor['headerStyle']): ConsumerDescriptor {
-  return billingDescriptor({
-    headerStyle,
-    tiers: [
-      { index: 1, topic: 'orders.confirmed-retry-1000', delayMs: 1_000, label: '1s' },
-      { index: 2, topic: 'orders.confirmed-retry-2000', delayMs: 2_000, label: '2s' },
-    ],
-    dlqTopic: 'orders.confirmed-dlt',
-  });
-}
-
-/** The main record Spring failed: offset 2 of partition 1, written at MAIN_TS, by Spring's own group. */
-const MAIN = { topic: 'orders.confirmed', partition: 1, offset: 2, timestamp: 1_600_000_000_123, group: 'billing-spring' };
+const MAIN = SPRING_MAIN;
 const STEPS = { maxSteps: 5_000 };
 
 /** Runs a consumer that always fails over one record Spring put on the first retry topic (its offset there is 0). */
