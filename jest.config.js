@@ -36,6 +36,9 @@ const shared = {
   moduleNameMapper: {
     '^kafka-retry-topology$': '<rootDir>/src/index.ts',
     '^kafka-retry-topology/runtime$': '<rootDir>/src/runtime/index.ts',
+    '^kafka-retry-topology/nestjs$': '<rootDir>/src/nestjs/index.ts',
+    '^@kafka-retry-topology/runtime$': '<rootDir>/src/runtime/index.ts',
+    '^@kafka-retry-topology/runtime/nestjs$': '<rootDir>/src/nestjs/index.ts',
   },
 };
 

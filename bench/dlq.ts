@@ -4,7 +4,7 @@ import { groupRecords, recordJson } from '../src/dlq/inspect';
 import { replayRecords } from '../src/dlq/replay';
 import { replayRoute } from '../src/dlq/replay-route';
 import { DlqSession } from '../src/dlq/session';
-import { consumerDescriptor } from '../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../src/model/consumer-descriptor';
 import type { ConsumerModel, TopologyModel } from '../src/model/types';
 import { HEADERS } from '../src/naming/headers';
 import { kafkajsMonitorPort } from '../src/runtime/adapters/kafkajs-monitor';

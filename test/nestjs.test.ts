@@ -18,7 +18,7 @@ function typeCheckExample(replace: Record<string, string> = {}): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.relative(REPO_ROOT, d.file.fileName) : ''} TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
-describe('kafka-retry-topology/nestjs', () => {
+describe('@kafka-retry-topology/runtime/nestjs', () => {
   it('is the only subpath that imports Nest: the runtime reaches no Nest package and no file of src/nestjs', () => {
     const runtime = reachableFrom(path.join(REPO_ROOT, 'src', 'runtime', 'index.ts'));
     expect(runtime.packages.filter((p) => p.startsWith('@nestjs/'))).toEqual([]);

@@ -25,7 +25,7 @@ function serviceErrors<K extends string>(bodies: Record<K, string>): Record<K, s
   }
   const files = Object.fromEntries(Object.entries<string>(bodies).map(([name, body]) => {
     const file = path.join(dir, `${name}.ts`);
-    writeFileSync(file, `import { createRetryingConsumer } from 'orders-retry-router';\nimport type { KafkaPort } from 'kafka-retry-topology/runtime';\ndeclare const kafka: KafkaPort;\n${body}\nexport {};\n`);
+    writeFileSync(file, `import { createRetryingConsumer } from 'orders-retry-router';\nimport type { KafkaPort } from '@kafka-retry-topology/runtime';\ndeclare const kafka: KafkaPort;\n${body}\nexport {};\n`);
     return [name, file];
   })) as Record<K, string>;
   const program = ts.createProgram(Object.values(files), {
@@ -36,7 +36,7 @@ function serviceErrors<K extends string>(bodies: Record<K, string>): Record<K, s
     moduleResolution: ts.ModuleResolutionKind.Node16,
     types: ['node'],
     baseUrl: REPO_ROOT,
-    paths: { 'kafka-retry-topology/runtime': ['src/runtime/index.ts'], 'orders-retry-router': [path.join(dir, 'router/orders/index.d.ts')] },
+    paths: { '@kafka-retry-topology/runtime': ['src/runtime/index.ts'], 'orders-retry-router': [path.join(dir, 'router/orders/index.d.ts')] },
   });
   const diagnostics = ts.getPreEmitDiagnostics(program);
   return Object.fromEntries(

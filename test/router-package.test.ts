@@ -21,7 +21,7 @@ function typeCheck(files: Record<string, string>): string[] {
     types: ['node'],
     baseUrl: REPO_ROOT,
     paths: {
-      'kafka-retry-topology/runtime': ['src/runtime/index.ts'],
+      '@kafka-retry-topology/runtime': ['src/runtime/index.ts'],
       'orders-retry-router': ['generated/router/orders/index.d.ts'],
     },
   };

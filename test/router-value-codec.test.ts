@@ -78,7 +78,7 @@ beforeAll(() => {
 function typeCheck<K extends string>(services: Record<K, string>): Record<K, string[]> {
   const files = Object.fromEntries(Object.keys(services).map((name) => [name, path.join(dir, `${name}.ts`)])) as Record<K, string>;
   for (const [name, body] of Object.entries(services) as [K, string][]) {
-    writeFileSync(files[name], `import { createRetryingConsumer } from 'orders-retry-router';\nimport type { KafkaPort } from 'kafka-retry-topology/runtime';\ndeclare const kafka: KafkaPort;\n${body}\nexport {};\n`);
+    writeFileSync(files[name], `import { createRetryingConsumer } from 'orders-retry-router';\nimport type { KafkaPort } from '@kafka-retry-topology/runtime';\ndeclare const kafka: KafkaPort;\n${body}\nexport {};\n`);
   }
   const options: ts.CompilerOptions = {
     strict: true,
@@ -90,7 +90,7 @@ function typeCheck<K extends string>(services: Record<K, string>): Record<K, str
     types: ['node'],
     baseUrl: REPO_ROOT,
     paths: {
-      'kafka-retry-topology/runtime': ['src/runtime/index.ts'],
+      '@kafka-retry-topology/runtime': ['src/runtime/index.ts'],
       'orders-retry-router': [path.join(dir, 'router/orders/index.d.ts')],
       '@acme/order-events': [path.join(dir, 'order-events/index.d.ts')],
     },
@@ -121,7 +121,7 @@ describe('a value codec in the generated router package', () => {
 
   it('declares the package of a decode function a peer dependency, and requires it only when its consumer is created', async () => {
     const packageJson = JSON.parse(readFileSync(path.join(dir, 'router/orders/package.json'), 'utf8'));
-    expect(packageJson.peerDependencies).toEqual({ '@acme/order-events': '*', 'kafka-retry-topology': '*' });
+    expect(packageJson.peerDependencies).toEqual({ '@acme/order-events': '*', '@kafka-retry-topology/runtime': '*' });
     const router = require(path.join(dir, 'router/orders/index.js'));
     const broker = new MemoryBroker(new VirtualClock(0));
     expect(router.createRetryingConsumer('billing-order-confirmed', { kafka: broker.port(), handler: async () => {} }).metrics).toBeDefined();

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
-import { kafkajsPort } from 'kafka-retry-topology/runtime';
+import { kafkajsPort } from '@kafka-retry-topology/runtime';
 import { billingOrderConfirmed, createRetryingConsumer } from 'orders-retry-router';
 
 const OrderConfirmed = z.object({ orderId: z.string(), amountCents: z.number().int().positive(), currency: z.string().length(3) });

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { compileFiles } from '../compile';
 import { kafkaFromEnv } from '../connection/kafka-connection';
 import { durationToMs, parseDuration } from '../duration';
-import { consumerDescriptor } from '../emitters/router/descriptor';
+import { consumerDescriptor } from '../model/consumer-descriptor';
 import { kafkajsMonitorPort } from '../runtime/adapters/kafkajs-monitor';
 import { createDlqMonitor } from '../runtime/monitor';
 import type { DlqMonitor } from '../runtime/monitor';

@@ -1,3 +1,6 @@
+/** The npm name of the runtime package services install: what every generated router package requires. */
+export const RUNTIME_PACKAGE = '@kafka-retry-topology/runtime';
+
 /** The npm name of a topology's generated router package. */
 export function routerPackageName(topology: string): string {
   return `${topology}-retry-router`;

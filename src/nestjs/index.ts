@@ -1,5 +1,5 @@
 /**
- * `kafka-retry-topology/nestjs`: the retrying consumers of generated router packages as
+ * `@kafka-retry-topology/runtime/nestjs`: the retrying consumers of generated router packages as
  * Nest providers. The runtime itself stays framework-free; only this subpath imports Nest.
  */
 export { KafkaRetryModule } from './kafka-retry.module';

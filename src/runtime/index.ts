@@ -1,5 +1,5 @@
 /**
- * `kafka-retry-topology/runtime`: what services import. It never imports generator code,
+ * `@kafka-retry-topology/runtime`: what services import. It never imports generator code,
  * cdktf or handlebars, so a service does not pull in Terraform tooling.
  */
 export { createRetryingConsumer } from './retrying-consumer';

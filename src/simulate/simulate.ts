@@ -1,5 +1,5 @@
 import { compileTopologies } from '../compile';
-import { consumerDescriptor } from '../emitters/router/descriptor';
+import { consumerDescriptor } from '../model/consumer-descriptor';
 import { HEADERS } from '../naming/headers';
 import type { OrderingStrategy } from '../spec/types';
 import { decodeRetryHeaders } from '../runtime/headers';

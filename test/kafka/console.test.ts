@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium as playwright } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';

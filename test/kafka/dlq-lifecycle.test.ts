@@ -6,7 +6,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { runCli } from '../../src/cli/program';
 import { compileFiles } from '../../src/compile';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS, REPLAY_COUNT_HEADER } from '../../src/naming/headers';

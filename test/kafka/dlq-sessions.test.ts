@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Admin, Kafka } from 'kafkajs';
 import { compileFiles } from '../../src/compile';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ConsumerModel } from '../../src/model/types';
 import { dlqReaderGroupName } from '../../src/naming';

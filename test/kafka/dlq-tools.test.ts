@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Admin, Consumer } from 'kafkajs';
 import { runCli } from '../../src/cli/program';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS, REPLAY_COUNT_HEADER } from '../../src/naming/headers';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';

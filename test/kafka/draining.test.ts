@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import type { ConsumerModel, ProjectModel } from '../../src/model/types';
 import { planChanges } from '../../src/plan';
 import { compareLive, liveQuery, readClusterState } from '../../src/plan/live';

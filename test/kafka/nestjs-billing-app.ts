@@ -13,8 +13,8 @@ if (!routerPackage) throw new Error('set NESTJS_ROUTER_PACKAGE to the router pac
 
 const jiti = createJiti(__filename, {
   alias: {
-    'kafka-retry-topology/runtime': path.join(repo, 'src', 'runtime', 'index.ts'),
-    'kafka-retry-topology/nestjs': path.join(repo, 'src', 'nestjs', 'index.ts'),
+    '@kafka-retry-topology/runtime': path.join(repo, 'src', 'runtime', 'index.ts'),
+    '@kafka-retry-topology/runtime/nestjs': path.join(repo, 'src', 'nestjs', 'index.ts'),
     'orders-retry-router': routerPackage,
   },
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { passwordOf } from '../../scripts/kafka/broker';
@@ -9,6 +9,7 @@ import type { Child } from '../helpers/child-process';
 import { eventually } from '../helpers/eventually';
 import { bootstrapServers, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
+import { RUNTIME_PACKAGE } from '../../src/naming';
 
 jest.setTimeout(6 * 60_000);
 
@@ -16,6 +17,10 @@ const run = `packaged-${randomBytes(3).toString('hex')}`;
 const work = mkdtempSync(path.join(os.tmpdir(), 'krt-packaged-'));
 const service = path.join(work, 'service');
 const packages = path.join(service, 'packages');
+
+const RUNTIME_TARBALL = 'kafka-retry-topology-runtime.tgz';
+const runtimeManifest = require(path.join(REPO_ROOT, 'packages', 'runtime', 'package.json')) as { dependencies: Record<string, string> };
+const generatorManifest = require(path.join(REPO_ROOT, 'package.json')) as { dependencies: Record<string, string> };
 
 const sh = (command: string, args: string[], cwd: string) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -25,13 +30,46 @@ function pack(folder: string, as: string): void {
   renameSync(path.join(packages, file), path.join(packages, as));
 }
 
-/** kafka-retry-topology as its tarball would be published: dist built fresh, beside the package's files. */
+/** tsc of one of this repository's packages, the way its build runs, into a staging folder's dist/. */
+function compile(tsconfig: string, staging: string): void {
+  sh(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', tsconfig, '--outDir', path.join(staging, 'dist')], REPO_ROOT);
+}
+
+/** The runtime package as its tarball would be published: dist built fresh, beside its manifest. */
 function packRuntime(): void {
+  const staging = path.join(work, 'runtime');
+  mkdirSync(staging);
+  cpSync(path.join(REPO_ROOT, 'packages', 'runtime', 'package.json'), path.join(staging, 'package.json'));
+  compile('packages/runtime/tsconfig.json', staging);
+  pack(staging, RUNTIME_TARBALL);
+}
+
+/** kafka-retry-topology, the generator and CLI, as its tarball would be published. */
+function packGenerator(): void {
   const staging = path.join(work, 'kafka-retry-topology');
   mkdirSync(staging);
   for (const file of ['package.json', 'README.md', 'templates', 'examples/scenarios']) cpSync(path.join(REPO_ROOT, file), path.join(staging, file), { recursive: true });
-  sh(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(staging, 'dist')], REPO_ROOT);
+  compile('tsconfig.build.json', staging);
   pack(staging, 'kafka-retry-topology.tgz');
+}
+
+/** Every package installed under a folder's node_modules (nested ones too), by name, and their size on disk in bytes. */
+function installed(folder: string): { names: string[]; bytes: number } {
+  const names = new Set<string>();
+  const walk = (modules: string): void => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      if (entry.startsWith('.')) continue;
+      const dirs = entry.startsWith('@') ? readdirSync(path.join(modules, entry)).map((d) => path.join(modules, entry, d)) : [path.join(modules, entry)];
+      for (const dir of dirs) {
+        names.add(path.relative(modules, dir));
+        walk(path.join(dir, 'node_modules'));
+      }
+    }
+  };
+  walk(path.join(folder, 'node_modules'));
+  const bytes = Number(sh('du', ['-sbL', path.join(folder, 'node_modules')], folder).split('\t')[0]);
+  return { names: [...names].sort(), bytes };
 }
 
 /** The DLQ records whose value starts with this run's marker, read by the admin. */
@@ -55,6 +93,7 @@ async function deadLetters(topic: string): Promise<{ value: string; headers: Rec
 }
 
 describe('a service outside the root package, on the generated router package (examples/packaged-service)', () => {
+  let productionInstall: { names: string[]; bytes: number } | undefined;
   let running: Child | undefined;
   afterAll(async () => {
     running?.process.kill('SIGKILL');
@@ -62,15 +101,29 @@ describe('a service outside the root package, on the generated router package (e
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('installs the router package and kafka-retry-topology from their npm pack tarballs, and type-checks', () => {
+  it('installs the router package and the runtime package from their npm pack tarballs, and type-checks', () => {
     cpSync(path.join(REPO_ROOT, 'examples', 'packaged-service'), service, { recursive: true, filter: (f) => !/\/(node_modules|dist|packages)$/.test(f) });
     mkdirSync(packages);
     packRuntime();
     pack(path.join(REPO_ROOT, 'generated', 'router', 'analytics'), 'analytics-retry-router.tgz');
-    // The Confluent client is optional; this service runs on kafkajs and does not build it.
-    sh('npm', ['install', '--prefer-offline', '--omit=optional', '--no-audit', '--no-fund'], service);
-    expect(sh('npm', ['ls', '--depth=0', '--parseable', '--long'], service)).toMatch(/analytics-retry-router@0\.0\.0[\s\S]*kafka-retry-topology@\d/);
+    sh('npm', ['install', '--prefer-offline', '--omit=dev', '--no-audit', '--no-fund'], service);
+    // What production holds is measured now; the type-check below needs the dev tools.
+    productionInstall = installed(service);
+    sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], service);
+    expect(sh('npm', ['ls', '--depth=0', '--parseable', '--long'], service)).toMatch(/@kafka-retry-topology\/runtime@0\.1\.0[\s\S]*analytics-retry-router@0\.0\.0/);
     sh('npm', ['run', 'build'], service);
+  });
+
+  it('pulls no generator dependency into the service: its production install is the runtime, prom-client, the OpenTelemetry API and its own Kafka client', () => {
+    const generatorOnly = Object.keys(generatorManifest.dependencies).filter((name) => !(name in runtimeManifest.dependencies) && name !== 'kafkajs' && name !== RUNTIME_PACKAGE);
+    const { names, bytes } = productionInstall!;
+    expect(names.filter((name) => generatorOnly.includes(name) || name === 'kafka-retry-topology')).toEqual([]);
+    // Not even an optional client the service did not ask for.
+    expect(names.filter((name) => ['@confluentinc/kafka-javascript', '@platformatic/kafka'].includes(name))).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining([RUNTIME_PACKAGE, 'analytics-retry-router', 'kafkajs', 'prom-client', '@opentelemetry/api']));
+    // docs/router-package.md gives the size; a generator dependency alone (cdktf) is tens of megabytes.
+    process.stdout.write(`packaged service: ${names.length} production packages, ${(bytes / 1e6).toFixed(1)} MB in node_modules\n`);
+    expect(bytes).toBeLessThan(8e6);
   });
 
   it('handles a record from the main topic, and sends one it cannot parse to the DLQ with its headers', async () => {
@@ -100,11 +153,21 @@ describe('a service outside the root package, on the generated router package (e
     for (const file of ['src', 'tsconfig.json']) cpSync(path.join(service, file), path.join(analytics, file), { recursive: true });
     const manifest = require(path.join(service, 'package.json'));
     const write = (file: string, json: unknown) => writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-    // kafka-retry-topology would come from the registry; here, its packed tarball. The root
-    // depends on it too (it runs krt synth), which is where the generated package finds it.
-    const runtime = `file:${path.join(packages, 'kafka-retry-topology.tgz')}`;
-    write(path.join(monorepo, 'package.json'), { name: 'monorepo', private: true, workspaces: ['services/*', 'generated/router/*'], devDependencies: { 'kafka-retry-topology': runtime } });
-    write(path.join(analytics, 'package.json'), { ...manifest, name: 'analytics', dependencies: { ...manifest.dependencies, 'analytics-retry-router': '*', 'kafka-retry-topology': runtime } });
+    // Both packages would come from the registry; here, their packed tarballs. The root runs
+    // krt synth (kafka-retry-topology, a dev dependency); the service depends on the runtime,
+    // installed at the root, where the generated package finds it (its peer dependency).
+    packGenerator();
+    const runtime = `file:${path.join(packages, RUNTIME_TARBALL)}`;
+    const generator = `file:${path.join(packages, 'kafka-retry-topology.tgz')}`;
+    write(path.join(monorepo, 'package.json'), {
+      name: 'monorepo',
+      private: true,
+      workspaces: ['services/*', 'generated/router/*'],
+      devDependencies: { 'kafka-retry-topology': generator },
+      // Stands in for the registry the generator's own dependency on the runtime would reach.
+      overrides: { [RUNTIME_PACKAGE]: runtime },
+    });
+    write(path.join(analytics, 'package.json'), { ...manifest, name: 'analytics', dependencies: { ...manifest.dependencies, 'analytics-retry-router': '*', [RUNTIME_PACKAGE]: runtime } });
     sh('npm', ['install', '--prefer-offline', '--omit=optional', '--no-audit', '--no-fund'], monorepo);
     sh('npm', ['run', 'build', '--workspace', 'services/analytics'], monorepo);
     const resolved = sh(process.execPath, ['-e', "console.log(require('analytics-retry-router').analyticsOrders.dlqTopic)"], analytics);

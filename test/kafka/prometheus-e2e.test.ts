@@ -129,7 +129,7 @@ describe('the generated alerts in a real Prometheus, scraping a service and krt 
     monitorAcls = aclRules(topology).filter((rule) => rule.principal === 'User:orders-monitor').map(kafkajsAcl);
     await createResources(topology, consumer);
 
-    const jitiAlias = JSON.stringify({ 'kafka-retry-topology/runtime': path.join(REPO_ROOT, 'src', 'runtime', 'index.ts') });
+    const jitiAlias = JSON.stringify({ '@kafka-retry-topology/runtime': path.join(REPO_ROOT, 'src', 'runtime', 'index.ts') });
     const started = await Promise.all([
       spawnWithPort('the service', [path.join(__dirname, 'e2e-service.ts')], {
         cwd: REPO_ROOT,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { runCli } from '../../src/cli/program';
 import { compileFiles } from '../../src/compile';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ConsumerModel } from '../../src/model/types';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';

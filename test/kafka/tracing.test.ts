@@ -9,7 +9,7 @@ import { Kafka } from 'kafkajs';
 import { replayRecords } from '../../src/dlq/replay';
 import { replayRoute } from '../../src/dlq/replay-route';
 import { DlqSession } from '../../src/dlq/session';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { TRACE_ATTRIBUTES, TRACE_DESTINATIONS, TRACE_LINKS, TRACER_NAME } from '../../src/naming/tracing';

@@ -1,4 +1,4 @@
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { harness, httpError } from './harness';
 

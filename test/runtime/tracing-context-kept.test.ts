@@ -2,7 +2,7 @@ import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import { ORIGINAL_TRACE_CONTEXT_PREFIX } from '../../src/naming/headers';
 import { TRACE_ATTRIBUTES, TRACE_LINKS, TRACER_NAME } from '../../src/naming/tracing';
 import { aConsumer, aTopology, compile } from '../helpers/specs';

@@ -6,7 +6,7 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { replayRecords } from '../../src/dlq/replay';
 import { replayRoute } from '../../src/dlq/replay-route';
 import { DlqSession } from '../../src/dlq/session';
-import { consumerDescriptor } from '../../src/emitters/router/descriptor';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import { HEADERS, ORIGINAL_TRACE_CONTEXT_PREFIX, PREVIOUS_TRACE_CONTEXT_PREFIX } from '../../src/naming/headers';
 import { TRACE_ATTRIBUTES, TRACE_LINKS, TRACER_NAME } from '../../src/naming/tracing';
 import { createRouter } from '../../src/runtime/router';

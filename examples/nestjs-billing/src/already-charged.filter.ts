@@ -1,6 +1,6 @@
 import { Catch, ConflictException, Logger } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
-import type { ConsumedRecord } from 'kafka-retry-topology/runtime';
+import type { ConsumedRecord } from '@kafka-retry-topology/runtime';
 
 /**
  * A replayed or redelivered order that the payment service already charged is done, not

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
-import { KafkaRetryHealthIndicator } from 'kafka-retry-topology/nestjs';
+import { KafkaRetryHealthIndicator } from '@kafka-retry-topology/runtime/nestjs';
 
 /** `GET /health`: 503 while a consumer is out of its group or the broker refuses its retry or DLQ publishes. */
 @Controller('health')

@@ -1,6 +1,6 @@
 import { UseFilters } from '@nestjs/common';
-import { KafkaRetryConsumer, OnRecord } from 'kafka-retry-topology/nestjs';
-import type { ConsumedRecord } from 'kafka-retry-topology/runtime';
+import { KafkaRetryConsumer, OnRecord } from '@kafka-retry-topology/runtime/nestjs';
+import type { ConsumedRecord } from '@kafka-retry-topology/runtime';
 import { consumers } from 'orders-retry-router';
 import { AlreadyChargedFilter } from './already-charged.filter';
 import { parseOrder } from './order';

@@ -1,11 +1,11 @@
 /**
  * Analytics on confirmed orders, as a service in a repository of its own: it installs the
- * generated router package of topology `analytics` and kafka-retry-topology as packages
+ * generated router package of topology `analytics` and the runtime package as packages
  * (see docs/router-package.md). Set KAFKA_BOOTSTRAP_SERVERS, KAFKA_SASL_USERNAME,
  * KAFKA_SASL_PASSWORD, and KAFKA_SSL=false for a plaintext listener.
  */
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkajsPort } from 'kafka-retry-topology/runtime';
+import { kafkajsPort } from '@kafka-retry-topology/runtime';
 import { analyticsOrders, createRetryingConsumer } from 'analytics-retry-router';
 
 function env(name: string): string {

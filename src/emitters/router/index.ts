@@ -1,12 +1,10 @@
-import { consumerConstantName, consumerValueTypeName, packageOfSpecifier, routerPackageName } from '../../naming';
+import { consumerConstantName, consumerValueTypeName, packageOfSpecifier, routerPackageName, RUNTIME_PACKAGE } from '../../naming';
 import type { TopologyModel } from '../../model/types';
 import type { Emitter, GeneratedFile } from '../types';
 import { GENERATED_NOTICE } from '../types';
-import { consumerDescriptor } from './descriptor';
+import { consumerDescriptor } from '../../model/consumer-descriptor';
 import { jsonSchemaType } from './json-schema-type';
 import { literalType } from './typescript-literal';
-
-const RUNTIME = 'kafka-retry-topology/runtime';
 
 /**
  * `router/<topology>/`: a small package of typed constants, one per consumer, and thin
@@ -27,7 +25,7 @@ function routerPackage(topology: TopologyModel): GeneratedFile[] {
     main: 'index.js',
     types: 'index.d.ts',
     peerDependencies: Object.fromEntries(
-      [...new Set(['kafka-retry-topology', ...descriptors.flatMap(({ descriptor }) => (descriptor.value?.kind === 'decode' ? [packageOfSpecifier(descriptor.value.module)] : []))])]
+      [...new Set([RUNTIME_PACKAGE, ...descriptors.flatMap(({ descriptor }) => (descriptor.value?.kind === 'decode' ? [packageOfSpecifier(descriptor.value.module)] : []))])]
         .sort()
         .map((name) => [name, '*']),
     ),
@@ -46,7 +44,7 @@ function declarations(entries: Entry[]): string {
   const union = (values: string[]) => [...new Set(values)].map((v) => JSON.stringify(v)).join(' | ');
   return [
     `// ${GENERATED_NOTICE}`,
-    `import type { ConsumedRecord, DecodedRecord, RetryingConsumer, RetryingConsumerOptions, Router, RouterOptions } from '${RUNTIME}';`,
+    `import type { ConsumedRecord, DecodedRecord, RetryingConsumer, RetryingConsumerOptions, Router, RouterOptions } from '${RUNTIME_PACKAGE}';`,
     '',
     ...entries.flatMap(({ constant, descriptor }) => [`export declare const ${constant}: ${literalType(descriptor)};`, '']),
     ...entries.flatMap(({ descriptor }) => valueType(descriptor)),
@@ -121,7 +119,7 @@ function implementation(entries: Entry[]): string {
   return [
     `// ${GENERATED_NOTICE}`,
     `'use strict';`,
-    `const runtime = require('${RUNTIME}');`,
+    `const runtime = require('${RUNTIME_PACKAGE}');`,
     '',
     ...entries.flatMap(({ constant, descriptor }) => [`const ${constant} = deepFreeze(${JSON.stringify(descriptor, null, 2)});`, '']),
     `const consumers = Object.freeze({\n${entries.map((e) => `  ${JSON.stringify(e.descriptor.name)}: ${e.constant},`).join('\n')}\n});`,

@@ -1,5 +1,5 @@
-import type { ConsumerModel } from '../../model/types';
-import type { ConsumerDescriptor } from '../../runtime/descriptor';
+import type { ConsumerModel } from './types';
+import type { ConsumerDescriptor } from '../runtime/descriptor';
 
 /** The runtime's view of a consumer, taken from the model: what the router package ships. */
 export function consumerDescriptor(c: ConsumerModel): ConsumerDescriptor {
