@@ -74,6 +74,13 @@ describe('the docs of the alerts', () => {
     const rows = doc('alerts.md').split('\n## The alerts\n')[1]!.split('\n## ')[0]!.split('\n').filter((line) => line.startsWith('| `'));
     expect(rows.map((row) => /^\| `(\w+)`/.exec(row)![1])).toEqual(ALERT_MODULES.map((alert) => alert.name));
   });
+
+  it('give the inhibit table of docs/alerts.md as the alert modules say which alert explains which', () => {
+    const rows = doc('alerts.md').split('\n## Inhibit rules\n')[1]!.split('\n## ')[0]!.split('\n').filter((line) => line.startsWith('| `'));
+    const documented = rows.map((row) => row.split('|').slice(1, 3).map((cell) => [...cell.matchAll(/`(\w+)`/g)].map((m) => m[1]!)));
+    const stated = ALERT_MODULES.filter((alert) => alert.explains).map((alert) => [[alert.name], alert.explains!.map((key) => ALERTS[key])]);
+    expect(documented.sort()).toEqual(stated.sort());
+  });
 });
 
 describe('an alert module that leaves out a part', () => {

@@ -36,6 +36,11 @@ export interface AlertParts<K extends AlertKey> {
   readonly rules: (ctx: AlertContext) => AlertRule[];
   /** What its runbook section says for one consumer. */
   readonly runbook: (consumer: ConsumerModel) => RunbookFacts;
+  /**
+   * The alerts whose firing this one explains, for the same consumer: Alertmanager holds
+   * them back while it fires (one page per cause, never the cause and its symptoms).
+   */
+  readonly explains?: readonly AlertKey[];
 }
 
 export interface AlertModule<K extends AlertKey = AlertKey> extends AlertParts<K> {

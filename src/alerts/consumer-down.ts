@@ -9,6 +9,8 @@ export const consumerDown = defineAlert({
   watches: 'metrics',
   thresholdUnit: "unused (0); `for` is how long the service's metrics may be missing",
   presets: ABSENCE_PRESETS,
+  // A stopped service leaves its tiers and its main topic unconsumed.
+  explains: ['retryTierStuck', 'mainConsumerLag'],
   rules: (ctx) => {
     const { consumer } = ctx;
     return [

@@ -48,6 +48,8 @@ export const dlqBacklog = defineAlert({
   key: 'dlqBacklog',
   watches: 'dlq',
   thresholdUnit: 'unhandled DLQ records',
+  // The backlog is the same unhandled records, still paging.
+  explains: ['dlqNewMessages'],
   presets: {
     money: { threshold: 1, forMs: 30 * MINUTE, severity: 'critical' },
     standard: { threshold: 100, forMs: 30 * MINUTE, severity: 'warning' },

@@ -1,14 +1,15 @@
+import { ALERT_MODULES } from '../../alerts';
 import { ALERTS } from '../../naming';
-import type { AlertKey } from '../../naming';
 import type { TopologyModel } from '../../model/types';
 
-/** Which alert explains which: while the first fires, Alertmanager holds back the others. */
-const EXPLAINS: readonly { readonly source: AlertKey; readonly targets: readonly AlertKey[] }[] = [
-  // A stopped service leaves its tiers and its main topic unconsumed.
-  { source: 'consumerDown', targets: ['retryTierStuck', 'mainConsumerLag'] },
-  // The backlog is the same unhandled records, still paging.
-  { source: 'dlqBacklog', targets: ['dlqNewMessages'] },
-];
+/**
+ * Which alert explains which, as each alert module says: while one fires, Alertmanager holds
+ * back the others. Alertmanager reads every rule whatever the order; for the reader, the
+ * cause that explains the most comes first.
+ */
+const EXPLAINS = ALERT_MODULES.flatMap((alert) => (alert.explains ? [{ source: alert.key, targets: alert.explains }] : [])).sort(
+  (a, b) => b.targets.length - a.targets.length || ALERTS[a.source].localeCompare(ALERTS[b.source], 'en'),
+);
 
 /**
  * Alertmanager `inhibit_rules` for a topology's consumers, to paste or include in the
