@@ -44,6 +44,9 @@ function brokerWithMetadataMax(startBytes: number) {
   return { clock, broker, kafka, limit, accepted, refused };
 }
 
+// Some 1,100 records each: seconds on a loaded machine.
+jest.setTimeout(60_000);
+
 describe('the park-by-key budget after the broker refused a commit as too large', () => {
   it('is lowered with an event saying so, and rises back to the configured budget once the broker keeps more', async () => {
     const w = brokerWithMetadataMax(300);
