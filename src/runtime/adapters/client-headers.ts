@@ -11,15 +11,13 @@ const isHeaderValue = (v: unknown): v is HeaderValue => Buffer.isBuffer(v) || ty
  * prototype, with the record's values only. kafkajs decodes headers onto a plain `{}` and
  * takes a name it finds there (`constructor`, `toString`, `__proto__`: Object.prototype's)
  * as a repeat, so such a header arrives as an array holding the prototype's member and its
- * bytes; the Confluent client assigns a header named `__proto__` on a plain `{}`, which
- * makes it the object's prototype. A repeated header keeps its values in order (readers
- * say which wins: the last of our `x-*`, the first of Spring's original-*).
+ * bytes. A repeated header keeps its values in order (readers say which wins: the last of
+ * our `x-*`, the first of Spring's original-*). (The Confluent client loses a header named
+ * `__proto__` below its KafkaJS API, where nothing of it reaches an adapter.)
  */
 export function ownHeaders(raw: RawHeaders | undefined): RawHeaders | undefined {
   if (raw === undefined || raw === null) return raw;
   const out = headerMap<HeaderValue | HeaderValue[]>();
-  const prototype: unknown = Object.getPrototypeOf(raw);
-  if (Buffer.isBuffer(prototype)) out['__proto__'] = prototype;
   for (const name of Object.keys(raw)) {
     const value: unknown = raw[name];
     const values = (Array.isArray(value) ? value : [value]).filter(isHeaderValue);
