@@ -155,4 +155,31 @@ eachClient('the retrying consumer on a real broker', (port, client) => {
     const lost = client.name === '@confluentinc/kafka-javascript' ? ['__proto__=p-1'] : [];
     expect(own.sort()).toEqual(['__proto__=p-1', 'constructor=c-1', 'toString=t-1', 'x-request-id=r-1'].filter((h) => !lost.includes(h)));
   });
+
+  // A handler that never settles once kept stop() waiting forever, and with it the client's
+  // disconnect (kafkajs's waits for the eachBatch call in progress).
+  it('stops within its drain deadline while a handler never settles, and the next run reads that record again', async () => {
+    const d = await freshConsumer();
+    let entered = false;
+    const hanging = createRetryingConsumer(d, {
+      kafka: port(),
+      drainTimeoutMs: 1_000,
+      handler: async () => {
+        entered = true;
+        await new Promise<never>(() => {});
+      },
+    });
+    await hanging.start();
+    await produceAsAdmin(d.mainTopic, [{ key: 'order-46', value: 'hangs', partition: 0 }]);
+    await eventually('the handler to take the record', () => (entered ? true : undefined));
+    const stopAt = Date.now();
+    await hanging.stop();
+    expect(Date.now() - stopAt).toBeLessThan(15_000);
+
+    const seen: string[] = [];
+    consumer = createRetryingConsumer(d, { kafka: port(), handler: async (record: ConsumedRecord) => void seen.push(record.message.value!.toString()) });
+    await consumer.start();
+    await eventually('the record read again', () => (seen.length > 0 ? true : undefined), 60_000);
+    expect(seen).toEqual(['hangs']);
+  });
 });
