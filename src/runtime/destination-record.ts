@@ -37,17 +37,7 @@ export function timestampOf(record: EachMessagePayload): number | undefined {
 export function buildDestinationRecord(consumer: ConsumerDescriptor, record: EachMessagePayload, error: unknown, destination: RoutedDestination, options: DestinationRecordOptions): OutgoingMessage {
   const previous = decodeRetryHeaders(record.message.headers);
   const fromMain = record.topic === consumer.mainTopic;
-  // A tier record names its main record in whichever layouts wrote it (ours or Spring's),
-  // field by field; only a record that names none stands for itself. A field no layout
-  // kept readable is left out: the tier record's own offset is never the main record's.
-  const origin = fromMain ? undefined : decodeOrigin(record.message.headers);
-  const own = fromMain || origin === undefined;
-  const original = {
-    originalTopic: fromMain ? record.topic : (origin?.topic ?? consumer.mainTopic),
-    originalPartition: own ? record.partition : origin.partition,
-    originalOffset: own ? record.message.offset : origin.offset,
-    originalTimestamp: fromMain ? timestampOf(record) : origin?.timestamp,
-  };
+  const original = originOf(consumer, record);
   const failure = describeError(error, { withStack: options.includeStackTraces });
   const headers: OutgoingMessage['headers'] = {
     ...passThroughHeaders(record.message.headers),
@@ -84,6 +74,29 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
   // tier's delay is its x-due-at: a publish retried for a while does not make it due later.
   const timestamp = destination.kind === 'tier' ? { timestamp: String(destination.dueAt - destination.tier.delayMs) } : {};
   return { key: record.message.key, value: record.message.value, headers, ...partition, ...timestamp };
+}
+
+/**
+ * The main-topic record a routed record stands for, as its x-original-* (and Spring's
+ * original-*) headers say it. A main record is its own. A tier record names its main record
+ * in whichever layouts wrote it (ours or Spring's), field by field, and a field none kept
+ * readable (damaged, or no origin headers at all) is filled where the tier record's own
+ * value is the main record's: the topic is the consumer's main topic, the partition the one
+ * it was read from (a tier record keeps its main partition). Never the offset: the tier
+ * record's own would name another main record, which park-by-key would then take for a
+ * stale copy of that record's retry and skip; an unknown offset stays out.
+ */
+function originOf(consumer: ConsumerDescriptor, record: EachMessagePayload) {
+  if (record.topic === consumer.mainTopic) {
+    return { originalTopic: record.topic, originalPartition: record.partition, originalOffset: record.message.offset, originalTimestamp: timestampOf(record) };
+  }
+  const origin = decodeOrigin(record.message.headers);
+  return {
+    originalTopic: origin?.topic ?? consumer.mainTopic,
+    originalPartition: origin?.partition ?? record.partition,
+    originalOffset: origin?.offset,
+    originalTimestamp: origin?.timestamp,
+  };
 }
 
 function causeName(error: unknown): string | undefined {

@@ -34,6 +34,20 @@ export type RetryEvent =
    * run out of order.
    */
   | { readonly type: 'park-state-lost'; readonly topic: string; readonly partition: number; readonly offset: string; readonly metadata: 'none' | 'unreadable' }
+  /**
+   * Park-by-key: the broker refused a commit of main partition `partition`'s state as too
+   * large (OFFSET_METADATA_TOO_LARGE: its `offset.metadata.max.bytes` is below the budget),
+   * so every partition's state is kept within `budgetBytes` from now on (below the
+   * `refusedBytes` sent; `configuredBytes` is `parkingBudgetBytes`). Partitions then pause at
+   * fewer keys in retry. Raise the broker's limit, or lower `parkingBudgetBytes` to it.
+   */
+  | { readonly type: 'parking-budget-lowered'; readonly topic: string; readonly partition: number; readonly budgetBytes: number; readonly refusedBytes: number; readonly configuredBytes: number }
+  /**
+   * Park-by-key: after enough commits accepted at a lowered budget, the configured budget is
+   * tried again (`budgetBytes`), in case the broker's limit was raised; a refusal lowers it
+   * again, as the first did.
+   */
+  | { readonly type: 'parking-budget-raised'; readonly topic: string; readonly budgetBytes: number; readonly loweredBytes: number }
   /** Park-by-key state of a main partition reached its commit-metadata budget: the partition waits for a key's retry to end. */
   | { readonly type: 'parking-full'; readonly topic: string; readonly partition: number; readonly keys: number; readonly parked: number };
 

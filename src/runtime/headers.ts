@@ -75,8 +75,8 @@ export function encodeRetryHeaders(h: {
   dueAt?: number;
   firstFailedAt: number;
   originalTopic: string;
-  /** Left out when unknown (a tier record whose headers lost it): never guessed. */
   originalPartition?: number;
+  /** Left out when unknown (a tier record whose headers lost it): never guessed. */
   originalOffset?: string;
   originalTimestamp?: number;
   errorClass: string;

@@ -73,6 +73,13 @@ interface PartitionParking {
   soughtTo?: bigint;
 }
 
+/**
+ * Commits of a partition's state accepted at a lowered budget before the configured one is
+ * tried again: the broker's limit may have been raised since, and a try that is refused
+ * costs only the records since the partition's last accepted commit, run again.
+ */
+export const BUDGET_RETRY_AFTER_COMMITS = 1_000;
+
 /** A room for one more key entry, so that a commit never exceeds the budget. */
 const ENTRY_ROOM = 40;
 
@@ -101,8 +108,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** Replayed tier records waiting for their key's turn, of this generation; they hold back their tier partitions' commits. */
   let turns = createTierTurns();
   let generation = 0;
-  /** What one partition's state may take: the option, lowered by every commit the broker refused as too large. */
+  /**
+   * What one partition's state may take: the option, lowered by every commit the broker
+   * refused as too large, and the option again after BUDGET_RETRY_AFTER_COMMITS accepted.
+   */
   let budgetBytes = options.budgetBytes;
+  /** Commits of a state accepted since the budget was last lowered. */
+  let acceptedAtLowered = 0;
   /**
    * Seeks of each main partition by this parking. A main record delivered before the latest
    * was fetched before it: not taken, as the seek reads it again (nothing below a seek's
@@ -304,18 +316,33 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   async function commit(partition: number, parking: PartitionParking, commits: OffsetCommit[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
+    const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
     try {
       await options.consumer().commitOffsets(lastPerPartition(commits));
     } catch (error) {
       // The broker's offset.metadata.max.bytes is below what this state took: the budget
       // comes down under it, so the state is read again (the operation fails) and taken no
       // further than the broker keeps, instead of being sent again as is.
-      if (refusedAsTooLarge(error)) {
-        const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
-        if (sent > 0) budgetBytes = Math.min(budgetBytes, sent - 1);
+      if (refusedAsTooLarge(error) && sent > 0 && sent - 1 < budgetBytes) {
+        budgetBytes = sent - 1;
+        acceptedAtLowered = 0;
+        emit({ type: 'parking-budget-lowered', topic: mainTopic, partition, budgetBytes, refusedBytes: sent, configuredBytes: options.budgetBytes });
       }
       throw error;
     }
+    if (sent > 0 && budgetBytes < options.budgetBytes && ++acceptedAtLowered >= BUDGET_RETRY_AFTER_COMMITS) raiseBudget();
+  }
+
+  /**
+   * Tries the configured budget again: the broker's limit may have been raised since the
+   * refusal. Nothing is at stake: a state past the limit is refused, the budget comes down
+   * again and the partition's state is read again from its last accepted commit.
+   */
+  function raiseBudget(): void {
+    const loweredBytes = budgetBytes;
+    budgetBytes = options.budgetBytes;
+    acceptedAtLowered = 0;
+    emit({ type: 'parking-budget-raised', topic: mainTopic, budgetBytes, loweredBytes });
   }
 
   return {

@@ -53,6 +53,13 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
    * sent, so a refused older commit cannot land after a newer one.
    */
   const highest = new Map<string, bigint>();
+  /**
+   * What each partition's last commit request carried (offset and metadata), until it is
+   * refused: marking the same again (a record finished behind one still publishing) sends
+   * nothing, so a commit round trip is paid only when the commit moves.
+   */
+  const sent = new Map<string, string>();
+  const sentAs = (o: OffsetCommit) => `${o.offset}\u0000${o.metadata ?? ''}`;
   let marked = 0;
   /** Marks in commit requests not answered yet (this generation). */
   let inFlightMarks = 0;
@@ -76,6 +83,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     const key = partitionKey(o);
     const known = highest.get(key);
     if (known !== undefined && BigInt(o.offset) < known) return;
+    if (sent.get(key) === sentAs(o)) return;
     const queued = pending.get(key);
     if (queued === undefined || BigInt(queued.offset) <= BigInt(o.offset)) pending.set(key, o);
   }
@@ -97,7 +105,10 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     // The marks stay counted until their commit is answered: the window of records done and
     // not committed stops growing at maxRecords while a commit is in flight.
     inFlightMarks += sentMarks;
-    for (const o of batch) highest.set(partitionKey(o), BigInt(o.offset));
+    for (const o of batch) {
+      highest.set(partitionKey(o), BigInt(o.offset));
+      sent.set(partitionKey(o), sentAs(o));
+    }
     const sentIn = generation;
     const run = last.then(async () => {
       try {
@@ -108,6 +119,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
         }
       } catch (error) {
         if (sentIn === generation) inFlightMarks -= sentMarks;
+        // Not committed: the same offset marked again must go out again.
+        for (const o of batch) if (sent.get(partitionKey(o)) === sentAs(o)) sent.delete(partitionKey(o));
         // Keep them for the next commit, unless a newer one of their partition was sent since, or a rebalance came between.
         if (sentIn === generation && !closed) {
           let kept = false;
@@ -187,6 +200,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       pending.clear();
       progressed.clear();
       highest.clear();
+      sent.clear();
       marked = 0;
       inFlightMarks = 0;
       refused = false;

@@ -34,8 +34,8 @@ const names = (o: OriginFields) => o.topic !== undefined || o.partition !== unde
  * `kafka_dlt-original-*` (the record it failed, which is the main one unless a plain
  * recoverer sat on a retry topic). Every layout describes the same main-topic record, so
  * a field one lacks (cut, garbage, dropped by a header tool) is another's, and a field
- * none has is left out: never filled with the tier record's own coordinates. Undefined
- * when the record names no origin: it is then its own. `layout` is the first layout that
+ * none has is left out (the writer of a routed record fills the topic and partition, never
+ * the offset: destination-record.ts). Undefined when the record names no origin. `layout` is the first layout that
  * named one. Every writer of original-* (tier and DLQ records, replays) and every reader
  * (DLQ tools, console) goes through this, so no layout is read in one place and lost in
  * another.

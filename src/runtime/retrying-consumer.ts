@@ -81,6 +81,13 @@ export interface RetryingConsumerOptions<Received extends ConsumedRecord = Consu
    * unacknowledged (default 256); at the limit the partition waits for one.
    */
   readonly maxPublishesInFlight?: number;
+  /**
+   * Longest stop() waits for the records in hand (your handler, value decoder and
+   * classifier) before it commits what is done and leaves the groups (default 10 s, as
+   * Spring Kafka's shutdown timeout). A record still running then is not committed: the
+   * next run reads it again.
+   */
+  readonly drainTimeoutMs?: number;
 }
 
 export interface RetryingConsumer {
@@ -121,6 +128,7 @@ const TIER_FETCH = { maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 } as 
  */
 const CO_PARTITIONED_FETCH = { ...TIER_FETCH, maxBytesPerPartition: 64 * 1024 } as const;
 
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 const DEFAULT_PARTITIONS_CONCURRENTLY = 6;
 /** The tiers' default retention.ms (the spec's default tier retention). */
 const DEFAULT_TIER_RETENTION_MS = 7 * 24 * 3_600_000;
@@ -158,6 +166,9 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
   let signalStop!: () => void;
   const stopSignal = new Promise<void>((resolve) => (signalStop = resolve));
   const inFlight = new Set<Promise<void>>();
+  /** Settles when stop()'s drain deadline passes: user code still running then is left behind, uncommitted. */
+  let signalDrainOver!: () => void;
+  const drainOver = new Promise<void>((resolve) => (signalDrainOver = resolve));
   /** Timers of refused pauses and resumes of key parking, tried again; cancelled by stop(). */
   const retries = new Set<() => void>();
 
@@ -265,13 +276,21 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     };
   }
 
-  /** Keeps track of running work so stop() can wait for it; a stop mid-publish leaves the record uncommitted. */
+  /**
+   * Keeps track of running work so stop() can wait for it; a stop mid-publish leaves the
+   * record uncommitted. The one place that bounds user code at stop: every record's work
+   * (handler, value decoder, classifier, publish) goes through here, and once the drain
+   * deadline passes it counts as settled, for stop() and for the client (kafkajs's
+   * disconnect waits for the eachMessage or eachBatch call in progress). Its record is not
+   * committed: the committer takes only what finished.
+   */
   function tracked(work: Promise<void>): Promise<void> {
     const settled = work.catch((error: unknown) => {
       if (!(error instanceof StopRequested)) throw error;
     });
-    inFlight.add(settled);
-    return settled.finally(() => inFlight.delete(settled));
+    const bounded = Promise.race([settled, drainOver]);
+    inFlight.add(bounded);
+    return bounded.finally(() => inFlight.delete(bounded));
   }
 
   return {
@@ -359,6 +378,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     async stop() {
       stopping = true;
       signalStop();
+      const cancelDrainDeadline = clock.setTimer(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, signalDrainOver);
       tiers.close();
       for (const cancel of retries) cancel();
       retries.clear();
@@ -373,6 +393,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       retryCommits.close();
       const left = await Promise.allSettled([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
       await Promise.allSettled(inFlight);
+      cancelDrainDeadline();
       await producer?.disconnect();
       const refused = left.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (refused) throw refused.reason;

@@ -124,6 +124,10 @@ export async function simulate(scenario: Scenario, ordering?: OrderingStrategy):
         return line(e.topic, `partition ${e.partition}: no park-by-key state in its commit at ${e.offset} (${e.metadata === 'none' ? 'no metadata' : 'unreadable metadata'}): records from there run again, tier records from before it run`);
       case 'parking-full':
         return line(e.topic, `pause partition ${e.partition}: ${e.keys} keys in retry fill its commit metadata`);
+      case 'parking-budget-lowered':
+        return line(e.topic, `the broker refused ${e.refusedBytes} bytes of state on partition ${e.partition}: every partition's state now stays within ${e.budgetBytes} bytes`);
+      case 'parking-budget-raised':
+        return line(e.topic, `try the configured ${e.budgetBytes} bytes of state again (lowered to ${e.loweredBytes})`);
       case 'commit-failed':
         return line('commit', `refused (${errorText(e.error)}), again with the next commit`);
       default:

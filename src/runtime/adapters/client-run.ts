@@ -1,4 +1,5 @@
 import type { EachMessagePayload, PortMessage, RunOptions } from '../port';
+import { withOwnHeaders } from './client-headers';
 
 /** The eachBatch payload of kafkajs, which the Confluent client's KafkaJS API copies. */
 export interface ClientBatchPayload {
@@ -20,13 +21,22 @@ export interface ClientRunOptions {
 /** A port's run options as both clients take them. */
 export function clientRunOptions(run: RunOptions): ClientRunOptions {
   const concurrency = run.partitionsConsumedConcurrently ? { partitionsConsumedConcurrently: run.partitionsConsumedConcurrently } : {};
-  if ('eachMessage' in run) return { eachMessage: run.eachMessage, ...concurrency };
+  if ('eachMessage' in run) {
+    const { eachMessage } = run;
+    return {
+      eachMessage: (payload) => {
+        withOwnHeaders(payload.message);
+        return eachMessage(payload);
+      },
+      ...concurrency,
+    };
+  }
   const { eachBatch } = run;
   return {
     // The runtime resolves each record it took; the client fetches again from the first one it did not.
     eachBatchAutoResolve: false,
     eachBatch: ({ batch, resolveOffset, heartbeat, isRunning, isStale }) =>
-      eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages, resolveOffset, heartbeat, isStale: () => !isRunning() || isStale() }),
+      eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages.map(withOwnHeaders), resolveOffset, heartbeat, isStale: () => !isRunning() || isStale() }),
     ...concurrency,
   };
 }
