@@ -107,14 +107,19 @@ export function watchedRun(broker: MemoryBroker, watch: StallWatch, phase: strin
 /**
  * Waits for `work` (the start or stop of a process) while the clock goes on, under the
  * same watch: a stop() that waits on a timer is not left waiting on a clock nobody moves.
+ * `abandonWhen` ends the wait without a result (the process died during the work: a killed
+ * process's stop() never returns, and its calls never answer).
  */
-export async function drive<T>(watch: StallWatch, clock: VirtualClock, phase: string, work: Promise<T>): Promise<T> {
+export function drive<T>(watch: StallWatch, clock: VirtualClock, phase: string, work: Promise<T>): Promise<T>;
+export function drive<T>(watch: StallWatch, clock: VirtualClock, phase: string, work: Promise<T>, abandonWhen: () => boolean): Promise<T | undefined>;
+export async function drive<T>(watch: StallWatch, clock: VirtualClock, phase: string, work: Promise<T>, abandonWhen: () => boolean = () => false): Promise<T | undefined> {
   let settled = false;
   const result = work.finally(() => (settled = true));
   result.catch(() => {});
   for (;;) {
     for (let i = 0; i < 20 && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
     if (settled) return result;
+    if (abandonWhen()) return undefined;
     watch.check(phase);
     clock.advanceToNextTimer();
   }

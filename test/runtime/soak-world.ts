@@ -97,7 +97,8 @@ export async function soak(d: ConsumerDescriptor, batch: readonly SoakRecord[], 
         succeeded.add(id);
       },
     });
-    await drive(watch, clock, `${phase}: start()`, retrying.start());
+    // Abandoned when the process is killed meanwhile: runUntil() then starts the next one.
+    await drive(watch, clock, `${phase}: start()`, retrying.start(), () => faulty.crashed);
     return retrying;
   };
   const produce = (stage: (s: number) => boolean) =>
@@ -117,7 +118,9 @@ export async function soak(d: ConsumerDescriptor, batch: readonly SoakRecord[], 
     await runUntil(clock.now() + advanceMs);
     if (action === 'rebalance') for (const group of groups) broker.rebalance(group);
     if (action === 'restart') {
-      await drive(watch, clock, `${phase}: stop()`, retrying.stop());
+      // Crashes come at any step, stop()'s commits included: a process killed there never
+      // returns from stop() (its calls never answer), and the next one starts all the same.
+      await drive(watch, clock, `${phase}: stop()`, retrying.stop(), () => faulty.crashed);
       retrying = await start();
     }
     if (action === 'refuse-writes') for (const topic of [...d.tiers.map((t) => t.topic), d.dlqTopic]) broker.refuseWrites(topic, refusals);
