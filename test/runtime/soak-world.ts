@@ -40,7 +40,8 @@ const describeBehaviour = (b: Behaviour) => (b.kind === 'flaky' ? `flaky ${b.tim
  * One soak case on the in-memory broker (kafkajs's reaction to a throw): the records are
  * produced stage by stage, the stretches run with their actions, the process crashes at
  * the given port calls; then nothing may be lost, every permanent error is in the DLQ and
- * every partition is committed to its end. A stall fails within the fault harness's budget.
+ * every partition is committed to its end. A stall fails within the fault harness's budget;
+ * a passing case returns its longest run of steps without progress.
  */
 export async function soak(d: ConsumerDescriptor, batch: readonly SoakRecord[], schedule: readonly Stretch[], crashSteps: readonly number[]) {
   const clock = new VirtualClock(T0);
@@ -143,4 +144,6 @@ export async function soak(d: ConsumerDescriptor, batch: readonly SoakRecord[], 
     expect({ p, committed: broker.committedOffset(d.groups.main, d.mainTopic, p) ?? 0 }).toEqual({ p, committed: broker.records(d.mainTopic, p).length });
     for (const tier of d.tiers) expect({ tier: tier.topic, p, committed: broker.committedOffset(d.groups.retry, tier.topic, p) ?? 0 }).toEqual({ tier: tier.topic, p, committed: broker.records(tier.topic, p).length });
   }
+  // How close the case came to the stall budget, to size it by.
+  return { longestIdle: watch.longestIdle };
 }
