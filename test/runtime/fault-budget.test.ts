@@ -1,4 +1,5 @@
-import { stallWatch, StallError } from './fault-budget';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { drive, stallWatch, StallError } from './fault-budget';
 import { faultWorld } from './fault-world';
 
 describe('the stall budget of the fault harness', () => {
@@ -21,6 +22,21 @@ describe('the stall budget of the fault harness', () => {
     const watch = stallWatch({ steps: 2, ms: 1_000 }, () => n * 100, () => String(n), (why) => why);
     for (n = 1; n < 1_000; n++) watch.check('faults on');
     expect(watch.longestIdle).toBe(0);
+  });
+
+  it('moves the clock while it waits for a start or a stop, so work that waits on a timer ends', async () => {
+    const clock = new VirtualClock(0);
+    const watch = stallWatch({ steps: 10, ms: 1_000_000 }, () => clock.now(), () => 'the same', (why) => why);
+    await expect(drive(watch, clock, 'stop()', clock.sleep(60_000).then(() => 'stopped'))).resolves.toBe('stopped');
+  });
+
+  it('fails a wait that never ends within the budget, unless the process it waits on was killed meanwhile', async () => {
+    const clock = new VirtualClock(0);
+    const never = new Promise<void>(() => {});
+    await expect(drive(stallWatch({ steps: 10, ms: 1_000 }, () => clock.now(), () => 'the same', (why) => why), clock, 'stop()', never)).rejects.toThrow('stop(): 11 steps in a row without progress');
+    let killed = false;
+    clock.setTimer(500, () => (killed = true));
+    await expect(drive(stallWatch({ steps: 10, ms: 1_000 }, () => clock.now(), () => 'the same', (why) => why), clock, 'stop()', never, () => killed)).resolves.toBeUndefined();
   });
 
   it('reports a stalled world with the records that never reached their fate, the paused partitions, the commits and the case to replay', async () => {

@@ -1,3 +1,6 @@
+import type { MemoryBroker } from '../../src/simulate/memory-broker';
+import type { VirtualClock } from '../../src/simulate/virtual-clock';
+
 /**
  * A run of the simulated world that stops making progress is a stall: a consumer that
  * waits for good, or a loop of seeks, resumes or timers that never hands a record over.
@@ -50,4 +53,74 @@ export function stallWatch(budget: StallBudget, now: () => number, signature: ()
       if (idleMs > budget.ms) throw new StallError(describe(`${phase}: ${idleMs} ms of simulated time without progress (budget ${budget.ms} ms)`));
     },
   };
+}
+
+export type StallWatch = ReturnType<typeof stallWatch>;
+
+/** The parts of a simulated world a user could watch: its broker, groups, topics and partitions per topic. */
+export interface WatchedWorld {
+  readonly broker: MemoryBroker;
+  readonly groups: readonly string[];
+  readonly topics: readonly string[];
+  readonly partitions: number;
+}
+
+const partitionsOf = (world: WatchedWorld) => Array.from({ length: world.partitions }, (_, p) => p);
+
+/** Records written to every topic and every group's commits (offset and metadata): the broker's part of a signature. */
+export function brokerSignature(world: WatchedWorld): string {
+  const { broker, groups, topics } = world;
+  const written = topics.map((t) => partitionsOf(world).map((p) => broker.records(t, p).length).join(',')).join(';');
+  const commits = groups.map((g) => topics.map((t) => partitionsOf(world).map((p) => `${broker.committedOffset(g, t, p)}/${broker.committedMetadata(g, t, p)}`).join(',')).join(';'));
+  return `${written}|${commits.join('|')}`;
+}
+
+/** The stall report's lines on the broker: what each connected member holds paused, then each commit on its own line. */
+export function brokerReport(world: WatchedWorld): string[] {
+  const { broker, groups, topics } = world;
+  const committed = groups.flatMap((g) =>
+    topics.flatMap((t) =>
+      partitionsOf(world).flatMap((p) => {
+        const offset = broker.committedOffset(g, t, p);
+        const metadata = broker.committedMetadata(g, t, p);
+        return offset === undefined ? [] : [`  ${g} ${t}-${p}: ${offset} of ${broker.records(t, p).length}${metadata ? ` (${JSON.stringify(metadata)})` : ''}`];
+      }),
+    ),
+  );
+  return [`paused partitions: ${groups.flatMap((g) => broker.pausedPartitions(g).map((tp) => `${g} ${tp}`)).join(', ') || 'none'}`, 'committed:', ...committed];
+}
+
+/** Runs the broker until `stopWhen` or until nothing is left to do (or `until` is reached), every step under the watch. */
+export function watchedRun(broker: MemoryBroker, watch: StallWatch, phase: string, options: { until?: number; stopWhen?: () => boolean } = {}): Promise<void> {
+  return broker.run({
+    ...(options.until === undefined ? {} : { until: options.until }),
+    stopWhen: () => {
+      if (options.stopWhen?.()) return true;
+      watch.check(phase);
+      return false;
+    },
+    // The watch ends a stall long before; the broker's own limit only bounds a run that keeps progressing.
+    maxSteps: 200_000,
+  });
+}
+
+/**
+ * Waits for `work` (the start or stop of a process) while the clock goes on, under the
+ * same watch: a stop() that waits on a timer is not left waiting on a clock nobody moves.
+ * `abandonWhen` ends the wait without a result (the process died during the work: a killed
+ * process's stop() never returns, and its calls never answer).
+ */
+export function drive<T>(watch: StallWatch, clock: VirtualClock, phase: string, work: Promise<T>): Promise<T>;
+export function drive<T>(watch: StallWatch, clock: VirtualClock, phase: string, work: Promise<T>, abandonWhen: () => boolean): Promise<T | undefined>;
+export async function drive<T>(watch: StallWatch, clock: VirtualClock, phase: string, work: Promise<T>, abandonWhen: () => boolean = () => false): Promise<T | undefined> {
+  let settled = false;
+  const result = work.finally(() => (settled = true));
+  result.catch(() => {});
+  for (;;) {
+    for (let i = 0; i < 20 && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
+    if (settled) return result;
+    if (abandonWhen()) return undefined;
+    watch.check(phase);
+    clock.advanceToNextTimer();
+  }
 }

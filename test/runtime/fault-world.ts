@@ -9,7 +9,7 @@ import { MemoryBroker } from '../../src/simulate/memory-broker';
 import type { ThrowReaction } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
-import { stallWatch } from './fault-budget';
+import { brokerReport, brokerSignature, drive, stallWatch, watchedRun } from './fault-budget';
 import type { StallBudget } from './fault-budget';
 import { httpError } from './harness';
 
@@ -147,50 +147,25 @@ export function faultWorld(options: FaultWorldOptions) {
   }
 
   const topics = [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic];
+  const watched = { broker, groups, topics, partitions: options.partitions };
   /** Everything a user could see change: handler calls, records written, commits. */
-  function signature(): string {
-    const written = topics.map((t) => Array.from({ length: options.partitions }, (_, p) => broker.records(t, p).length).join(',')).join(';');
-    const commits = groups.map((g) => topics.map((t) => Array.from({ length: options.partitions }, (_, p) => `${broker.committedOffset(g, t, p)}/${broker.committedMetadata(g, t, p)}`).join(',')).join(';'));
-    return `${attempts.length}|${written}|${commits.join('|')}`;
-  }
+  const signature = () => `${attempts.length}|${brokerSignature(watched)}`;
   const watch = stallWatch(options.stallBudget ?? DEFAULT_STALL_BUDGET, () => clock.now(), signature, (why) => stalled(why));
-
-  /** Runs the simulation until `done`, or until nothing is left to do; a stall throws. */
-  const simulate = (phase: string, stopWhen: () => boolean = () => false) =>
-    broker.run({
-      stopWhen: () => {
-        if (stopWhen()) return true;
-        watch.check(phase);
-        return false;
-      },
-      maxSteps: 200_000,
-    });
-
-  /** Waits for `work` (start or stop of a process) while the clock goes on, under the same budget. */
-  async function drive<T>(phase: string, work: Promise<T>): Promise<T> {
-    let settled = false;
-    const result = work.finally(() => (settled = true));
-    result.catch(() => {});
-    for (;;) {
-      for (let i = 0; i < 20 && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
-      if (settled) return result;
-      watch.check(phase);
-      clock.advanceToNextTimer();
-    }
-  }
+  /** Runs the simulation until `stopWhen`, or until nothing is left to do; a stall throws. */
+  const simulate = (phase: string, stopWhen?: () => boolean) => watchedRun(broker, watch, phase, stopWhen ? { stopWhen } : {});
 
   async function run() {
-    let retrying = await drive('start', startProcess());
+    let retrying = await drive(watch, clock, 'start', startProcess());
     for (let round = 0; ; round++) {
       if (round > 100) throw new Error('more than 100 crashes in one run');
       await simulate('faults on', () => faulty.crashed);
       if (!faulty.crashed) break;
-      retrying = await drive('restart after a crash', startProcess());
+      retrying = await drive(watch, clock, 'restart after a crash', startProcess());
     }
     faulty.stopFaults();
     await simulate('faults stopped');
     const paused = groups.flatMap((g) => broker.pausedPartitions(g));
-    await drive('stop()', retrying.stop());
+    await drive(watch, clock, 'stop()', retrying.stop());
     return report(paused);
   }
 
@@ -203,20 +178,12 @@ export function faultWorld(options: FaultWorldOptions) {
     const unfinished = options.records.flatMap((r, id) =>
       succeeded.has(id) || dlq.has(id) ? [] : [`  record ${id} (key ${r.key}, partition ${r.partition}, fails ${r.failures}): tried at hops [${attempts.filter((a) => a.id === id).map((a) => a.hop).join(', ')}], tier copies [${copies(id).join(', ')}]`],
     );
-    const committed = groups.flatMap((g) =>
-      topics.flatMap((t) => Array.from({ length: options.partitions }, (_, p) => {
-        const offset = broker.committedOffset(g, t, p);
-        return offset === undefined ? [] : [`  ${g} ${t}-${p}: ${offset} of ${broker.records(t, p).length}${broker.committedMetadata(g, t, p) ? ` (${JSON.stringify(broker.committedMetadata(g, t, p))})` : ''}`];
-      }).flat()),
-    );
     const { faults, ...rest } = options;
     return [
       `the run stalled (${why}) at simulated ${clock.now() - T0} ms, process ${faulty.current}, ${faulty.crashes} crashes, ${faulty.rebalances} rebalances, ${faulty.injected} faults injected, ${broker.restarts} restarts, ${broker.stoppedForGood} consumers stopped for good`,
       `records that never reached their fate (${unfinished.length} of ${options.records.length}):`,
       ...unfinished,
-      `paused partitions: ${groups.flatMap((g) => broker.pausedPartitions(g).map((tp) => `${g} ${tp}`)).join(', ') || 'none'}`,
-      'committed:',
-      ...committed,
+      ...brokerReport(watched),
       `replay: faultWorld(${JSON.stringify({ ...rest, faults: (faults ?? []).map(({ when, ...f }) => (when ? { ...f, when: 'a filter' } : f)) })})`,
     ].join('\n');
   }
