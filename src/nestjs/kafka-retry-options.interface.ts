@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { ConsumerDescriptor, ErrorClassifier, KafkaPort, MonitorPort, RetryEventListener, RetryingConsumerOptions } from '../runtime';
 
 /** Runtime options every consumer of the module shares; see docs/runtime.md. */
-export type KafkaRetryConsumerDefaults = Pick<RetryingConsumerOptions, 'commit' | 'publishBackoff' | 'includeStackTraces' | 'parkingBudgetBytes'>;
+export type KafkaRetryConsumerDefaults = Pick<RetryingConsumerOptions, 'commit' | 'publishBackoff' | 'includeStackTraces' | 'parkingBudgetBytes' | 'drainTimeoutMs'>;
 
 export interface KafkaRetryModuleOptions {
   /** The Kafka client, as a port: `kafkajsPort(new Kafka(...))` or `confluentPort(...)`. */
