@@ -21,6 +21,8 @@ export interface OutageResult {
   readonly recoveryMs: number | undefined;
   /** Handler runs beyond one success per record (and one failure for each record that fails once). */
   readonly duplicates: number;
+  /** The runs again of each consumer: the duplicate bound is per consumer (docs/runtime.md), each with its own commit window. */
+  readonly duplicatesOf: { readonly main: number; readonly tier: number };
   readonly lost: number;
 }
 
@@ -65,11 +67,14 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
   const after: { at: number; topic: string; partition: number; offset: string; again: boolean }[] = [];
   let back: number | undefined;
   const add = (m: Map<number, number>, id: number) => m.set(id, (m.get(id) ?? 0) + 1);
+  const runsOn = { main: new Map<number, number>(), tier: new Map<number, number>() };
+  const again = (m: Map<number, number>) => [...m.values()].reduce((n, runs) => n + runs - 1, 0);
   const consumer = createRetryingConsumer(d, {
     kafka: options.port(),
     publishBackoff: { initialMs: 100, maxMs: 1_000 },
     handler: async (record) => {
       const id = Number(record.message.value!.toString());
+      add(record.topic === d.mainTopic ? runsOn.main : runsOn.tier, id);
       if (back !== undefined) after.push({ at: performance.now() - back, topic: record.topic === d.mainTopic ? 'main' : 'tier', partition: record.partition, offset: record.message.offset, again: successes.has(id) });
       if (record.topic === d.mainTopic && failsOnce(id)) {
         add(failures, id);
@@ -102,7 +107,8 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
     const recoveryMs = recovered ? performance.now() - back : undefined;
     await sleep(3_000); // runs again, if any, arrive too
     const duplicates = [...successes.values(), ...failures.values()].reduce((n, runs) => n + runs - 1, 0);
-    const result = { client: options.client, records, waitingInTier, downMs, recoveryMs, duplicates, lost: records - successes.size };
+    const duplicatesOf = { main: again(runsOn.main), tier: again(runsOn.tier) };
+    const result = { client: options.client, records, waitingInTier, downMs, recoveryMs, duplicates, duplicatesOf, lost: records - successes.size };
     for (const topic of ['main', 'tier']) {
       const runs = after.filter((a) => a.topic === topic);
       if (runs.length === 0) continue;
@@ -112,7 +118,7 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
       log(`${options.client}: ${topic}: ${runs.length} runs from ${(runs[0]!.at / 1000).toFixed(1)} s to ${(runs[runs.length - 1]!.at / 1000).toFixed(1)} s after the broker was back, ${again.length} again (from offsets ${[...from].sort(([a], [b]) => a - b).map(([p, o]) => `${p}:${o}`).join(' ')})`);
     }
     log(`${options.client}: ${commitFailures} commits failed`);
-    log(`${options.client}: recovered in ${recoveryMs === undefined ? 'never' : `${(recoveryMs / 1000).toFixed(1)} s`}, ${duplicates} duplicates, ${result.lost} lost`);
+    log(`${options.client}: recovered in ${recoveryMs === undefined ? 'never' : `${(recoveryMs / 1000).toFixed(1)} s`}, ${duplicates} duplicates (main ${duplicatesOf.main}, tier ${duplicatesOf.tier}), ${result.lost} lost`);
     return result;
   } finally {
     await consumer.stop();
