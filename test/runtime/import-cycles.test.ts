@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import { sourceImportsOf } from '../helpers/imports';
 import { REPO_ROOT } from '../helpers/project';
 
 const SRC = path.join(REPO_ROOT, 'src');
@@ -13,15 +13,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The files under src/ a file imports or re-exports from, type-only imports included (they tie modules as much). */
+/** The files under src/ a file imports or re-exports from, in any syntax and through the tsconfig paths, type-only imports included (they tie modules as much). */
 function importsOf(file: string): string[] {
-  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  return importedFiles
-    .map(({ fileName }) => fileName)
-    .filter((spec) => spec.startsWith('.'))
-    .map((spec) => path.resolve(path.dirname(file), spec))
-    .map((target) => [`${target}.ts`, `${target}.tsx`, path.join(target, 'index.ts')].find((candidate) => existsSync(candidate)))
-    .filter((target): target is string => target !== undefined && target.startsWith(SRC));
+  return sourceImportsOf(file).filter((target) => target.startsWith(SRC));
 }
 
 /** Strongly connected components of more than one file, or a file importing itself (Tarjan). */
