@@ -11,6 +11,8 @@ import { retryRateSpike } from './retry-rate-spike';
 import { retryTierStuck } from './retry-tier-stuck';
 
 export { appliesTo, defineAlert } from './alert-module';
+export { explanationsOf } from './explanations';
+export type { Explanation } from './explanations';
 export type { AlertModule, RunbookFacts, Watched } from './alert-module';
 export type { AlertContext } from './context';
 export type { AlertRule, RuleScenario, TestSeries, ValueFormat } from './rule';

@@ -1,4 +1,4 @@
-import { ALERT_MODULES } from '../../alerts';
+import { ALERT_MODULES, explanationsOf } from '../../alerts';
 import { ALERTS } from '../../naming';
 import type { TopologyModel } from '../../model/types';
 
@@ -7,7 +7,7 @@ import type { TopologyModel } from '../../model/types';
  * back the others. Alertmanager reads every rule whatever the order; for the reader, the
  * cause that explains the most comes first.
  */
-const EXPLAINS = ALERT_MODULES.flatMap((alert) => (alert.explains ? [{ source: alert.key, targets: alert.explains }] : [])).sort(
+const EXPLAINS = explanationsOf(ALERT_MODULES).sort(
   (a, b) => b.targets.length - a.targets.length || ALERTS[a.source].localeCompare(ALERTS[b.source], 'en'),
 );
 
