@@ -71,6 +71,16 @@ describe('errors a user can cause', () => {
     expect(run(error)).toEqual({ code: exit, stderr: `krt: ${error.message}\n` });
   });
 
+  it('are never a bare Error in the code krt generates for services either (the router packages)', () => {
+    const routers = path.join(__dirname, '..', 'generated', 'router');
+    const found = readdirSync(routers).flatMap((topology) => {
+      const file = path.join(routers, topology, 'index.js');
+      return plainErrorsIn(file).map((line) => `generated/router/${topology}/index.js:${line}`);
+    });
+    expect(readdirSync(routers).length).toBeGreaterThan(0);
+    expect(found).toEqual([]);
+  });
+
   it("names the principal of the command that met missing credentials, not the replay principal's everywhere", () => {
     expect(run(new MissingCredentialsError(), 'monitor').stderr).toContain("the topology's monitor principal");
     expect(run(new MissingCredentialsError(), 'dlq').stderr).not.toContain('monitor principal');

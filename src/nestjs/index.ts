@@ -13,3 +13,4 @@ export { KafkaRetryHealthIndicator } from './kafka-retry.health';
 export type { KafkaRetryHealthResult } from './kafka-retry.health';
 export type { ConsumerHealth } from './consumer-status';
 export { KAFKA_RETRY_CONTEXT } from './kafka-retry.constants';
+export { ConsumerWiringError } from './consumer-wiring-error';

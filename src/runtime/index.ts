@@ -7,6 +7,7 @@ export type { RetryingConsumer, RetryingConsumerOptions } from './retrying-consu
 export { createRouter } from './router';
 export type { ConsumedRecord, PublishOptions, Router, RouterOptions, RoutedDestination } from './router';
 export type { PublishFailureReason } from './publish-failure';
+export { KrtError } from './krt-error';
 export { DeserializationError, jsonSchemaDecoder, refuse } from './value-codec';
 export type { DecodedRecord, ValueDecoder, ValueOf } from './value-codec';
 export type { ConsumerDescriptor, ErrorPolicy, InPlacePolicy, JsonSchema, TierDescriptor, ValueCodecDescriptor } from './descriptor';

@@ -52,7 +52,7 @@ function deepFreeze(value) {
 
 function descriptorOf(name) {
   const descriptor = consumers[name];
-  if (!descriptor) throw new Error(`unknown consumer ${name}; this package has ${Object.keys(consumers).join(', ')}`);
+  if (!descriptor) throw new runtime.KrtError(`unknown consumer ${name}; this package has ${Object.keys(consumers).join(', ')}`);
   return descriptor;
 }
 
