@@ -5,10 +5,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { filesUnder } from '../util/files-under';
 import { TEMPLATES_DIR } from '../util/templates-dir';
+import { OWN_PACKAGE_JSON } from '../util/own-package';
 
 /** Where krt's own code lives: `src/` when run from source, `dist/` when installed. */
 const CODE_DIR = path.resolve(__dirname, '..');
-const PACKAGE_JSON = path.resolve(CODE_DIR, '..', 'package.json');
+const PACKAGE_JSON = OWN_PACKAGE_JSON;
 
 /**
  * The libraries whose output ends up in generated files, and the loader that runs the

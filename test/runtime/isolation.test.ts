@@ -33,6 +33,12 @@ describe('@kafka-retry-topology/runtime', () => {
     for (const nest of ['@nestjs/common', '@nestjs/core']) expect(manifest.peerDependenciesMeta[nest]).toEqual({ optional: true });
   });
 
+  it('is released in lockstep with the generator: one version, which the generator depends on and its router packages ask for', () => {
+    const generator = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+    const runtime = JSON.parse(readFileSync(path.join(REPO_ROOT, 'packages', 'runtime', 'package.json'), 'utf8')) as { name: string; version: string };
+    expect({ version: runtime.version, dependedOn: generator.dependencies[runtime.name] }).toEqual({ version: generator.version, dependedOn: generator.version });
+  });
+
   it('leaves every Kafka client to the service, as an optional peer: a service installs the one it runs', () => {
     for (const client of ['kafkajs', '@confluentinc/kafka-javascript', '@platformatic/kafka']) {
       expect({ client, peer: manifest.peerDependencies[client] !== undefined, optional: manifest.peerDependenciesMeta[client]?.optional }).toEqual({ client, peer: true, optional: true });

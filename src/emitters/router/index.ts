@@ -5,6 +5,7 @@ import { GENERATED_NOTICE } from '../types';
 import { consumerDescriptor } from '../../model/consumer-descriptor';
 import { jsonSchemaType } from './json-schema-type';
 import { literalType } from './typescript-literal';
+import { ownVersion } from '../../util/own-package';
 
 /**
  * `router/<topology>/`: a small package of typed constants, one per consumer, and thin
@@ -27,7 +28,8 @@ function routerPackage(topology: TopologyModel): GeneratedFile[] {
     peerDependencies: Object.fromEntries(
       [...new Set([RUNTIME_PACKAGE, ...descriptors.flatMap(({ descriptor }) => (descriptor.value?.kind === 'decode' ? [packageOfSpecifier(descriptor.value.module)] : []))])]
         .sort()
-        .map((name) => [name, '*']),
+        // The package calls the runtime and names its types as this generator's runtime has them: that line only.
+        .map((name) => [name, name === RUNTIME_PACKAGE ? runtimeRange() : '*']),
     ),
   };
   return [
@@ -35,6 +37,11 @@ function routerPackage(topology: TopologyModel): GeneratedFile[] {
     { path: `${dir}/index.d.ts`, content: declarations(descriptors) },
     { path: `${dir}/index.js`, content: implementation(descriptors) },
   ];
+}
+
+/** The runtime versions a generated package works with: this generator's line (`^0.1.0`: 0.1.x; `^1.2.0`: 1.x). */
+function runtimeRange(): string {
+  return `^${ownVersion()}`;
 }
 
 type Entry = { constant: string; descriptor: ReturnType<typeof consumerDescriptor> };
