@@ -7,6 +7,7 @@ import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
 import { resolveTopologyFiles, UsageError } from './topology-files';
+import { assertOutputFolderPath } from '../writer/output-folder-path';
 
 export interface PlanOptions {
   readonly out: string;
@@ -27,6 +28,7 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   if (reportDiagnostics(io, result) || !result.model) return PLAN_EXIT.problems;
   if (options.live) return liveCommand(io, result.model, options);
   const outDir = path.resolve(io.cwd, options.out);
+  assertOutputFolderPath(outDir, io.cwd);
   const committed = withAppliedStacks(readBaseline(outDir, io.cwd), options.applied ?? []);
   const stacks = readCommittedStacks(outDir);
   // A plan of some files judges only those: the other topologies stay as committed.

@@ -12,6 +12,7 @@ import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot
 import { OutputFolder } from '../writer/write-generated';
 import type { Drift, WriteSummary } from '../writer/write-generated';
 import { emitModel } from './cached-emit';
+import { assertOutputFolderPath } from '../writer/output-folder-path';
 
 export interface SynthRequest {
   /** The project folder: where the cache lives and paths are shown from. */
@@ -54,6 +55,7 @@ export type SynthResult =
  */
 export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const { cwd, files, outDir, check } = request;
+  assertOutputFolderPath(outDir, cwd);
   // No fingerprint (a library version that cannot be read): no cache, as with --no-cache.
   const fingerprint = request.cache !== false ? krtFingerprint() : undefined;
   const cache = fingerprint === undefined ? undefined : new SynthCache(cwd, fingerprint);
