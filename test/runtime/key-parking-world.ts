@@ -1,0 +1,131 @@
+import type { RetryEvent } from '../../src/runtime/events';
+import { createKeyParking } from '../../src/runtime/key-parking';
+import { decodeParkState } from '../../src/runtime/park-state';
+import type { ParkState } from '../../src/runtime/park-state';
+import type { ConsumerPort, TopicPartitionOffset } from '../../src/runtime/port';
+import type { HandleOutcome } from '../../src/runtime/record-handler';
+import type { ConsumedRecord } from '../../src/runtime/router';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+
+export const MAIN = 'orders';
+export const TIER = `${MAIN}.retry.1m`;
+
+export const mainRecord = (offset: number, key: string | null, value: string, partition = 0): ConsumedRecord => ({
+  topic: MAIN,
+  partition,
+  message: { key: key === null ? null : Buffer.from(key), value: Buffer.from(value), offset: String(offset), timestamp: '0' },
+});
+
+/** A tier record standing for the main record at `original` (no header when undefined). */
+export const tierRecord = (offset: number, key: string | null, original: number | undefined, headers: Record<string, string> = {}, partition = 0): ConsumedRecord => ({
+  topic: TIER,
+  partition,
+  message: {
+    key: key === null ? null : Buffer.from(key),
+    value: Buffer.from(`${key}@${original}`),
+    offset: String(offset),
+    timestamp: '0',
+    headers: { ...(original === undefined ? {} : { 'x-original-offset': String(original) }), ...headers },
+  },
+});
+
+export const tierCommit = (offset: number, partition = 0): TopicPartitionOffset => ({ topic: TIER, partition, offset: String(offset) });
+
+interface Timer {
+  readonly at: number;
+  readonly work: () => void;
+  done: boolean;
+}
+
+/**
+ * Key parking over the in-memory broker with a clock and timers the test moves, a handler
+ * whose outcome is chosen per `key:value` label, and the seeks, pauses, events and commit
+ * requests recorded.
+ */
+export function parkingWorld(options: { outcomes?: Record<string, HandleOutcome>; budgetBytes?: number; holdExpiryMs?: number; partitions?: number } = {}) {
+  const broker = new MemoryBroker(new VirtualClock(0));
+  broker.createTopic(MAIN, options.partitions ?? 1);
+  broker.createTopic(TIER, options.partitions ?? 1);
+  const inner = broker.port().consumer('g');
+  let now = 0;
+  const timers: Timer[] = [];
+  const seeks: TopicPartitionOffset[] = [];
+  const pauses: string[] = [];
+  const handled: string[] = [];
+  const events: RetryEvent[] = [];
+  const commitRequests: TopicPartitionOffset[][] = [];
+  const outcomes: Record<string, HandleOutcome> = { ...options.outcomes };
+  const consumer: ConsumerPort = {
+    ...inner,
+    pause: (t) => void pauses.push(`pause ${t[0]!.partitions.join()}`),
+    resume: (t) => void pauses.push(`resume ${t[0]!.partitions.join()}`),
+    seek: (s) => void seeks.push(s),
+    committed: (topic, partitions) => inner.committed(topic, partitions),
+    commitOffsets: async (offsets) => {
+      commitRequests.push(offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset })));
+      await inner.commitOffsets(offsets);
+    },
+  };
+  const parking = createKeyParking({
+    mainTopic: MAIN,
+    consumer: () => consumer,
+    handle: async (r) => {
+      const label = `${r.message.key}:${r.message.value}`;
+      handled.push(label);
+      return outcomes[label] ?? 'success';
+    },
+    emit: (e) => void events.push(e),
+    budgetBytes: options.budgetBytes ?? 4000,
+    holdExpiryMs: options.holdExpiryMs ?? 3_600_000,
+    now: () => now,
+    setTimer: (ms, work) => {
+      const timer: Timer = { at: now + ms, work, done: false };
+      timers.push(timer);
+      return () => void (timer.done = true);
+    },
+    commitOffsetFor: (r) => ({ topic: r.topic, partition: r.partition, offset: String(Number(r.message.offset) + 1) }),
+    retryLater: () => {},
+  });
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  /** Moves the clock to `at`, runs the timers due by then and lets their work finish. */
+  const advanceTo = async (at: number) => {
+    now = at;
+    for (const timer of timers.filter((t) => !t.done && t.at <= at)) {
+      timer.done = true;
+      timer.work();
+    }
+    await settle();
+  };
+  /** A tier record run by the handler, committing its tier offset + 1. */
+  const runTier = (record: ConsumedRecord, outcome: HandleOutcome = 'success') =>
+    parking.onTierRecord(record, async () => {
+      handled.push(`tier ${record.message.value}`);
+      return { outcome, commit: { topic: record.topic, partition: record.partition, offset: String(Number(record.message.offset) + 1) } };
+    });
+  const committed = (topic = MAIN, partition = 0) => broker.committedOffset('g', topic, partition);
+  const state = (partition = 0): ParkState =>
+    decodeParkState(BigInt(broker.committedOffset('g', MAIN, partition) ?? 0), broker.committedMetadata('g', MAIN, partition));
+  const pendingTimers = () => timers.filter((t) => !t.done).map((t) => t.at);
+  const ofType = <T extends RetryEvent['type']>(type: T) => events.filter((e): e is Extract<RetryEvent, { type: T }> => e.type === type);
+  return {
+    broker,
+    parking,
+    seeks,
+    pauses,
+    handled,
+    events,
+    outcomes,
+    commitRequests,
+    advanceTo,
+    settle,
+    runTier,
+    committed,
+    state,
+    pendingTimers,
+    ofType,
+    setNow: (at: number) => void (now = at),
+  };
+}
