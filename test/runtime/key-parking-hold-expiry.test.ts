@@ -64,6 +64,20 @@ describe('key parking: a hold that expires', () => {
     expect(w.ofType('hold-expired')).toEqual([]);
   });
 
+  it('a hold that expires while a rebalance forgets its state is not released by this member: the next generation judges it', async () => {
+    let finish!: () => void;
+    const inHandler = new Promise<void>((resolve) => (finish = resolve));
+    const w = parkingWorld({ outcomes: { 'k:a': 'tier' }, holdExpiryMs: EXPIRY, handling: (label) => (label === 'j:x' ? inHandler : Promise.resolve()) });
+    await w.parking.onMainRecord(mainRecord(0, 'k', 'a'));
+    const j = w.parking.onMainRecord(mainRecord(1, 'j', 'x')); // in its handler when the hold expires
+    await w.advanceTo(EXPIRY); // the expiry waits for the partition's operation in progress
+    w.parking.forget();
+    finish();
+    await j;
+    await w.settle();
+    expect(w.ofType('hold-expired')).toEqual([]);
+  });
+
   it('a rebalance stops the expiry of the holds it forgot: the next generation times its own', async () => {
     const w = parkingWorld({ outcomes: { 'k:a': 'tier' }, holdExpiryMs: EXPIRY });
     await w.parking.onMainRecord(mainRecord(0, 'k', 'a'));

@@ -1,3 +1,4 @@
+import { HEADERS } from '../../src/naming/headers';
 import type { RetryEvent } from '../../src/runtime/events';
 import { createKeyParking } from '../../src/runtime/key-parking';
 import { decodeParkState } from '../../src/runtime/park-state';
@@ -30,6 +31,10 @@ export const tierRecord = (offset: number, key: string | null, original: number 
   },
 });
 
+/** A tier record `krt dlq replay` sent: the hold cannot judge it a stale copy. */
+export const replayedRecord = (offset: number, key: string, original: number, partition = 0): ConsumedRecord =>
+  tierRecord(offset, key, original, { [HEADERS.replayedFromDlq]: `${MAIN}.dlq/${partition}:${offset}` }, partition);
+
 export const tierCommit = (offset: number, partition = 0): TopicPartitionOffset => ({ topic: TIER, partition, offset: String(offset) });
 
 interface Timer {
@@ -43,7 +48,18 @@ interface Timer {
  * whose outcome is chosen per `key:value` label, and the seeks, pauses, events and commit
  * requests recorded.
  */
-export function parkingWorld(options: { outcomes?: Record<string, HandleOutcome>; budgetBytes?: number; holdExpiryMs?: number; partitions?: number } = {}) {
+export function parkingWorld(
+  options: {
+    outcomes?: Record<string, HandleOutcome>;
+    budgetBytes?: number;
+    holdExpiryMs?: number;
+    partitions?: number;
+    /** The broker's `offset.metadata.max.bytes`: a commit with more metadata is refused as Kafka refuses it. */
+    brokerMaxBytes?: number;
+    /** Awaited by the handler of the record labelled `key:value` (a handler in progress). */
+    handling?: (label: string) => Promise<void>;
+  } = {},
+) {
   const broker = new MemoryBroker(new VirtualClock(0));
   broker.createTopic(MAIN, options.partitions ?? 1);
   broker.createTopic(TIER, options.partitions ?? 1);
@@ -55,6 +71,9 @@ export function parkingWorld(options: { outcomes?: Record<string, HandleOutcome>
   const handled: string[] = [];
   const events: RetryEvent[] = [];
   const commitRequests: TopicPartitionOffset[][] = [];
+  /** The metadata sizes of the commits refused as too large. */
+  const refused: number[] = [];
+  let refuseNextAsTooLarge = false;
   const outcomes: Record<string, HandleOutcome> = { ...options.outcomes };
   const consumer: ConsumerPort = {
     ...inner,
@@ -64,6 +83,12 @@ export function parkingWorld(options: { outcomes?: Record<string, HandleOutcome>
     committed: (topic, partitions) => inner.committed(topic, partitions),
     commitOffsets: async (offsets) => {
       commitRequests.push(offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset })));
+      const largest = Math.max(0, ...offsets.map((o) => Buffer.byteLength(o.metadata ?? '')));
+      if (refuseNextAsTooLarge || largest > (options.brokerMaxBytes ?? Infinity)) {
+        refuseNextAsTooLarge = false;
+        refused.push(largest);
+        throw Object.assign(new Error('The metadata field of the offset request was too large'), { type: 'OFFSET_METADATA_TOO_LARGE', code: 12 });
+      }
       await inner.commitOffsets(offsets);
     },
   };
@@ -73,6 +98,7 @@ export function parkingWorld(options: { outcomes?: Record<string, HandleOutcome>
     handle: async (r) => {
       const label = `${r.message.key}:${r.message.value}`;
       handled.push(label);
+      await options.handling?.(label);
       return outcomes[label] ?? 'success';
     },
     emit: (e) => void events.push(e),
@@ -99,10 +125,12 @@ export function parkingWorld(options: { outcomes?: Record<string, HandleOutcome>
     }
     await settle();
   };
-  /** A tier record run by the handler, committing its tier offset + 1. */
-  const runTier = (record: ConsumedRecord, outcome: HandleOutcome = 'success') =>
+  /** A tier record run by the handler (outcome by its label `tier key@original`), committing its tier offset + 1. */
+  const runTier = (record: ConsumedRecord) =>
     parking.onTierRecord(record, async () => {
-      handled.push(`tier ${record.message.value}`);
+      const label = `tier ${record.message.value}`;
+      handled.push(label);
+      const outcome = outcomes[label] ?? 'success';
       return { outcome, commit: { topic: record.topic, partition: record.partition, offset: String(Number(record.message.offset) + 1) } };
     });
   const committed = (topic = MAIN, partition = 0) => broker.committedOffset('g', topic, partition);
@@ -119,6 +147,9 @@ export function parkingWorld(options: { outcomes?: Record<string, HandleOutcome>
     events,
     outcomes,
     commitRequests,
+    refused,
+    /** The next commit is refused as too large, whatever it carries. */
+    refuseNextAsTooLarge: () => void (refuseNextAsTooLarge = true),
     advanceTo,
     settle,
     runTier,
