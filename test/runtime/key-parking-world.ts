@@ -74,13 +74,17 @@ export function parkingWorld(
   /** The metadata sizes of the commits refused as too large. */
   const refused: number[] = [];
   let refuseNextAsTooLarge = false;
+  let loading: Promise<void> | undefined;
   const outcomes: Record<string, HandleOutcome> = { ...options.outcomes };
   const consumer: ConsumerPort = {
     ...inner,
     pause: (t) => void pauses.push(`pause ${t[0]!.partitions.join()}`),
     resume: (t) => void pauses.push(`resume ${t[0]!.partitions.join()}`),
     seek: (s) => void seeks.push(s),
-    committed: (topic, partitions) => inner.committed(topic, partitions),
+    committed: async (topic, partitions) => {
+      await loading;
+      return inner.committed(topic, partitions);
+    },
     commitOffsets: async (offsets) => {
       commitRequests.push(offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset })));
       const largest = Math.max(0, ...offsets.map((o) => Buffer.byteLength(o.metadata ?? '')));
@@ -148,6 +152,12 @@ export function parkingWorld(
     outcomes,
     commitRequests,
     refused,
+    /** Holds the answers of `committed` (a state loading) until the returned release is called. */
+    holdLoads: () => {
+      let release!: () => void;
+      loading = new Promise((resolve) => (release = resolve));
+      return release;
+    },
     /** The next commit is refused as too large, whatever it carries. */
     refuseNextAsTooLarge: () => void (refuseNextAsTooLarge = true),
     advanceTo,
