@@ -95,4 +95,20 @@ describe('key parking: room in the state for the hold a tier record may take', (
     expect(w.handled).toEqual(['k:a']);
     expect(w.seeks).toEqual([]);
   });
+
+  it('a partition at its budget, read again after a reload, seeks back to its oldest parked record not yet read, whatever the order of their keys', async () => {
+    // The state lists parked records by key: make the first key's parked record the younger one.
+    const [first, second] = ['a', 'b'].sort((x, y) => (hash(x) < hash(y) ? -1 : 1));
+    const state: ParkState = {
+      position: 10n,
+      held: new Map([[hash(first!), 0n], [hash(second!), 1n]]),
+      parked: new Map([[5n, hash(first!)], [3n, hash(second!)]]),
+    };
+    const w = parkingWorld({ budgetBytes: 60 });
+    w.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '3', metadata: parkStateMetadata(state) }]);
+    await w.parking.onMainRecord(mainRecord(10, 'c', 'x')); // fetched before the load's seek back to 3
+    await w.parking.onMainRecord(mainRecord(10, 'c', 'x')); // 3 and 5 did not come back: it does not fit
+    expect(w.seeks.map((s) => s.offset)).toEqual(['3', '3']);
+    expect(w.handled).toEqual([]);
+  });
 });
