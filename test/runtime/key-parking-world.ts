@@ -69,6 +69,8 @@ export function parkingWorld(
   const seeks: TopicPartitionOffset[] = [];
   const pauses: string[] = [];
   const handled: string[] = [];
+  /** The records the handler was told ran after waiting (parked). */
+  const ranParked: string[] = [];
   const events: RetryEvent[] = [];
   const commitRequests: TopicPartitionOffset[][] = [];
   /** The metadata sizes of the commits refused as too large. */
@@ -99,9 +101,10 @@ export function parkingWorld(
   const parking = createKeyParking({
     mainTopic: MAIN,
     consumer: () => consumer,
-    handle: async (r) => {
+    handle: async (r, parked) => {
       const label = `${r.message.key}:${r.message.value}`;
       handled.push(label);
+      if (parked) ranParked.push(label);
       await options.handling?.(label);
       return outcomes[label] ?? 'success';
     },
@@ -148,6 +151,7 @@ export function parkingWorld(
     seeks,
     pauses,
     handled,
+    ranParked,
     events,
     outcomes,
     commitRequests,
