@@ -1,0 +1,114 @@
+import { emptyParkState, keyHash, parkStateMetadata } from '../../src/runtime/park-state';
+import type { ParkState } from '../../src/runtime/park-state';
+import { MAIN, mainRecord, parkingWorld, replayedRecord, tierRecord } from './key-parking-world';
+
+const hash = (key: string) => keyHash(Buffer.from(key));
+const bytes = (state: ParkState) => Buffer.byteLength(parkStateMetadata(state));
+const holding = (position: bigint, holds: Record<string, bigint>): ParkState => ({ position, held: new Map(Object.entries(holds).map(([k, o]) => [hash(k), o])), parked: new Map() });
+
+/**
+ * A tier record the hold cannot judge (here: replayed from the DLQ) may go on to a later
+ * tier and hold its key: it runs only if the partition's state has room for that hold.
+ */
+describe('key parking: room in the state for the hold a tier record may take', () => {
+  const POSITION = 100n;
+  function world(budgetBytes: number, state: ParkState = emptyParkState(POSITION), options: Parameters<typeof parkingWorld>[0] = {}) {
+    const w = parkingWorld({ budgetBytes, holdExpiryMs: 1_000, ...options });
+    w.broker.commit('g', [{ topic: MAIN, partition: 0, offset: String(state.position), metadata: parkStateMetadata(state) }]);
+    return w;
+  }
+
+  it('runs a tier record whose hold fills the budget to the byte', async () => {
+    const w = world(bytes(holding(POSITION, { j: 60n })));
+    await w.runTier(replayedRecord(0, 'j', 60));
+    expect(w.handled).toEqual(['tier j@60']);
+  });
+
+  it('a tier record whose hold would pass the budget by a byte waits, uncommitted', async () => {
+    const w = world(bytes(holding(POSITION, { j: 60n })) - 1);
+    await w.runTier(replayedRecord(0, 'j', 60));
+    expect(w.handled).toEqual([]);
+    expect(w.ofType('parked')).toHaveLength(1);
+  });
+
+  it('runs a tier record of a main record past the position at a full partition: it can take no hold, so it needs no room', async () => {
+    const w = world(bytes(emptyParkState(POSITION)));
+    await w.runTier(replayedRecord(0, 'j', Number(POSITION)));
+    await w.runTier(replayedRecord(1, 'm', Number(POSITION) + 5));
+    expect(w.handled).toEqual([`tier j@${POSITION}`, `tier m@${POSITION + 5n}`]);
+  });
+
+  describe('a hold that expires makes room: the waiting records of free keys run, oldest first, as far as the room goes', () => {
+    // k holds; j and m wait for room (each hold alone fits, two do not).
+    const setup = (outcomes: Record<string, 'tier' | 'success'>) => {
+      const w = world(bytes(holding(POSITION, { j: 60n })) + 2, holding(POSITION, { k: 50n }), { outcomes });
+      return w;
+    };
+
+    it('one that goes on to a later tier holds its key, and the next waits on for room', async () => {
+      const w = setup({ 'tier j@60': 'tier' });
+      await w.runTier(replayedRecord(0, 'j', 60));
+      await w.runTier(replayedRecord(1, 'm', 70));
+      expect(w.handled).toEqual([]);
+      await w.advanceTo(1_000);
+      expect(w.handled).toEqual(['tier j@60']);
+      expect([...w.state().held]).toEqual([[hash('j'), 60n]]);
+    });
+
+    it('one that succeeds takes no hold, and the next runs too', async () => {
+      const w = setup({});
+      await w.runTier(replayedRecord(0, 'j', 60));
+      await w.runTier(replayedRecord(1, 'm', 70));
+      await w.advanceTo(1_000);
+      expect(w.handled).toEqual(['tier j@60', 'tier m@70']);
+      expect(w.state().held.size).toBe(0);
+    });
+  });
+
+  it('a waiting record of a main record past the position takes no hold when it goes on to a later tier', async () => {
+    const w = world(4000, holding(POSITION, { j: 50n }), { outcomes: { [`tier j@${POSITION}`]: 'tier' } });
+    await w.runTier(replayedRecord(0, 'j', Number(POSITION))); // j is held: it waits its turn
+    expect(w.handled).toEqual([]);
+    await w.runTier(tierRecord(1, 'j', 50)); // j's retry succeeds: the waiting record runs
+    expect(w.handled).toEqual(['tier j@50', `tier j@${POSITION}`]);
+    // j is free: its next main record runs instead of parking behind a hold.
+    await w.parking.onMainRecord(mainRecord(Number(POSITION), 'j', 'next'));
+    expect(w.handled).toEqual(['tier j@50', `tier j@${POSITION}`, 'j:next']);
+    expect(w.state().held.size).toBe(0);
+  });
+
+  it('a tier record whose hold made its commit too large for the broker waits for room when delivered again, instead of being refused again', async () => {
+    const withHold = bytes(holding(POSITION, { j: 60n }));
+    const w = world(4000, emptyParkState(POSITION), { outcomes: { 'tier j@60': 'tier' }, brokerMaxBytes: withHold - 1 });
+    await expect(w.runTier(replayedRecord(0, 'j', 60))).rejects.toThrow('too large');
+    await w.runTier(replayedRecord(0, 'j', 60));
+    expect(w.refused).toEqual([withHold]);
+    expect(w.handled).toEqual(['tier j@60']);
+    expect(w.ofType('parked')).toHaveLength(1);
+  });
+
+  it('a commit refused as too large that carries no state (a stale tier copy) leaves the budget as it was', async () => {
+    const w = world(4000);
+    w.refuseNextAsTooLarge();
+    await expect(w.runTier(tierRecord(0, 'j', 60))).rejects.toThrow('too large'); // stale: committed unrun
+    await w.parking.onMainRecord(mainRecord(Number(POSITION), 'k', 'a'));
+    expect(w.handled).toEqual(['k:a']);
+    expect(w.seeks).toEqual([]);
+  });
+
+  it('a partition at its budget, read again after a reload, seeks back to its oldest parked record not yet read, whatever the order of their keys', async () => {
+    // The state lists parked records by key: make the first key's parked record the younger one.
+    const [first, second] = ['a', 'b'].sort((x, y) => (hash(x) < hash(y) ? -1 : 1));
+    const state: ParkState = {
+      position: 10n,
+      held: new Map([[hash(first!), 0n], [hash(second!), 1n]]),
+      parked: new Map([[5n, hash(first!)], [3n, hash(second!)]]),
+    };
+    const w = parkingWorld({ budgetBytes: 60 });
+    w.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '3', metadata: parkStateMetadata(state) }]);
+    await w.parking.onMainRecord(mainRecord(10, 'c', 'x')); // fetched before the load's seek back to 3
+    await w.parking.onMainRecord(mainRecord(10, 'c', 'x')); // 3 and 5 did not come back: it does not fit
+    expect(w.seeks.map((s) => s.offset)).toEqual(['3', '3']);
+    expect(w.handled).toEqual([]);
+  });
+});
