@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fingerprintOf, OUTPUT_LIBRARIES } from '../src/cache/fingerprint';
 import { REPO_ROOT } from './helpers/project';
+import { resolveSpecifier, specifiersOf } from './helpers/imports';
 
 let root: string;
 beforeEach(() => {
@@ -75,17 +76,18 @@ describe('krt fingerprint', () => {
   });
 
   it('covers every package that the code between a spec and the generated files imports', () => {
-    // Everything under src/ but the runtime, the CLI's other commands and their Kafka connection, the DLQ console and the NestJS module, which shape no generated file.
-    const outside = /^(runtime|nestjs|dlq|connection|simulate|cli|plan|console)\//;
+    // Everything under src/ but the runtime (and its older names in public/), the CLI's other commands and their Kafka connection, the DLQ console and the NestJS module, which shape no generated file.
+    const outside = /^(runtime|nestjs|public|dlq|connection|simulate|cli|plan|console)\//;
     const files = readdirSync(path.join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.parentPath.includes('.gen'))
       .map((e) => path.relative(path.join(REPO_ROOT, 'src'), path.join(e.parentPath, e.name)))
       .filter((file) => !outside.test(file));
     const packages = new Set<string>();
-    for (const file of files) {
-      for (const [, specifier] of readFileSync(path.join(REPO_ROOT, 'src', file), 'utf8').matchAll(/^(?:import|export)[^'"]*from '([^'.][^']*)'/gm)) {
-        if (specifier!.startsWith('node:')) continue;
-        packages.add(specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!);
+    for (const file of files.map((f) => path.join(REPO_ROOT, 'src', f))) {
+      // Every import syntax (require() and import() included), resolved as the compiler does.
+      for (const specifier of specifiersOf(file)) {
+        const target = resolveSpecifier(specifier, file);
+        if ('package' in target && !target.package.startsWith('node:')) packages.add(target.package);
       }
     }
     expect([...packages].filter((p) => !OUTPUT_LIBRARIES.includes(p)).sort()).toEqual([]);
