@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ScratchProject } from './helpers/project';
@@ -15,7 +15,7 @@ jest.setTimeout(120_000);
  * tiers with every record. cdktf keeps the stacks it last built in $CDKTF_OUTDIR
  * (cdktf.out/stacks/<stack>/cdk.tf.json): those are what the state holds.
  */
-describe('two cdktf deploys in a row, without krt synth between them', () => {
+describe('cdktf deploys judged against the tree\'s own snapshot, not against what cdktf deployed', () => {
   let project: ScratchProject;
   let outDir: string;
   const saved = process.env.CDKTF_OUTDIR;
@@ -61,6 +61,36 @@ describe('two cdktf deploys in a row, without krt synth between them', () => {
     const second = await project.krt('cdktf');
     // What krt synth would say of that edit had it seen the deploy: removed without decommissioned.
     expect({ code: second.code, stillBuilt: builtTopics()?.includes('orders.shipped.dlq') ?? true }).toEqual({ code: 1, stillBuilt: true });
+  });
+
+  // The same defect, reached by `git revert` of a move that was deployed: the revert
+  // restores the spec and generated/ together, so against the tree's own snapshot nothing
+  // changes, while the state of 'analytics' holds the topics the move imported. Its next
+  // deploy builds 'analytics' without them and without a removed block: Terraform deletes
+  // them (the documented CI job, krt plan against the base branch's generated/, would
+  // refuse the revert; krt cdktf, which is what deploys, does not).
+  it.failing('refuses to build the stacks of a reverted move that cdktf deployed', async () => {
+    project.edit('topologies/orders.ts', '\n  ],', shipping);
+    expect((await project.krt('synth')).code).toBe(0);
+    cpSync(project.path('topologies'), `${project.dir}-topologies`, { recursive: true });
+    cpSync(project.path('generated'), `${project.dir}-generated`, { recursive: true });
+
+    // The move, declared, synthesized and deployed: 'analytics' imports the topics.
+    const moved = shipping.replace("name: 'shipping',", "name: 'shipping',\n      previousTopology: 'orders',");
+    project.write('topologies/orders.ts', project.read('topologies/orders.ts').replace(shipping, '\n  ],'));
+    project.edit('topologies/analytics.ts', '\n  ],', moved);
+    expect((await project.krt('synth')).code).toBe(0);
+    expect((await project.krt('cdktf')).code).toBe(0);
+    expect(builtTopics('analytics')).toContain('orders.shipped.dlq');
+
+    // git revert of that commit: spec and generated/ as they were before the move.
+    for (const dir of ['topologies', 'generated']) {
+      rmSync(project.path(dir), { recursive: true, force: true });
+      cpSync(`${project.dir}-${dir}`, project.path(dir), { recursive: true });
+      rmSync(`${project.dir}-${dir}`, { recursive: true, force: true });
+    }
+    const reverted = await project.krt('cdktf');
+    expect({ code: reverted.code, analyticsKeepsIt: builtTopics('analytics')?.includes('orders.shipped.dlq') ?? true }).toEqual({ code: 1, analyticsKeepsIt: true });
   });
 
   it('refuses the same removal once the deployed consumer was synthesized (held)', async () => {
