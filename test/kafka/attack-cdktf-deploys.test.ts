@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Admin } from 'kafkajs';
-import { kafkaAsAdmin, produceAsAdmin, terraformRoot, terraformVars } from '../helpers/kafka';
-import { ScratchProject } from '../helpers/project';
+import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
+import { bootstrapServers, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
+import { REPO_ROOT, ScratchProject } from '../helpers/project';
 import { terraformTooling } from '../helpers/tools';
 
 jest.setTimeout(600_000);
@@ -16,8 +16,8 @@ jest.setTimeout(600_000);
  * judges the spec against the committed snapshot only. A consumer added to the spec and
  * deployed (no krt synth yet), then taken out of the spec again (not decommissioned), is
  * "no change" against that snapshot: the second deploy deletes its DLQ with the dead
- * letters in it. Here each deploy is what cdktf deploy does: `krt cdktf`, then, when it
- * built the stack, `terraform apply` of that stack in one working folder (one state).
+ * letters in it. Each deploy here is the real `cdktf deploy <stack>` (the provider from
+ * the local mirror, the state in the project folder, as test/kafka/cdktf-deploy.test.ts).
  */
 const run = randomBytes(3).toString('hex');
 const stack = `cdktf-attack-${run}`;
@@ -45,38 +45,35 @@ export default defineTopology({
 });
 `;
 
-const workDir = path.join(terraformRoot(), stack);
 let project: ScratchProject;
 let admin: Admin;
-let cdktfOut: string;
-const savedOutDir = process.env.CDKTF_OUTDIR;
 
-function terraform(args: string[]): { code: number; output: string } {
-  const { terraform: bin, env } = terraformTooling();
-  try {
-    return { code: 0, output: execFileSync(bin, [...args, '-input=false', '-no-color'], { cwd: workDir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
-  } catch (error) {
-    const e = error as { status: number; stdout: string; stderr: string };
-    return { code: e.status, output: `${e.stdout}${e.stderr}` };
-  }
-}
-
-/** `cdktf deploy <stack>`: the app builds the stacks; when it built this one, Terraform applies it. */
+/** `cdktf deploy <stack>` itself, as the user runs it: its app is `krt cdktf` (run from the sources here). */
 async function cdktfDeploy(): Promise<{ built: boolean; stderr: string }> {
-  rmSync(cdktfOut, { recursive: true, force: true });
-  const app = await project.krt('cdktf');
-  const built = path.join(cdktfOut, 'stacks', stack, 'cdk.tf.json');
-  if (app.code !== 0 || !existsSync(built)) return { built: false, stderr: app.stderr };
-  mkdirSync(workDir, { recursive: true });
-  copyFileSync(built, path.join(workDir, 'cdk.tf.json'));
-  if (!existsSync(path.join(workDir, '.terraform'))) {
-    const init = terraform(['init']);
-    if (init.code !== 0) throw new Error(`terraform init failed:\n${init.output}`);
-  }
-  for (let attempt = 1; ; attempt++) {
-    const result = terraform(['apply', '-auto-approve', ...terraformVars()]);
-    if (result.code === 0) return { built: true, stderr: app.stderr };
-    if (attempt === 3 || !/broker not connected|connection reset by peer|i\/o timeout|: EOF\b/.test(result.output)) throw new Error(`terraform apply failed:\n${result.output}`);
+  const cdktf = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdktf.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(project.path('cdktf.json'), JSON.stringify({ ...cdktf, app: `${path.join(REPO_ROOT, 'node_modules', '.bin', 'jiti')} ${path.join(REPO_ROOT, 'src', 'cli', 'main.ts')} cdktf` }));
+  const { terraform, env } = terraformTooling();
+  try {
+    execFileSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'cdktf'), ['deploy', stack, '--auto-approve', '--skip-provider-lock'], {
+      cwd: project.dir,
+      stdio: 'pipe',
+      encoding: 'utf8',
+      env: {
+        ...env,
+        CI: '1',
+        TERRAFORM_BINARY_NAME: terraform,
+        TF_VAR_kafka_bootstrap_servers: JSON.stringify(bootstrapServers().split(',')),
+        TF_VAR_kafka_sasl_username: ADMIN_USER,
+        TF_VAR_kafka_sasl_password: passwordOf(ADMIN_USER),
+        TF_VAR_kafka_tls_enabled: 'false',
+        TF_VAR_replication_factor: '1',
+        TF_VAR_min_insync_replicas: '1',
+      },
+    });
+    return { built: true, stderr: '' };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    return { built: false, stderr: `${e.stdout ?? ''}${e.stderr ?? ''}` };
   }
 }
 
@@ -90,8 +87,6 @@ async function dlqRecords(): Promise<number | 'deleted'> {
 beforeAll(async () => {
   project = new ScratchProject(false);
   mkdirSync(project.path('topologies'));
-  cdktfOut = mkdtempSync(path.join(os.tmpdir(), 'krt-attack-cdktf-out-'));
-  process.env.CDKTF_OUTDIR = cdktfOut;
   admin = kafkaAsAdmin().admin();
   await admin.connect();
   await admin.createTopics({ waitForLeaders: true, topics: [keeperMain, addedMain].map((topic) => ({ topic, numPartitions: 3, replicationFactor: 1 })) });
@@ -104,9 +99,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await admin.disconnect();
   project.remove();
-  rmSync(cdktfOut, { recursive: true, force: true });
-  if (savedOutDir === undefined) delete process.env.CDKTF_OUTDIR;
-  else process.env.CDKTF_OUTDIR = savedOutDir;
 });
 
 describe('two cdktf deploys in a row, without krt synth between them, on the real broker', () => {
@@ -121,5 +113,14 @@ describe('two cdktf deploys in a row, without krt synth between them, on the rea
     project.write('topologies/shop.ts', topologyFile([consumer('keeper', keeperMain)]));
     const second = await cdktfDeploy();
     expect({ refused: !second.built, dlq: await dlqRecords() }).toEqual({ refused: true, dlq: 5 });
+  });
+
+  it('stops cdktf deploy, deploying nothing, when krt cdktf refuses (held)', async () => {
+    const retimed = topologyFile([consumer('keeper', keeperMain).replace("ladder: ['1m']", "ladder: ['2m']")]);
+    project.write('topologies/shop.ts', retimed);
+    const deploy = await cdktfDeploy();
+    expect(deploy.built).toBe(false);
+    expect(deploy.stderr).toContain(`'${keeperMain}.retry.1m'`);
+    expect((await admin.fetchTopicMetadata({ topics: [] })).topics.map((t) => t.name)).toContain(`${keeperMain}.retry.1m`);
   });
 });
