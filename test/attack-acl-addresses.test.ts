@@ -49,3 +49,34 @@ describe('two principals whose names differ only in . and _', () => {
     expect(synth.stderr).not.toContain('There is already a Construct');
   });
 });
+
+/* The same collision through consumer groups: one principal, groups billing.orders and billing_orders. */
+describe('two consumer groups of one principal whose names differ only in . and _', () => {
+  let project: ScratchProject;
+  beforeEach(() => {
+    project = new ScratchProject();
+    project.edit('topologies/orders.ts', "principal: 'User:billing',", "principal: 'User:billing',\n      group: 'billing.orders',");
+    project.edit(
+      'topologies/orders.ts',
+      '\n  ],',
+      `
+    {
+      name: 'billing-audit',
+      topic: { name: 'orders.confirmed', partitions: 12 },
+      principal: 'User:billing',
+      group: 'billing_orders',
+      retryTopicBase: 'orders.confirmed.billing-audit',
+      ladder: ['1m'],
+    },
+  ],`,
+    );
+  });
+  afterEach(() => project.remove());
+
+  // Defect: as above; the Read Group ACLs share the address billing_read_group_billing_orders.
+  it.failing('makes krt synth answer with an exit code and a sentence, not the construct error of cdktf', async () => {
+    const synth = await project.krt('synth').catch((error: Error) => ({ code: -1, stdout: '', stderr: error.message }));
+    expect(synth.code).toBe(1);
+    expect(synth.stderr).not.toContain('There is already a Construct');
+  });
+});
