@@ -11,13 +11,13 @@ import { terraformTooling } from '../helpers/tools';
 jest.setTimeout(600_000);
 
 /*
- * The finding of test/attack-cdktf-deploys.test.ts on the real broker with real Terraform:
- * `cdktf deploy` applies the stacks `krt cdktf` builds into $CDKTF_OUTDIR, and `krt cdktf`
- * judges the spec against the committed snapshot only. A consumer added to the spec and
- * deployed (no krt synth yet), then taken out of the spec again (not decommissioned), is
- * "no change" against that snapshot: the second deploy deletes its DLQ with the dead
- * letters in it. Each deploy here is the real `cdktf deploy <stack>` (the provider from
- * the local mirror, the state in the project folder, as test/kafka/cdktf-deploy.test.ts).
+ * On the real broker with real Terraform: `cdktf deploy` applies the stacks `krt cdktf`
+ * builds, and `krt cdktf` builds only what `krt synth` wrote. A consumer added to the spec
+ * is not deployed before krt synth; once synthesized and deployed, with dead letters in
+ * its DLQ, taking it out of the spec again (not decommissioned) deploys nothing and the
+ * dead letters stay (finding 3117c0f: two deploys in a row without krt synth deleted them).
+ * Each deploy is the real `cdktf deploy <stack>` (the provider from the local mirror, the
+ * state in the project folder, as test/kafka/cdktf-deploy.test.ts).
  */
 const run = randomBytes(3).toString('hex');
 const stack = `cdktf-attack-${run}`;
@@ -101,11 +101,15 @@ afterAll(async () => {
   project.remove();
 });
 
-describe('two cdktf deploys in a row, without krt synth between them, on the real broker', () => {
-  // Defect (src/cli/cdktf-command.ts): the guard reads generated/ only, never what the
-  // previous cdktf build deployed; the second deploy deletes the DLQ with its 5 dead letters.
-  it.failing('keeps the dead letters of a consumer deployed by cdktf and then taken out of the spec', async () => {
+describe('cdktf deploys of spec edits, on the real broker', () => {
+  it('keeps the dead letters of a deployed consumer taken out of the spec, and deploys nothing krt synth did not write', async () => {
     project.write('topologies/shop.ts', topologyFile([consumer('keeper', keeperMain), consumer('added', addedMain)]));
+    const unsynthesized = await cdktfDeploy();
+    expect(unsynthesized.built).toBe(false);
+    expect(unsynthesized.stderr).toContain('krt cdktf builds only what krt synth wrote');
+    expect(await dlqRecords()).toBe('deleted'); // never created
+
+    expect((await project.krt('synth')).code).toBe(0);
     expect((await cdktfDeploy()).built).toBe(true);
     await produceAsAdmin(addedDlq, Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `dead letter ${i}`, partition: i % 3 })));
     expect(await dlqRecords()).toBe(5);
@@ -113,9 +117,10 @@ describe('two cdktf deploys in a row, without krt synth between them, on the rea
     project.write('topologies/shop.ts', topologyFile([consumer('keeper', keeperMain)]));
     const second = await cdktfDeploy();
     expect({ refused: !second.built, dlq: await dlqRecords() }).toEqual({ refused: true, dlq: 5 });
+    expect(second.stderr).toContain(`'${addedDlq}'`);
   });
 
-  it('stops cdktf deploy, deploying nothing, when krt cdktf refuses (held)', async () => {
+  it('stops cdktf deploy, deploying nothing, when krt cdktf refuses', async () => {
     const retimed = topologyFile([consumer('keeper', keeperMain).replace("ladder: ['1m']", "ladder: ['2m']")]);
     project.write('topologies/shop.ts', retimed);
     const deploy = await cdktfDeploy();

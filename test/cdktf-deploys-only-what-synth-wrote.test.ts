@@ -6,16 +6,13 @@ import { ScratchProject } from './helpers/project';
 jest.setTimeout(120_000);
 
 /*
- * Attack on `krt cdktf` (src/cli/cdktf-command.ts): the app `cdktf deploy` runs judges the
- * spec against the committed snapshot in generated/, never against what the last
- * `cdktf deploy` built and applied. The workflow the brief names is "edit the spec, run
- * cdktf deploy", and nothing stops two deploys in a row without `krt synth` between them:
- * a consumer added and deployed, then taken out of the spec again, is judged as "no
- * change" against a snapshot that never had it, and the second deploy deletes its DLQ and
- * tiers with every record. cdktf keeps the stacks it last built in $CDKTF_OUTDIR
- * (cdktf.out/stacks/<stack>/cdk.tf.json): those are what the state holds.
+ * `cdktf deploy` applies what `krt cdktf` builds into $CDKTF_OUTDIR. It builds only what
+ * `krt synth` wrote (byte for byte) and its guards accepted, and judges the committed
+ * output against what it built last, so neither two deploys in a row without a synth nor a
+ * git revert of deployed output can delete a topic that holds records. (Regressions of
+ * the findings eeab02f and 9091502: the guard used to read the committed snapshot only.)
  */
-describe('cdktf deploys judged against the tree\'s own snapshot, not against what cdktf deployed', () => {
+describe('krt cdktf builds only what krt synth wrote, judged against what it built last', () => {
   let project: ScratchProject;
   let outDir: string;
   const saved = process.env.CDKTF_OUTDIR;
@@ -47,29 +44,25 @@ describe('cdktf deploys judged against the tree\'s own snapshot, not against wha
     },
   ],`;
 
-  // Defect: krt cdktf judges against generated/.krt-model.json only; the stacks it built
-  // last time ($CDKTF_OUTDIR), which cdktf deploy applied, are never read, so a consumer
-  // deployed before its synth can be deleted by the next deploy, undecommissioned.
-  it.failing('refuses to build a stack that drops the DLQ of a consumer the previous cdktf build deployed', async () => {
+  it('builds no stack for a consumer added to the spec without krt synth, so cdktf cannot deploy it and then delete it', async () => {
     const original = project.read('topologies/orders.ts');
     project.edit('topologies/orders.ts', '\n  ],', shipping);
     const first = await project.krt('cdktf');
-    expect(first.code).toBe(0);
-    expect(builtTopics()).toContain('orders.shipped.dlq'); // cdktf deploy creates it; dead letters arrive
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain('krt cdktf builds only what krt synth wrote');
+    expect(first.stderr).toContain('run `krt synth`');
+    expect(builtTopics()).toBeUndefined(); // nothing for cdktf deploy to create
 
-    project.write('topologies/orders.ts', original); // the consumer taken out again, not decommissioned
+    project.write('topologies/orders.ts', original); // the consumer taken out again
     const second = await project.krt('cdktf');
-    // What krt synth would say of that edit had it seen the deploy: removed without decommissioned.
-    expect({ code: second.code, stillBuilt: builtTopics()?.includes('orders.shipped.dlq') ?? true }).toEqual({ code: 1, stillBuilt: true });
+    expect(second.code).toBe(0);
+    expect(builtTopics()).not.toContain('orders.shipped.dlq');
   });
 
-  // The same defect, reached by `git revert` of a move that was deployed: the revert
-  // restores the spec and generated/ together, so against the tree's own snapshot nothing
-  // changes, while the state of 'analytics' holds the topics the move imported. Its next
-  // deploy builds 'analytics' without them and without a removed block: Terraform deletes
-  // them (the documented CI job, krt plan against the base branch's generated/, would
-  // refuse the revert; krt cdktf, which is what deploys, does not).
-  it.failing('refuses to build the stacks of a reverted move that cdktf deployed', async () => {
+  // A git revert restores the spec and generated/ together, so they agree, while the state
+  // of 'analytics' holds the topics the move imported: building 'analytics' without them
+  // and without a removed block would delete them.
+  it('refuses to build the stacks of a reverted move that cdktf deployed', async () => {
     project.edit('topologies/orders.ts', '\n  ],', shipping);
     expect((await project.krt('synth')).code).toBe(0);
     cpSync(project.path('topologies'), `${project.dir}-topologies`, { recursive: true });
@@ -90,10 +83,11 @@ describe('cdktf deploys judged against the tree\'s own snapshot, not against wha
       rmSync(`${project.dir}-${dir}`, { recursive: true, force: true });
     }
     const reverted = await project.krt('cdktf');
+    expect(reverted.stderr).toContain('judges the committed output against what it built last');
     expect({ code: reverted.code, analyticsKeepsIt: builtTopics('analytics')?.includes('orders.shipped.dlq') ?? true }).toEqual({ code: 1, analyticsKeepsIt: true });
   });
 
-  it('refuses the same removal once the deployed consumer was synthesized (held)', async () => {
+  it('refuses the removal of a synthesized consumer, saying what krt synth would say of it', async () => {
     const original = project.read('topologies/orders.ts');
     project.edit('topologies/orders.ts', '\n  ],', shipping);
     expect((await project.krt('synth')).code).toBe(0);

@@ -6,13 +6,10 @@ import { ScratchProject } from './helpers/project';
 jest.setTimeout(120_000);
 
 /*
- * Attack on `krt cdktf --out` (src/cli/cdktf-command.ts): the guard reads the baseline
- * from the folder --out names, and a folder without a model snapshot and without krt's
- * manifest reads as "no baseline", which turns every guard off (readBaseline returns
- * undefined, guardChanges returns []). For `krt synth` that is a first synth; for
- * `krt cdktf`, which never writes that folder, it only means --out names the wrong place
- * (a typo in cdktf.json's app, a renamed output folder, generated/ not checked out in the
- * deploy job), and cdktf deploy then applies whatever the spec says, deletions included.
+ * `krt cdktf` never writes the folder --out names; a folder with no output of krt synth
+ * means --out names the wrong place (a typo in cdktf.json's app, generated/ not checked
+ * out in the deploy job), never "nothing deployed yet": it builds nothing (finding 3a7a864,
+ * where every guard turned off).
  */
 describe('krt cdktf with --out naming a folder that holds no output', () => {
   let project: ScratchProject;
@@ -37,14 +34,14 @@ describe('krt cdktf with --out naming a folder that holds no output', () => {
     return existsSync(file) && !readFileSync(file, 'utf8').includes('orders.confirmed.retry.1h');
   };
 
-  it('refuses against the folder that holds the output (held)', async () => {
+  it('refuses against the folder that holds the output', async () => {
     const cdktf = await project.krt('cdktf', '--out', 'generated');
     expect({ code: cdktf.code, built: builtWithoutTier() }).toEqual({ code: 1, built: false });
   });
 
-  // Defect: no snapshot and no manifest in --out is taken for "nothing deployed yet".
-  it.failing('does not build a stack that deletes the tier when --out names a folder that does not exist', async () => {
+  it('does not build a stack that deletes the tier when --out names a folder that does not exist', async () => {
     const cdktf = await project.krt('cdktf', '--out', 'genrated');
     expect({ code: cdktf.code === 0 ? 'built' : 'stopped', built: builtWithoutTier() }).toEqual({ code: 'stopped', built: false });
+    expect(cdktf.stderr).toContain('genrated/ holds no output of krt synth');
   });
 });
