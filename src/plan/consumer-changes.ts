@@ -17,6 +17,7 @@ export function consumerChanges({ before: was, after: now }: ConsumerPair, exist
   // What leaves the stacks (and whether that is allowed) is the outcome's to tell.
   if (!was || !now) return [];
   return [
+    ...renaming(was, now, existing),
     ...decommissioning(was, now),
     ...tierChanges(was, now, existing),
     ...topicChanges(was, now),
@@ -24,6 +25,13 @@ export function consumerChanges({ before: was, after: now }: ConsumerPair, exist
     ...alertChanges(was, now),
     ...routingChanges(was, now),
   ];
+}
+
+/** A consumer paired with another name by the DLQ it keeps: its groups are judged below. */
+function renaming(was: ConsumerModel, now: ConsumerModel, existing: ReadonlySet<string>): PlannedChange[] {
+  if (was.name === now.name) return [];
+  const kept = keptTopics(now).filter((t) => existing.has(t.name));
+  return [change('safe', `renamed from '${was.name}': keeps ${topicList(kept)}, which exist already`)];
 }
 
 function decommissioning(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {

@@ -3,18 +3,11 @@ import { guardChanges, planChanges } from '../src/plan';
 import { aConsumer, aTopology, compile } from './helpers/specs';
 
 /*
- * Attack on consumer pairing (src/plan/pairs.ts consumerPairs, used by
- * src/plan/consumer-changes.ts and the ordering guard in src/plan/guards.ts): consumers are
- * matched by name, so renaming one is "a consumer removed and a new one added". Its
- * topics keep their names (they derive from the main topic), so the Terraform outcome is
- * unchanged and nothing is refused; but the groups default to the consumer's name. The
- * new main group has no offsets and subscribes from the beginning (retrying-consumer.ts
- * fromBeginning: true): every retained record of the main topic is handled again (a money
- * consumer bills every order of the last week twice), the tiers' records run again, and
- * the new replay group counts every DLQ record as unhandled. The same group change made
- * with `group:` is told needs-migration with the command that carries the offsets over; a
- * rename prints only "new consumer: keeps ..., which exist already" as safe. And a rename
- * slips an ordering switch past the guard that refuses it.
+ * A renamed consumer keeps its topics (they derive from the main topic), so Terraform sees
+ * no change; but its groups default to its name, and a new main group starts from the
+ * beginning of the main topic. Consumers are paired as Kafka sees them (by the DLQ they
+ * keep), so a rename is told like a `group:` change and cannot slip an ordering switch past
+ * its refusal (finding d6fa0d3: they were paired by name).
  */
 function modelOf(...topologies: unknown[]): ProjectModel {
   const result = compile(...topologies);
@@ -29,26 +22,22 @@ const mainGroupMoves = "needs-migration: the group that reads the main topic cha
 describe('a consumer renamed, its groups following its name', () => {
   const before = modelOf(aTopology({ consumers: [aConsumer({ criticality: 'money' })] }));
 
-  it('tells the change of the main group when it is made with group: (held)', () => {
+  it('tells the change of the main group when it is made with group:', () => {
     const after = modelOf(aTopology({ consumers: [aConsumer({ criticality: 'money', group: 'billing' })] }));
     expect(planLines(before, after)).toContainEqual(expect.stringContaining(mainGroupMoves));
   });
 
-  // Defect: the renamed consumer is paired with nothing; its groups are never compared with
-  // those of the consumer whose topics it keeps, and the plan says only "safe: new consumer".
-  it.failing('tells the same change of the main group when the consumer is renamed', () => {
+  it('tells the same change of the main group when the consumer is renamed', () => {
     const after = modelOf(aTopology({ consumers: [aConsumer({ name: 'billing', criticality: 'money' })] }));
     expect(planLines(before, after)).toContainEqual(expect.stringContaining(mainGroupMoves));
   });
 
-  it('refuses a switch to park-by-key, whose group would run every retained tier record again (held)', () => {
+  it('refuses a switch to park-by-key, whose group would run every retained tier record again', () => {
     const after = modelOf(aTopology({ consumers: [aConsumer({ criticality: 'money', ordering: 'park-by-key' })] }));
     expect(refusals(before, after)).toContainEqual(expect.stringContaining("switching ordering from 'unordered' to 'park-by-key'"));
   });
 
-  // Defect: orderingSwitch (src/plan/guards.ts) runs over consumerPairs, so with a new name
-  // the same switch has no pair and is never judged.
-  it.failing('refuses the same switch when the consumer is renamed in the same edit', () => {
+  it('refuses the same switch when the consumer is renamed in the same edit', () => {
     const after = modelOf(aTopology({ consumers: [aConsumer({ name: 'billing', criticality: 'money', ordering: 'park-by-key' })] }));
     expect(refusals(before, after)).toContainEqual(expect.stringContaining('switching ordering'));
   });
