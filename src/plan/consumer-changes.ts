@@ -3,6 +3,7 @@ import type { ConsumerModel, RetryTierModel, TopicModel } from '../model/types';
 import type { ConsumerPair } from './pairs';
 import { keptTopics, tiersByTopic } from './pairs';
 import type { PlannedChange } from './types';
+import { grownUnderParking } from './key-partitions';
 
 const change = (risk: PlannedChange['risk'], text: string): PlannedChange => ({ risk, text });
 
@@ -87,6 +88,7 @@ function replacedTier(old: RetryTierModel, tier: RetryTierModel): string {
 function topicChanges(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {
   const [old, current] = [was.mainTopic, now.mainTopic];
   if (current.managed || old.name !== current.name || old.partitions === current.partitions) return [];
+  if (current.partitions > old.partitions && now.ordering === 'park-by-key') return [change('needs-migration', grownUnderParking(old, current, [now]))];
   return [
     change('safe', current.partitions > old.partitions
       ? `main topic '${current.name}' now has ${current.partitions} partitions (was ${old.partitions}); its producers' team grows it, the tiers and DLQ follow here`

@@ -5,6 +5,7 @@ import { compareStrings } from '../util/compare';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { configChanges } from './config-changes';
+import { grownUnderParking } from './key-partitions';
 import { changedTopologies, synthesizeStacks } from './stack-resources';
 import type { StackResources, TopicResource } from './stack-resources';
 import type { PlannedChange, TerraformChange } from './types';
@@ -193,7 +194,11 @@ class Context {
       return;
     }
     const update: TerraformChange = { action: 'update', stacks: [old.stack], topics: [old.name] };
-    if (current.partitions > old.partitions) this.say(owner, update, 'safe', `'${old.name}' grows from ${old.partitions} to ${current.partitions} partitions: records already in it stay where they are`);
+    if (current.partitions > old.partitions) {
+      const keyed = this.parkingByKey(current.name);
+      if (keyed.length > 0) this.say(owner, update, 'needs-migration', grownUnderParking(old, current, keyed));
+      else this.say(owner, update, 'safe', `'${old.name}' grows from ${old.partitions} to ${current.partitions} partitions: records already in it stay where they are`);
+    }
     for (const change of configChanges(old, current, owner)) this.say(owner, update, change.risk, change.text);
   }
 
@@ -371,6 +376,11 @@ class Context {
       this.say(owner, { action: 'delete', stacks: [stack, at], topics: names }, 'destructive', `${quote(names)} declared again in stack '${at}' while the kept stack '${stack}' of a deleted topology may still hold them: unless '${stack}' was applied, '${at}' fails to create them and applying '${stack}' deletes them with every record (krt synth refuses this until told \`--applied ${stack}\`)`);
     }
     return { changes: this.changes, refused: this.refused };
+  }
+
+  /** The park-by-key consumers that read this topic (as main topic or tier): their order rests on key -> partition. */
+  private parkingByKey(topic: string): ConsumerModel[] {
+    return [...this.consumersAfter.values()].filter((c) => c.ordering === 'park-by-key' && [c.mainTopic, ...c.tiers, ...c.drainingTiers].some((t) => t.name === topic));
   }
 
   private consumerAfter(owner: TopicOwner | undefined): ConsumerModel | undefined {
