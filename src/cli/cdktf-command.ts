@@ -4,7 +4,7 @@ import { App } from 'cdktf';
 import { guardChanges, readBaseline, readCommittedStacks, withRemovedStacks, withUntouched } from '../plan';
 import { compileFiles } from '../compile';
 import { topologyStacks } from '../emitters/terraform';
-import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot } from '../writer/model-snapshot';
+import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot, SnapshotError } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
@@ -53,7 +53,14 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   }
 
   const app = new App();
-  const previous = readModelSnapshot(app.outdir);
+  let previous;
+  try {
+    previous = readModelSnapshot(app.outdir);
+  } catch (error) {
+    if (!(error instanceof SnapshotError)) throw error;
+    io.stderr(`krt cdktf cannot read what it built last (${error.message.split(':')[0]}), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);
+    return EXIT.problems;
+  }
   const fromPrevious = guardChanges(previous, model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'));
   if (reportDiagnostics(io, { diagnostics: fromPrevious })) {
     io.stderr(
