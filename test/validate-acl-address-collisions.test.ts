@@ -3,13 +3,10 @@ import { ScratchProject } from './helpers/project';
 jest.setTimeout(120_000);
 
 /*
- * Attack on the ACL addresses (src/naming/terraform.ts aclResourceId): an ACL's Terraform
- * address is built from the principal's name without its type, the operation, the
- * resource type and the resource name, with every character outside [A-Za-z0-9_-] turned
- * into '_'. Two principals that differ only in '.' and '_' (User:billing.svc and
- * User:billing_svc, both legal Kafka principals, common in service-account names) get the
- * same address for the same grant. Validation checks topic names for that collision but
- * not principals (nor groups), so the spec is accepted and the emitter dies inside cdktf.
+ * An ACL's Terraform address keeps the letters, digits, '_' and '-' of the principal and
+ * resource names, so two principals (or groups) differing only in '.' and '_' would share
+ * one address for the same grant: validation refuses them in one sentence naming both
+ * (findings 9e55d34 and f064b08: the spec was accepted and synth died in cdktf's construct check).
  */
 describe('two principals whose names differ only in . and _', () => {
   let project: ScratchProject;
@@ -32,18 +29,13 @@ describe('two principals whose names differ only in . and _', () => {
   });
   afterEach(() => project.remove());
 
-  // Defect: validation checks topic names for '.'/'_' collisions (src/validate/project-rules.ts)
-  // but not the ACL addresses they feed; the spec is accepted.
-  it.failing('are refused by krt validate with one sentence naming both principals', async () => {
+  it('are refused by krt validate with one sentence naming both principals', async () => {
     const validate = await project.krt('validate');
     expect(validate.code).toBe(1);
     expect(validate.stderr).toMatch(/User:billing\.svc.*User:billing_svc|User:billing_svc.*User:billing\.svc/);
   });
 
-  // Defect: krt synth (and krt plan, whose guard synthesizes the stacks) dies in cdktf with
-  // "There is already a Construct with name 'billing_svc_read_topic_orders_confirmed'",
-  // a bare stack trace out of runCli, instead of an exit code and a sentence with the fix.
-  it.failing('makes krt synth answer with an exit code and a sentence, not the construct error of cdktf', async () => {
+  it('makes krt synth answer with an exit code and a sentence, not the construct error of cdktf', async () => {
     const synth = await project.krt('synth').catch((error: Error) => ({ code: -1, stdout: '', stderr: error.message }));
     expect(synth.code).toBe(1);
     expect(synth.stderr).not.toContain('There is already a Construct');
@@ -73,10 +65,10 @@ describe('two consumer groups of one principal whose names differ only in . and 
   });
   afterEach(() => project.remove());
 
-  // Defect: as above; the Read Group ACLs share the address billing_read_group_billing_orders.
-  it.failing('makes krt synth answer with an exit code and a sentence, not the construct error of cdktf', async () => {
+  it('makes krt synth answer with an exit code and a sentence naming both groups, not the construct error of cdktf', async () => {
     const synth = await project.krt('synth').catch((error: Error) => ({ code: -1, stdout: '', stderr: error.message }));
     expect(synth.code).toBe(1);
+    expect(synth.stderr).toContain("groups 'billing.orders' and 'billing_orders' differ only in characters a Terraform address cannot hold");
     expect(synth.stderr).not.toContain('There is already a Construct');
   });
 });
