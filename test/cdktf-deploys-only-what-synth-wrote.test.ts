@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ScratchProject } from './helpers/project';
@@ -85,6 +85,14 @@ describe('krt cdktf builds only what krt synth wrote, judged against what it bui
     const reverted = await project.krt('cdktf');
     expect(reverted.stderr).toContain('judges the committed output against what it built last');
     expect({ code: reverted.code, analyticsKeepsIt: builtTopics('analytics')?.includes('orders.shipped.dlq') ?? true }).toEqual({ code: 1, analyticsKeepsIt: true });
+  });
+
+  it('builds nothing when what it built last was written by another krt, and says how to go on', async () => {
+    writeFileSync(path.join(outDir, '.krt-model.json'), `${JSON.stringify({ version: 1, topologies: [] })}\n`);
+    const cdktf = await project.krt('cdktf');
+    expect(cdktf.code).toBe(1);
+    expect(cdktf.stderr).toContain('what it built last (another krt wrote it)');
+    expect(builtTopics()).toBeUndefined();
   });
 
   it('refuses the removal of a synthesized consumer, saying what krt synth would say of it', async () => {

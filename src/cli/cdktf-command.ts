@@ -3,6 +3,7 @@ import path from 'node:path';
 import { App } from 'cdktf';
 import { guardChanges, readBaseline, readCommittedStacks, withRemovedStacks, withUntouched } from '../plan';
 import { compileFiles } from '../compile';
+import type { ProjectModel } from '../model/types';
 import { topologyStacks } from '../emitters/terraform';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot, SnapshotError } from '../writer/model-snapshot';
 import { EXIT } from './io';
@@ -53,12 +54,12 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   }
 
   const app = new App();
-  let previous;
+  let previous: ProjectModel | undefined;
   try {
     previous = readModelSnapshot(app.outdir);
   } catch (error) {
     if (!(error instanceof SnapshotError)) throw error;
-    io.stderr(`krt cdktf cannot read what it built last (${error.message.split(':')[0]}), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);
+    io.stderr(`krt cdktf cannot read ${path.join(app.outdir, MODEL_SNAPSHOT_FILE)}, what it built last (another krt wrote it), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);
     return EXIT.problems;
   }
   const fromPrevious = guardChanges(previous, model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'));
