@@ -133,7 +133,7 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
     ];
     const unsaid = run(steps());
     expect(unsaid.refused).toEqual([expect.stringContaining("stack 'payments', kept (empty) since its topology file was deleted, may still hold them in its Terraform state")]);
-    expect(unsaid.refused[0]).toContain('then run this again with --applied payments');
+    expect(unsaid.refused[0]).toContain('then run krt synth (or krt plan) again with --applied payments');
     const said = run(steps(['payments']));
     expect({ refused: said.refused, losses: said.world.losses }).toEqual({ refused: [], losses: [] });
   });

@@ -277,13 +277,13 @@ describe('krt plan --json and krt synth on a renamed topology', () => {
 });
 
 describe('a consumer renamed in place', () => {
-  it('is no deletion: its topics stay in the stack, and the plan says they exist already', () => {
+  it('is no deletion: its topics stay in the stack, and the plan says it was renamed and they exist already', () => {
     const before = modelOf(orders(aConsumer(), shipping));
     const after = modelOf(orders(aConsumer({ name: 'billing-v2', group: 'billing-order-confirmed' }), shipping));
     const plan = planChanges(before, after);
     expect(plan.refused).toEqual([]);
     expect(lines(plan)).toContain(
-      "safe: new consumer: keeps 'orders.confirmed.retry.1m', 'orders.confirmed.retry.10m', 'orders.confirmed.retry.1h', 'orders.confirmed.dlq', 'orders.confirmed.dlq.audit', which exist already, and the ACLs of User:billing",
+      "safe: renamed from 'billing-order-confirmed': keeps 'orders.confirmed.retry.1m', 'orders.confirmed.retry.10m', 'orders.confirmed.retry.1h', 'orders.confirmed.dlq', 'orders.confirmed.dlq.audit', which exist already",
     );
     expect(lines(plan).join('\n')).not.toMatch(/^destructive/m);
   });

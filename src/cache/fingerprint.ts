@@ -130,6 +130,20 @@ export function fingerprintOf({ packageJson, codeDir, templatesDir, resolveFrom 
   return hash.digest('hex');
 }
 
+/**
+ * The topology loader as installed: jiti and its dependencies (hashed like an output
+ * library) and the Node that runs it. It keys the loader's own cache of compiled
+ * TypeScript, whose entries jiti finds by the source text alone: a loader that compiles
+ * the same source otherwise must not run what an earlier one compiled. Undefined when
+ * jiti's version cannot be read: then no transpile cache.
+ */
+export function loaderFingerprint(loaderOptions: string, from = __filename): string | undefined {
+  const hash = createHash('sha256');
+  if (!hashLibrary(hash, 'jiti', from, new Set())) return undefined;
+  hash.update(`node ${process.version}\noptions ${loaderOptions}\n`);
+  return hash.digest('hex').slice(0, 16);
+}
+
 let cached: { value: string | undefined } | undefined;
 
 /**

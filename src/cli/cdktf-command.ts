@@ -1,11 +1,15 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { App } from 'cdktf';
 import { guardChanges, readBaseline, readCommittedStacks, withRemovedStacks, withUntouched } from '../plan';
 import { compileFiles } from '../compile';
+import type { ProjectModel } from '../model/types';
 import { topologyStacks } from '../emitters/terraform';
+import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot, SnapshotError } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
+import { staleStacks } from './cdktf-stale-stacks';
 import { resolveTopologyFiles } from './topology-files';
 
 export interface CdktfOptions {
@@ -14,29 +18,61 @@ export interface CdktfOptions {
 }
 
 /**
- * The cdktf app (`"app": "npx krt cdktf"` in cdktf.json): `cdktf synth` and
- * `cdktf deploy` build the same stacks as `krt synth`, one per topology, into the
- * folder cdktf names in CDKTF_OUTDIR. `cdktf deploy` applies what this builds from the
- * specs as they are now, so it runs the guard `krt synth` runs, against the same
- * committed snapshot and stacks, and builds nothing that `krt synth` would refuse to write.
+ * The cdktf app (`"app": "npx krt cdktf"` in cdktf.json): `cdktf synth` and `cdktf deploy`
+ * apply what this builds. It builds only what `krt synth` wrote and its guards accepted:
+ * the stacks the spec gives must be byte-identical to the committed ones in `--out`, so
+ * the synth guard (and the review of its output) is the one gate, and no edit reaches a
+ * cluster unjudged. It also judges the change from what it built last ($CDKTF_OUTDIR, what
+ * cdktf deployed): a revert of committed output can undo a deployed move behind the guard.
  */
 export async function cdktfCommand(io: CliIo, args: readonly string[], options: CdktfOptions = { out: 'generated' }): Promise<number> {
   const files = resolveTopologyFiles(io.cwd, args);
   const result = await compileFiles(files, io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const outDir = path.resolve(io.cwd, options.out);
+  const shownOut = path.relative(io.cwd, outDir) || '.';
+  // No snapshot: --out names a folder krt synth never wrote (a typo, output not checked out), not a first deploy.
+  if (!existsSync(path.join(outDir, MODEL_SNAPSHOT_FILE))) {
+    readBaseline(outDir, io.cwd); // a lost snapshot beside krt's manifest says how to restore it
+    io.stderr(`krt cdktf builds only what krt synth wrote, and ${shownOut}/ holds no output of krt synth (no ${MODEL_SNAPSHOT_FILE}): run \`krt synth\`, review \`krt plan\`, commit ${shownOut}/, then deploy (or point --out at the output folder); no stack was built\n`);
+    return EXIT.problems;
+  }
   const baseline = readBaseline(outDir, io.cwd);
-  const committed = baseline && readCommittedStacks(outDir);
+  const committed = readCommittedStacks(outDir);
   // The same stacks as `krt synth`: a deleted topology file's stack too, and with some
   // files named, the other topologies as committed (not taken for deleted).
   const model = withRemovedStacks(baseline, args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model, committed);
-  const notes = guardChanges(baseline, model, undefined, committed);
-  if (reportDiagnostics(io, { diagnostics: notes })) {
-    io.stderr('krt cdktf refuses what krt synth refuses: no stack was built, so cdktf deploys nothing; `krt plan` shows the whole change\n');
+
+  const stale = staleStacks(model, outDir);
+  if (stale.length > 0) {
+    // What krt synth would say of the change, so the refusal is not only "run synth".
+    reportDiagnostics(io, { diagnostics: guardChanges(baseline, model, undefined, committed) });
+    io.stderr(
+      `krt cdktf builds only what krt synth wrote: the spec gives other Terraform than ${stale.map((s) => `${shownOut}/terraform/${s}`).join(', ')}; run \`krt synth\` (it refuses what would lose records), review \`krt plan\`, commit ${shownOut}/, then deploy; no stack was built, so cdktf deploys nothing\n`,
+    );
     return EXIT.problems;
   }
+
   const app = new App();
+  let previous: ProjectModel | undefined;
+  try {
+    previous = readModelSnapshot(app.outdir);
+  } catch (error) {
+    if (!(error instanceof SnapshotError)) throw error;
+    io.stderr(`krt cdktf cannot read ${path.join(app.outdir, MODEL_SNAPSHOT_FILE)}, what it built last (another krt wrote it), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);
+    return EXIT.problems;
+  }
+  const fromPrevious = guardChanges(previous, model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'));
+  if (reportDiagnostics(io, { diagnostics: fromPrevious })) {
+    io.stderr(
+      `krt cdktf judges the committed output against what it built last in ${app.outdir} (what cdktf deployed), and refuses the change above: if that build was deployed, make the change as a spec edit krt synth accepts (a git revert of deployed output undoes it behind the guard); if it never was, delete ${app.outdir} and run again; no stack was built\n`,
+    );
+    return EXIT.problems;
+  }
   for (const topology of model.topologies) topologyStacks(app, topology);
   app.synth();
+  // What this build holds, for the next one to be judged against.
+  mkdirSync(app.outdir, { recursive: true });
+  writeFileSync(path.join(app.outdir, MODEL_SNAPSHOT_FILE), modelSnapshotFile(model).content);
   return EXIT.ok;
 }

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createJiti } from 'jiti';
+import { loaderFingerprint } from '../cache/fingerprint';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 
@@ -41,12 +42,8 @@ export async function loadTopologyFiles(
   cwd: string,
   options: LoadOptions = {},
 ): Promise<{ loaded: LoadedTopologyFile[]; diagnostics: Diagnostic[] }> {
-  const jiti = createJiti(__filename, {
-    moduleCache: false,
-    fsCache: options.transpileCache ?? false,
-    interopDefault: false,
-    alias: { 'kafka-retry-topology': path.resolve(__dirname, '..', 'index') },
-  });
+  const settings = { moduleCache: false, interopDefault: false, alias: { 'kafka-retry-topology': path.resolve(__dirname, '..', 'index') } };
+  const jiti = createJiti(__filename, { ...settings, fsCache: options.transpileCache === undefined ? false : transpileFolder(options.transpileCache, JSON.stringify(settings)) });
   const loaded: LoadedTopologyFile[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const absolute of files) {
@@ -93,4 +90,19 @@ function firstLine(error: unknown): string {
 function errorText(error: unknown): { message: string; stack: string } {
   const { message, stack } = (error ?? {}) as { message?: unknown; stack?: unknown };
   return typeof message === 'string' ? { message, stack: typeof stack === 'string' ? stack : '' } : { message: String(error), stack: '' };
+}
+
+/**
+ * The loader's cache folder for this loader (jiti's version and files, Node, the options),
+ * since jiti checks an entry against the source text alone; false when the loader cannot
+ * be identified. The folders of other loaders are removed when this one is first used.
+ */
+function transpileFolder(root: string, settings: string): string | false {
+  const key = loaderFingerprint(settings);
+  if (key === undefined) return false;
+  const folder = path.join(root, key);
+  if (!existsSync(folder)) {
+    for (const entry of existsSync(root) ? readdirSync(root) : []) if (entry !== key) rmSync(path.join(root, entry), { recursive: true, force: true });
+  }
+  return folder;
 }

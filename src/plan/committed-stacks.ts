@@ -9,10 +9,11 @@ import type { StackJson, StackResources } from './stack-resources';
  * and so what an apply of new output is measured against. The model snapshot says what
  * the stacks were generated from; a hand edit or a merge can make them disagree, and
  * Terraform deletes what the committed stack holds, not what the snapshot says.
+ * `folder` is `stacks` for what `krt cdktf` built last into $CDKTF_OUTDIR.
  */
-export function readCommittedStacks(outDir: string): Map<string, StackResources> {
+export function readCommittedStacks(outDir: string, folder = 'terraform'): Map<string, StackResources> {
   const stacks = new Map<string, StackResources>();
-  const root = path.join(outDir, 'terraform');
+  const root = path.join(outDir, folder);
   let names: string[];
   try {
     names = readdirSync(root);

@@ -59,15 +59,69 @@ export function configChanges(old: TopicResource, current: TopicResource, owner:
       changes.push({ risk: 'destructive', text: `'${name}' keeps at most ${bytes(nowBytes)} per partition instead of ${bytes(wasBytes)} (retention.bytes): the oldest segments beyond it are deleted at once, whatever their age` });
     } else if (nowBytes > wasBytes) changes.push({ risk: 'safe', text: `'${name}' keeps up to ${bytes(nowBytes)} per partition instead of ${bytes(wasBytes)}` });
   }
+  const tiered = tieredStorageChange(old, current);
+  const dropped = clusterDefaults(old, current);
+  changes.push(...tiered, ...dropped.map((d) => d.change));
+  const told = new Set(['cleanup.policy', 'retention.ms', 'retention.bytes', 'min.insync.replicas', ...dropped.map((d) => d.key), ...(tiered.length > 0 ? ['remote.storage.enable'] : [])]);
   const minIsr = Number(current.config['min.insync.replicas']);
   if (minIsr > current.replicationFactor && !(Number(old.config['min.insync.replicas']) > old.replicationFactor)) {
     changes.push({ risk: 'destructive', text: `'${name}' would need ${minIsr} in-sync replicas of ${current.replicationFactor}: every publish with acks=-1 fails, so retries, dead letters and replays stop` });
   }
   for (const key of [...new Set([...Object.keys(old.config), ...Object.keys(current.config)])].sort()) {
-    if (['cleanup.policy', 'retention.ms', 'retention.bytes', 'min.insync.replicas'].includes(key) || old.config[key] === current.config[key]) continue;
+    if (told.has(key) || old.config[key] === current.config[key]) continue;
     changes.push({ risk: 'safe', text: `'${name}' config ${key}: ${old.config[key] ?? '(default)'} -> ${current.config[key] ?? '(default)'}` });
   }
   return changes;
+}
+
+/** The configs that decide which records a topic keeps: one that leaves the map is never silent. */
+const RECORD_KEEPING: ReadonlySet<string> = new Set([
+  'cleanup.policy',
+  'retention.ms',
+  'retention.bytes',
+  'delete.retention.ms',
+  'min.compaction.lag.ms',
+  'max.compaction.lag.ms',
+  'local.retention.ms',
+  'local.retention.bytes',
+  'remote.storage.enable',
+  'remote.log.delete.on.disable',
+  'remote.log.copy.disable',
+]);
+
+const on = (config: Readonly<Record<string, string>>, key: string) => config[key]?.trim().toLowerCase() === 'true';
+
+/**
+ * Tiered storage turned off (KIP-950): the broker accepts it only with
+ * remote.log.delete.on.disable=true, which deletes every remote segment, so every record
+ * older than the local retention is gone.
+ */
+function tieredStorageChange(old: TopicResource, current: TopicResource): PlannedChange[] {
+  if (!on(old.config, 'remote.storage.enable') || on(current.config, 'remote.storage.enable')) return [];
+  const name = current.name;
+  const local = current.config['local.retention.ms'] ?? old.config['local.retention.ms'];
+  const kept = local === undefined ? 'the local retention (local.retention.ms)' : `${shown(limit(local)!)} (local.retention.ms)`;
+  if (on(current.config, 'remote.log.delete.on.disable')) {
+    return [{ risk: 'destructive', text: `'${name}' turns tiered storage off (remote.storage.enable: true -> false) with remote.log.delete.on.disable: every remote segment is deleted, so every record older than ${kept} is lost` }];
+  }
+  return [{ risk: 'needs-migration', text: `'${name}' turns tiered storage off (remote.storage.enable: true -> false): the broker refuses it without remote.log.delete.on.disable=true, which deletes every record older than ${kept}; copy or replay what must stay first` }];
+}
+
+/**
+ * A key that decides which records stay and leaves the block's map: the provider removes
+ * it from the topic, and the CLUSTER's default (log.retention.ms, log.cleanup.policy, ...)
+ * applies, which krt cannot see offline and which is not always Kafka's shipped default.
+ */
+function clusterDefaults(old: TopicResource, current: TopicResource): { key: string; change: PlannedChange }[] {
+  return [...RECORD_KEEPING]
+    .filter((key) => old.config[key] !== undefined && current.config[key] === undefined)
+    .map((key) => ({
+      key,
+      change: {
+        risk: 'needs-migration',
+        text: `'${current.name}' drops its explicit ${key} (${old.config[key]}): the cluster's default for it applies, which krt cannot see offline (Kafka ships ${BROKER_DEFAULTS[key] ?? 'none'}); check the broker's setting (kafka-configs --describe --entity-type brokers --all) before applying, or keep ${key} in the spec`,
+      },
+    }));
 }
 
 function retentionChange(name: string, before: number | undefined, after: number | undefined, owner: TopicOwner | undefined): PlannedChange[] {

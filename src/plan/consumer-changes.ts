@@ -3,6 +3,7 @@ import type { ConsumerModel, RetryTierModel, TopicModel } from '../model/types';
 import type { ConsumerPair } from './pairs';
 import { keptTopics, tiersByTopic } from './pairs';
 import type { PlannedChange } from './types';
+import { grownUnderParking } from './key-partitions';
 
 const change = (risk: PlannedChange['risk'], text: string): PlannedChange => ({ risk, text });
 
@@ -17,6 +18,7 @@ export function consumerChanges({ before: was, after: now }: ConsumerPair, exist
   // What leaves the stacks (and whether that is allowed) is the outcome's to tell.
   if (!was || !now) return [];
   return [
+    ...renaming(was, now, existing),
     ...decommissioning(was, now),
     ...tierChanges(was, now, existing),
     ...topicChanges(was, now),
@@ -24,6 +26,13 @@ export function consumerChanges({ before: was, after: now }: ConsumerPair, exist
     ...alertChanges(was, now),
     ...routingChanges(was, now),
   ];
+}
+
+/** A consumer paired with another name by the DLQ it keeps: its groups are judged below. */
+function renaming(was: ConsumerModel, now: ConsumerModel, existing: ReadonlySet<string>): PlannedChange[] {
+  if (was.name === now.name) return [];
+  const kept = keptTopics(now).filter((t) => existing.has(t.name));
+  return [change('safe', `renamed from '${was.name}': keeps ${topicList(kept)}, which exist already`)];
 }
 
 function decommissioning(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {
@@ -79,6 +88,7 @@ function replacedTier(old: RetryTierModel, tier: RetryTierModel): string {
 function topicChanges(was: ConsumerModel, now: ConsumerModel): PlannedChange[] {
   const [old, current] = [was.mainTopic, now.mainTopic];
   if (current.managed || old.name !== current.name || old.partitions === current.partitions) return [];
+  if (current.partitions > old.partitions && now.ordering === 'park-by-key') return [change('needs-migration', grownUnderParking(old, current, [now]))];
   return [
     change('safe', current.partitions > old.partitions
       ? `main topic '${current.name}' now has ${current.partitions} partitions (was ${old.partitions}); its producers' team grows it, the tiers and DLQ follow here`

@@ -1,10 +1,11 @@
 import { stackTopics } from '../model/hand-over';
 import { topicResourceId } from '../naming';
-import type { ConsumerModel, HeldResources, ProjectModel, TopologyModel } from '../model/types';
+import type { ConsumerModel, HeldResources, ProjectModel, TopicModel, TopologyModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { configChanges } from './config-changes';
+import { grownUnderParking } from './key-partitions';
 import { changedTopologies, synthesizeStacks } from './stack-resources';
 import type { StackResources, TopicResource } from './stack-resources';
 import type { PlannedChange, TerraformChange } from './types';
@@ -116,27 +117,41 @@ function reclaimingHosts(before: ProjectModel, after: ProjectModel, pending: Rea
 
 /**
  * The topologies whose committed stacks hold a topic the snapshot does not name, or name
- * with other partitions: the committed Terraform is ahead of the snapshot (a hand edit, a
- * merge that kept one side's snapshot and the other's stacks), so an unchanged model can
- * still delete or replace a topic, and those topologies are judged too.
+ * otherwise: other partitions, replication factor or any config (retention, cleanup policy,
+ * tiered storage). The committed Terraform is then ahead of the snapshot (a hand edit, an
+ * emergency `terraform apply`, a merge that kept one side's snapshot and the other's
+ * stacks), so an unchanged model can still delete records, and those topologies are
+ * judged too, from the committed stack as Terraform sees it.
  */
 function committedAhead(before: ProjectModel, committed: ReadonlyMap<string, StackResources>): { topologies: string[]; topics: Map<string, string> } {
   const named = topicOwners(before);
-  const topologyOfStack = new Map(before.topologies.flatMap((t) => stacksOf(t).map((s) => [s, t.name] as const)));
+  const topologyOfStack = new Map(before.topologies.flatMap((t) => stacksOf(t).map((s) => [s, t] as const)));
   const topologies = new Set<string>();
   const topics = new Map<string, string>();
   for (const stack of committed.values()) {
     const topology = topologyOfStack.get(stack.stack);
     if (topology === undefined) continue;
     for (const topic of stack.topics.values()) {
-      const snapshot = named.get(topic.name)?.topic.partitions;
-      if (snapshot === topic.partitions) continue;
-      topologies.add(topology);
-      const holds = snapshot === undefined ? 'holds it, which the model snapshot does not name' : `gives it ${topic.partitions} partitions where the model snapshot says ${snapshot}`;
-      topics.set(topic.name, `the committed stack terraform/${stack.stack}/cdk.tf.json ${holds}: it was edited after krt wrote it, or a merge mixed two versions, and krt judges the change against it as Terraform will; if that stack was never applied, restore the output folder from one commit (git checkout <commit> -- <output folder>) and run again`);
+      const difference = differsFromSnapshot(topic, named.get(topic.name)?.topic, topology);
+      if (difference === undefined) continue;
+      topologies.add(topology.name);
+      topics.set(topic.name, `the committed stack terraform/${stack.stack}/cdk.tf.json ${difference}: it was edited after krt wrote it, or a merge mixed two versions, and krt judges the change against it as Terraform will; if that stack was never applied, restore the output folder from one commit (git checkout <commit> -- <output folder>) and run again`);
     }
   }
   return { topologies: [...topologies], topics };
+}
+
+/** How a committed topic differs from what the snapshot gives it, in a clause; undefined when it does not. */
+function differsFromSnapshot(topic: TopicResource, snapshot: TopicModel | undefined, topology: TopologyModel): string | undefined {
+  if (snapshot === undefined) return 'holds it, which the model snapshot does not name';
+  if (snapshot.partitions !== topic.partitions) return `gives it ${topic.partitions} partitions where the model snapshot says ${snapshot.partitions}`;
+  if (topology.cluster.replicationFactor !== topic.replicationFactor) return `gives it replication factor ${topic.replicationFactor} where the model snapshot says ${topology.cluster.replicationFactor}`;
+  // min.insync.replicas comes from the cluster settings, not the topic's config.
+  const { 'min.insync.replicas': _minIsr, ...config } = topic.config;
+  for (const key of [...new Set([...Object.keys(config), ...Object.keys(snapshot.config)])].sort(compareStrings)) {
+    if (config[key] !== snapshot.config[key]) return `gives it ${key} ${config[key] ?? '(unset)'} where the model snapshot says ${snapshot.config[key] ?? '(unset)'}`;
+  }
+  return undefined;
 }
 
 /** The two sides and what was found so far. */
@@ -179,7 +194,11 @@ class Context {
       return;
     }
     const update: TerraformChange = { action: 'update', stacks: [old.stack], topics: [old.name] };
-    if (current.partitions > old.partitions) this.say(owner, update, 'safe', `'${old.name}' grows from ${old.partitions} to ${current.partitions} partitions: records already in it stay where they are`);
+    if (current.partitions > old.partitions) {
+      const keyed = this.parkingByKey(current.name);
+      if (keyed.length > 0) this.say(owner, update, 'needs-migration', grownUnderParking(old, current, keyed));
+      else this.say(owner, update, 'safe', `'${old.name}' grows from ${old.partitions} to ${current.partitions} partitions: records already in it stay where they are`);
+    }
     for (const change of configChanges(old, current, owner)) this.say(owner, update, change.risk, change.text);
   }
 
@@ -357,6 +376,11 @@ class Context {
       this.say(owner, { action: 'delete', stacks: [stack, at], topics: names }, 'destructive', `${quote(names)} declared again in stack '${at}' while the kept stack '${stack}' of a deleted topology may still hold them: unless '${stack}' was applied, '${at}' fails to create them and applying '${stack}' deletes them with every record (krt synth refuses this until told \`--applied ${stack}\`)`);
     }
     return { changes: this.changes, refused: this.refused };
+  }
+
+  /** The park-by-key consumers that read this topic (as main topic or tier): their order rests on key -> partition. */
+  private parkingByKey(topic: string): ConsumerModel[] {
+    return [...this.consumersAfter.values()].filter((c) => c.ordering === 'park-by-key' && [c.mainTopic, ...c.tiers, ...c.drainingTiers].some((t) => t.name === topic));
   }
 
   private consumerAfter(owner: TopicOwner | undefined): ConsumerModel | undefined {

@@ -8,11 +8,24 @@ export interface ConsumerPair {
   readonly after?: ConsumerModel;
 }
 
-/** Consumers matched by name (unique across topologies), sorted by topology then name. */
+/**
+ * Consumers matched as Kafka sees them: by name, and a consumer the other side does not
+ * name by the DLQ it keeps (its records and its replay group live there), so a renamed
+ * consumer is compared with what it was (its groups, its ordering), not taken for a new
+ * one. Sorted by topology then name; a pair carries the name the spec gives now.
+ */
 export function consumerPairs(before: ProjectModel | undefined, after: ProjectModel): ConsumerPair[] {
   const byName = new Map<string, { before?: ConsumerModel; after?: ConsumerModel }>();
   for (const c of (before?.topologies ?? []).flatMap((t) => t.consumers)) byName.set(c.name, { before: c });
   for (const c of after.topologies.flatMap((t) => t.consumers)) byName.set(c.name, { ...byName.get(c.name), after: c });
+  const unpaired = (side: 'before' | 'after') => new Map([...byName].filter(([, p]) => !p.before !== !p.after && p[side]).map(([name, p]) => [p[side]!.dlq.name, name]));
+  const gone = unpaired('before');
+  for (const [dlq, name] of unpaired('after')) {
+    const was = gone.get(dlq);
+    if (was === undefined) continue;
+    byName.set(name, { before: byName.get(was)!.before, after: byName.get(name)!.after });
+    byName.delete(was);
+  }
   return [...byName.entries()]
     .map(([name, pair]) => ({ name, ...pair }))
     .sort((a, b) => compareStrings(topologyOf(a), topologyOf(b)) || compareStrings(a.name, b.name));

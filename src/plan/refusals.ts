@@ -72,7 +72,7 @@ export const refusal = {
     return specError(
       c.source.file,
       c.source.path,
-      `consumer '${c.name}' declares ${topics.map((t) => `'${t}'`).join(', ')} again in stack '${c.topology}', but stack '${stack}', kept (empty) since its topology file was deleted, may still hold them in its Terraform state: krt cannot tell offline whether it was applied, and if not, '${c.topology}' would fail to create them and applying '${stack}' would then delete them with every record; apply '${stack}' first (cdktf deploy ${stack}, or terraform apply in its folder), then run this again with --applied ${stack}`,
+      `consumer '${c.name}' declares ${topics.map((t) => `'${t}'`).join(', ')} again in stack '${c.topology}', but stack '${stack}', kept (empty) since its topology file was deleted, may still hold them in its Terraform state: krt cannot tell offline whether it was applied, and if not, '${c.topology}' would fail to create them and applying '${stack}' would then delete them with every record; apply '${stack}' first, as committed (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then run krt synth (or krt plan) again with --applied ${stack}`,
     );
   },
 

@@ -67,7 +67,7 @@ export function heldAclsDeclared(after: ProjectModel, changed: ReadonlySet<strin
         specError(
           topology.source.file,
           'consumers',
-          `stack '${topology.name}' declares the ACL ${aclKey(rule)}, but stack '${stack}', kept (empty) since its topology file was deleted, may still hold it in its Terraform state: krt cannot tell offline whether it was applied, and if not, applying '${stack}' would delete it from Kafka under '${topology.name}''s consumer; apply '${stack}' first (cdktf deploy ${stack}, or terraform apply in its folder), then run this again with --applied ${stack}`,
+          `stack '${topology.name}' declares the ACL ${aclKey(rule)}, but stack '${stack}', kept (empty) since its topology file was deleted, may still hold it in its Terraform state: krt cannot tell offline whether it was applied, and if not, applying '${stack}' would delete it from Kafka under '${topology.name}''s consumer; apply '${stack}' first, as committed (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then run krt synth (or krt plan) again with --applied ${stack}`,
         ),
       );
     }

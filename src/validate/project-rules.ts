@@ -1,4 +1,6 @@
-import { metricCollisionKey, topicResourceId } from '../naming';
+import { aclResourceId, metricCollisionKey, topicResourceId } from '../naming';
+import { aclRules } from '../model/acls';
+import type { AclRule } from '../model/acls';
 import type { ConsumerModel, ProjectModel, TopologyModel } from '../model/types';
 import { specError, specWarning } from './diagnostic';
 import type { Diagnostic } from './diagnostic';
@@ -13,6 +15,7 @@ export function checkProject(project: ProjectModel): Diagnostic[] {
     ...groupCollisions(consumers, unusedNames(consumers.flatMap((c) => Object.values(c.groups)))),
     ...mainTopicDisagreements(consumers),
     ...terraformAddressCollisions(project.topologies),
+    ...aclAddressCollisions(project.topologies),
     ...metricNameWarnings(consumers),
   ];
 }
@@ -172,6 +175,34 @@ function terraformAddressCollisions(topologies: readonly TopologyModel[]): Diagn
         }
         seen.set(id, topic);
       }
+    }
+    return problems;
+  });
+}
+
+/**
+ * Two ACLs of one stack whose addresses come out alike: an address keeps letters, digits,
+ * '_' and '-' of the principal and resource names, so principals or groups that differ
+ * only in the others ('.' and '_': User:billing.svc and User:billing_svc) would be one
+ * Terraform resource. Told once per pair of names.
+ */
+function aclAddressCollisions(topologies: readonly TopologyModel[]): Diagnostic[] {
+  return topologies.flatMap((topology) => {
+    const seen = new Map<string, AclRule>();
+    const told = new Set<string>();
+    const problems: Diagnostic[] = [];
+    for (const rule of aclRules(topology)) {
+      const id = aclResourceId(rule);
+      const other = seen.get(id);
+      seen.set(id, other ?? rule);
+      if (other === undefined) continue;
+      const [a, b] = other.principal !== rule.principal ? [other.principal, rule.principal] : [other.resourceName, rule.resourceName];
+      const what = other.principal !== rule.principal ? 'principals' : `${rule.resourceType === 'Group' ? 'groups' : 'names'}`;
+      if (told.has(`${a}\0${b}`)) continue;
+      told.add(`${a}\0${b}`);
+      const at = topology.consumers.find((c) => c.principal === b || Object.values(c.groups).includes(b)) ?? topology.consumers.find((c) => c.principal === rule.principal);
+      const message = `${what} '${a}' and '${b}' differ only in characters a Terraform address cannot hold ('.' and '_' alike), so their ACLs would share the address kafka_acl.${id} in stack '${topology.name}'; rename one`;
+      problems.push(at ? specError(at.source.file, at.source.path, message) : specError(topology.source.file, 'consumers', message));
     }
     return problems;
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
 import type { ProjectModel } from '../model/types';
+import { modelSnapshotSchema } from './model-snapshot-schema';
 import { OutputFolderError } from './write-generated';
 
 /**
@@ -12,8 +13,12 @@ import { OutputFolderError } from './write-generated';
  */
 export const MODEL_SNAPSHOT_FILE = '.krt-model.json';
 
-/** Bumped when the snapshot's shape changes incompatibly; older ones are read as absent. */
-const SNAPSHOT_VERSION = 1;
+/**
+ * Bumped whenever the model gains, loses or changes a field (2: environment labels, the
+ * drift principal, four alerts, mayHold of kept stacks). A snapshot of another version is
+ * refused with the way to regenerate it: an absent field must never decide for a guard.
+ */
+export const SNAPSHOT_VERSION = 2;
 
 export function modelSnapshotFile(model: ProjectModel): GeneratedFile {
   const snapshot = { '//': GENERATED_NOTICE, version: SNAPSHOT_VERSION, ...model };
@@ -33,8 +38,15 @@ export function readModelSnapshot(outDir: string): ProjectModel | undefined {
   } catch {
     throw new SnapshotError(`${file} is not valid JSON; restore it from git (git checkout -- ${file}) or run \`krt synth\` on the last deployed commit`);
   }
-  if (parsed.version !== SNAPSHOT_VERSION || !Array.isArray(parsed.topologies)) {
-    throw new SnapshotError(`${file} was written by another version of krt; run \`krt synth\` on the last deployed commit with this version, then plan again`);
+  const regenerate = `regenerate it on the commit it was written on (e.g. the base branch): there, delete the output folder and run \`krt synth\` with this krt (a first synth, which judges nothing, so only there), check that \`git diff\` shows no change but ${MODEL_SNAPSHOT_FILE}, commit it, then run this again`;
+  if (parsed.version !== SNAPSHOT_VERSION) {
+    const which = typeof parsed.version === 'number' && parsed.version < SNAPSHOT_VERSION ? `an older krt (snapshot version ${parsed.version})` : `another krt (snapshot version ${String(parsed.version)})`;
+    throw new SnapshotError(`${file} was written by ${which}, and this krt reads version ${SNAPSHOT_VERSION}: ${regenerate}`);
+  }
+  const checked = modelSnapshotSchema.safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new SnapshotError(`${file} is not a model snapshot this krt can read (${issue.path.join('.')}: ${issue.message}), although it says version ${SNAPSHOT_VERSION}: ${regenerate}`);
   }
   return { topologies: parsed.topologies as ProjectModel['topologies'] };
 }

@@ -28,6 +28,8 @@ export default defineTopology({
 });
 `,
     );
+    // krt cdktf builds only what krt synth wrote.
+    expect((await project.krt('synth')).code).toBe(0);
     // cdktf.json as in the repository, with the app run from the sources here.
     const cdktf = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdktf.json'), 'utf8'));
     writeFileSync(project.path('cdktf.json'), JSON.stringify({ ...cdktf, app: `${path.join(REPO_ROOT, 'node_modules', '.bin', 'jiti')} ${path.join(REPO_ROOT, 'src', 'cli', 'main.ts')} cdktf` }));
