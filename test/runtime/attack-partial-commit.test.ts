@@ -4,6 +4,7 @@ import { createKeyParking } from '../../src/runtime/key-parking';
 import type { HandleOutcome } from '../../src/runtime/record-handler';
 import { keyHash, parkStateMetadata, emptyParkState, decodeParkState } from '../../src/runtime/park-state';
 import type { OffsetCommit, TopicPartitionOffset } from '../../src/runtime/port';
+import type { ParkState } from '../../src/runtime/park-state';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 
@@ -15,17 +16,20 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * the oversized entries; kafkajs then throws the first partition error). Key parking
  * commits "the main state and the tier record in one request" as if that were atomic.
  */
-const BROKER_MAX_BYTES = 300;
 const MAIN = 'orders';
 const TIER1 = 'orders.retry.1m';
 
-function setup() {
+/** A state near the broker's limit (286 of 300 bytes): 18 keys in retry, read up to offset 150. */
+function busyState(): ParkState {
+  const state = emptyParkState(150n);
+  for (let i = 0; i < 18; i++) state.held.set(keyHash(Buffer.from(`busy-${i}`)), BigInt(130 + i));
+  return state;
+}
+
+function setup(state: ParkState = busyState(), BROKER_MAX_BYTES = 300) {
   const broker = new MemoryBroker(new VirtualClock(0));
   broker.createTopic(MAIN, 1);
   broker.createTopic(TIER1, 1);
-  // A state near the broker's limit (286 of 300 bytes): 18 keys in retry, read up to offset 150.
-  const state = emptyParkState(150n);
-  for (let i = 0; i < 18; i++) state.held.set(keyHash(Buffer.from(`busy-${i}`)), BigInt(130 + i));
   broker.commit('g', [{ topic: MAIN, partition: 0, offset: '150', metadata: parkStateMetadata(state) }]);
   expect(Buffer.byteLength(parkStateMetadata(state))).toBeLessThanOrEqual(BROKER_MAX_BYTES);
   const base = broker.port().consumer('g');
@@ -88,5 +92,33 @@ describe('attack: a park-by-key commit refused as too large for the main partiti
     await s.parking.onMainRecord({ topic: MAIN, partition: 0, message: { key: Buffer.from('k'), value: Buffer.from('new'), offset: '150', timestamp: '0' } }).catch(() => undefined);
     // Seen: { replayedStillComes: false, newerRanWhileOlderInTier2: true }.
     expect({ replayedStillComes, newerRanWhileOlderInTier2: s.handled.includes('k@150') && !replayedStillComes }).toEqual({ replayedStillComes: true, newerRanWhileOlderInTier2: false });
+  });
+
+  // DEFECT, same class, on the release path (key-parking.ts:432-438): key j is released by its
+  // current tier record, and the drain runs j's waiting replayed record, which fails again and
+  // holds j at its older offset (one more digit: 'j@41' for 'j@u'). The release commit (state,
+  // both tier offsets) is refused for the main state only; the tier offsets are stored. The
+  // committed state still holds j at 120, whose tier record is committed and never comes
+  // again: j stays held until the hold expires (every tier's delay plus 7 days), its newer
+  // records parked behind it, and the replayed record's tier-2 copy waits its turn as long.
+  it.failing('a released key is not left held by a tier record already committed', async () => {
+    const state = emptyParkState(150n);
+    for (let i = 0; i < 10; i++) state.held.set(keyHash(Buffer.from(`busy-${i}`)), BigInt(130 + i));
+    const j = keyHash(Buffer.from('j'));
+    state.held.set(j, 120n);
+    // The broker keeps exactly this state: one more byte is refused.
+    const s = setup(state, Buffer.byteLength(parkStateMetadata(state)));
+    const replayed = { topic: TIER1, partition: 0, message: { key: Buffer.from('j'), value: Buffer.from('old'), offset: '0', timestamp: '0', headers: { [HEADERS.originalOffset]: '5', [HEADERS.replayedFromDlq]: 'orders.dlq/0:3' } } };
+    const current = { topic: TIER1, partition: 0, message: { key: Buffer.from('j'), value: Buffer.from('j120'), offset: '1', timestamp: '0', headers: { [HEADERS.originalOffset]: '120' } } };
+    // j is busy: the replayed record waits its turn.
+    await s.parking.onTierRecord(replayed, async () => ({ outcome: 'tier', commit: { topic: TIER1, partition: 0, offset: '1' } }));
+    // j's retry succeeds: the drain runs the replayed record, which goes on to tier 2 and holds j.
+    const release = await s.parking.onTierRecord(current, async () => ({ outcome: 'success', commit: { topic: TIER1, partition: 0, offset: '2' } })).then(() => 'committed', () => 'refused');
+    const committedState = decodeParkState(150n, s.broker.committedMetadata('g', MAIN, 0));
+    const tierCommitted = s.broker.committedOffset('g', TIER1, 0) ?? 0;
+    // Seen: { release: 'refused', jHeldAt: '120', tierCommitted: 2 }: nothing left to read can release j.
+    const releasable = committedState.held.get(j) === undefined || BigInt(tierCommitted) <= 1n;
+    expect(s.refused.length).toBeGreaterThan(0); // the broker's limit was reached (release: 'refused')
+    expect({ release, jHeldAt: committedState.held.get(j)?.toString(), tierCommitted, releasable }).toMatchObject({ releasable: true });
   });
 });
