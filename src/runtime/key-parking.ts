@@ -87,8 +87,8 @@ const ENTRY_ROOM = 40;
  * Durable park-by-key (R15). The state of main partition p (keys in retry, parked
  * offsets, the read position) lives in the metadata of the group's commit of p, whose
  * offset is the oldest parked record. Main and tier partitions p belong to one member,
- * so p's state has one writer; releasing a key commits the main state and the tier
- * record in one request. After a restart, a rebalance or a failed operation, p is read
+ * so p's state has one writer; releasing a key commits the main state, then the tier
+ * record. After a restart, a rebalance or a failed operation, p is read
  * again from the oldest parked record; the state says which records to skip, which to
  * park again. A record delivered twice is skipped or parked once.
  */
@@ -308,17 +308,30 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
   /**
-   * Commits in one request, one offset per partition, the tier partitions' never past a
-   * waiting record; only while `parking` is still the partition's state. A rebalance during
-   * the operation forgot it (and the records waiting their turn): the partition is read
-   * again from its commit, so committing now could pass a record that waited (as the
-   * broker refuses a commit from an earlier generation).
+   * Commits one offset per partition, the tier partitions' never past a waiting record; only
+   * while `parking` is still the partition's state. A rebalance during the operation forgot
+   * it (and the records waiting their turn): the partition is read again from its commit, so
+   * committing now could pass a record that waited (as the broker refuses a commit from an
+   * earlier generation). The main state goes first, in a request of its own, and the tier
+   * offsets only once it is stored: the broker refuses per partition (a state too large for
+   * `offset.metadata.max.bytes` while it stores the tier offsets beside it), so one request
+   * is not atomic, and a tier record committed past without the state that covers it (its
+   * hold, its key's release) would never be read again to take or release the hold.
    */
   async function commit(partition: number, parking: PartitionParking, commits: OffsetCommit[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
+    const latest = lastPerPartition(commits);
+    const state = latest.filter((c) => c.topic === mainTopic);
+    const tiers = latest.filter((c) => c.topic !== mainTopic);
+    await commitState(partition, state.length > 0 && tiers.length > 0 ? state : latest);
+    if (state.length > 0 && tiers.length > 0 && partitions.get(partition) === parking) await options.consumer().commitOffsets(tiers);
+  }
+
+  /** One request; a refusal as too large lowers the budget under what it carried. */
+  async function commitState(partition: number, commits: OffsetCommit[]): Promise<void> {
     const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
     try {
-      await options.consumer().commitOffsets(lastPerPartition(commits));
+      await options.consumer().commitOffsets(commits);
     } catch (error) {
       // The broker's offset.metadata.max.bytes is below what this state took: the budget
       // comes down under it, so the state is read again (the operation fails) and taken no
