@@ -48,6 +48,13 @@ export type RetryEvent =
    * again, as the first did.
    */
   | { readonly type: 'parking-budget-raised'; readonly topic: string; readonly budgetBytes: number; readonly loweredBytes: number }
+  /**
+   * Park-by-key: the broker keeps less commit metadata (`budgetBytes`) than the empty state
+   * plus one hold takes (`neededBytes`), so the key of the main record at `offset` is not
+   * held while it is in retry: its newer records may run before the retry. The partition
+   * goes on rather than pause for good. Raise the broker's `offset.metadata.max.bytes`.
+   */
+  | { readonly type: 'parking-hold-skipped'; readonly topic: string; readonly partition: number; readonly offset: string; readonly budgetBytes: number; readonly neededBytes: number }
   /** Park-by-key state of a main partition reached its commit-metadata budget: the partition waits for a key's retry to end. */
   | { readonly type: 'parking-full'; readonly topic: string; readonly partition: number; readonly keys: number; readonly parked: number };
 

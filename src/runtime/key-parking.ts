@@ -199,7 +199,31 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     metadata: parkStateMetadata(state),
   });
 
-  const overBudget = ({ state }: PartitionParking) => encodeParkState(state).length + ENTRY_ROOM > budgetBytes;
+  /**
+   * At the budget: no room for one more entry. An empty state never is: a partition paused
+   * with nothing held or parked would wait for a release that can never come (a budget
+   * lowered, or configured, under the empty state plus ENTRY_ROOM).
+   */
+  const overBudget = ({ state }: PartitionParking) =>
+    (state.held.size > 0 || state.parked.size > 0) && encodeParkState(state).length + ENTRY_ROOM > budgetBytes;
+
+  /**
+   * Whether `hash` may be held at `offset`: always while the state keeps something else
+   * (the budget check before the record, and a refusal, bound it), and in an empty state only
+   * if the broker can keep that one hold. Below that no key can be held at all: the record's
+   * retry goes on unheld (its key's newer records may run before it) and the runtime says
+   * so, instead of taking a hold every commit would refuse, running the record again forever.
+   * The record's tier copy is then judged as one from before a lost state (it runs).
+   */
+  function mayHold(partition: number, { state }: PartitionParking, hash: string, offset: bigint): boolean {
+    if (state.held.size > 0 || state.parked.size > 0) return true;
+    const neededBytes = Buffer.byteLength(parkStateMetadata({ ...state, held: new Map([[hash, offset]]) }));
+    if (neededBytes <= budgetBytes) return true;
+    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes, neededBytes });
+    // Its tier record then finds no hold: marked as from before a lost state, it runs rather than be skipped as a stale copy.
+    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
+    return false;
+  }
 
   /**
    * Whether the state's commit metadata stays within the budget with `hash` held at
@@ -207,7 +231,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * can take none). Without room it waits, uncommitted, for a release to make some.
    */
   function roomToHold({ state }: PartitionParking, hash: string, original: bigint | undefined): boolean {
-    if (original === undefined || original >= state.position) return true;
+    // An empty state waits for no release: the record runs, and mayHold() decides its hold.
+    if (original === undefined || original >= state.position || (state.held.size === 0 && state.parked.size === 0)) return true;
     const held = new Map(state.held).set(hash, original);
     return Buffer.byteLength(parkStateMetadata({ ...state, held })) <= budgetBytes;
   }
@@ -281,7 +306,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         turns.done(partition, turn);
         ran.push(turns.commit(commit));
         const original = originalOffsetOf(turn.record);
-        if (outcome === 'tier' && original !== undefined && original < state.position) hold(partition, parking, hash, original);
+        if (outcome === 'tier' && original !== undefined && original < state.position && mayHold(partition, parking, hash, original)) hold(partition, parking, hash, original);
         continue;
       }
       const record = next === undefined ? undefined : parking.records.get(next);
@@ -290,7 +315,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const outcome = await options.handle(record, true);
       state.parked.delete(next);
       parking.records.delete(next);
-      if (outcome === 'tier') hold(record.partition, parking, hash, next);
+      if (outcome === 'tier' && mayHold(partition, parking, hash, next)) hold(partition, parking, hash, next);
     }
   }
 
@@ -405,7 +430,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           state.parked.set(offset, hash);
           parking.records.set(offset, record);
           emit({ type: 'parked', record, key: keyText(record) });
-        } else if ((await options.handle(record, false)) === 'tier' && !keyless) {
+        } else if ((await options.handle(record, false)) === 'tier' && !keyless && mayHold(partition, parking, hash, offset)) {
           hold(partition, parking, hash, offset);
         }
         state.position = offset + 1n;
@@ -459,7 +484,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!current) {
           // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
-          if (ran.outcome === 'tier' && original !== undefined && original < state.position) {
+          if (ran.outcome === 'tier' && original !== undefined && original < state.position && mayHold(record.partition, parking, hash, original)) {
             hold(record.partition, parking, hash, original);
             await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
           } else await commit(record.partition, parking, [done]);
