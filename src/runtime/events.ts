@@ -14,6 +14,13 @@ export type RetryEvent =
    * leaves the partition to the default partitioner).
    */
   | { readonly type: 'publish-failed'; readonly record: ConsumedRecord; readonly error: unknown; readonly retryInMs: number; readonly destination: RoutedDestination; readonly reason: PublishFailureReason }
+  /**
+   * The DLQ refused even the trimmed copy of `record` as too large (its tier's copy too, if
+   * it had one): the record is held, uncommitted, and its partition takes no later record;
+   * its publish is tried at the longest backoff (each refusal a `publish-failed` with reason
+   * `too-large`). Raise the DLQ's `max.message.bytes`, or fix and skip the record by hand.
+   */
+  | { readonly type: 'publish-held'; readonly record: ConsumedRecord; readonly error: unknown; readonly destination: RoutedDestination }
   | { readonly type: 'waiting'; readonly topic: string; readonly partition: number; readonly dueAt: number }
   | { readonly type: 'parked'; readonly record: ConsumedRecord; readonly key: string }
   | { readonly type: 'unparked'; readonly record: ConsumedRecord; readonly key: string }

@@ -2,7 +2,7 @@ import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
 import type { PendingPublish } from './partition-progress';
 import type { ConsumerPort, EachBatchPayload } from './port';
-import type { RecordHandler, RoutedFailure } from './record-handler';
+import type { Published, RecordHandler, RoutedFailure } from './record-handler';
 import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
 
@@ -88,8 +88,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   }
 
   async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {
+    let published: Published;
     try {
-      await options.records.publish(record, failure, () => pending.abandoned);
+      published = await options.records.publish(record, failure, () => pending.abandoned, () => progress.hold(pending));
     } catch (error) {
       // Cut short by stop() or abandoned: the record stays uncommitted (or runs again).
       // Anything else is a bug; the partition's next record throws it to the client, and
@@ -99,7 +100,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       return;
     }
     progress.acknowledged(pending);
-    options.records.routed(record, failure);
+    options.records.routed(record, published.failure);
     if (progress.dropped || pending.abandoned) return;
     options.commits.markProgress(progress)?.catch(options.onCommitError);
   }
@@ -137,6 +138,10 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
         }
         if (now >= endBy) break;
+        // A record whose copy even the DLQ refuses as too large holds the partition: taking the
+        // next ones would run them again after every restart, as the commit cannot pass it.
+        while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
+        if (options.stopping() || progress.dropped) break;
         throwFailure(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
         const offset = BigInt(message.offset);
