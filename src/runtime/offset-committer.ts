@@ -35,6 +35,12 @@ export interface OffsetCommitter {
   flush(): Promise<void>;
   /** After a rebalance: marks of partitions this member may have lost are dropped; their records run again. */
   forget(): void;
+  /**
+   * For stop(), before it waits for the work in hand: whoever waits for room in the window
+   * goes on (stop() waits for that work, and while the broker refuses every commit the room
+   * would never come). Their records stay uncommitted if the last flush is refused.
+   */
+  release(): void;
   /** For stop(), after the last flush: no timer is left, and a refused commit is not tried again. */
   close(): void;
 }
@@ -68,6 +74,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   /** Bumped by forget(): a commit refused before a rebalance must not come back after it. */
   let generation = 0;
   let closed = false;
+  /** stop() came: no caller waits for room any more. */
+  let released = false;
   /** The last commit was refused: the next goes out with the interval's timer, not one per record. */
   let refused = false;
   /** Callers waiting for room in the window, woken when a commit settles, or by forget() and close(). */
@@ -153,11 +161,11 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
    * Backpressure: at maxRecords records done and not committed (in flight included) the
    * caller waits until they are, so a crash runs again at most maxRecords records, refused
    * commits or not. After a refusal it waits for the interval's retry rather than sending a
-   * commit per record; a rebalance or close() ends the wait (those records run again anyway).
+   * commit per record; a rebalance, release() or close() ends the wait (those records run again anyway).
    */
   async function waitForRoom(): Promise<void> {
     const startedIn = generation;
-    while (windowFull() && startedIn === generation && !closed) {
+    while (windowFull() && startedIn === generation && !closed && !released) {
       if (!refused) await commitPending().catch(onError);
       else await new Promise<void>((resume) => waiting.push(resume));
     }
@@ -204,6 +212,10 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       marked = 0;
       inFlightMarks = 0;
       refused = false;
+      wake();
+    },
+    release() {
+      released = true;
       wake();
     },
     close() {

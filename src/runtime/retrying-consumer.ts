@@ -386,6 +386,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       // leave the groups. A record that failed here stays uncommitted; stop() goes on, so
       // the member still leaves.
       pipeline.release();
+      mainCommits.release();
+      retryCommits.release();
       await Promise.allSettled(inFlight);
       await Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError);
       // What the last flush could not commit runs again in the next run; no timer may keep the process alive.
