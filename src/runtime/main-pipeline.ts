@@ -67,6 +67,14 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const id = `${batch.topic}\u0000${batch.partition}`;
     const first = BigInt(batch.messages[0]!.offset);
     let progress = partitions.get(id);
+    const acknowledged = options.commits.acknowledgedOffset(batch.topic, batch.partition);
+    if (progress !== undefined && acknowledged !== undefined && first < acknowledged) {
+      // Below a commit the broker acknowledged: the topic was deleted and created again (its
+      // offsets start over, the group's commits went with it). What was finished or in flight
+      // in the old log says nothing of this one: its publishes give up, and it starts afresh.
+      progress.revoke();
+      progress = undefined;
+    }
     if (progress === undefined) {
       progress = new PartitionProgress(batch.topic, batch.partition);
       partitions.set(id, progress);

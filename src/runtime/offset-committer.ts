@@ -33,6 +33,12 @@ export interface OffsetCommitter {
   markProgress(progress: PartitionProgress): Promise<void> | undefined;
   /** Commits everything marked; commits never overtake each other. */
   flush(): Promise<void>;
+  /**
+   * The offset the broker last acknowledged as committed for the partition by this
+   * committer, kept across rebalances. A record read below it comes from a log that started
+   * over (the topic deleted and created again): its offsets say nothing of what was finished.
+   */
+  acknowledgedOffset(topic: string, partition: number): bigint | undefined;
   /** After a rebalance: marks of partitions this member may have lost are dropped; their records run again. */
   forget(): void;
   /**
@@ -66,6 +72,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
    */
   const sent = new Map<string, string>();
   const sentAs = (o: OffsetCommit) => `${o.offset}\u0000${o.metadata ?? ''}`;
+  /** The last commit of each partition the broker acknowledged; not cleared by forget(). */
+  const acknowledged = new Map<string, bigint>();
   let marked = 0;
   /** Marks in commit requests not answered yet (this generation). */
   let inFlightMarks = 0;
@@ -121,6 +129,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     const run = last.then(async () => {
       try {
         await consumer().commitOffsets(batch);
+        for (const o of batch) acknowledged.set(partitionKey(o), BigInt(o.offset));
         if (sentIn === generation) {
           inFlightMarks -= sentMarks;
           refused = false;
@@ -201,6 +210,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       return undefined;
     },
     flush: () => commitPending(),
+    acknowledgedOffset: (topic, partition) => acknowledged.get(partitionKey({ topic, partition, offset: '0' })),
     forget() {
       generation++;
       cancelTimer?.();
