@@ -4,14 +4,14 @@ import { kafkaAsAdmin } from '../helpers/kafka';
 jest.setTimeout(120_000);
 
 /**
- * Broker confirmation of the premise of test/runtime/attack-partial-commit.test.ts: Kafka
+ * Broker confirmation of the premise of test/runtime/park-state-stored-before-tier-commits.test.ts: Kafka
  * checks offset.metadata.max.bytes (4096 here) per partition. A commit request whose metadata
  * is too large for one partition stores the others of the same request, and kafkajs throws
  * OFFSET_METADATA_TOO_LARGE for the whole call (a KafkaJSNonRetriableError whose cause is the
- * protocol error). Key parking commits "the main state and the
- * tier record in one request" as if it were atomic.
+ * protocol error). Key parking used to commit "the main state and the tier record in one
+ * request" as if it were atomic; it now commits the state first, the tier offsets after.
  */
-describe('attack: a commit request refused as too large for one partition, on a real broker, with kafkajs', () => {
+describe('a commit request refused as too large for one partition, on a real broker, with kafkajs', () => {
   it('stores the other partitions of the same request', async () => {
     const kafka = kafkaAsAdmin();
     const topic = `attack-partial-${randomBytes(4).toString('hex')}`;
