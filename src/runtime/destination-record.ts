@@ -15,6 +15,11 @@ export type RoutedDestination = Exclude<Destination, { kind: 'in-place' }>;
 export interface PublishOptions {
   /** Let the producer's default partitioner choose (the record's own partition does not exist in the destination). */
   readonly defaultPartitioner?: boolean;
+  /**
+   * Leave out the failure's text (`x-error-message`, the stack trace, Spring's exception
+   * message): the full copy was refused as too large. The error class stays.
+   */
+  readonly trimmed?: boolean;
 }
 
 export interface DestinationRecordOptions extends PublishOptions {
@@ -38,7 +43,7 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
   const previous = decodeRetryHeaders(record.message.headers);
   const fromMain = record.topic === consumer.mainTopic;
   const original = originOf(consumer, record);
-  const failure = describeError(error, { withStack: options.includeStackTraces });
+  const failure = options.trimmed ? { name: errorNameOf(error), message: undefined, stack: undefined } : describeError(error, { withStack: options.includeStackTraces });
   const headers: OutgoingMessage['headers'] = {
     ...passThroughHeaders(record.message.headers),
     ...encodeRetryHeaders({
@@ -56,7 +61,7 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
     consumerGroup: fromMain || consumer.ordering === 'park-by-key' ? consumer.groups.main : consumer.groups.retry,
     exceptionFqcn: failure.name,
     exceptionCauseFqcn: causeName(error),
-    exceptionMessage: failure.message,
+    exceptionMessage: failure.message ?? '',
     stackTrace: failure.stack,
   };
   if (consumer.headerStyle === 'x+spring' && destination.kind === 'dlq') Object.assign(headers, encodeSpringDltHeaders(spring));

@@ -14,6 +14,13 @@ export type RetryEvent =
    * leaves the partition to the default partitioner).
    */
   | { readonly type: 'publish-failed'; readonly record: ConsumedRecord; readonly error: unknown; readonly retryInMs: number; readonly destination: RoutedDestination; readonly reason: PublishFailureReason }
+  /**
+   * The DLQ refused even the trimmed copy of `record` as too large (its tier's copy too, if
+   * it had one): the record is held, uncommitted, and its partition takes no later record;
+   * its publish is tried at the longest backoff (each refusal a `publish-failed` with reason
+   * `too-large`). Raise the DLQ's `max.message.bytes`, or fix and skip the record by hand.
+   */
+  | { readonly type: 'publish-held'; readonly record: ConsumedRecord; readonly error: unknown; readonly destination: RoutedDestination }
   | { readonly type: 'waiting'; readonly topic: string; readonly partition: number; readonly dueAt: number }
   | { readonly type: 'parked'; readonly record: ConsumedRecord; readonly key: string }
   | { readonly type: 'unparked'; readonly record: ConsumedRecord; readonly key: string }
@@ -48,6 +55,13 @@ export type RetryEvent =
    * again, as the first did.
    */
   | { readonly type: 'parking-budget-raised'; readonly topic: string; readonly budgetBytes: number; readonly loweredBytes: number }
+  /**
+   * Park-by-key: the broker keeps less commit metadata (`budgetBytes`) than the empty state
+   * plus one hold takes (`neededBytes`), so the key of the main record at `offset` is not
+   * held while it is in retry: its newer records may run before the retry. The partition
+   * goes on rather than pause for good. Raise the broker's `offset.metadata.max.bytes`.
+   */
+  | { readonly type: 'parking-hold-skipped'; readonly topic: string; readonly partition: number; readonly offset: string; readonly budgetBytes: number; readonly neededBytes: number }
   /** Park-by-key state of a main partition reached its commit-metadata budget: the partition waits for a key's retry to end. */
   | { readonly type: 'parking-full'; readonly topic: string; readonly partition: number; readonly keys: number; readonly parked: number };
 

@@ -11,9 +11,21 @@ import type { ConsumedRecord } from './router';
 export class FinishedOffsets {
   private readonly upTo = new Map<string, bigint>();
 
-  has(record: ConsumedRecord): boolean {
-    const finished = this.upTo.get(`${record.topic}\u0000${record.partition}`);
-    return finished !== undefined && BigInt(record.message.offset) < finished;
+  /**
+   * Whether the record was finished here. `acknowledged`: the partition's last commit the
+   * broker acknowledged. A record below it comes from a log that started over (the topic
+   * deleted and created again: its offsets begin at 0 again, and the group's commits went
+   * with the old one), so what was finished in the old log is forgotten.
+   */
+  has(record: ConsumedRecord, acknowledged?: bigint): boolean {
+    const key = `${record.topic}\u0000${record.partition}`;
+    const offset = BigInt(record.message.offset);
+    if (acknowledged !== undefined && offset < acknowledged) {
+      this.upTo.delete(key);
+      return false;
+    }
+    const finished = this.upTo.get(key);
+    return finished !== undefined && offset < finished;
   }
 
   /** Everything below `commit.offset` is finished. */

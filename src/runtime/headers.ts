@@ -80,7 +80,8 @@ export function encodeRetryHeaders(h: {
   originalOffset?: string;
   originalTimestamp?: number;
   errorClass: string;
-  errorMessage: string;
+  /** Left out of a copy trimmed because the full one was too large. */
+  errorMessage: string | undefined;
 }): Record<string, string> {
   return {
     [HEADERS.attempt]: String(h.attempt),
@@ -91,7 +92,7 @@ export function encodeRetryHeaders(h: {
     ...(h.originalOffset !== undefined ? { [HEADERS.originalOffset]: h.originalOffset } : {}),
     ...(h.originalTimestamp !== undefined ? { [HEADERS.originalTimestamp]: String(h.originalTimestamp) } : {}),
     [HEADERS.errorClass]: h.errorClass,
-    [HEADERS.errorMessage]: truncate(h.errorMessage),
+    ...(h.errorMessage !== undefined ? { [HEADERS.errorMessage]: truncate(h.errorMessage) } : {}),
   };
 }
 

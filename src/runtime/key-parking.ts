@@ -87,8 +87,8 @@ const ENTRY_ROOM = 40;
  * Durable park-by-key (R15). The state of main partition p (keys in retry, parked
  * offsets, the read position) lives in the metadata of the group's commit of p, whose
  * offset is the oldest parked record. Main and tier partitions p belong to one member,
- * so p's state has one writer; releasing a key commits the main state and the tier
- * record in one request. After a restart, a rebalance or a failed operation, p is read
+ * so p's state has one writer; releasing a key commits the main state, then the tier
+ * record. After a restart, a rebalance or a failed operation, p is read
  * again from the oldest parked record; the state says which records to skip, which to
  * park again. A record delivered twice is skipped or parked once.
  */
@@ -199,7 +199,31 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     metadata: parkStateMetadata(state),
   });
 
-  const overBudget = ({ state }: PartitionParking) => encodeParkState(state).length + ENTRY_ROOM > budgetBytes;
+  /**
+   * At the budget: no room for one more entry. An empty state never is: a partition paused
+   * with nothing held or parked would wait for a release that can never come (a budget
+   * lowered, or configured, under the empty state plus ENTRY_ROOM).
+   */
+  const overBudget = ({ state }: PartitionParking) =>
+    (state.held.size > 0 || state.parked.size > 0) && encodeParkState(state).length + ENTRY_ROOM > budgetBytes;
+
+  /**
+   * Whether `hash` may be held at `offset`: always while the state keeps something else
+   * (the budget check before the record, and a refusal, bound it), and in an empty state only
+   * if the broker can keep that one hold. Below that no key can be held at all: the record's
+   * retry goes on unheld (its key's newer records may run before it) and the runtime says
+   * so, instead of taking a hold every commit would refuse, running the record again forever.
+   * The record's tier copy is then judged as one from before a lost state (it runs).
+   */
+  function mayHold(partition: number, { state }: PartitionParking, hash: string, offset: bigint): boolean {
+    if (state.held.size > 0 || state.parked.size > 0) return true;
+    const neededBytes = Buffer.byteLength(parkStateMetadata({ ...state, held: new Map([[hash, offset]]) }));
+    if (neededBytes <= budgetBytes) return true;
+    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes, neededBytes });
+    // Its tier record then finds no hold: marked as from before a lost state, it runs rather than be skipped as a stale copy.
+    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
+    return false;
+  }
 
   /**
    * Whether the state's commit metadata stays within the budget with `hash` held at
@@ -207,7 +231,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * can take none). Without room it waits, uncommitted, for a release to make some.
    */
   function roomToHold({ state }: PartitionParking, hash: string, original: bigint | undefined): boolean {
-    if (original === undefined || original >= state.position) return true;
+    // An empty state waits for no release: the record runs, and mayHold() decides its hold.
+    if (original === undefined || original >= state.position || (state.held.size === 0 && state.parked.size === 0)) return true;
     const held = new Map(state.held).set(hash, original);
     return Buffer.byteLength(parkStateMetadata({ ...state, held })) <= budgetBytes;
   }
@@ -281,7 +306,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         turns.done(partition, turn);
         ran.push(turns.commit(commit));
         const original = originalOffsetOf(turn.record);
-        if (outcome === 'tier' && original !== undefined && original < state.position) hold(partition, parking, hash, original);
+        if (outcome === 'tier' && original !== undefined && original < state.position && mayHold(partition, parking, hash, original)) hold(partition, parking, hash, original);
         continue;
       }
       const record = next === undefined ? undefined : parking.records.get(next);
@@ -290,7 +315,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const outcome = await options.handle(record, true);
       state.parked.delete(next);
       parking.records.delete(next);
-      if (outcome === 'tier') hold(record.partition, parking, hash, next);
+      if (outcome === 'tier' && mayHold(partition, parking, hash, next)) hold(partition, parking, hash, next);
     }
   }
 
@@ -308,17 +333,30 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
   /**
-   * Commits in one request, one offset per partition, the tier partitions' never past a
-   * waiting record; only while `parking` is still the partition's state. A rebalance during
-   * the operation forgot it (and the records waiting their turn): the partition is read
-   * again from its commit, so committing now could pass a record that waited (as the
-   * broker refuses a commit from an earlier generation).
+   * Commits one offset per partition, the tier partitions' never past a waiting record; only
+   * while `parking` is still the partition's state. A rebalance during the operation forgot
+   * it (and the records waiting their turn): the partition is read again from its commit, so
+   * committing now could pass a record that waited (as the broker refuses a commit from an
+   * earlier generation). The main state goes first, in a request of its own, and the tier
+   * offsets only once it is stored: the broker refuses per partition (a state too large for
+   * `offset.metadata.max.bytes` while it stores the tier offsets beside it), so one request
+   * is not atomic, and a tier record committed past without the state that covers it (its
+   * hold, its key's release) would never be read again to take or release the hold.
    */
   async function commit(partition: number, parking: PartitionParking, commits: OffsetCommit[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
+    const latest = lastPerPartition(commits);
+    const state = latest.filter((c) => c.topic === mainTopic);
+    const tiers = latest.filter((c) => c.topic !== mainTopic);
+    await commitState(partition, state.length > 0 && tiers.length > 0 ? state : latest);
+    if (state.length > 0 && tiers.length > 0 && partitions.get(partition) === parking) await options.consumer().commitOffsets(tiers);
+  }
+
+  /** One request; a refusal as too large lowers the budget under what it carried. */
+  async function commitState(partition: number, commits: OffsetCommit[]): Promise<void> {
     const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
     try {
-      await options.consumer().commitOffsets(lastPerPartition(commits));
+      await options.consumer().commitOffsets(commits);
     } catch (error) {
       // The broker's offset.metadata.max.bytes is below what this state took: the budget
       // comes down under it, so the state is read again (the operation fails) and taken no
@@ -392,7 +430,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           state.parked.set(offset, hash);
           parking.records.set(offset, record);
           emit({ type: 'parked', record, key: keyText(record) });
-        } else if ((await options.handle(record, false)) === 'tier' && !keyless) {
+        } else if ((await options.handle(record, false)) === 'tier' && !keyless && mayHold(partition, parking, hash, offset)) {
           hold(partition, parking, hash, offset);
         }
         state.position = offset + 1n;
@@ -446,7 +484,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!current) {
           // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
-          if (ran.outcome === 'tier' && original !== undefined && original < state.position) {
+          if (ran.outcome === 'tier' && original !== undefined && original < state.position && mayHold(record.partition, parking, hash, original)) {
             hold(record.partition, parking, hash, original);
             await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
           } else await commit(record.partition, parking, [done]);

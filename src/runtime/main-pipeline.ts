@@ -2,7 +2,7 @@ import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
 import type { PendingPublish } from './partition-progress';
 import type { ConsumerPort, EachBatchPayload } from './port';
-import type { RecordHandler, RoutedFailure } from './record-handler';
+import type { Published, RecordHandler, RoutedFailure } from './record-handler';
 import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
 
@@ -67,6 +67,14 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const id = `${batch.topic}\u0000${batch.partition}`;
     const first = BigInt(batch.messages[0]!.offset);
     let progress = partitions.get(id);
+    const acknowledged = options.commits.acknowledgedOffset(batch.topic, batch.partition);
+    if (progress !== undefined && acknowledged !== undefined && first < acknowledged) {
+      // Below a commit the broker acknowledged: the topic was deleted and created again (its
+      // offsets start over, the group's commits went with it). What was finished or in flight
+      // in the old log says nothing of this one: its publishes give up, and it starts afresh.
+      progress.revoke();
+      progress = undefined;
+    }
     if (progress === undefined) {
       progress = new PartitionProgress(batch.topic, batch.partition);
       partitions.set(id, progress);
@@ -88,8 +96,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   }
 
   async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {
+    let published: Published;
     try {
-      await options.records.publish(record, failure, () => pending.abandoned);
+      published = await options.records.publish(record, failure, () => pending.abandoned, () => progress.hold(pending));
     } catch (error) {
       // Cut short by stop() or abandoned: the record stays uncommitted (or runs again).
       // Anything else is a bug; the partition's next record throws it to the client, and
@@ -99,7 +108,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       return;
     }
     progress.acknowledged(pending);
-    options.records.routed(record, failure);
+    options.records.routed(record, published.failure);
     if (progress.dropped || pending.abandoned) return;
     options.commits.markProgress(progress)?.catch(options.onCommitError);
   }
@@ -137,6 +146,10 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
         }
         if (now >= endBy) break;
+        // A record whose copy even the DLQ refuses as too large holds the partition: taking the
+        // next ones would run them again after every restart, as the commit cannot pass it.
+        while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
+        if (options.stopping() || progress.dropped) break;
         throwFailure(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
         const offset = BigInt(message.offset);

@@ -33,8 +33,20 @@ export interface OffsetCommitter {
   markProgress(progress: PartitionProgress): Promise<void> | undefined;
   /** Commits everything marked; commits never overtake each other. */
   flush(): Promise<void>;
+  /**
+   * The offset the broker last acknowledged as committed for the partition by this
+   * committer, kept across rebalances. A record read below it comes from a log that started
+   * over (the topic deleted and created again): its offsets say nothing of what was finished.
+   */
+  acknowledgedOffset(topic: string, partition: number): bigint | undefined;
   /** After a rebalance: marks of partitions this member may have lost are dropped; their records run again. */
   forget(): void;
+  /**
+   * For stop(), before it waits for the work in hand: whoever waits for room in the window
+   * goes on (stop() waits for that work, and while the broker refuses every commit the room
+   * would never come). Their records stay uncommitted if the last flush is refused.
+   */
+  release(): void;
   /** For stop(), after the last flush: no timer is left, and a refused commit is not tried again. */
   close(): void;
 }
@@ -60,6 +72,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
    */
   const sent = new Map<string, string>();
   const sentAs = (o: OffsetCommit) => `${o.offset}\u0000${o.metadata ?? ''}`;
+  /** The last commit of each partition the broker acknowledged; not cleared by forget(). */
+  const acknowledged = new Map<string, bigint>();
   let marked = 0;
   /** Marks in commit requests not answered yet (this generation). */
   let inFlightMarks = 0;
@@ -68,6 +82,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   /** Bumped by forget(): a commit refused before a rebalance must not come back after it. */
   let generation = 0;
   let closed = false;
+  /** stop() came: no caller waits for room any more. */
+  let released = false;
   /** The last commit was refused: the next goes out with the interval's timer, not one per record. */
   let refused = false;
   /** Callers waiting for room in the window, woken when a commit settles, or by forget() and close(). */
@@ -113,6 +129,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     const run = last.then(async () => {
       try {
         await consumer().commitOffsets(batch);
+        for (const o of batch) acknowledged.set(partitionKey(o), BigInt(o.offset));
         if (sentIn === generation) {
           inFlightMarks -= sentMarks;
           refused = false;
@@ -153,11 +170,11 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
    * Backpressure: at maxRecords records done and not committed (in flight included) the
    * caller waits until they are, so a crash runs again at most maxRecords records, refused
    * commits or not. After a refusal it waits for the interval's retry rather than sending a
-   * commit per record; a rebalance or close() ends the wait (those records run again anyway).
+   * commit per record; a rebalance, release() or close() ends the wait (those records run again anyway).
    */
   async function waitForRoom(): Promise<void> {
     const startedIn = generation;
-    while (windowFull() && startedIn === generation && !closed) {
+    while (windowFull() && startedIn === generation && !closed && !released) {
       if (!refused) await commitPending().catch(onError);
       else await new Promise<void>((resume) => waiting.push(resume));
     }
@@ -193,6 +210,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       return undefined;
     },
     flush: () => commitPending(),
+    acknowledgedOffset: (topic, partition) => acknowledged.get(partitionKey({ topic, partition, offset: '0' })),
     forget() {
       generation++;
       cancelTimer?.();
@@ -204,6 +222,10 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       marked = 0;
       inFlightMarks = 0;
       refused = false;
+      wake();
+    },
+    release() {
+      released = true;
       wake();
     },
     close() {

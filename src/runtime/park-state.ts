@@ -16,9 +16,10 @@ export interface ParkState {
   /**
    * Set once the partition's state read as lost: the committed offset then. A tier record
    * from below it whose key is not held may be a retry the lost state held, so it runs (as
-   * a record replayed from the DLQ does) instead of being skipped as a stale copy.
+   * a record replayed from the DLQ does) instead of being skipped as a stale copy. Also
+   * moved past a record whose hold the broker could not keep (no room for one hold).
    */
-  readonly lostBefore?: bigint;
+  lostBefore?: bigint;
 }
 
 export const PARK_STATE_FORMAT = 'krt-parked/1';

@@ -4,6 +4,8 @@ export interface PendingPublish {
   readonly offset: bigint;
   /** Set when the record is taken again (a seek) or its partition revoked: its publish loop gives up at its next try. */
   abandoned: boolean;
+  /** Its copy was refused as too large by the DLQ too: the partition takes no later record while it waits. */
+  held: boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export class PartitionProgress {
   /** A failed record whose publish started; it holds the commit until acknowledged. */
   publishing(offset: bigint): PendingPublish {
     this.take(offset);
-    const pending: PendingPublish = { offset, abandoned: false };
+    const pending: PendingPublish = { offset, abandoned: false, held: false };
     this.unacked.push(pending);
     return pending;
   }
@@ -100,6 +102,17 @@ export class PartitionProgress {
   committable(): bigint {
     const offset = this.unacked.length > 0 ? this.unacked[0]!.offset : this.next;
     return offset > this.start ? offset : -1n;
+  }
+
+  /** A publish is held (its copy too large even for the DLQ): later records wait, so a restart does not run them all again. */
+  get holding(): boolean {
+    return this.unacked.some((pending) => pending.held && !pending.abandoned);
+  }
+
+  /** The publish of `pending` is held; whoever waits looks again. */
+  hold(pending: PendingPublish): void {
+    pending.held = true;
+    this.release();
   }
 
   get inFlight(): number {

@@ -84,7 +84,10 @@ export interface ConsumerPort {
   pause(partitions: TopicPartitions[]): void;
   resume(partitions: TopicPartitions[]): void;
   seek(position: TopicPartitionOffset): void;
-  /** Commits in one request, so offsets of several partitions land together or not at all. */
+  /**
+   * Commits in one request. The broker answers per partition: a request refused for one
+   * (its metadata too large) may have stored the others, so nothing is assumed of them.
+   */
   commitOffsets(offsets: OffsetCommit[]): Promise<void>;
   /** The group's committed offsets and their metadata, read from the broker. */
   committed(topic: string, partitions: number[]): Promise<CommittedOffset[]>;

@@ -14,6 +14,13 @@ export interface PublishLoopOptions<T> {
   /** Waits between tries; rejects when the consumer stops (the record stays uncommitted). */
   readonly wait: (ms: number) => Promise<void>;
   readonly onFailure: (failure: { error: unknown; reason: PublishFailureReason; retryInMs: number }) => void;
+  /**
+   * The copy was refused as too large even trimmed: switch to the next destination (a tier's
+   * copy goes to the DLQ) and say true, or false when there is none left (the DLQ refused).
+   */
+  readonly redirect?: () => boolean;
+  /** The DLQ refused even the trimmed copy: the record now waits, tried at the longest backoff. */
+  readonly onHeld?: () => void;
 }
 
 /**
@@ -21,21 +28,36 @@ export interface PublishLoopOptions<T> {
  * fails here is the producer: the broker refused or did not answer. Those failures are
  * retried with capped exponential backoff (the record stays uncommitted, never lost); a
  * partition the destination lacks is left to the default partitioner when allowed.
+ *
+ * A copy refused as too large is refused again as it is: it is sent at once without the
+ * failure's text, then (a tier's) to the DLQ; refused there too, the record is held, tried
+ * at the longest backoff in case the topic's limit is raised, each refusal reported.
  */
 export async function publishUntilAcknowledged<T>(options: PublishLoopOptions<T>): Promise<T> {
   let wait = options.backoff.initialMs;
   let defaultPartitioner = false;
+  let trimmed = false;
+  let held = false;
   for (;;) {
     try {
-      return await options.publish({ defaultPartitioner });
+      return await options.publish({ defaultPartitioner, trimmed });
     } catch (error) {
       const reason = publishFailureReason(error);
       const repartition = reason === 'unknown-partition' && options.mayRepartition && !defaultPartitioner;
-      const retryInMs = repartition ? 0 : wait;
+      let next = repartition;
+      if (reason === 'too-large' && !held) {
+        if (!trimmed) trimmed = true;
+        else if (!options.redirect?.()) {
+          held = true;
+          options.onHeld?.();
+        }
+        next = !held;
+      }
+      const retryInMs = held ? options.backoff.maxMs : next ? 0 : wait;
       options.onFailure({ error, reason, retryInMs });
       if (repartition) defaultPartitioner = true;
       await options.wait(retryInMs);
-      if (!repartition) wait = Math.min(options.backoff.maxMs, wait * 2);
+      if (!next) wait = Math.min(options.backoff.maxMs, wait * 2);
     }
   }
 }

@@ -23,6 +23,12 @@ export interface RoutedFailure {
   readonly destination: RoutedDestination;
 }
 
+/** An acknowledged publish: the offset that marks the record done, and where it went (a tier's copy too large went to the DLQ). */
+export interface Published {
+  readonly commit: TopicPartitionOffset;
+  readonly failure: RoutedFailure;
+}
+
 export interface RecordHandlerOptions {
   readonly consumer: ConsumerDescriptor;
   /** Your handler: resolve when the record is done, throw when it failed. */
@@ -54,9 +60,11 @@ export interface RecordHandler {
   afterFailure(record: ConsumedRecord, error: unknown): Promise<RoutedFailure | undefined>;
   /**
    * Publishes until acknowledged; rejects only when stop() comes first (StopRequested) or
-   * `abandoned()` turns true (RecordTakenAgain). Says which offset marks the record done.
+   * `abandoned()` turns true (RecordTakenAgain). Says which offset marks the record done and
+   * where the record went. `onHeld`: the DLQ refused even the trimmed copy as too large, so
+   * the record waits (the caller holds its partition rather than run the records after it).
    */
-  publish(record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean): Promise<TopicPartitionOffset>;
+  publish(record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean, onHeld?: () => void): Promise<Published>;
   /** After the acknowledgement: the `routed` event and the outcome counter. */
   routed(record: ConsumedRecord, failure: RoutedFailure): void;
   /** A main-topic record the handler finished with: its counter and `processed` event. */
@@ -102,11 +110,25 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
   const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => cellsByTopic.get(topic)![outcome];
   const mainSuccess = outcomeCell(consumer.mainTopic, 'success');
 
-  function publish(record: ConsumedRecord, { error, destination }: RoutedFailure, abandoned: () => boolean): Promise<TopicPartitionOffset> {
-    return publishUntilAcknowledged({
-      publish: (publishOptions) => spans.within(record, () => options.router().publish(record, error, destination, publishOptions)),
+  async function publish(record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean, onHeld?: () => void): Promise<Published> {
+    /** Where the copy goes: a tier copy refused as too large goes on to the DLQ. */
+    let current = failure;
+    const commit = await publishUntilAcknowledged({
+      publish: (publishOptions) => spans.within(record, () => options.router().publish(record, current.error, current.destination, publishOptions)),
       // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
-      mayRepartition: !parkByKey || destination.kind === 'dlq',
+      get mayRepartition() {
+        return !parkByKey || current.destination.kind === 'dlq';
+      },
+      redirect: () => {
+        const { destination } = current;
+        if (destination.kind !== 'tier') return false;
+        current = { error: current.error, destination: { kind: 'dlq', attempt: destination.attempt - 1, reason: 'too-large' } };
+        return true;
+      },
+      onHeld: () => {
+        if (listening) emit({ type: 'publish-held', record, error: current.error, destination: current.destination });
+        onHeld?.();
+      },
       backoff: options.publishBackoff,
       wait: async (ms) => {
         await options.waitHeartbeating(record, ms);
@@ -116,10 +138,12 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
         // A publish cut short by stop() is no failure: the record stays uncommitted for the next run.
         if (options.stopping()) throw new StopRequested();
         if (abandoned()) throw new RecordTakenAgain();
+        const { destination } = current;
         metrics.publishFailures.inc({ consumer: consumer.name, destination: destination.kind === 'tier' ? destination.tier.label : DLQ_DESTINATION_LABEL, reason });
         if (listening) emit({ type: 'publish-failed', record, error: failure, retryInMs, destination, reason });
       },
     });
+    return { commit, failure: current };
   }
 
   async function afterFailure(record: ConsumedRecord, firstError: unknown): Promise<RoutedFailure | undefined> {
@@ -149,7 +173,7 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
     started: () => spans.started(),
     handler,
     afterFailure: (record, error) => spans.endIfRejected(record, afterFailure(record, error)),
-    publish: (record, failure, abandoned) => spans.endIfRejected(record, publish(record, failure, abandoned)),
+    publish: (record, failure, abandoned, onHeld) => spans.endIfRejected(record, publish(record, failure, abandoned, onHeld)),
     routed,
     succeededOnMain(record) {
       spans.done(record);
@@ -171,9 +195,9 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
       }
       // A rebalance ends the loop: the partition may be another member's now, which reads the record again.
       const startedIn = revocations;
-      const commit = await spans.endIfRejected(record, publish(record, failure, () => revocations !== startedIn));
-      routed(record, failure);
-      return { outcome: failure.destination.kind, commit };
+      const published = await spans.endIfRejected(record, publish(record, failure, () => revocations !== startedIn));
+      routed(record, published.failure);
+      return { outcome: published.failure.destination.kind, commit: published.commit };
     },
     revoke() {
       revocations++;

@@ -11,7 +11,8 @@ export type Destination =
   | { readonly kind: 'tier'; readonly tier: TierDescriptor; readonly attempt: number; readonly dueAt: number }
   | { readonly kind: 'dlq'; readonly attempt: number; readonly reason: DlqReason };
 
-export type DlqReason = 'permanent' | 'ambiguous-exhausted' | 'retries-exhausted';
+/** `too-large`: the record's tier copy was refused as larger than the tier keeps, even without the failure's text. */
+export type DlqReason = 'permanent' | 'ambiguous-exhausted' | 'retries-exhausted' | 'too-large';
 
 export interface Failure {
   /** The topic the failing record was read from: the main topic or one of the tiers. */

@@ -232,7 +232,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     records,
     due: async (record, handle) => {
       if (parking) return parking.onTierRecord(record, handle);
-      if (tiersFinished.has(record)) return retryCommits.mark(router.commitOffsetFor(record));
+      if (tiersFinished.has(record, retryCommits.acknowledgedOffset(record.topic, record.partition))) return retryCommits.mark(router.commitOffsetFor(record));
       const startedIn = retryCommits.generation;
       const { commit } = await handle();
       tiersFinished.add(commit);
@@ -386,6 +386,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       // leave the groups. A record that failed here stays uncommitted; stop() goes on, so
       // the member still leaves.
       pipeline.release();
+      mainCommits.release();
+      retryCommits.release();
       await Promise.allSettled(inFlight);
       await Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError);
       // What the last flush could not commit runs again in the next run; no timer may keep the process alive.

@@ -126,6 +126,10 @@ export async function simulate(scenario: Scenario, ordering?: OrderingStrategy):
         return line(e.topic, `pause partition ${e.partition}: ${e.keys} keys in retry fill its commit metadata`);
       case 'parking-budget-lowered':
         return line(e.topic, `the broker refused ${e.refusedBytes} bytes of state on partition ${e.partition}: every partition's state now stays within ${e.budgetBytes} bytes`);
+      case 'publish-held':
+        return line(e.record.topic, `${labelOf(e.record)} HELD (the DLQ refused even its trimmed copy as too large): its partition waits`);
+      case 'parking-hold-skipped':
+        return line(e.topic, `partition ${e.partition} cannot keep one hold in ${e.budgetBytes} bytes (needs ${e.neededBytes}): the key of offset ${e.offset} is not held, its newer records may run first`);
       case 'parking-budget-raised':
         return line(e.topic, `try the configured ${e.budgetBytes} bytes of state again (lowered to ${e.loweredBytes})`);
       case 'commit-failed':

@@ -125,10 +125,18 @@ eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: 
   it('finding 1 (#28): a partition at its parking budget is not left paused by one failed commit that releases a key', async () => {
     const d = await parkByKeyConsumer();
     const { handled, handler } = recorder(new Set(['J:0', 'K:0']));
-    // The first commit of the main state together with a tier record (a key's release) fails once.
-    const faulty = new FaultyPort(port(), {
-      faults: [{ operation: 'commit', at: 0, times: 1, when: (offsets) => offsets.some((o) => o.topic === d.mainTopic) && offsets.some((o) => o.topic !== d.mainTopic) }],
-    });
+    // The first commit of a main state that holds fewer keys than the one before (a key's
+    // release; its tier offsets go in a request after it) fails once.
+    let heldBefore = 0;
+    const releasesAKey = (offsets: readonly { topic: string; offset: string; metadata?: string | null }[]) => {
+      const state = offsets.find((o) => o.topic === d.mainTopic && o.metadata);
+      if (!state) return false;
+      const held = decodeParkState(BigInt(state.offset), state.metadata).held.size;
+      const released = held < heldBefore;
+      heldBefore = held;
+      return released;
+    };
+    const faulty = new FaultyPort(port(), { faults: [{ operation: 'commit', at: 0, times: 1, when: releasesAKey }] });
     await start(d, handler, { kafka: faulty.port(), parkingBudgetBytes: 120 });
     const kRecords = Array.from({ length: 41 }, (_, i) => ({ key: 'K', value: String(i), partition: 0 }));
     await produceAsAdmin(d.mainTopic, [{ key: 'J', value: '0', partition: 0 }, ...kRecords]);

@@ -120,9 +120,9 @@ function pipelineOf(options: { fails?: (offset: number) => boolean; handleMs?: n
         if (options.fails?.(offset)) throw new Error('handler failed');
       },
       afterFailure: async (_record, error) => ({ error, destination }),
-      publish: (record, _failure, abandoned) =>
+      publish: (record, failure, abandoned) =>
         new Promise((resolve, reject) => {
-          const acknowledge = () => resolve({ topic: 't.retry.1m', partition: 0, offset: '0' });
+          const acknowledge = () => resolve({ commit: { topic: 't.retry.1m', partition: 0, offset: '0' }, failure });
           publishes.set(Number(record.message.offset), { acknowledge, fail: reject, abandoned });
         }),
       routed: (record) => void routed.push(Number(record.message.offset)),
