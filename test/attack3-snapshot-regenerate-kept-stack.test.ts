@@ -5,7 +5,7 @@ import { fileTree, ScratchProject } from './helpers/project';
 jest.setTimeout(120_000);
 
 /*
- * Attack (s25, attack3) on the model snapshot v2 refusal (src/writer/model-snapshot.ts:40-44). A
+ * Attack (s25, attack3) on the model snapshot v2 refusal (src/writer/model-snapshot.ts:41-45). A
  * snapshot of another version is refused with one way out: "on the commit it was written on,
  * delete the output folder and run `krt synth` (a first synth, which judges nothing), check
  * that `git diff` shows no change but .krt-model.json, commit it". That way out cannot work for
@@ -20,7 +20,7 @@ describe('a version-1 snapshot holding a kept stack, regenerated as the refusal 
   let project: ScratchProject;
   afterEach(() => project.remove());
 
-  // Defect: model-snapshot.ts:39 (the `regenerate` text) and the first-synth path it relies on
+  // Defect: model-snapshot.ts:41 (the `regenerate` text) and the first-synth path it relies on
   // (readBaseline: no snapshot and no manifest = first synth, judges nothing, keeps nothing).
   // Class: a migration path that rebuilds the snapshot from the spec alone, while the snapshot
   // holds state the spec no longer has (kept stacks and their mayHold).

@@ -12,7 +12,7 @@ import { httpError, valueOf } from './harness';
  * Attack (s25, attack3) on "a copy too large is held" (publish-loop.ts:36-62, record-handler.ts:113-145).
  * docs/runtime.md promises that a held record stops ITS partition. On the main topic it does
  * (main-pipeline.ts:151). A tier record is held inside the retry consumer's eachMessage
- * (tier-pipeline.ts:129 -> record-handler.ts:187), and that consumer runs with the client's
+ * (tier-pipeline.ts:126 -> record-handler.ts:198), and that consumer runs with the client's
  * default of one partition at a time (retrying-consumer.ts:366: no partitionsConsumedConcurrently):
  * one held tier record stops every tier partition of every tier topic of the member, for as
  * long as the operator has not raised the limit. Retries of unrelated records, on other main
@@ -52,7 +52,7 @@ function perTopicLimits(broker: MemoryBroker): KafkaPort {
 
 describe('a tier record whose next copy is too large for its next tier and the DLQ', () => {
   // Defect: retrying-consumer.ts:366 runs the tiers' eachMessage with one partition at a time, and
-  // record-handler.ts:187 awaits the held publish inside it (publish-loop.ts:49-57 retries it at
+  // record-handler.ts:198 awaits the held publish inside it (publish-loop.ts:49-57 retries it at
   // the longest backoff forever). Class: a per-record permanent condition handled with a wait that
   // blocks a shared resource (the consumer's one eachMessage slot), not the record's partition.
   // Fix: hold a tier record the way the main topic does: end the eachMessage call, pause just that
