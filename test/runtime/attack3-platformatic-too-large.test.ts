@@ -3,7 +3,7 @@ import { publishFailureReason } from '../../src/runtime/publish-failure';
 /**
  * Attack (s25, attack3) on "a copy too large is not retried like an outage" (publish-failure.ts:27-34)
  * with the @platformatic/kafka adapter, which passes the client's produce errors through
- * unchanged (adapters/platformatic.ts:127-135). @platformatic/kafka 2.12.1 reports a partition's
+ * unchanged (adapters/platformatic.ts:127-130). @platformatic/kafka 2.12.1 reports a partition's
  * MESSAGE_TOO_LARGE as a ResponseError: an AggregateError (name 'AggregateError', message
  * "Received response with error while executing API Produce(v11)", code 'PLT_KFK_RESPONSE')
  * whose `errors` hold the ProtocolError (code 'PLT_KFK_PROTOCOL', apiId 'MESSAGE_TOO_LARGE',
@@ -27,9 +27,9 @@ function platformaticResponseError(apiId: string, apiCode: number, message: stri
 
 describe('a produce refusal from @platformatic/kafka', () => {
   // Defect: publish-failure.ts:27-34 does not look into an aggregate's `errors` (nor at `apiId`).
-  // Class: a client's error classified by the outer wrapper's text only; a partition-level
-  // UNKNOWN_TOPIC_OR_PARTITION or TOPIC_AUTHORIZATION_FAILED from this client is likely missed
-  // the same way (not checked here).
+  // Class: a client's error classified by the outer wrapper's text only; a missing partition is
+  // caught before the send (checkPartitions), but a TOPIC_AUTHORIZATION_FAILED from this client is
+  // likely missed the same way (not checked here).
   // Fix: classify an AggregateError (or anything with an `errors` array, and `cause`) by its
   // inner errors too, and read `apiId` beside `type` (TOO_LARGE_CODES already lists the ids);
   // a broker-side test with @platformatic/kafka beside the kafkajs one in test/kafka/copy-too-large.test.ts.
