@@ -1,0 +1,114 @@
+import { Registry } from 'prom-client';
+import type { RetryEvent } from '../../src/runtime/events';
+import type { KafkaPort, OutgoingMessage } from '../../src/runtime/port';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { ConsumedRecord } from '../../src/runtime/router';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { billingDescriptor } from './descriptor';
+import { httpError, valueOf } from './harness';
+
+/**
+ * Attack (s25, attack3) on "a copy too large is trimmed, then dead-lettered, then held"
+ * (publish-loop.ts:44-57). The coalescing producer (coalescing-producer.ts:36-46) sends the
+ * copies of several failed records in ONE request, and on a refusal rejects EVERY entry with
+ * the request's error: it splits a request one by one only for 'unknown-partition'. Kafka's
+ * max.message.bytes bounds a partition's record BATCH, so two copies that each fit are refused
+ * together as MESSAGE_TOO_LARGE when they share a request to one tier partition (and one
+ * oversized copy fails every neighbour in its request). Each record's publish loop then takes
+ * the request's refusal for its own: trimmed, sent to the DLQ with reason too-large, and
+ * refused there again the same way (they are resent at once, so together again): held, the
+ * main partition stopped for good, for records each of which the tier would have kept.
+ */
+const MAX_BATCH_BYTES = 2_000;
+const size = (m: OutgoingMessage) =>
+  (m.key?.length ?? 0) + (m.value?.length ?? 0) + Object.entries(m.headers ?? {}).reduce((n, [k, v]) => n + k.length + (Array.isArray(v) ? v : [v]).reduce((s, x) => s + Buffer.byteLength(x as Buffer | string), 0), 0);
+
+/** As Kafka judges max.message.bytes: per partition's record batch of the request; a request takes a few ms. */
+function batchLimitedBroker(broker: MemoryBroker, clock: VirtualClock): KafkaPort {
+  const port = broker.port();
+  const refuse = (records: { topic: string; messages: OutgoingMessage[] }[]) => {
+    const perPartition = new Map<string, number>();
+    for (const { topic, messages } of records) {
+      for (const m of messages) {
+        const id = `${topic}/${m.partition ?? 'any'}`;
+        perPartition.set(id, (perPartition.get(id) ?? 0) + size(m));
+      }
+    }
+    if ([...perPartition.values()].some((bytes) => bytes > MAX_BATCH_BYTES)) {
+      throw Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', code: 10, retriable: false });
+    }
+  };
+  return {
+    consumer: (groupId, options) => port.consumer(groupId, options),
+    producer: () => {
+      const p = port.producer();
+      return {
+        connect: () => p.connect(),
+        disconnect: () => p.disconnect(),
+        send: async (record) => {
+          await clock.sleep(5);
+          refuse([record]);
+          return p.send(record);
+        },
+        sendBatch: async (records) => {
+          await clock.sleep(5);
+          refuse(records);
+          return p.sendBatch!(records);
+        },
+      };
+    },
+  };
+}
+
+describe('failed records whose copies each fit their tier, sent in one request', () => {
+  // Defect: coalescing-producer.ts:44-45 rejects every entry of a refused request with its error
+  // (only 'unknown-partition' is split, line 44), and publish-loop.ts:44-57 treats a too-large
+  // refusal as a verdict on its own copy. Class: a per-request (per-batch) refusal attributed to
+  // each record in the request.
+  // Fix: in coalescing-producer.ts, split a request refused as too large one by one too (as
+  // for unknown-partition: `publishFailureReason(error) === 'too-large'` joins line 44), so each
+  // copy is judged alone; and send a copy the loop has already seen refused as too large alone
+  // (a `send` that bypasses coalescing), so its trimmed/DLQ retries are never judged in company.
+  it.failing('go to their tier, not to the DLQ or held', async () => {
+    const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 } });
+    const clock = new VirtualClock(1_000_000);
+    const broker = new MemoryBroker(clock);
+    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
+    const events: RetryEvent[] = [];
+    const ranOnTier: string[] = [];
+    const retrying = createRetryingConsumer(consumer, {
+      kafka: batchLimitedBroker(broker, clock),
+      clock,
+      registry: new Registry(),
+      random: () => 0.5,
+      onEvent: (e) => events.push(e),
+      handler: async (record: ConsumedRecord) => {
+        if (record.topic !== consumer.mainTopic) {
+          ranOnTier.push(valueOf(record).slice(0, 4));
+          return;
+        }
+        if (valueOf(record).startsWith('m')) throw httpError(503);
+      },
+    });
+    // Five records of 1,100 bytes: each copy (with its headers) is well under the tier's 2,000.
+    for (const name of ['m1', 'm2', 'm3', 'm4', 'm5']) broker.append(consumer.mainTopic, { key: Buffer.from(name), value: Buffer.from(`${name}-${'x'.repeat(1_097)}`), partition: 0 });
+    for (let i = 0; i < 5; i++) broker.append(consumer.mainTopic, { key: Buffer.from(`k${i}`), value: Buffer.from(`ok${i}`), partition: 0 });
+    await retrying.start();
+    await broker.run({ until: clock.now() + 10 * 60_000, maxSteps: 20_000 }).catch(() => undefined);
+    await retrying.stop();
+
+    const outcome = {
+      held: events.filter((e) => e.type === 'publish-held').length,
+      dlq: broker.records(consumer.dlqTopic, 0).length,
+      retried: [...ranOnTier].sort(),
+      committed: broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0),
+    };
+    // Seen: m1 alone in its request reaches the tier; m2-m5, sent together, are refused as one
+    // and trimmed; resent, m2 goes alone (tier), m3-m5 together again: refused, dead-lettered with
+    // reason too-large; m4 and m5 refused together by the DLQ too: held (the partition stopped,
+    // 30 s each), then dead-lettered alone. { held: 2, dlq: 3, retried: ['m1-x', 'm2-x'], committed: 10 }:
+    // three records that needed one more try are in the DLQ, with no failure text.
+    expect(outcome).toEqual({ held: 0, dlq: 0, retried: ['m1-x', 'm2-x', 'm3-x', 'm4-x', 'm5-x'], committed: 10 });
+  }, 30_000);
+});
