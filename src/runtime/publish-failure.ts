@@ -23,13 +23,42 @@ const TOO_LARGE_CODES = new Set<unknown>([10, 18, 'MESSAGE_TOO_LARGE', 'RECORD_L
 const UNKNOWN_PARTITION = /unknown.?partition|UNKNOWN_TOPIC_OR_PARTITION|does not host this topic-partition/i;
 
 export function publishFailureReason(error: unknown): PublishFailureReason {
+  // A client may wrap the broker's answer (@platformatic/kafka: an AggregateError whose `errors`
+  // hold the protocol error; others: `cause`): every error of the chain is read.
+  const chain = errorChain(error);
+  for (const reason of ['unknown-partition', 'not-authorized', 'too-large', 'timeout'] as const) {
+    if (chain.some((e) => reasonOf(e) === reason)) return reason;
+  }
+  return 'other';
+}
+
+function reasonOf(error: unknown): PublishFailureReason {
   const { name, message } = describeError(error);
-  const text = `${name} ${message} ${String(safeField(error, 'type') ?? '')} ${String(safeField(error, 'code') ?? '')}`;
+  const type = safeField(error, 'type') ?? safeField(error, 'apiId');
+  const text = `${name} ${message} ${String(type ?? '')} ${String(safeField(error, 'code') ?? '')}`;
   if (error instanceof UnknownPartitionError || UNKNOWN_PARTITION.test(text)) return 'unknown-partition';
   if (/authori[sz]/i.test(text)) return 'not-authorized';
-  if (TOO_LARGE.test(text) || (safeField(error, 'type') !== undefined && TOO_LARGE_CODES.has(safeField(error, 'type'))) || (isProtocolError(error) && TOO_LARGE_CODES.has(safeField(error, 'code')))) return 'too-large';
+  if (TOO_LARGE.test(text) || (type !== undefined && TOO_LARGE_CODES.has(type)) || (isProtocolError(error) && TOO_LARGE_CODES.has(safeField(error, 'code')))) return 'too-large';
   if (/time(d)?.?out/i.test(text)) return 'timeout';
   return 'other';
+}
+
+/** The error, its `cause` and the `errors` of an aggregate, depth first, a few levels deep and each once. */
+function errorChain(error: unknown, depth = 0, seen = new Set<unknown>()): unknown[] {
+  if (seen.has(error) || depth > 4) return [];
+  seen.add(error);
+  const nested = [safeField(error, 'cause'), ...innerErrors(error)].filter((e) => e !== undefined && e !== null);
+  return [error, ...nested.flatMap((e) => errorChain(e, depth + 1, seen))];
+}
+
+/** The `errors` of an aggregate, the first few; none when reading them throws. */
+function innerErrors(error: unknown): unknown[] {
+  try {
+    const inner = safeField(error, 'errors');
+    return Array.isArray(inner) ? inner.slice(0, 16) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** A broker error code is a number only on a protocol error: a Node error's `code` names a system call's failure. */

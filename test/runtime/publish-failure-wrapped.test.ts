@@ -1,8 +1,8 @@
 import { publishFailureReason } from '../../src/runtime/publish-failure';
 
 /**
- * Attack (s25, attack3) on "a copy too large is not retried like an outage" (publish-failure.ts:27-34)
- * with the @platformatic/kafka adapter, which passes the client's produce errors through
+ * A refusal is classified by every error of its chain, not the outer wrapper's text alone
+ * (attack3 of s25: with the @platformatic/kafka adapter, which passes the client's produce errors through
  * unchanged (adapters/platformatic.ts:127-130). @platformatic/kafka 2.12.1 reports a partition's
  * MESSAGE_TOO_LARGE as a ResponseError: an AggregateError (name 'AggregateError', message
  * "Received response with error while executing API Produce(v11)", code 'PLT_KFK_RESPONSE')
@@ -12,10 +12,9 @@ import { publishFailureReason } from '../../src/runtime/publish-failure';
  *   new ResponseError(0, 11, { '/topics/0/partitions/0': [10, null] }, {})  (dist/errors.js:165,
  *   thrown by dist/apis/producer/produce-v11.js:167; not retried by the client, canRetry false;
  *   after client retries of other errors wrapped once more in MultipleErrors, dist/clients/base/base.js:303).
- * publishFailureReason reads only the outer error's name, message, type and code: 'other'.
- * On this client a copy too large is retried at the backoff forever, as before the fix: never
- * trimmed, never dead-lettered, never held with its event, the partition's later records run
- * and the commit never passes the record (every restart runs them again).
+ * publishFailureReason read only the outer error's name, message, type and code: 'other', so on
+ * this client a copy too large was retried at the backoff forever, never trimmed, dead-lettered
+ * or held, and the commit never passed the record).
  */
 function platformaticResponseError(apiId: string, apiCode: number, message: string): Error {
   const inner = Object.assign(new Error(message), { code: 'PLT_KFK_PROTOCOL', apiId, apiCode, canRetry: false });
@@ -26,16 +25,21 @@ function platformaticResponseError(apiId: string, apiCode: number, message: stri
 }
 
 describe('a produce refusal from @platformatic/kafka', () => {
-  // Defect: publish-failure.ts:27-34 does not look into an aggregate's `errors` (nor at `apiId`).
-  // Class: a client's error classified by the outer wrapper's text only; a missing partition is
-  // caught before the send (checkPartitions), but a TOPIC_AUTHORIZATION_FAILED from this client is
-  // likely missed the same way (not checked here).
-  // Fix: classify an AggregateError (or anything with an `errors` array, and `cause`) by its
-  // inner errors too, and read `apiId` beside `type` (TOO_LARGE_CODES already lists the ids);
-  // a broker-side test with @platformatic/kafka beside the kafkajs one in test/kafka/copy-too-large.test.ts.
-  it.failing('is classified too-large when the broker refused the copy as too large', () => {
+  it('is classified too-large when the broker refused the copy as too large', () => {
     const error = platformaticResponseError('MESSAGE_TOO_LARGE', 10, 'The request included a message larger than the max message size the server will accept.');
-    // Seen: 'other' (retried forever as an outage).
     expect(publishFailureReason(error)).toBe('too-large');
+  });
+
+  it('is classified not-authorized when the broker refused the topic, and too-large through a cause too', () => {
+    expect(publishFailureReason(platformaticResponseError('TOPIC_AUTHORIZATION_FAILED', 29, 'Not authorized to access topics: [Topic authorization failed]'))).toBe('not-authorized');
+    expect(publishFailureReason(new Error('send failed', { cause: Object.assign(new Error('MESSAGE_TOO_LARGE'), { type: 'MESSAGE_TOO_LARGE' }) }))).toBe('too-large');
+  });
+
+  it('stays other for an error whose chain loops or whose errors cannot be read', () => {
+    const looping: Error & { cause?: unknown } = new Error('looping');
+    looping.cause = looping;
+    expect(publishFailureReason(looping)).toBe('other');
+    const hostile = new Proxy(new Error('hostile'), { get: (target, key) => { if (key === 'errors') throw new Error('no'); return Reflect.get(target, key); } });
+    expect(publishFailureReason(hostile)).toBe('other');
   });
 });
