@@ -1,5 +1,9 @@
 import type { OutgoingMessage, ProducerPort } from './port';
 import { publishFailureReason } from './publish-failure';
+import type { PublishFailureReason } from './publish-failure';
+
+/** The refusals that may be about one copy of the request only. */
+const SPLIT_ON = new Set<PublishFailureReason>(['unknown-partition', 'too-large']);
 
 interface Queued {
   readonly topic: string;
@@ -39,9 +43,11 @@ export function coalescingProducer(producer: ProducerPort): ProducerPort {
         await request(entries);
         for (const e of entries) e.resolve();
       } catch (error) {
-        // A partition one record's destination lacks must not fail its neighbours (they
-        // would leave their partitions too): send them one by one to learn whose it is.
-        if (entries.length > 1 && publishFailureReason(error) === 'unknown-partition') await oneByOne(entries);
+        // A refusal of the whole request is no verdict on each copy in it: a partition one
+        // record's destination lacks, or a batch over max.message.bytes (the broker judges a
+        // partition's whole batch) when each copy alone fits. Send them one by one to learn
+        // whose it is, so no neighbour is dead-lettered or held for another's size or partition.
+        if (entries.length > 1 && SPLIT_ON.has(publishFailureReason(error))) await oneByOne(entries);
         else for (const e of entries) e.reject(error);
       }
     }

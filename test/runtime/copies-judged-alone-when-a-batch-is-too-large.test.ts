@@ -9,10 +9,9 @@ import { billingDescriptor } from './descriptor';
 import { httpError, valueOf } from './harness';
 
 /**
- * Attack (s25, attack3) on "a copy too large is trimmed, then dead-lettered, then held"
- * (publish-loop.ts:44-57). The coalescing producer (coalescing-producer.ts:36-46) sends the
- * copies of several failed records in ONE request, and on a refusal rejects EVERY entry with
- * the request's error: it splits a request one by one only for 'unknown-partition'. Kafka's
+ * The coalescing producer sends the copies of several failed records in one request. It split
+ * a refused request one copy at a time only for 'unknown-partition' and rejected every entry
+ * with a too-large refusal (attack3 of s25). Kafka's
  * max.message.bytes bounds a partition's record BATCH, so two copies that each fit are refused
  * together as MESSAGE_TOO_LARGE when they share a request to one tier partition (and one
  * oversized copy fails every neighbour in its request). Each record's publish loop then takes
@@ -62,15 +61,8 @@ function batchLimitedBroker(broker: MemoryBroker, clock: VirtualClock): KafkaPor
 }
 
 describe('failed records whose copies each fit their tier, sent in one request', () => {
-  // Defect: coalescing-producer.ts:44-45 rejects every entry of a refused request with its error
-  // (only 'unknown-partition' is split, line 44), and publish-loop.ts:44-57 treats a too-large
-  // refusal as a verdict on its own copy. Class: a per-request (per-batch) refusal attributed to
-  // each record in the request.
-  // Fix: in coalescing-producer.ts, split a request refused as too large one by one too (as
-  // for unknown-partition: `publishFailureReason(error) === 'too-large'` joins line 44), so each
-  // copy is judged alone; and send a copy the loop has already seen refused as too large alone
-  // (a `send` that bypasses coalescing), so its trimmed/DLQ retries are never judged in company.
-  it.failing('go to their tier, not to the DLQ or held', async () => {
+  // A refusal of the whole request is no verdict on each copy: the request is split one by one.
+  it('go to their tier, not to the DLQ or held', async () => {
     const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 } });
     const clock = new VirtualClock(1_000_000);
     const broker = new MemoryBroker(clock);
