@@ -15,13 +15,15 @@ export class FinishedOffsets {
    * Whether the record was finished here. `acknowledged`: the partition's last commit the
    * broker acknowledged. A record below it comes from a log that started over (the topic
    * deleted and created again: its offsets begin at 0 again, and the group's commits went
-   * with the old one), so what was finished in the old log is forgotten.
+   * with the old one), so what was finished in the old log is forgotten, and `onNewLog` tells
+   * whoever keeps the acknowledged offset to forget it too.
    */
-  has(record: ConsumedRecord, acknowledged?: bigint): boolean {
+  has(record: ConsumedRecord, acknowledged?: bigint, onNewLog?: () => void): boolean {
     const key = `${record.topic}\u0000${record.partition}`;
     const offset = BigInt(record.message.offset);
     if (acknowledged !== undefined && offset < acknowledged) {
       this.upTo.delete(key);
+      onNewLog?.();
       return false;
     }
     const finished = this.upTo.get(key);

@@ -74,6 +74,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       // in the old log says nothing of this one: its publishes give up, and it starts afresh.
       progress.revoke();
       progress = undefined;
+      options.commits.startsOver(batch.topic, batch.partition);
     }
     if (progress === undefined) {
       progress = new PartitionProgress(batch.topic, batch.partition);

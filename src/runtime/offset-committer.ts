@@ -39,6 +39,13 @@ export interface OffsetCommitter {
    * over (the topic deleted and created again): its offsets say nothing of what was finished.
    */
   acknowledgedOffset(topic: string, partition: number): bigint | undefined;
+  /**
+   * The partition's log started over (a record was read below its acknowledged offset): what
+   * this committer knows of the old log (acknowledged, highest sent, pending) is forgotten,
+   * so the new log's commits go out from its offset 0 on, and a later batch of the new log
+   * is not taken for yet another new log.
+   */
+  startsOver(topic: string, partition: number): void;
   /** After a rebalance: marks of partitions this member may have lost are dropped; their records run again. */
   forget(): void;
   /**
@@ -74,6 +81,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   const sentAs = (o: OffsetCommit) => `${o.offset}\u0000${o.metadata ?? ''}`;
   /** The last commit of each partition the broker acknowledged; not cleared by forget(). */
   const acknowledged = new Map<string, bigint>();
+  /** How many times each partition's log started over: an answer about an older log is not this log's. */
+  const logs = new Map<string, number>();
   let marked = 0;
   /** Marks in commit requests not answered yet (this generation). */
   let inFlightMarks = 0;
@@ -126,10 +135,13 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       sent.set(partitionKey(o), sentAs(o));
     }
     const sentIn = generation;
+    const logsAtSend = batch.map((o) => logs.get(partitionKey(o)) ?? 0);
     const run = last.then(async () => {
       try {
         await consumer().commitOffsets(batch);
-        for (const o of batch) acknowledged.set(partitionKey(o), BigInt(o.offset));
+        batch.forEach((o, i) => {
+          if ((logs.get(partitionKey(o)) ?? 0) === logsAtSend[i]) acknowledged.set(partitionKey(o), BigInt(o.offset));
+        });
         if (sentIn === generation) {
           inFlightMarks -= sentMarks;
           refused = false;
@@ -211,6 +223,11 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     },
     flush: () => commitPending(),
     acknowledgedOffset: (topic, partition) => acknowledged.get(partitionKey({ topic, partition, offset: '0' })),
+    startsOver: (topic, partition) => {
+      const key = partitionKey({ topic, partition, offset: '0' });
+      logs.set(key, (logs.get(key) ?? 0) + 1);
+      for (const known of [acknowledged, highest, sent, pending]) known.delete(key);
+    },
     forget() {
       generation++;
       cancelTimer?.();

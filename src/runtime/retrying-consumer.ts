@@ -232,7 +232,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     records,
     due: async (record, handle) => {
       if (parking) return parking.onTierRecord(record, handle);
-      if (tiersFinished.has(record, retryCommits.acknowledgedOffset(record.topic, record.partition))) return retryCommits.mark(router.commitOffsetFor(record));
+      const acknowledged = retryCommits.acknowledgedOffset(record.topic, record.partition);
+      if (tiersFinished.has(record, acknowledged, () => retryCommits.startsOver(record.topic, record.partition))) return retryCommits.mark(router.commitOffsetFor(record));
       const startedIn = retryCommits.generation;
       const { commit } = await handle();
       tiersFinished.add(commit);

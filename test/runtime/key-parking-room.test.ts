@@ -24,8 +24,9 @@ describe('key parking: room in the state for the hold a tier record may take', (
     expect(w.handled).toEqual(['tier j@60']);
   });
 
+  // With another key held (an empty state never waits: a hold that cannot fit even alone is skipped, see park-by-key-budget-floor.test.ts).
   it('a tier record whose hold would pass the budget by a byte waits, uncommitted', async () => {
-    const w = world(bytes(holding(POSITION, { j: 60n })) - 1);
+    const w = world(bytes(holding(POSITION, { k: 50n, j: 60n })) - 1, holding(POSITION, { k: 50n }));
     await w.runTier(replayedRecord(0, 'j', 60));
     expect(w.handled).toEqual([]);
     expect(w.ofType('parked')).toHaveLength(1);
@@ -78,8 +79,9 @@ describe('key parking: room in the state for the hold a tier record may take', (
   });
 
   it('a tier record whose hold made its commit too large for the broker waits for room when delivered again, instead of being refused again', async () => {
-    const withHold = bytes(holding(POSITION, { j: 60n }));
-    const w = world(4000, emptyParkState(POSITION), { outcomes: { 'tier j@60': 'tier' }, brokerMaxBytes: withHold - 1 });
+    // k is held, so the state is not empty and waiting for room can end (k's release).
+    const withHold = bytes(holding(POSITION, { k: 50n, j: 60n }));
+    const w = world(4000, holding(POSITION, { k: 50n }), { outcomes: { 'tier j@60': 'tier' }, brokerMaxBytes: withHold - 1 });
     await expect(w.runTier(replayedRecord(0, 'j', 60))).rejects.toThrow('too large');
     await w.runTier(replayedRecord(0, 'j', 60));
     expect(w.refused).toEqual([withHold]);

@@ -33,8 +33,11 @@ describe('key parking: a tier record the hold cannot judge', () => {
   });
 
   it('one without a readable original offset waits behind a record of its key that waits for room, though the key is not held', async () => {
-    const withHold = Buffer.byteLength(parkStateMetadata({ ...emptyParkState(BigInt(POSITION)), held: new Map([[keyHash(Buffer.from('j')), 3n]]) }));
-    const w = world({ budgetBytes: withHold - 1 });
+    // k is held, so the state is not empty: a record waits for room (an empty state never waits, see park-by-key-budget-floor.test.ts).
+    const kHeld = { ...emptyParkState(BigInt(POSITION)), held: new Map([[keyHash(Buffer.from('k')), 2n]]) };
+    const withHold = Buffer.byteLength(parkStateMetadata({ ...kHeld, held: new Map([...kHeld.held, [keyHash(Buffer.from('j')), 3n]]) }));
+    const w = parkingWorld({ budgetBytes: withHold - 1 });
+    w.broker.commit('g', [{ topic: MAIN, partition: 0, offset: String(POSITION), metadata: parkStateMetadata(kHeld) }]);
     await w.runTier(replayedRecord(0, 'j', 3)); // no room for the hold it may take: it waits
     await w.runTier(tierRecord(1, 'j', undefined));
     expect(w.handled).toEqual([]);

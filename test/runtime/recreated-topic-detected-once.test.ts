@@ -7,12 +7,11 @@ import { billingDescriptor } from './descriptor';
 import { httpError, valueOf } from './harness';
 
 /**
- * Attack (s25, attack3) on the recreated-topic fix (main-pipeline.ts:70-77): a batch whose first
- * offset is below the last commit the broker acknowledged is taken for a new log, and the
- * partition's progress is revoked. But the acknowledged offset of the OLD log stays the
- * yardstick until a commit of the new log is acknowledged: every batch of the new log below
- * it revokes the progress again, abandoning the publishes still in flight from the batches
- * before, and the fresh progress commits past them.
+ * A batch whose first offset is below the last commit the broker acknowledged is taken for a
+ * new log (the topic deleted and created again), once: the committer then forgets what it knew
+ * of the old log. It did not (attack3 of s25): the old log's acknowledged offset stayed the
+ * yardstick, every batch of the new log below it revoked the progress again, abandoning the
+ * publishes still in flight from the batches before, and the fresh progress committed past them.
  */
 type Internals = { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
 function recreate(broker: MemoryBroker, topic: string, groups: string[]): void {
@@ -23,19 +22,8 @@ function recreate(broker: MemoryBroker, topic: string, groups: string[]): void {
 }
 
 describe('a recreated main topic: a failed record of its first batch still reaches its retry tier', () => {
-  // Defect: main-pipeline.ts:70-77 compares each batch with acknowledgedOffset() (offset-committer.ts:132),
-  // which still holds the old log's last commit (10). The new log's first batch [0,1] starts a fresh
-  // progress; record 0 fails and its tier publish is refused for a while (it retries in the
-  // background, holding the commit at 0, so no new commit is acknowledged). The second batch [2,3]
-  // starts at 2 < 10: taken for yet another new log, the progress is revoked (record 0's publish
-  // abandoned) and a fresh one starts at 2, whose commits pass record 0. Record 0 never reaches its
-  // tier, the DLQ or the handler again: lost. Class: "a new log" judged from a per-partition
-  // high-water mark that is not moved to the new log when the new log is detected.
-  // Fix: when the pipeline takes a batch for a new log, reset the acknowledged mark of that partition
-  // (offset-committer: a forgetAcknowledged(topic, partition), or keep the mark per PartitionProgress
-  // and compare against the progress's own first offset), so that only a move below what THIS log
-  // committed counts; the same for the tier's FinishedOffsets (retrying-consumer.ts:235).
-  it.failing('the retry of the new log\'s first record is not abandoned by its second batch', async () => {
+  // Record 0 of the new log fails and its tier publish is refused for a while; the second batch must not revoke it.
+  it('the retry of the new log\'s first record is not abandoned by its second batch', async () => {
     const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 } });
     const clock = new VirtualClock(1_000_000);
     const broker = new MemoryBroker(clock);
