@@ -5,6 +5,7 @@ import type { ConsumerPort, EachBatchPayload } from './port';
 import type { Published, RecordHandler, RoutedFailure } from './record-handler';
 import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
+import { startsOver } from './new-log';
 
 export interface MainPipelineOptions {
   readonly consumer: () => ConsumerPort;
@@ -68,10 +69,11 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const first = BigInt(batch.messages[0]!.offset);
     let progress = partitions.get(id);
     const acknowledged = options.commits.acknowledgedOffset(batch.topic, batch.partition);
-    if (progress !== undefined && acknowledged !== undefined && first < acknowledged) {
-      // Below a commit the broker acknowledged: the topic was deleted and created again (its
-      // offsets start over, the group's commits went with it). What was finished or in flight
-      // in the old log says nothing of this one: its publishes give up, and it starts afresh.
+    if (progress !== undefined && startsOver(first, acknowledged)) {
+      // From offset 0, below a commit the broker acknowledged: the topic was deleted and
+      // created again (its offsets start over, the group's commits went with it). What was
+      // finished or in flight in the old log says nothing of this one: its publishes give up,
+      // and it starts afresh.
       progress.revoke();
       progress = undefined;
       options.commits.startsOver(batch.topic, batch.partition);
