@@ -1,8 +1,9 @@
 import { Registry } from 'prom-client';
 import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort, OutgoingMessage } from '../../src/runtime/port';
+import type { KafkaPort } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
+import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
@@ -19,35 +20,10 @@ import { httpError, valueOf } from './harness';
  * partitions, never run; their tiers' lag grows without bound.
  */
 const limits = new Map<string, number>();
-const size = (m: OutgoingMessage) =>
-  (m.key?.length ?? 0) + (m.value?.length ?? 0) + Object.entries(m.headers ?? {}).reduce((n, [k, v]) => n + k.length + (Array.isArray(v) ? v : [v]).reduce((s, x) => s + Buffer.byteLength(x as Buffer | string), 0), 0);
-
-/** Each topic its own max.message.bytes (a DLQ or a later tier configured smaller than the first tier). */
 function perTopicLimits(broker: MemoryBroker): KafkaPort {
-  const port = broker.port();
-  const refuse = (topic: string, messages: OutgoingMessage[]) => {
-    if (messages.some((m) => size(m) > (limits.get(topic) ?? Infinity))) {
-      throw Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', code: 10, retriable: false });
-    }
-  };
-  return {
-    consumer: (groupId, options) => port.consumer(groupId, options),
-    producer: () => {
-      const p = port.producer();
-      return {
-        connect: () => p.connect(),
-        disconnect: () => p.disconnect(),
-        send: async (record) => {
-          refuse(record.topic, record.messages);
-          return p.send(record);
-        },
-        sendBatch: async (records) => {
-          for (const r of records) refuse(r.topic, r.messages);
-          return p.sendBatch!(records);
-        },
-      };
-    },
-  };
+  return checkedSends(broker, (records) => {
+    if (records.some((r) => r.messages.some((m) => messageBytes(m) > (limits.get(r.topic) ?? Infinity)))) throw tooLargeError();
+  });
 }
 
 describe('a tier record whose next copy is too large for its next tier and the DLQ', () => {

@@ -1,8 +1,9 @@
 import { Registry } from 'prom-client';
 import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort, OutgoingMessage } from '../../src/runtime/port';
+import type { KafkaPort } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
+import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
@@ -20,44 +21,19 @@ import { httpError, valueOf } from './harness';
  * main partition stopped for good, for records each of which the tier would have kept.
  */
 const MAX_BATCH_BYTES = 2_000;
-const size = (m: OutgoingMessage) =>
-  (m.key?.length ?? 0) + (m.value?.length ?? 0) + Object.entries(m.headers ?? {}).reduce((n, [k, v]) => n + k.length + (Array.isArray(v) ? v : [v]).reduce((s, x) => s + Buffer.byteLength(x as Buffer | string), 0), 0);
-
 /** As Kafka judges max.message.bytes: per partition's record batch of the request; a request takes a few ms. */
 function batchLimitedBroker(broker: MemoryBroker, clock: VirtualClock): KafkaPort {
-  const port = broker.port();
-  const refuse = (records: { topic: string; messages: OutgoingMessage[] }[]) => {
+  return checkedSends(broker, async (records) => {
+    await clock.sleep(5);
     const perPartition = new Map<string, number>();
     for (const { topic, messages } of records) {
       for (const m of messages) {
         const id = `${topic}/${m.partition ?? 'any'}`;
-        perPartition.set(id, (perPartition.get(id) ?? 0) + size(m));
+        perPartition.set(id, (perPartition.get(id) ?? 0) + messageBytes(m));
       }
     }
-    if ([...perPartition.values()].some((bytes) => bytes > MAX_BATCH_BYTES)) {
-      throw Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', code: 10, retriable: false });
-    }
-  };
-  return {
-    consumer: (groupId, options) => port.consumer(groupId, options),
-    producer: () => {
-      const p = port.producer();
-      return {
-        connect: () => p.connect(),
-        disconnect: () => p.disconnect(),
-        send: async (record) => {
-          await clock.sleep(5);
-          refuse([record]);
-          return p.send(record);
-        },
-        sendBatch: async (records) => {
-          await clock.sleep(5);
-          refuse(records);
-          return p.sendBatch!(records);
-        },
-      };
-    },
-  };
+    if ([...perPartition.values()].some((bytes) => bytes > MAX_BATCH_BYTES)) throw tooLargeError();
+  });
 }
 
 describe('failed records whose copies each fit their tier, sent in one request', () => {

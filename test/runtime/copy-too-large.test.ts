@@ -1,9 +1,10 @@
 import { Registry } from 'prom-client';
 import { HEADERS } from '../../src/naming/headers';
 import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort, OutgoingMessage } from '../../src/runtime/port';
+import type { KafkaPort } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
+import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
@@ -19,34 +20,11 @@ import { httpError, valueOf } from './harness';
  * partition takes no later record, and the runtime says so (docs/runtime.md).
  */
 let maxMessageBytes = 2_000;
-const size = (m: OutgoingMessage) =>
-  (m.key?.length ?? 0) + (m.value?.length ?? 0) + Object.entries(m.headers ?? {}).reduce((n, [k, v]) => n + k.length + (Array.isArray(v) ? v : [v]).reduce((s, x) => s + Buffer.byteLength(x as Buffer | string), 0), 0);
-
+/** Every copy over maxMessageBytes is refused, as Kafka's max.message.bytes does. */
 function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
-  const port = broker.port();
-  const refuse = (messages: OutgoingMessage[]) => {
-    if (messages.some((m) => size(m) > maxMessageBytes)) {
-      throw Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', code: 10, retriable: false });
-    }
-  };
-  return {
-    consumer: (groupId, options) => port.consumer(groupId, options),
-    producer: () => {
-      const p = port.producer();
-      return {
-        connect: () => p.connect(),
-        disconnect: () => p.disconnect(),
-        send: async (record) => {
-          refuse(record.messages);
-          return p.send(record);
-        },
-        sendBatch: async (records) => {
-          for (const r of records) refuse(r.messages);
-          return p.sendBatch!(records);
-        },
-      };
-    },
-  };
+  return checkedSends(broker, (records) => {
+    if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
+  });
 }
 
 function setup(fail: (value: string) => Error | undefined) {
