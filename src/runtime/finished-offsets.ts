@@ -1,6 +1,6 @@
 import type { TopicPartitionOffset } from './port';
 import type { ConsumedRecord } from './router';
-import { startsOver } from './new-log';
+import { isNewLog } from './new-log';
 
 /**
  * How far this member finished each partition it reads one record at a time, across
@@ -22,7 +22,7 @@ export class FinishedOffsets {
   has(record: ConsumedRecord, acknowledged?: bigint, onNewLog?: () => void): boolean {
     const key = `${record.topic}\u0000${record.partition}`;
     const offset = BigInt(record.message.offset);
-    if (startsOver(offset, acknowledged)) {
+    if (isNewLog(offset, acknowledged)) {
       this.upTo.delete(key);
       onNewLog?.();
       return false;

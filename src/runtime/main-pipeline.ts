@@ -5,7 +5,7 @@ import type { ConsumerPort, EachBatchPayload } from './port';
 import type { Published, RecordHandler, RoutedFailure } from './record-handler';
 import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
-import { startsOver } from './new-log';
+import { isNewLog } from './new-log';
 
 export interface MainPipelineOptions {
   readonly consumer: () => ConsumerPort;
@@ -69,7 +69,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const first = BigInt(batch.messages[0]!.offset);
     let progress = partitions.get(id);
     const acknowledged = options.commits.acknowledgedOffset(batch.topic, batch.partition);
-    if (progress !== undefined && startsOver(first, acknowledged)) {
+    if (progress !== undefined && isNewLog(first, acknowledged)) {
       // From offset 0, below a commit the broker acknowledged: the topic was deleted and
       // created again (its offsets start over, the group's commits went with it). What was
       // finished or in flight in the old log says nothing of this one: its publishes give up,

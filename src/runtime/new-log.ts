@@ -6,6 +6,6 @@
  * log, they all ran again (962 in the outage test). A recreated topic is read from 0, as
  * the group's commits went with the old one.
  */
-export function startsOver(first: bigint, acknowledged: bigint | undefined): boolean {
-  return acknowledged !== undefined && first === 0n && first < acknowledged;
+export function isNewLog(first: bigint, acknowledged: bigint | undefined): boolean {
+  return first === 0n && acknowledged !== undefined && acknowledged > 0n;
 }
