@@ -116,6 +116,20 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     options.commits.markProgress(progress)?.catch(options.onCommitError);
   }
 
+  /**
+   * The commit window is full (`maxRecords` records done and not committed): after the
+   * commits that make room, a partition whose unacknowledged publishes hold the rest takes
+   * its next record only once one is acknowledged. Records behind a slow publish count
+   * toward the duplicate bound like any other: a crash runs them again.
+   */
+  async function makeRoom(progress: PartitionProgress, commit: Promise<void>): Promise<void> {
+    await commit;
+    while (options.commits.holdsBack(progress) && !options.stopping() && !progress.dropped && !failures.has(progress)) {
+      await progress.waitForAcknowledgement();
+      await options.commits.markProgress(progress);
+    }
+  }
+
   /** A publish failed for a reason other than stop: thrown once, to the client. */
   function throwFailure(progress: PartitionProgress): void {
     if (!failures.has(progress)) return;
@@ -172,7 +186,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         }
         taken = message.offset;
         const commit = options.commits.markProgress(progress);
-        if (commit) await commit;
+        if (commit) await makeRoom(progress, commit);
       }
     } finally {
       if (taken !== undefined && !batch.isStale()) batch.resolveOffset(taken);

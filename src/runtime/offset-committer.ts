@@ -26,11 +26,19 @@ export interface OffsetCommitter {
   mark(offset: OffsetCommit, startedIn?: number): Promise<void>;
   /**
    * A record of a pipelined partition is done: the partition's committable offset is read
-   * when the commit goes out, so marking costs no offset arithmetic per record. With
-   * `intervalMs: 0` returns the commit to wait for; otherwise nothing (no promise per
-   * record), and a commit of `maxRecords` marks runs in the background.
+   * when the commit goes out. Its records taken and not covered by an acknowledged commit
+   * count toward `maxRecords`, those behind an unacknowledged publish included (a crash runs
+   * them again as well). With `intervalMs: 0` returns the commit to wait for; otherwise,
+   * below `maxRecords`, nothing (no promise per record); at `maxRecords` the commits that
+   * can make room, to wait for. Room committing cannot make is `holdsBack()`'s.
    */
   markProgress(progress: PartitionProgress): Promise<void> | undefined;
+  /**
+   * The window is full and committing cannot empty it: records behind unacknowledged
+   * publishes fill it, and this partition has some in flight. Its next record waits for one
+   * of them; a partition with none goes on (its records are committed as they finish).
+   */
+  holdsBack(progress: PartitionProgress): boolean;
   /** Commits everything marked; commits never overtake each other. */
   flush(): Promise<void>;
   /**
@@ -60,7 +68,7 @@ export interface OffsetCommitter {
 
 export const DEFAULT_COMMIT_POLICY: CommitPolicy = { intervalMs: 100, maxRecords: 500 };
 
-const partitionKey = (o: OffsetCommit) => `${o.topic}\u0000${o.partition}`;
+const partitionKey = (o: { readonly topic: string; readonly partition: number }) => `${o.topic}\u0000${o.partition}`;
 
 export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock, policy: CommitPolicy, onError: (error: unknown) => void): OffsetCommitter {
   const pending = new Map<string, OffsetCommit>();
@@ -83,9 +91,21 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   const acknowledged = new Map<string, bigint>();
   /** How many times each partition's log started over: an answer about an older log is not this log's. */
   const logs = new Map<string, number>();
+  /** Records marked by offset (mark()) and not yet in a commit request. */
   let marked = 0;
   /** Marks in commit requests not answered yet (this generation). */
   let inFlightMarks = 0;
+  /**
+   * Records of each pipelined partition taken and not covered by an acknowledged commit, as
+   * last counted (the window's share of markProgress()); a partition a rebalance took away
+   * or one held by a copy too large for the DLQ counts nothing (it takes no more records).
+   */
+  const counted = new Map<PartitionProgress, number>();
+  let countedTotal = 0;
+  /** The pipelined partition of each key, told when a commit of its partition is acknowledged. */
+  const progressOf = new Map<string, PartitionProgress>();
+  /** Commit requests sent and not answered. */
+  let inFlightCommits = 0;
   let cancelTimer: (() => void) | undefined;
   let last: Promise<void> = Promise.resolve();
   /** Bumped by forget(): a commit refused before a rebalance must not come back after it. */
@@ -113,7 +133,10 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     if (queued === undefined || BigInt(queued.offset) <= BigInt(o.offset)) pending.set(key, o);
   }
 
-  function commitPending(): Promise<void> {
+  const commitPending = (): Promise<void> => sendPending() ?? last;
+
+  /** Sends what is pending, or answers undefined when nothing new is to be committed. */
+  function sendPending(): Promise<void> | undefined {
     cancelTimer?.();
     cancelTimer = undefined;
     for (const progress of progressed) {
@@ -124,9 +147,9 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     progressed.clear();
     const batch = [...pending.values()];
     pending.clear();
+    if (batch.length === 0) return undefined;
     const sentMarks = marked;
     marked = 0;
-    if (batch.length === 0) return last;
     // The marks stay counted until their commit is answered: the window of records done and
     // not committed stops growing at maxRecords while a commit is in flight.
     inFlightMarks += sentMarks;
@@ -136,11 +159,18 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     }
     const sentIn = generation;
     const logsAtSend = batch.map((o) => logs.get(partitionKey(o)) ?? 0);
+    inFlightCommits++;
     const run = last.then(async () => {
       try {
         await consumer().commitOffsets(batch);
         batch.forEach((o, i) => {
-          if ((logs.get(partitionKey(o)) ?? 0) === logsAtSend[i]) acknowledged.set(partitionKey(o), BigInt(o.offset));
+          if ((logs.get(partitionKey(o)) ?? 0) !== logsAtSend[i]) return;
+          acknowledged.set(partitionKey(o), BigInt(o.offset));
+          const progress = progressOf.get(partitionKey(o));
+          if (progress !== undefined && BigInt(o.offset) > progress.acknowledgedCommit) {
+            progress.acknowledgedCommit = BigInt(o.offset);
+            count(progress);
+          }
         });
         if (sentIn === generation) {
           inFlightMarks -= sentMarks;
@@ -169,6 +199,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
         }
         throw error;
       } finally {
+        inFlightCommits--;
         wake();
       }
     });
@@ -176,19 +207,49 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     return run;
   }
 
-  const windowFull = () => marked + inFlightMarks >= policy.maxRecords;
+  /** Counts again what `progress` adds to the window. */
+  function count(progress: PartitionProgress): void {
+    const now = progress.dropped ? 0 : progress.uncommitted;
+    const before = counted.get(progress) ?? 0;
+    if (now === 0) counted.delete(progress);
+    else counted.set(progress, now);
+    countedTotal += now - before;
+  }
+
+  /** When the window looks full: each partition counted afresh, held ones left out (they take nothing more). */
+  function countAll(): void {
+    for (const progress of [...counted.keys()]) {
+      if (progress.holding) {
+        countedTotal -= counted.get(progress)!;
+        counted.delete(progress);
+      } else count(progress);
+    }
+  }
+
+  const windowFull = () => marked + inFlightMarks + countedTotal >= policy.maxRecords;
 
   /**
    * Backpressure: at maxRecords records done and not committed (in flight included) the
    * caller waits until they are, so a crash runs again at most maxRecords records, refused
    * commits or not. After a refusal it waits for the interval's retry rather than sending a
-   * commit per record; a rebalance, release() or close() ends the wait (those records run again anyway).
+   * commit per record; a rebalance, release() or close() ends the wait (those records run
+   * again anyway). It ends too when nothing is left to send or to hear back: what fills the
+   * window then lies behind unacknowledged publishes (see holdsBack()).
    */
   async function waitForRoom(): Promise<void> {
     const startedIn = generation;
-    while (windowFull() && startedIn === generation && !closed && !released) {
-      if (!refused) await commitPending().catch(onError);
-      else await new Promise<void>((resume) => waiting.push(resume));
+    while (startedIn === generation && !closed && !released) {
+      if (!windowFull()) return;
+      countAll();
+      if (!windowFull()) return;
+      if (refused) {
+        await new Promise<void>((resume) => waiting.push(resume));
+        continue;
+      }
+      const sending = sendPending();
+      if (sending !== undefined) await sending.catch(onError);
+      else if (inFlightCommits > 0) await new Promise<void>((resume) => waiting.push(resume));
+      else return;
     }
   }
 
@@ -215,16 +276,18 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     },
     markProgress(progress) {
       progressed.add(progress);
+      if (!counted.has(progress)) progressOf.set(partitionKey(progress), progress);
+      count(progress);
       if (policy.intervalMs <= 0) return commitPending();
-      marked++;
       if (windowFull()) return waitForRoom();
       schedule();
       return undefined;
     },
+    holdsBack: (progress) => windowFull() && !progress.dropped && progress.inFlight > 0 && !progress.holding,
     flush: () => commitPending(),
-    acknowledgedOffset: (topic, partition) => acknowledged.get(partitionKey({ topic, partition, offset: '0' })),
+    acknowledgedOffset: (topic, partition) => acknowledged.get(partitionKey({ topic, partition })),
     startsOver: (topic, partition) => {
-      const key = partitionKey({ topic, partition, offset: '0' });
+      const key = partitionKey({ topic, partition });
       logs.set(key, (logs.get(key) ?? 0) + 1);
       for (const known of [acknowledged, highest, sent, pending]) known.delete(key);
     },
@@ -236,6 +299,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       progressed.clear();
       highest.clear();
       sent.clear();
+      counted.clear();
+      countedTotal = 0;
       marked = 0;
       inFlightMarks = 0;
       refused = false;

@@ -28,10 +28,18 @@ export class PartitionProgress {
   private next = -1n;
   /** Where the partition stood when taking began (or resumed): committing it tells Kafka nothing. */
   private start = -1n;
+  /**
+   * Where the group's commit stood when taking began, or resumed after a rebalance: records
+   * from here on are not committed until an acknowledged commit passes them. A re-fetch of
+   * records taken already (the Confluent client seeks back after a long batch) leaves it.
+   */
+  private uncommittedFrom = -1n;
   /** Resolvers of waitForAcknowledgement(), called when an acknowledgement frees a place. */
   private waiters: (() => void)[] = [];
   /** Set by a rebalance until the partition's next batch: it may belong to another member, so nothing is committed. */
   dropped = false;
+  /** The offset of the partition's last commit the broker acknowledged (set by the committer); -1 before one. */
+  acknowledgedCommit = -1n;
 
   constructor(readonly topic: string, readonly partition: number) {}
 
@@ -50,6 +58,7 @@ export class PartitionProgress {
 
   private take(offset: bigint): void {
     if (this.start < 0n) this.start = offset;
+    if (this.uncommittedFrom < 0n) this.uncommittedFrom = offset;
     this.next = offset + 1n;
   }
 
@@ -91,6 +100,7 @@ export class PartitionProgress {
     const from = finished > offset ? finished : offset;
     for (const pending of this.unacked) if (pending.offset >= from) pending.abandoned = true;
     this.unacked = this.unacked.filter((pending) => !pending.abandoned);
+    if (this.dropped) this.uncommittedFrom = offset;
     this.start = offset;
     this.next = from;
     this.dropped = false;
@@ -113,6 +123,15 @@ export class PartitionProgress {
   hold(pending: PendingPublish): void {
     pending.held = true;
     this.release();
+  }
+
+  /**
+   * Records taken and not covered by an acknowledged commit: a crash now runs them again.
+   * Counted from where the group's commit stood, or from the last acknowledged commit past it.
+   */
+  get uncommitted(): number {
+    const from = this.acknowledgedCommit > this.uncommittedFrom ? this.acknowledgedCommit : this.uncommittedFrom;
+    return this.uncommittedFrom < 0n || this.next <= from ? 0 : Number(this.next - from);
   }
 
   get inFlight(): number {

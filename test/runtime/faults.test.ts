@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { PORT_OPERATIONS } from '../../src/simulate/faulty-port';
 import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns } from './fault-runs';
-import { COMMIT_MAX_RECORDS, DEFAULT_STALL_BUDGET, descriptorFor, faultWorld, PUBLISHES_IN_FLIGHT } from './fault-world';
+import { COMMIT_MAX_RECORDS, DEFAULT_STALL_BUDGET, descriptorFor, faultWorld } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
 /**
@@ -61,14 +61,13 @@ const scenario = fc.record({
 /**
  * The worst a crash, a failed operation or a rebalance may cost in records run twice
  * (docs/runtime.md, the duplicate bound): the records done and not yet committed, at most
- * maxRecords per consumer (a consumer waits while that many are uncommitted), plus the
- * record in hand on every main and tier partition, plus the records behind unacknowledged
- * publishes of each main partition.
+ * maxRecords per consumer (a consumer waits while that many are uncommitted, those behind
+ * unacknowledged publishes included), plus the record in hand on every main and tier partition.
  */
 function duplicateBound(options: FaultWorldOptions, incidents: number): number {
   const topics = 1 + descriptorFor(options.ordering).tiers.length;
   const consumers = options.ordering === 'park-by-key' ? 1 : 2;
-  return incidents * (consumers * COMMIT_MAX_RECORDS + PARTITIONS * topics + PARTITIONS * PUBLISHES_IN_FLIGHT);
+  return incidents * (consumers * COMMIT_MAX_RECORDS + PARTITIONS * topics);
 }
 
 /** A case's faults and events at their fractions of a run without faults of the same records. */

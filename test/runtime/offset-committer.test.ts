@@ -289,8 +289,12 @@ describe('the offset committer with pipelined partitions', () => {
 
   it('commits at once, and makes the partition wait for it, when maxRecords records wait', async () => {
     const s = setup();
-    const progress = handled(1, 5);
-    for (let i = 1; i < 5; i++) expect(s.committer.markProgress(progress)).toBeUndefined();
+    const progress = new PartitionProgress('t', 0);
+    for (let offset = 1; offset < 5; offset++) {
+      progress.finish(BigInt(offset));
+      expect(s.committer.markProgress(progress)).toBeUndefined();
+    }
+    progress.finish(5n);
     await s.committer.markProgress(progress);
     expect(s.committed(0)).toBe(6);
     expect(s.clock.now()).toBe(0);

@@ -1,6 +1,8 @@
 import type { ConsumerPort, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
 
 import { clientRunOptions } from './client-run';
+import { commitConfirmed } from './confirmed-commit';
+import type { CommittingConsumerLike } from './confirmed-commit';
 import { coPartitionedOnly } from './co-partitioned-only';
 import type { AssignedPartition } from './co-partitioned-only';
 import type { ClientRunOptions } from './client-run';
@@ -35,6 +37,7 @@ interface ConfluentConsumerLike {
   resume(t: TopicPartitions[]): void;
   seek(s: TopicPartitionOffset): void;
   commitOffsets(o: OffsetCommit[]): Promise<void>;
+  committed: CommittingConsumerLike['committed'];
 }
 
 interface ConfluentProducerLike {
@@ -138,7 +141,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
         pause: (t) => positions.pause(t),
         resume: (t) => positions.resume(t),
         seek: (s) => positions.seek(s),
-        commitOffsets: (o) => consumer.commitOffsets(o),
+        commitOffsets: (o) => commitConfirmed(consumer, o),
         committed: (topic, partitions) => offsets.committed(topic, partitions),
         onRebalance: (listener) => void listeners.push(listener),
       };

@@ -1,0 +1,45 @@
+import type { OffsetCommit } from '../port';
+
+/** What a commit needs of a Confluent consumer: its KafkaJS API's commit and committed offsets. */
+export interface CommittingConsumerLike {
+  commitOffsets(o: OffsetCommit[]): Promise<void>;
+  committed(partitions: { topic: string; partition: number }[], timeoutMs: number): Promise<{ topic: string; partition: number; offset: string; metadata?: string | null }[]>;
+}
+
+/** How long the group coordinator may take to show a commit; past it the commit counts as refused and goes out again. */
+export const COMMIT_CONFIRM_TIMEOUT_MS = 10_000;
+
+/**
+ * The Confluent client's commitOffsets() answers once librdkafka has queued the commit (its
+ * native layer calls commitAsync), not once the group coordinator stored it: a commit lost
+ * to a broker outage was taken as done, never sent again, and the records behind it ran
+ * again after a restart, while the commit window let the consumer take more. A commit is
+ * done only when the group's committed offsets, read through the same consumer (after the
+ * commit, from the same coordinator), show it; otherwise it is refused, and the committer
+ * keeps it for its next commit.
+ */
+export async function commitConfirmed(consumer: CommittingConsumerLike, offsets: OffsetCommit[], timeoutMs = COMMIT_CONFIRM_TIMEOUT_MS): Promise<void> {
+  await consumer.commitOffsets(offsets);
+  const shown = await consumer.committed(offsets.map(({ topic, partition }) => ({ topic, partition })), timeoutMs);
+  for (const o of offsets) {
+    const stored = shown.find((s) => s.topic === o.topic && s.partition === o.partition);
+    if (stored === undefined || !shows(stored, o)) {
+      throw new Error(`the group coordinator does not show the commit of ${o.topic}-${o.partition} at offset ${o.offset} (it shows ${stored?.offset ?? 'none'}); it goes out again`);
+    }
+  }
+}
+
+/** The client keeps metadata as a C string: trailing NULs say nothing. */
+const withoutNul = (metadata: string | null | undefined) => (metadata ?? '').replace(/\u0000+$/, '');
+
+/**
+ * Whether the stored commit is the one asked for: its offset, and its metadata when one was
+ * sent (park-by-key's state may change at an unchanged offset). A higher offset is a later
+ * commit of the group (another member's, after a rebalance) that passed it.
+ */
+function shows(stored: { offset: string; metadata?: string | null }, asked: OffsetCommit): boolean {
+  const storedAt = BigInt(stored.offset);
+  const askedAt = BigInt(asked.offset);
+  if (storedAt !== askedAt) return storedAt > askedAt;
+  return asked.metadata === undefined || withoutNul(stored.metadata) === withoutNul(asked.metadata);
+}

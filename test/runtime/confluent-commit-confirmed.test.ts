@@ -1,0 +1,59 @@
+import { commitConfirmed } from '../../src/runtime/adapters/confirmed-commit';
+import type { CommittingConsumerLike } from '../../src/runtime/adapters/confirmed-commit';
+import type { OffsetCommit } from '../../src/runtime/port';
+
+/**
+ * The Confluent client as it behaves: commitOffsets() answers once the commit is queued;
+ * the group coordinator stores it only if `stores` says so (a broker outage loses it).
+ */
+function confluentConsumer(stores: (o: OffsetCommit) => boolean) {
+  const group = new Map<string, string>();
+  const metadata = new Map<string, string | null>();
+  const consumer: CommittingConsumerLike = {
+    commitOffsets: async (offsets) => {
+      for (const o of offsets) {
+        if (!stores(o)) continue;
+        group.set(`${o.topic}/${o.partition}`, o.offset);
+        // Kept as a C string: read back without its NUL.
+        metadata.set(`${o.topic}/${o.partition}`, o.metadata?.replace(/\u0000$/, '') ?? null);
+      }
+    },
+    committed: async (partitions) =>
+      partitions.map((p) => ({ ...p, offset: group.get(`${p.topic}/${p.partition}`) ?? '-1', metadata: metadata.get(`${p.topic}/${p.partition}`) ?? null })),
+  };
+  return { consumer, group };
+}
+
+const at = (partition: number, offset: number): OffsetCommit => ({ topic: 'orders', partition, offset: String(offset) });
+
+describe('a commit through the Confluent client', () => {
+  it('is done once the group coordinator shows it', async () => {
+    const { consumer, group } = confluentConsumer(() => true);
+    await commitConfirmed(consumer, [at(0, 8), at(1, 3)]);
+    expect([...group.values()]).toEqual(['8', '3']);
+  });
+
+  it('is refused when the coordinator never stored it, although the client answered, so the committer sends it again', async () => {
+    const { consumer } = confluentConsumer((o) => o.partition !== 1);
+    await expect(commitConfirmed(consumer, [at(0, 8), at(1, 3)])).rejects.toThrow('does not show the commit of orders-1 at offset 3 (it shows -1)');
+  });
+
+  it('is refused when the coordinator still shows an older commit of the partition', async () => {
+    const { consumer } = confluentConsumer((o) => o.offset !== '9');
+    await commitConfirmed(consumer, [at(0, 8)]);
+    await expect(commitConfirmed(consumer, [at(0, 9)])).rejects.toThrow('it shows 8');
+  });
+
+  it('is refused when the coordinator shows the offset with other metadata (a park-by-key state changed at the same offset)', async () => {
+    const { consumer } = confluentConsumer((o) => o.metadata !== 'krt-parked/1 b\u0000');
+    await commitConfirmed(consumer, [{ ...at(0, 8), metadata: 'krt-parked/1 a\u0000' }]);
+    await expect(commitConfirmed(consumer, [{ ...at(0, 8), metadata: 'krt-parked/1 b\u0000' }])).rejects.toThrow('orders-0 at offset 8');
+    await expect(commitConfirmed(consumer, [{ ...at(0, 8), metadata: 'krt-parked/1 a\u0000' }])).resolves.toBeUndefined();
+  });
+
+  it('counts as done when the group committed past it since (another member, after a rebalance)', async () => {
+    const { consumer, group } = confluentConsumer(() => false);
+    group.set('orders/0', '20');
+    await expect(commitConfirmed(consumer, [at(0, 8)])).resolves.toBeUndefined();
+  });
+});
