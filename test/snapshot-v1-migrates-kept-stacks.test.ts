@@ -58,7 +58,9 @@ describe('a version-1 snapshot holding a kept stack', () => {
   it('is migrated by krt synth, which says so and writes the same output with the snapshot at the current version, kept stack included', async () => {
     const synth = await project.krt('synth');
     expect(synth.code).toBe(0);
-    expect(synth.stderr).toContain(`generated/.krt-model.json was written by an older krt (snapshot version 1): migrated to version ${SNAPSHOT_VERSION}`);
+    expect(synth.stderr).toContain(
+      `./generated/.krt-model.json was written by an older krt (snapshot version 1): migrated to version ${SNAPSHOT_VERSION}, kept stacks and what they may still hold included; \`krt synth\` writes it as version ${SNAPSHOT_VERSION} (commit it)\n`,
+    );
     expect(fileTree(project.path('generated'))).toEqual(written);
     expect((await project.krt('synth', '--check')).code).toBe(0);
   });
