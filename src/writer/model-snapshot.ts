@@ -20,7 +20,8 @@ export const MODEL_SNAPSHOT_FILE = '.krt-model.json';
  * Bumped whenever the model gains, loses or changes a field (2: environment labels, the
  * drift principal, four alerts, mayHold of kept stacks). An older snapshot is migrated,
  * never rebuilt from the spec: it holds state the spec no longer has (kept stacks and
- * what they may hold). An absent field must never decide for a guard.
+ * what they may hold), so a bump comes with a migration from the version before it
+ * (model-snapshot-v1.ts). An absent field must never decide for a guard.
  */
 export const SNAPSHOT_VERSION = 2;
 
