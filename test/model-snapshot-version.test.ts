@@ -1,5 +1,7 @@
-import { rmSync } from 'node:fs';
-import { SNAPSHOT_VERSION } from '../src/writer/model-snapshot';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readModelSnapshot, SNAPSHOT_VERSION, SnapshotError } from '../src/writer/model-snapshot';
 import { ScratchProject } from './helpers/project';
 
 jest.setTimeout(120_000);
@@ -113,5 +115,39 @@ describe('a kept stack in a snapshot written before mayHold existed (version 1)'
     expect(project.read('generated/.krt-model.json')).toContain('"stack": "analytics"');
     expect(project.read('generated/terraform/orders/cdk.tf.json')).toContain('orders.confirmed.analytics-orders.dlq');
     expect(project.read('generated/terraform/analytics/cdk.tf.json')).not.toContain('kafka_topic');
+  });
+});
+
+/*
+ * Every refusal of a snapshot gives a way out that keeps the kept stacks: restore the file
+ * from git, or use a newer krt. Deleting the output folder and synthesizing again (the
+ * old way out) rebuilds the snapshot from the spec alone, which has no kept stacks.
+ */
+describe('a model snapshot krt cannot read', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  const refusal = (content: string): string => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-snapshot-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, '.krt-model.json'), content);
+    try {
+      readModelSnapshot(dir);
+    } catch (error) {
+      expect(error).toBeInstanceOf(SnapshotError);
+      return (error as Error).message;
+    }
+    throw new Error('read without a refusal');
+  };
+
+  it.each([
+    ['not JSON', '{"version": 2,', 'is not valid JSON: restore it from git (git checkout -- '],
+    ['without a version', '{"topologies": []}', 'has no snapshot version krt knows (none): restore it from git'],
+    ['of a version that is no number', '{"version": "2", "topologies": []}', 'has no snapshot version krt knows ("2"): restore it from git'],
+    ['of version 1 in no shape version 1 had', '{"version": 1, "topologies": [{"name": "orders"}]}', 'says snapshot version 1 but is not one krt can migrate (topologies.0.'],
+    ['of a newer version', '{"version": 3, "topologies": []}', 'was written by a newer krt (snapshot version 3), and this krt reads versions 1 to 2: run the krt that wrote it, or a newer one'],
+  ])('is refused when %s, with a way out that keeps the kept stacks', (_, content, expected) => {
+    const message = refusal(content);
+    expect(message).toContain(expected);
+    expect(message).not.toMatch(/delete the output folder|first synth/);
   });
 });

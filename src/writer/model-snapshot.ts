@@ -47,13 +47,14 @@ export interface ModelSnapshot {
 export function readModelSnapshot(outDir: string, sources: MigrationSources = {}): ModelSnapshot | undefined {
   const file = path.join(outDir, MODEL_SNAPSHOT_FILE);
   if (!existsSync(file)) return undefined;
+  // Never "delete the output folder and synth again": the snapshot holds what the spec no longer has.
+  const restore = `restore it from git (git checkout -- ${file}, or from the branch this one started from: git show main:<output folder>/${MODEL_SNAPSHOT_FILE}), then run this again`;
   let parsed: { version?: unknown; topologies?: unknown };
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8')) as typeof parsed;
   } catch {
-    throw new SnapshotError(`${file} is not valid JSON; restore it from git (git checkout -- ${file}) or run \`krt synth\` on the last deployed commit`);
+    throw new SnapshotError(`${file} is not valid JSON: ${restore}`);
   }
-  const restore = `restore it from git (git checkout -- ${file}, or from the branch this one started from: git show main:<output folder>/${MODEL_SNAPSHOT_FILE}), then run this again`;
   if (parsed.version === 1) return migrated(file, parsed, sources, restore);
   if (parsed.version !== SNAPSHOT_VERSION) {
     if (typeof parsed.version === 'number' && Number.isInteger(parsed.version) && parsed.version > SNAPSHOT_VERSION) {
