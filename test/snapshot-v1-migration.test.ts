@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import { stackTopics } from '../src/model/hand-over';
 import type { ProjectModel } from '../src/model/types';
 import { guardChanges, planChanges, withAppliedStacks, withRemovedStacks } from '../src/plan';
 import { heldIn } from '../src/plan/removed-stacks';
@@ -164,5 +165,15 @@ describe('a version-1 model snapshot, migrated', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('reads the first version-1 snapshot this repository committed (2439c00, before the drift principal, environment labels and four alerts), every topic kept', () => {
+    const snapshot = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'model-snapshot-v1-2439c00.json'), 'utf8')) as Json;
+    expect(snapshot.topologies[0].principals.drift).toBeUndefined();
+    const migrated = read(snapshot, new Map());
+    expect(modelSnapshotSchema.safeParse(JSON.parse(modelSnapshotFile(migrated).content)).success).toBe(true);
+    const topics = (model: ProjectModel) => model.topologies.flatMap((t) => t.consumers.flatMap(stackTopics)).sort();
+    expect(topics(migrated)).toEqual(topics(snapshot as unknown as ProjectModel));
+    expect(topics(migrated)).toContain('orders.confirmed.dlq');
   });
 });
