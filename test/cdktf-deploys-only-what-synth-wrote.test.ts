@@ -87,11 +87,13 @@ describe('krt cdktf builds only what krt synth wrote, judged against what it bui
     expect({ code: reverted.code, analyticsKeepsIt: builtTopics('analytics')?.includes('orders.shipped.dlq') ?? true }).toEqual({ code: 1, analyticsKeepsIt: true });
   });
 
-  it('builds nothing when what it built last was written by another krt, and says how to go on', async () => {
-    writeFileSync(path.join(outDir, '.krt-model.json'), `${JSON.stringify({ version: 1, topologies: [] })}\n`);
+  it('builds nothing when what it built last was written by a newer krt, and says how to go on', async () => {
+    writeFileSync(path.join(outDir, '.krt-model.json'), `${JSON.stringify({ version: 3, topologies: [] })}\n`);
     const cdktf = await project.krt('cdktf');
     expect(cdktf.code).toBe(1);
-    expect(cdktf.stderr).toContain('what it built last (another krt wrote it)');
+    expect(cdktf.stderr).toContain('what it built last (');
+    expect(cdktf.stderr).toContain('was written by a newer krt (snapshot version 3)');
+    expect(cdktf.stderr).toContain('delete');
     expect(builtTopics()).toBeUndefined();
   });
 

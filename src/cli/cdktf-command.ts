@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { App } from 'cdktf';
-import { guardChanges, readBaseline, readCommittedStacks, withRemovedStacks, withUntouched } from '../plan';
+import { guardChanges, heldResources, readBaseline, readCommittedStacks, removedStacks, withRemovedStacks, withUntouched } from '../plan';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
 import { topologyStacks } from '../emitters/terraform';
-import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, readModelSnapshot, SnapshotError } from '../writer/model-snapshot';
+import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, SnapshotError } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
@@ -37,7 +37,8 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
     io.stderr(`krt cdktf builds only what krt synth wrote, and ${shownOut}/ holds no output of krt synth (no ${MODEL_SNAPSHOT_FILE}): run \`krt synth\`, review \`krt plan\`, commit ${shownOut}/, then deploy (or point --out at the output folder); no stack was built\n`);
     return EXIT.problems;
   }
-  const baseline = readBaseline(outDir, io.cwd);
+  const notice = (line: string) => io.stderr(`${line}\n`);
+  const baseline = readBaseline(outDir, io.cwd, { notice });
   const committed = readCommittedStacks(outDir);
   // The same stacks as `krt synth`: a deleted topology file's stack too, and with some
   // files named, the other topologies as committed (not taken for deleted).
@@ -56,10 +57,13 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   const app = new App();
   let previous: ProjectModel | undefined;
   try {
-    previous = readModelSnapshot(app.outdir);
+    // An older snapshot of what cdktf built last is migrated with what the output folder says kept stacks hold.
+    const held = baseline ? heldResources(baseline) : new Map();
+    const applied = [...removedStacks(baseline)].filter((stack) => !held.has(stack));
+    previous = readBaseline(app.outdir, io.cwd, { held, applied, notice }, 'stacks');
   } catch (error) {
     if (!(error instanceof SnapshotError)) throw error;
-    io.stderr(`krt cdktf cannot read ${path.join(app.outdir, MODEL_SNAPSHOT_FILE)}, what it built last (another krt wrote it), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);
+    io.stderr(`krt cdktf cannot use ${path.join(app.outdir, MODEL_SNAPSHOT_FILE)}, what it built last (${error.message.split(': ')[0]}), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);
     return EXIT.problems;
   }
   const fromPrevious = guardChanges(previous, model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'));

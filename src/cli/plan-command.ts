@@ -29,7 +29,7 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   if (options.live) return liveCommand(io, result.model, options);
   const outDir = path.resolve(io.cwd, options.out);
   assertOutputFolderPath(outDir, io.cwd);
-  const committed = withAppliedStacks(readBaseline(outDir, io.cwd), options.applied ?? []);
+  const committed = withAppliedStacks(readBaseline(outDir, io.cwd, { applied: options.applied, notice: (line) => io.stderr(`${line}\n`) }), options.applied ?? []);
   const stacks = readCommittedStacks(outDir);
   // A plan of some files judges only those: the other topologies stay as committed.
   // And the stacks of deleted topology files stay, empty, as krt synth keeps them.

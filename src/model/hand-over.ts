@@ -11,6 +11,15 @@ export function stackTopics(c: ConsumerModel): string[] {
 }
 
 /**
+ * A stack kept for a deleted topology file: a former stack with nothing handed over, so
+ * its configuration has no resources and no `removed` blocks, and applying it deletes
+ * whatever its state still holds (see plan/removed-stacks.ts).
+ */
+export function isKeptStack(h: HandOver): boolean {
+  return h.topics.length === 0 && h.acls.length === 0;
+}
+
+/**
  * A declared move across stacks needs both ends: the new stack imports the topics and
  * the old one forgets them. The old stack is that of a live topology, or one this
  * project still generates for a rename (`previousName`).

@@ -1,20 +1,39 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { ProjectModel } from '../model/types';
-import { MODEL_SNAPSHOT_FILE, readModelSnapshot, SnapshotError } from '../writer/model-snapshot';
+import type { HeldResources, ProjectModel } from '../model/types';
+import { MODEL_SNAPSHOT_FILE, migrationNotice, readModelSnapshot, SnapshotError } from '../writer/model-snapshot';
 import { MANIFEST_FILE } from '../writer/write-generated';
+import { readCommittedStacks } from './committed-stacks';
+import { heldIn } from './removed-stacks';
+
+export interface BaselineOptions {
+  /** Kept stacks the operator applied (`--applied`): a migrated snapshot takes their state as empty. */
+  readonly applied?: readonly string[];
+  /** What another record (the output folder's snapshot, for what cdktf built last) says kept stacks may hold. */
+  readonly held?: ReadonlyMap<string, HeldResources>;
+  /** Told when the snapshot was written by an older krt and migrated. */
+  readonly notice?: (line: string) => void;
+}
 
 /**
  * The model the committed output was generated from, which every guard compares with.
  * Absent only before the first synth: when krt's own manifest shows it made the folder,
  * a missing snapshot is a lost one (a merge resolution, a cleanup), and guessing "first
- * synth" would turn every guard off.
+ * synth" would turn every guard off. An older snapshot is migrated with what the
+ * committed stacks declare (`folder`: see `readCommittedStacks`), never rebuilt from the spec.
  */
-export function readBaseline(outDir: string, cwd: string): ProjectModel | undefined {
-  const model = readModelSnapshot(outDir);
-  if (model || !existsSync(path.join(outDir, MANIFEST_FILE))) return model;
-  const snapshot = `./${path.relative(cwd, path.join(outDir, MODEL_SNAPSHOT_FILE)).split(path.sep).join('/')}`;
+export function readBaseline(outDir: string, cwd: string, options: BaselineOptions = {}, folder = 'terraform'): ProjectModel | undefined {
+  const shown = `./${path.relative(cwd, path.join(outDir, MODEL_SNAPSHOT_FILE)).split(path.sep).join('/')}`;
+  let committed: ReturnType<typeof readCommittedStacks> | undefined;
+  const committedHolding = (stack: string) => {
+    committed ??= readCommittedStacks(outDir, folder);
+    const resources = committed.get(stack);
+    return (resources && heldIn(resources)) ?? options.held?.get(stack);
+  };
+  const snapshot = readModelSnapshot(outDir, { committedHolding, applied: options.applied });
+  if (snapshot?.migratedFrom !== undefined) options.notice?.(migrationNotice(shown, snapshot.migratedFrom));
+  if (snapshot || !existsSync(path.join(outDir, MANIFEST_FILE))) return snapshot?.model;
   throw new SnapshotError(
-    `${snapshot} is missing, but ${MANIFEST_FILE} beside it shows krt generated this folder, so krt cannot tell what the spec changes delete; restore it from the branch this one started from, e.g. \`git show main:${snapshot} > ${snapshot}\`, then run this again`,
+    `${shown} is missing, but ${MANIFEST_FILE} beside it shows krt generated this folder, so krt cannot tell what the spec changes delete; restore it from the branch this one started from, e.g. \`git show main:${shown} > ${shown}\`, then run this again`,
   );
 }

@@ -3,7 +3,7 @@ export { guardChanges } from './guards';
 export { readBaseline } from './baseline';
 export { readCommittedStacks } from './committed-stacks';
 export { withUntouched } from './partial';
-export { withAppliedStacks, withRemovedStacks } from './removed-stacks';
+export { heldResources, removedStacks, withAppliedStacks, withRemovedStacks } from './removed-stacks';
 export { judgeOutcome } from './outcome';
 export { formatPlan, planJson } from './format';
 export { worstRisk } from './types';

@@ -1,16 +1,10 @@
+import { isKeptStack } from '../model/hand-over';
 import type { HandOver, HeldResources, ProjectModel, TopologyModel } from '../model/types';
 import { KrtError } from '../runtime/krt-error';
 import { compareStrings } from '../util/compare';
 import { synthesizeStacks } from './stack-resources';
 import type { StackResources } from './stack-resources';
 import type { PlannedChange } from './types';
-
-/**
- * A stack left behind by a deleted topology file: a former stack with nothing handed
- * over, so its configuration has no resources and no `removed` blocks, and applying it
- * deletes whatever its state still holds (the decommissioned consumers' topics, the ACLs).
- */
-const isRemovedStack = (h: HandOver) => h.topics.length === 0 && h.acls.length === 0;
 
 /** The stacks a model generates: each topology's own, and the former stacks it carries. */
 function generatedStacks(model: ProjectModel): Set<string> {
@@ -19,7 +13,7 @@ function generatedStacks(model: ProjectModel): Set<string> {
 
 /** The removed stacks a model carries, by name. */
 export function removedStacks(model: ProjectModel | undefined): Set<string> {
-  return new Set((model?.topologies ?? []).flatMap((t) => (t.handedOver ?? []).filter(isRemovedStack).map((h) => h.stack)));
+  return new Set((model?.topologies ?? []).flatMap((t) => (t.handedOver ?? []).filter(isKeptStack).map((h) => h.stack)));
 }
 
 /**
@@ -59,8 +53,12 @@ export function withRemovedStacks(baseline: ProjectModel | undefined, model: Pro
  */
 function heldBy(baseline: ProjectModel, stack: string, committed: ReadonlyMap<string, StackResources> | undefined): HeldResources | undefined {
   const topology = baseline.topologies.find((t) => t.name === stack);
-  if (!topology) return baseline.topologies.flatMap((t) => t.handedOver ?? []).find((h) => h.stack === stack && isRemovedStack(h))?.mayHold;
-  const resources = committed?.get(stack) ?? synthesizeStacks([topology]).get(stack)!;
+  if (!topology) return baseline.topologies.flatMap((t) => t.handedOver ?? []).find((h) => h.stack === stack && isKeptStack(h))?.mayHold;
+  return heldIn(committed?.get(stack) ?? synthesizeStacks([topology]).get(stack)!);
+}
+
+/** What a stack's Terraform declares, as a kept stack's `mayHold` says it; undefined when nothing. */
+export function heldIn(resources: StackResources): HeldResources | undefined {
   const topics = [...resources.topics.values()].map(({ stack: _, ...topic }) => topic).sort((a, b) => compareStrings(a.address, b.address));
   // Resource ids, as a hand-over names ACLs; the stack's set holds addresses.
   const acls = [...resources.acls].map((a) => a.replace(/^kafka_acl\./, '')).sort(compareStrings);
@@ -95,11 +93,11 @@ export function withAppliedStacks(baseline: ProjectModel | undefined, applied: r
 
 /** The kept stacks whose state may still hold resources, and what: by stack name. */
 export function heldResources(model: ProjectModel): Map<string, HeldResources> {
-  return new Map(model.topologies.flatMap((t) => t.handedOver ?? []).flatMap((h) => (isRemovedStack(h) && h.mayHold ? [[h.stack, h.mayHold] as const] : [])));
+  return new Map(model.topologies.flatMap((t) => t.handedOver ?? []).flatMap((h) => (isKeptStack(h) && h.mayHold ? [[h.stack, h.mayHold] as const] : [])));
 }
 
 function withoutRemovedStacks(topology: TopologyModel): TopologyModel {
-  const handedOver = topology.handedOver?.filter((h) => !isRemovedStack(h));
+  const handedOver = topology.handedOver?.filter((h) => !isKeptStack(h));
   if (handedOver === undefined || handedOver.length === topology.handedOver!.length) return topology;
   const { handedOver: _, ...rest } = topology;
   return handedOver.length > 0 ? { ...rest, handedOver } : rest;

@@ -29,6 +29,8 @@ export interface SynthRequest {
   readonly cache?: boolean;
   /** Kept stacks of deleted topology files the operator applied (`--applied`): their state holds nothing now. */
   readonly applied?: readonly string[];
+  /** Told when the committed snapshot was written by an older krt and migrated. */
+  readonly notice?: (line: string) => void;
 }
 
 export type SynthResult =
@@ -66,7 +68,7 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   // A synth of some files keeps the other topologies as committed (see withUntouched), and
   // every synth keeps the stacks of deleted topology files (see withRemovedStacks).
   const applied = request.applied ?? [];
-  const read = !check || request.someFiles || applied.length > 0 || hasOtherStacks(outDir, compiled.model) ? readBaseline(outDir, cwd) : undefined;
+  const read = !check || request.someFiles || applied.length > 0 || hasOtherStacks(outDir, compiled.model) ? readBaseline(outDir, cwd, { applied, notice: request.notice }) : undefined;
   const baseline = withAppliedStacks(read, applied);
   const committed = baseline && !check ? readCommittedStacks(outDir) : undefined;
   const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model, committed);

@@ -56,3 +56,21 @@ const topology = z.object({
 });
 
 export const modelSnapshotSchema = z.object({ version: z.number(), topologies: z.array(topology) });
+
+/**
+ * The alerts the model gained while the snapshot version stayed 1: a version-1 snapshot
+ * may lack them, as it may lack the drift principal and the environment labels.
+ */
+export const ALERTS_ADDED_UNDER_VERSION_1 = ['dlqRecordsExpired', 'mainConsumerLag', 'consumerDown', 'monitorDown'] as const;
+const addedUnderVersion1 = new Set<string>(ALERTS_ADDED_UNDER_VERSION_1);
+
+const consumerV1 = consumer.extend({ alerts: z.object(Object.fromEntries(ALERT_KEYS.map((key) => [key, addedUnderVersion1.has(key) ? alert.optional() : alert]))) });
+const topologyV1 = topology.extend({
+  principals: z.object({ replay: z.string(), monitor: z.string(), drift: z.string().optional() }),
+  environmentLabels: z.array(z.string()).optional(),
+  consumers: z.array(consumerV1),
+});
+
+/** Every shape a version-1 snapshot had, from its first (2439c00) to its last (3b8741c^). */
+export const modelSnapshotV1Schema = z.object({ version: z.literal(1), topologies: z.array(topologyV1) });
+export type ModelSnapshotV1 = z.infer<typeof modelSnapshotV1Schema>;

@@ -3,7 +3,10 @@ import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
 import type { ProjectModel } from '../model/types';
-import { modelSnapshotSchema } from './model-snapshot-schema';
+import { modelSnapshotSchema, modelSnapshotV1Schema } from './model-snapshot-schema';
+import type { ModelSnapshotV1 } from './model-snapshot-schema';
+import { migrateFromVersion1 } from './model-snapshot-v1';
+import type { MigrationSources } from './model-snapshot-v1';
 import { OutputFolderError } from './write-generated';
 
 /**
@@ -15,8 +18,10 @@ export const MODEL_SNAPSHOT_FILE = '.krt-model.json';
 
 /**
  * Bumped whenever the model gains, loses or changes a field (2: environment labels, the
- * drift principal, four alerts, mayHold of kept stacks). A snapshot of another version is
- * refused with the way to regenerate it: an absent field must never decide for a guard.
+ * drift principal, four alerts, mayHold of kept stacks). An older snapshot is migrated,
+ * never rebuilt from the spec: it holds state the spec no longer has (kept stacks and
+ * what they may hold), so a bump comes with a migration from the version before it
+ * (model-snapshot-v1.ts). An absent field must never decide for a guard.
  */
 export const SNAPSHOT_VERSION = 2;
 
@@ -28,25 +33,62 @@ export function modelSnapshotFile(model: ProjectModel): GeneratedFile {
 /** A snapshot krt cannot read: like any other problem with the output folder. */
 export class SnapshotError extends OutputFolderError {}
 
-/** The model of the last synth into `outDir`, or undefined before the first one. */
-export function readModelSnapshot(outDir: string): ProjectModel | undefined {
+/** A snapshot as read: the model, and the older version it was migrated from. */
+export interface ModelSnapshot {
+  readonly model: ProjectModel;
+  readonly migratedFrom?: number;
+}
+
+/**
+ * The model of the last synth into `outDir`, or undefined before the first one. A
+ * version-1 snapshot is migrated with `sources` (see `migrateFromVersion1`); what cannot
+ * be migrated is refused with a way out that keeps every kept stack.
+ */
+export function readModelSnapshot(outDir: string, sources: MigrationSources = {}): ModelSnapshot | undefined {
   const file = path.join(outDir, MODEL_SNAPSHOT_FILE);
   if (!existsSync(file)) return undefined;
+  // Never "delete the output folder and synth again": the snapshot holds what the spec no longer has.
+  const restore = `restore it from git (git checkout -- ${file}, or from the branch this one started from: git show main:<output folder>/${MODEL_SNAPSHOT_FILE}), then run this again`;
   let parsed: { version?: unknown; topologies?: unknown };
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8')) as typeof parsed;
   } catch {
-    throw new SnapshotError(`${file} is not valid JSON; restore it from git (git checkout -- ${file}) or run \`krt synth\` on the last deployed commit`);
+    throw new SnapshotError(`${file} is not valid JSON: ${restore}`);
   }
-  const regenerate = `regenerate it on the commit it was written on (e.g. the base branch): there, delete the output folder and run \`krt synth\` with this krt (a first synth, which judges nothing, so only there), check that \`git diff\` shows no change but ${MODEL_SNAPSHOT_FILE}, commit it, then run this again`;
+  if (parsed.version === 1) return migrated(file, parsed, sources, restore);
   if (parsed.version !== SNAPSHOT_VERSION) {
-    const which = typeof parsed.version === 'number' && parsed.version < SNAPSHOT_VERSION ? `an older krt (snapshot version ${parsed.version})` : `another krt (snapshot version ${String(parsed.version)})`;
-    throw new SnapshotError(`${file} was written by ${which}, and this krt reads version ${SNAPSHOT_VERSION}: ${regenerate}`);
+    if (typeof parsed.version === 'number' && Number.isInteger(parsed.version) && parsed.version > SNAPSHOT_VERSION) {
+      throw new SnapshotError(`${file} was written by a newer krt (snapshot version ${parsed.version}), and this krt reads versions 1 to ${SNAPSHOT_VERSION}: run the krt that wrote it, or a newer one (the version the project's package.json pins)`);
+    }
+    throw new SnapshotError(`${file} has no snapshot version krt knows (${JSON.stringify(parsed.version) ?? 'none'}): ${restore}`);
   }
   const checked = modelSnapshotSchema.safeParse(parsed);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw new SnapshotError(`${file} is not a model snapshot this krt can read (${issue.path.join('.')}: ${issue.message}), although it says version ${SNAPSHOT_VERSION}: ${regenerate}`);
+    throw new SnapshotError(`${file} is not a model snapshot this krt can read (${issue.path.join('.')}: ${issue.message}), although it says version ${SNAPSHOT_VERSION}: ${restore}`);
   }
-  return { topologies: parsed.topologies as ProjectModel['topologies'] };
+  return { model: { topologies: parsed.topologies as ProjectModel['topologies'] } };
+}
+
+function migrated(file: string, parsed: unknown, sources: MigrationSources, restore: string): ModelSnapshot {
+  const checked = modelSnapshotV1Schema.safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new SnapshotError(`${file} says snapshot version 1 but is not one krt can migrate (${issue.path.join('.')}: ${issue.message}): ${restore}`);
+  }
+  // The raw snapshot, not zod's copy: fields the schema does not name pass, as in version 2.
+  const { model, unknownHoldings } = migrateFromVersion1(parsed as ModelSnapshotV1, sources);
+  if (unknownHoldings.length > 0) {
+    const stacks = unknownHoldings.map((s) => `'${s}'`).join(', ');
+    const folders = unknownHoldings.map((s) => `terraform/${s}`).join(', ');
+    throw new SnapshotError(
+      `${file} was written by an older krt (snapshot version 1), which did not record what the kept ${unknownHoldings.length === 1 ? 'stack' : 'stacks'} ${stacks} of a deleted topology file may still hold in Terraform state, so krt cannot migrate it by itself: \`terraform state list\` in ${folders} under the output folder shows what it holds; once that is empty (apply the kept stack as committed, after checking that no other stack declares those topics), run \`krt synth --applied ${unknownHoldings.join(' ')}\`, which migrates the snapshot and keeps every kept stack`,
+    );
+  }
+  return { model, migratedFrom: 1 };
+}
+
+/** The line a command prints when it read a snapshot it migrated. */
+export function migrationNotice(shownFile: string, from: number): string {
+  return `${shownFile} was written by an older krt (snapshot version ${from}): migrated to version ${SNAPSHOT_VERSION}, kept stacks and what they may still hold included; \`krt synth\` writes it as version ${SNAPSHOT_VERSION} (commit it)`;
 }
