@@ -4,7 +4,7 @@ import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { httpError, valueOf } from './harness';
 
 /**
  * DEFECT (attack4, target 1). src/runtime/new-log.ts:10 `isNewLog` needs a commit the broker
@@ -59,5 +59,55 @@ describe('a topic recreated before this member\'s first commit of it was acknowl
 
     // Seen: new-20 .. new-24 only; the group committed 25, records new-0 .. new-19 skipped.
     expect(ran.filter((r) => r.startsWith('new-'))).toEqual(Array.from({ length: 25 }, (_, i) => `new-${i}`));
+  });
+});
+
+/**
+ * DEFECT (attack4, target 1), the same class on the tier path: src/runtime/finished-offsets.ts:36
+ * calls isNewLog with the retry group's acknowledged offset, undefined until this member's first
+ * tier commit is answered, while `upTo` (finished-offsets.ts:46-50) is set as soon as a tier record
+ * is handled (retrying-consumer.ts:238-239). A tier topic recreated within the member's first
+ * commit interval (a Terraform replacement of a tier: its partition count lowered) has its new
+ * log's first retries taken for finished ones: committed without running, lost.
+ * Fix I would make: as above, a record from offset 0 below what FinishedOffsets itself holds for
+ * the partition (upTo > 0) is of a new log, acknowledged or not.
+ */
+describe('a tier topic recreated before this member\'s first tier commit was acknowledged', () => {
+  it.failing('runs the new tier log\'s first retries instead of committing them as finished', async () => {
+    const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 } });
+    const clock = new VirtualClock(1_000_000);
+    const broker = new MemoryBroker(clock);
+    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
+    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
+    const ran: string[] = [];
+    const retrying = createRetryingConsumer(consumer, {
+      kafka: broker.port(),
+      clock,
+      registry: new Registry(),
+      random: () => 0.5,
+      commit: { intervalMs: 5_000 },
+      handler: async (record: ConsumedRecord) => {
+        ran.push(`${record.topic === consumer.mainTopic ? 'main' : 'tier'}:${valueOf(record)}`);
+        if (record.topic === consumer.mainTopic && valueOf(record).startsWith('fail')) throw httpError(503);
+      },
+    });
+    for (let i = 0; i < 3; i++) produce(`fail-old-${i}`);
+    await retrying.start();
+    await broker.run({ stopWhen: () => ran.filter((r) => r.startsWith('tier:')).length === 3 });
+    expect(broker.committedOffset(consumer.groups.retry, consumer.tiers[0]!.topic, 0)).toBeUndefined(); // not committed yet
+
+    const tier = consumer.tiers[0]!.topic;
+    const b = broker as unknown as { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
+    b.logs.set(tier, [[]]);
+    b.committed.get(consumer.groups.retry)?.delete(`${tier}\u00000`);
+    broker.rebalance(consumer.groups.retry);
+    for (let i = 0; i < 2; i++) produce(`fail-new-${i}`);
+    await broker.run({ until: clock.now() + 5 * 60_000 });
+    await retrying.stop();
+
+    expect(broker.records(tier).map((r) => r.value?.toString())).toEqual(['fail-new-0', 'fail-new-1']);
+    expect(broker.committedOffset(consumer.groups.retry, tier, 0)).toBe(2);
+    // Seen: [] — both retries of the new tier log committed (offset 2) without running.
+    expect(ran.filter((r) => r.startsWith('tier:fail-new'))).toEqual(['tier:fail-new-0', 'tier:fail-new-1']);
   });
 });
