@@ -16,8 +16,8 @@ import { httpError, valueOf } from './harness';
  * partition to member B. B read from the group's commit, 40, ran 40-99 (40 into its tier) and
  * committed 100. A later rebalance gives the partition back: this member reads from 100, finds
  * its given-up publish of 40, seeks back to 40 and runs 40-99 again, a second time: 60 records
- * replayed (and 40's tier copy published twice), and the group's commit moves back from 100 to
- * 41 and up again. (B's work is played by the test: the in-memory broker gives a group's
+ * replayed (and 40's tier copy published twice), and the group's commit may move back below 100
+ * while they run (the committer's "highest sent" is forgotten at the rebalance). (B's work is played by the test: the in-memory broker gives a group's
  * partitions to every member.)
  * The seek back exists for a client that resumes the partition past the given-up record from its
  * own position (the Confluent client resumes at the last resolved offset); here the position came
