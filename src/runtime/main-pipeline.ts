@@ -1,11 +1,13 @@
 import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
-import type { PendingPublish } from './partition-progress';
+import type { GroupCommitView, PendingPublish } from './partition-progress';
 import type { ConsumerPort, EachBatchPayload } from './port';
 import type { Published, RecordHandler, RoutedFailure } from './record-handler';
 import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
+import { groupCommitOf } from './group-commit';
 import { isNewLog } from './new-log';
+import { recordIdentity } from './record-identity';
 
 export interface MainPipelineOptions {
   readonly consumer: () => ConsumerPort;
@@ -62,14 +64,31 @@ export interface MainPipeline {
 export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   const partitions = new Map<string, PartitionProgress>();
   const failures = new WeakMap<PartitionProgress, unknown>();
+  /** The record each partition was first read at (created, or resumed after a rebalance): proof of the same log without a commit. */
+  const firstTaken = new WeakMap<PartitionProgress, string>();
+
+  /**
+   * At the first batch after a rebalance: what the group's commit says. Below this member's
+   * acknowledged commit it is a new log (a live group's commit moves back only when the
+   * topic was created again: the group's commits went with the old one), read from wherever
+   * the client starts it, not only from offset 0.
+   */
+  async function groupViewOf(batch: EachBatchPayload, progress: PartitionProgress, acknowledged: bigint | undefined): Promise<GroupCommitView | 'new-log'> {
+    const committed = await groupCommitOf(options.consumer(), batch);
+    if (committed !== undefined && acknowledged !== undefined && committed < acknowledged) return 'new-log';
+    // The same log: this member's commit was acknowledged in it, or it starts with the very record this member started at.
+    const sameLog = acknowledged !== undefined || firstTaken.get(progress) === recordIdentity(batch.messages[0]!);
+    return { committed, readPast: committed !== undefined && sameLog };
+  }
 
   /** The batch's partition, resumed if need be; undefined when the batch is to be read again from an earlier record. */
-  function progressOf(batch: EachBatchPayload): PartitionProgress | undefined {
+  async function progressOf(batch: EachBatchPayload): Promise<PartitionProgress | undefined> {
     const id = `${batch.topic}\u0000${batch.partition}`;
     const first = BigInt(batch.messages[0]!.offset);
     let progress = partitions.get(id);
     const acknowledged = options.commits.acknowledgedOffset(batch.topic, batch.partition);
-    if (progress !== undefined && isNewLog(first, acknowledged)) {
+    const group = progress?.dropped ? await groupViewOf(batch, progress, acknowledged) : undefined;
+    if (progress !== undefined && (group === 'new-log' || isNewLog(first, acknowledged))) {
       // From offset 0, below a commit the broker acknowledged: the topic was deleted and
       // created again (its offsets start over, the group's commits went with it). What was
       // finished or in flight in the old log says nothing of this one: its publishes give up,
@@ -81,19 +100,21 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     if (progress === undefined) {
       progress = new PartitionProgress(batch.topic, batch.partition);
       partitions.set(id, progress);
+      firstTaken.set(progress, recordIdentity(batch.messages[0]!));
     } else if (progress.mustResume(first)) {
       // After a rebalance or a seek: the records from `first` on run again (their old
       // publishes give up), earlier publishes still hold the commit. A record whose
       // publish a revocation ended is read again, here as by any other owner. Records this
       // member finished already (their commit lost to the rebalance: a broker outage, an
       // expired session) are read past, and committed.
-      const elsewhere = progress.resume(first);
+      const elsewhere = progress.resume(first, group === 'new-log' ? undefined : group);
       if (elsewhere !== undefined) {
         options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: elsewhere.toString() });
         options.commits.markProgress(progress)?.catch(options.onCommitError);
         return undefined;
       }
       failures.delete(progress);
+      if (group !== undefined) firstTaken.set(progress, recordIdentity(batch.messages[0]!));
     }
     return progress;
   }
@@ -141,7 +162,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   async function onBatch(batch: EachBatchPayload): Promise<void> {
     const { topic, partition, messages } = batch;
     if (messages.length === 0) return;
-    const progress = progressOf(batch);
+    const progress = await progressOf(batch);
     if (progress === undefined) return;
     /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */
     let taken: string | undefined;

@@ -8,6 +8,19 @@ export interface PendingPublish {
   held: boolean;
 }
 
+/** What the group's commit says at a partition's first batch after a rebalance. */
+export interface GroupCommitView {
+  /** The group's committed offset (-1 for none); undefined when it could not be read. */
+  readonly committed: bigint | undefined;
+  /**
+   * Whether records this member finished may be read past: only when its own acknowledged
+   * commit shows the partition's log is the one it finished them in. Without one (no commit
+   * of this member acknowledged yet, or the group's commit unread) they run again: a topic
+   * created again in between would otherwise have its first records taken for finished ones.
+   */
+  readonly readPast: boolean;
+}
+
 /**
  * How far one partition may be committed while its failed records are still being
  * published. Records are taken in offset order; a success is finished at once, a failure
@@ -91,12 +104,17 @@ export class PartitionProgress {
    * one below its oldest unacknowledged publish) never run again, whoever read them since:
    * the answer is then the offset to read on from, and the commit moves past them. The
    * records from there on run again, so their publishes are abandoned; publishes of
-   * earlier records go on and hold the commit until acknowledged.
+   * earlier records go on and hold the commit until acknowledged. After a rebalance,
+   * `group` says what the group's commit shows: given-up publishes below it were finished
+   * by whoever committed it, and without proof of the same log nothing is read past.
    */
-  resume(offset: bigint): bigint | undefined {
+  resume(offset: bigint, group: GroupCommitView = { committed: undefined, readPast: true }): bigint | undefined {
+    const { committed } = group;
+    // Given up below the group's commit: whoever committed past them finished them.
+    if (committed !== undefined) this.unacked = this.unacked.filter((pending) => !(pending.abandoned && pending.offset < committed));
     const givenUp = this.unacked.find((pending) => pending.abandoned && pending.offset < offset);
     if (givenUp !== undefined) return givenUp.offset;
-    const finished = this.unacked.length > 0 ? this.unacked[0]!.offset : this.next;
+    const finished = !group.readPast ? offset : this.unacked.length > 0 ? this.unacked[0]!.offset : this.next;
     const from = finished > offset ? finished : offset;
     for (const pending of this.unacked) if (pending.offset >= from) pending.abandoned = true;
     this.unacked = this.unacked.filter((pending) => !pending.abandoned);

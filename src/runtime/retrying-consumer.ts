@@ -9,6 +9,7 @@ import type { RetryEvent, RetryEventListener } from './events';
 import { FinishedOffsets } from './finished-offsets';
 import { createKeyParking } from './key-parking';
 import type { KeyParking } from './key-parking';
+import { groupCommitOf } from './group-commit';
 import { createMainPipeline } from './main-pipeline';
 import type { MainPipeline } from './main-pipeline';
 import { initializeConsumerSeries, retryMetrics } from './metrics';
@@ -233,7 +234,9 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     due: async (record, handle) => {
       if (parking) return parking.onTierRecord(record, handle);
       const acknowledged = retryCommits.acknowledgedOffset(record.topic, record.partition);
-      if (tiersFinished.has(record, acknowledged, () => retryCommits.startsOver(record.topic, record.partition))) return retryCommits.mark(router.commitOffsetFor(record));
+      const startsOver = () => retryCommits.startsOver(record.topic, record.partition);
+      if (tiersFinished.mustJudge(record)) tiersFinished.judge(record, await groupCommitOf(retryConsumer!, record), acknowledged, startsOver);
+      if (tiersFinished.has(record, acknowledged, startsOver)) return retryCommits.mark(router.commitOffsetFor(record));
       const startedIn = retryCommits.generation;
       const { commit } = await handle();
       tiersFinished.add(commit);
@@ -249,6 +252,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
   /** After a rebalance of the consumer that reads the tiers: every part starts over from the committed offsets. */
   function forgetWaiting(): void {
     rebalances++;
+    tiersFinished.rebalanced();
     records.revoke();
     parking?.forget();
     retryCommits.forget();
@@ -389,7 +393,9 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       pipeline.release();
       mainCommits.release();
       retryCommits.release();
-      await Promise.allSettled(inFlight);
+      // Until none is left: a record in hand when stop() began may fail after it and start
+      // its publish later; acknowledged before the last flush, it is committed, not run again.
+      while (inFlight.size > 0) await Promise.allSettled(inFlight);
       await Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError);
       // What the last flush could not commit runs again in the next run; no timer may keep the process alive.
       mainCommits.close();

@@ -105,6 +105,7 @@ function pipelineOf(options: { fails?: (offset: number) => boolean; handleMs?: n
     },
     pause: (topics: TopicPartitions[]) => void log.push(`pause ${topics[0]!.partitions.join()}`),
     seek: (at: TopicPartitionOffset) => void log.push(`seek ${at.offset}`),
+    committed: async () => [{ partition: 0, offset: committed ?? '-1', metadata: null }],
   } as unknown as ConsumerPort;
   const publishes = new Map<number, { acknowledge: () => void; fail: (error: unknown) => void; abandoned: () => boolean }>();
   const handled: number[] = [];

@@ -8,7 +8,7 @@ import { httpError, valueOf } from './harness';
 import { checkedSends } from './too-large-port';
 
 /**
- * DEFECT (attack4, target 4: stop() and the work in hand).
+ * Found by attack (s26, attack4; fixed: stop() waits until no work is in flight, still bounded by the drain deadline), target 4: stop() and the work in hand).
  * src/runtime/retrying-consumer.ts:389 `await Promise.allSettled(inFlight)` takes the set of
  * tracked work as it is when stop() begins; the flush (retrying-consumer.ts:390) follows as soon
  * as those settle. A record whose handler is running when stop() is called and then fails starts
@@ -22,7 +22,7 @@ import { checkedSends } from './too-large-port';
  * Promise.allSettled(inFlight)`, each wait still bounded by drainOver) before the last flush.
  */
 describe('stop() while the last record\'s handler is running, which then fails', () => {
-  it.failing('waits for that record\'s tier publish before the last commit, so the next run does not take it again', async () => {
+  it('waits for that record\'s tier publish before the last commit, so the next run does not take it again', async () => {
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);
     const broker = new MemoryBroker(clock);
