@@ -230,8 +230,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     metrics,
     emit,
     records,
-    due: async (record, handle) => {
-      if (parking) return parking.onTierRecord(record, handle);
+    due: async (record, handle, held) => {
+      if (parking) return parking.onTierRecord(record, handle, held);
       const acknowledged = retryCommits.acknowledgedOffset(record.topic, record.partition);
       if (tiersFinished.has(record, acknowledged, () => retryCommits.startsOver(record.topic, record.partition))) return retryCommits.mark(router.commitOffsetFor(record));
       const startedIn = retryCommits.generation;
