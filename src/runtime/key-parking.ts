@@ -4,7 +4,7 @@ import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, encodeParkState, keyHash, parkStateMetadata, readParkState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
-import { PublishHeld } from './publish-held';
+import { PublishHeld } from './record-handler';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';

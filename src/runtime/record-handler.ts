@@ -5,7 +5,6 @@ import { decodeRetryHeaders } from './headers';
 import { DLQ_DESTINATION_LABEL } from './metrics';
 import type { RetryMetrics } from './metrics';
 import type { TopicPartitionOffset } from './port';
-import { PublishHeld } from './publish-held';
 import { publishUntilAcknowledged } from './publish-loop';
 import { RecordTakenAgain } from './record-taken-again';
 import { attemptOf } from './resolve';
@@ -22,6 +21,22 @@ export type HandleOutcome = 'success' | 'tier' | 'dlq';
 export interface RoutedFailure {
   readonly error: unknown;
   readonly destination: RoutedDestination;
+}
+
+/**
+ * Ends the publish of a tier record that is held (the DLQ refused even its trimmed copy)
+ * instead of waiting inside it: the retry consumer's eachMessage slots are shared by every
+ * tier partition, so the tier pipeline holds just the record's own partition (paused at the
+ * record) and tries `failure` again after `retryInMs`, without running the handler again.
+ */
+export class PublishHeld extends Error {
+  override name = 'KafkaRetryPublishHeld';
+  constructor(
+    readonly failure: RoutedFailure,
+    readonly retryInMs: number,
+  ) {
+    super('the DLQ refused even the trimmed copy as too large: the record is held at its partition and tried again later');
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
 import type { RetryMetrics } from './metrics';
 import type { ConsumerPort, EachMessagePayload, TopicPartitionOffset } from './port';
-import { PublishHeld } from './publish-held';
+import { PublishHeld } from './record-handler';
 import type { HandleOutcome, RecordHandler, RoutedFailure } from './record-handler';
 
 /** How soon a refused seek-and-resume of a due tier partition is tried again. */
