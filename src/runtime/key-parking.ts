@@ -4,6 +4,7 @@ import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, encodeParkState, keyHash, parkStateMetadata, readParkState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
+import { PublishHeld } from './record-handler';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
@@ -48,9 +49,12 @@ export interface KeyParking {
    * original offset proven one: it runs if its key is free and the state has room for the
    * hold it may take, else waits its turn (behind the key's hold and parked records, or for
    * room). Under the same lock as the main partition's records, so a tier record and a drain
-   * never overlap.
+   * never overlap. A record held (the DLQ refused even its trimmed copy; `handle` rejects with
+   * PublishHeld) changes nothing: its tier partition waits at it and the key stays held. Read
+   * again (`held`), it only goes to the DLQ, so it runs whatever its key's state: a hold that
+   * expired meanwhile makes it no stale copy to drop.
    */
-  onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>): Promise<void>;
+  onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>, held?: boolean): Promise<void>;
   /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
   forget(): void;
 }
@@ -438,7 +442,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       }));
     },
 
-    onTierRecord: (record, handle) => {
+    onTierRecord: (record, handle, held = false) => {
       const fetchedIn = generation;
       const takenAgain = () => generation !== fetchedIn;
       // Tier partition p holds the failures of main partition p (a record keeps its partition).
@@ -458,7 +462,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const original = originalOffsetOf(record);
         // Without a readable original offset a record is nobody's current retry: it releases no hold.
         const current = holder !== undefined && original !== undefined && original === holder;
-        if (!keyless && !current) {
+        if (!keyless && !current && !held) {
           if (!unjudged(state, record, original)) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
             // its key's retry ended or a later record holds it. Running it would apply an older
@@ -475,7 +479,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             return;
           }
         }
-        const ran = await handle();
+        let ran: { outcome: HandleOutcome; commit: TopicPartitionOffset };
+        try {
+          ran = await handle();
+        } catch (error) {
+          if (error instanceof PublishHeld) return; // nothing committed, nothing changed: the record comes again
+          throw error;
+        }
         const done = turns.commit(ran.commit);
         if (keyless) {
           await commit(record.partition, parking, [done]);

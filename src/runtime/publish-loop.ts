@@ -21,6 +21,11 @@ export interface PublishLoopOptions<T> {
   readonly redirect?: () => boolean;
   /** The DLQ refused even the trimmed copy: the record now waits, tried at the longest backoff. */
   readonly onHeld?: () => void;
+  /**
+   * The record was held before (its copy trimmed, its destination the last one): it is sent
+   * trimmed at once and, refused, stays held without a second onHeld.
+   */
+  readonly held?: boolean;
 }
 
 /**
@@ -36,8 +41,8 @@ export interface PublishLoopOptions<T> {
 export async function publishUntilAcknowledged<T>(options: PublishLoopOptions<T>): Promise<T> {
   let wait = options.backoff.initialMs;
   let defaultPartitioner = false;
-  let trimmed = false;
-  let held = false;
+  let trimmed = options.held === true;
+  let held = options.held === true;
   for (;;) {
     try {
       return await options.publish({ defaultPartitioner, trimmed });

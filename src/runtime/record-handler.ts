@@ -23,6 +23,32 @@ export interface RoutedFailure {
   readonly destination: RoutedDestination;
 }
 
+/**
+ * Ends the publish of a tier record that is held (the DLQ refused even its trimmed copy)
+ * instead of waiting inside it: the retry consumer's eachMessage slots are shared by every
+ * tier partition, so the tier pipeline holds just the record's own partition (paused at the
+ * record) and tries `failure` again after `retryInMs`, without running the handler again.
+ */
+export class PublishHeld extends Error {
+  override name = 'KafkaRetryPublishHeld';
+  constructor(
+    readonly failure: RoutedFailure,
+    readonly retryInMs: number,
+  ) {
+    super('the DLQ refused even the trimmed copy as too large: the record is held at its partition and tried again later');
+  }
+}
+
+/**
+ * How a tier record's handle() treats a hold: `away` (the record's own eachMessage call) ends
+ * the publish with PublishHeld instead of waiting in it; `before` is the failure of a record
+ * held before, published again without running the handler again.
+ */
+export interface TierHold {
+  readonly away: boolean;
+  readonly before?: RoutedFailure;
+}
+
 /** An acknowledged publish: the offset that marks the record done, and where it went (a tier's copy too large went to the DLQ). */
 export interface Published {
   readonly commit: TopicPartitionOffset;
@@ -69,8 +95,12 @@ export interface RecordHandler {
   routed(record: ConsumedRecord, failure: RoutedFailure): void;
   /** A main-topic record the handler finished with: its counter and `processed` event. */
   succeededOnMain(record: ConsumedRecord): void;
-  /** Runs the handler with in-place retries, then publishes a failure. Says where the record went and what to commit. */
-  handle(record: ConsumedRecord, fromParking: boolean): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
+  /**
+   * Runs the handler with in-place retries, then publishes a failure. Says where the record
+   * went and what to commit. With `tier` (a tier record), a held record rejects with
+   * PublishHeld when `tier.away`, and `tier.before` is published instead of running the handler.
+   */
+  handle(record: ConsumedRecord, fromParking: boolean, tier?: TierHold): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
   /** A rebalance: publishes that handle() started give up at their next try (the partition may be another member's). */
   revoke(): void;
 }
@@ -110,10 +140,12 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
   const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => cellsByTopic.get(topic)![outcome];
   const mainSuccess = outcomeCell(consumer.mainTopic, 'success');
 
-  async function publish(record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean, onHeld?: () => void): Promise<Published> {
+  async function publish(record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean, onHeld?: () => void, tier?: TierHold): Promise<Published> {
     /** Where the copy goes: a tier copy refused as too large goes on to the DLQ. */
     let current = failure;
+    let held = tier?.before !== undefined;
     const commit = await publishUntilAcknowledged({
+      held,
       publish: (publishOptions) => spans.within(record, () => options.router().publish(record, current.error, current.destination, publishOptions)),
       // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
       get mayRepartition() {
@@ -126,11 +158,13 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
         return true;
       },
       onHeld: () => {
+        held = true;
         if (listening) emit({ type: 'publish-held', record, error: current.error, destination: current.destination });
         onHeld?.();
       },
       backoff: options.publishBackoff,
       wait: async (ms) => {
+        if (held && tier?.away === true) throw new PublishHeld(current, ms);
         await options.waitHeartbeating(record, ms);
         if (abandoned()) throw new RecordTakenAgain();
       },
@@ -180,12 +214,14 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
       mainSuccess.inc();
       if (listening) emit({ type: 'processed', record, attempt: mainAttempt, parked: false });
     },
-    async handle(record, fromParking) {
-      let failure: RoutedFailure | undefined;
-      try {
-        await handler(record);
-      } catch (error) {
-        failure = await spans.endIfRejected(record, afterFailure(record, error));
+    async handle(record, fromParking, tier) {
+      let failure = tier?.before;
+      if (failure === undefined) {
+        try {
+          await handler(record);
+        } catch (error) {
+          failure = await spans.endIfRejected(record, afterFailure(record, error));
+        }
       }
       if (failure === undefined) {
         if (listening) emit({ type: 'processed', record, attempt: attemptOfRecord(record), parked: fromParking });
@@ -195,7 +231,7 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
       }
       // A rebalance ends the loop: the partition may be another member's now, which reads the record again.
       const startedIn = revocations;
-      const published = await spans.endIfRejected(record, publish(record, failure, () => revocations !== startedIn));
+      const published = await spans.endIfRejected(record, publish(record, failure, () => revocations !== startedIn, undefined, tier));
       routed(record, published.failure);
       return { outcome: published.failure.destination.kind, commit: published.commit };
     },

@@ -231,8 +231,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     metrics,
     emit,
     records,
-    due: async (record, handle) => {
-      if (parking) return parking.onTierRecord(record, handle);
+    due: async (record, handle, held) => {
+      if (parking) return parking.onTierRecord(record, handle, held);
       const acknowledged = retryCommits.acknowledgedOffset(record.topic, record.partition);
       const startsOver = () => retryCommits.startsOver(record.topic, record.partition);
       if (tiersFinished.mustJudge(record)) tiersFinished.judge(record, await groupCommitOf(retryConsumer!, record), acknowledged, startsOver);

@@ -6,7 +6,8 @@ import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
 import type { RetryMetrics } from './metrics';
 import type { ConsumerPort, EachMessagePayload, TopicPartitionOffset } from './port';
-import type { HandleOutcome, RecordHandler } from './record-handler';
+import { PublishHeld } from './record-handler';
+import type { HandleOutcome, RecordHandler, RoutedFailure } from './record-handler';
 
 /** How soon a refused seek-and-resume of a due tier partition is tried again. */
 export const RESUME_RETRY_MS = 100;
@@ -21,9 +22,11 @@ export interface TierPipelineOptions {
   readonly records: RecordHandler;
   /**
    * A due tier record: run `handle` and commit (with park-by-key, through key parking, which
-   * checks the key's hold first and may release the key).
+   * checks the key's hold first and may release the key). `handle` rejects with PublishHeld
+   * when the record is held: nothing is to be committed, and its partition already waits at
+   * it. `held`: the record was held before, so `handle` only publishes it to the DLQ again.
    */
-  readonly due: (record: EachMessagePayload, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>) => Promise<void>;
+  readonly due: (record: EachMessagePayload, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>, held: boolean) => Promise<void>;
   readonly stopping: () => boolean;
 }
 
@@ -40,7 +43,9 @@ export interface TierPipeline {
  * (R1): if it is not due, the partition pauses, seeks back to it and resumes when it is;
  * never early (R13). A missing or garbage x-due-at, or one later than the tier's own
  * delay allows, falls back to the record's timestamp plus the delay, so no header can
- * hold a partition forever.
+ * hold a partition forever. A held record (the DLQ refused even its trimmed copy) waits the
+ * same way, at the longest publish backoff, and is then published again: the retry
+ * consumer's eachMessage slots are shared by every tier partition, so no record waits in one.
  */
 export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
   const { clock, emit } = options;
@@ -55,7 +60,6 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
    */
   const waiting = new Map<string, { readonly head: string; cancel: () => void }>();
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-
   /**
    * Seeks a waiting partition back to its head and resumes it. Records read past the head
    * while a pause had not taken effect (or had failed) were skipped, so the head is read
@@ -100,6 +104,54 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     }
   }
 
+  /**
+   * Held records by partition: the failure to publish again when the record is read again.
+   * Forgotten by a rebalance (the record then runs again from its commit, wherever it is read).
+   */
+  const held = new Map<string, { readonly offset: string; readonly failure: RoutedFailure }>();
+
+  /** Pauses a partition and seeks back to its head, resumed by a timer after `ms`. */
+  function waitAt(topic: string, partition: number, head: string, ms: number): void {
+    const id = partitionKey(topic, partition);
+    unpausing.get(id)?.();
+    unpausing.delete(id);
+    waiting.set(id, { head, cancel: clock.setTimer(ms, () => resumePartition(topic, partition)) });
+    options.client().pause([{ topic, partitions: [partition] }]);
+    options.client().seek({ topic, partition, offset: head });
+  }
+
+  /** Runs a due record; a held one makes its partition wait at it, the publish tried again later. */
+  async function runDue(record: EachMessagePayload, id: string): Promise<void> {
+    const entry = held.get(id);
+    if (entry !== undefined && entry.offset !== record.message.offset) held.delete(id);
+    const before = entry?.offset === record.message.offset ? entry.failure : undefined;
+    /** Only the record's own eachMessage call may end in a hold; run later (a turn of park-by-key), it waits in place. */
+    let away = true;
+    try {
+      await options.due(
+        record,
+        async () => {
+          try {
+            const ran = await options.records.handle(record, false, { away, before });
+            if (before !== undefined && held.get(id)?.failure === before) held.delete(id);
+            return ran;
+          } catch (error) {
+            if (error instanceof PublishHeld && away) {
+              held.set(id, { offset: record.message.offset, failure: error.failure });
+              waitAt(record.topic, record.partition, record.message.offset, error.retryInMs);
+            }
+            throw error;
+          }
+        },
+        before !== undefined,
+      );
+    } catch (error) {
+      if (!(error instanceof PublishHeld)) throw error;
+    } finally {
+      away = false;
+    }
+  }
+
   return {
     async onRecord(record) {
       const tier = tierByTopic.get(record.topic)!;
@@ -113,20 +165,18 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
         delayMs: tier.delayMs,
       });
       if (now < dueAt) {
-        unpausing.get(id)?.();
-        unpausing.delete(id);
-        waiting.set(id, { head: record.message.offset, cancel: clock.setTimer(dueAt - now, () => resumePartition(record.topic, record.partition)) });
-        options.client().pause([{ topic: record.topic, partitions: [record.partition] }]);
-        options.client().seek({ topic: record.topic, partition: record.partition, offset: record.message.offset });
+        waitAt(record.topic, record.partition, record.message.offset, dueAt - now);
         emit({ type: 'waiting', topic: record.topic, partition: record.partition, dueAt });
         return;
       }
       firstSeen.done(id);
-      latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
-      await options.due(record, () => options.records.handle(record, false));
+      // A held record read again is no new processing start.
+      if (held.get(id)?.offset !== record.message.offset) latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
+      await runDue(record, id);
     },
     forget() {
       firstSeen.clear();
+      held.clear();
       const entries = [...waiting];
       waiting.clear();
       for (const [id, entry] of entries) {
@@ -138,6 +188,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     close() {
       for (const { cancel } of waiting.values()) cancel();
       waiting.clear();
+      held.clear();
       for (const cancel of unpausing.values()) cancel();
       unpausing.clear();
     },
