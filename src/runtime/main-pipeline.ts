@@ -151,6 +151,23 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     }
   }
 
+  /**
+   * Pauses a partition whose publish is held until it is acknowledged (the operator raised
+   * the limit), then reads it on from the first record not taken. A rebalance or stop()
+   * ends the wait: the partition is read again from its commit by whoever owns it.
+   */
+  function holdPaused(progress: PartitionProgress): void {
+    const at = { topic: progress.topic, partitions: [progress.partition] };
+    options.consumer().pause([at]);
+    const waited = (async () => {
+      while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
+      if (options.stopping() || progress.dropped) return;
+      options.consumer().seek({ topic: progress.topic, partition: progress.partition, offset: progress.nextOffset.toString() });
+      options.consumer().resume([at]);
+    })();
+    options.track(waited);
+  }
+
   /** A publish failed for a reason other than stop: thrown once, to the client. */
   function throwFailure(progress: PartitionProgress): void {
     if (!failures.has(progress)) return;
@@ -185,9 +202,13 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         }
         if (now >= endBy) break;
         // A record whose copy even the DLQ refuses as too large holds the partition: taking the
-        // next ones would run them again after every restart, as the commit cannot pass it.
-        while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
-        if (options.stopping() || progress.dropped) break;
+        // next ones would run them again after every restart, as the commit cannot pass it. It
+        // waits paused, not here: a batch waiting would keep one of the client's slots of
+        // partitions in hand, and other partitions would wait for it.
+        if (progress.holding) {
+          holdPaused(progress);
+          break;
+        }
         throwFailure(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
         const offset = BigInt(message.offset);

@@ -152,6 +152,11 @@ export class PartitionProgress {
     return this.uncommittedFrom < 0n || this.next <= from ? 0 : Number(this.next - from);
   }
 
+  /** One past the last offset taken: where the partition is read on from. */
+  get nextOffset(): bigint {
+    return this.next;
+  }
+
   get inFlight(): number {
     return this.unacked.length;
   }

@@ -29,9 +29,12 @@ function pipelineOf(fails: (partition: number, offset: number) => boolean) {
     commitOffsets: async (offsets: OffsetCommit[]) => {
       for (const o of offsets) committed.set(o.partition, Number(o.offset));
     },
-    pause: () => {},
-    seek: () => {},
+    pause: (at: { partitions: number[] }[]) => void moves.push(`pause ${at[0]!.partitions.join()}`),
+    seek: (at: { partition: number; offset: string }) => void moves.push(`seek ${at.partition}@${at.offset}`),
+    resume: (at: { partitions: number[] }[]) => void moves.push(`resume ${at[0]!.partitions.join()}`),
   } as unknown as ConsumerPort;
+  /** What the pipeline asked of the client: pauses, seeks and resumes. */
+  const moves: string[] = [];
   const publishes = new Map<string, { acknowledge: () => void; hold: () => void }>();
   const handled: string[] = [];
   const pipeline = createMainPipeline({
@@ -65,7 +68,7 @@ function pipelineOf(fails: (partition: number, offset: number) => boolean) {
     for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
   };
   const taken = (partition: number) => handled.filter((h) => h.startsWith(`${partition}:`)).length;
-  return { pipeline, publishes, handled, taken, committed, settled };
+  return { pipeline, publishes, handled, taken, committed, settled, moves };
 }
 
 const offsets = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -96,19 +99,23 @@ describe('the commit window of a pipelined consumer', () => {
     await stuck;
   });
 
-  it('does not let a partition held by a copy too large for the DLQ stop the others', async () => {
+  it('does not let a partition held by a copy too large for the DLQ stop the others: it waits paused, its batch ended, and reads on once the copy is acknowledged', async () => {
     const p = pipelineOf((partition, offset) => partition === 0 && offset === 0);
     const held = p.pipeline.onBatch(batchOf(0, offsets(0, 19)));
     await p.settled();
     p.publishes.get('0:0')!.hold();
-    await p.settled();
+    // The batch ends instead of waiting in the client's slot of partitions in hand.
+    await held;
+    expect(p.moves).toEqual(['pause 0']);
     await p.pipeline.onBatch(batchOf(1, offsets(0, 19)));
     expect(p.taken(1)).toBe(20);
     expect(p.committed.get(1)).toBe(20);
     // The held partition takes no later record while it waits.
     expect(p.taken(0)).toBe(MAX_RECORDS);
     p.publishes.get('0:0')!.acknowledge();
-    await held;
+    await p.settled();
+    expect(p.moves).toEqual(['pause 0', `seek 0@${MAX_RECORDS}`, 'resume 0']);
+    await p.pipeline.onBatch(batchOf(0, offsets(MAX_RECORDS, 19)));
     expect(p.taken(0)).toBe(20);
   });
 });
