@@ -28,7 +28,6 @@ export interface EmittedPaths {
  */
 export function emitModel(model: ProjectModel, folder: OutputFolder, cache: SynthCache | undefined, hashes: OutputHashes, models: ModelKeys): EmittedPaths {
   const paths: string[] = [];
-  const jsons: string[] = [];
   const keys: string[] = [];
   let reused = 0;
   for (const topology of model.topologies) {
@@ -46,12 +45,12 @@ export function emitModel(model: ProjectModel, folder: OutputFolder, cache: Synt
       if (key !== undefined) cache?.put('model', key, { outputs });
     }
     paths.push(...outputs.map((o) => o.path));
-    jsons.push(json);
     if (key !== undefined) keys.push(key);
   }
   const projectKey = cache && modelKey(cache.fingerprint, `project\0${keys.join('\0')}`);
   const known = projectKey !== undefined ? cache?.get('project', projectKey) : undefined;
-  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(fromJson<ProjectModel>(`{"topologies":[${jsons.join(',')}]}`)));
+  // Every topology as its JSON parses (the models themselves when plain JSON): a large repository's are megabytes to parse.
+  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(deepFreeze<ProjectModel>({ topologies: model.topologies.map((t) => models.parsed(t)) })));
   if (projectKey !== undefined && projectOutputs !== known?.outputs) cache?.put('project', projectKey, { outputs: projectOutputs });
   paths.push(...projectOutputs.map((o) => o.path));
   paths.sort(compareStrings);

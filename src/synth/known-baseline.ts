@@ -16,7 +16,8 @@ const snapshotKey = (fingerprint: string, sha256: string) => modelKey(fingerprin
  * its SHA-256, one this krt wrote (fingerprint and all), the cache knows the key of every
  * topology model in it; each is then the model the specs compile to now when the keys are
  * equal (the same JSON: the same object serves both sides, which the guards then see as
- * unchanged at a glance), else that model's JSON from the cache, checked against its key.
+ * unchanged at a glance, unless it is not plain JSON: see `ModelKeys.parsed`), else that
+ * model's JSON from the cache, checked against its key.
  * Anything not known so (another file, another krt, a record pruned or damaged):
  * undefined, and the caller reads and checks the snapshot as without a cache.
  */
@@ -28,24 +29,15 @@ export function knownBaseline(cache: SynthCache, hashes: OutputHashes, models: M
   const topologies: TopologyModel[] = [];
   for (const key of record.topologies) {
     const same = now.get(key);
-    if (same && sameAsParsed(models.of(same).json)) {
-      topologies.push(same);
+    if (same) {
+      topologies.push(models.parsed(same));
       continue;
     }
-    const json = same ? models.of(same).json : cache.modelJson(key);
+    const json = cache.modelJson(key);
     if (json === undefined) return undefined;
     topologies.push(deepFreeze(JSON.parse(json) as TopologyModel));
   }
   return { topologies };
-}
-
-/**
- * Whether the model this JSON was made of is what parsing it gives back, as the snapshot
- * reader would: a number JSON cannot hold (NaN, Infinity) or a hole in an array comes
- * back as null. Such a model (or a string that says "null") is parsed, never shared.
- */
-function sameAsParsed(json: string): boolean {
-  return !json.includes('null');
 }
 
 /**
