@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 
 /**
  * Where synth keeps what it knows about earlier runs, as other tools do
@@ -31,6 +30,14 @@ export interface ProjectRecord {
   readonly outputs: readonly CachedOutput[];
 }
 
+/**
+ * A model snapshot this krt wrote, keyed by the SHA-256 of the file: the key of each
+ * topology's model in it, in order (see `known-baseline.ts`).
+ */
+export interface SnapshotRecord {
+  readonly topologies: readonly string[];
+}
+
 /** What `output-hashes.ts` knows of the files in one output folder, by path. */
 export interface FolderRecord {
   readonly files: Readonly<Record<string, readonly [number, number, number, number, string, number]>>;
@@ -46,27 +53,42 @@ export function modelKey(fingerprint: string, json: string): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-const outputsSchema = z.array(z.object({ path: z.string(), sha256: z.string() }));
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isOutputs = (value: unknown) => Array.isArray(value) && value.every((o) => isObject(o) && typeof o.path === 'string' && typeof o.sha256 === 'string');
+const isStatus = (value: unknown) => Array.isArray(value) && value.length === 6 && value.every((v, i) => typeof v === (i === 4 ? 'string' : 'number'));
 
-/** The shape each kind of record must have to be used at all: a damaged one is ignored, never half-trusted. */
+/**
+ * The shape each kind of record must have to be used at all: a damaged one is ignored,
+ * never half-trusted. Checked by hand: a folder's record holds a status per generated file
+ * (1,800 in a large repository), which a schema library took tens of milliseconds to check.
+ */
 const SCHEMAS = {
-  model: z.object({ outputs: outputsSchema }),
-  project: z.object({ outputs: outputsSchema }),
-  folder: z.object({ files: z.record(z.string(), z.tuple([z.number(), z.number(), z.number(), z.number(), z.string(), z.number()])) }),
+  model: (value: unknown) => isObject(value) && isOutputs(value.outputs),
+  project: (value: unknown) => isObject(value) && isOutputs(value.outputs),
+  folder: (value: unknown) => isObject(value) && isObject(value.files) && Object.values(value.files).every(isStatus),
+  snapshot: (value: unknown) => isObject(value) && Array.isArray(value.topologies) && value.topologies.every((key) => typeof key === 'string'),
 };
 type Kind = keyof typeof SCHEMAS;
-type RecordOf<K extends Kind> = { model: ModelRecord; project: ProjectRecord; folder: FolderRecord }[K];
+type RecordOf<K extends Kind> = { model: ModelRecord; project: ProjectRecord; folder: FolderRecord; snapshot: SnapshotRecord }[K];
+/** Records of every kind: the JSON records above, and each topology model's own JSON (`modelJson`), keyed by its model key. */
+type StoreKind = Kind | 'json';
 
-/** Records of a kind kept when the store is pruned: those of this run, and older ones up to this many. */
-const KEEP = { model: 4000, project: 50, folder: 20 } satisfies Record<Kind, number>;
+/**
+ * Records of a kind kept when the store is pruned: those of this run, and older ones up
+ * to this many. A model's JSON is the largest record (some 5 KB a consumer); a run uses
+ * every current topology's, so only earlier versions are pruned.
+ */
+const KEEP = { model: 4000, project: 50, folder: 20, snapshot: 20, json: 500 } satisfies Record<StoreKind, number>;
 
 /**
  * The synth cache: what the emitters made of each topology's model, so that an unchanged
- * model is not emitted again. It holds no model and no spec: every topology file is
- * loaded and validated on every run, and only the emitters' work, a pure function of the
- * model and of krt (its fingerprint), is looked up. One small file per record, named by
- * its key, so a run reads the records of the models it synthesizes and writes only what
- * is new. Nothing a run does
+ * model is not emitted again. It holds no spec: every topology file is loaded and
+ * validated on every run, and only the emitters' work, a pure function of the model and
+ * of krt (its fingerprint), is looked up. It also keeps each model's JSON and which models
+ * a snapshot it wrote holds, so that the committed snapshot need not be read again (see
+ * `known-baseline.ts`). One small file per record, named by its key, so a run reads the
+ * records of the models it synthesizes and writes only what is new. Nothing a run does
  * replaces another topology's records: a synth of one file, into another folder, or one
  * that was refused leaves the rest as it was. Every key includes krt's fingerprint.
  *
@@ -77,18 +99,20 @@ const KEEP = { model: 4000, project: 50, folder: 20 } satisfies Record<Kind, num
 export class SynthCache {
   private readonly used = new Set<string>();
   private readonly pending = new Map<string, string>();
+  /** Records read this run, parsed: the guards and the emitters ask for the same ones. */
+  private readonly read = new Map<string, unknown>();
 
   constructor(
     private readonly cwd: string,
     readonly fingerprint: string,
   ) {}
 
-  private file(kind: Kind, key: string): string {
+  private file(kind: StoreKind, key: string): string {
     return path.join(this.cwd, STORE_DIR, kind, `${key}.json`);
   }
 
-  get<K extends Kind>(kind: K, key: string): RecordOf<K> | undefined {
-    const file = this.file(kind, key);
+  /** A record's JSON text when its checksum holds, else undefined. */
+  private body(file: string): string | undefined {
     let text: string;
     try {
       text = this.pending.get(file) ?? readFileSync(file, 'utf8');
@@ -98,20 +122,53 @@ export class SynthCache {
     const newline = text.indexOf('\n');
     const body = text.slice(newline + 1);
     if (newline !== 64 || text.slice(0, 64) !== sha256(body)) return undefined;
+    return body;
+  }
+
+  get<K extends Kind>(kind: K, key: string): RecordOf<K> | undefined {
+    const file = this.file(kind, key);
+    if (this.read.has(file)) return this.read.get(file) as RecordOf<K>;
+    const body = this.body(file);
+    if (body === undefined) return undefined;
+    let record: unknown;
     try {
-      const parsed = SCHEMAS[kind].safeParse(JSON.parse(body));
-      if (!parsed.success) return undefined;
-      this.used.add(file);
-      return parsed.data as unknown as RecordOf<K>;
+      record = JSON.parse(body);
     } catch {
       return undefined;
     }
+    if (!SCHEMAS[kind](record)) return undefined;
+    this.used.add(file);
+    this.read.set(file, record);
+    return record as RecordOf<K>;
   }
 
   put<K extends Kind>(kind: K, key: string, record: RecordOf<K>): void {
-    const file = this.file(kind, key);
+    this.write(this.file(kind, key), JSON.stringify(record));
+  }
+
+  /**
+   * A topology model's JSON, stored under its model key: only when it hashes to that key
+   * with this fingerprint, so a record moved, damaged to other JSON or of another krt is a miss.
+   */
+  modelJson(key: string): string | undefined {
+    const file = this.file('json', key);
+    const json = this.body(file);
+    if (json === undefined || modelKey(this.fingerprint, json) !== key) return undefined;
     this.used.add(file);
-    const body = JSON.stringify(record);
+    return json;
+  }
+
+  /** Stores a model's JSON under its key, unless it is stored already (then it is kept from pruning). */
+  keepModelJson(key: string, json: string): void {
+    const file = this.file('json', key);
+    if (this.used.has(file)) return;
+    if (existsSync(file)) this.used.add(file);
+    else this.write(file, json);
+  }
+
+  private write(file: string, body: string): void {
+    this.read.delete(file);
+    this.used.add(file);
     this.pending.set(file, `${sha256(body)}\n${body}`);
   }
 
@@ -127,7 +184,7 @@ export class SynthCache {
       const now = new Date();
       for (const file of this.used) if (!this.pending.has(file)) utimesSync(file, now, now);
       if (this.pending.size > 0) {
-        for (const kind of Object.keys(KEEP) as Kind[]) this.prune(kind);
+        for (const kind of Object.keys(KEEP) as StoreKind[]) this.prune(kind);
         // What earlier versions kept (up to 3 MB for a large repository): never read again.
         for (const old of OLD_STORES) rmSync(path.join(this.cwd, old), { recursive: true, force: true });
       }
@@ -137,7 +194,7 @@ export class SynthCache {
     this.pending.clear();
   }
 
-  private prune(kind: Kind): void {
+  private prune(kind: StoreKind): void {
     const dir = path.join(this.cwd, STORE_DIR, kind);
     let names: string[];
     try {

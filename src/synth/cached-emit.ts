@@ -8,6 +8,7 @@ import { compareStrings } from '../util/compare';
 import { DefectError } from '../runtime/krt-error';
 import { contentHash } from '../writer/write-generated';
 import type { OutputFolder } from '../writer/write-generated';
+import type { ModelKeys } from './model-keys';
 
 /** The emitters load cdktf, handlebars and the Grafana SDK: required only when a topology is rebuilt. */
 const emitters = (): typeof import('../emitters') => require('../emitters') as typeof import('../emitters');
@@ -25,16 +26,15 @@ export interface EmittedPaths {
  * those very files, else emitted again; then the files that read every topology, keyed on
  * every model's key in order.
  */
-export function emitModel(model: ProjectModel, folder: OutputFolder, cache: SynthCache | undefined, hashes: OutputHashes): EmittedPaths {
+export function emitModel(model: ProjectModel, folder: OutputFolder, cache: SynthCache | undefined, hashes: OutputHashes, models: ModelKeys): EmittedPaths {
   const paths: string[] = [];
-  const jsons: string[] = [];
   const keys: string[] = [];
   let reused = 0;
   for (const topology of model.topologies) {
     // The model after every step across files (a move's hand-over included), as JSON: the
     // emitters get this very text back, parsed, so their output is a function of what it is keyed on.
-    const json = JSON.stringify(topology);
-    const key = cache && modelKey(cache.fingerprint, json);
+    // (The keys are made with the cache's fingerprint: none without a cache.)
+    const { json, key } = models.of(topology);
     const known = key !== undefined ? cache?.get('model', key) : undefined;
     let outputs: readonly CachedOutput[];
     if (known && verified(hashes, known.outputs)) {
@@ -45,12 +45,12 @@ export function emitModel(model: ProjectModel, folder: OutputFolder, cache: Synt
       if (key !== undefined) cache?.put('model', key, { outputs });
     }
     paths.push(...outputs.map((o) => o.path));
-    jsons.push(json);
     if (key !== undefined) keys.push(key);
   }
   const projectKey = cache && modelKey(cache.fingerprint, `project\0${keys.join('\0')}`);
   const known = projectKey !== undefined ? cache?.get('project', projectKey) : undefined;
-  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(fromJson<ProjectModel>(`{"topologies":[${jsons.join(',')}]}`)));
+  // Every topology as its JSON parses (the models themselves when plain JSON): a large repository's are megabytes to parse.
+  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(deepFreeze<ProjectModel>({ topologies: model.topologies.map((t) => models.parsed(t)) })));
   if (projectKey !== undefined && projectOutputs !== known?.outputs) cache?.put('project', projectKey, { outputs: projectOutputs });
   paths.push(...projectOutputs.map((o) => o.path));
   paths.sort(compareStrings);

@@ -12,6 +12,9 @@ import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot
 import { OutputFolder } from '../writer/write-generated';
 import type { Drift, WriteSummary } from '../writer/write-generated';
 import { emitModel } from './cached-emit';
+import { knownBaseline, rememberBaseline } from './known-baseline';
+import { ModelKeys } from './model-keys';
+import { stacksAsGenerated } from './stacks-as-generated';
 import { assertOutputFolderPath } from '../writer/output-folder-path';
 
 export interface SynthRequest {
@@ -65,12 +68,15 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   // The loader's own cache of compiled TypeScript is checked against each file's text, so it is safe to keep.
   const compiled = await compileFiles(files, cwd, cache && { transpileCache: path.join(cwd, TRANSPILE_DIR) });
   if (!compiled.model || compiled.diagnostics.some((d) => d.severity === 'error')) return { kind: 'invalid', compiled };
+  const models = new ModelKeys(cache?.fingerprint);
   // A synth of some files keeps the other topologies as committed (see withUntouched), and
   // every synth keeps the stacks of deleted topology files (see withRemovedStacks).
   const applied = request.applied ?? [];
-  const read = !check || request.someFiles || applied.length > 0 || hasOtherStacks(outDir, compiled.model) ? readBaseline(outDir, cwd, { applied, notice: request.notice }) : undefined;
+  const needed = !check || request.someFiles || applied.length > 0 || hasOtherStacks(outDir, compiled.model);
+  // A version-1 snapshot was never recorded by this krt: it always goes through the migrating read.
+  const read = needed ? ((cache && knownBaseline(cache, hashes, models, compiled.model)) ?? readBaseline(outDir, cwd, { applied, notice: request.notice })) : undefined;
   const baseline = withAppliedStacks(read, applied);
-  const committed = baseline && !check ? readCommittedStacks(outDir) : undefined;
+  const committed = baseline && !check ? readCommittedStacks(outDir, 'terraform', cache && stacksAsGenerated(baseline, compiled.model, models, cache, hashes)) : undefined;
   const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model, committed);
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
@@ -78,9 +84,12 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   if (guardNotes.some((d) => d.severity === 'error')) return { kind: 'refused', compiled, refusals: guardNotes };
 
   const folder = new OutputFolder(outDir, check ? 'check' : 'write');
-  const { paths, reused } = emitModel(model, folder, cache, hashes);
-  folder.put(modelSnapshotFile(model));
+  const { paths, reused } = emitModel(model, folder, cache, hashes, models);
+  const snapshot = modelSnapshotFile(model);
+  folder.put(snapshot);
   const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
+  // The folder holds this snapshot now (written, or found equal by a check).
+  if (cache && !summary.drift.some((d) => d.path === MODEL_SNAPSHOT_FILE)) rememberBaseline(cache, models, model, snapshot.content);
   hashes.save();
   cache?.save();
   return { kind: 'done', compiled, model, guardNotes, summary, reused };
