@@ -61,11 +61,11 @@ describe('stop() while commits take their whole confirmation timeout (attack5)',
   // DEFECT (retrying-consumer.ts:399 `await Promise.all([mainCommits.flush(), ...])`, and the
   // disconnects at :403): the drain deadline bounds only the tracked work (the `while
   // (inFlight.size > 0)` loop at :398 does end at it); the last flush is not raced against it.
-  // flush() queues behind the commit in flight (offset-committer.ts:163 `last.then`) and then
-  // sends its own, each a commit plus a confirming read that waits COMMIT_CONFIRM_TIMEOUT_MS
-  // (10 s): stop() returns 10 s after it began, five times its 2 s deadline; with commits
-  // queued behind one another, a multiple of it. The orchestrator's SIGKILL then lands mid-commit, and the member
-  // never leaves the group (a session timeout of rebalance for the others).
+  // flush() waits for the commit in flight (offset-committer.ts:136 and :163, `last`) and then
+  // sends what is pending behind it; each commit is a commit plus a confirming read that waits
+  // COMMIT_CONFIRM_TIMEOUT_MS (10 s). stop() returns 10 s after it began, five times its 2 s
+  // deadline (with a refused commit pending, 20 s). The orchestrator's SIGKILL then lands
+  // mid-commit and the member never leaves the group (the others wait a session timeout).
   // Class: a bound on user work that the runtime's own network waits after it do not share.
   // Fix: race the last flush (and the disconnects) against the drain deadline (what is not
   // committed then runs again, as documented), and give the confirming read at most what is
