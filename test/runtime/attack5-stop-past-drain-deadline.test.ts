@@ -64,7 +64,7 @@ describe('stop() while commits take their whole confirmation timeout (attack5)',
   // flush() waits for the commit in flight (offset-committer.ts:136 and :163, `last`) and then
   // sends what is pending behind it; each commit is a commit plus a confirming read that waits
   // COMMIT_CONFIRM_TIMEOUT_MS (10 s). stop() returns 10 s after it began, five times its 2 s
-  // deadline (with a refused commit pending, 20 s). The orchestrator's SIGKILL then lands
+  // deadline. The orchestrator's SIGKILL then lands
   // mid-commit and the member never leaves the group (the others wait a session timeout).
   // Class: a bound on user work that the runtime's own network waits after it do not share.
   // Fix: race the last flush (and the disconnects) against the drain deadline (what is not
