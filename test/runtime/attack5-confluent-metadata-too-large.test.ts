@@ -33,7 +33,7 @@ function brokerKeepingAtMost(limit: number) {
 const parked = (offset: number, bytes: number): OffsetCommit => ({ topic: 'orders', partition: 0, offset: String(offset), metadata: `krt-parked/1 ${'k'.repeat(bytes)}` });
 
 describe('a park-by-key commit larger than the broker keeps, through the Confluent client (attack5)', () => {
-  // DEFECT (adapters/confirmed-commit.ts:147-149): the refusal is a plain Error ("does not show
+  // DEFECT (adapters/confirmed-commit.ts:26-28): the refusal is a plain Error ("does not show
   // the commit ... it goes out again"), so key-parking.ts:364 (refusedAsTooLarge) never lowers
   // the budget: the operation fails, runs again with the same state, and is refused again at
   // every try; the park-by-key partition never commits past it (stuck, and every record since

@@ -128,7 +128,7 @@ describe('a failed read of the group commit after a rebalance (attack5)', () => 
     expect(Math.min(...m.stored.slice(m.stored.indexOf(20)))).toBe(20);
   });
 
-  // The same on the tier path (retrying-consumer.ts:236, finished-offsets.ts:63): judge() with
+  // The same on the tier path (retrying-consumer.ts:238, finished-offsets.ts:49): judge() with
   // the group's commit unread (undefined) forgets what this member finished although its commit
   // (20) was acknowledged in this log, so has() answers false and the tier records 5-19, finished
   // and committed here, run again (their handler, and a second tier or DLQ copy of those that

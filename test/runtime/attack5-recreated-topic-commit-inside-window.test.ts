@@ -9,7 +9,7 @@ import { valueOf } from './harness';
 
 /**
  * Attack (s26, attack5) on the new-log rule judged on the group's commit (main-pipeline.ts:76-82
- * groupViewOf, finished-offsets.ts:54-64 judge). The rule declares a new log only when the
+ * groupViewOf, finished-offsets.ts:40-50 judge). The rule declares a new log only when the
  * group's commit is BELOW this member's acknowledged commit; at or above it, the log is taken
  * for the same one and everything this member finished is read past. But a member finishes up to
  * `maxRecords` records past its acknowledged commit (the commit window): a recreated topic whose
@@ -67,7 +67,7 @@ describe('a recreated topic whose new log another member committed past this mem
     expect(ran.filter((r) => r.startsWith('new-'))).toEqual(Array.from({ length: 19 }, (_, i) => `new-${i + 101}`));
   });
 
-  // The same on the tier path (retrying-consumer.ts:236-237): judge() keeps what was finished
+  // The same on the tier path (retrying-consumer.ts:238-239): judge() keeps what was finished
   // (committed 101 is not below acknowledged 100), and has() takes the new tier log's record 101
   // for one finished here: it is committed without running (the tier copy is LOST).
   it.failing('tier path: a new tier log\'s record inside the old window is not taken for one finished here', () => {

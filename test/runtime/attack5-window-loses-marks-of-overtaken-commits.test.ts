@@ -4,7 +4,7 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
 
 /**
  * Attack (s26, attack5) on the commit window of records marked by offset (the tier path:
- * retrying-consumer.ts:239-244 `retryCommits.mark(commit)`), offset-committer.ts:179-199.
+ * retrying-consumer.ts:239-245 `retryCommits.mark(commit)`), offset-committer.ts:179-199.
  *
  * Scenario: a broker outage on the Confluent client. Each commit now waits for its confirming
  * read, which the coordinator does not answer for COMMIT_CONFIRM_TIMEOUT_MS (10 s), and is then
