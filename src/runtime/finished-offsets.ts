@@ -1,5 +1,6 @@
 import type { TopicPartitionOffset } from './port';
 import type { ConsumedRecord } from './router';
+import { judgeLog } from './group-commit';
 import { isNewLog } from './new-log';
 import { recordIdentity } from './record-identity';
 
@@ -40,13 +41,9 @@ export class FinishedOffsets {
   judge(record: ConsumedRecord, committed: bigint | undefined, acknowledged: bigint | undefined, onNewLog: () => void): void {
     const key = keyOf(record);
     this.unjudged.delete(key);
-    if (committed !== undefined && acknowledged !== undefined && committed < acknowledged) {
-      this.forget(key);
-      onNewLog();
-      return;
-    }
-    const sameLog = acknowledged !== undefined || this.firstRead.get(key) === recordIdentity(record.message);
-    if (committed === undefined || !sameLog) this.forget(key);
+    const judged = judgeLog(committed, acknowledged, this.firstRead.get(key) === recordIdentity(record.message));
+    if (judged !== 'read-past') this.forget(key);
+    if (judged === 'new-log') onNewLog();
   }
 
   /**

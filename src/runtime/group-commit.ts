@@ -1,14 +1,59 @@
+import type { Clock } from './clock';
 import type { ConsumerPort } from './port';
 
 /**
- * The group's committed offset of a partition (-1 for none), read from the broker; undefined
- * when it cannot be read (whoever asks then trusts nothing it finished before).
+ * How long the first batch after a rebalance waits for the group's commit; past it the read
+ * counts as failed. The batch does not heartbeat meanwhile, and a client's own retries of
+ * the read can outlast the group's session.
  */
-export async function groupCommitOf(consumer: ConsumerPort, at: { topic: string; partition: number }): Promise<bigint | undefined> {
-  try {
-    const [committed] = await consumer.committed(at.topic, [at.partition]);
-    return committed === undefined ? undefined : BigInt(committed.offset);
-  } catch {
+export const GROUP_COMMIT_READ_TIMEOUT_MS = 5_000;
+
+/** Between tries of a failed read (a coordinator that moved in the rebalance is still loading its offsets). */
+const READ_AGAIN_AFTER_MS = 250;
+
+/**
+ * The group's committed offset of a partition (-1 for none), read from the broker, tried
+ * again while it fails; undefined when it cannot be read within GROUP_COMMIT_READ_TIMEOUT_MS.
+ */
+export async function groupCommitOf(consumer: ConsumerPort, at: { topic: string; partition: number }, clock: Clock): Promise<bigint | undefined> {
+  let cancel: (() => void) | undefined;
+  let over = false;
+  const timedOut = new Promise<undefined>((resolve) => (cancel = clock.setTimer(GROUP_COMMIT_READ_TIMEOUT_MS, () => resolve((over = true, undefined)))));
+  const read = async (): Promise<bigint | undefined> => {
+    while (!over) {
+      try {
+        const [committed] = await consumer.committed(at.topic, [at.partition]);
+        return committed === undefined ? undefined : BigInt(committed.offset);
+      } catch {
+        await Promise.race([clock.sleep(READ_AGAIN_AFTER_MS), timedOut]);
+      }
+    }
     return undefined;
+  };
+  try {
+    return await Promise.race([read(), timedOut]);
+  } finally {
+    cancel?.();
+    over = true;
   }
+}
+
+/** What a partition's first record after a rebalance says of what this member finished before it. */
+export type LogJudgement = 'new-log' | 'read-past' | 'run-again';
+
+/**
+ * `committed`: the group's commit (undefined when unread); `acknowledged`: this member's last
+ * commit the broker acknowledged; `startsWhereItStarted`: the partition starts with the very
+ * record (offset, timestamp, key, value) this member first read there. The group's commit
+ * below the acknowledged one is a new log (a live group's commit moves back only when the
+ * topic was created again). Records finished here are read past only where the log is surely
+ * the one they were finished in: the group's commit is this member's own (or unread: a failed
+ * read changes nothing), or the partition starts where this member started. A commit of
+ * another member past this member's own may be in a new log (the topic created again and
+ * read there since): what this member finished then runs again, within the commit window.
+ */
+export function judgeLog(committed: bigint | undefined, acknowledged: bigint | undefined, startsWhereItStarted: boolean): LogJudgement {
+  if (committed !== undefined && acknowledged !== undefined && committed < acknowledged) return 'new-log';
+  const ownCommit = acknowledged !== undefined && (committed === undefined || committed === acknowledged);
+  return ownCommit || startsWhereItStarted ? 'read-past' : 'run-again';
 }

@@ -1,3 +1,5 @@
+import { systemClock } from './clock';
+import type { Clock } from './clock';
 import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
 import type { GroupCommitView, PendingPublish } from './partition-progress';
@@ -5,7 +7,7 @@ import type { ConsumerPort, EachBatchPayload } from './port';
 import type { Published, RecordHandler, RoutedFailure } from './record-handler';
 import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
-import { groupCommitOf } from './group-commit';
+import { groupCommitOf, judgeLog } from './group-commit';
 import { isNewLog } from './new-log';
 import { recordIdentity } from './record-identity';
 
@@ -21,6 +23,8 @@ export interface MainPipelineOptions {
   /** Most unacknowledged publishes per partition; at the limit the partition waits (memory stays bounded while the broker refuses). */
   readonly maxInFlight: number;
   readonly now: () => number;
+  /** For timers (the read of the group's commit after a rebalance); the system's by default. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -74,11 +78,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * the client starts it, not only from offset 0.
    */
   async function groupViewOf(batch: EachBatchPayload, progress: PartitionProgress, acknowledged: bigint | undefined): Promise<GroupCommitView | 'new-log'> {
-    const committed = await groupCommitOf(options.consumer(), batch);
-    if (committed !== undefined && acknowledged !== undefined && committed < acknowledged) return 'new-log';
-    // The same log: this member's commit was acknowledged in it, or it starts with the very record this member started at.
-    const sameLog = acknowledged !== undefined || firstTaken.get(progress) === recordIdentity(batch.messages[0]!);
-    return { committed, readPast: committed !== undefined && sameLog };
+    const committed = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
+    const judged = judgeLog(committed, acknowledged, firstTaken.get(progress) === recordIdentity(batch.messages[0]!));
+    return judged === 'new-log' ? judged : { committed, readPast: judged === 'read-past' };
   }
 
   /** The batch's partition, resumed if need be; undefined when the batch is to be read again from an earlier record. */

@@ -68,6 +68,9 @@ export interface OffsetCommitter {
 
 export const DEFAULT_COMMIT_POLICY: CommitPolicy = { intervalMs: 100, maxRecords: 500 };
 
+/** The shortest wait before a refused commit goes out again. */
+const REFUSED_RETRY_MS = 100;
+
 const partitionKey = (o: { readonly topic: string; readonly partition: number }) => `${o.topic}\u0000${o.partition}`;
 
 export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock, policy: CommitPolicy, onError: (error: unknown) => void): OffsetCommitter {
@@ -128,6 +131,10 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     const key = partitionKey(o);
     const known = highest.get(key);
     if (known !== undefined && BigInt(o.offset) < known) return;
+    // Nor below the partition's last acknowledged commit (forget() clears `highest`): only a
+    // log that started over (startsOver()) takes commits below it.
+    const acked = acknowledged.get(key);
+    if (acked !== undefined && BigInt(o.offset) < acked) return;
     if (sent.get(key) === sentAs(o)) return;
     const queued = pending.get(key);
     if (queued === undefined || BigInt(queued.offset) <= BigInt(o.offset)) pending.set(key, o);
@@ -189,10 +196,11 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
               kept = true;
             }
           }
-          // Their records are still not committed: they count toward the window until they are
-          // (unless a newer commit of their partitions, counted itself, covers them).
+          // Their records are still not committed: they count toward the window until a commit
+          // lands, also when a newer commit of their partitions covers them (it counts only its
+          // own records, and may be refused too).
+          marked += sentMarks;
           if (kept) {
-            marked += sentMarks;
             refused = true;
             schedule();
           }
@@ -253,9 +261,26 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     }
   }
 
+  /**
+   * Each record committed on its own (interval 0): a refusal is reported, not thrown (its
+   * offsets go out again with the retry), and its records stay in the window: at maxRecords
+   * the caller waits for the retry as with any interval.
+   */
+  async function commitEach(): Promise<void> {
+    try {
+      await commitPending();
+    } catch (error) {
+      onError(error);
+      if (windowFull()) await waitForRoom();
+    }
+  }
+
   function schedule(): void {
     if (closed) return;
-    cancelTimer ??= clock.setTimer(policy.intervalMs, () => {
+    // After a refusal not sooner than REFUSED_RETRY_MS: with an interval of 0 a refused commit
+    // would otherwise go out again at every turn of the event loop while the broker is away.
+    const delay = refused ? Math.max(policy.intervalMs, REFUSED_RETRY_MS) : policy.intervalMs;
+    cancelTimer ??= clock.setTimer(delay, () => {
       cancelTimer = undefined;
       commitPending().catch(onError);
     });
@@ -269,7 +294,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       if (startedIn !== generation) return;
       keep(offset);
       marked++;
-      if (policy.intervalMs <= 0) await commitPending();
+      if (policy.intervalMs <= 0) await commitEach();
       // A refused commit is reported, not thrown: its offsets go out with the next one.
       else if (windowFull()) await waitForRoom();
       else schedule();
@@ -278,7 +303,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       progressed.add(progress);
       if (!counted.has(progress)) progressOf.set(partitionKey(progress), progress);
       count(progress);
-      if (policy.intervalMs <= 0) return commitPending();
+      if (policy.intervalMs <= 0) return commitEach();
       if (windowFull()) return waitForRoom();
       schedule();
       return undefined;

@@ -8,6 +8,9 @@ export interface PendingPublish {
   held: boolean;
 }
 
+/** The lower of two offsets, -1 standing for none. */
+const lowest = (a: bigint, b: bigint) => (a >= 0n && a < b ? a : b);
+
 /** What the group's commit says at a partition's first batch after a rebalance. */
 export interface GroupCommitView {
   /** The group's committed offset (-1 for none); undefined when it could not be read. */
@@ -118,7 +121,10 @@ export class PartitionProgress {
     const from = finished > offset ? finished : offset;
     for (const pending of this.unacked) if (pending.offset >= from) pending.abandoned = true;
     this.unacked = this.unacked.filter((pending) => !pending.abandoned);
-    if (this.dropped) this.uncommittedFrom = offset;
+    // Counted from the group's commit when the client resumed past it (the Confluent client
+    // resumes where its last batch stopped): records between are not committed either. With
+    // no commit (or none read), from the lower of where counting stood and where it resumes.
+    if (this.dropped) this.uncommittedFrom = lowest(committed !== undefined && committed >= 0n ? committed : this.uncommittedFrom, offset);
     this.start = offset;
     this.next = from;
     this.dropped = false;

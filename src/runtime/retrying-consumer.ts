@@ -220,6 +220,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     onCommitError: reportCommitError,
     maxInFlight: options.maxPublishesInFlight ?? DEFAULT_PUBLISHES_IN_FLIGHT,
     now: () => clock.now(),
+    clock,
   });
 
   /** Tier records this member finished: a rebalance that lost their commit does not run them again. */
@@ -235,7 +236,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       if (parking) return parking.onTierRecord(record, handle, held);
       const acknowledged = retryCommits.acknowledgedOffset(record.topic, record.partition);
       const startsOver = () => retryCommits.startsOver(record.topic, record.partition);
-      if (tiersFinished.mustJudge(record)) tiersFinished.judge(record, await groupCommitOf(retryConsumer!, record), acknowledged, startsOver);
+      if (tiersFinished.mustJudge(record)) tiersFinished.judge(record, await groupCommitOf(retryConsumer!, record, clock), acknowledged, startsOver);
       if (tiersFinished.has(record, acknowledged, startsOver)) return retryCommits.mark(router.commitOffsetFor(record));
       const startedIn = retryCommits.generation;
       const { commit } = await handle();
@@ -396,7 +397,9 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       // Until none is left: a record in hand when stop() began may fail after it and start
       // its publish later; acknowledged before the last flush, it is committed, not run again.
       while (inFlight.size > 0) await Promise.allSettled(inFlight);
-      await Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError);
+      // Within the drain deadline too: the flush waits for the commit in flight (on the Confluent
+      // client a commit and its confirming read); what it has not committed by then runs again.
+      await Promise.race([Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError), drainOver]);
       // What the last flush could not commit runs again in the next run; no timer may keep the process alive.
       mainCommits.close();
       retryCommits.close();

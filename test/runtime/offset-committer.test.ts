@@ -245,7 +245,9 @@ describe('the offset committer', () => {
     s.refuseNext(1);
     const refused = s.committer.mark(s.at(0, 3));
     s.committer.close();
-    await expect(refused).rejects.toThrow('loading');
+    // Reported, not thrown: with an interval of 0 too, a refused commit's offsets would go out again.
+    await refused;
+    expect(s.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('loading') })]);
     await s.committer.mark(s.at(1, 7));
     expect(s.requests).toEqual([[s.at(1, 7)]]);
   });

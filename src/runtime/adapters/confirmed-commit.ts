@@ -24,9 +24,21 @@ export async function commitConfirmed(consumer: CommittingConsumerLike, offsets:
   for (const o of offsets) {
     const stored = shown.find((s) => s.topic === o.topic && s.partition === o.partition);
     if (stored === undefined || !shows(stored, o)) {
-      throw new Error(`the group coordinator does not show the commit of ${o.topic}-${o.partition} at offset ${o.offset} (it shows ${stored?.offset ?? 'none'}); it goes out again`);
+      const error = new Error(`the group coordinator does not show the commit of ${o.topic}-${o.partition} at offset ${o.offset} (it shows ${stored?.offset ?? 'none'}); it goes out again`);
+      throw mayBeTooLarge(stored, o) ? Object.assign(error, { code: 'OFFSET_METADATA_TOO_LARGE' }) : error;
     }
   }
+}
+
+/**
+ * The broker's refusal never reaches this client (its commit is asynchronous), so a commit
+ * refused for metadata past `offset.metadata.max.bytes` looks like any other not shown. Taken
+ * for one when it carried more metadata than the commit the coordinator keeps: park-by-key
+ * then lowers its state budget under it instead of sending the same state for ever. Mistaken
+ * (a refusal during a rebalance), the budget comes down a little and is raised again later.
+ */
+function mayBeTooLarge(stored: { metadata?: string | null } | undefined, asked: OffsetCommit): boolean {
+  return stored !== undefined && asked.metadata !== undefined && Buffer.byteLength(withoutNul(asked.metadata)) > Buffer.byteLength(withoutNul(stored.metadata));
 }
 
 /** The client keeps metadata as a C string: trailing NULs say nothing. */

@@ -87,7 +87,7 @@ function memberOf(intervalMs: number) {
 }
 
 describe('a failed read of the group commit after a rebalance (attack5)', () => {
-  // DEFECT (main-pipeline.ts:80-81, partition-progress.ts:117): groupCommitOf answers undefined
+  // Found by attack (s26, attack5), fixed; was (main-pipeline.ts:80-81, partition-progress.ts:117): groupCommitOf answers undefined
   // for any failed read (group-commit.ts:11-13, no retry), and groupViewOf then sets
   // readPast = false although this member holds an acknowledged commit (20) of the same log:
   // resume() takes `finished = offset`, so records 5-19, finished here and covered by the
@@ -98,7 +98,7 @@ describe('a failed read of the group commit after a rebalance (attack5)', () => 
   // "no proof" costs an unbounded replay. Fix: retry the read (with the publish backoff,
   // heartbeating) until it answers; with an acknowledged commit and a record above offset 0,
   // never fall back to running below that commit again.
-  it.failing('does not run again records it finished below its own acknowledged commit', async () => {
+  it('does not run again records it finished below its own acknowledged commit', async () => {
     const m = memberOf(100);
     await m.pipeline.onBatch(batchOf(offsets(0, 19)));
     await m.commits.flush();
@@ -110,7 +110,7 @@ describe('a failed read of the group commit after a rebalance (attack5)', () => 
     expect(ranAgain).toEqual([]);
   });
 
-  // DEFECT (offset-committer.ts:294-301 forget() clears `highest`; keep() at :127-134 has no
+  // Found by attack (s26, attack5), fixed; was (offset-committer.ts:294-301 forget() clears `highest`; keep() at :127-134 has no
   // floor): after the same failed read, with intervalMs 0 each record re-run commits at once,
   // and the first commit (offset 6) lands below the 20 the broker acknowledged to this very
   // member in this very log. The group's commit moves back 14 records: a crash now runs them
@@ -118,7 +118,7 @@ describe('a failed read of the group commit after a rebalance (attack5)', () => 
   // one (20) declares a new log (groupViewOf :78). Class: the committer's "offsets only move
   // forward" rule is forgotten at every rebalance although `acknowledged` is kept. Fix: keep()
   // refuses an offset below acknowledged.get(key) unless startsOver() cleared it.
-  it.failing('never moves the group commit back below the commit the broker acknowledged to it', async () => {
+  it('never moves the group commit back below the commit the broker acknowledged to it', async () => {
     const m = memberOf(0);
     await m.pipeline.onBatch(batchOf(offsets(0, 19)));
     expect(m.stored.at(-1)).toBe(20);
@@ -133,7 +133,7 @@ describe('a failed read of the group commit after a rebalance (attack5)', () => 
   // (20) was acknowledged in this log, so has() answers false and the tier records 5-19, finished
   // and committed here, run again (their handler, and a second tier or DLQ copy of those that
   // fail). Same class and fix as above.
-  it.failing('tier path: a tier record finished below this member\'s acknowledged commit is not run again when the read fails', () => {
+  it('tier path: a tier record finished below this member\'s acknowledged commit is not run again when the read fails', () => {
     const finished = new FinishedOffsets();
     const tierRecord = (offset: number): ConsumedRecord => ({
       topic: 't.retry.1m',

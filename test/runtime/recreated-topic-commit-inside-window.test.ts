@@ -22,7 +22,7 @@ import { valueOf } from './harness';
  * records 0-100 and committed 101; the partition comes back to A, at 101.
  */
 describe('a recreated topic whose new log another member committed past this member\'s acknowledged commit (attack5)', () => {
-  // DEFECT (main-pipeline.ts:78-81 and partition-progress.ts:117-118): committed (101) is not
+  // Found by attack (s26, attack5), fixed; was (main-pipeline.ts:78-81 and partition-progress.ts:117-118): committed (101) is not
   // below acknowledged (100), so groupViewOf answers readPast: true with no proof of the same log
   // beyond the offsets; resume(101) answers "finished up to 104" and A seeks to 104: the new
   // log's records 101, 102 and 103 never run, and the commit passes them. LOST (up to maxRecords,
@@ -32,7 +32,7 @@ describe('a recreated topic whose new log another member committed past this mem
   // Fix: read past only records whose identity is proven: keep the identity (record-identity.ts)
   // of each record taken past the acknowledged commit (at most the window), and read past only
   // when the batch's first record is the one taken at its offset; otherwise run from it.
-  it.failing('runs the new log\'s records from the group\'s commit on, not from where this member finished the old log', async () => {
+  it('runs the new log\'s records from the group\'s commit on, not from where this member finished the old log', async () => {
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);
     const broker = new MemoryBroker(clock);
@@ -70,7 +70,7 @@ describe('a recreated topic whose new log another member committed past this mem
   // The same on the tier path (retrying-consumer.ts:238-239): judge() keeps what was finished
   // (committed 101 is not below acknowledged 100), and has() takes the new tier log's record 101
   // for one finished here: it is committed without running (the tier copy is LOST).
-  it.failing('tier path: a new tier log\'s record inside the old window is not taken for one finished here', () => {
+  it('tier path: a new tier log\'s record inside the old window is not taken for one finished here', () => {
     const finished = new FinishedOffsets();
     const tierRecord = (offset: number, value: string): ConsumedRecord => ({
       topic: 'orders.confirmed.retry.1m',

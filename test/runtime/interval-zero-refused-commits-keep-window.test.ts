@@ -30,7 +30,7 @@ function refusingCommits(broker: MemoryBroker): KafkaPort {
 }
 
 describe('the commit window with intervalMs 0 while every commit is refused (attack5)', () => {
-  // DEFECT (offset-committer.ts:281 `if (policy.intervalMs <= 0) return commitPending();` before
+  // Found by attack (s26, attack5), fixed (a refusal is reported and its records stay in the window); was (offset-committer.ts:281 `if (policy.intervalMs <= 0) return commitPending();` before
   // any windowFull() check, and main-pipeline.ts:146-147 makeRoom's `await commit`, which throws
   // the refusal out of the batch): with intervalMs 0 the window is never consulted. Each record
   // is taken, its commit refused, the batch throws to the client (its offset already resolved in
@@ -42,7 +42,7 @@ describe('the commit window with intervalMs 0 while every commit is refused (att
   // Fix: markProgress (and mark) with intervalMs 0 commit, and when the commit is refused,
   // wait for room as with an interval (waitForRoom: the refused commit is retried on a timer),
   // rather than throwing the refusal to the client.
-  it.failing('takes at most maxRecords (and one) records past the group\'s commit', async () => {
+  it('takes at most maxRecords (and one) records past the group\'s commit', async () => {
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);
     const broker = new MemoryBroker(clock);
