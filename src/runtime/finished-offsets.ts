@@ -38,10 +38,10 @@ export class FinishedOffsets {
    * was finished stands only if the partition starts with the very record this member first
    * read: otherwise its records run again rather than being taken for finished ones.
    */
-  judge(record: ConsumedRecord, committed: bigint | undefined, acknowledged: bigint | undefined, onNewLog: () => void): void {
+  judge(record: ConsumedRecord, committed: bigint | undefined, acknowledged: bigint | undefined, committedIsOwn: boolean, onNewLog: () => void): void {
     const key = keyOf(record);
     this.unjudged.delete(key);
-    const judged = judgeLog(committed, acknowledged, this.firstRead.get(key) === recordIdentity(record.message));
+    const judged = judgeLog(committed, acknowledged, committedIsOwn, this.firstRead.get(key) === recordIdentity(record.message));
     if (judged !== 'read-past') this.forget(key);
     if (judged === 'new-log') onNewLog();
   }

@@ -43,17 +43,19 @@ export type LogJudgement = 'new-log' | 'read-past' | 'run-again';
 
 /**
  * `committed`: the group's commit (undefined when unread); `acknowledged`: this member's last
- * commit the broker acknowledged; `startsWhereItStarted`: the partition starts with the very
- * record (offset, timestamp, key, value) this member first read there. The group's commit
- * below the acknowledged one is a new log (a live group's commit moves back only when the
- * topic was created again). Records finished here are read past only where the log is surely
- * the one they were finished in: the group's commit is this member's own (or unread: a failed
- * read changes nothing), or the partition starts where this member started. A commit of
- * another member past this member's own may be in a new log (the topic created again and
- * read there since): what this member finished then runs again, within the commit window.
+ * commit the broker acknowledged; `committedIsOwn`: the group's commit is one this member
+ * sent (acknowledged, or sent since: stored while its answer was lost to an outage);
+ * `startsWhereItStarted`: the partition starts with the very record (offset, timestamp, key,
+ * value) this member first read there. The group's commit below the acknowledged one is a
+ * new log (a live group's commit moves back only when the topic was created again). Records
+ * finished here are read past only where the log is surely the one they were finished in: the
+ * group's commit is this member's own (or unread: a failed read changes nothing), or the
+ * partition starts where this member started. Another member's commit past this member's own
+ * may be in a new log (the topic created again and read there since): what this member
+ * finished then runs again, within the commit window.
  */
-export function judgeLog(committed: bigint | undefined, acknowledged: bigint | undefined, startsWhereItStarted: boolean): LogJudgement {
+export function judgeLog(committed: bigint | undefined, acknowledged: bigint | undefined, committedIsOwn: boolean, startsWhereItStarted: boolean): LogJudgement {
   if (committed !== undefined && acknowledged !== undefined && committed < acknowledged) return 'new-log';
-  const ownCommit = acknowledged !== undefined && (committed === undefined || committed === acknowledged);
+  const ownCommit = acknowledged !== undefined && (committed === undefined || committedIsOwn);
   return ownCommit || startsWhereItStarted ? 'read-past' : 'run-again';
 }

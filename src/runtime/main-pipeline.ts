@@ -79,7 +79,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    */
   async function groupViewOf(batch: EachBatchPayload, progress: PartitionProgress, acknowledged: bigint | undefined): Promise<GroupCommitView | 'new-log'> {
     const committed = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
-    const judged = judgeLog(committed, acknowledged, firstTaken.get(progress) === recordIdentity(batch.messages[0]!));
+    const own = committed !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, committed);
+    const judged = judgeLog(committed, acknowledged, own, firstTaken.get(progress) === recordIdentity(batch.messages[0]!));
     return judged === 'new-log' ? judged : { committed, readPast: judged === 'read-past' };
   }
 

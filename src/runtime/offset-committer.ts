@@ -48,6 +48,12 @@ export interface OffsetCommitter {
    */
   acknowledgedOffset(topic: string, partition: number): bigint | undefined;
   /**
+   * Whether `offset` is this committer's own commit of the partition: the one the broker last
+   * acknowledged, or one it sent since (a commit the broker stored while its answer was lost
+   * to an outage), kept across rebalances.
+   */
+  isOwnCommit(topic: string, partition: number, offset: bigint): boolean;
+  /**
    * The partition's log started over (a record was read below its acknowledged offset): what
    * this committer knows of the old log (acknowledged, highest sent, pending) is forgotten,
    * so the new log's commits go out from its offset 0 on, and a later batch of the new log
@@ -92,6 +98,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   const sentAs = (o: OffsetCommit) => `${o.offset}\u0000${o.metadata ?? ''}`;
   /** The last commit of each partition the broker acknowledged; not cleared by forget(). */
   const acknowledged = new Map<string, bigint>();
+  /** Offsets of each partition sent since its last acknowledged commit; not cleared by forget(). */
+  const sentSinceAcknowledged = new Map<string, Set<bigint>>();
   /** How many times each partition's log started over: an answer about an older log is not this log's. */
   const logs = new Map<string, number>();
   /** Records marked by offset (mark()) and not yet in a commit request. */
@@ -163,6 +171,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     for (const o of batch) {
       highest.set(partitionKey(o), BigInt(o.offset));
       sent.set(partitionKey(o), sentAs(o));
+      const unanswered = sentSinceAcknowledged.get(partitionKey(o)) ?? new Set<bigint>();
+      sentSinceAcknowledged.set(partitionKey(o), unanswered.add(BigInt(o.offset)));
     }
     const sentIn = generation;
     const logsAtSend = batch.map((o) => logs.get(partitionKey(o)) ?? 0);
@@ -173,6 +183,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
         batch.forEach((o, i) => {
           if ((logs.get(partitionKey(o)) ?? 0) !== logsAtSend[i]) return;
           acknowledged.set(partitionKey(o), BigInt(o.offset));
+          const unanswered = sentSinceAcknowledged.get(partitionKey(o));
+          for (const offset of unanswered ?? []) if (offset <= BigInt(o.offset)) unanswered!.delete(offset);
           const progress = progressOf.get(partitionKey(o));
           if (progress !== undefined && BigInt(o.offset) > progress.acknowledgedCommit) {
             progress.acknowledgedCommit = BigInt(o.offset);
@@ -311,10 +323,14 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     holdsBack: (progress) => windowFull() && !progress.dropped && progress.inFlight > 0 && !progress.holding,
     flush: () => commitPending(),
     acknowledgedOffset: (topic, partition) => acknowledged.get(partitionKey({ topic, partition })),
+    isOwnCommit: (topic, partition, offset) => {
+      const key = partitionKey({ topic, partition });
+      return acknowledged.get(key) === offset || (sentSinceAcknowledged.get(key)?.has(offset) ?? false);
+    },
     startsOver: (topic, partition) => {
       const key = partitionKey({ topic, partition });
       logs.set(key, (logs.get(key) ?? 0) + 1);
-      for (const known of [acknowledged, highest, sent, pending]) known.delete(key);
+      for (const known of [acknowledged, highest, sent, pending, sentSinceAcknowledged]) known.delete(key);
     },
     forget() {
       generation++;

@@ -236,7 +236,11 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       if (parking) return parking.onTierRecord(record, handle, held);
       const acknowledged = retryCommits.acknowledgedOffset(record.topic, record.partition);
       const startsOver = () => retryCommits.startsOver(record.topic, record.partition);
-      if (tiersFinished.mustJudge(record)) tiersFinished.judge(record, await groupCommitOf(retryConsumer!, record, clock), acknowledged, startsOver);
+      if (tiersFinished.mustJudge(record)) {
+        const committed = await groupCommitOf(retryConsumer!, record, clock);
+        const own = committed !== undefined && retryCommits.isOwnCommit(record.topic, record.partition, committed);
+        tiersFinished.judge(record, committed, acknowledged, own, startsOver);
+      }
       if (tiersFinished.has(record, acknowledged, startsOver)) return retryCommits.mark(router.commitOffsetFor(record));
       const startedIn = retryCommits.generation;
       const { commit } = await handle();

@@ -144,7 +144,7 @@ describe('a failed read of the group commit after a rebalance (attack5)', () => 
     finished.add({ topic: 't.retry.1m', partition: 0, offset: '20' });
     finished.rebalanced();
     const first = tierRecord(5);
-    finished.judge(first, undefined, 20n, () => {});
+    finished.judge(first, undefined, 20n, false, () => {});
     expect(finished.has(first, 20n)).toBe(true);
   });
 });

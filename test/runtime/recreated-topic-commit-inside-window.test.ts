@@ -83,7 +83,7 @@ describe('a recreated topic whose new log another member committed past this mem
     const first = tierRecord(101, 'new-101');
     expect(finished.mustJudge(first)).toBe(true);
     let newLog = false;
-    finished.judge(first, 101n, 100n, () => (newLog = true));
+    finished.judge(first, 101n, 100n, false, () => (newLog = true)); // 101: another member's commit, not this one's
     expect(newLog || !finished.has(first, 100n)).toBe(true);
   });
 });
