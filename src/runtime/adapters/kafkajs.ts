@@ -94,6 +94,11 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
             });
         }, delay);
       };
+      // kafkajs clears a pending restart at disconnect, but not one already starting (it was
+      // waiting for the broker): that one joins the group after stop(). Left again at once.
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        if (disconnected) consumer.disconnect().catch(() => {});
+      });
       consumer.on(consumer.events.CRASH, ({ payload }) => {
         if (payload.restart || disconnected || running === undefined) return; // kafkajs restarts it itself
         restartLater(payload.error);
