@@ -1,0 +1,107 @@
+import { createMainPipeline } from '../../src/runtime/main-pipeline';
+import { createOffsetCommitter } from '../../src/runtime/offset-committer';
+import type { ConsumerPort, EachBatchPayload, OffsetCommit } from '../../src/runtime/port';
+import type { RoutedDestination } from '../../src/runtime/router';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+
+/**
+ * Attack (s26, attack6) on ab0b805 (main-pipeline.ts:162-172 holdPaused): once the held copy is
+ * acknowledged, the partition is sought to the first record not taken and resumed, once, inside a
+ * tracked background promise. The clients refuse a seek or a resume now and then (the Confluent
+ * client while it rejoins its group, kafkajs while its consumer restarts after a crash): the tier
+ * pipeline knows it and tries again (tier-pipeline.ts:69-81 resumePartition, RESUME_RETRY_MS).
+ * Pipeline-level, as window-counts-records-behind-publishes.test.ts, so the stray rejection of
+ * the background wait is caught by the test's `track`, not left unhandled.
+ */
+const destination = { kind: 'dlq' } as RoutedDestination;
+
+function batchOf(partition: number, offsets: number[]): EachBatchPayload {
+  return {
+    topic: 't',
+    partition,
+    messages: offsets.map((o) => ({ key: null, value: Buffer.from(String(o)), offset: String(o), timestamp: '0' })),
+    resolveOffset: () => {},
+    heartbeat: async () => {},
+    isStale: () => false,
+  };
+}
+
+describe('a held main record whose partition\'s resume the client refuses once (attack6)', () => {
+  // DEFECT (main-pipeline.ts:168-169): the seek and resume after the acknowledgement are tried
+  // once; a refusal rejects the tracked background promise (in the runtime,
+  // retrying-consumer.ts:219 `void tracked(work)`: an unhandled rejection) and no resume ever
+  // reaches the client. STUCK: the partition stays paused for good, the records after the held
+  // one never run and the lag grows until a restart.
+  // Class: a pause/seek/resume on the client assumed to succeed; the tier pipeline fixed the same
+  // class with a retry timer.
+  // Fix: in holdPaused, on a refused seek or resume, try again after RESUME_RETRY_MS on the clock
+  // (cancelled by stop(); a rebalance must itself resume the partition, see
+  // attack6-held-main-record-rebalance.test.ts), as tier-pipeline.ts resumePartition does.
+  it.failing('tries the refused resume again until the client takes it', async () => {
+    const clock = new VirtualClock(0);
+    const moves: string[] = [];
+    let refuseResumes = 0;
+    const consumer = {
+      commitOffsets: async (_offsets: OffsetCommit[]) => {},
+      committed: async () => [{ partition: 0, offset: '-1', metadata: null }],
+      pause: (at: { partitions: number[] }[]) => void moves.push(`pause ${at[0]!.partitions.join()}`),
+      seek: (at: { partition: number; offset: string }) => void moves.push(`seek ${at.partition}@${at.offset}`),
+      resume: (at: { partitions: number[] }[]) => {
+        if (refuseResumes > 0) {
+          refuseResumes--;
+          moves.push('resume refused');
+          throw new Error('Erroneous state');
+        }
+        moves.push(`resume ${at[0]!.partitions.join()}`);
+      },
+    } as unknown as ConsumerPort;
+    let acknowledgeHeld: (() => void) | undefined;
+    let holdIt: (() => void) | undefined;
+    const strayErrors: unknown[] = [];
+    const pipeline = createMainPipeline({
+      consumer: () => consumer,
+      records: {
+        handler: async (record) => {
+          if (record.message.offset === '0') throw new Error('handler failed');
+        },
+        afterFailure: async (_record, error) => ({ error, destination }),
+        publish: (_record, failure, _abandoned, hold) =>
+          new Promise((resolve) => {
+            acknowledgeHeld = () => resolve({ commit: { topic: 't.dlq', partition: 0, offset: '0' }, failure });
+            holdIt = () => hold?.();
+          }),
+        routed: () => {},
+        succeededOnMain: () => {},
+        handle: async () => {
+          throw new Error('not used by the main pipeline');
+        },
+        revoke: () => {},
+      },
+      commits: createOffsetCommitter(() => consumer, clock, { intervalMs: 100, maxRecords: 5 }, () => {}),
+      stopping: () => false,
+      track: (work) => void work.catch((error: unknown) => strayErrors.push(error)),
+      onCommitError: () => {},
+      maxInFlight: 100,
+      now: () => clock.now(),
+      clock,
+    });
+    const settled = async () => {
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    };
+
+    const batch = pipeline.onBatch(batchOf(0, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
+    await settled();
+    holdIt!();
+    await batch;
+    expect(moves).toEqual(['pause 0']);
+    // The operator raises the DLQ's limit; the client refuses the first resume.
+    refuseResumes = 1;
+    acknowledgeHeld!();
+    await settled();
+    for (let i = 0; i < 20 && clock.hasTimers(); i++) {
+      clock.advanceToNextTimer();
+      await settled();
+    }
+    expect({ resumed: moves.filter((m) => m === 'resume 0').length, strayErrors }).toEqual({ resumed: 1, strayErrors: [] });
+  });
+});
