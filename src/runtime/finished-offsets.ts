@@ -42,7 +42,10 @@ export class FinishedOffsets {
     const key = keyOf(record);
     this.unjudged.delete(key);
     const judged = judgeLog(committed, acknowledged, committedIsOwn, this.firstRead.get(key) === recordIdentity(record.message));
-    if (judged !== 'read-past') this.forget(key);
+    if (judged === 'read-past-acknowledged') {
+      const upTo = this.upTo.get(key);
+      if (upTo !== undefined && acknowledged !== undefined && acknowledged < upTo) this.upTo.set(key, acknowledged);
+    } else if (judged !== 'read-past') this.forget(key);
     if (judged === 'new-log') onNewLog();
   }
 

@@ -39,7 +39,7 @@ export async function groupCommitOf(consumer: ConsumerPort, at: { topic: string;
 }
 
 /** What a partition's first record after a rebalance says of what this member finished before it. */
-export type LogJudgement = 'new-log' | 'read-past' | 'run-again';
+export type LogJudgement = 'new-log' | 'read-past' | 'read-past-acknowledged' | 'run-again';
 
 /**
  * `committed`: the group's commit (undefined when unread); `acknowledged`: this member's last
@@ -49,13 +49,18 @@ export type LogJudgement = 'new-log' | 'read-past' | 'run-again';
  * value) this member first read there. The group's commit below the acknowledged one is a
  * new log (a live group's commit moves back only when the topic was created again). Records
  * finished here are read past only where the log is surely the one they were finished in: the
- * group's commit is this member's own (or unread: a failed read changes nothing), or the
- * partition starts where this member started. Another member's commit past this member's own
+ * group's commit is this member's own, or the partition starts where this member started.
+ * Unread (no answer within the read's timeout, tries included), only the latter proves it;
+ * else what lies below this member's acknowledged commit is read past (a new log read from
+ * below it would have to start at 0, or at another member's commit below it: rare enough next
+ * to running committed records again without bound), and what lies above runs again, within
+ * the commit window, rather than risk skipping a new log's records. Another member's commit past this member's own
  * may be in a new log (the topic created again and read there since): what this member
  * finished then runs again, within the commit window.
  */
 export function judgeLog(committed: bigint | undefined, acknowledged: bigint | undefined, committedIsOwn: boolean, startsWhereItStarted: boolean): LogJudgement {
   if (committed !== undefined && acknowledged !== undefined && committed < acknowledged) return 'new-log';
-  const ownCommit = acknowledged !== undefined && (committed === undefined || committedIsOwn);
-  return ownCommit || startsWhereItStarted ? 'read-past' : 'run-again';
+  const ownCommit = acknowledged !== undefined && committed !== undefined && committedIsOwn;
+  if (ownCommit || startsWhereItStarted) return 'read-past';
+  return committed === undefined && acknowledged !== undefined ? 'read-past-acknowledged' : 'run-again';
 }

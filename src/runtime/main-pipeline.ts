@@ -1,4 +1,5 @@
 import { systemClock } from './clock';
+import { RESUME_RETRY_MS } from './tier-pipeline';
 import type { Clock } from './clock';
 import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
@@ -68,6 +69,11 @@ export interface MainPipeline {
 export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   const partitions = new Map<string, PartitionProgress>();
   const failures = new WeakMap<PartitionProgress, unknown>();
+  /**
+   * Partitions paused while their held publish waits. A rebalance resumes them (kafkajs keeps
+   * a pause across one, and the partition is read again from its commit by whoever owns it).
+   */
+  const heldPaused = new Set<PartitionProgress>();
   /** The record each partition was first read at (created, or resumed after a rebalance): proof of the same log without a commit. */
   const firstTaken = new WeakMap<PartitionProgress, string>();
 
@@ -81,7 +87,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const committed = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
     const own = committed !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, committed);
     const judged = judgeLog(committed, acknowledged, own, firstTaken.get(progress) === recordIdentity(batch.messages[0]!));
-    return judged === 'new-log' ? judged : { committed, readPast: judged === 'read-past' };
+    if (judged === 'new-log') return judged;
+    return { committed, readPast: judged !== 'run-again', ...(judged === 'read-past-acknowledged' ? { readPastBelow: acknowledged } : {}) };
   }
 
   /** The batch's partition, resumed if need be; undefined when the batch is to be read again from an earlier record. */
@@ -160,15 +167,32 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * ends the wait: the partition is read again from its commit by whoever owns it.
    */
   function holdPaused(progress: PartitionProgress): void {
-    const at = { topic: progress.topic, partitions: [progress.partition] };
-    options.consumer().pause([at]);
+    options.consumer().pause([{ topic: progress.topic, partitions: [progress.partition] }]);
+    heldPaused.add(progress);
     const waited = (async () => {
       while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
+      // A rebalance resumed it (forget()); stop() leaves it paused for the next run.
       if (options.stopping() || progress.dropped) return;
-      options.consumer().seek({ topic: progress.topic, partition: progress.partition, offset: progress.nextOffset.toString() });
-      options.consumer().resume([at]);
+      await resumeHeld(progress, progress.nextOffset);
     })();
     options.track(waited);
+  }
+
+  /**
+   * Resumes a partition a held publish paused, from `from` when given (the first record not
+   * taken), tried again every RESUME_RETRY_MS while the client refuses, until stop().
+   */
+  async function resumeHeld(progress: PartitionProgress, from?: bigint): Promise<void> {
+    const clock = options.clock ?? systemClock;
+    while (heldPaused.has(progress) && !options.stopping()) {
+      try {
+        if (from !== undefined && !progress.dropped) options.consumer().seek({ topic: progress.topic, partition: progress.partition, offset: from.toString() });
+        options.consumer().resume([{ topic: progress.topic, partitions: [progress.partition] }]);
+        heldPaused.delete(progress);
+      } catch {
+        await clock.sleep(RESUME_RETRY_MS);
+      }
+    }
   }
 
   /** A publish failed for a reason other than stop: thrown once, to the client. */
@@ -208,11 +232,12 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         // next ones would run them again after every restart, as the commit cannot pass it. It
         // waits paused, not here: a batch waiting would keep one of the client's slots of
         // partitions in hand, and other partitions would wait for it.
+        // A publish that failed (a bug) is thrown first: held or not, it must not stay silent.
+        throwFailure(progress);
         if (progress.holding) {
           holdPaused(progress);
           break;
         }
-        throwFailure(progress);
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
         const offset = BigInt(message.offset);
         let failure: RoutedFailure | undefined;
@@ -244,6 +269,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     forget() {
       // Kept, not cleared: a client may resume a partition past publishes it gave up here.
       for (const progress of partitions.values()) progress.revoke();
+      for (const progress of heldPaused) options.track(resumeHeld(progress));
     },
     release() {
       for (const progress of partitions.values()) progress.release();

@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import { answeredNo } from './commit-refusal';
 import type { PartitionProgress } from './partition-progress';
 import type { ConsumerPort, OffsetCommit } from './port';
 
@@ -199,6 +200,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
         if (sentIn === generation) inFlightMarks -= sentMarks;
         // Not committed: the same offset marked again must go out again.
         for (const o of batch) if (sent.get(partitionKey(o)) === sentAs(o)) sent.delete(partitionKey(o));
+        // Answered "no": surely not stored, so never this member's commit when a rebalance judges the group's.
+        if (answeredNo(error)) for (const o of batch) sentSinceAcknowledged.get(partitionKey(o))?.delete(BigInt(o.offset));
         // Keep them for the next commit, unless a newer one of their partition was sent since, or a rebalance came between.
         if (sentIn === generation && !closed) {
           let kept = false;

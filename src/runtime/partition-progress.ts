@@ -22,6 +22,8 @@ export interface GroupCommitView {
    * created again in between would otherwise have its first records taken for finished ones.
    */
   readonly readPast: boolean;
+  /** Read past only what lies below this offset (this member's acknowledged commit, the group's unread). */
+  readonly readPastBelow?: bigint;
 }
 
 /**
@@ -117,7 +119,8 @@ export class PartitionProgress {
     if (committed !== undefined) this.unacked = this.unacked.filter((pending) => !(pending.abandoned && pending.offset < committed));
     const givenUp = this.unacked.find((pending) => pending.abandoned && pending.offset < offset);
     if (givenUp !== undefined) return givenUp.offset;
-    const finished = !group.readPast ? offset : this.unacked.length > 0 ? this.unacked[0]!.offset : this.next;
+    const done = this.unacked.length > 0 ? this.unacked[0]!.offset : this.next;
+    const finished = !group.readPast ? offset : group.readPastBelow !== undefined && group.readPastBelow < done ? group.readPastBelow : done;
     const from = finished > offset ? finished : offset;
     for (const pending of this.unacked) if (pending.offset >= from) pending.abandoned = true;
     this.unacked = this.unacked.filter((pending) => !pending.abandoned);

@@ -37,7 +37,7 @@ describe('the committer\'s own commits, as a rebalance judges the group\'s commi
   it.each([
     ['the group\'s commit below this member\'s acknowledged one: a new log', 5n, 10n, false, false, 'new-log'],
     ['the group\'s commit is this member\'s own: read past what it finished', 20n, 10n, true, false, 'read-past'],
-    ['the group\'s commit unread: nothing changes, read past', undefined, 10n, false, false, 'read-past'],
+    ['the group\'s commit unread: read past only what lies below this member\'s acknowledged commit', undefined, 10n, false, false, 'read-past-acknowledged'],
     ['another member\'s commit past this member\'s own (maybe in a new log): run again', 15n, 10n, false, false, 'run-again'],
     ['no commit of this member acknowledged, the partition starts where it started: read past', -1n, undefined, false, true, 'read-past'],
     ['no commit of this member acknowledged, another start: run again', -1n, undefined, false, false, 'run-again'],

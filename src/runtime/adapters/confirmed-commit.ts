@@ -25,17 +25,44 @@ export async function commitConfirmed(consumer: CommittingConsumerLike, offsets:
     const stored = shown.find((s) => s.topic === o.topic && s.partition === o.partition);
     if (stored === undefined || !shows(stored, o)) {
       const error = new Error(`the group coordinator does not show the commit of ${o.topic}-${o.partition} at offset ${o.offset} (it shows ${stored?.offset ?? 'none'}); it goes out again`);
-      throw mayBeTooLarge(stored, o) ? Object.assign(error, { code: 'OFFSET_METADATA_TOO_LARGE' }) : error;
+      // Shown otherwise by the coordinator: surely not stored (answeredNo).
+      Object.assign(error, { notStored: stored !== undefined });
+      throw refusedTwice(consumer, stored, o) ? Object.assign(error, { code: 'OFFSET_METADATA_TOO_LARGE' }) : error;
     }
+    suspectsOf(consumer).delete(`${o.topic}\u0000${o.partition}`);
   }
+}
+
+/** Per consumer and partition: the metadata size of a commit not shown once (a suspect of being too large). */
+const suspects = new WeakMap<CommittingConsumerLike, Map<string, number>>();
+function suspectsOf(consumer: CommittingConsumerLike): Map<string, number> {
+  let known = suspects.get(consumer);
+  if (known === undefined) suspects.set(consumer, (known = new Map()));
+  return known;
+}
+
+/**
+ * A commit lost to an outage looks like one refused as too large the first time (a park-by-key
+ * state usually grows between two commits). Taken for too large only when the same partition's
+ * commit is not shown a second time in a row with at least as much metadata (park-by-key sends
+ * the same state again after a failure), the coordinator answering both times.
+ */
+function refusedTwice(consumer: CommittingConsumerLike, stored: { metadata?: string | null } | undefined, asked: OffsetCommit): boolean {
+  if (!mayBeTooLarge(stored, asked)) return false;
+  const key = `${asked.topic}\u0000${asked.partition}`;
+  const bytes = Buffer.byteLength(withoutNul(asked.metadata));
+  const before = suspectsOf(consumer).get(key);
+  suspectsOf(consumer).set(key, bytes);
+  return before !== undefined && bytes >= before;
 }
 
 /**
  * The broker's refusal never reaches this client (its commit is asynchronous), so a commit
  * refused for metadata past `offset.metadata.max.bytes` looks like any other not shown. Taken
- * for one when it carried more metadata than the commit the coordinator keeps: park-by-key
- * then lowers its state budget under it instead of sending the same state for ever. Mistaken
- * (a refusal during a rebalance), the budget comes down a little and is raised again later.
+ * for one when it carried more metadata than the commit the coordinator keeps, twice in a row
+ * (refusedTwice): park-by-key then lowers its state budget under it instead of sending the
+ * same state for ever. Mistaken, the budget comes down and is raised again after
+ * BUDGET_RETRY_AFTER_COMMITS accepted commits.
  */
 function mayBeTooLarge(stored: { metadata?: string | null } | undefined, asked: OffsetCommit): boolean {
   return stored !== undefined && asked.metadata !== undefined && Buffer.byteLength(withoutNul(asked.metadata)) > Buffer.byteLength(withoutNul(stored.metadata));

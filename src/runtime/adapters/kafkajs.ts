@@ -85,9 +85,10 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
           restartTimer = undefined;
           if (disconnected || running === undefined) return;
           // The subscription outlives kafkajs's crash (it disconnected): connect and run again.
+          // stop() may come while the connect waits for the broker: then leave, do not run.
           consumer
             .connect()
-            .then(() => consumer.run(running!))
+            .then(() => (disconnected ? consumer.disconnect() : consumer.run(running!)))
             .then(() => (restarts = 0))
             .catch((refused: unknown) => {
               if (!disconnected) restartLater(refused);

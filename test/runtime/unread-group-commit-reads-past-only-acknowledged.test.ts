@@ -22,7 +22,7 @@ import { valueOf } from './harness';
  * group's commit hangs.
  */
 describe('a recreated topic met when the group\'s commit cannot be read (attack6)', () => {
-  // DEFECT (group-commit.ts:59, `committed === undefined` counted as own; main-pipeline.ts:80-84
+  // Found by attack (s26, attack6), fixed; was (group-commit.ts:59, `committed === undefined` counted as own; main-pipeline.ts:80-84
   // and partition-progress.ts:120): unread, the log is taken for the old one; resume(101) answers
   // "finished up to 104" and A seeks to 104. LOST: the new log's 101, 102 and 103 never run (up to
   // maxRecords per partition). The attack5 fix holds only while the read answers.
@@ -31,7 +31,7 @@ describe('a recreated topic met when the group\'s commit cannot be read (attack6
   // Fix: unread, read past only with proof of the same log (startsWhereItStarted, or the batch's
   // first record being the very record this member took at that offset: record-identity.ts);
   // otherwise run again from the batch's first record.
-  it.failing('runs the new log\'s records from where the partition resumes rather than reading past them', async () => {
+  it('runs the new log\'s records from where the partition resumes rather than reading past them', async () => {
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);
     const broker = new MemoryBroker(clock);
@@ -83,7 +83,7 @@ describe('a recreated topic met when the group\'s commit cannot be read (attack6
   // The same on the tier path (retrying-consumer.ts:239-243, finished-offsets.ts:41-47): an unread
   // commit (undefined) with an acknowledged one is judged read-past, and has() takes the new tier
   // log's record 101 for one finished here: committed without running. LOST (the tier copy).
-  it.failing('tier path: with the group\'s commit unread, a new tier log\'s record inside the old window is not taken for one finished here', () => {
+  it('tier path: with the group\'s commit unread, a new tier log\'s record inside the old window is not taken for one finished here', () => {
     const finished = new FinishedOffsets();
     const tierRecord = (offset: number, value: string): ConsumedRecord => ({
       topic: 'orders.confirmed.retry.1m',

@@ -17,7 +17,7 @@ import { valueOf } from './harness';
  * log's records 0-101 and commits 102. The partition comes back to A at 102.
  */
 describe('a recreated topic whose new log another member committed at an offset this member once sent (attack6)', () => {
-  // DEFECT (offset-committer.ts:174-175 and :326-328, judged at main-pipeline.ts:82-83): 102 is in
+  // Found by attack (s26, attack6), fixed; was (offset-committer.ts:174-175 and :326-328, judged at main-pipeline.ts:82-83): 102 is in
   // sentSinceAcknowledged (sent, refused, never acknowledged), so isOwnCommit answers true for B's
   // commit in the NEW log; judgeLog answers read-past and A seeks to where it finished the OLD log
   // (104): the new log's records 102 and 103 never run and the commit passes them. LOST (up to
@@ -31,7 +31,7 @@ describe('a recreated topic whose new log another member committed at an offset 
   // record is that very record; or stamp each commit's metadata with a per-run token and compare
   // the metadata read back. Also drop an offset from sentSinceAcknowledged when its commit is
   // refused with a non-retriable/"not stored" error.
-  it.failing('runs the new log\'s records from the group\'s commit on, not from where this member finished the old log', async () => {
+  it('runs the new log\'s records from the group\'s commit on, not from where this member finished the old log', async () => {
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);
     const broker = new MemoryBroker(clock);

@@ -27,7 +27,7 @@ function batchOf(partition: number, offsets: number[]): EachBatchPayload {
 }
 
 describe('a held main record whose partition\'s resume the client refuses once (attack6)', () => {
-  // DEFECT (main-pipeline.ts:168-169): the seek and resume after the acknowledgement are tried
+  // Found by attack (s26, attack6), fixed; was (main-pipeline.ts:168-169): the seek and resume after the acknowledgement are tried
   // once; a refusal rejects the tracked background promise (in the runtime,
   // retrying-consumer.ts:219 `void tracked(work)`: an unhandled rejection) and no resume ever
   // reaches the client. STUCK: the partition stays paused for good, the records after the held
@@ -37,7 +37,7 @@ describe('a held main record whose partition\'s resume the client refuses once (
   // Fix: in holdPaused, on a refused seek or resume, try again after RESUME_RETRY_MS on the clock
   // (cancelled by stop(); a rebalance must itself resume the partition, see
   // attack6-held-main-record-rebalance.test.ts), as tier-pipeline.ts resumePartition does.
-  it.failing('tries the refused resume again until the client takes it', async () => {
+  it('tries the refused resume again until the client takes it', async () => {
     const clock = new VirtualClock(0);
     const moves: string[] = [];
     let refuseResumes = 0;
