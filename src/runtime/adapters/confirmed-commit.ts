@@ -1,3 +1,4 @@
+import { KrtError } from '../krt-error';
 import type { OffsetCommit } from '../port';
 
 /** What a commit needs of a Confluent consumer: its KafkaJS API's commit and committed offsets. */
@@ -24,7 +25,7 @@ export async function commitConfirmed(consumer: CommittingConsumerLike, offsets:
   for (const o of offsets) {
     const stored = shown.find((s) => s.topic === o.topic && s.partition === o.partition);
     if (stored === undefined || !shows(stored, o)) {
-      const error = new Error(`the group coordinator does not show the commit of ${o.topic}-${o.partition} at offset ${o.offset} (it shows ${stored?.offset ?? 'none'}); it goes out again`);
+      const error = new KrtError(`the group coordinator does not show the commit of ${o.topic}-${o.partition} at offset ${o.offset} (it shows ${stored?.offset ?? 'none'}); it goes out again`);
       // Shown otherwise by the coordinator: surely not stored (answeredNo).
       Object.assign(error, { notStored: stored !== undefined });
       throw refusedTwice(consumer, stored, o) ? Object.assign(error, { code: 'OFFSET_METADATA_TOO_LARGE' }) : error;
