@@ -29,6 +29,8 @@ function refusingCommits(broker: MemoryBroker): KafkaPort {
   };
 }
 
+jest.setTimeout(30_000);
+
 describe('the commit window with intervalMs 0 while every commit is refused (attack5)', () => {
   // Found by attack (s26, attack5), fixed (a refusal is reported and its records stay in the window); was (offset-committer.ts:281 `if (policy.intervalMs <= 0) return commitPending();` before
   // any windowFull() check, and main-pipeline.ts:146-147 makeRoom's `await commit`, which throws
