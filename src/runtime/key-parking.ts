@@ -1,7 +1,8 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, encodeParkState, keyHash, parkStateMetadata, readParkState } from './park-state';
+import { timestampOf } from './destination-record';
+import { committedOffsetOf, encodeParkState, failedBeforeState, keyHash, parkStateMetadata, readParkState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
@@ -180,13 +181,21 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const turnsOfGeneration = turns;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
     const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : undefined; // -1: nothing committed yet
-    const { state, lost } = readParkState(offset, committed?.metadata);
+    const { state, lost } = readParkState(offset, committed?.metadata, options.now());
     // The state is committed again (with its mark) by the partition's next commit; until
     // then every load reads the same loss.
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
+    // A state begun from nothing is committed before it takes a record: so every tier record
+    // written under it follows a commit of it, and a state found begun from nothing again
+    // later (its commit gone with a log deleted, or expired) is newer than every tier record
+    // written before it. A refusal fails the operation; the next one begins again.
+    if (parking.state.since !== undefined) {
+      await commitState(partition, [stateCommit(partition, parking)]);
+      if (loadedIn !== generation) return parking;
+    }
     // Parked records are not in memory yet: read p again from the committed offset (the
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
@@ -196,12 +205,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     return parking;
   }
 
-  const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => ({
-    topic: mainTopic,
-    partition,
-    offset: committedOffsetOf(state).toString(),
-    metadata: parkStateMetadata(state),
-  });
+  const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => {
+    // The mark of a state begun from nothing goes when the broker keeps less metadata than the
+    // state takes with it (a limit of a few dozen bytes): a mark every commit carries past the
+    // limit would stop the partition for good; without it, records of a gone log's retries
+    // are judged as this state's own.
+    if (state.since !== undefined && Buffer.byteLength(parkStateMetadata(state)) > budgetBytes) delete state.since;
+    return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
+  };
 
   /**
    * At the budget: no room for one more entry. An empty state never is: a partition paused
@@ -563,12 +574,19 @@ function unproven(state: ParkState, original: bigint | undefined): boolean {
 }
 
 /**
- * A tier record the hold cannot judge a stale copy: replayed from the DLQ, unproven, or
- * without a readable original offset (a hand-produced or corrupted record: skipped, it would
- * be lost without running).
+ * A tier record the hold cannot judge a stale copy: replayed from the DLQ, unproven, failed
+ * before the state began from nothing (a retry of a log or a state that is gone), or without
+ * a readable original offset (a hand-produced or corrupted record: skipped, it would be lost
+ * without running).
  */
 function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
-  return original === undefined || decodeRetryHeaders(record.message.headers).replayedFromDlq === true || unproven(state, original);
+  return (
+    original === undefined ||
+    decodeRetryHeaders(record.message.headers).replayedFromDlq === true ||
+    unproven(state, original) ||
+    // A tier record is stamped with the moment it failed (destination-record.ts).
+    failedBeforeState(state, timestampOf(record))
+  );
 }
 
 /** The main-topic offset a tier record stands for, from whichever layout carries it (ours or Spring's). */

@@ -213,4 +213,31 @@ describe('fault regressions: a throw out of a record fetched before a rebalance 
     expect(world.faulty.injected).toBe(1);
     expect(result.lost).toEqual([]);
   });
+
+  it('a new group\'s first state is committed before its first record, so a retry written before a refused first commit is judged, not run over newer records (any two rebalances)', async () => {
+    // Found by the fault property (s27) while fixing a recreated main topic: a state begun from
+    // nothing ran every tier record stamped before it, and one written before a refused first
+    // commit ran after its key's newer records (A: record 0 last ran after 2).
+    const records: PlannedRecord[] = [
+      { key: 'A', partition: 1, failures: 1 },
+      { key: 'A', partition: 1, failures: 3 },
+      { key: 'A', partition: 1, failures: 0 },
+    ];
+    const faults: Fault[] = [
+      { operation: 'commit', at: 0, times: 1 },
+      { operation: 'send', at: 0, times: 1, nonRetriable: true },
+    ];
+    for (const reaction of ['kafkajs', 'confluent'] as const) {
+      const base = { ordering: 'park-by-key' as const, reaction, records, parkingBudgetBytes: 78, partitions: 2 };
+      const { steps } = await faultWorld(base).run();
+      const wrong: string[] = [];
+      for (let a = 0; a < steps; a++) {
+        for (let b = a; b < steps; b += 3) {
+          const result = await faultWorld({ ...base, faults, events: [{ kind: 'rebalance', at: a }, { kind: 'rebalance', at: b }] }).run();
+          if (result.outOfOrder.length > 0 || result.lost.length > 0) wrong.push(`${reaction} rebalances at ${a} and ${b}: ${[...result.outOfOrder, ...result.lost].join(', ')}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    }
+  });
 });
