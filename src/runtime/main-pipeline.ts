@@ -1,5 +1,5 @@
 import { systemClock } from './clock';
-import { RESUME_RETRY_MS } from './tier-pipeline';
+import { RESUME_RETRY_MS } from './resume-retry';
 import type { Clock } from './clock';
 import type { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';

@@ -8,9 +8,7 @@ import type { RetryMetrics } from './metrics';
 import type { ConsumerPort, EachMessagePayload, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
 import type { HandleOutcome, RecordHandler, RoutedFailure } from './record-handler';
-
-/** How soon a refused seek-and-resume of a due tier partition is tried again. */
-export const RESUME_RETRY_MS = 100;
+import { RESUME_RETRY_MS } from './resume-retry';
 
 export interface TierPipelineOptions {
   readonly consumer: ConsumerDescriptor;
