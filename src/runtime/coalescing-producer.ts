@@ -2,8 +2,12 @@ import type { OutgoingMessage, ProducerPort } from './port';
 import { publishFailureReason } from './publish-failure';
 import type { PublishFailureReason } from './publish-failure';
 
-/** The refusals that may be about one copy of the request only. */
-const SPLIT_ON = new Set<PublishFailureReason>(['unknown-partition', 'too-large']);
+/**
+ * The refusals that may be about one copy of the request only: a partition its destination
+ * lacks, its size, or its topic (an ACL on the DLQ missing must not stop the tier publishes
+ * sent beside it).
+ */
+const SPLIT_ON = new Set<PublishFailureReason>(['unknown-partition', 'too-large', 'not-authorized']);
 
 interface Queued {
   readonly topic: string;
@@ -44,9 +48,10 @@ export function coalescingProducer(producer: ProducerPort): ProducerPort {
         for (const e of entries) e.resolve();
       } catch (error) {
         // A refusal of the whole request is no verdict on each copy in it: a partition one
-        // record's destination lacks, or a batch over max.message.bytes (the broker judges a
-        // partition's whole batch) when each copy alone fits. Send them one by one to learn
-        // whose it is, so no neighbour is dead-lettered or held for another's size or partition.
+        // record's destination lacks, a batch over max.message.bytes (the broker judges a
+        // partition's whole batch) when each copy alone fits, or one topic the principal may
+        // not write. Send them one by one to learn whose it is, so no neighbour is
+        // dead-lettered, held or stopped for another's size, partition or topic.
         if (entries.length > 1 && SPLIT_ON.has(publishFailureReason(error))) await oneByOne(entries);
         else for (const e of entries) e.reject(error);
       }

@@ -65,7 +65,7 @@ describe('the coalescing producer', () => {
     await expect(bad).rejects.toBeInstanceOf(UnknownPartitionError);
   });
 
-  it('fails every publish of a request the broker refused, so each is tried again by its own loop', async () => {
+  it('fails every publish of a request the broker refused for every topic in it, each after a request of its own', async () => {
     const { producer, requests } = slowProducer(() => new Error('Not authorized to access topics'));
     const coalescing = coalescingProducer(producer);
     const a = coalescing.send({ topic: 't', messages: [message('a')] });
@@ -74,10 +74,30 @@ describe('the coalescing producer', () => {
     await settle();
     requests[0]!.ack();
     await expect(a).rejects.toThrow('Not authorized');
+    const rest = Promise.allSettled([b, c]);
+    for (let i = 1; i < 4; i++) {
+      await settle();
+      requests[i]?.ack();
+    }
+    expect((await rest).map((r) => r.status === 'rejected' && String(r.reason))).toEqual(['Error: Not authorized to access topics', 'Error: Not authorized to access topics']);
+    // b and c together first, then each alone to learn whose refusal it is.
+    expect(requests.map((r) => valuesOf(r.records))).toEqual([['t:a'], ['t:b,c'], ['t:b'], ['t:c']]);
+  });
+
+  it('publishes a tier copy sent beside a DLQ copy the principal may not write: the refusal is the DLQ copy\'s alone', async () => {
+    const { producer, requests } = slowProducer((records) => (records.some((r) => r.topic === 'orders.dlq') ? new Error('Not authorized to access topics: [orders.dlq]') : undefined));
+    const coalescing = coalescingProducer(producer);
+    const first = coalescing.send({ topic: 'orders.retry.1m', messages: [message('a')] });
+    const tier = coalescing.send({ topic: 'orders.retry.1m', messages: [message('b')] });
+    const dlq = coalescing.send({ topic: 'orders.dlq', messages: [message('c')] });
     await settle();
-    expect(requests).toHaveLength(2);
-    requests[1]!.ack();
-    await expect(b).rejects.toThrow('Not authorized');
-    await expect(c).rejects.toThrow('Not authorized');
+    requests[0]!.ack();
+    await first;
+    const outcomes = Promise.allSettled([tier, dlq]);
+    for (let i = 1; i < 4; i++) {
+      await settle();
+      requests[i]?.ack();
+    }
+    expect((await outcomes).map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
   });
 });
