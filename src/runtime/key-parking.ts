@@ -192,7 +192,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // written under it follows a commit of it, and a state found begun from nothing again
     // later (its commit gone with a log deleted, or expired) is newer than every tier record
     // written before it. A refusal fails the operation; the next one begins again.
-    if (parking.state.since !== undefined) {
+    if (offset === undefined) {
       await commitState(partition, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }

@@ -18,8 +18,13 @@ function confluentConsumer(stores: (o: OffsetCommit) => boolean) {
         metadata.set(`${o.topic}/${o.partition}`, o.metadata?.replace(/\u0000$/, '') ?? null);
       }
     },
+    // Read back as its KafkaJS layer converts librdkafka's offsets: none is -1001 (INVALID),
+    // and a stored 0 comes back null (`offset ? offset.toString() : null`).
     committed: async (partitions) =>
-      partitions.map((p) => ({ ...p, offset: group.get(`${p.topic}/${p.partition}`) ?? '-1', metadata: metadata.get(`${p.topic}/${p.partition}`) ?? null })),
+      partitions.map((p) => {
+        const stored = group.get(`${p.topic}/${p.partition}`);
+        return { ...p, offset: stored === undefined ? '-1001' : stored === '0' ? null : stored, metadata: metadata.get(`${p.topic}/${p.partition}`) ?? null };
+      }),
   };
   return { consumer, group };
 }
@@ -35,7 +40,7 @@ describe('a commit through the Confluent client', () => {
 
   it('is refused when the coordinator never stored it, although the client answered, so the committer sends it again', async () => {
     const { consumer } = confluentConsumer((o) => o.partition !== 1);
-    await expect(commitConfirmed(consumer, [at(0, 8), at(1, 3)])).rejects.toThrow('does not show the commit of orders-1 at offset 3 (it shows -1)');
+    await expect(commitConfirmed(consumer, [at(0, 8), at(1, 3)])).rejects.toThrow('does not show the commit of orders-1 at offset 3 (it shows -1001)');
   });
 
   it('is refused when the coordinator still shows an older commit of the partition', async () => {
@@ -55,5 +60,18 @@ describe('a commit through the Confluent client', () => {
     const { consumer, group } = confluentConsumer(() => false);
     group.set('orders/0', '20');
     await expect(commitConfirmed(consumer, [at(0, 8)])).resolves.toBeUndefined();
+  });
+
+  it('is done at offset 0, which the client reads back as null, when the coordinator shows the state it carried (a park-by-key state begun from nothing)', async () => {
+    const { consumer } = confluentConsumer(() => true);
+    await expect(commitConfirmed(consumer, [{ ...at(0, 0), metadata: 'krt-parked/1 +0 !mx5yralv\u0000' }])).resolves.toBeUndefined();
+  });
+
+  it('is refused at offset 0 when the null the client reads back comes with other metadata, or none', async () => {
+    const { consumer } = confluentConsumer((o) => o.metadata !== 'krt-parked/1 +0 !b\u0000');
+    await commitConfirmed(consumer, [{ ...at(0, 0), metadata: 'krt-parked/1 +0 !a\u0000' }]);
+    await expect(commitConfirmed(consumer, [{ ...at(0, 0), metadata: 'krt-parked/1 +0 !b\u0000' }])).rejects.toThrow('orders-0 at offset 0');
+    const fresh = confluentConsumer(() => false);
+    await expect(commitConfirmed(fresh.consumer, [{ ...at(0, 0), metadata: 'krt-parked/1 +0 !a\u0000' }])).rejects.toThrow('it shows -1001');
   });
 });

@@ -239,5 +239,5 @@ describe('fault regressions: a throw out of a record fetched before a rebalance 
       }
       expect(wrong).toEqual([]);
     }
-  });
+  }, 120_000); // about 2 s alone; a loaded machine takes several times that
 });

@@ -4,7 +4,7 @@ import type { OffsetCommit } from '../port';
 /** What a commit needs of a Confluent consumer: its KafkaJS API's commit and committed offsets. */
 export interface CommittingConsumerLike {
   commitOffsets(o: OffsetCommit[]): Promise<void>;
-  committed(partitions: { topic: string; partition: number }[], timeoutMs: number): Promise<{ topic: string; partition: number; offset: string; metadata?: string | null }[]>;
+  committed(partitions: { topic: string; partition: number }[], timeoutMs: number): Promise<{ topic: string; partition: number; offset: string | null; metadata?: string | null }[]>;
 }
 
 /** How long the group coordinator may take to show a commit; past it the commit counts as refused and goes out again. */
@@ -77,7 +77,10 @@ const withoutNul = (metadata: string | null | undefined) => (metadata ?? '').rep
  * sent (park-by-key's state may change at an unchanged offset). A higher offset is a later
  * commit of the group (another member's, after a rebalance) that passed it.
  */
-function shows(stored: { offset: string; metadata?: string | null }, asked: OffsetCommit): boolean {
+function shows(stored: { offset: string | null; metadata?: string | null }, asked: OffsetCommit): boolean {
+  // The client reads a stored offset 0 back as null (its KafkaJS layer converts with
+  // `offset ? String(offset) : null`): null with the very metadata asked for is that commit.
+  if (stored.offset === null) return asked.offset === '0' && asked.metadata !== undefined && withoutNul(asked.metadata) !== '' && withoutNul(stored.metadata) === withoutNul(asked.metadata);
   const storedAt = BigInt(stored.offset);
   const askedAt = BigInt(asked.offset);
   if (storedAt !== askedAt) return storedAt > askedAt;
