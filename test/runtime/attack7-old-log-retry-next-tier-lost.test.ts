@@ -1,5 +1,5 @@
 import type { MemoryBroker } from '../../src/simulate/memory-broker';
-import { consumer, T0, world } from './park-by-key-world';
+import { consumer, T0, tier1m, world } from './park-by-key-world';
 
 /**
  * DEFECT (attack7): after the main topic is deleted and created again, a retry of the old
@@ -22,10 +22,17 @@ import { consumer, T0, world } from './park-by-key-world';
  * Class: an identity (main offset) read across logs; a property of the record ("from a gone
  * state") not carried along the ladder.
  *
- * Fix I'd make: carry the origin state on the record, e.g. keep the first-failure moment
- * (`x-first-failed-at`, already on every hop) and judge `failedBeforeState` by it instead of
- * the hop's own timestamp; or stamp tier copies with the state's `since` (a header) and take
- * a copy of another state as unjudged on every hop.
+ * The same hole without the mark: a record of the old log replayed from the DLQ after the
+ * recreation (`krt dlq replay`, through the first tier, `x-replayed-from-dlq`) runs unjudged,
+ * fails, takes no hold for the same reason, and its next copy (the marker is not carried to
+ * the next hop: passThroughHeaders drops it) is skipped as stale. Second case below.
+ *
+ * Fix I'd make: an unjudged record that fails on into a later tier must leave its next copy
+ * unjudged too, whatever its offset: stamp tier copies with an id of the state they were
+ * written under (a header; the state keeps its id beside `!t`) and take a copy that names
+ * another state, or a copy of an unjudged record (carry the marker), as unjudged on every
+ * hop. (Judging by `x-first-failed-at` instead of the hop's stamp would cover the first case
+ * only: a replayed record's next hop starts its first-failure moment again.)
  */
 type Internals = { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
 function recreate(broker: MemoryBroker, topic: string, group: string): void {
@@ -55,6 +62,29 @@ describe('attack7: the main topic recreated, then a retry of its old log fails a
     // The 1m copy ran (unjudged): so far as designed.
     expect(w.handled.filter((h) => h === 'k:a FAIL').length).toBeGreaterThanOrEqual(2);
     // Seen: one stale-tier-record event for the 10m copy, k:a FAIL only twice, the DLQ empty.
+    expect(w.events.filter((e) => e.type === 'stale-tier-record')).toEqual([]);
+    expect(w.broker.records(consumer.dlqTopic, 0).map((r) => r.key?.toString())).toEqual(['k']);
+  });
+
+  it.failing('takes an old-log record replayed from the DLQ on up the ladder when it fails again', async () => {
+    const w = world();
+    w.alwaysFail.add('k:a');
+    recreate(w.broker, consumer.mainTopic, consumer.groups.main); // k:a (offset 3) went to the DLQ in the old log
+    w.produce('n', 'new-0'); // the new log: position 1 once it ran
+    const retrying = await w.start();
+    await w.broker.run({ until: T0 });
+    // `krt dlq replay` of the old log's k:a (offset 3 there) through the first tier, due now (replay-route.ts replayMessage).
+    w.broker.append(tier1m!.topic, {
+      key: Buffer.from('k'),
+      value: Buffer.from('a'),
+      partition: 0,
+      headers: { 'x-replayed-from-dlq': `${consumer.dlqTopic}/0-3`, 'x-replay-count': '1', 'x-attempt': '2', 'x-due-at': String(T0), 'x-original-topic': consumer.mainTopic, 'x-original-partition': '0', 'x-original-offset': '3' },
+    });
+    await w.broker.run({ until: T0 + 3 * 3_600_000 });
+    await retrying.stop();
+
+    expect(w.handled.filter((h) => h === 'k:a FAIL').length).toBeGreaterThanOrEqual(1); // the replay ran
+    // Seen: k:a FAIL once (the replay), a stale-tier-record event for its 10m copy, the DLQ empty.
     expect(w.events.filter((e) => e.type === 'stale-tier-record')).toEqual([]);
     expect(w.broker.records(consumer.dlqTopic, 0).map((r) => r.key?.toString())).toEqual(['k']);
   });
