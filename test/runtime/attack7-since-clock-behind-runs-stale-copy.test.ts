@@ -1,4 +1,5 @@
 import type { OffsetCommit } from '../../src/runtime/port';
+import { BrokerRefusedError } from '../../src/simulate/memory-broker';
 import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { startSkewed } from './attack7-skewed-member';
 import { consumer, T0, world } from './park-by-key-world';
@@ -36,7 +37,7 @@ function refuseOnce(broker: MemoryBroker, matches: (offset: OffsetCommit) => boo
   broker.commit = (groupId, offsets) => {
     if (!refused && offsets.some(matches)) {
       refused = true;
-      throw new Error('The coordinator is not available');
+      throw new BrokerRefusedError('The coordinator is not available');
     }
     commit(groupId, offsets);
   };

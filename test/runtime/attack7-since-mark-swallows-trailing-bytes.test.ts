@@ -1,5 +1,6 @@
 import type { OffsetCommit } from '../../src/runtime/port';
 import type { StepEvent } from '../../src/simulate/faulty-port';
+import { BrokerRefusedError } from '../../src/simulate/memory-broker';
 import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { faultWorld } from './fault-world';
 import { consumer, T0, world } from './park-by-key-world';
@@ -38,7 +39,7 @@ function refuseOnce(broker: MemoryBroker, matches: (offset: OffsetCommit) => boo
   broker.commit = (groupId, offsets) => {
     if (!refused && offsets.some(matches)) {
       refused = true;
-      throw new Error('The coordinator is not available');
+      throw new BrokerRefusedError('The coordinator is not available');
     }
     commit(groupId, offsets);
   };
