@@ -22,6 +22,15 @@ export const HEADERS = {
 export const REPLAY_COUNT_HEADER = 'x-replay-count';
 
 /**
+ * Which park-by-key state a tier record was written under: the id a main partition's state
+ * takes when it begins from nothing (its group had no commit of the partition). Set on the
+ * copy of a record whose key that state holds; passed through unchanged otherwise (it is not
+ * one of HEADERS), so a retry of a log or a state that is gone stays known as such on every
+ * hop and is never judged by the holds of a state that did not write it.
+ */
+export const PARK_STATE_HEADER = 'x-park-state';
+
+/**
  * Spring Kafka's dead-letter headers, as its `DeadLetterPublishingRecoverer` writes them
  * on a dead-letter record (KafkaHeaders.DLT_*): added to DLQ records with the `x+spring`
  * header style (R10).

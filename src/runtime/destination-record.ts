@@ -1,3 +1,4 @@
+import { PARK_STATE_HEADER } from '../naming/headers';
 import { describeError, errorNameOf, safeField } from './describe-error';
 import type { ConsumerDescriptor } from './descriptor';
 import { decodeRetryHeaders, encodeRetryHeaders, MAX_EPOCH_MS, passThroughHeaders } from './headers';
@@ -20,6 +21,11 @@ export interface PublishOptions {
    * message): the full copy was refused as too large. The error class stays.
    */
   readonly trimmed?: boolean;
+  /**
+   * Park-by-key: the id of the state that holds the record's key for this copy, written as
+   * PARK_STATE_HEADER; without it the copy keeps the one its record carries.
+   */
+  readonly parkState?: string;
 }
 
 export interface DestinationRecordOptions extends PublishOptions {
@@ -55,6 +61,7 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
       errorMessage: failure.message,
     }),
   };
+  if (options.parkState !== undefined) headers[PARK_STATE_HEADER] = options.parkState;
   carryTraceContext(record.message.headers, headers);
   const spring: SpringHeaderValues = {
     ...original,

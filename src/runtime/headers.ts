@@ -1,4 +1,4 @@
-import { HEADERS, SPRING_DLT_HEADERS, SPRING_RETRY_TOPIC_HEADERS } from '../naming/headers';
+import { HEADERS, PARK_STATE_HEADER, SPRING_DLT_HEADERS, SPRING_RETRY_TOPIC_HEADERS } from '../naming/headers';
 
 /** Kafka header values as clients hand them over. */
 export type RawHeaders = Readonly<Record<string, Buffer | string | (Buffer | string)[] | undefined>>;
@@ -63,6 +63,12 @@ export function decodeRetryHeaders(headers: RawHeaders | undefined): RetryHeader
     errorMessage: text(h, HEADERS.errorMessage),
     replayedFromDlq: text(h, HEADERS.replayedFromDlq) !== undefined,
   };
+}
+
+/** The park-by-key state id a tier record was written under (PARK_STATE_HEADER), or undefined when it carries none that could be one. */
+export function parkStateIdOf(headers: RawHeaders | undefined): string | undefined {
+  const id = text(headers ?? {}, PARK_STATE_HEADER);
+  return id !== undefined && /^[A-Za-z0-9_-]{8}$/.test(id) ? id : undefined;
 }
 
 export function truncate(message: string, max = MAX_ERROR_MESSAGE_LENGTH): string {

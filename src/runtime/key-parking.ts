@@ -1,8 +1,7 @@
 import type { RetryEventListener } from './events';
-import { decodeRetryHeaders } from './headers';
+import { decodeRetryHeaders, parkStateIdOf } from './headers';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { timestampOf } from './destination-record';
-import { committedOffsetOf, encodeParkState, failedBeforeState, keyHash, parkStateMetadata, readParkState } from './park-state';
+import { committedOffsetOf, emptyParkState, encodeParkState, keyHash, newParkStateId, parkStateMetadata, readParkState, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
@@ -16,8 +15,8 @@ export interface KeyParkingOptions {
   readonly mainTopic: string;
   /** The one consumer that reads the main topic and the tiers, co-partitioned. */
   readonly consumer: () => ConsumerPort;
-  /** Runs the handler (in-place retries, routing) and says where the record went. */
-  readonly handle: (record: ConsumedRecord, parked: boolean) => Promise<HandleOutcome>;
+  /** Runs the handler (in-place retries, routing) and says where the record went; its copy carries `parkState`. */
+  readonly handle: (record: ConsumedRecord, parked: boolean, parkState: string | undefined) => Promise<HandleOutcome>;
   readonly emit: RetryEventListener;
   /**
    * Most bytes of commit metadata the state of one partition may take (the broker's
@@ -55,7 +54,7 @@ export interface KeyParking {
    * again (`held`), it only goes to the DLQ, so it runs whatever its key's state: a hold that
    * expired meanwhile makes it no stale copy to drop.
    */
-  onTierRecord(record: ConsumedRecord, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>, held?: boolean): Promise<void>;
+  onTierRecord(record: ConsumedRecord, handle: (parkState?: string) => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>, held?: boolean): Promise<void>;
   /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
   forget(): void;
 }
@@ -181,7 +180,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const turnsOfGeneration = turns;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
     const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : undefined; // -1: nothing committed yet
-    const { state, lost } = readParkState(offset, committed?.metadata, options.now());
+    const { state, lost } = readParkState(offset, committed?.metadata);
     // The state is committed again (with its mark) by the partition's next commit; until
     // then every load reads the same loss.
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
@@ -206,13 +205,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => {
-    // The mark of a state begun from nothing goes when the broker keeps less metadata than the
-    // state takes with it (a limit of a few dozen bytes): a mark every commit carries past the
-    // limit would stop the partition for good; without it, records of a gone log's retries
-    // are judged as this state's own.
-    if (state.since !== undefined && Buffer.byteLength(parkStateMetadata(state)) > budgetBytes) delete state.since;
+    // The id of a state begun from nothing goes when the broker keeps less metadata than an
+    // empty state with it and one hold (a limit of a few dozen bytes): an id that leaves no
+    // room for a hold would cost every key its order; without it, tier records written under
+    // a state that is gone are judged by this one's holds, as before ids.
+    if (state.id !== undefined && idCrowdsOutAHold(state)) delete state.id;
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };
+
+  /** Whether an empty state with `state`'s id leaves no room in the budget for one hold. */
+  const idCrowdsOutAHold = (state: ParkState) => encodeParkState({ ...emptyParkState(state.position), id: state.id }).length + ENTRY_ROOM > budgetBytes;
 
   /**
    * At the budget: no room for one more entry. An empty state never is: a partition paused
@@ -317,17 +319,18 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
         if (!roomToHold(parking, hash, originalOffsetOf(turn.record))) return; // waits for room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
-        const { outcome, commit } = await turn.handle();
+        const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
+        const { outcome, commit } = await turn.handle(copyStateId(state, foreign, originalOffsetOf(turn.record)));
         turns.done(partition, turn);
         ran.push(turns.commit(commit));
         const original = originalOffsetOf(turn.record);
-        if (outcome === 'tier' && original !== undefined && original < state.position && mayHold(partition, parking, hash, original)) hold(partition, parking, hash, original);
+        if (outcome === 'tier' && !foreign && original !== undefined && original < state.position && mayHold(partition, parking, hash, original)) hold(partition, parking, hash, original);
         continue;
       }
       const record = next === undefined ? undefined : parking.records.get(next);
       if (next === undefined || !record) return;
       emit({ type: 'unparked', record, key: keyText(record) });
-      const outcome = await options.handle(record, true);
+      const outcome = await options.handle(record, true, state.id);
       state.parked.delete(next);
       parking.records.delete(next);
       if (outcome === 'tier' && mayHold(partition, parking, hash, next)) hold(partition, parking, hash, next);
@@ -445,7 +448,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           state.parked.set(offset, hash);
           parking.records.set(offset, record);
           emit({ type: 'parked', record, key: keyText(record) });
-        } else if ((await options.handle(record, false)) === 'tier' && !keyless && mayHold(partition, parking, hash, offset)) {
+        } else if ((await options.handle(record, false, state.id)) === 'tier' && !keyless && mayHold(partition, parking, hash, offset)) {
           hold(partition, parking, hash, offset);
         }
         state.position = offset + 1n;
@@ -471,10 +474,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const hash = keyHash(record.message.key);
         const holder = state.held.get(hash);
         const original = originalOffsetOf(record);
+        // Written under another state (a log deleted since, offsets expired): its original offset
+        // may name a record of another log, so no hold of this state is its.
+        const foreign = writtenUnderAnotherState(state, parkStateIdOf(record.message.headers));
         // Without a readable original offset a record is nobody's current retry: it releases no hold.
-        const current = holder !== undefined && original !== undefined && original === holder;
+        const current = !foreign && holder !== undefined && original !== undefined && original === holder;
         if (!keyless && !current && !held) {
-          if (!unjudged(state, record, original)) {
+          if (!foreign && !unjudged(state, record, original)) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
             // its key's retry ended or a later record holds it. Running it would apply an older
             // update over a newer one.
@@ -492,7 +498,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         let ran: { outcome: HandleOutcome; commit: TopicPartitionOffset };
         try {
-          ran = await handle();
+          ran = await handle(current ? state.id : copyStateId(state, foreign, original));
         } catch (error) {
           if (error instanceof PublishHeld) return; // nothing committed, nothing changed: the record comes again
           throw error;
@@ -505,7 +511,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!current) {
           // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
-          if (ran.outcome === 'tier' && original !== undefined && original < state.position && mayHold(record.partition, parking, hash, original)) {
+          if (ran.outcome === 'tier' && !foreign && original !== undefined && original < state.position && mayHold(record.partition, parking, hash, original)) {
             hold(record.partition, parking, hash, original);
             await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
           } else await commit(record.partition, parking, [done]);
@@ -574,19 +580,25 @@ function unproven(state: ParkState, original: bigint | undefined): boolean {
 }
 
 /**
- * A tier record the hold cannot judge a stale copy: replayed from the DLQ, unproven, failed
- * before the state began from nothing (a retry of a log or a state that is gone), or without
- * a readable original offset (a hand-produced or corrupted record: skipped, it would be lost
- * without running).
+ * A tier record the hold cannot judge a stale copy: replayed from the DLQ, unproven, or
+ * without a readable original offset (a hand-produced or corrupted record: skipped, it would
+ * be lost without running). One written under another state is not judged either (onTierRecord).
  */
 function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
-  return (
-    original === undefined ||
-    decodeRetryHeaders(record.message.headers).replayedFromDlq === true ||
-    unproven(state, original) ||
-    // A tier record is stamped with the moment it failed (destination-record.ts).
-    failedBeforeState(state, timestampOf(record))
-  );
+  return original === undefined || decodeRetryHeaders(record.message.headers).replayedFromDlq === true || unproven(state, original);
+}
+
+/**
+ * The state id the copy of a tier record not judged by a hold carries: its own when it was
+ * written under another state; this state's when it can take a hold here (its original offset
+ * below the position: a hold that does not fit moves `lostBefore` past it instead); else an id
+ * of no state, so every later hop runs it unjudged too (a record of another log, or replayed
+ * from before this state, whose offset this state cannot hold: judged by the holds, its next
+ * copy would be skipped as stale and lost).
+ */
+function copyStateId(state: ParkState, foreign: boolean, original: bigint | undefined): string | undefined {
+  if (foreign) return undefined;
+  return original !== undefined && original < state.position ? state.id : newParkStateId();
 }
 
 /** The main-topic offset a tier record stands for, from whichever layout carries it (ours or Spring's). */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * The park-by-key state of one main partition, kept in the metadata of the group's
@@ -21,27 +21,27 @@ export interface ParkState {
    */
   lostBefore?: bigint;
   /**
-   * Set when the state began from nothing: the group had no commit of the partition (a new
-   * group, the main topic created again, its offsets expired). The moment it began, epoch ms.
-   * Tier records already written then were written by a state that is gone (the old log's),
-   * and their main offsets may name records of another log: a tier record that failed before
-   * it runs rather than be skipped
-   * as a stale copy.
+   * The state's id, taken when it began from nothing: the group had no commit of the
+   * partition (a new group, the main topic deleted and created again, its offsets expired).
+   * The copy of a record whose key it holds carries it (PARK_STATE_HEADER); a tier record
+   * carrying another id was written under a state that is gone, whose offsets may name
+   * records of another log, so this state's holds never judge it.
    */
-  since?: number;
+  id?: string;
+}
+
+/** A new state id: 8 URL-safe characters (48 random bits). */
+export function newParkStateId(): string {
+  return randomBytes(6).toString('base64url');
 }
 
 /**
- * Whether a tier record that failed at `failedAt` (its timestamp; undefined when unreadable)
- * may predate `state`: stamped before the state began from nothing. The runtime commits such a
- * state before it takes a record, so a tier record stamped before it was written under a state
- * whose commit is gone (a log deleted, offsets expired), not under one that crashed before its
- * first commit. No allowance for clocks: a copy written by this state's own members just after
- * it began is one it can judge (a late duplicate must not run over a newer record).
+ * Whether a tier record that carries the state id `written` was written under another state
+ * than `state`: both have ids and they differ. A record without one (written under a state
+ * without an id, by an earlier release, or replayed by hand) is judged as before.
  */
-export function failedBeforeState(state: ParkState, failedAt: number | undefined): boolean {
-  if (state.since === undefined) return false;
-  return failedAt === undefined || failedAt < state.since;
+export function writtenUnderAnotherState(state: ParkState, written: string | undefined): boolean {
+  return state.id !== undefined && written !== undefined && written !== state.id;
 }
 
 export const PARK_STATE_FORMAT = 'krt-parked/1';
@@ -77,9 +77,9 @@ export function committedOffsetOf(state: ParkState): bigint {
 }
 
 /**
- * `krt-parked/1 +<d> [~<d>] [!<t>] <entry> <entry> ...`: the position `d` past the committed
+ * `krt-parked/1 +<d> [~<d>] [!<id>] <entry> <entry> ...`: the position `d` past the committed
  * offset, then `~d` when the state was once lost (`lostBefore`, `d` below the position,
- * 0 included), then `!t` when it began from nothing (`since`, epoch ms), then one entry per
+ * 0 included), then `!id` when it began from nothing (its id, 8 characters), then one entry per
  * key: `hash`, then `@d` when the key is held by the record `d` before the position, then
  * `:d,d` for its parked records (distances below the position, all in base 36). Releases
  * before `~` (or `!`) read a state with it as lost.
@@ -94,8 +94,8 @@ export function encodeParkState(state: ParkState): string {
     return `${hash}${holder === undefined ? '' : `@${distance(holder)}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
   });
   const lost = state.lostBefore === undefined ? [] : [`~${(state.position - state.lostBefore).toString(36)}`];
-  const since = state.since === undefined ? [] : [`!${state.since.toString(36)}`];
-  return [PARK_STATE_FORMAT, `+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...since, ...entries].join(' ');
+  const id = state.id === undefined ? [] : [`!${state.id}`];
+  return [PARK_STATE_FORMAT, `+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...id, ...entries].join(' ');
 }
 
 /**
@@ -111,8 +111,8 @@ export function parkStateMetadata(state: ParkState): string {
 
 const DISTANCE = /^\+([0-9a-z]{1,13})$/;
 const LOST = /^~([0-9a-z]{1,13})$/;
-// Epoch ms up to Date's limit (8.64e15) fit in 11 base-36 digits; the encode-back check refuses any the parse rounds.
-const SINCE = /^!([0-9a-z]{1,11})$/;
+// Exactly 8 characters, so a byte after it (a reader that lost the NUL) is no id.
+const ID = /^!([A-Za-z0-9_-]{8})$/;
 const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13}))?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
 
 /** A base-36 distance as a bigint (13 digits hold any Kafka offset; the patterns allow no more). */
@@ -140,14 +140,14 @@ export function decodeParkState(committed: bigint, metadata: string | null | und
 export type ParkStateLoss = 'none' | 'unreadable';
 
 /**
- * The state of a partition as the runtime loads it at `now`. `committed` undefined: the
- * group has no commit of the partition, so the state begins from nothing at `now` (`since`):
- * tier records written before then are not this state's to judge. A commit whose metadata
+ * The state of a partition as the runtime loads it. `committed` undefined: the group has no
+ * commit of the partition, so the state begins from nothing, with the id `newId` gives it:
+ * tier records written under another state are not its to judge. A commit whose metadata
  * is no state (`decodeParkState`) reads as lost: an empty state at the committed offset,
  * marked `lostBefore` there, with the reason.
  */
-export function readParkState(committed: bigint | undefined, metadata: string | null | undefined, now: number): { state: ParkState; lost?: ParkStateLoss } {
-  if (committed === undefined) return { state: { ...emptyParkState(0n), since: Math.max(0, Math.floor(now)) } };
+export function readParkState(committed: bigint | undefined, metadata: string | null | undefined, newId: () => string = newParkStateId): { state: ParkState; lost?: ParkStateLoss } {
+  if (committed === undefined) return { state: { ...emptyParkState(0n), id: newId() } };
   const state = parseParkState(committed, metadata);
   if (state) return { state };
   const lost: ParkStateLoss = stripped(metadata) === '' ? 'none' : 'unreadable';
@@ -168,10 +168,10 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
   const lostBefore = lost ? position - base36(lost[1]!) : undefined;
   if (lostBefore !== undefined && lostBefore < 0n) return undefined;
   const rest = lost ? tokens.slice(1) : tokens;
-  const began = rest[0] === undefined ? null : SINCE.exec(rest[0]);
+  const began = rest[0] === undefined ? null : ID.exec(rest[0]);
   const state: ParkState = emptyParkState(position);
   if (lostBefore !== undefined) state.lostBefore = lostBefore;
-  if (began) state.since = parseInt(began[1]!, 36);
+  if (began) state.id = began[1]!;
   for (const entry of began ? rest.slice(1) : rest) {
     const match = ENTRY.exec(entry);
     if (!match) return undefined;

@@ -99,8 +99,9 @@ export interface RecordHandler {
    * Runs the handler with in-place retries, then publishes a failure. Says where the record
    * went and what to commit. With `tier` (a tier record), a held record rejects with
    * PublishHeld when `tier.away`, and `tier.before` is published instead of running the handler.
+   * `parkState`: park-by-key's id of the state that holds the record's key for its copy.
    */
-  handle(record: ConsumedRecord, fromParking: boolean, tier?: TierHold): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
+  handle(record: ConsumedRecord, fromParking: boolean, tier?: TierHold, parkState?: string): Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
   /** A rebalance: publishes that handle() started give up at their next try (the partition may be another member's). */
   revoke(): void;
 }
@@ -140,13 +141,13 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
   const outcomeCell = (topic: string, outcome: 'success' | 'retry' | 'dlq') => cellsByTopic.get(topic)![outcome];
   const mainSuccess = outcomeCell(consumer.mainTopic, 'success');
 
-  async function publish(record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean, onHeld?: () => void, tier?: TierHold): Promise<Published> {
+  async function publish(record: ConsumedRecord, failure: RoutedFailure, abandoned: () => boolean, onHeld?: () => void, tier?: TierHold, parkState?: string): Promise<Published> {
     /** Where the copy goes: a tier copy refused as too large goes on to the DLQ. */
     let current = failure;
     let held = tier?.before !== undefined;
     const commit = await publishUntilAcknowledged({
       held,
-      publish: (publishOptions) => spans.within(record, () => options.router().publish(record, current.error, current.destination, publishOptions)),
+      publish: (publishOptions) => spans.within(record, () => options.router().publish(record, current.error, current.destination, parkState === undefined ? publishOptions : { ...publishOptions, parkState })),
       // Park-by-key needs tier partition p for main partition p; a DLQ record has no order to keep.
       get mayRepartition() {
         return !parkByKey || current.destination.kind === 'dlq';
@@ -214,7 +215,7 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
       mainSuccess.inc();
       if (listening) emit({ type: 'processed', record, attempt: mainAttempt, parked: false });
     },
-    async handle(record, fromParking, tier) {
+    async handle(record, fromParking, tier, parkState) {
       let failure = tier?.before;
       if (failure === undefined) {
         try {
@@ -231,7 +232,7 @@ export function createRecordHandler(options: RecordHandlerOptions): StartedRecor
       }
       // A rebalance ends the loop: the partition may be another member's now, which reads the record again.
       const startedIn = revocations;
-      const published = await spans.endIfRejected(record, publish(record, failure, () => revocations !== startedIn, undefined, tier));
+      const published = await spans.endIfRejected(record, publish(record, failure, () => revocations !== startedIn, undefined, tier, parkState));
       routed(record, published.failure);
       return { outcome: published.failure.destination.kind, commit: published.commit };
     },

@@ -324,7 +324,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
         parking = createKeyParking({
           mainTopic: consumer.mainTopic,
           consumer: () => mainConsumer!,
-          handle: async (record, parked) => (await records.handle(record, parked)).outcome,
+          handle: async (record, parked, parkState) => (await records.handle(record, parked, undefined, parkState)).outcome,
           commitOffsetFor: (record) => router.commitOffsetFor(record),
           emit,
           budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,

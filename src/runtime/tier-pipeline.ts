@@ -23,8 +23,9 @@ export interface TierPipelineOptions {
    * checks the key's hold first and may release the key). `handle` rejects with PublishHeld
    * when the record is held: nothing is to be committed, and its partition already waits at
    * it. `held`: the record was held before, so `handle` only publishes it to the DLQ again.
+   * `handle(parkState)`: park-by-key's id of the state that holds the key for the record's copy.
    */
-  readonly due: (record: EachMessagePayload, handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>, held: boolean) => Promise<void>;
+  readonly due: (record: EachMessagePayload, handle: (parkState?: string) => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>, held: boolean) => Promise<void>;
   readonly stopping: () => boolean;
 }
 
@@ -128,9 +129,9 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     try {
       await options.due(
         record,
-        async () => {
+        async (parkState) => {
           try {
-            const ran = await options.records.handle(record, false, { away, before });
+            const ran = await options.records.handle(record, false, { away, before }, parkState);
             if (before !== undefined && held.get(id)?.failure === before) held.delete(id);
             return ran;
           } catch (error) {

@@ -13,7 +13,7 @@ export interface WaitingTierRecord {
   readonly hash: string;
   /** The main partition's position when it came due: parked main records before it are ahead of it. */
   readonly behind: bigint;
-  readonly handle: () => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
+  readonly handle: (parkState?: string) => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
 }
 
 /**

@@ -74,4 +74,14 @@ describe('a commit through the Confluent client', () => {
     const fresh = confluentConsumer(() => false);
     await expect(commitConfirmed(fresh.consumer, [{ ...at(0, 0), metadata: 'krt-parked/1 +0 !a\u0000' }])).rejects.toThrow('it shows -1001');
   });
+
+  it('never takes a commit for too large where the coordinator shows no commit at all, however often it is lost', async () => {
+    const { consumer } = confluentConsumer(() => false);
+    const birth = { ...at(0, 0), metadata: 'krt-parked/1 +0 !AbC-_123\u0000' };
+    for (let i = 0; i < 3; i++) {
+      const refusal = await commitConfirmed(consumer, [birth]).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ notStored: true });
+      expect(refusal).not.toMatchObject({ code: 'OFFSET_METADATA_TOO_LARGE' });
+    }
+  });
 });

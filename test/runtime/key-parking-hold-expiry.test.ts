@@ -17,7 +17,7 @@ describe('key parking: a hold that expires', () => {
     expect(w.handled).toEqual(['k:a', 'j:c', 'k:b']);
     expect(w.ofType('hold-expired')).toEqual([{ type: 'hold-expired', topic: MAIN, partition: 0, offset: '0', heldMs: EXPIRY }]);
     expect(w.committed()).toBe(3);
-    expect(w.state()).toEqual({ position: 3n, held: new Map(), parked: new Map(), since: 0 }); // begun from nothing at time 0
+    expect(w.state()).toEqual({ position: 3n, held: new Map(), parked: new Map(), id: expect.stringMatching(/^[A-Za-z0-9_-]{8}$/) }); // begun from nothing
   });
 
   it('times each hold from when it was taken: a later hold expires on its own time, not with the first', async () => {

@@ -80,6 +80,9 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000, hand
   return { broker, parking, seeks, handled, pauses, events, retries, holdLoads, refuseCommit: () => (refuseNextCommit = true), refusePause: () => (refuseNextPause = true), answerNothing: () => (answerNothing = true) };
 }
 
+/** A budget that fits five holds: 120 bytes, and 10 for the id a state begun from nothing takes. */
+const FIVE_HOLDS = 130;
+
 describe('key parking', () => {
   it('reads the partition again from the oldest parked record when it reloads its state after a failed commit', async () => {
     const s = setup({ 'k:a': 'tier' });
@@ -138,7 +141,7 @@ describe('key parking', () => {
 
   it('resumes a partition paused as full when an operation on it fails, so no partition stays paused with nobody to resume it', async () => {
     const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
-    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), 120);
+    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), FIVE_HOLDS);
     let offset = 0;
     for (const key of keys) await s.parking.onMainRecord(record(offset++, key, 'a'));
     expect(s.pauses).toEqual(['pause 0']);
@@ -150,7 +153,7 @@ describe('key parking', () => {
 
   it('says a partition is full, with its keys held and records parked, when it pauses it', async () => {
     const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
-    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), 120);
+    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), FIVE_HOLDS);
     let offset = 0;
     for (const key of keys) await s.parking.onMainRecord(record(offset++, key, 'a'));
     expect(s.pauses).toEqual(['pause 0']);
@@ -160,7 +163,7 @@ describe('key parking', () => {
 
   it('pauses a full partition once the client takes the pause it refused', async () => {
     const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
-    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), 120);
+    const s = setup(Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])), FIVE_HOLDS);
     s.refusePause();
     let offset = 0;
     for (const key of keys.slice(0, 5)) await s.parking.onMainRecord(record(offset++, key, 'a')); // the fifth fills it
@@ -210,7 +213,7 @@ describe('key parking', () => {
 
   it('keeps a full partition reading after a reload until its parked record is back in memory, then pauses it again', async () => {
     const keys = ['k1', 'k2', 'k3', 'k4', 'k5'];
-    const s = setup({ 'k0:a': 'tier', ...Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])) }, 120);
+    const s = setup({ 'k0:a': 'tier', ...Object.fromEntries(keys.map((k) => [`${k}:a`, 'tier' as HandleOutcome])) }, FIVE_HOLDS);
     await s.parking.onMainRecord(record(0, 'k0', 'a')); // k0 held
     await s.parking.onMainRecord(record(1, 'k0', 'b')); // parked behind it
     let offset = 2;

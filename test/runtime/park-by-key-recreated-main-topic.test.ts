@@ -9,9 +9,10 @@ import { consumer, T0, world } from './park-by-key-world';
  * deleted and created again while a failed record's copy waits in its tier (the tiers are
  * not recreated); the group's commits of the main topic go with the old log.
  * Class: "no commit" read as "nothing in retry" although tier records written by an earlier
- * state exist. Fix: a state that begins from nothing keeps the moment it began (`since`),
- * and a tier record stamped before it runs as one from before a lost state does
- * (docs/runtime.md, "When p begins from nothing").
+ * state exist. Fix: a state that begins from nothing takes an id, committed before its first
+ * record, and the copies written under it carry it (PARK_STATE_HEADER); a tier record that
+ * carries another id is never judged by this state's holds (docs/runtime.md, "When p begins
+ * from nothing").
  */
 type Internals = { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
 function recreate(broker: MemoryBroker, topic: string, group: string): void {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, failedBeforeState, keyHash, parkStateMetadata, readParkState } from '../../src/runtime/park-state';
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata, readParkState, writtenUnderAnotherState } from '../../src/runtime/park-state';
 import type { ParkState } from '../../src/runtime/park-state';
 
-const NOW = 1_800_000_000_000;
+const ID = () => 'AbC-_123';
 
 describe('the park-by-key state in commit metadata', () => {
   const a = keyHash(Buffer.from('order-42'));
@@ -71,14 +71,15 @@ describe('the park-by-key state in commit metadata', () => {
   });
 
   it('reads a commit without state as lost, marked at the committed offset, and says why; a partition never committed as nothing lost', () => {
-    expect(readParkState(undefined, null, 1_700_000_000_000)).toEqual({ state: { ...emptyParkState(0n), since: 1_700_000_000_000 } });
-    for (const metadata of [null, undefined, '', '\0']) expect(readParkState(10n, metadata, NOW)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n }, lost: 'none' });
+    expect(readParkState(undefined, null, ID)).toEqual({ state: { ...emptyParkState(0n), id: 'AbC-_123' } });
+    expect(readParkState(undefined, null).state.id).toMatch(/^[A-Za-z0-9_-]{8}$/);
+    for (const metadata of [null, undefined, '', '\0']) expect(readParkState(10n, metadata, ID)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n }, lost: 'none' });
     for (const metadata of ['krt-parked/1 +5', `krt-parked/1 +0 ${a}@1\0\0x`, 'krt-handled/1 {}']) {
-      expect(readParkState(10n, metadata, NOW)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n }, lost: 'unreadable' });
+      expect(readParkState(10n, metadata, ID)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n }, lost: 'unreadable' });
     }
     const state = emptyParkState(12n);
     state.held.set(a, 3n);
-    expect(readParkState(12n, parkStateMetadata(state), NOW)).toEqual({ state });
+    expect(readParkState(12n, parkStateMetadata(state), ID)).toEqual({ state });
   });
 
   it('keeps the mark of a lost state (~, below the position, 0 included) and reads it back; states without it read as before', () => {
@@ -86,34 +87,35 @@ describe('the park-by-key state in commit metadata', () => {
     state.held.set(a, 11n);
     state.parked.set(11n, b);
     expect(encodeParkState(state)).toBe(`krt-parked/1 +1 ~2 ${[`${a}@1`, `${b}:1`].sort().join(' ')}`);
-    expect(readParkState(11n, parkStateMetadata(state), NOW)).toEqual({ state });
+    expect(readParkState(11n, parkStateMetadata(state), ID)).toEqual({ state });
     const justLost: ParkState = { ...emptyParkState(10n), lostBefore: 10n };
     expect(encodeParkState(justLost)).toBe('krt-parked/1 +0 ~0');
     expect(decodeParkState(10n, 'krt-parked/1 +0 ~0')).toEqual(justLost);
     // A mark before offset 0, in the wrong place, twice, or with digits the encoder would not write: not ours.
     for (const metadata of ['krt-parked/1 +0 ~b', `krt-parked/1 +0 ${a}@1 ~2`, 'krt-parked/1 +0 ~1 ~1', 'krt-parked/1 +0 ~01', 'krt-parked/1 +0 ~']) {
-      expect(readParkState(10n, metadata, NOW).lost).toBe('unreadable');
+      expect(readParkState(10n, metadata, ID).lost).toBe('unreadable');
     }
   });
 
-  it('keeps the moment a state began from nothing (!, after the lost mark) and reads it back; a mark out of place or with digits the encoder would not write is not ours', () => {
-    const state: ParkState = { ...emptyParkState(12n), lostBefore: 10n, since: 1_700_000_000_000 };
+  it('keeps the id of a state begun from nothing (!, after the lost mark) and reads it back; an id of another length, out of place or twice is not ours', () => {
+    const state: ParkState = { ...emptyParkState(12n), lostBefore: 10n, id: 'AbC-_123' };
     state.held.set(a, 11n);
-    expect(encodeParkState(state)).toBe(`krt-parked/1 +0 ~2 !${(1_700_000_000_000).toString(36)} ${a}@1`);
-    expect(readParkState(12n, parkStateMetadata(state), NOW)).toEqual({ state });
-    const fresh: ParkState = { ...emptyParkState(3n), since: 0 };
+    expect(encodeParkState(state)).toBe(`krt-parked/1 +0 ~2 !AbC-_123 ${a}@1`);
+    expect(readParkState(12n, parkStateMetadata(state), ID)).toEqual({ state });
+    const fresh: ParkState = { ...emptyParkState(3n), id: 'zzzzzzzz' };
     expect(decodeParkState(3n, encodeParkState(fresh))).toEqual(fresh);
-    for (const metadata of ['krt-parked/1 +0 !01', 'krt-parked/1 +0 !', `krt-parked/1 +0 ${a}@1 !1`, 'krt-parked/1 +0 !1 ~0', 'krt-parked/1 +0 !1 !1', 'krt-parked/1 +0 !123456789012']) {
-      expect(readParkState(10n, metadata, NOW).lost).toBe('unreadable');
+    // A byte after the id (a reader that lost the NUL) makes it no id: the state reads as lost, not as another id.
+    for (const metadata of ['krt-parked/1 +0 !AbC-_1230', 'krt-parked/1 +0 !AbC-_12', 'krt-parked/1 +0 !', `krt-parked/1 +0 ${a}@1 !AbC-_123`, 'krt-parked/1 +0 !AbC-_123 ~0', 'krt-parked/1 +0 !AbC-_123 !AbC-_123', 'krt-parked/1 +0 !AbC+_123']) {
+      expect(readParkState(10n, metadata, ID).lost).toBe('unreadable');
     }
   });
 
-  it('judges a tier record stamped before a state began from nothing as one it cannot judge, and one stamped since (or any, in a state that did not) as its own', () => {
-    const since = 1_700_000_000_000;
-    expect(failedBeforeState({ ...emptyParkState(0n), since }, since - 1)).toBe(true);
-    expect(failedBeforeState({ ...emptyParkState(0n), since }, undefined)).toBe(true);
-    expect(failedBeforeState({ ...emptyParkState(0n), since }, since)).toBe(false);
-    expect(failedBeforeState(emptyParkState(0n), 0)).toBe(false);
+  it('tells a tier record written under another state (both with ids, different) from one it can judge (the same id, or either without one)', () => {
+    const state: ParkState = { ...emptyParkState(0n), id: 'AbC-_123' };
+    expect(writtenUnderAnotherState(state, 'zzzzzzzz')).toBe(true);
+    expect(writtenUnderAnotherState(state, 'AbC-_123')).toBe(false);
+    expect(writtenUnderAnotherState(state, undefined)).toBe(false);
+    expect(writtenUnderAnotherState(emptyParkState(0n), 'zzzzzzzz')).toBe(false);
   });
 
   it('reads a state that holds a key before offset 0, or parks a record at the position beside a good hold, as an empty state', () => {
@@ -131,14 +133,14 @@ describe('the park-by-key state in commit metadata', () => {
         fc.option(fc.nat({ max: 40 })),
         fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 })), { maxLength: 3 }),
       )
-      .map(([d, lost, entries]) => [PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(d % 3 === 0 ? [`!${(d * 1_000_003).toString(36)}`] : []), ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`)].join(' ')),
+      .map(([d, lost, entries]) => [PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`)].join(' ')),
   );
 
   it('decodes any text either to a state that encodes back to that text at the committed offset, or to an empty state (property)', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 20n }), nearState, (committed, text) => {
         const state = decodeParkState(committed, text);
-        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.since === undefined;
+        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.id === undefined;
         expect(empty || (encodeParkState(state) === text && committedOffsetOf(state) === committed)).toBe(true);
       }),
       { numRuns: 2000 },
@@ -152,10 +154,10 @@ describe('the park-by-key state in commit metadata', () => {
         fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 1n, max: 50n })), { maxLength: 3 }),
         fc.uniqueArray(fc.tuple(fc.bigInt({ min: 1n, max: 50n }), fc.constantFrom(...hashes)), { selector: ([d]) => d, maxLength: 6 }),
         fc.option(fc.bigInt({ min: 0n, max: 50n })),
-        fc.option(fc.integer({ min: 0, max: 8_640_000_000_000_000 })),
-        (position, held, parked, lost, since) => {
+        fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{8}$/)),
+        (position, held, parked, lost, id) => {
           const state: ParkState = lost === null ? emptyParkState(position + 50n) : { ...emptyParkState(position + 50n), lostBefore: position + 50n - lost };
-          if (since !== null) state.since = since;
+          if (id !== null) state.id = id;
           for (const [h, d] of held) state.held.set(h, state.position - d);
           for (const [d, h] of parked) state.parked.set(state.position - d, h);
           expect(decodeParkState(committedOffsetOf(state), encodeParkState(state))).toEqual(state);

@@ -48,7 +48,7 @@ function suspectsOf(consumer: CommittingConsumerLike): Map<string, number> {
  * commit is not shown a second time in a row with at least as much metadata (park-by-key sends
  * the same state again after a failure), the coordinator answering both times.
  */
-function refusedTwice(consumer: CommittingConsumerLike, stored: { metadata?: string | null } | undefined, asked: OffsetCommit): boolean {
+function refusedTwice(consumer: CommittingConsumerLike, stored: { offset: string | null; metadata?: string | null } | undefined, asked: OffsetCommit): boolean {
   if (!mayBeTooLarge(stored, asked)) return false;
   const key = `${asked.topic}\u0000${asked.partition}`;
   const bytes = Buffer.byteLength(withoutNul(asked.metadata));
@@ -65,8 +65,11 @@ function refusedTwice(consumer: CommittingConsumerLike, stored: { metadata?: str
  * same state for ever. Mistaken, the budget comes down and is raised again after
  * BUDGET_RETRY_AFTER_COMMITS accepted commits.
  */
-function mayBeTooLarge(stored: { metadata?: string | null } | undefined, asked: OffsetCommit): boolean {
-  return stored !== undefined && asked.metadata !== undefined && Buffer.byteLength(withoutNul(asked.metadata)) > Buffer.byteLength(withoutNul(stored.metadata));
+function mayBeTooLarge(stored: { offset: string | null; metadata?: string | null } | undefined, asked: OffsetCommit): boolean {
+  // Nothing stored at all (a partition's first commit lost, twice, to an outage): no stored
+  // metadata to be larger than, so no guess; a guess there would take the budget below one hold.
+  if (stored === undefined || (stored.offset !== null && stored.offset.startsWith('-'))) return false;
+  return asked.metadata !== undefined && Buffer.byteLength(withoutNul(asked.metadata)) > Buffer.byteLength(withoutNul(stored.metadata));
 }
 
 /** The client keeps metadata as a C string: trailing NULs say nothing. */

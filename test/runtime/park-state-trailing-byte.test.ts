@@ -6,8 +6,10 @@ import { faultWorld } from './fault-world';
 import { consumer, T0, world } from './park-by-key-world';
 
 /**
- * DEFECT (attack7, found by the fault property: KRT_PROPERTY_RUNS=3000 KRT_PROPERTY_SEED=7007,
+ * Found by attack (s27, attack7, found by the fault property: KRT_PROPERTY_RUNS=3000 KRT_PROPERTY_SEED=7007,
  * "park-by-key whose committed state is lost at any step", case 314; seed 99 finds the same):
+ * first two cases fixed (the mark is now an id of exactly 8 characters, so a byte after it
+ * makes the state read as lost); the third (a hold last) is open, an `it.failing`. Was:
  * a park-by-key state read back with a trailing byte (the misreading the NUL fix was about;
  * docs/runtime.md promises that trailing bytes read as a lost state) reads as a VALID state
  * whenever its last token is a bare number the byte extends:
@@ -47,14 +49,14 @@ function refuseOnce(broker: MemoryBroker, matches: (offset: OffsetCommit) => boo
   };
 }
 
-describe('attack7: a park-by-key state read back with a trailing byte', () => {
-  it.failing('ending with its since mark: reads as lost, and a stale tier copy is not run over a newer record of its key', async () => {
+describe('a park-by-key state read back with a trailing byte', () => {
+  it('ending with its id: reads as lost, and a stale tier copy is not run over a newer record of its key', async () => {
     const w = world();
     w.broker.throwReaction = 'kafkajs'; // a refused commit: the record is delivered again
     w.produce('w', '0');
     const retrying = await w.start();
     await w.broker.run({ until: T0 });
-    expect(w.broker.committedMetadata(consumer.groups.main, consumer.mainTopic, 0)).toBe(`krt-parked/1 +0 !${T0.toString(36)}\0`);
+    expect(w.broker.committedMetadata(consumer.groups.main, consumer.mainTopic, 0)).toMatch(/^krt-parked\/1 \+0 ![A-Za-z0-9_-]{8}\0$/);
 
     w.loseState('trailing bytes'); // `krt-parked/1 +0 !lfls0`
     w.broker.rebalance(consumer.groups.main);
@@ -71,7 +73,7 @@ describe('attack7: a park-by-key state read back with a trailing byte', () => {
     expect(k[k.length - 1]).toBe('k:b');
   });
 
-  it.failing('the fault property\'s shrunk case: order suffers for no key that was in retry when the state was lost', async () => {
+  it('the fault property\'s shrunk case: order suffers for no key that was in retry when the state was lost', async () => {
     const losses: StepEvent[] = [{ kind: 'state-lost', at: 4 }, { kind: 'state-lost', at: 1 }];
     const result = await faultWorld({
       ordering: 'park-by-key',
@@ -95,7 +97,7 @@ describe('attack7: a park-by-key state read back with a trailing byte', () => {
     w.produce('k', 'a'); // offset 40: fails, k held, position 41
     const retrying = await w.start();
     await w.broker.run({ until: T0 });
-    expect(w.broker.committedMetadata(consumer.groups.main, consumer.mainTopic, 0)).toBe(`krt-parked/1 +0 !${T0.toString(36)} glTDKakoUPbV@1\0`);
+    expect(w.broker.committedMetadata(consumer.groups.main, consumer.mainTopic, 0)).toMatch(/^krt-parked\/1 \+0 ![A-Za-z0-9_-]{8} glTDKakoUPbV@1\0$/);
 
     w.loseState('trailing bytes'); // `... glTDKakoUPbV@10`: k held at 5
     w.broker.rebalance(consumer.groups.main);

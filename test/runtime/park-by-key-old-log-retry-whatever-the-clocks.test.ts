@@ -1,9 +1,9 @@
 import type { MemoryBroker } from '../../src/simulate/memory-broker';
-import { startSkewed } from './attack7-skewed-member';
+import { startSkewed } from './skewed-member';
 import { consumer, T0, world } from './park-by-key-world';
 
 /**
- * DEFECT (attack7): a retry of the main topic's old log is lost after the topic is
+ * Found by attack (s27, attack7), fixed (a state id on the state and its copies: PARK_STATE_HEADER); was: a retry of the main topic's old log is lost after the topic is
  * recreated when the member that published it had a clock ahead of the member that begins
  * the new state: its stamp is not before `since`, so it is judged by the (empty) hold and
  * committed unrun as a stale copy. Never handled, not in the DLQ.
@@ -36,8 +36,8 @@ function recreate(broker: MemoryBroker, topic: string, group: string): void {
   broker.rebalance(group);
 }
 
-describe('attack7: the main topic recreated, the old log\'s retry published by a member whose clock ran ahead', () => {
-  it.failing('runs the old log\'s retry on the member that owns p now, whose clock is right', async () => {
+describe('the main topic recreated, the old log\'s retry published by a member whose clock ran ahead', () => {
+  it('runs the old log\'s retry on the member that owns p now, whose clock is right', async () => {
     const w = world();
     w.failOnce.add('k:a');
     w.produce('k', 'a');
