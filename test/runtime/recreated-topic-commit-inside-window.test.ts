@@ -1,6 +1,5 @@
-import { FinishedOffsets } from '../../src/runtime/finished-offsets';
-import type { ConsumedRecord } from '../../src/runtime/router';
 import { groupMember } from './group-member';
+import { tierLogFinishedPastAcknowledged } from './tier-log-finished-past-acknowledged';
 
 /**
  * Attack (s26, attack5) on the new-log rule judged on the group's commit (main-pipeline.ts:76-82
@@ -52,16 +51,7 @@ describe('a recreated topic whose new log another member committed past this mem
   // (committed 101 is not below acknowledged 100), and has() takes the new tier log's record 101
   // for one finished here: it is committed without running (the tier copy is LOST).
   it('tier path: a new tier log\'s record inside the old window is not taken for one finished here', () => {
-    const finished = new FinishedOffsets();
-    const tierRecord = (offset: number, value: string): ConsumedRecord => ({
-      topic: 'orders.confirmed.retry.1m',
-      partition: 0,
-      message: { key: null, value: Buffer.from(value), offset: String(offset), timestamp: '0', headers: {} },
-    });
-    for (let i = 0; i < 104; i++) finished.has(tierRecord(i, `old-${i}`), i === 0 ? undefined : 100n);
-    finished.add({ topic: 'orders.confirmed.retry.1m', partition: 0, offset: '104' });
-    finished.rebalanced();
-    const first = tierRecord(101, 'new-101');
+    const { finished, first } = tierLogFinishedPastAcknowledged();
     expect(finished.mustJudge(first)).toBe(true);
     let newLog = false;
     finished.judge(first, 101n, 100n, false, () => (newLog = true)); // 101: another member's commit, not this one's

@@ -1,7 +1,6 @@
-import { FinishedOffsets } from '../../src/runtime/finished-offsets';
 import { GROUP_COMMIT_READ_TIMEOUT_MS } from '../../src/runtime/group-commit';
-import type { ConsumedRecord } from '../../src/runtime/router';
 import { groupMember } from './group-member';
+import { tierLogFinishedPastAcknowledged } from './tier-log-finished-past-acknowledged';
 
 /**
  * Attack (s26, attack6) on groupCommitOf's read (group-commit.ts:18-39) and judgeLog
@@ -58,16 +57,7 @@ describe('a recreated topic met when the group\'s commit cannot be read (attack6
   // commit (undefined) with an acknowledged one is judged read-past, and has() takes the new tier
   // log's record 101 for one finished here: committed without running. LOST (the tier copy).
   it('tier path: with the group\'s commit unread, a new tier log\'s record inside the old window is not taken for one finished here', () => {
-    const finished = new FinishedOffsets();
-    const tierRecord = (offset: number, value: string): ConsumedRecord => ({
-      topic: 'orders.confirmed.retry.1m',
-      partition: 0,
-      message: { key: null, value: Buffer.from(value), offset: String(offset), timestamp: '0', headers: {} },
-    });
-    for (let i = 0; i < 104; i++) finished.has(tierRecord(i, `old-${i}`), i === 0 ? undefined : 100n);
-    finished.add({ topic: 'orders.confirmed.retry.1m', partition: 0, offset: '104' });
-    finished.rebalanced();
-    const first = tierRecord(101, 'new-101');
+    const { finished, first } = tierLogFinishedPastAcknowledged();
     expect(finished.mustJudge(first)).toBe(true);
     let newLog = false;
     finished.judge(first, undefined, 100n, false, () => (newLog = true)); // the read hung: unread
