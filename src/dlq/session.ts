@@ -357,8 +357,10 @@ export class DlqSession {
     this.committer = client;
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
+    let timer: NodeJS.Timeout | undefined;
+    // Cleared however the join ends: a run() refused leaves no timer to hold the process for commitTimeoutMs.
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DlqError(`could not join the replay group ${this.consumer.groups.replay} within ${this.commitTimeoutMs / 1000}s`)), this.commitTimeoutMs);
+      timer = setTimeout(() => reject(new DlqError(`could not join the replay group ${this.consumer.groups.replay} within ${this.commitTimeoutMs / 1000}s`)), this.commitTimeoutMs);
       client.on(client.events.GROUP_JOIN, (event) => {
         // Before the first fetch: a member that never fetches never commits a reset offset.
         client.pause([{ topic }]);
@@ -369,7 +371,7 @@ export class DlqSession {
       });
       client.run({ autoCommit: false, eachBatch: async () => {} }).catch(reject);
       client.pause([{ topic }]);
-    });
+    }).finally(() => clearTimeout(timer));
     return client;
   }
 
@@ -427,6 +429,10 @@ async function readUnhandled(
   const waiting = new Set(starts.keys());
   const admin = kafka.admin();
   let checkTimer: NodeJS.Timeout | undefined;
+  // Cleared in the finally however the read ends: a fetch or a connect refused leaves no timer to hold the process for timeoutMs.
+  let stallTimer: NodeJS.Timeout | undefined;
+  /** Set once the read ended: a batch or a log-start check still in hand then arms no timer again. */
+  let ended = false;
   try {
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
@@ -437,16 +443,16 @@ async function readUnhandled(
         const at = [...waiting].map((p) => `partition ${p} at offset ${positions.get(p)} of ${ends.get(p)}`).join(', ');
         reject(new DlqError(`could not read ${topic} any further for ${timeoutMs / 1000}s (${at}); a transaction still open on the DLQ holds reading back until it ends`));
       };
-      let timer = setTimeout(stalled, timeoutMs);
+      stallTimer = setTimeout(stalled, timeoutMs);
       const progressed = () => {
-        clearTimeout(timer);
-        timer = setTimeout(stalled, timeoutMs);
+        clearTimeout(stallTimer);
+        if (!ended) stallTimer = setTimeout(stalled, timeoutMs);
       };
       const done = (partition: number) => {
         if (!waiting.delete(partition)) return;
         client.pause([{ topic, partitions: [partition] }]);
         if (waiting.size === 0) {
-          clearTimeout(timer);
+          clearTimeout(stallTimer);
           resolve();
         }
       };
@@ -499,10 +505,10 @@ async function readUnhandled(
           // The next check, or the fetch, tells.
         }
         checkEvery = Math.min(MAX_LOG_START_CHECK_MS, checkEvery * 2);
-        if (waiting.size > 0) checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
+        if (waiting.size > 0 && !ended) checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
       };
       void admin.connect().then(() => {
-        checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
+        if (!ended) checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
       }, reject);
       client
         .run({
@@ -544,7 +550,7 @@ async function readUnhandled(
             if (scope.enough) for (const p of [...waiting]) if (scope.enough(p, positions.get(p)!)) done(p);
             if (scope.drain && waiting.size > 0) {
               // Waiting for the writer is not a stalled read.
-              clearTimeout(timer);
+              clearTimeout(stallTimer);
               await scope.drain();
               progressed();
             }
@@ -553,7 +559,9 @@ async function readUnhandled(
         .catch(reject);
     });
   } finally {
+    ended = true;
     clearTimeout(checkTimer);
+    clearTimeout(stallTimer);
     await Promise.all([client.disconnect(), admin.disconnect().catch(() => undefined)]);
   }
   const records = found.sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));

@@ -91,6 +91,20 @@ export class MemoryBroker {
     if (!this.logs.has(name)) this.logs.set(name, Array.from({ length: partitions }, () => []));
   }
 
+  /**
+   * The topic deleted and created again with as many partitions (a Terraform replacement): its
+   * log starts over at offset 0, every group's commits of it go with the old log (Kafka drops
+   * them), and the groups reading it rebalance.
+   */
+  recreateTopic(topic: string): void {
+    const partitions = this.partitionsOf(topic);
+    if (partitions === 0) throw new BrokerRefusedError(`This server does not host this topic-partition: ${topic}`);
+    this.logs.set(topic, Array.from({ length: partitions }, () => []));
+    for (const group of this.committed.values()) for (let p = 0; p < partitions; p++) group.delete(tp(topic, p));
+    const readers = new Set(this.consumers.filter((c) => c.connected && c.reads(topic)).map((c) => c.groupId));
+    for (const groupId of readers) this.rebalance(groupId);
+  }
+
   /** The next `count` writes to a topic fail, as when its write ACL is missing. */
   refuseWrites(topic: string, count: number): void {
     this.refusals.set(topic, count);
@@ -263,6 +277,10 @@ class MemoryConsumer implements ConsumerPort {
 
   pausedPartitions(): string[] {
     return [...this.paused].map((id) => id.replace('\u0000', '-'));
+  }
+
+  reads(topic: string): boolean {
+    return this.topics.includes(topic);
   }
 
   async subscribe({ topics }: { topics: string[] }): Promise<void> {

@@ -1,11 +1,5 @@
-import { Registry } from 'prom-client';
-import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
+import type { MemberHooks } from './group-member';
+import { partitionBackPastGivenUpPublish } from './partition-back-past-given-up-publish';
 
 /**
  * Attack (s26, attack5) on the attack4 fix of given-up publishes (partition-progress.ts:113-116
@@ -24,63 +18,24 @@ import { httpError, valueOf } from './harness';
  * Fix: retry the read until it answers (backoff, heartbeating; bounded by stop()), so no
  * decision after a rebalance is taken without it.
  */
-function readFailsOnce(broker: MemoryBroker): KafkaPort {
-  const port = broker.port();
+function readFailsOnce(): MemberHooks['committed'] {
   let failed = false;
-  return {
-    producer: () => port.producer(),
-    consumer: (groupId, options) => {
-      const c = port.consumer(groupId, options);
-      const read = c.committed.bind(c);
-      c.committed = async (topic, partitions) => {
-        if (!failed) {
-          failed = true;
-          throw Object.assign(new Error('The coordinator is loading and hence can\'t process requests'), { type: 'COORDINATOR_LOAD_IN_PROGRESS', retriable: true });
-        }
-        return read(topic, partitions);
-      };
-      return c;
-    },
+  return async (topic, partitions, read) => {
+    if (!failed) {
+      failed = true;
+      throw Object.assign(new Error('The coordinator is loading and hence can\'t process requests'), { type: 'COORDINATOR_LOAD_IN_PROGRESS', retriable: true });
+    }
+    return read(topic, partitions);
   };
 }
 
 describe('a given-up publish after the partition came back past it through another member\'s commit, the group\'s commit read failing once (attack5)', () => {
   it('does not send the member back to run again the records another member finished and committed', async () => {
-    const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 } });
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
-    const ran: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: readFailsOnce(broker),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      handler: async (record: ConsumedRecord) => {
-        if (record.topic !== consumer.mainTopic) return;
-        ran.push(valueOf(record));
-        if (valueOf(record).startsWith('fail')) throw httpError(503);
-      },
-    });
-    for (let i = 0; i < 100; i++) produce(i === 40 ? 'fail-40' : `r-${i}`);
-    broker.refuseWrites(consumer.tiers[0]!.topic, 3); // record 40's tier copy is refused for a moment
-    await retrying.start();
-    await broker.run({ stopWhen: () => ran.includes('r-99') });
-    expect(broker.records(consumer.tiers[0]!.topic)).toHaveLength(0); // 40's publish still being retried
-
-    // The partition goes to member B, which runs 40-99 (40 into its tier, once the tier takes writes) and commits 100.
-    broker.rebalance(consumer.groups.main);
-    broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '100' }]);
-    // It comes back to this member, with new records after B's commit.
-    for (let i = 100; i < 110; i++) produce(`r-${i}`);
-    broker.rebalance(consumer.groups.main);
-    await broker.run({ until: clock.now() + 10_000 });
-    await retrying.stop();
+    const { ran, mainCommit } = await partitionBackPastGivenUpPublish({ committed: readFailsOnce() });
 
     // Seen: r-41 .. r-99 ran a second time here (and fail-40 again, a second tier copy).
     expect(ran.filter((r) => r === 'r-41')).toHaveLength(1);
     expect(ran.slice(100)).toEqual(Array.from({ length: 10 }, (_, i) => `r-${i + 100}`));
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(110);
+    expect(mainCommit).toBe(110);
   });
 });

@@ -1,9 +1,8 @@
 import { FinishedOffsets } from '../../src/runtime/finished-offsets';
-import { createMainPipeline } from '../../src/runtime/main-pipeline';
-import { createOffsetCommitter } from '../../src/runtime/offset-committer';
 import type { CommittedOffset, ConsumerPort, EachBatchPayload, OffsetCommit } from '../../src/runtime/port';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { succeedingPipeline } from './succeeding-pipeline';
 
 /**
  * Attack (s26, attack5) on the group-commit read at a partition's first batch after a
@@ -49,30 +48,7 @@ function memberOf(intervalMs: number) {
     seek: () => {},
   } as unknown as ConsumerPort;
   const clock = new VirtualClock(0);
-  const commits = createOffsetCommitter(() => consumer, clock, { intervalMs, maxRecords: MAX_RECORDS }, () => {});
-  const handled: number[] = [];
-  const pipeline = createMainPipeline({
-    consumer: () => consumer,
-    records: {
-      handler: async (record) => void handled.push(Number(record.message.offset)),
-      afterFailure: async () => undefined,
-      publish: async () => {
-        throw new Error('nothing fails here');
-      },
-      routed: () => {},
-      succeededOnMain: () => {},
-      handle: async () => {
-        throw new Error('not used by the main pipeline');
-      },
-      revoke: () => {},
-    },
-    commits,
-    stopping: () => false,
-    track: () => {},
-    onCommitError: () => {},
-    maxInFlight: 100,
-    now: () => clock.now(),
-  });
+  const { pipeline, commits, handled } = succeedingPipeline(consumer, clock, { intervalMs, maxRecords: MAX_RECORDS });
   return {
     pipeline,
     commits,

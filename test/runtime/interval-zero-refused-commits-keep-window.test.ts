@@ -1,11 +1,4 @@
-import { Registry } from 'prom-client';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { KafkaPort, OffsetCommit } from '../../src/runtime/port';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { coordinatorNotAvailable, groupMember, refusedCommits } from './group-member';
 
 /**
  * Attack (s26, attack5) on the commit window with `commit: { intervalMs: 0 }` (each record
@@ -14,20 +7,6 @@ import { valueOf } from './harness';
  * the partition leader still serves fetches.
  */
 const MAX_RECORDS = 3;
-
-function refusingCommits(broker: MemoryBroker): KafkaPort {
-  const port = broker.port();
-  return {
-    producer: () => port.producer(),
-    consumer: (groupId, options) => {
-      const c = port.consumer(groupId, options);
-      c.commitOffsets = async (_offsets: OffsetCommit[]) => {
-        throw Object.assign(new Error('The coordinator is not available'), { name: 'KafkaJSProtocolError', type: 'COORDINATOR_NOT_AVAILABLE', code: 15, retriable: true });
-      };
-      return c;
-    },
-  };
-}
 
 jest.setTimeout(30_000);
 
@@ -45,25 +24,16 @@ describe('the commit window with intervalMs 0 while every commit is refused (att
   // wait for room as with an interval (waitForRoom: the refused commit is retried on a timer),
   // rather than throwing the refusal to the client.
   it('takes at most maxRecords (and one) records past the group\'s commit', async () => {
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    broker.throwReaction = 'kafkajs';
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const ran: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: refusingCommits(broker),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
+    const { clock, broker, ran, retrying, produce, mainCommit } = groupMember({
+      throwReaction: 'kafkajs',
       commit: { intervalMs: 0, maxRecords: MAX_RECORDS },
-      handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
+      hooks: { commitOffsets: refusedCommits(coordinatorNotAvailable) },
     });
-    for (let i = 0; i < 30; i++) broker.append(consumer.mainTopic, { key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`), partition: 0 });
+    for (let i = 0; i < 30; i++) produce(`v${i}`, `k${i}`);
     await retrying.start();
     // The outage lasts a minute; the consumer waits on timers all along (the run does not settle).
     await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBeUndefined();
+    expect(mainCommit()).toBeUndefined();
     expect(new Set(ran).size).toBeLessThanOrEqual(MAX_RECORDS + 1);
   });
 });

@@ -1,4 +1,3 @@
-import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { consumer, T0, world } from './park-by-key-world';
 
 /**
@@ -14,14 +13,6 @@ import { consumer, T0, world } from './park-by-key-world';
  * carries another id is never judged by this state's holds (docs/runtime.md, "When p begins
  * from nothing").
  */
-type Internals = { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-function recreate(broker: MemoryBroker, topic: string, group: string): void {
-  const b = broker as unknown as Internals;
-  b.logs.set(topic, b.logs.get(topic)!.map(() => []));
-  for (const key of [...(b.committed.get(group)?.keys() ?? [])]) if (key.startsWith(`${topic}\u0000`)) b.committed.get(group)!.delete(key);
-  broker.rebalance(group);
-}
-
 describe('park-by-key: the main topic recreated while a retry waits in its tier', () => {
   it('runs the retry of the old log that waits in the tier instead of committing it as a stale copy', async () => {
     const w = world();
@@ -36,7 +27,7 @@ describe('park-by-key: the main topic recreated while a retry waits in its tier'
     await w.broker.run({ until: T0 + 10_000 });
     expect(w.handled).toEqual(['k:a FAIL', 'other:x']);
 
-    recreate(w.broker, consumer.mainTopic, consumer.groups.main);
+    w.broker.recreateTopic(consumer.mainTopic);
     w.produce('n', 'new-0'); // the new log's first record
     await w.broker.run({ until: T0 + 5 * 60_000 });
     await retrying.stop();

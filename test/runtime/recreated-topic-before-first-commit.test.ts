@@ -1,10 +1,5 @@
-import { Registry } from 'prom-client';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
+import { groupMember, notesWhereFailingOnMain } from './group-member';
 
 /**
  * Found by attack (s26, attack4, target 1); fixed: at the first batch after a rebalance the group's commit is read, and without an acknowledged commit of this member finished records are read past only when the partition starts with the very record this member started at. Was: src/runtime/new-log.ts:10 `isNewLog` needs a commit the broker
@@ -26,33 +21,17 @@ import { httpError, valueOf } from './harness';
  */
 describe('a topic recreated before this member\'s first commit of it was acknowledged', () => {
   it('runs the new log\'s first records instead of seeking past them to where the old log was finished', async () => {
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
+    const { consumer, clock, broker, ran, retrying, produce } = groupMember({ commit: { intervalMs: 5_000 } });
     for (let i = 0; i < 20; i++) produce(`old-${i}`);
     // The previous run of the service committed 10 and stopped.
     broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '10' }]);
 
-    const ran: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: broker.port(),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      commit: { intervalMs: 5_000 },
-      handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
-    });
     await retrying.start();
     await broker.run({ stopWhen: () => ran.length === 10 });
     expect(ran).toEqual(Array.from({ length: 10 }, (_, i) => `old-${i + 10}`));
 
     // Deleted and created again (Terraform replaced it) within the member's first commit interval.
-    const b = broker as unknown as { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-    b.logs.set(consumer.mainTopic, [[]]);
-    b.committed.get(consumer.groups.main)!.delete(`${consumer.mainTopic}\u00000`);
-    broker.rebalance(consumer.groups.main);
+    broker.recreateTopic(consumer.mainTopic);
     for (let i = 0; i < 25; i++) produce(`new-${i}`);
     await broker.run({ until: clock.now() + 60_000 });
     await retrying.stop();
@@ -75,32 +54,14 @@ describe('a topic recreated before this member\'s first commit of it was acknowl
 describe('a tier topic recreated before this member\'s first tier commit was acknowledged', () => {
   it('runs the new tier log\'s first retries instead of committing them as finished', async () => {
     const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 } });
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
-    const ran: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: broker.port(),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      commit: { intervalMs: 5_000 },
-      handler: async (record: ConsumedRecord) => {
-        ran.push(`${record.topic === consumer.mainTopic ? 'main' : 'tier'}:${valueOf(record)}`);
-        if (record.topic === consumer.mainTopic && valueOf(record).startsWith('fail')) throw httpError(503);
-      },
-    });
+    const { clock, broker, ran, retrying, produce } = groupMember({ consumer, commit: { intervalMs: 5_000 }, handler: notesWhereFailingOnMain(consumer.mainTopic) });
     for (let i = 0; i < 3; i++) produce(`fail-old-${i}`);
     await retrying.start();
     await broker.run({ stopWhen: () => ran.filter((r) => r.startsWith('tier:')).length === 3 });
     expect(broker.committedOffset(consumer.groups.retry, consumer.tiers[0]!.topic, 0)).toBeUndefined(); // not committed yet
 
     const tier = consumer.tiers[0]!.topic;
-    const b = broker as unknown as { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-    b.logs.set(tier, [[]]);
-    b.committed.get(consumer.groups.retry)?.delete(`${tier}\u00000`);
-    broker.rebalance(consumer.groups.retry);
+    broker.recreateTopic(tier);
     for (let i = 0; i < 2; i++) produce(`fail-new-${i}`);
     await broker.run({ until: clock.now() + 5 * 60_000 });
     await retrying.stop();

@@ -1,11 +1,5 @@
-import { Registry } from 'prom-client';
-import { FinishedOffsets } from '../../src/runtime/finished-offsets';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { groupMember } from './group-member';
+import { tierLogFinishedPastAcknowledged } from './tier-log-finished-past-acknowledged';
 
 /**
  * Attack (s26, attack5) on the new-log rule judged on the group's commit (main-pipeline.ts:76-82
@@ -33,29 +27,15 @@ describe('a recreated topic whose new log another member committed past this mem
   // of each record taken past the acknowledged commit (at most the window), and read past only
   // when the batch's first record is the one taken at its offset; otherwise run from it.
   it('runs the new log\'s records from the group\'s commit on, not from where this member finished the old log', async () => {
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
-    const ran: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: broker.port(),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      commit: { intervalMs: 60_000, maxRecords: 5 },
-      handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
-    });
+    const { consumer, clock, broker, ran, retrying, produce, mainCommit } = groupMember({ commit: { intervalMs: 60_000, maxRecords: 5 } });
     for (let i = 0; i < 104; i++) produce(`old-${i}`);
     await retrying.start();
     await broker.run({ stopWhen: () => ran.length >= 104 });
     // The window committed each fifth record; 100-103 wait for the interval.
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(100);
+    expect(mainCommit()).toBe(100);
 
     // Meanwhile, on member B: the topic recreated, its records 0-100 run there and committed.
-    const b = broker as unknown as { logs: Map<string, unknown[][]> };
-    b.logs.set(consumer.mainTopic, [[]]);
+    broker.recreateTopic(consumer.mainTopic);
     for (let i = 0; i < 120; i++) produce(`new-${i}`);
     broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '101' }]);
     // The partition comes back to this member.
@@ -71,16 +51,7 @@ describe('a recreated topic whose new log another member committed past this mem
   // (committed 101 is not below acknowledged 100), and has() takes the new tier log's record 101
   // for one finished here: it is committed without running (the tier copy is LOST).
   it('tier path: a new tier log\'s record inside the old window is not taken for one finished here', () => {
-    const finished = new FinishedOffsets();
-    const tierRecord = (offset: number, value: string): ConsumedRecord => ({
-      topic: 'orders.confirmed.retry.1m',
-      partition: 0,
-      message: { key: null, value: Buffer.from(value), offset: String(offset), timestamp: '0', headers: {} },
-    });
-    for (let i = 0; i < 104; i++) finished.has(tierRecord(i, `old-${i}`), i === 0 ? undefined : 100n);
-    finished.add({ topic: 'orders.confirmed.retry.1m', partition: 0, offset: '104' });
-    finished.rebalanced();
-    const first = tierRecord(101, 'new-101');
+    const { finished, first } = tierLogFinishedPastAcknowledged();
     expect(finished.mustJudge(first)).toBe(true);
     let newLog = false;
     finished.judge(first, 101n, 100n, false, () => (newLog = true)); // 101: another member's commit, not this one's

@@ -1,10 +1,4 @@
-import { Registry } from 'prom-client';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { groupMember } from './group-member';
 
 /**
  * Found by attack (s26, attack4, target 1: a rebalance to a member that finished more of the old log).
@@ -29,27 +23,14 @@ import { valueOf } from './harness';
  */
 describe('a recreated topic met again past its offset 0: the partition comes back after another member committed in the new log', () => {
   it('runs the new log\'s records from the group\'s commit on, not from where this member finished the old log', async () => {
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
-    const ran: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: broker.port(),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
-    });
+    const { consumer, clock, broker, ran, retrying, produce, mainCommit } = groupMember();
     for (let i = 0; i < 100; i++) produce(`old-${i}`);
     await retrying.start();
     await broker.run({ until: clock.now() + 1_000 });
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(100);
+    expect(mainCommit()).toBe(100);
 
     // Meanwhile, on member B: the topic recreated, its records 0-49 run there and committed.
-    const b = broker as unknown as { logs: Map<string, unknown[][]> };
-    b.logs.set(consumer.mainTopic, [[]]);
+    broker.recreateTopic(consumer.mainTopic);
     for (let i = 0; i < 60; i++) produce(`new-${i}`);
     broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '50' }]);
     // The partition comes back to this member.
@@ -59,6 +40,6 @@ describe('a recreated topic met again past its offset 0: the partition comes bac
 
     // Seen: [] and the group's commit moved to 100: new-50 .. new-59 skipped, and 60-99 to come will be.
     expect(ran.filter((r) => r.startsWith('new-'))).toEqual(Array.from({ length: 10 }, (_, i) => `new-${i + 50}`));
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(60);
+    expect(mainCommit()).toBe(60);
   });
 });

@@ -1,10 +1,4 @@
-import { Registry } from 'prom-client';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { groupMember } from './group-member';
 
 /**
  * Attack (s26, attack6) on db29e11 "a commit sent while its answer was lost counts as its own"
@@ -32,36 +26,22 @@ describe('a recreated topic whose new log another member committed at an offset 
   // the metadata read back. Also drop an offset from sentSinceAcknowledged when its commit is
   // refused with a non-retriable/"not stored" error.
   it('runs the new log\'s records from the group\'s commit on, not from where this member finished the old log', async () => {
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
-    const ran: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: broker.port(),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      commit: { intervalMs: 60_000, maxRecords: 5 },
-      handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
-    });
+    const { consumer, clock, broker, ran, retrying, produce, mainCommit } = groupMember({ commit: { intervalMs: 60_000, maxRecords: 5 } });
     for (let i = 0; i < 102; i++) produce(`old-${i}`);
     await retrying.start();
     await broker.run({ stopWhen: () => ran.length >= 102 });
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(100);
+    expect(mainCommit()).toBe(100);
     // The interval's commit of 102 is refused: not stored.
     broker.refuseCommits(consumer.groups.main, 1);
     await broker.run({ until: clock.now() + 60_000 });
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(100);
+    expect(mainCommit()).toBe(100);
     produce('old-102');
     produce('old-103');
     await broker.run({ stopWhen: () => ran.length >= 104 });
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(100);
+    expect(mainCommit()).toBe(100);
 
     // Meanwhile, on member B: the topic recreated, its records 0-101 run there and committed.
-    const b = broker as unknown as { logs: Map<string, unknown[][]> };
-    b.logs.set(consumer.mainTopic, [[]]);
+    broker.recreateTopic(consumer.mainTopic);
     for (let i = 0; i < 120; i++) produce(`new-${i}`);
     broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '102' }]);
     broker.rebalance(consumer.groups.main);

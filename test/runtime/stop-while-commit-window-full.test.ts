@@ -1,12 +1,7 @@
-import { Registry } from 'prom-client';
 import { emptyParkState, parkStateMetadata } from '../../src/runtime/park-state';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { KafkaPort, OffsetCommit } from '../../src/runtime/port';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
+import type { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { groupMember, refusedCommits } from './group-member';
 
 /**
  * Found by an attack on the commit window (s25), kept as the regression: the broker refuses every commit (the group's ACL was
@@ -14,19 +9,9 @@ import { valueOf } from './harness';
  * window (maxRecords) and the partition's next record waits for room (waitForRoom). The
  * operator stops the service.
  */
-function refusingCommits(broker: MemoryBroker): KafkaPort {
-  const port = broker.port();
-  return {
-    producer: () => port.producer(),
-    consumer: (groupId, options) => {
-      const c = port.consumer(groupId, options);
-      c.commitOffsets = async (_offsets: OffsetCommit[]) => {
-        throw Object.assign(new Error('Not authorized to access group'), { name: 'KafkaJSProtocolError', type: 'GROUP_AUTHORIZATION_FAILED', code: 30, retriable: false });
-      };
-      return c;
-    },
-  };
-}
+/** kafkajs's refusal of a group the service may no longer use. */
+const groupAuthorizationFailed = () =>
+  Object.assign(new Error('Not authorized to access group'), { name: 'KafkaJSProtocolError', type: 'GROUP_AUTHORIZATION_FAILED', code: 30, retriable: false });
 
 /** Waits for `work` while the virtual clock goes on, for at most `ms` of simulated time; says whether it settled. */
 async function settlesWithin(clock: VirtualClock, ms: number, work: Promise<unknown>): Promise<boolean> {
@@ -54,20 +39,13 @@ describe('stop() while a partition waits for room in the commit window returns',
     // so a wait for room, which is none of the user's code, costs no drain time.
     it(`${ordering}: stop() returns within a second (not at drainTimeoutMs) while every commit is refused`, async () => {
       const consumer = billingDescriptor({ ordering, ...(ordering === 'park-by-key' ? { groups: { ...billingDescriptor().groups, retry: billingDescriptor().groups.main } } : {}) });
-      const clock = new VirtualClock(1_000_000);
-      const broker = new MemoryBroker(clock);
-      broker.throwReaction = 'kafkajs';
-      for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-      const ran: string[] = [];
-      const retrying = createRetryingConsumer(consumer, {
-        kafka: refusingCommits(broker),
-        clock,
-        registry: new Registry(),
-        random: () => 0.5,
+      const { clock, broker, ran, retrying, produce } = groupMember({
+        consumer,
+        throwReaction: 'kafkajs',
         commit: { intervalMs: 100, maxRecords: 3 },
-        handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
+        hooks: { commitOffsets: refusedCommits(groupAuthorizationFailed) },
       });
-      for (let i = 0; i < 10; i++) broker.append(consumer.mainTopic, { key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`), partition: 0 });
+      for (let i = 0; i < 10; i++) produce(`v${i}`, `k${i}`);
       // Park-by-key commits a state begun from nothing before its first record: the group has
       // one already (committed before the refusals began), so records are taken until the window is full.
       if (ordering === 'park-by-key') broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '0', metadata: parkStateMetadata(emptyParkState(0n)) }]);

@@ -1,10 +1,5 @@
-import { Registry } from 'prom-client';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
+import { groupMember, notesWhereFailingOnMain } from './group-member';
 
 /**
  * Found by an attack (s25), kept as the regression: a topic deleted and created again while the consumer runs (a Terraform
@@ -13,32 +8,9 @@ import { httpError, valueOf } from './harness';
  * rebalances, and the new topic's offsets start at 0 again. What "this member finished up
  * to offset N" meant for the old topic says nothing of the new one.
  */
-type Internals = { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-function recreate(broker: MemoryBroker, topic: string, groups: string[]): void {
-  const b = broker as unknown as Internals;
-  b.logs.set(topic, b.logs.get(topic)!.map(() => []));
-  for (const g of groups) for (const key of [...(b.committed.get(g)?.keys() ?? [])]) if (key.startsWith(`${topic}\u0000`)) b.committed.get(g)!.delete(key);
-  for (const g of groups) broker.rebalance(g);
-}
-
 function setup() {
   const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 } });
-  const clock = new VirtualClock(1_000_000);
-  const broker = new MemoryBroker(clock);
-  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-  const ran: string[] = [];
-  const retrying = createRetryingConsumer(consumer, {
-    kafka: broker.port(),
-    clock,
-    registry: new Registry(),
-    random: () => 0.5,
-    handler: async (record: ConsumedRecord) => {
-      ran.push(`${record.topic === consumer.mainTopic ? 'main' : 'tier'}:${valueOf(record)}`);
-      if (record.topic === consumer.mainTopic && valueOf(record).startsWith('fail')) throw httpError(503);
-    },
-  });
-  const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
-  return { consumer, clock, broker, ran, retrying, produce };
+  return groupMember({ consumer, handler: notesWhereFailingOnMain(consumer.mainTopic) });
 }
 
 describe('a topic deleted and created again under a running consumer: its first records run', () => {
@@ -56,9 +28,9 @@ describe('a topic deleted and created again under a running consumer: its first 
     await s.retrying.start();
     await s.broker.run({ stopWhen: () => s.ran.length === 10 });
     await s.broker.run({ until: s.clock.now() + 1_000 }); // committed
-    expect(s.broker.committedOffset(s.consumer.groups.main, s.consumer.mainTopic, 0)).toBe(10);
+    expect(s.mainCommit()).toBe(10);
 
-    recreate(s.broker, s.consumer.mainTopic, [s.consumer.groups.main]);
+    s.broker.recreateTopic(s.consumer.mainTopic);
     for (let i = 0; i < 5; i++) s.produce(`new-${i}`);
     await s.broker.run({ until: s.clock.now() + 60_000 });
     await s.retrying.stop();
@@ -77,7 +49,7 @@ describe('a topic deleted and created again under a running consumer: its first 
     await s.broker.run({ stopWhen: () => s.ran.filter((r) => r.startsWith('tier:')).length === 3 });
     await s.broker.run({ until: s.clock.now() + 1_000 });
 
-    recreate(s.broker, s.consumer.tiers[0]!.topic, [s.consumer.groups.retry]);
+    s.broker.recreateTopic(s.consumer.tiers[0]!.topic);
     for (let i = 0; i < 2; i++) s.produce(`fail-new-${i}`);
     await s.broker.run({ until: s.clock.now() + 5 * 60_000 });
     await s.retrying.stop();

@@ -1,13 +1,6 @@
-import { Registry } from 'prom-client';
-import type { ConsumerPort, KafkaPort } from '../../src/runtime/port';
-import { FinishedOffsets } from '../../src/runtime/finished-offsets';
 import { GROUP_COMMIT_READ_TIMEOUT_MS } from '../../src/runtime/group-commit';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { groupMember } from './group-member';
+import { tierLogFinishedPastAcknowledged } from './tier-log-finished-past-acknowledged';
 
 /**
  * Attack (s26, attack6) on groupCommitOf's read (group-commit.ts:18-39) and judgeLog
@@ -32,44 +25,24 @@ describe('a recreated topic met when the group\'s commit cannot be read (attack6
   // first record being the very record this member took at that offset: record-identity.ts);
   // otherwise run again from the batch's first record.
   it('runs the new log\'s records from where the partition resumes rather than reading past them', async () => {
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
     let readsHang = false;
     let hungReads = 0;
-    const port = broker.port();
-    const kafka: KafkaPort = {
-      producer: () => port.producer(),
-      consumer: (groupId, options) => {
-        const c = port.consumer(groupId, options);
-        const committed = c.committed.bind(c);
-        return Object.assign(c, {
-          committed: (...args: Parameters<ConsumerPort['committed']>) => {
-            if (!readsHang || groupId !== consumer.groups.main) return committed(...args);
-            hungReads++;
-            return new Promise<never>(() => {});
-          },
-        });
-      },
-    };
-    const ran: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka,
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
+    const { consumer, clock, broker, ran, retrying, produce, mainCommit } = groupMember({
       commit: { intervalMs: 60_000, maxRecords: 5 },
-      handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
+      hooks: {
+        committed: (topic, partitions, read, groupId) => {
+          if (!readsHang || groupId !== consumer.groups.main) return read(topic, partitions);
+          hungReads++;
+          return new Promise<never>(() => {});
+        },
+      },
     });
     for (let i = 0; i < 104; i++) produce(`old-${i}`);
     await retrying.start();
     await broker.run({ stopWhen: () => ran.length >= 104 });
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(100);
+    expect(mainCommit()).toBe(100);
 
-    const b = broker as unknown as { logs: Map<string, unknown[][]> };
-    b.logs.set(consumer.mainTopic, [[]]);
+    broker.recreateTopic(consumer.mainTopic);
     for (let i = 0; i < 120; i++) produce(`new-${i}`);
     broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '101' }]);
     readsHang = true;
@@ -84,16 +57,7 @@ describe('a recreated topic met when the group\'s commit cannot be read (attack6
   // commit (undefined) with an acknowledged one is judged read-past, and has() takes the new tier
   // log's record 101 for one finished here: committed without running. LOST (the tier copy).
   it('tier path: with the group\'s commit unread, a new tier log\'s record inside the old window is not taken for one finished here', () => {
-    const finished = new FinishedOffsets();
-    const tierRecord = (offset: number, value: string): ConsumedRecord => ({
-      topic: 'orders.confirmed.retry.1m',
-      partition: 0,
-      message: { key: null, value: Buffer.from(value), offset: String(offset), timestamp: '0', headers: {} },
-    });
-    for (let i = 0; i < 104; i++) finished.has(tierRecord(i, `old-${i}`), i === 0 ? undefined : 100n);
-    finished.add({ topic: 'orders.confirmed.retry.1m', partition: 0, offset: '104' });
-    finished.rebalanced();
-    const first = tierRecord(101, 'new-101');
+    const { finished, first } = tierLogFinishedPastAcknowledged();
     expect(finished.mustJudge(first)).toBe(true);
     let newLog = false;
     finished.judge(first, undefined, 100n, false, () => (newLog = true)); // the read hung: unread

@@ -1,7 +1,8 @@
-import { createMainPipeline } from '../../src/runtime/main-pipeline';
-import { createOffsetCommitter } from '../../src/runtime/offset-committer';
-import type { CommittedOffset, ConsumerPort, EachBatchPayload } from '../../src/runtime/port';
+import type { EachBatchPayload } from '../../src/runtime/port';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { coordinatorNotAvailable, memberPort, refusedCommits } from './group-member';
+import { succeedingPipeline } from './succeeding-pipeline';
 
 /**
  * Attack (s26, attack5) on the commit window's count (partition-progress.ts:121
@@ -28,39 +29,12 @@ describe('the commit window across rebalances while every commit is refused (att
   // groupViewOf read (GroupCommitView.committed; -1: the first record ever taken), and when it
   // is unread keep the lower of the old floor and the batch's first offset.
   it('takes at most maxRecords past the group\'s commit (and one per batch), however often the group rebalances', async () => {
-    const handled: number[] = [];
-    const consumer = {
-      commitOffsets: async () => {
-        throw Object.assign(new Error('The coordinator is not available'), { type: 'COORDINATOR_NOT_AVAILABLE', retriable: true });
-      },
-      committed: async (_topic: string, partitions: number[]): Promise<CommittedOffset[]> => partitions.map((partition) => ({ partition, offset: '-1', metadata: null })),
-      pause: () => {},
-      seek: () => {},
-    } as unknown as ConsumerPort;
     const clock = new VirtualClock(0);
-    const commits = createOffsetCommitter(() => consumer, clock, { intervalMs: 100, maxRecords: MAX_RECORDS }, () => {});
-    const pipeline = createMainPipeline({
-      consumer: () => consumer,
-      records: {
-        handler: async (record) => void handled.push(Number(record.message.offset)),
-        afterFailure: async () => undefined,
-        publish: async () => {
-          throw new Error('nothing fails here');
-        },
-        routed: () => {},
-        succeededOnMain: () => {},
-        handle: async () => {
-          throw new Error('not used by the main pipeline');
-        },
-        revoke: () => {},
-      },
-      commits,
-      stopping: () => false,
-      track: () => {},
-      onCommitError: () => {},
-      maxInFlight: 100,
-      now: () => clock.now(),
-    });
+    // A member of a group that never committed (its commit reads -1), every commit refused.
+    const broker = new MemoryBroker(clock);
+    broker.createTopic('t', 1);
+    const consumer = memberPort(broker, { commitOffsets: refusedCommits(coordinatorNotAvailable) }).consumer('g');
+    const { pipeline, commits, handled } = succeedingPipeline(consumer, clock, { intervalMs: 100, maxRecords: MAX_RECORDS });
     let resolved = -1;
     const batchFrom = (from: number): EachBatchPayload => ({
       topic: 't',
