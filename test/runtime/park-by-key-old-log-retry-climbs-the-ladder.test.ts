@@ -1,4 +1,3 @@
-import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { consumer, T0, tier1m, world } from './park-by-key-world';
 
 /**
@@ -34,13 +33,6 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * hop. (Judging by `x-first-failed-at` instead of the hop's stamp would cover the first case
  * only: a replayed record's next hop starts its first-failure moment again.)
  */
-type Internals = { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-function recreate(broker: MemoryBroker, topic: string, group: string): void {
-  const b = broker as unknown as Internals;
-  b.logs.set(topic, b.logs.get(topic)!.map(() => []));
-  for (const key of [...(b.committed.get(group)?.keys() ?? [])]) if (key.startsWith(`${topic}\u0000`)) b.committed.get(group)!.delete(key);
-  broker.rebalance(group);
-}
 
 describe('the main topic recreated, then a retry of its old log fails again', () => {
   it('takes the old log\'s retry on up the ladder to the DLQ instead of skipping its next copy as stale', async () => {
@@ -54,7 +46,7 @@ describe('the main topic recreated, then a retry of its old log fails again', ()
     await w.broker.run({ until: T0 + 10_000 }); // k:a waits in the 1m tier
     expect(w.handled).toEqual(['other:0', 'other:1', 'other:2', 'k:a FAIL']);
 
-    recreate(w.broker, consumer.mainTopic, consumer.groups.main);
+    w.broker.recreateTopic(consumer.mainTopic);
     w.produce('n', 'new-0'); // the new log: position 1 once it ran
     await w.broker.run({ until: T0 + 3 * 3_600_000 }); // past 1m + 10m + 1h
     await retrying.stop();
@@ -69,7 +61,7 @@ describe('the main topic recreated, then a retry of its old log fails again', ()
   it('takes an old-log record replayed from the DLQ on up the ladder when it fails again', async () => {
     const w = world();
     w.alwaysFail.add('k:a');
-    recreate(w.broker, consumer.mainTopic, consumer.groups.main); // k:a (offset 3) went to the DLQ in the old log
+    w.broker.recreateTopic(consumer.mainTopic); // k:a (offset 3) went to the DLQ in the old log
     w.produce('n', 'new-0'); // the new log: position 1 once it ran
     const retrying = await w.start();
     await w.broker.run({ until: T0 });

@@ -1,4 +1,3 @@
-import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { consumer, T0, world } from './park-by-key-world';
 
 /**
@@ -28,13 +27,6 @@ import { consumer, T0, world } from './park-by-key-world';
  * retry of a hold of this state: it is unjudged (runs if its key is free, else waits its
  * turn behind the hold), and releases nothing.
  */
-type Internals = { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-function recreate(broker: MemoryBroker, topic: string, group: string): void {
-  const b = broker as unknown as Internals;
-  b.logs.set(topic, b.logs.get(topic)!.map(() => []));
-  for (const key of [...(b.committed.get(group)?.keys() ?? [])]) if (key.startsWith(`${topic}\u0000`)) b.committed.get(group)!.delete(key);
-  broker.rebalance(group);
-}
 
 describe('the main topic recreated while a retry of its old log waits, and the new log fails the same key at the same offset', () => {
   it('runs the new record\'s retry before the key\'s later records, and never skips it as stale', async () => {
@@ -47,7 +39,7 @@ describe('the main topic recreated while a retry of its old log waits, and the n
     await w.broker.run({ until: T0 + 10_000 });
     expect(w.handled).toEqual(['k:a FAIL']); // k:a waits in the 1m tier until T0 + 60 s
 
-    recreate(w.broker, consumer.mainTopic, consumer.groups.main);
+    w.broker.recreateTopic(consumer.mainTopic);
     w.failOnce.add('k:b');
     w.produce('k', 'b'); // offset 0 of the new log: fails, k held at 0, due at T0 + 70 s
     w.produce('k', 'c'); // offset 1: parked behind k:b

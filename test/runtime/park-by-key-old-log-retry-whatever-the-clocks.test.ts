@@ -1,4 +1,3 @@
-import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { startSkewed } from './skewed-member';
 import { consumer, T0, world } from './park-by-key-world';
 
@@ -28,13 +27,6 @@ import { consumer, T0, world } from './park-by-key-world';
  * another id, or none, is unjudged (runs if its key is free, else waits its turn). Failing
  * that, an allowance: judge only copies stamped after `since` + the largest skew tolerated.
  */
-type Internals = { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-function recreate(broker: MemoryBroker, topic: string, group: string): void {
-  const b = broker as unknown as Internals;
-  b.logs.set(topic, b.logs.get(topic)!.map(() => []));
-  for (const key of [...(b.committed.get(group)?.keys() ?? [])]) if (key.startsWith(`${topic}\u0000`)) b.committed.get(group)!.delete(key);
-  broker.rebalance(group);
-}
 
 describe('the main topic recreated, the old log\'s retry published by a member whose clock ran ahead', () => {
   it('runs the old log\'s retry on the member that owns p now, whose clock is right', async () => {
@@ -48,7 +40,7 @@ describe('the main topic recreated, the old log\'s retry published by a member w
 
     w.clock.setTimer(10_000, () => undefined);
     await w.broker.run({ until: T0 + 10_000 });
-    recreate(w.broker, consumer.mainTopic, consumer.groups.main);
+    w.broker.recreateTopic(consumer.mainTopic);
     const right = await startSkewed(w, 0); // member B owns p now; its state begins at T0 + 10 s
     w.produce('n', 'new-0');
     await w.broker.run({ until: T0 + 5 * 60_000 });
