@@ -3,11 +3,9 @@ import type { CommittingConsumerLike } from '../../src/runtime/adapters/confirme
 import type { RetryEvent } from '../../src/runtime/events';
 import type { KafkaPort, OffsetCommit } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { httpError, valueOf } from './harness';
-import { consumer } from './park-by-key-world';
+import { consumer, failingOnce } from './park-by-key-world';
 
 /**
  * Found by attack (s27, attack7), fixed (confirmed-commit.ts takes no commit for too large where none is stored); was: on the Confluent client, a partition's first commit (the birth commit of
@@ -79,22 +77,13 @@ describe('park-by-key on the Confluent client, its birth commit lost twice', () 
     for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
     const handled: string[] = [];
     const events: RetryEvent[] = [];
-    let failed = false;
     const birth = (o: OffsetCommit) => o.topic === consumer.mainTopic && /^krt-parked\/1 \+0 ![0-9a-z]+\0?$/.test(o.metadata ?? '');
     const retrying = createRetryingConsumer(consumer, {
       kafka: confluentCommits(broker, birth, 2),
       clock,
       random: () => 0.5,
       onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        const label = `${record.message.key?.toString()}:${valueOf(record)}`;
-        if (label === 'k:a' && !failed) {
-          failed = true;
-          handled.push('k:a FAIL');
-          throw httpError(503);
-        }
-        handled.push(label);
-      },
+      handler: failingOnce('k:a', handled),
     });
     broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from('a'), partition: 0 });
     broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from('b'), partition: 0 });

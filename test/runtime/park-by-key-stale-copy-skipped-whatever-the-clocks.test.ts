@@ -1,8 +1,5 @@
-import type { OffsetCommit } from '../../src/runtime/port';
-import { BrokerRefusedError } from '../../src/simulate/memory-broker';
-import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { startSkewed } from './skewed-member';
-import { consumer, T0, world } from './park-by-key-world';
+import { T0, consumer, refuseOnce, world } from './park-by-key-world';
 
 /**
  * Found by attack (s27, attack7), fixed (a state id on the state and its copies: PARK_STATE_HEADER); was: with no state lost, a stale tier copy runs over a newer record of its
@@ -30,19 +27,6 @@ import { consumer, T0, world } from './park-by-key-world';
  * every tier copy naming the state it was written under, compared with the id kept beside
  * `!t`), not by comparing clocks; copies carrying this state's id are judged by the hold.
  */
-/** The broker refuses the first commit with an offset that matches (the coordinator unavailable, once). */
-function refuseOnce(broker: MemoryBroker, matches: (offset: OffsetCommit) => boolean): void {
-  const commit = broker.commit.bind(broker);
-  let refused = false;
-  broker.commit = (groupId, offsets) => {
-    if (!refused && offsets.some(matches)) {
-      refused = true;
-      throw new BrokerRefusedError('The coordinator is not available');
-    }
-    commit(groupId, offsets);
-  };
-}
-
 describe('a stale tier copy written by a member whose clock is behind the one that began p\'s state', () => {
   it('is skipped as stale, not run after a newer record of its key', async () => {
     const w = world();

@@ -1,10 +1,8 @@
 import type { RetryEvent } from '../../src/runtime/events';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { httpError, valueOf } from './harness';
-import { consumer } from './park-by-key-world';
+import { consumer, failingOnce } from './park-by-key-world';
 
 /**
  * Found by attack (s27, attack7), fixed (a state id on the state and its copies: PARK_STATE_HEADER); was: under a tight metadata budget the `since` mark is kept at the cost of
@@ -42,22 +40,13 @@ describe('park-by-key at a 40-byte budget with a real clock', () => {
     for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
     const handled: string[] = [];
     const events: RetryEvent[] = [];
-    let failed = false;
     const retrying = createRetryingConsumer(consumer, {
       kafka: broker.port(),
       clock,
       random: () => 0.5,
       parkingBudgetBytes: 40,
       onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        const label = `${record.message.key?.toString()}:${valueOf(record)}`;
-        if (label === 'k:a' && !failed) {
-          failed = true;
-          handled.push('k:a FAIL');
-          throw httpError(503);
-        }
-        handled.push(label);
-      },
+      handler: failingOnce('k:a', handled),
     });
     broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from('a'), partition: 0 });
     broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from('b'), partition: 0 });

@@ -3,7 +3,8 @@ import { decodeParkState } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
+import type { OffsetCommit } from '../../src/runtime/port';
+import { BrokerRefusedError, MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
 import { httpError, valueOf } from './harness';
@@ -57,4 +58,31 @@ export function world() {
     broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition, offset: String(offset), ...lost }]);
   };
   return { clock, broker, handled, events, failOnce, alwaysFail, start, produce, parkState, loseState };
+}
+
+/** The broker refuses the first commit with an offset that `matches` (the coordinator unavailable, once). */
+export function refuseOnce(broker: MemoryBroker, matches: (offset: OffsetCommit) => boolean): void {
+  const commit = broker.commit.bind(broker);
+  let refused = false;
+  broker.commit = (groupId, offsets) => {
+    if (!refused && offsets.some(matches)) {
+      refused = true;
+      throw new BrokerRefusedError('The coordinator is not available');
+    }
+    commit(groupId, offsets);
+  };
+}
+
+/** A handler that notes each record as `key:value`, and fails `label` once (with a 503: into the tiers). */
+export function failingOnce(label: string, handled: string[]): (record: ConsumedRecord) => Promise<void> {
+  let failed = false;
+  return async (record) => {
+    const seen = `${record.message.key?.toString()}:${valueOf(record)}`;
+    if (seen === label && !failed) {
+      failed = true;
+      handled.push(`${seen} FAIL`);
+      throw httpError(503);
+    }
+    handled.push(seen);
+  };
 }

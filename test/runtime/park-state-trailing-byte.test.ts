@@ -1,9 +1,6 @@
-import type { OffsetCommit } from '../../src/runtime/port';
 import type { StepEvent } from '../../src/simulate/faulty-port';
-import { BrokerRefusedError } from '../../src/simulate/memory-broker';
-import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { faultWorld } from './fault-world';
-import { consumer, T0, world } from './park-by-key-world';
+import { T0, consumer, refuseOnce, world } from './park-by-key-world';
 
 /**
  * Found by attack (s27, attack7, found by the fault property: KRT_PROPERTY_RUNS=3000 KRT_PROPERTY_SEED=7007,
@@ -37,18 +34,6 @@ import { consumer, T0, world } from './park-by-key-world';
  * e.g. ` .`, or a short checksum of the text) so any trailing byte reads as lost; and refuse
  * a `since` later than the loading member's now (a state cannot have begun in the future).
  */
-function refuseOnce(broker: MemoryBroker, matches: (offset: OffsetCommit) => boolean): void {
-  const commit = broker.commit.bind(broker);
-  let refused = false;
-  broker.commit = (groupId, offsets) => {
-    if (!refused && offsets.some(matches)) {
-      refused = true;
-      throw new BrokerRefusedError('The coordinator is not available');
-    }
-    commit(groupId, offsets);
-  };
-}
-
 describe('a park-by-key state read back with a trailing byte', () => {
   it('ending with its id: reads as lost, and a stale tier copy is not run over a newer record of its key', async () => {
     const w = world();
