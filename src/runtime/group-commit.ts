@@ -11,19 +11,25 @@ export const GROUP_COMMIT_READ_TIMEOUT_MS = 5_000;
 /** Between tries of a failed read (a coordinator that moved in the rebalance is still loading its offsets). */
 const READ_AGAIN_AFTER_MS = 250;
 
+/** The group's commit of a partition: its offset (-1 for none) and the metadata stored with it. */
+export interface GroupCommit {
+  readonly offset: bigint;
+  readonly metadata: string | null;
+}
+
 /**
- * The group's committed offset of a partition (-1 for none), read from the broker, tried
- * again while it fails; undefined when it cannot be read within GROUP_COMMIT_READ_TIMEOUT_MS.
+ * The group's commit of a partition, read from the broker, tried again while it fails;
+ * undefined when it cannot be read within GROUP_COMMIT_READ_TIMEOUT_MS.
  */
-export async function groupCommitOf(consumer: ConsumerPort, at: { topic: string; partition: number }, clock: Clock): Promise<bigint | undefined> {
+export async function groupCommitOf(consumer: ConsumerPort, at: { topic: string; partition: number }, clock: Clock): Promise<GroupCommit | undefined> {
   let cancel: (() => void) | undefined;
   let over = false;
   const timedOut = new Promise<undefined>((resolve) => (cancel = clock.setTimer(GROUP_COMMIT_READ_TIMEOUT_MS, () => resolve((over = true, undefined)))));
-  const read = async (): Promise<bigint | undefined> => {
+  const read = async (): Promise<GroupCommit | undefined> => {
     while (!over) {
       try {
         const [committed] = await consumer.committed(at.topic, [at.partition]);
-        return committed === undefined ? undefined : BigInt(committed.offset);
+        return committed === undefined ? undefined : { offset: BigInt(committed.offset), metadata: committed.metadata ?? null };
       } catch {
         await Promise.race([clock.sleep(READ_AGAIN_AFTER_MS), timedOut]);
       }
