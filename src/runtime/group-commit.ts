@@ -50,7 +50,8 @@ export type LogJudgement = 'new-log' | 'read-past' | 'read-past-acknowledged' | 
 /**
  * `committed`: the group's commit (undefined when unread); `acknowledged`: this member's last
  * commit the broker acknowledged; `committedIsOwn`: the group's commit is one this member
- * sent (acknowledged, or sent since: stored while its answer was lost to an outage);
+ * sent (its stamp in the metadata, on clients that carry it; else acknowledged, or sent since:
+ * stored while its answer was lost to an outage);
  * `startsWhereItStarted`: the partition starts with the very record (offset, timestamp, key,
  * value) this member first read there. The group's commit below the acknowledged one is a
  * new log (a live group's commit moves back only when the topic was created again). Records
