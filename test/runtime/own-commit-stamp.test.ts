@@ -106,6 +106,44 @@ describe('a member knows its own commit by the stamp its unordered commits carry
     expect(w.ran.filter((r) => r.startsWith('new-'))).toEqual(Array.from({ length: 18 }, (_, i) => `new-${i + 102}`));
   });
 
+  it('reads past what it finished when a broker started again shows an older commit of its own, its later ones lost (not a new log)', async () => {
+    const w = world();
+    for (let i = 0; i < 50; i++) w.produce(`r-${i}`);
+    await w.retrying.start();
+    await w.broker.run({ stopWhen: () => w.ran.length >= 50 });
+    expect(w.committed()).toBe(50);
+    const older = { offset: '50', metadata: w.broker.committedMetadata(w.consumer.groups.main, w.consumer.mainTopic, 0)! };
+    for (let i = 50; i < 102; i++) w.produce(`r-${i}`);
+    await w.broker.run({ stopWhen: () => w.ran.length >= 102 });
+    expect(w.committed()).toBe(100);
+    // Killed and started again: the group shows the commit of 50 again, the later ones lost.
+    w.broker.commit(w.consumer.groups.main, [{ topic: w.consumer.mainTopic, partition: 0, ...older }]);
+    w.broker.rebalance(w.consumer.groups.main);
+    await w.broker.run({ until: w.clock.now() + 1_000 });
+    await w.retrying.stop();
+
+    expect(w.ran.length).toBe(102);
+    expect(w.committed()).toBe(102);
+  });
+
+  it('still takes an older commit without its stamp, below the one acknowledged to it, for a new log (a recreated topic)', async () => {
+    const w = world();
+    for (let i = 0; i < 102; i++) w.produce(`old-${i}`);
+    await w.retrying.start();
+    await w.broker.run({ stopWhen: () => w.ran.length >= 102 });
+    expect(w.committed()).toBe(100);
+    const b = w.broker as unknown as { logs: Map<string, unknown[][]> };
+    b.logs.set(w.consumer.mainTopic, [[]]);
+    for (let i = 0; i < 110; i++) w.produce(`new-${i}`);
+    // Another member ran the new log's 0-49 and committed 50 (no stamp of this member's).
+    w.broker.commit(w.consumer.groups.main, [{ topic: w.consumer.mainTopic, partition: 0, offset: '50' }]);
+    w.broker.rebalance(w.consumer.groups.main);
+    await w.broker.run({ until: w.clock.now() + 120_000 });
+    await w.retrying.stop();
+
+    expect(w.ran.filter((r) => r.startsWith('new-'))).toEqual(Array.from({ length: 60 }, (_, i) => `new-${i + 50}`));
+  });
+
   it('stamps nothing on a client that carries no metadata (@platformatic/kafka), and still reads past its own acknowledged commit', async () => {
     const w = world({ carriesMetadata: false });
     for (let i = 0; i < 102; i++) w.produce(`r-${i}`);
