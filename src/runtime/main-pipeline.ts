@@ -84,8 +84,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * the client starts it, not only from offset 0.
    */
   async function groupViewOf(batch: EachBatchPayload, progress: PartitionProgress, acknowledged: bigint | undefined): Promise<GroupCommitView | 'new-log'> {
-    const committed = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
-    const own = committed !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, committed);
+    const read = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
+    const committed = read?.offset;
+    const own = read !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, read.offset, read.metadata);
     const judged = judgeLog(committed, acknowledged, own, firstTaken.get(progress) === recordIdentity(batch.messages[0]!));
     if (judged === 'new-log') return judged;
     return { committed, readPast: judged !== 'run-again', ...(judged === 'read-past-acknowledged' ? { readPastBelow: acknowledged } : {}) };

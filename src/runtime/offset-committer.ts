@@ -1,6 +1,7 @@
 import type { Clock } from './clock';
 import { answeredNo } from './commit-refusal';
 import type { PartitionProgress } from './partition-progress';
+import { carriesStamp, newCommitterToken, ownCommitStamp } from './own-commit-stamp';
 import type { ConsumerPort, OffsetCommit } from './port';
 
 export interface CommitPolicy {
@@ -49,11 +50,14 @@ export interface OffsetCommitter {
    */
   acknowledgedOffset(topic: string, partition: number): bigint | undefined;
   /**
-   * Whether `offset` is this committer's own commit of the partition: the one the broker last
-   * acknowledged, or one it sent since (a commit the broker stored while its answer was lost
-   * to an outage), kept across rebalances.
+   * Whether the group's commit (`offset`, with its `metadata`) is this committer's own, kept
+   * across rebalances. A partition whose commits this committer stamps (stampOwnCommits, a
+   * client that carries metadata) knows its own by the stamp alone: a commit the broker stored
+   * while its answer was lost is its own, another member's at the same offset is not. Else by
+   * the offset: the one the broker last acknowledged, or one sent since whose every send was
+   * not answered "no" (one may have been stored while its answer was lost to an outage).
    */
-  isOwnCommit(topic: string, partition: number, offset: bigint): boolean;
+  isOwnCommit(topic: string, partition: number, offset: bigint, metadata?: string | null): boolean;
   /**
    * The partition's log started over (a record was read below its acknowledged offset): what
    * this committer knows of the old log (acknowledged, highest sent, pending) is forgotten,
@@ -80,7 +84,19 @@ const REFUSED_RETRY_MS = 100;
 
 const partitionKey = (o: { readonly topic: string; readonly partition: number }) => `${o.topic}\u0000${o.partition}`;
 
-export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock, policy: CommitPolicy, onError: (error: unknown) => void): OffsetCommitter {
+export interface OffsetCommitterOptions {
+  /**
+   * Stamp commits that carry no metadata of their own with this committer's token (on a client
+   * that carries metadata), so a rebalance knows the group's commit for its own by the stamp.
+   * Unordered consumers only: park-by-key's commits carry its state.
+   */
+  readonly stampOwnCommits?: boolean;
+}
+
+export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock, policy: CommitPolicy, onError: (error: unknown) => void, options: OffsetCommitterOptions = {}): OffsetCommitter {
+  const token = newCommitterToken();
+  /** Partitions whose last commit sent carried this committer's stamp: their own commit is known by it. */
+  const stamped = new Set<string>();
   const pending = new Map<string, OffsetCommit>();
   /** Partitions marked through markProgress since the last commit; read at commit time. */
   const progressed = new Set<PartitionProgress>();
@@ -99,8 +115,12 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   const sentAs = (o: OffsetCommit) => `${o.offset}\u0000${o.metadata ?? ''}`;
   /** The last commit of each partition the broker acknowledged; not cleared by forget(). */
   const acknowledged = new Map<string, bigint>();
-  /** Offsets of each partition sent since its last acknowledged commit; not cleared by forget(). */
-  const sentSinceAcknowledged = new Map<string, Set<bigint>>();
+  /**
+   * Offsets of each partition sent since its last acknowledged commit, with how many of their
+   * sends were not answered "no" (in flight, or the answer lost: maybe stored); an offset whose
+   * every send was answered "no" is dropped. Not cleared by forget().
+   */
+  const sentSinceAcknowledged = new Map<string, Map<bigint, number>>();
   /** How many times each partition's log started over: an answer about an older log is not this log's. */
   const logs = new Map<string, number>();
   /** Records marked by offset (mark()) and not yet in a commit request. */
@@ -172,20 +192,20 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     for (const o of batch) {
       highest.set(partitionKey(o), BigInt(o.offset));
       sent.set(partitionKey(o), sentAs(o));
-      const unanswered = sentSinceAcknowledged.get(partitionKey(o)) ?? new Set<bigint>();
-      sentSinceAcknowledged.set(partitionKey(o), unanswered.add(BigInt(o.offset)));
+      const unanswered = sentSinceAcknowledged.get(partitionKey(o)) ?? new Map<bigint, number>();
+      sentSinceAcknowledged.set(partitionKey(o), unanswered.set(BigInt(o.offset), (unanswered.get(BigInt(o.offset)) ?? 0) + 1));
     }
     const sentIn = generation;
     const logsAtSend = batch.map((o) => logs.get(partitionKey(o)) ?? 0);
     inFlightCommits++;
     const run = last.then(async () => {
       try {
-        await consumer().commitOffsets(batch);
+        await consumer().commitOffsets(batch.map(stamp));
         batch.forEach((o, i) => {
           if ((logs.get(partitionKey(o)) ?? 0) !== logsAtSend[i]) return;
           acknowledged.set(partitionKey(o), BigInt(o.offset));
           const unanswered = sentSinceAcknowledged.get(partitionKey(o));
-          for (const offset of unanswered ?? []) if (offset <= BigInt(o.offset)) unanswered!.delete(offset);
+          for (const offset of [...(unanswered?.keys() ?? [])]) if (offset <= BigInt(o.offset)) unanswered!.delete(offset);
           const progress = progressOf.get(partitionKey(o));
           if (progress !== undefined && BigInt(o.offset) > progress.acknowledgedCommit) {
             progress.acknowledgedCommit = BigInt(o.offset);
@@ -200,8 +220,9 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
         if (sentIn === generation) inFlightMarks -= sentMarks;
         // Not committed: the same offset marked again must go out again.
         for (const o of batch) if (sent.get(partitionKey(o)) === sentAs(o)) sent.delete(partitionKey(o));
-        // Answered "no": surely not stored, so never this member's commit when a rebalance judges the group's.
-        if (answeredNo(error)) for (const o of batch) sentSinceAcknowledged.get(partitionKey(o))?.delete(BigInt(o.offset));
+        // Answered "no": this send surely not stored. The offset is still this member's own if an
+        // earlier send of it lost its answer (stored, maybe): only when every send was answered "no" is it dropped.
+        if (answeredNo(error)) for (const o of batch) answeredNoTo(partitionKey(o), BigInt(o.offset));
         // Keep them for the next commit, unless a newer one of their partition was sent since, or a rebalance came between.
         if (sentIn === generation && !closed) {
           let kept = false;
@@ -228,6 +249,24 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     });
     last = run.catch(() => {});
     return run;
+  }
+
+  /** A commit of the partition without metadata of its own carries this committer's stamp (when it stamps, on a client that carries metadata). */
+  function stamp(o: OffsetCommit): OffsetCommit {
+    const key = partitionKey(o);
+    if (o.metadata !== undefined || !options.stampOwnCommits || consumer().carriesCommitMetadata !== true) {
+      stamped.delete(key);
+      return o;
+    }
+    stamped.add(key);
+    return { ...o, metadata: ownCommitStamp(token, logs.get(key) ?? 0) };
+  }
+
+  function answeredNoTo(key: string, offset: bigint): void {
+    const unanswered = sentSinceAcknowledged.get(key);
+    const left = (unanswered?.get(offset) ?? 0) - 1;
+    if (left > 0) unanswered!.set(offset, left);
+    else unanswered?.delete(offset);
   }
 
   /** Counts again what `progress` adds to the window. */
@@ -326,14 +365,15 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     holdsBack: (progress) => windowFull() && !progress.dropped && progress.inFlight > 0 && !progress.holding,
     flush: () => commitPending(),
     acknowledgedOffset: (topic, partition) => acknowledged.get(partitionKey({ topic, partition })),
-    isOwnCommit: (topic, partition, offset) => {
+    isOwnCommit: (topic, partition, offset, metadata) => {
       const key = partitionKey({ topic, partition });
+      if (stamped.has(key)) return carriesStamp(metadata, ownCommitStamp(token, logs.get(key) ?? 0));
       return acknowledged.get(key) === offset || (sentSinceAcknowledged.get(key)?.has(offset) ?? false);
     },
     startsOver: (topic, partition) => {
       const key = partitionKey({ topic, partition });
       logs.set(key, (logs.get(key) ?? 0) + 1);
-      for (const known of [acknowledged, highest, sent, pending, sentSinceAcknowledged]) known.delete(key);
+      for (const known of [acknowledged, highest, sent, pending, sentSinceAcknowledged, stamped]) known.delete(key);
     },
     forget() {
       generation++;

@@ -91,6 +91,11 @@ export interface ConsumerPort {
   commitOffsets(offsets: OffsetCommit[]): Promise<void>;
   /** The group's committed offsets and their metadata, read from the broker. */
   committed(topic: string, partitions: number[]): Promise<CommittedOffset[]>;
+  /**
+   * Whether a commit's metadata is stored and read back (kafkajs, the Confluent client; not
+   * @platformatic/kafka): the offset committer then stamps its commits as its own.
+   */
+  readonly carriesCommitMetadata?: boolean;
   /** Calls the listener after each rebalance; paused state may not survive one. */
   onRebalance(listener: () => void): void;
 }

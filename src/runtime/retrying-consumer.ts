@@ -161,8 +161,10 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
   let parking: KeyParking | undefined;
   const commitPolicy: CommitPolicy = { ...DEFAULT_COMMIT_POLICY, ...options.commit };
   const reportCommitError = (error: unknown) => emit({ type: 'commit-failed', error });
-  const mainCommits: OffsetCommitter = createOffsetCommitter(() => mainConsumer!, clock, commitPolicy, reportCommitError);
-  const retryCommits: OffsetCommitter = createOffsetCommitter(() => retryConsumer!, clock, commitPolicy, reportCommitError);
+  // Unordered commits are stamped as this member's own (see own-commit-stamp.ts); park-by-key's carry its state instead.
+  const stamping = { stampOwnCommits: !parkByKey };
+  const mainCommits: OffsetCommitter = createOffsetCommitter(() => mainConsumer!, clock, commitPolicy, reportCommitError, stamping);
+  const retryCommits: OffsetCommitter = createOffsetCommitter(() => retryConsumer!, clock, commitPolicy, reportCommitError, stamping);
   let started = false;
   let stopping = false;
   let signalStop!: () => void;
@@ -238,9 +240,9 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       const acknowledged = retryCommits.acknowledgedOffset(record.topic, record.partition);
       const startsOver = () => retryCommits.startsOver(record.topic, record.partition);
       if (tiersFinished.mustJudge(record)) {
-        const committed = await groupCommitOf(retryConsumer!, record, clock);
-        const own = committed !== undefined && retryCommits.isOwnCommit(record.topic, record.partition, committed);
-        tiersFinished.judge(record, committed, acknowledged, own, startsOver);
+        const read = await groupCommitOf(retryConsumer!, record, clock);
+        const own = read !== undefined && retryCommits.isOwnCommit(record.topic, record.partition, read.offset, read.metadata);
+        tiersFinished.judge(record, read?.offset, acknowledged, own, startsOver);
       }
       if (tiersFinished.has(record, acknowledged, startsOver)) return retryCommits.mark(router.commitOffsetFor(record));
       const startedIn = retryCommits.generation;

@@ -313,6 +313,9 @@ class MemoryConsumer implements ConsumerPort {
     this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
   }
 
+  /** Stores a commit's metadata, as kafkajs and the Confluent client do. */
+  readonly carriesCommitMetadata = true;
+
   async commitOffsets(offsets: OffsetCommit[]): Promise<void> {
     this.broker.commit(this.groupId, offsets);
   }

@@ -119,6 +119,7 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
         seek: (s) => consumer.seek(s),
         commitOffsets: (o) => consumer.commitOffsets(o),
         committed: (topic, partitions) => offsets.committed(topic, partitions),
+        carriesCommitMetadata: true,
         onRebalance: (listener) => void consumer.on(consumer.events.GROUP_JOIN, listener),
       };
     },
