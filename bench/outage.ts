@@ -66,6 +66,9 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
   /** Handler runs after the broker is back: when, and where, for the log. */
   const after: { at: number; topic: string; partition: number; offset: string; again: boolean }[] = [];
   let back: number | undefined;
+  /** Runs again before the kill (a rebalance while the consumer ran, not the outage): when (ms since the start) and where. */
+  const before: { at: number; topic: string; partition: number; offset: string }[] = [];
+  const started = performance.now();
   const add = (m: Map<number, number>, id: number) => m.set(id, (m.get(id) ?? 0) + 1);
   const runsOn = { main: new Map<number, number>(), tier: new Map<number, number>() };
   const again = (m: Map<number, number>) => [...m.values()].reduce((n, runs) => n + runs - 1, 0);
@@ -75,6 +78,7 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
     handler: async (record) => {
       const id = Number(record.message.value!.toString());
       add(record.topic === d.mainTopic ? runsOn.main : runsOn.tier, id);
+      if (back === undefined && successes.has(id)) before.push({ at: performance.now() - started, topic: record.topic === d.mainTopic ? 'main' : 'tier', partition: record.partition, offset: record.message.offset });
       if (back !== undefined) after.push({ at: performance.now() - back, topic: record.topic === d.mainTopic ? 'main' : 'tier', partition: record.partition, offset: record.message.offset, again: successes.has(id) });
       if (record.topic === d.mainTopic && failsOnce(id)) {
         add(failures, id);
@@ -116,6 +120,11 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
       const from = new Map<number, number>();
       for (const a of again) from.set(a.partition, Math.min(from.get(a.partition) ?? Infinity, Number(a.offset)));
       log(`${options.client}: ${topic}: ${runs.length} runs from ${(runs[0]!.at / 1000).toFixed(1)} s to ${(runs[runs.length - 1]!.at / 1000).toFixed(1)} s after the broker was back, ${again.length} again (from offsets ${[...from].sort(([a], [b]) => a - b).map(([p, o]) => `${p}:${o}`).join(' ')})`);
+    }
+    if (before.length > 0) {
+      const from = new Map<number, number>();
+      for (const b of before) from.set(b.partition, Math.min(from.get(b.partition) ?? Infinity, Number(b.offset)));
+      log(`${options.client}: ${before.length} runs again before the kill, from ${(before[0]!.at / 1000).toFixed(1)} s to ${(before[before.length - 1]!.at / 1000).toFixed(1)} s after the start (from offsets ${[...from].sort(([a], [b]) => a - b).map(([p, o]) => `${p}:${o}`).join(' ')})`);
     }
     log(`${options.client}: ${commitFailures} commits failed`);
     log(`${options.client}: recovered in ${recoveryMs === undefined ? 'never' : `${(recoveryMs / 1000).toFixed(1)} s`}, ${duplicates} duplicates (main ${duplicatesOf.main}, tier ${duplicatesOf.tier}), ${result.lost} lost`);
