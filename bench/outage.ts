@@ -24,6 +24,8 @@ export interface OutageResult {
   /** The runs again of each consumer: the duplicate bound is per consumer (docs/runtime.md), each with its own commit window. */
   readonly duplicatesOf: { readonly main: number; readonly tier: number };
   readonly lost: number;
+  /** Rebalances of the main group while it ran, before the kill (its first join not counted): each an incident of its own, with a commit window of its own. */
+  readonly rebalancesBeforeKill: number;
 }
 
 export interface OutageOptions {
@@ -55,6 +57,18 @@ async function until(check: () => boolean, timeoutMs: number): Promise<boolean> 
   return true;
 }
 
+/** The port, telling `joined` each time a consumer of `groupId` joins its group (a rebalance). */
+function countingJoins(port: KafkaPort, groupId: string, joined: () => void): KafkaPort {
+  return {
+    producer: () => port.producer(),
+    consumer: (group, options) => {
+      const consumer = port.consumer(group, options);
+      if (group === groupId) consumer.onRebalance(joined);
+      return consumer;
+    },
+  };
+}
+
 export async function runOutage(options: OutageOptions): Promise<OutageResult> {
   const { records = 3_000, downMs = 20_000, recoveryTimeoutMs = 120_000, log = () => {} } = options;
   const d = await freshTopics(`outage-${options.client.replace(/\W+/g, '')}`, [TIER_SECONDS], PARTITIONS);
@@ -66,6 +80,8 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
   /** Handler runs after the broker is back: when, and where, for the log. */
   const after: { at: number; topic: string; partition: number; offset: string; again: boolean }[] = [];
   let back: number | undefined;
+  let killed = false;
+  let joins = 0;
   /** Runs again before the kill (a rebalance while the consumer ran, not the outage): when (ms since the start) and where. */
   const before: { at: number; topic: string; partition: number; offset: string }[] = [];
   const started = performance.now();
@@ -73,7 +89,9 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
   const runsOn = { main: new Map<number, number>(), tier: new Map<number, number>() };
   const again = (m: Map<number, number>) => [...m.values()].reduce((n, runs) => n + runs - 1, 0);
   const consumer = createRetryingConsumer(d, {
-    kafka: options.port(),
+    kafka: countingJoins(options.port(), d.groups.main, () => {
+      if (back === undefined && !killed) joins++;
+    }),
     publishBackoff: { initialMs: 100, maxMs: 1_000 },
     handler: async (record) => {
       const id = Number(record.message.value!.toString());
@@ -100,6 +118,7 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
     const waitingInTier = [...failures.keys()].filter((id) => !successes.has(id)).length;
     const info = readBrokerInfo(options.brokerDir);
     if (!info) throw new Error(`no broker was started from ${options.brokerDir}`);
+    killed = true;
     process.kill(info.pid, 'SIGKILL');
     log(`${options.client}: ${records} main records handled, ${waitingInTier} waiting in the tier; broker killed for ${downMs / 1000} s`);
     await sleep(downMs);
@@ -112,7 +131,7 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
     await sleep(3_000); // runs again, if any, arrive too
     const duplicates = [...successes.values(), ...failures.values()].reduce((n, runs) => n + runs - 1, 0);
     const duplicatesOf = { main: again(runsOn.main), tier: again(runsOn.tier) };
-    const result = { client: options.client, records, waitingInTier, downMs, recoveryMs, duplicates, duplicatesOf, lost: records - successes.size };
+    const result = { client: options.client, records, waitingInTier, downMs, recoveryMs, duplicates, duplicatesOf, lost: records - successes.size, rebalancesBeforeKill: Math.max(0, joins - 1) };
     for (const topic of ['main', 'tier']) {
       const runs = after.filter((a) => a.topic === topic);
       if (runs.length === 0) continue;
@@ -126,7 +145,7 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
       for (const b of before) from.set(b.partition, Math.min(from.get(b.partition) ?? Infinity, Number(b.offset)));
       log(`${options.client}: ${before.length} runs again before the kill, from ${(before[0]!.at / 1000).toFixed(1)} s to ${(before[before.length - 1]!.at / 1000).toFixed(1)} s after the start (from offsets ${[...from].sort(([a], [b]) => a - b).map(([p, o]) => `${p}:${o}`).join(' ')})`);
     }
-    log(`${options.client}: ${commitFailures} commits failed`);
+    log(`${options.client}: ${commitFailures} commits failed; ${result.rebalancesBeforeKill} rebalances of the main group before the kill`);
     log(`${options.client}: recovered in ${recoveryMs === undefined ? 'never' : `${(recoveryMs / 1000).toFixed(1)} s`}, ${duplicates} duplicates (main ${duplicatesOf.main}, tier ${duplicatesOf.tier}), ${result.lost} lost`);
     return result;
   } finally {

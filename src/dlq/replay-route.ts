@@ -1,5 +1,5 @@
 import type { ConsumerModel, RetryTierModel } from '../model/types';
-import { DLQ_FLAGS, HEADERS, REPLAY_COUNT_HEADER, REPLAY_ROUTES } from '../naming';
+import { DLQ_FLAGS, HEADERS, PARK_STATE_HEADER, REPLAY_COUNT_HEADER, REPLAY_ROUTES } from '../naming';
 import type { ReplayRouteName } from '../naming';
 import { passThroughHeaders } from '../runtime/headers';
 import { DlqError } from './session';
@@ -68,9 +68,13 @@ export function replayMessage(consumer: ConsumerModel, route: ReplayRoute, recor
     [REPLAY_COUNT_HEADER]: String(record.replayCount + 1),
   };
   const { originalOffset, originalTimestamp } = record.decoded;
+  // Not the id of the park-by-key state that wrote its last copy: a replay is judged as one
+  // (it runs, and holds its key if it fails on), whichever state runs it now.
+  const own = passThroughHeaders(record.headers);
+  delete own[PARK_STATE_HEADER];
   const headers = route.tier
     ? {
-        ...passThroughHeaders(record.headers),
+        ...own,
         [HEADERS.attempt]: String(route.tier.index + 1),
         [HEADERS.dueAt]: String(now),
         [HEADERS.originalTopic]: consumer.mainTopic.name,
@@ -79,6 +83,6 @@ export function replayMessage(consumer: ConsumerModel, route: ReplayRoute, recor
         ...(originalTimestamp !== undefined ? { [HEADERS.originalTimestamp]: String(originalTimestamp) } : {}),
         ...common,
       }
-    : { ...passThroughHeaders(record.headers), [HEADERS.attempt]: '1', ...common };
+    : { ...own, [HEADERS.attempt]: '1', ...common };
   return { key: record.key, value: record.value, ...(target.partition !== undefined ? { partition: target.partition } : {}), headers };
 }

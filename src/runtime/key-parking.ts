@@ -187,11 +187,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
-    // A state begun from nothing is committed before it takes a record: so every tier record
-    // written under it follows a commit of it, and a state found begun from nothing again
-    // later (its commit gone with a log deleted, or expired) is newer than every tier record
-    // written before it. A refusal fails the operation; the next one begins again.
-    if (offset === undefined) {
+    // A state with a new id (begun from nothing, or lost) is committed before it takes a
+    // record: so every tier record written under an id follows a commit of it, and the next
+    // load reads that id back instead of taking another (which would make this one's copies
+    // another state's). A refusal fails the operation; the next one begins again.
+    if (offset === undefined || lost) {
       await commitState(partition, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }
@@ -209,12 +209,26 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // empty state with it and one hold (a limit of a few dozen bytes): an id that leaves no
     // room for a hold would cost every key its order; without it, tier records written under
     // a state that is gone are judged by this one's holds, as before ids.
-    if (state.id !== undefined && idCrowdsOutAHold(state)) delete state.id;
+    fitId(state);
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };
 
-  /** Whether an empty state with `state`'s id leaves no room in the budget for one hold. */
-  const idCrowdsOutAHold = (state: ParkState) => encodeParkState({ ...emptyParkState(state.position), id: state.id }).length + ENTRY_ROOM > budgetBytes;
+  /**
+   * Drops the state's id when an empty state with it leaves no room in the budget for one hold
+   * (measured as mayHold measures one): called before any hold is measured and before each
+   * state commit, so a budget lowered under the id costs the id, never a key's hold.
+   */
+  function fitId(state: ParkState): void {
+    if (state.id === undefined) return;
+    const oneHold = { ...emptyParkState(state.position), id: state.id, held: new Map([[SOME_KEY_HASH, state.position - 1n]]) };
+    if (Buffer.byteLength(parkStateMetadata(oneHold)) > budgetBytes) delete state.id;
+  }
+
+  /** `state`, its id fitted to the budget: what a copy published now may carry (a copy must never carry an id its state then drops). */
+  const idFitted = (state: ParkState): ParkState => (fitId(state), state);
+
+  /** The id the copy of a record this state may hold carries. */
+  const idForCopies = (state: ParkState): string | undefined => idFitted(state).id;
 
   /**
    * At the budget: no room for one more entry. An empty state never is: a partition paused
@@ -233,6 +247,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * The record's tier copy is then judged as one from before a lost state (it runs).
    */
   function mayHold(partition: number, { state }: PartitionParking, hash: string, offset: bigint): boolean {
+    fitId(state);
     if (state.held.size > 0 || state.parked.size > 0) return true;
     const neededBytes = Buffer.byteLength(parkStateMetadata({ ...state, held: new Map([[hash, offset]]) }));
     if (neededBytes <= budgetBytes) return true;
@@ -248,6 +263,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * can take none). Without room it waits, uncommitted, for a release to make some.
    */
   function roomToHold({ state }: PartitionParking, hash: string, original: bigint | undefined): boolean {
+    fitId(state);
     // An empty state waits for no release: the record runs, and mayHold() decides its hold.
     if (original === undefined || original >= state.position || (state.held.size === 0 && state.parked.size === 0)) return true;
     const held = new Map(state.held).set(hash, original);
@@ -320,7 +336,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!roomToHold(parking, hash, originalOffsetOf(turn.record))) return; // waits for room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
-        const { outcome, commit } = await turn.handle(copyStateId(state, foreign, originalOffsetOf(turn.record)));
+        const { outcome, commit } = await turn.handle(copyStateId(idFitted(state), foreign, originalOffsetOf(turn.record)));
         turns.done(partition, turn);
         ran.push(turns.commit(commit));
         const original = originalOffsetOf(turn.record);
@@ -330,7 +346,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const record = next === undefined ? undefined : parking.records.get(next);
       if (next === undefined || !record) return;
       emit({ type: 'unparked', record, key: keyText(record) });
-      const outcome = await options.handle(record, true, state.id);
+      const outcome = await options.handle(record, true, idForCopies(state));
       state.parked.delete(next);
       parking.records.delete(next);
       if (outcome === 'tier' && mayHold(partition, parking, hash, next)) hold(partition, parking, hash, next);
@@ -448,7 +464,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           state.parked.set(offset, hash);
           parking.records.set(offset, record);
           emit({ type: 'parked', record, key: keyText(record) });
-        } else if ((await options.handle(record, false, state.id)) === 'tier' && !keyless && mayHold(partition, parking, hash, offset)) {
+        } else if ((await options.handle(record, false, idForCopies(state))) === 'tier' && !keyless && mayHold(partition, parking, hash, offset)) {
           hold(partition, parking, hash, offset);
         }
         state.position = offset + 1n;
@@ -498,7 +514,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         let ran: { outcome: HandleOutcome; commit: TopicPartitionOffset };
         try {
-          ran = await handle(current ? state.id : copyStateId(state, foreign, original));
+          ran = await handle(current ? idForCopies(state) : copyStateId(idFitted(state), foreign, original));
         } catch (error) {
           if (error instanceof PublishHeld) return; // nothing committed, nothing changed: the record comes again
           throw error;
@@ -587,6 +603,9 @@ function unproven(state: ParkState, original: bigint | undefined): boolean {
 function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
   return original === undefined || decodeRetryHeaders(record.message.headers).replayedFromDlq === true || unproven(state, original);
 }
+
+/** Any key's hash: they are all 12 characters, so one stands for every key when measuring a hold. */
+const SOME_KEY_HASH = keyHash(null);
 
 /**
  * The state id the copy of a tier record not judged by a hold carries: its own when it was

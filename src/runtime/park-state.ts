@@ -37,8 +37,9 @@ export function newParkStateId(): string {
 
 /**
  * Whether a tier record that carries the state id `written` was written under another state
- * than `state`: both have ids and they differ. A record without one (written under a state
- * without an id, by an earlier release, or replayed by hand) is judged as before.
+ * than `state`: both have ids and they differ. A record without one (written by an earlier
+ * release, or replayed from the DLQ), or a state without one (its id did not fit the broker's
+ * metadata limit: the holds judge every record, as before ids), is judged as before.
  */
 export function writtenUnderAnotherState(state: ParkState, written: string | undefined): boolean {
   return state.id !== undefined && written !== undefined && written !== state.id;
@@ -144,14 +145,16 @@ export type ParkStateLoss = 'none' | 'unreadable';
  * commit of the partition, so the state begins from nothing, with the id `newId` gives it:
  * tier records written under another state are not its to judge. A commit whose metadata
  * is no state (`decodeParkState`) reads as lost: an empty state at the committed offset,
- * marked `lostBefore` there, with the reason.
+ * marked `lostBefore` there, with the reason and a new id.
  */
 export function readParkState(committed: bigint | undefined, metadata: string | null | undefined, newId: () => string = newParkStateId): { state: ParkState; lost?: ParkStateLoss } {
   if (committed === undefined) return { state: { ...emptyParkState(0n), id: newId() } };
   const state = parseParkState(committed, metadata);
   if (state) return { state };
   const lost: ParkStateLoss = stripped(metadata) === '' ? 'none' : 'unreadable';
-  return { state: { ...emptyParkState(committed), lostBefore: committed }, lost };
+  // A lost state begins again too: with an id of its own, so the copies written under the one
+  // lost (its id) are told from those written from now on.
+  return { state: { ...emptyParkState(committed), lostBefore: committed, id: newId() }, lost };
 }
 
 // Written with a NUL terminator (parkStateMetadata, and the Confluent client adds one).
