@@ -3,6 +3,9 @@ import type { CommittingConsumerLike } from '../../src/runtime/adapters/confirme
 import { refusedAsTooLarge } from '../../src/runtime/metadata-too-large';
 import type { OffsetCommit } from '../../src/runtime/port';
 
+/** How long a confirmation reads the group's commit here: the doubles answer at once, so a commit not shown by then never will be. */
+const CONFIRM_WITHIN_MS = 100;
+
 /**
  * Attack (s26, attack6) on the attack5 fix's too-large heuristic (adapters/confirmed-commit.ts:
  * 28 and 40-42 mayBeTooLarge): a commit not shown by the coordinator is taken for one refused as
@@ -44,7 +47,7 @@ describe('a park-by-key commit lost to an outage, through the Confluent client (
   // coordinator reachable), and never lower the budget below the configured floor.
   it('is not taken for a commit refused as too large when it carried far less than the broker keeps', async () => {
     const broker = brokerLosingCommits();
-    await commitConfirmed(broker.consumer, [parked(8, 2)]);
+    await commitConfirmed(broker.consumer, [parked(8, 2)], CONFIRM_WITHIN_MS);
     broker.lose(true);
     const refusal = await commitConfirmed(broker.consumer, [parked(9, 4)], 0).then(
       () => undefined,

@@ -3,6 +3,9 @@ import type { CommittingConsumerLike } from '../../src/runtime/adapters/confirme
 import { refusedAsTooLarge } from '../../src/runtime/metadata-too-large';
 import type { OffsetCommit } from '../../src/runtime/port';
 
+/** How long a confirmation reads the group's commit here: the doubles answer at once, so a commit not shown by then never will be. */
+const CONFIRM_WITHIN_MS = 100;
+
 /**
  * Attack (s26, attack5) on the confirmed Confluent commit (adapters/confirmed-commit.ts).
  *
@@ -45,15 +48,15 @@ describe('a park-by-key commit larger than the broker keeps, through the Conflue
   // with its code; the read-back stays for commits answered without an error.
   it('is refused as too large once not shown twice, so park-by-key lowers its budget instead of sending the same state forever', async () => {
     const consumer = brokerKeepingAtMost(LIMIT_BYTES);
-    await commitConfirmed(consumer, [parked(8, 10)]);
+    await commitConfirmed(consumer, [parked(8, 10)], CONFIRM_WITHIN_MS);
     // Not shown once: it could be a commit lost to an outage; it goes out again.
-    const first = await commitConfirmed(consumer, [parked(9, 200)]).then(
+    const first = await commitConfirmed(consumer, [parked(9, 200)], CONFIRM_WITHIN_MS).then(
       () => undefined,
       (error: unknown) => error,
     );
     expect(refusedAsTooLarge(first)).toBe(false);
     // The same state not shown again, the coordinator answering: too large.
-    const refusal = await commitConfirmed(consumer, [parked(9, 200)]).then(
+    const refusal = await commitConfirmed(consumer, [parked(9, 200)], CONFIRM_WITHIN_MS).then(
       () => undefined,
       (error: unknown) => error,
     );

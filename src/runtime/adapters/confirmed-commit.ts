@@ -21,18 +21,43 @@ export const COMMIT_CONFIRM_TIMEOUT_MS = 10_000;
  */
 export async function commitConfirmed(consumer: CommittingConsumerLike, offsets: OffsetCommit[], timeoutMs = COMMIT_CONFIRM_TIMEOUT_MS): Promise<void> {
   await consumer.commitOffsets(offsets);
-  const shown = await consumer.committed(offsets.map(({ topic, partition }) => ({ topic, partition })), timeoutMs);
+  const shown = await readUntilShown(consumer, offsets, Date.now() + timeoutMs);
   for (const o of offsets) {
-    const stored = shown.find((s) => s.topic === o.topic && s.partition === o.partition);
+    const stored = storedOf(shown, o);
     if (stored === undefined || !shows(stored, o)) {
       const error = new KrtError(`the group coordinator does not show the commit of ${o.topic}-${o.partition} at offset ${o.offset} (it shows ${stored?.offset ?? 'none'}); it goes out again`);
-      // Shown otherwise by the coordinator: surely not stored (answeredNo).
+      // Shown otherwise by the coordinator all along: taken as not stored (answeredNo).
       Object.assign(error, { notStored: stored !== undefined });
       throw refusedTwice(consumer, stored, o) ? Object.assign(error, { code: 'OFFSET_METADATA_TOO_LARGE' }) : error;
     }
     suspectsOf(consumer).delete(`${o.topic}\u0000${o.partition}`);
   }
 }
+
+/** Between reads of a commit not shown yet. */
+const READ_AGAIN_MS = 50;
+
+/**
+ * The group's committed offsets, read again until they show every commit asked for or the
+ * deadline passes: the commit was only queued when commitOffsets() answered, so a read sent
+ * at once can reach the coordinator before it (seen on the broker: an older offset shown, the
+ * commit taken as refused, and up to a commit window of records run again with no rebalance).
+ */
+async function readUntilShown(consumer: CommittingConsumerLike, offsets: OffsetCommit[], deadline: number): Promise<CommittedLike[]> {
+  const partitions = offsets.map(({ topic, partition }) => ({ topic, partition }));
+  for (;;) {
+    const shown = await consumer.committed(partitions, Math.max(1, deadline - Date.now()));
+    const all = offsets.every((o) => {
+      const stored = storedOf(shown, o);
+      return stored !== undefined && shows(stored, o);
+    });
+    if (all || Date.now() + READ_AGAIN_MS >= deadline) return shown;
+    await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS));
+  }
+}
+
+type CommittedLike = Awaited<ReturnType<CommittingConsumerLike['committed']>>[number];
+const storedOf = (shown: CommittedLike[], o: OffsetCommit) => shown.find((s) => s.topic === o.topic && s.partition === o.partition);
 
 /** Per consumer and partition: the metadata size of a commit not shown once (a suspect of being too large). */
 const suspects = new WeakMap<CommittingConsumerLike, Map<string, number>>();
