@@ -187,11 +187,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
-    // A state with a new id (begun from nothing, or lost) is committed before it takes a
-    // record: so every tier record written under an id follows a commit of it, and the next
-    // load reads that id back instead of taking another (which would make this one's copies
-    // another state's). A refusal fails the operation; the next one begins again.
-    if (offset === undefined || lost) {
+    // A state begun from nothing is committed before it takes a record: so every tier record
+    // written under its id follows a commit of it, and the next load reads that id back instead
+    // of taking another (which would make this one's copies another state's). A refusal fails
+    // the operation; the next one begins again. A lost state takes no id: it judges tier
+    // records by `lostBefore` and its holds, as before ids (a lost state with an id of its own
+    // lost a record under the fault property, seed 8818: open).
+    if (offset === undefined) {
       await commitState(partition, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }

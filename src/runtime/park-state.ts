@@ -145,16 +145,14 @@ export type ParkStateLoss = 'none' | 'unreadable';
  * commit of the partition, so the state begins from nothing, with the id `newId` gives it:
  * tier records written under another state are not its to judge. A commit whose metadata
  * is no state (`decodeParkState`) reads as lost: an empty state at the committed offset,
- * marked `lostBefore` there, with the reason and a new id.
+ * marked `lostBefore` there, with the reason (and no id: see key-parking.ts).
  */
 export function readParkState(committed: bigint | undefined, metadata: string | null | undefined, newId: () => string = newParkStateId): { state: ParkState; lost?: ParkStateLoss } {
   if (committed === undefined) return { state: { ...emptyParkState(0n), id: newId() } };
   const state = parseParkState(committed, metadata);
   if (state) return { state };
   const lost: ParkStateLoss = stripped(metadata) === '' ? 'none' : 'unreadable';
-  // A lost state begins again too: with an id of its own, so the copies written under the one
-  // lost (its id) are told from those written from now on.
-  return { state: { ...emptyParkState(committed), lostBefore: committed, id: newId() }, lost };
+  return { state: { ...emptyParkState(committed), lostBefore: committed }, lost };
 }
 
 // Written with a NUL terminator (parkStateMetadata, and the Confluent client adds one).
