@@ -21,7 +21,7 @@ export const COMMIT_CONFIRM_TIMEOUT_MS = 10_000;
  */
 export async function commitConfirmed(consumer: CommittingConsumerLike, offsets: OffsetCommit[], timeoutMs = COMMIT_CONFIRM_TIMEOUT_MS): Promise<void> {
   await consumer.commitOffsets(offsets);
-  const shown = await readUntilShown(consumer, offsets, Date.now() + timeoutMs);
+  const shown = await readUntilShown(consumer, offsets, Date.now() + timeoutMs, Date.now() + Math.min(timeoutMs, READ_AGAIN_FOR_MS));
   for (const o of offsets) {
     const stored = storedOf(shown, o);
     if (stored === undefined || !shows(stored, o)) {
@@ -36,14 +36,21 @@ export async function commitConfirmed(consumer: CommittingConsumerLike, offsets:
 
 /** Between reads of a commit not shown yet. */
 const READ_AGAIN_MS = 50;
+/**
+ * How long a commit not shown is read again: the read that overtook the queued commit is a
+ * matter of milliseconds, while a commit the coordinator refused (a member fenced after an
+ * outage) never shows, and reading it for the whole timeout held the commit window full for
+ * 10 s a commit after an outage (seen on the broker: the consumer took minutes to recover).
+ */
+const READ_AGAIN_FOR_MS = 1_000;
 
 /**
- * The group's committed offsets, read again until they show every commit asked for or the
- * deadline passes: the commit was only queued when commitOffsets() answered, so a read sent
+ * The group's committed offsets, read again for up to READ_AGAIN_FOR_MS until they show every
+ * commit asked for (each read within the deadline): the commit was only queued when commitOffsets() answered, so a read sent
  * at once can reach the coordinator before it (seen on the broker: an older offset shown, the
  * commit taken as refused, and up to a commit window of records run again with no rebalance).
  */
-async function readUntilShown(consumer: CommittingConsumerLike, offsets: OffsetCommit[], deadline: number): Promise<CommittedLike[]> {
+async function readUntilShown(consumer: CommittingConsumerLike, offsets: OffsetCommit[], deadline: number, readAgainUntil: number): Promise<CommittedLike[]> {
   const partitions = offsets.map(({ topic, partition }) => ({ topic, partition }));
   for (;;) {
     const shown = await consumer.committed(partitions, Math.max(1, deadline - Date.now()));
@@ -51,7 +58,7 @@ async function readUntilShown(consumer: CommittingConsumerLike, offsets: OffsetC
       const stored = storedOf(shown, o);
       return stored !== undefined && shows(stored, o);
     });
-    if (all || Date.now() + READ_AGAIN_MS >= deadline) return shown;
+    if (all || Date.now() + READ_AGAIN_MS >= Math.min(deadline, readAgainUntil)) return shown;
     await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS));
   }
 }
