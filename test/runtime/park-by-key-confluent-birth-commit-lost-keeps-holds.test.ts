@@ -1,11 +1,10 @@
-import { commitConfirmed } from '../../src/runtime/adapters/confirmed-commit';
-import type { CommittingConsumerLike } from '../../src/runtime/adapters/confirmed-commit';
 import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort, OffsetCommit } from '../../src/runtime/port';
+import type { OffsetCommit } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { consumer, failingOnce } from './park-by-key-world';
+import { confluentCommits } from './confluent-commits-double';
 
 /**
  * Found by attack (s27, attack7), fixed (confirmed-commit.ts takes no commit for too large where none is stored); was: on the Confluent client, a partition's first commit (the birth commit of
@@ -39,35 +38,6 @@ import { consumer, failingOnce } from './park-by-key-world';
  * broker states, OFFSET_METADATA_TOO_LARGE from kafkajs, may go that low).
  */
 const NOW = 1_764_633_600_000; // a real epoch: the mark is 10 bytes
-
-/** The memory broker behind the Confluent adapter's commit (commitConfirmed): commits matching `lost` answer but are not stored, `times` times. */
-function confluentCommits(broker: MemoryBroker, lost: (o: OffsetCommit) => boolean, times: number): KafkaPort {
-  const port = broker.port();
-  let losses = 0;
-  return {
-    producer: () => port.producer(),
-    consumer: (groupId, options) => {
-      const c = port.consumer(groupId, options);
-      const store = c.commitOffsets.bind(c);
-      const read = c.committed.bind(c);
-      // One client per consumer, as the adapter has (commitConfirmed remembers its suspects per client).
-      const client: CommittingConsumerLike = {
-        // commitAsync: answers once queued; a lost one never reaches the coordinator.
-        commitOffsets: async (o) => {
-          if (losses < times && o.some(lost)) {
-            losses++;
-            return;
-          }
-          await store(o);
-        },
-        committed: async (partitions) =>
-          Promise.all(partitions.map(async ({ topic, partition }) => ({ topic, ...(await read(topic, [partition]))[0]! }))),
-      };
-      c.commitOffsets = (offsets) => commitConfirmed(client, offsets, 0);
-      return c;
-    },
-  };
-}
 
 describe('park-by-key on the Confluent client, its birth commit lost twice', () => {
   it('still holds a failing key, so its next record waits for its retry', async () => {

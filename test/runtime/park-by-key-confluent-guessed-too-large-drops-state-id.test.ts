@@ -1,13 +1,12 @@
-import { commitConfirmed } from '../../src/runtime/adapters/confirmed-commit';
-import type { CommittingConsumerLike } from '../../src/runtime/adapters/confirmed-commit';
 import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort, OffsetCommit } from '../../src/runtime/port';
+import type { OffsetCommit } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { httpError, valueOf } from './harness';
 import { consumer } from './park-by-key-world';
+import { confluentCommits } from './confluent-commits-double';
 
 /**
  * Open, found by attack (s27, attack8); still failing: on the Confluent client, a state's first hold commit lost twice to an
@@ -44,32 +43,6 @@ import { consumer } from './park-by-key-world';
  * state, is attack8-lowered-budget-skips-hold-for-the-id.)
  */
 const NOW = 1_764_633_600_000;
-
-/** The memory broker behind the Confluent adapter's commit (commitConfirmed): commits matching `lost` answer but are not stored, `times` times. */
-function confluentCommits(broker: MemoryBroker, lost: (o: OffsetCommit) => boolean, times: number): KafkaPort {
-  const port = broker.port();
-  let losses = 0;
-  return {
-    producer: () => port.producer(),
-    consumer: (groupId, options) => {
-      const c = port.consumer(groupId, options);
-      const store = c.commitOffsets.bind(c);
-      const read = c.committed.bind(c);
-      const client: CommittingConsumerLike = {
-        commitOffsets: async (o) => {
-          if (losses < times && o.some(lost)) {
-            losses++;
-            return;
-          }
-          await store(o);
-        },
-        committed: async (partitions) => Promise.all(partitions.map(async ({ topic, partition }) => ({ topic, ...(await read(topic, [partition]))[0]! }))),
-      };
-      c.commitOffsets = (offsets) => commitConfirmed(client, offsets, 0);
-      return c;
-    },
-  };
-}
 
 describe('park-by-key on the Confluent client, a recreated main topic, the new state\'s first hold commit lost twice', () => {
   it.failing('keeps the state id, so the old log\'s retry climbs to the DLQ instead of being skipped as stale', async () => {
