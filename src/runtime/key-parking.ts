@@ -207,10 +207,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => {
-    // The id of a state begun from nothing goes when the broker keeps less metadata than an
-    // empty state with it and one hold (a limit of a few dozen bytes): an id that leaves no
-    // room for a hold would cost every key its order; without it, tier records written under
-    // a state that is gone are judged by this one's holds, as before ids.
     fitId(state);
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };
@@ -226,11 +222,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (Buffer.byteLength(parkStateMetadata(oneHold)) > budgetBytes) delete state.id;
   }
 
-  /** `state`, its id fitted to the budget: what a copy published now may carry (a copy must never carry an id its state then drops). */
-  const idFitted = (state: ParkState): ParkState => (fitId(state), state);
-
-  /** The id the copy of a record this state may hold carries. */
-  const idForCopies = (state: ParkState): string | undefined => idFitted(state).id;
+  /** The id the copy of a record this state may hold carries, fitted first: a copy must never carry an id its state then drops. */
+  const idForCopies = (state: ParkState): string | undefined => (fitId(state), state.id);
 
   /**
    * At the budget: no room for one more entry. An empty state never is: a partition paused
@@ -338,7 +331,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!roomToHold(parking, hash, originalOffsetOf(turn.record))) return; // waits for room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
-        const { outcome, commit } = await turn.handle(copyStateId(idFitted(state), foreign, originalOffsetOf(turn.record)));
+        const { outcome, commit } = await turn.handle(copyStateId(state, idForCopies(state), foreign, originalOffsetOf(turn.record)));
         turns.done(partition, turn);
         ran.push(turns.commit(commit));
         const original = originalOffsetOf(turn.record);
@@ -516,7 +509,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         let ran: { outcome: HandleOutcome; commit: TopicPartitionOffset };
         try {
-          ran = await handle(current ? idForCopies(state) : copyStateId(idFitted(state), foreign, original));
+          ran = await handle(current ? idForCopies(state) : copyStateId(state, idForCopies(state), foreign, original));
         } catch (error) {
           if (error instanceof PublishHeld) return; // nothing committed, nothing changed: the record comes again
           throw error;
@@ -617,9 +610,9 @@ const SOME_KEY_HASH = keyHash(null);
  * from before this state, whose offset this state cannot hold: judged by the holds, its next
  * copy would be skipped as stale and lost).
  */
-function copyStateId(state: ParkState, foreign: boolean, original: bigint | undefined): string | undefined {
+function copyStateId(state: ParkState, id: string | undefined, foreign: boolean, original: bigint | undefined): string | undefined {
   if (foreign) return undefined;
-  return original !== undefined && original < state.position ? state.id : newParkStateId();
+  return original !== undefined && original < state.position ? id : newParkStateId();
 }
 
 /** The main-topic offset a tier record stands for, from whichever layout carries it (ours or Spring's). */
