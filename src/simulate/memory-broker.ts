@@ -250,6 +250,13 @@ class MemoryConsumer implements ConsumerPort {
   private readonly inBatch = new Set<string>();
   /** Bumped by a seek or a rebalance: a batch handed out before is stale. */
   private readonly generations = new Map<string, number>();
+  /**
+   * Rebalances of this member. A real client ends a call in flight before it gives up its
+   * partitions (kafkajs rejoins between fetches; the Confluent client's revoke waits for its
+   * workers), so a call that throws after a rebalance here threw before it there: its seek back
+   * must not outlive the rebalance, which reads the partition again from its commit.
+   */
+  private rebalances = 0;
   private messageBusy = false;
   connected = false;
   /** Throws in a row (kafkajs crashes and restarts after its retries). */
@@ -348,6 +355,7 @@ class MemoryConsumer implements ConsumerPort {
 
   /** Forgets positions (and pauses, unless they outlive a rebalance), as a member that lost and got back its partitions. */
   rebalance(clearPauses = true): void {
+    this.rebalances++;
     for (const id of this.positions.keys()) this.bump(id);
     this.positions.clear();
     if (clearPauses) this.paused.clear();
@@ -386,13 +394,15 @@ class MemoryConsumer implements ConsumerPort {
         },
       };
       const generation = this.generations.get(id) ?? 0;
+      const rebalances = this.rebalances;
       this.eachMessage(payload)
         .then(
           () => void (this.throwsInARow = 0),
           (error: unknown) => {
             // kafkajs fetches again from the last resolved record, unless the call sought; the Confluent client seeks back to it.
             const sought = (this.generations.get(id) ?? 0) !== generation;
-            if (this.broker.throwReaction === 'confluent' || (this.broker.throwReaction === 'kafkajs' && !sought)) this.positions.set(id, position);
+            const rejoined = this.rebalances !== rebalances;
+            if (!rejoined && (this.broker.throwReaction === 'confluent' || (this.broker.throwReaction === 'kafkajs' && !sought))) this.positions.set(id, position);
             this.thrown(error);
           },
         )
