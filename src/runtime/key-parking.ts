@@ -181,19 +181,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
     const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : undefined; // -1: nothing committed yet
     const { state, lost } = readParkState(offset, committed?.metadata);
-    // The state is committed again (with its mark) by the partition's next commit; until
-    // then every load reads the same loss.
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
-    // A state begun from nothing is committed before it takes a record: so every tier record
-    // written under its id follows a commit of it, and the next load reads that id back instead
-    // of taking another (which would make this one's copies another state's). A refusal fails
-    // the operation; the next one begins again. A lost state takes no id: it judges tier
-    // records by `lostBefore` and its holds, as before ids (a lost state with an id of its own
-    // lost a record under the fault property, seed 8818: open).
-    if (offset === undefined) {
+    // A state begun from nothing, or in place of a lost one, is committed (with its new id and,
+    // when lost, its mark) before it takes a record: so every tier record written under its id
+    // follows a commit of it, and the next load reads that id back instead of taking another
+    // (which would make this one's copies another state's). A refusal fails the operation; the
+    // next one begins again.
+    if (offset === undefined || lost) {
       await commitState(partition, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }

@@ -145,14 +145,16 @@ export type ParkStateLoss = 'none' | 'unreadable';
  * commit of the partition, so the state begins from nothing, with the id `newId` gives it:
  * tier records written under another state are not its to judge. A commit whose metadata
  * is no state (`decodeParkState`) reads as lost: an empty state at the committed offset,
- * marked `lostBefore` there, with the reason (and no id: see key-parking.ts).
+ * marked `lostBefore` there, with the reason and a new id too: the lost state's copies (and
+ * any older log's) are then another state's, run unjudged, as only they can be: the holds
+ * that judged them are gone.
  */
 export function readParkState(committed: bigint | undefined, metadata: string | null | undefined, newId: () => string = newParkStateId): { state: ParkState; lost?: ParkStateLoss } {
   if (committed === undefined) return { state: { ...emptyParkState(0n), id: newId() } };
   const state = parseParkState(committed, metadata);
   if (state) return { state };
   const lost: ParkStateLoss = stripped(metadata) === '' ? 'none' : 'unreadable';
-  return { state: { ...emptyParkState(committed), lostBefore: committed }, lost };
+  return { state: { ...emptyParkState(committed), lostBefore: committed, id: newId() }, lost };
 }
 
 // Written with a NUL terminator (parkStateMetadata, and the Confluent client adds one).

@@ -70,12 +70,12 @@ describe('the park-by-key state in commit metadata', () => {
     }
   });
 
-  it('reads a commit without state as lost, marked at the committed offset, and says why; a partition never committed as begun from nothing', () => {
+  it('reads a commit without state as lost, marked at the committed offset, with a new id, and says why; a partition never committed as begun from nothing', () => {
     expect(readParkState(undefined, null, ID)).toEqual({ state: { ...emptyParkState(0n), id: 'AbC-_123' } });
     expect(readParkState(undefined, null).state.id).toMatch(/^[A-Za-z0-9_-]{8}$/);
-    for (const metadata of [null, undefined, '', '\0']) expect(readParkState(10n, metadata, ID)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n }, lost: 'none' });
+    for (const metadata of [null, undefined, '', '\0']) expect(readParkState(10n, metadata, ID)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n, id: 'AbC-_123' }, lost: 'none' });
     for (const metadata of ['krt-parked/1 +5', `krt-parked/1 +0 ${a}@1\0\0x`, 'krt-handled/1 {}']) {
-      expect(readParkState(10n, metadata, ID)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n }, lost: 'unreadable' });
+      expect(readParkState(10n, metadata, ID)).toEqual({ state: { ...emptyParkState(10n), lostBefore: 10n, id: 'AbC-_123' }, lost: 'unreadable' });
     }
     const state = emptyParkState(12n);
     state.held.set(a, 3n);
