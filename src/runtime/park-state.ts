@@ -45,7 +45,11 @@ export function writtenUnderAnotherState(state: ParkState, written: string | und
   return state.id !== undefined && written !== undefined && written !== state.id;
 }
 
-export const PARK_STATE_FORMAT = 'krt-parked/1';
+/** The format the runtime writes: ends with END, so nothing read back can extend or cut a state and still parse. */
+export const PARK_STATE_FORMAT = 'krt-parked/2';
+/** The format of earlier releases, read as written (its last field is open-ended: a trailing byte extends it). */
+export const LEGACY_PARK_STATE_FORMAT = 'krt-parked/1';
+const END = '.';
 
 /** Kafka's default `offset.metadata.max.bytes` is 4096; leave room for the format tag. */
 export const DEFAULT_PARK_STATE_BUDGET = 4000;
@@ -78,14 +82,21 @@ export function committedOffsetOf(state: ParkState): bigint {
 }
 
 /**
- * `krt-parked/1 +<d> [~<d>] [!<id>] <entry> <entry> ...`: the position `d` past the committed
+ * `krt-parked/2 +<d> [~<d>] [!<id>] <entry> <entry> ... .`: the position `d` past the committed
  * offset, then `~d` when the state was once lost (`lostBefore`, `d` below the position,
- * 0 included), then `!id` when it began from nothing (its id, 8 characters), then one entry per
- * key: `hash`, then `@d` when the key is held by the record `d` before the position, then
- * `:d,d` for its parked records (distances below the position, all in base 36). Releases
- * before `~` (or `!`) read a state with it as lost.
+ * 0 included), then `!id` when it began from nothing or in place of a lost state (its id, 8
+ * characters), then one entry per key: `hash`, then `@d` when the key is held by the record `d`
+ * before the position, then `:d,d` for its parked records (distances below the position, all
+ * in base 36), then the end token `.`. Without the end, a byte after the last field (a hold's
+ * distance, say) would read as a valid state with another value, and a state cut short as a
+ * shorter valid one; with it both read as lost. Releases before `/2` read it as lost.
  */
 export function encodeParkState(state: ParkState): string {
+  return [PARK_STATE_FORMAT, ...stateFields(state), END].join(' ');
+}
+
+/** The fields of a state, between the format tag and the end token (the same in both formats). */
+function stateFields(state: ParkState): string[] {
   const keys = new Set([...state.held.keys(), ...state.parked.values()]);
   const distance = (offset: bigint) => (state.position - offset).toString(36);
   const entries = [...keys].sort().map((hash) => {
@@ -96,7 +107,7 @@ export function encodeParkState(state: ParkState): string {
   });
   const lost = state.lostBefore === undefined ? [] : [`~${(state.position - state.lostBefore).toString(36)}`];
   const id = state.id === undefined ? [] : [`!${state.id}`];
-  return [PARK_STATE_FORMAT, `+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...id, ...entries].join(' ');
+  return [`+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...id, ...entries];
 }
 
 /**
@@ -163,9 +174,12 @@ const stripped = (metadata: string | null | undefined) => (metadata ?? '').repla
 /** The state `metadata` encodes at `committed`, or undefined when it is no state the encoder writes. */
 function parseParkState(committed: bigint, metadata: string | null | undefined): ParkState | undefined {
   const text = stripped(metadata);
-  const [format, ahead, ...tokens] = text.split(' ');
+  const [format, ...fields] = text.split(' ');
+  // The current format ends with END; an earlier release's state is read as it wrote it.
+  if (format === PARK_STATE_FORMAT ? fields.pop() !== END : format !== LEGACY_PARK_STATE_FORMAT) return undefined;
+  const [ahead, ...tokens] = fields;
   const distance = ahead === undefined ? null : DISTANCE.exec(ahead);
-  if (format !== PARK_STATE_FORMAT || !distance) return undefined;
+  if (!distance) return undefined;
   const position = committed + base36(distance[1]!);
   const lost = tokens[0] === undefined ? null : LOST.exec(tokens[0]);
   const lostBefore = lost ? position - base36(lost[1]!) : undefined;
@@ -188,5 +202,5 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
   }
   // Anything the encoder would not have written for this state (a truncated state, a
   // wrong distance, repeats, order) is not ours to trust.
-  return encodeParkState(state) === text && committedOffsetOf(state) === committed ? state : undefined;
+  return [format, ...stateFields(state), ...(format === PARK_STATE_FORMAT ? [END] : [])].join(' ') === text && committedOffsetOf(state) === committed ? state : undefined;
 }

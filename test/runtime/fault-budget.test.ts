@@ -52,7 +52,7 @@ describe('the stall budget of the fault harness', () => {
     // The tier partition resumed when the record came due, the step the budget ran out.
     expect(message).toContain('paused partitions: none');
     // Record 1 parked behind record 0's retry: the main commit is at it, with the key's state.
-    expect(message).toMatch(/billing-order-confirmed orders\.confirmed-0: 1 of 2 \("krt-parked\/1 /);
+    expect(message).toMatch(/billing-order-confirmed orders\.confirmed-0: 1 of 2 \("krt-parked\/2 /);
     expect(message).toContain('replay: faultWorld({"ordering":"park-by-key"');
   });
 });

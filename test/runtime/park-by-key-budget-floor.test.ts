@@ -89,10 +89,10 @@ describe('park-by-key on a broker that keeps less commit metadata than two holds
     expect({ ran: s.succeeded.has('ok-a'), paused }).toEqual({ ran: true, paused: [] });
   });
 
-  // The floor: a broker that keeps the empty state (15 bytes) but not one hold (about 30).
-  it('under a 20-byte limit no key can be held: the retry still runs, later records run, and the runtime says why order is not kept', async () => {
+  // The floor: a broker that keeps the empty state with a lost mark (21 bytes) but not one hold (about 33).
+  it('under a 22-byte limit no key can be held: the retry still runs, later records run, and the runtime says why order is not kept', async () => {
     const events: RetryEvent[] = [];
-    const s = setup({ brokerMaxBytes: 20, events });
+    const s = setup({ brokerMaxBytes: 22, events });
     s.produce('a', 'fail-a');
     s.produce('b', 'ok-b');
     await s.retrying.start();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata, readParkState, writtenUnderAnotherState } from '../../src/runtime/park-state';
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, LEGACY_PARK_STATE_FORMAT, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata, readParkState, writtenUnderAnotherState } from '../../src/runtime/park-state';
 import type { ParkState } from '../../src/runtime/park-state';
 
 const ID = () => 'AbC-_123';
@@ -24,7 +24,7 @@ describe('the park-by-key state in commit metadata', () => {
     state.parked.set(999_000n, b); // b released, its parked record not re-read yet
     expect(committedOffsetOf(state)).toBe(999_000n);
     const text = encodeParkState(state);
-    expect(text).toBe(`krt-parked/1 +rs ${[`${a}@a:9,5`, `${b}:rs`].sort().join(' ')}`);
+    expect(text).toBe(`krt-parked/2 +rs ${[`${a}@a:9,5`, `${b}:rs`].sort().join(' ')} .`);
     expect(decodeParkState(999_000n, text)).toEqual(state);
     expect(decodeParkState(999_000n, `${text}\0`)).toEqual(state); // as the Confluent client writes it
     expect(decodeParkState(999_000n, `${text}\0\0\0`)).toEqual(state); // and padded with NULs
@@ -86,13 +86,14 @@ describe('the park-by-key state in commit metadata', () => {
     const state: ParkState = { ...emptyParkState(12n), lostBefore: 10n };
     state.held.set(a, 11n);
     state.parked.set(11n, b);
-    expect(encodeParkState(state)).toBe(`krt-parked/1 +1 ~2 ${[`${a}@1`, `${b}:1`].sort().join(' ')}`);
+    expect(encodeParkState(state)).toBe(`krt-parked/2 +1 ~2 ${[`${a}@1`, `${b}:1`].sort().join(' ')} .`);
     expect(readParkState(11n, parkStateMetadata(state), ID)).toEqual({ state });
     const justLost: ParkState = { ...emptyParkState(10n), lostBefore: 10n };
-    expect(encodeParkState(justLost)).toBe('krt-parked/1 +0 ~0');
-    expect(decodeParkState(10n, 'krt-parked/1 +0 ~0')).toEqual(justLost);
+    expect(encodeParkState(justLost)).toBe('krt-parked/2 +0 ~0 .');
+    expect(decodeParkState(10n, 'krt-parked/2 +0 ~0 .')).toEqual(justLost);
+    expect(decodeParkState(10n, 'krt-parked/1 +0 ~0')).toEqual(justLost); // as an earlier release wrote it
     // A mark before offset 0, in the wrong place, twice, or with digits the encoder would not write: not ours.
-    for (const metadata of ['krt-parked/1 +0 ~b', `krt-parked/1 +0 ${a}@1 ~2`, 'krt-parked/1 +0 ~1 ~1', 'krt-parked/1 +0 ~01', 'krt-parked/1 +0 ~']) {
+    for (const metadata of ['krt-parked/2 +0 ~b .', `krt-parked/2 +0 ${a}@1 ~2 .`, 'krt-parked/2 +0 ~1 ~1 .', 'krt-parked/2 +0 ~01 .', 'krt-parked/2 +0 ~ .', 'krt-parked/1 +0 ~b', 'krt-parked/1 +0 ~01']) {
       expect(readParkState(10n, metadata, ID).lost).toBe('unreadable');
     }
   });
@@ -100,12 +101,12 @@ describe('the park-by-key state in commit metadata', () => {
   it('keeps the id of a state begun from nothing (!, after the lost mark) and reads it back; an id of another length, out of place or twice is not ours', () => {
     const state: ParkState = { ...emptyParkState(12n), lostBefore: 10n, id: 'AbC-_123' };
     state.held.set(a, 11n);
-    expect(encodeParkState(state)).toBe(`krt-parked/1 +0 ~2 !AbC-_123 ${a}@1`);
+    expect(encodeParkState(state)).toBe(`krt-parked/2 +0 ~2 !AbC-_123 ${a}@1 .`);
     expect(readParkState(12n, parkStateMetadata(state), ID)).toEqual({ state });
     const fresh: ParkState = { ...emptyParkState(3n), id: 'zzzzzzzz' };
     expect(decodeParkState(3n, encodeParkState(fresh))).toEqual(fresh);
     // A byte after the id (a reader that lost the NUL) makes it no id: the state reads as lost, not as another id.
-    for (const metadata of ['krt-parked/1 +0 !AbC-_1230', 'krt-parked/1 +0 !AbC-_12', 'krt-parked/1 +0 !', `krt-parked/1 +0 ${a}@1 !AbC-_123`, 'krt-parked/1 +0 !AbC-_123 ~0', 'krt-parked/1 +0 !AbC-_123 !AbC-_123', 'krt-parked/1 +0 !AbC+_123']) {
+    for (const metadata of ['krt-parked/2 +0 !AbC-_1230 .', 'krt-parked/2 +0 !AbC-_12 .', 'krt-parked/2 +0 ! .', `krt-parked/2 +0 ${a}@1 !AbC-_123 .`, 'krt-parked/2 +0 !AbC-_123 ~0 .', 'krt-parked/2 +0 !AbC-_123 !AbC-_123 .', 'krt-parked/2 +0 !AbC+_123 .', 'krt-parked/1 +0 !AbC-_1230']) {
       expect(readParkState(10n, metadata, ID).lost).toBe('unreadable');
     }
   });
@@ -133,15 +134,17 @@ describe('the park-by-key state in commit metadata', () => {
         fc.option(fc.nat({ max: 40 })),
         fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 })), { maxLength: 3 }),
       )
-      .map(([d, lost, entries]) => [PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`)].join(' ')),
+      .map(([d, lost, entries]) => [d % 2 === 0 ? PARK_STATE_FORMAT : LEGACY_PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`), ...(lost !== null && lost % 2 === 0 ? [] : ['.'])].join(' ')),
   );
+  /** What an earlier release wrote for `state`: the legacy tag, no end token. */
+  const legacyText = (state: ParkState) => encodeParkState(state).replace(PARK_STATE_FORMAT, LEGACY_PARK_STATE_FORMAT).replace(/ \.$/, '');
 
   it('decodes any text either to a state that encodes back to that text at the committed offset, or to an empty state (property)', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 20n }), nearState, (committed, text) => {
         const state = decodeParkState(committed, text);
         const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.id === undefined;
-        expect(empty || (encodeParkState(state) === text && committedOffsetOf(state) === committed)).toBe(true);
+        expect(empty || ((encodeParkState(state) === text || legacyText(state) === text) && committedOffsetOf(state) === committed)).toBe(true);
       }),
       { numRuns: 2000 },
     );
@@ -161,6 +164,26 @@ describe('the park-by-key state in commit metadata', () => {
           for (const [h, d] of held) state.held.set(h, state.position - d);
           for (const [d, h] of parked) state.parked.set(state.position - d, h);
           expect(decodeParkState(committedOffsetOf(state), encodeParkState(state))).toEqual(state);
+          expect(decodeParkState(committedOffsetOf(state), legacyText(state))).toEqual(state); // and what an earlier release wrote
+        },
+      ),
+    );
+  });
+
+  it('reads a state it wrote with any byte after it, or cut short anywhere, as lost, never as another state (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 1000n }),
+        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 1n, max: 50n })), { maxLength: 3 }),
+        fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{8}$/)),
+        fc.string({ minLength: 1, maxLength: 2 }).filter((extra) => !extra.startsWith('\0')),
+        (position, held, id, extra) => {
+          const state: ParkState = { ...emptyParkState(position + 50n), ...(id === null ? {} : { id }) };
+          for (const [h, d] of held) state.held.set(h, state.position - d);
+          const text = encodeParkState(state);
+          const committed = committedOffsetOf(state);
+          expect(readParkState(committed, `${text}${extra}`, ID).lost).toBe('unreadable');
+          for (let cut = 1; cut < text.length; cut++) expect(readParkState(committed, text.slice(0, cut), ID).lost).toBe('unreadable');
         },
       ),
     );
