@@ -1,6 +1,6 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders, parkStateIdOf } from './headers';
-import { refusedAsTooLarge } from './metadata-too-large';
+import { refusedAsTooLarge, tooLargeOnlyGuessed } from './metadata-too-large';
 import { committedOffsetOf, emptyParkState, encodeParkState, keyHash, newParkStateId, parkStateMetadata, readParkState, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
@@ -387,8 +387,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       // The broker's offset.metadata.max.bytes is below what this state took: the budget
       // comes down under it, so the state is read again (the operation fails) and taken no
       // further than the broker keeps, instead of being sent again as is.
-      if (refusedAsTooLarge(error) && sent > 0 && sent - 1 < budgetBytes) {
-        budgetBytes = sent - 1;
+      // A guess (the Confluent client) never takes it below a state's id and one hold: an outage
+      // that looked like a refusal would otherwise cost the id for good, and with it the old log's
+      // retries after a main topic recreated (skipped as stale); a broker that keeps less than
+      // that (43 bytes; the default is 4096) cannot keep park-by-key's state on that client.
+      const floor = tooLargeOnlyGuessed(error) ? ID_AND_ONE_HOLD_BYTES : 0;
+      if (refusedAsTooLarge(error) && sent > 0 && Math.max(sent - 1, floor) < budgetBytes) {
+        budgetBytes = Math.max(sent - 1, floor);
         acceptedAtLowered = 0;
         emit({ type: 'parking-budget-lowered', topic: mainTopic, partition, budgetBytes, refusedBytes: sent, configuredBytes: options.budgetBytes });
       }
@@ -598,6 +603,9 @@ function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | u
 
 /** Any key's hash: they are all 12 characters, so one stands for every key when measuring a hold. */
 const SOME_KEY_HASH = keyHash(null);
+
+/** An empty state with an id and one hold, as fitId measures it (its size does not depend on the position). */
+const ID_AND_ONE_HOLD_BYTES = Buffer.byteLength(parkStateMetadata({ ...emptyParkState(1n), id: newParkStateId(), held: new Map([[SOME_KEY_HASH, 0n]]) }));
 
 /**
  * The state id the copy of a tier record not judged by a hold carries: its own when it was

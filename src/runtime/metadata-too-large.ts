@@ -17,3 +17,12 @@ export function refusedAsTooLarge(error: unknown): boolean {
   };
   return visit(error);
 }
+
+/**
+ * Whether a refusal as too large is only a guess: the Confluent client never hears the
+ * broker's refusal, so a commit not shown twice with more metadata than the one stored is
+ * taken for one (confirmed-commit.ts), and an outage can look the same.
+ */
+export function tooLargeOnlyGuessed(error: unknown): boolean {
+  return refusedAsTooLarge(error) && (error as { guessed?: unknown }).guessed === true;
+}

@@ -28,7 +28,7 @@ export async function commitConfirmed(consumer: CommittingConsumerLike, offsets:
       const error = new KrtError(`the group coordinator does not show the commit of ${o.topic}-${o.partition} at offset ${o.offset} (it shows ${stored?.offset ?? 'none'}); it goes out again`);
       // Shown otherwise by the coordinator all along: taken as not stored (answeredNo).
       Object.assign(error, { notStored: stored !== undefined });
-      throw refusedTwice(consumer, stored, o) ? Object.assign(error, { code: 'OFFSET_METADATA_TOO_LARGE' }) : error;
+      throw refusedTwice(consumer, stored, o) ? Object.assign(error, { code: 'OFFSET_METADATA_TOO_LARGE', guessed: true }) : error;
     }
     suspectsOf(consumer).delete(`${o.topic}\u0000${o.partition}`);
   }
