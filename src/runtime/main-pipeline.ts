@@ -154,11 +154,39 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * its next record only once one is acknowledged. Records behind a slow publish count
    * toward the duplicate bound like any other: a crash runs them again.
    */
-  async function makeRoom(progress: PartitionProgress, commit: Promise<void>): Promise<void> {
+  async function makeRoom(progress: PartitionProgress, commit: Promise<void> | undefined): Promise<void> {
     await commit;
     while (options.commits.holdsBack(progress) && !options.stopping() && !progress.dropped && !failures.has(progress)) {
       await progress.waitForAcknowledgement();
       await options.commits.markProgress(progress);
+    }
+  }
+
+  /**
+   * Whether the window has room for the partition's next record, waiting for it until `by`
+   * at most. Past it the batch ends and the client fetches the rest again: a wait inside the
+   * batch keeps the client's loop from serving a rebalance (the Confluent client serves one
+   * only when it fetches), and after a broker outage the commits that would make room are
+   * refused until this member rejoins: waiting on, it never did (seen on the broker: the
+   * group's commits not shown for minutes after the broker came back). The wait goes on in
+   * the background; the next batch waits for the same room before it takes a record.
+   */
+  async function roomBy(progress: PartitionProgress, commit: Promise<void> | undefined, by: number): Promise<boolean> {
+    if (commit === undefined && !options.commits.holdsBack(progress)) return true;
+    const clock = options.clock ?? systemClock;
+    const made = makeRoom(progress, commit).then(
+      () => true,
+      (error: unknown) => {
+        options.onCommitError(error);
+        return true;
+      },
+    );
+    let cancel = () => {};
+    const late = new Promise<boolean>((resolve) => (cancel = clock.setTimer(Math.max(0, by - options.now()), () => resolve(false))));
+    try {
+      return await Promise.race([made, late]);
+    } finally {
+      cancel();
     }
   }
 
@@ -229,6 +257,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           heartbeatAt = options.now() + HEARTBEAT_EVERY_MS;
         }
         if (now >= endBy) break;
+        // No record is taken while the window is full (the duplicate bound), nor is the batch held past its budget waiting.
+        if (!(await roomBy(progress, options.commits.room(), endBy))) break;
         // A record whose copy even the DLQ refuses as too large holds the partition: taking the
         // next ones would run them again after every restart, as the commit cannot pass it. It
         // waits paused, not here: a batch waiting would keep one of the client's slots of
@@ -257,7 +287,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         }
         taken = message.offset;
         const commit = options.commits.markProgress(progress);
-        if (commit) await makeRoom(progress, commit);
+        if (commit && !(await roomBy(progress, commit, endBy))) break;
       }
     } finally {
       if (taken !== undefined && !batch.isStale()) batch.resolveOffset(taken);

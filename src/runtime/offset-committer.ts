@@ -41,6 +41,11 @@ export interface OffsetCommitter {
    * of them; a partition with none goes on (its records are committed as they finish).
    */
   holdsBack(progress: PartitionProgress): boolean;
+  /**
+   * Undefined while the window has room; when it is full, the commits that can make room, to
+   * wait for before a record is taken (as markProgress() returns at maxRecords).
+   */
+  room(): Promise<void> | undefined;
   /** Commits everything marked; commits never overtake each other. */
   flush(): Promise<void>;
   /**
@@ -363,6 +368,11 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       return undefined;
     },
     holdsBack: (progress) => windowFull() && !progress.dropped && progress.inFlight > 0 && !progress.holding,
+    room() {
+      if (!windowFull()) return undefined;
+      countAll();
+      return windowFull() ? waitForRoom() : undefined;
+    },
     flush: () => commitPending(),
     acknowledgedOffset: (topic, partition) => acknowledged.get(partitionKey({ topic, partition })),
     isOwnCommit: (topic, partition, offset, metadata) => {

@@ -140,11 +140,12 @@ eachClient('a 20 s broker outage while tier publishes are in flight', {}, (_port
       log(`main records run again: ${again.length}, first per partition: ${[...firstAgain.values()].join(' ')}`);
       log(`tier records run again: ${tierAgain.length}: ${tierAgain.slice(0, 20).join(' ')}`);
       log(`main runs again, when: ${[...new Set(again.map((a) => a.split('@')[1]))].join(' ')}`);
-      process.stdout.write(`${lines.join('\n')}\n`);
       // The window, plus the record in hand on each of the six partitions.
       const bound = DEFAULT_COMMIT_POLICY.maxRecords + 6;
       expect({ uncommittedAtKill: uncommittedAtKill <= bound, mainAgain: again.length <= bound }).toEqual({ uncommittedAtKill: true, mainAgain: true });
     } finally {
+      // Written whether or not the run recovered: a failed recovery is what the log is for.
+      process.stdout.write(`${client.name}:\n${lines.join('\n')}\n`);
       await broker.release();
     }
   });
