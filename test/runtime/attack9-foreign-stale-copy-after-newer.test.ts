@@ -23,6 +23,8 @@ import { consumer, refuseOnce, T0, world } from './park-by-key-world';
  * state without an id: "either that record failed again and holds the key, or it ran and the
  * copy is stale").
  *
+ * Regression: this test's body passes on the tree at 2d68d4f (checked: git archive 2d68d4f).
+ *
  * Code: src/runtime/park-state.ts readParkState (the lost branch takes `id: newId()`), then
  * src/runtime/key-parking.ts onTierRecord: `foreign = writtenUnderAnotherState(...)` is true,
  * so `!foreign && !unjudged(...)` never reaches the stale-copy skip, whatever the copy's

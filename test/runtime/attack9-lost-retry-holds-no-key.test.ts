@@ -20,6 +20,8 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * k:a succeeds 10 minutes later: k's history is ['k:a FAIL', 'k:a FAIL', 'k:b', 'k:a'],
  * k:a's update lands after k:b's. The state after k:a's second failure holds nothing.
  *
+ * Regression: this test's body passes on the tree at 2d68d4f (checked: git archive 2d68d4f).
+ *
  * Code: src/runtime/key-parking.ts onTierRecord: `foreign` (writtenUnderAnotherState: the
  * copy's id A, the state's B) skips the judging, and after the run `ran.outcome === 'tier' &&
  * !foreign && ...` never takes the hold; drain() has the same `!foreign` for a waiting turn.
