@@ -1,4 +1,5 @@
 import { systemClock } from './clock';
+import { settlesWithin } from './settles-within';
 import { RESUME_RETRY_MS } from './resume-retry';
 import type { Clock } from './clock';
 import type { OffsetCommitter } from './offset-committer';
@@ -173,21 +174,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    */
   async function roomBy(progress: PartitionProgress, commit: Promise<void> | undefined, by: number): Promise<boolean> {
     if (commit === undefined && !options.commits.holdsBack(progress)) return true;
-    const clock = options.clock ?? systemClock;
-    const made = makeRoom(progress, commit).then(
-      () => true,
-      (error: unknown) => {
-        options.onCommitError(error);
-        return true;
-      },
-    );
-    let cancel = () => {};
-    const late = new Promise<boolean>((resolve) => (cancel = clock.setTimer(Math.max(0, by - options.now()), () => resolve(false))));
-    try {
-      return await Promise.race([made, late]);
-    } finally {
-      cancel();
-    }
+    const made = makeRoom(progress, commit);
+    made.catch(options.onCommitError);
+    return settlesWithin(options.clock ?? systemClock, made, by - options.now());
   }
 
   /**

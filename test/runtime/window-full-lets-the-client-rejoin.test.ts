@@ -1,10 +1,10 @@
 import { Registry } from 'prom-client';
-import type { EachBatchPayload, KafkaPort, RunOptions } from '../../src/runtime/port';
+import type { EachBatchPayload, EachMessagePayload, KafkaPort, RunOptions } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { httpError, valueOf } from './harness';
 
 /**
  * Found on the broker (s28, test/kafka/outage-with-publishes-in-flight.test.ts, the Confluent
@@ -15,10 +15,13 @@ import { valueOf } from './harness';
  * no room, for good (the test gave up after 120 s; kafkajs rejoins between batches as well).
  *
  * Modelled here: once the group's first commit is in, the member is fenced: every commit is
- * refused until the client's loop fetches again (the next eachBatch call), where it rejoins.
+ * refused until the client's loop fetches again (the next eachBatch or eachMessage call),
+ * where it rejoins. The retry group's case (tier records, one eachMessage call each) passed
+ * before the fix too: kept as the guard of the same rule for the tiers.
  */
-function fencedUntilTheLoopFetches() {
+function fencedUntilTheLoopFetches(fencedGroup: 'main' | 'retry') {
   const consumer = billingDescriptor();
+  const fencedId = consumer.groups[fencedGroup];
   const clock = new VirtualClock(1_000_000);
   const broker = new MemoryBroker(clock);
   broker.throwReaction = 'confluent';
@@ -32,28 +35,28 @@ function fencedUntilTheLoopFetches() {
       const c = inner.consumer(groupId, options);
       const commit = c.commitOffsets.bind(c);
       c.commitOffsets = async (offsets) => {
-        if (groupId !== consumer.groups.main) return commit(offsets);
+        if (groupId !== fencedId) return commit(offsets);
         if (fenced) throw new Error('the group coordinator does not show the commit; it goes out again');
         await commit(offsets);
         fenced = true; // the outage: this member must rejoin before its next commit counts
       };
       const run = c.run.bind(c);
+      /** The loop fetched: the rebalance it owed is served before the record or batch is handed over. */
+      const rejoined = () => {
+        if (!fenced) return false;
+        fenced = false;
+        rejoins++;
+        broker.rebalance(groupId);
+        return true;
+      };
       c.run = (runOptions: RunOptions) => {
-        if (!('eachBatch' in runOptions) || groupId !== consumer.groups.main) return run(runOptions);
-        const { eachBatch } = runOptions;
-        return run({
-          ...runOptions,
-          eachBatch: async (batch: EachBatchPayload) => {
-            // The loop fetched: the rebalance it owed is served before the batch is handed over.
-            if (fenced) {
-              fenced = false;
-              rejoins++;
-              broker.rebalance(groupId);
-              return;
-            }
-            return eachBatch(batch);
-          },
-        });
+        if (groupId !== fencedId) return run(runOptions);
+        if ('eachBatch' in runOptions) {
+          const { eachBatch } = runOptions;
+          return run({ ...runOptions, eachBatch: async (batch: EachBatchPayload) => (rejoined() ? undefined : eachBatch(batch)) });
+        }
+        const { eachMessage } = runOptions;
+        return run({ ...runOptions, eachMessage: async (payload: EachMessagePayload) => (rejoined() ? undefined : eachMessage(payload)) });
       };
       return c;
     },
@@ -65,30 +68,37 @@ function fencedUntilTheLoopFetches() {
     registry: new Registry(),
     random: () => 0.5,
     commit: { intervalMs: 100, maxRecords: 3 },
-    handler: async (record) => void ran.push(valueOf(record)),
+    handler: async (record) => {
+      ran.push(`${record.topic === consumer.mainTopic ? 'main' : 'tier'}:${valueOf(record)}`);
+      // With the retry group fenced, every main record fails once: the tiers then hold the work.
+      if (fencedGroup === 'retry' && record.topic === consumer.mainTopic) throw httpError(503);
+    },
   });
   for (let i = 0; i < 20; i++) broker.append(consumer.mainTopic, { key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`), partition: 0 });
   return { consumer, broker, clock, retrying, ran, rejoins: () => rejoins };
 }
 
 describe('a full commit window whose commits need the member to rejoin first', () => {
-  it('ends the batch so the client can rejoin, then commits every record; the window still bounds what is done and not committed', async () => {
-    const w = fencedUntilTheLoopFetches();
+  it.each(['main', 'retry'] as const)('%s group: ends the wait so the client can rejoin, then commits every record; the window still bounds what is done and not committed', async (fencedGroup) => {
+    const w = fencedUntilTheLoopFetches(fencedGroup);
+    const topic = fencedGroup === 'main' ? w.consumer.mainTopic : w.consumer.tiers[0]!.topic;
+    const where = fencedGroup === 'main' ? 'main:' : 'tier:';
     let mostUncommitted = 0;
-    const committed = () => w.broker.committedOffset(w.consumer.groups.main, w.consumer.mainTopic, 0) ?? 0;
+    const committed = () => w.broker.committedOffset(w.consumer.groups[fencedGroup], topic, 0) ?? 0;
+    const done = () => new Set(w.ran.filter((r) => r.startsWith(where))).size;
     await w.retrying.start();
     await w.broker.run({
-      until: w.clock.now() + 60_000,
-      maxSteps: 20_000,
+      until: w.clock.now() + 10 * 60_000,
+      maxSteps: 50_000,
       stopWhen: () => {
-        mostUncommitted = Math.max(mostUncommitted, new Set(w.ran).size - committed());
+        mostUncommitted = Math.max(mostUncommitted, done() - committed());
         return committed() === 20;
       },
     });
     await w.retrying.stop();
-    // Seen: 4 records run, the commit at 1, the batch waiting for room for good.
+    // Seen: a few records run, the commit at 1, the member waiting for room for good.
     expect(committed()).toBe(20);
-    expect(new Set(w.ran).size).toBe(20);
+    expect(done()).toBe(20);
     expect(w.rejoins()).toBeGreaterThan(0);
     // maxRecords, plus the record in hand.
     expect(mostUncommitted).toBeLessThanOrEqual(4);
