@@ -180,17 +180,23 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const turnsOfGeneration = turns;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
     const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : undefined; // -1: nothing committed yet
-    const { state, lost } = readParkState(offset, committed?.metadata);
+    const { state, lost, legacy } = readParkState(offset, committed?.metadata);
+    // A state an earlier release wrote (one that reads ours as lost, in a rolling upgrade) takes
+    // an id as well: without it, a main topic recreated later would have the new state judge
+    // this one's retries as its own, and skip them as stale. (One of ours without an id had it
+    // dropped for the budget, which would drop a new one too.)
+    const takesId = offset === undefined || lost !== undefined || (legacy === true && state.id === undefined);
+    if (takesId) state.id ??= newParkStateId();
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
-    // A state begun from nothing, or in place of a lost one, is committed (with its new id and,
-    // when lost, its mark) before it takes a record: so every tier record written under its id
+    // A state begun from nothing, in place of a lost one, or an earlier release's, is committed
+    // (with its new id and, when lost, its mark) before it takes a record: so every tier record written under its id
     // follows a commit of it, and the next load reads that id back instead of taking another
     // (which would make this one's copies another state's). A refusal fails the operation; the
     // next one begins again.
-    if (offset === undefined || lost) {
+    if (takesId) {
       await commitState(partition, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }
@@ -214,9 +220,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * state commit, so a budget lowered under the id costs the id, never a key's hold.
    */
   function fitId(state: ParkState): void {
-    if (state.id === undefined) return;
-    const oneHold = { ...emptyParkState(state.position), id: state.id, held: new Map([[SOME_KEY_HASH, state.position - 1n]]) };
-    if (Buffer.byteLength(parkStateMetadata(oneHold)) > budgetBytes) delete state.id;
+    if (state.id !== undefined && oneHoldBytes(state) > budgetBytes) delete state.id;
   }
 
   /** The id the copy of a record this state may hold carries, fitted first: a copy must never carry an id its state then drops. */
@@ -387,11 +391,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       // The broker's offset.metadata.max.bytes is below what this state took: the budget
       // comes down under it, so the state is read again (the operation fails) and taken no
       // further than the broker keeps, instead of being sent again as is.
-      // A guess (the Confluent client) never takes it below a state's id and one hold: an outage
-      // that looked like a refusal would otherwise cost the id for good, and with it the old log's
-      // retries after a main topic recreated (skipped as stale); a broker that keeps less than
-      // that (43 bytes; the default is 4096) cannot keep park-by-key's state on that client.
-      const floor = tooLargeOnlyGuessed(error) ? ID_AND_ONE_HOLD_BYTES : 0;
+      // A guess (the Confluent client) never takes it below the partition's state emptied to one
+      // hold (its lost mark and id kept): an outage that looked like a refusal would otherwise
+      // cost the id for good, and with it the old log's retries after a main topic recreated
+      // (skipped as stale), or a key's hold; a broker that keeps less than that (43 bytes and
+      // more; the default is 4096) cannot keep park-by-key's state on that client.
+      const state = partitions.get(partition)?.state;
+      const floor = tooLargeOnlyGuessed(error) && state !== undefined ? oneHoldBytes(state) : 0;
       if (refusedAsTooLarge(error) && sent > 0 && Math.max(sent - 1, floor) < budgetBytes) {
         budgetBytes = Math.max(sent - 1, floor);
         acceptedAtLowered = 0;
@@ -604,8 +610,16 @@ function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | u
 /** Any key's hash: they are all 12 characters, so one stands for every key when measuring a hold. */
 const SOME_KEY_HASH = keyHash(null);
 
-/** An empty state with an id and one hold, as fitId measures it (its size does not depend on the position). */
-const ID_AND_ONE_HOLD_BYTES = Buffer.byteLength(parkStateMetadata({ ...emptyParkState(1n), id: newParkStateId(), held: new Map([[SOME_KEY_HASH, 0n]]) }));
+/**
+ * The commit metadata of `state` emptied to one hold: its position, its lost mark and its id
+ * kept. What must fit for the id to stay (fitId), and the least a guessed refusal leaves.
+ */
+function oneHoldBytes(state: ParkState): number {
+  const oneHold: ParkState = { ...emptyParkState(state.position), held: new Map([[SOME_KEY_HASH, state.position - 1n]]) };
+  if (state.lostBefore !== undefined) oneHold.lostBefore = state.lostBefore;
+  if (state.id !== undefined) oneHold.id = state.id;
+  return Buffer.byteLength(parkStateMetadata(oneHold));
+}
 
 /**
  * The state id the copy of a tier record not judged by a hold carries: its own when it was

@@ -158,12 +158,12 @@ export type ParkStateLoss = 'none' | 'unreadable';
  * is no state (`decodeParkState`) reads as lost: an empty state at the committed offset,
  * marked `lostBefore` there, with the reason and a new id too: the lost state's copies (and
  * any older log's) are then another state's, run unjudged, as only they can be: the holds
- * that judged them are gone.
+ * that judged them are gone. `legacy`: the state is in an earlier release's format.
  */
-export function readParkState(committed: bigint | undefined, metadata: string | null | undefined, newId: () => string = newParkStateId): { state: ParkState; lost?: ParkStateLoss } {
+export function readParkState(committed: bigint | undefined, metadata: string | null | undefined, newId: () => string = newParkStateId): { state: ParkState; lost?: ParkStateLoss; legacy?: true } {
   if (committed === undefined) return { state: { ...emptyParkState(0n), id: newId() } };
   const state = parseParkState(committed, metadata);
-  if (state) return { state };
+  if (state) return stripped(metadata).startsWith(`${LEGACY_PARK_STATE_FORMAT} `) ? { state, legacy: true } : { state };
   const lost: ParkStateLoss = stripped(metadata) === '' ? 'none' : 'unreadable';
   return { state: { ...emptyParkState(committed), lostBefore: committed, id: newId() }, lost };
 }

@@ -92,6 +92,7 @@ describe('the park-by-key state in commit metadata', () => {
     expect(encodeParkState(justLost)).toBe('krt-parked/2 +0 ~0 .');
     expect(decodeParkState(10n, 'krt-parked/2 +0 ~0 .')).toEqual(justLost);
     expect(decodeParkState(10n, 'krt-parked/1 +0 ~0')).toEqual(justLost); // as an earlier release wrote it
+    expect(readParkState(10n, 'krt-parked/1 +0 ~0', ID)).toEqual({ state: justLost, legacy: true }); // said so: the runtime gives it an id
     // A mark before offset 0, in the wrong place, twice, or with digits the encoder would not write: not ours.
     for (const metadata of ['krt-parked/2 +0 ~b .', `krt-parked/2 +0 ${a}@1 ~2 .`, 'krt-parked/2 +0 ~1 ~1 .', 'krt-parked/2 +0 ~01 .', 'krt-parked/2 +0 ~ .', 'krt-parked/1 +0 ~b', 'krt-parked/1 +0 ~01']) {
       expect(readParkState(10n, metadata, ID).lost).toBe('unreadable');

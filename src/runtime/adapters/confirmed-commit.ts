@@ -98,9 +98,11 @@ function refusedTwice(consumer: CommittingConsumerLike, stored: { offset: string
  * BUDGET_RETRY_AFTER_COMMITS accepted commits.
  */
 function mayBeTooLarge(stored: { offset: string | null; metadata?: string | null } | undefined, asked: OffsetCommit): boolean {
-  // Nothing stored at all (a partition's first commit lost, twice, to an outage): no stored
-  // metadata to be larger than, so no guess; a guess there would take the budget below one hold.
-  if (stored === undefined || (stored.offset !== null && stored.offset.startsWith('-'))) return false;
+  // Nothing stored at all (a partition's first commit lost, twice, to an outage), or a commit
+  // without metadata (an operator's reset of the offsets: park-by-key's state lost, its next
+  // commit the first with a state): no stored metadata to be larger than, so no guess; a guess
+  // there would take the budget below one hold.
+  if (stored === undefined || (stored.offset !== null && stored.offset.startsWith('-')) || withoutNul(stored.metadata) === '') return false;
   return asked.metadata !== undefined && Buffer.byteLength(withoutNul(asked.metadata)) > Buffer.byteLength(withoutNul(stored.metadata));
 }
 
