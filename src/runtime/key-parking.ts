@@ -75,6 +75,12 @@ interface PartitionParking {
   inOrder: boolean;
   /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
   soughtTo?: bigint;
+  /**
+   * The offset the next main record should come at or past: one past the last taken, or where
+   * this parking sought. One before it was not read again by this parking: the partition moved
+   * back under it (the topic deleted and created again with no rebalance, an offset reset).
+   */
+  next?: bigint;
 }
 
 /**
@@ -128,6 +134,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   function seekMain(partition: number, offset: bigint): void {
     options.consumer().seek({ topic: mainTopic, partition, offset: offset.toString() });
     seeks.set(partition, (seeks.get(partition) ?? 0) + 1);
+    const parking = partitions.get(partition);
+    if (parking) parking.next = offset;
   }
 
   /**
@@ -433,6 +441,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const { state } = parking;
         const offset = BigInt(record.message.offset);
         const hash = keyHash(record.message.key);
+        if (parking.next !== undefined && offset < parking.next) {
+          // Moved back under this state (found by attack 9: kafkajs answers a main topic deleted
+          // and created again, with no rebalance, by reading the new log from 0): the state may be
+          // another log's, whose position would skip the new records as handled. It is read anew
+          // from the group's commit, and this record with it.
+          partitions.delete(partition);
+          seekMain(partition, offset);
+          return;
+        }
+        parking.next = offset + 1n;
         if (!parking.inOrder) {
           if (offset > state.position && parking.soughtTo !== state.position) {
             // The first record since the state was loaded comes past its position: the records
