@@ -8,11 +8,14 @@ import { PublishHeld } from './record-handler';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
+import { agreedStateId, tierCommitMetadata } from './tier-commit-state-id';
 import { createTierTurns, lastPerPartition } from './tier-turns';
 import type { TierTurns } from './tier-turns';
 
 export interface KeyParkingOptions {
   readonly mainTopic: string;
+  /** The tiers, co-partitioned with the main topic: their commits of p keep p's state id too (tier-commit-state-id.ts). */
+  readonly tierTopics: readonly string[];
   /** The one consumer that reads the main topic and the tiers, co-partitioned. */
   readonly consumer: () => ConsumerPort;
   /** Runs the handler (in-place retries, routing) and says where the record went; its copy carries `parkState`. */
@@ -194,7 +197,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // this one's retries as its own, and skip them as stale. (One of ours without an id had it
     // dropped for the budget, which would drop a new one too.)
     const takesId = offset === undefined || lost !== undefined || (legacy === true && state.id === undefined);
-    if (takesId) state.id ??= newParkStateId();
+    // A lost state takes back the id the tiers' commits of p keep, when they agree on one.
+    const kept = lost === undefined ? undefined : agreedStateId(await tierCommitsOf(partition).then((cs) => cs.map((c) => c.metadata)));
+    if (kept !== undefined) state.id = kept;
+    else if (takesId) state.id ??= newParkStateId();
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
@@ -205,6 +211,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // (which would make this one's copies another state's). A refusal fails the operation; the
     // next one begins again.
     if (takesId) {
+      // A new id goes to the tiers' commits first: a state lost later takes it back from there.
+      fitId(state);
+      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state.id);
       await commitState(partition, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }
@@ -215,6 +224,25 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     partitions.set(partition, parking);
     watchHolds(partition, parking);
     return parking;
+  }
+
+  /** The group's commits of tier partitions p that exist (a tier never committed has none). */
+  async function tierCommitsOf(partition: number): Promise<{ topic: string; offset: string; metadata?: string | null }[]> {
+    const read = await Promise.all(options.tierTopics.map(async (topic) => ({ topic, committed: (await options.consumer().committed(topic, [partition]))[0] })));
+    return read.flatMap(({ topic, committed }) => (committed && /^\d+$/.test(committed.offset) ? [{ topic, offset: committed.offset, metadata: committed.metadata }] : []));
+  }
+
+  /**
+   * Writes `id` into the tiers' commits of p, at the offsets they have (0 for a tier never
+   * committed, which is read from its earliest record anyway): one request, before the state
+   * with it is committed, so every state with an id has it kept in the tiers.
+   */
+  async function stampTiers(partition: number, id: string): Promise<void> {
+    if (options.tierTopics.length === 0) return;
+    const committed = new Map((await tierCommitsOf(partition)).map((c) => [c.topic, c.offset]));
+    const metadata = tierCommitMetadata(id);
+    // As a state commit: a broker that keeps less metadata lowers the budget, and the id then goes (fitId).
+    await commitState(partition, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', metadata })));
   }
 
   const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => {
@@ -383,7 +411,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   async function commit(partition: number, parking: PartitionParking, commits: OffsetCommit[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
-    const latest = lastPerPartition(commits);
+    // Tier commits keep the state's id (after stateCommit fitted it), for a state lost later to take back.
+    const metadata = tierCommitMetadata(parking.state.id);
+    const latest = lastPerPartition(commits).map((c) => (c.topic === mainTopic || metadata === undefined ? c : { ...c, metadata }));
     const state = latest.filter((c) => c.topic === mainTopic);
     const tiers = latest.filter((c) => c.topic !== mainTopic);
     await commitState(partition, state.length > 0 && tiers.length > 0 ? state : latest);

@@ -325,6 +325,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
         mainConsumer = retryConsumer = options.kafka.consumer(consumer.groups.main, { coPartitioned: true, ...CO_PARTITIONED_FETCH });
         parking = createKeyParking({
           mainTopic: consumer.mainTopic,
+          tierTopics,
           consumer: () => mainConsumer!,
           handle: async (record, parked, parkState) => (await records.handle(record, parked, undefined, parkState)).outcome,
           commitOffsetFor: (record) => router.commitOffsetFor(record),

@@ -100,6 +100,7 @@ export function parkingWorld(
   };
   const parking = createKeyParking({
     mainTopic: MAIN,
+    tierTopics: [TIER],
     consumer: () => consumer,
     handle: async (r, parked) => {
       const label = `${r.message.key}:${r.message.value}`;

@@ -56,6 +56,7 @@ function setup(outcomes: Record<string, HandleOutcome>, budgetBytes = 4000, hand
   };
   const parking = createKeyParking({
     mainTopic: MAIN,
+    tierTopics: [],
     consumer: () => consumer,
     handle: async (r) => {
       const label = `${r.message.key}:${r.message.value}`;

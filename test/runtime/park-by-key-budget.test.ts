@@ -33,6 +33,7 @@ describe('park-by-key state past the metadata budget', () => {
     };
     const parking = createKeyParking({
       mainTopic: 'orders',
+      tierTopics: [],
       consumer: () => port,
       handle: async () => 'success',
       emit: () => {},

@@ -94,6 +94,7 @@ describe('key parking after a lost state', () => {
     const port = broker.port().consumer('g');
     const parking = createKeyParking({
       mainTopic: 'orders',
+      tierTopics: [],
       consumer: () => port,
       handle: async () => 'success',
       emit: (e) => events.push(e),

@@ -25,6 +25,7 @@ describe('park-by-key and a record replayed from the DLQ', () => {
     const consumer = broker.port().consumer('g');
     const parking = createKeyParking({
       mainTopic: 'orders',
+      tierTopics: [],
       consumer: () => consumer,
       handle: async (r) => (handled.push(`${r.message.key}@${r.message.offset}`), 'success'),
       emit: (e) => events.push(e),

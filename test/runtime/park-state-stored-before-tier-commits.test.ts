@@ -48,6 +48,7 @@ function setup(state: ParkState = busyState(), BROKER_MAX_BYTES = 300) {
   const events: RetryEvent[] = [];
   const parking = createKeyParking({
     mainTopic: MAIN,
+    tierTopics: [],
     consumer: () => base,
     handle: async (r) => (handled.push(`${r.message.key}@${r.message.offset}`), 'success'),
     emit: (e) => events.push(e),
