@@ -118,6 +118,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * it would be sought back to itself and read again at once, for as long as the key is held.
    */
   const clientPause = new Map<number, 'paused' | 'running' | 'unknown'>();
+  /** Main partitions read again from offset 0 under a loaded state: the next load begins them from nothing. */
+  const newLogs = new Set<number>();
   /** Replayed tier records waiting for their key's turn, of this generation; they hold back their tier partitions' commits. */
   let turns = createTierTurns();
   let generation = 0;
@@ -190,15 +192,21 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const loadedIn = generation;
     const turnsOfGeneration = turns;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
-    const offset = committed && /^\d+$/.test(committed.offset) ? BigInt(committed.offset) : undefined; // -1: nothing committed yet
+    // -1: nothing committed yet. A new log (the next record rule) begins from nothing whatever
+    // the group's commit says: that commit may be this member's old state, committed onto it.
+    const offset = committed && /^\d+$/.test(committed.offset) && !newLogs.delete(partition) ? BigInt(committed.offset) : undefined;
     const { state, lost, legacy } = readParkState(offset, committed?.metadata);
     // A state an earlier release wrote (one that reads ours as lost, in a rolling upgrade) takes
     // an id as well: without it, a main topic recreated later would have the new state judge
     // this one's retries as its own, and skip them as stale. (One of ours without an id had it
     // dropped for the budget, which would drop a new one too.)
     const takesId = offset === undefined || lost !== undefined || (legacy === true && state.id === undefined);
-    // A lost state takes back the id the tiers' commits of p keep, when they agree on one.
-    const kept = lost === undefined ? undefined : agreedStateId(await tierCommitsOf(partition).then((cs) => cs.map((c) => c.metadata)));
+    // A lost state takes back the id the tiers' commits of p keep, when they agree on one and
+    // the lost commit is not below the main commit they name (a log moved back: recreated, or
+    // reset to earlier offsets, whose copies this state cannot tell from its own), nor at 0:
+    // a log committed at 0 handled none of its records, so no tier record is its own.
+    const agreed = lost === undefined ? undefined : agreedStateId(await tierCommitsOf(partition).then((cs) => cs.map((c) => c.metadata)));
+    const kept = agreed !== undefined && offset !== undefined && offset > 0n && offset >= agreed.committed ? agreed.id : undefined;
     if (kept !== undefined) state.id = kept;
     else if (takesId) state.id ??= newParkStateId();
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
@@ -213,8 +221,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (takesId) {
       // A new id goes to the tiers' commits first: a state lost later takes it back from there.
       fitId(state);
-      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state.id);
-      await commitState(partition, [stateCommit(partition, parking)]);
+      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state);
+      await commitState(partition, state, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }
     // Parked records are not in memory yet: read p again from the committed offset (the
@@ -237,12 +245,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * committed, which is read from its earliest record anyway): one request, before the state
    * with it is committed, so every state with an id has it kept in the tiers.
    */
-  async function stampTiers(partition: number, id: string): Promise<void> {
+  async function stampTiers(partition: number, state: ParkState): Promise<void> {
     if (options.tierTopics.length === 0) return;
     const committed = new Map((await tierCommitsOf(partition)).map((c) => [c.topic, c.offset]));
-    const metadata = tierCommitMetadata(id);
+    const metadata = tierCommitMetadata(state.id, committedOffsetOf(state));
     // As a state commit: a broker that keeps less metadata lowers the budget, and the id then goes (fitId).
-    await commitState(partition, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', metadata })));
+    await commitState(partition, state, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', metadata })));
   }
 
   const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => {
@@ -412,16 +420,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   async function commit(partition: number, parking: PartitionParking, commits: OffsetCommit[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
     // Tier commits keep the state's id (after stateCommit fitted it), for a state lost later to take back.
-    const metadata = tierCommitMetadata(parking.state.id);
+    const metadata = tierCommitMetadata(parking.state.id, committedOffsetOf(parking.state));
     const latest = lastPerPartition(commits).map((c) => (c.topic === mainTopic || metadata === undefined ? c : { ...c, metadata }));
     const state = latest.filter((c) => c.topic === mainTopic);
     const tiers = latest.filter((c) => c.topic !== mainTopic);
-    await commitState(partition, state.length > 0 && tiers.length > 0 ? state : latest);
+    await commitState(partition, parking.state, state.length > 0 && tiers.length > 0 ? state : latest);
     if (state.length > 0 && tiers.length > 0 && partitions.get(partition) === parking) await options.consumer().commitOffsets(tiers);
   }
 
   /** One request; a refusal as too large lowers the budget under what it carried. */
-  async function commitState(partition: number, commits: OffsetCommit[]): Promise<void> {
+  /** `state`: the state the commits are of (passed, as load() commits one not yet in `partitions`). */
+  async function commitState(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
     const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
     try {
       await options.consumer().commitOffsets(commits);
@@ -434,8 +443,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       // cost the id for good, and with it the old log's retries after a main topic recreated
       // (skipped as stale), or a key's hold; a broker that keeps less than that (43 bytes and
       // more; the default is 4096) cannot keep park-by-key's state on that client.
-      const state = partitions.get(partition)?.state;
-      const floor = tooLargeOnlyGuessed(error) && state !== undefined ? oneHoldBytes(state) : 0;
+      const floor = tooLargeOnlyGuessed(error) ? oneHoldBytes(state) : 0;
       if (refusedAsTooLarge(error) && sent > 0 && Math.max(sent - 1, floor) < budgetBytes) {
         budgetBytes = Math.max(sent - 1, floor);
         acceptedAtLowered = 0;
@@ -477,6 +485,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // another log's, whose position would skip the new records as handled. It is read anew
           // from the group's commit, and this record with it.
           partitions.delete(partition);
+          // From offset 0: a new log (as the unordered path takes one), begun from nothing.
+          if (offset === 0n) newLogs.add(partition);
           seekMain(partition, offset);
           return;
         }
@@ -601,6 +611,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     forget() {
       generation++;
       partitions.clear();
+      newLogs.clear(); // read from the group's commits again, whoever committed them since
       turns = createTierTurns();
       for (const cancel of expiryTimers.values()) cancel();
       expiryTimers.clear();
@@ -660,10 +671,12 @@ const SOME_KEY_HASH = keyHash(null);
 
 /**
  * The commit metadata of `state` emptied to one hold: its position, its lost mark and its id
- * kept. What must fit for the id to stay (fitId), and the least a guessed refusal leaves.
+ * kept, and the hold as far below the position as any can be (offset 0: a replay or a retry
+ * from long ago holds its key at its own offset). What must fit for the id to stay (fitId),
+ * and the least a guessed refusal leaves.
  */
 function oneHoldBytes(state: ParkState): number {
-  const oneHold: ParkState = { ...emptyParkState(state.position), held: new Map([[SOME_KEY_HASH, state.position - 1n]]) };
+  const oneHold: ParkState = { ...emptyParkState(state.position), held: new Map([[SOME_KEY_HASH, state.position > 0n ? 0n : -1n]]) };
   if (state.lostBefore !== undefined) oneHold.lostBefore = state.lostBefore;
   if (state.id !== undefined) oneHold.id = state.id;
   return Buffer.byteLength(parkStateMetadata(oneHold));

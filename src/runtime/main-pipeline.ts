@@ -163,6 +163,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     }
   }
 
+  /** Each partition's wait for room in flight (roomBy). */
+  const makingRoom = new WeakMap<PartitionProgress, Promise<void>>();
+
   /**
    * Whether the window has room for the partition's next record, waiting for it until `by`
    * at most. Past it the batch ends and the client fetches the rest again: a wait inside the
@@ -174,8 +177,13 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    */
   async function roomBy(progress: PartitionProgress, commit: Promise<void> | undefined, by: number): Promise<boolean> {
     if (commit === undefined && !options.commits.holdsBack(progress)) return true;
-    const made = makeRoom(progress, commit);
-    made.catch(options.onCommitError);
+    // One wait per partition: the next batch waits again for the one an earlier batch left.
+    let made = makingRoom.get(progress);
+    if (made === undefined) {
+      made = makeRoom(progress, commit).finally(() => makingRoom.delete(progress));
+      made.catch(options.onCommitError);
+      makingRoom.set(progress, made);
+    }
     return settlesWithin(options.clock ?? systemClock, made, by - options.now());
   }
 

@@ -303,7 +303,18 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
    * again anyway). It ends too when nothing is left to send or to hear back: what fills the
    * window then lies behind unacknowledged publishes (see holdsBack()).
    */
-  async function waitForRoom(): Promise<void> {
+  /**
+   * The one wait for room in flight: every caller waits for the same one (found by attack 10:
+   * a batch that stopped waiting at its budget left its wait behind, and while the coordinator
+   * refused commits the waits grew by one a second per partition, each woken by every retry).
+   */
+  let roomWait: Promise<void> | undefined;
+  function waitForRoom(): Promise<void> {
+    roomWait ??= untilRoom().finally(() => (roomWait = undefined));
+    return roomWait;
+  }
+
+  async function untilRoom(): Promise<void> {
     const startedIn = generation;
     while (startedIn === generation && !closed && !released) {
       if (!windowFull()) return;
