@@ -28,7 +28,8 @@ function resetToEarliest(broker: MemoryBroker, topic: string, partition: number)
  * refused with UNKNOWN_TOPIC_OR_PARTITION until the topic is back; a slow handler does the same).
  * Then kafkajs's fetch at 5 is out of range and it reads the new log from 0.
  * The same happens when anything else commits the in-memory state between the recreation and
- * the first new-log record: a tier record's release of a hold (stateCommit), a hold's expiry
+ * the first new-log record: a tier record's release of a hold (stateCommit; checked: k:a held in
+ * the 1m tier at the recreation, its retry succeeding before the reset, n:0..2 skipped alike), a hold's expiry
  * (releaseExpired), a record of the old log's tier running.
  *
  * Seen: handled is only old:0..4; n:0 < next (5) drops the state and reloads it from the group's
