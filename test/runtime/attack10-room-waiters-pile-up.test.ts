@@ -16,7 +16,8 @@ import { billingDescriptor } from './descriptor';
  * the window again (countAll over every partition). Work per commit retry grows linearly with
  * the outage's length (total work quadratic), memory too (a promise chain per batch); after an
  * hour's coordinator outage on 50 partitions: some 180,000 waiters, each woken ten times a second.
- * Before eea4583 a partition had one waiter, inside its batch.
+ * Regression of eea4583: at eea4583^ the same body reads [1805, 1800, 1800, 1800] (one waiter,
+ * inside the batch; checked with git archive eea4583^).
  *
  * Scenario: unordered consumer, one partition, commit { intervalMs: 100, maxRecords: 3 }; the
  * main group's commits are refused from the start (the coordinator unavailable), 100 records
