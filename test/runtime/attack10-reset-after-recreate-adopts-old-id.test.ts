@@ -21,6 +21,9 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * committed unrun. handled: ['k:a FAIL', 'z:1']. Without the reset (checked: the same body with
  * the reset commit left out) the state begins from nothing with a new id and k:a runs.
  *
+ * Regression of 3191bc3: at 3191bc3^ (checked with git archive, the tier-metadata expectation
+ * left out) the body passes: the lost state took a new id and k:a ran as another state's retry.
+ *
  * Code: src/runtime/key-parking.ts load(): `kept = lost === undefined ? undefined :
  * agreedStateId(tierCommitsOf(...))` takes any id the tiers' commits agree on, with nothing
  * that ties it to the main log the lost commit is of; src/runtime/tier-commit-state-id.ts
