@@ -255,7 +255,12 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         }
         if (now >= endBy) break;
         // No record is taken while the window is full (the duplicate bound), nor is the batch held past its budget waiting.
-        if (!(await roomBy(progress, options.commits.room(), endBy))) break;
+        const room = options.commits.room();
+        if (room !== undefined || options.commits.holdsBack(progress)) {
+          if (!(await roomBy(progress, room, endBy))) break;
+          // The wait may have outlived the batch: stop() began, a rebalance took the partition, a seek.
+          if (options.stopping() || progress.dropped || batch.isStale()) break;
+        }
         // A record whose copy even the DLQ refuses as too large holds the partition: taking the
         // next ones would run them again after every restart, as the commit cannot pass it. It
         // waits paused, not here: a batch waiting would keep one of the client's slots of
