@@ -214,10 +214,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
     // A state begun from nothing, in place of a lost one, or an earlier release's, is committed
-    // (with its new id and, when lost, its mark) before it takes a record: so every tier record written under its id
-    // follows a commit of it, and the next load reads that id back instead of taking another
-    // (which would make this one's copies another state's). A refusal fails the operation; the
-    // next one begins again.
+    // (with its id and, when lost, its mark) before it takes a record: so every tier record
+    // written under its id follows a commit of it, and the next load reads that id back instead
+    // of taking another (which would make this one's copies another state's). A refusal fails
+    // the operation; the next one begins again.
     if (takesId) {
       // A new id goes to the tiers' commits first: a state lost later takes it back from there.
       fitId(state);
@@ -428,8 +428,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (state.length > 0 && tiers.length > 0 && partitions.get(partition) === parking) await options.consumer().commitOffsets(tiers);
   }
 
-  /** One request; a refusal as too large lowers the budget under what it carried. */
-  /** `state`: the state the commits are of (passed, as load() commits one not yet in `partitions`). */
+  /**
+   * One request; a refusal as too large lowers the budget under what it carried. `state`: the
+   * state the commits are of (passed: load() commits one not yet in `partitions`).
+   */
   async function commitState(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
     const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
     try {
