@@ -1,11 +1,4 @@
-import type { RetryEvent } from '../../src/runtime/events';
-import type { OffsetCommit } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { confluentCommits } from './confluent-commits-double';
-import { httpError, valueOf } from './harness';
+import { confluentParkByKeyMember } from './confluent-commits-double';
 import { consumer } from './park-by-key-world';
 
 /**
@@ -47,34 +40,13 @@ const NOW = 1_764_633_600_000;
 
 describe('park-by-key on the Confluent client, a partition lost once, an outage drops a first hold commit twice', () => {
   it('keeps the key\'s order: its next record waits for its retry', async () => {
-    const clock = new VirtualClock(NOW);
-    const broker = new MemoryBroker(clock);
-    broker.throwReaction = 'confluent';
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const handled: string[] = [];
-    const events: RetryEvent[] = [];
     let kaFailures = 0;
     let outage = false;
-    const holdCommit = (o: OffsetCommit) => outage && o.topic === consumer.mainTopic && (o.metadata ?? '').includes('@');
-    const start = async () => {
-      const retrying = createRetryingConsumer(consumer, {
-        kafka: confluentCommits(broker, holdCommit, 2),
-        clock,
-        random: () => 0.5,
-        onEvent: (e) => events.push(e),
-        handler: async (record: ConsumedRecord) => {
-          const label = `${record.message.key?.toString()}:${valueOf(record)}`;
-          if (label === 'k:a' && record.topic === consumer.mainTopic && kaFailures++ < 3) {
-            handled.push(`${label} FAIL`);
-            throw httpError(503);
-          }
-          handled.push(label);
-        },
-      });
-      await retrying.start();
-      return retrying;
-    };
-    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
+    const { clock, broker, handled, events, start, produce } = confluentParkByKeyMember({
+      now: NOW,
+      lost: (o) => outage && o.topic === consumer.mainTopic && (o.metadata ?? '').includes('@'),
+      fails: (label, record) => label === 'k:a' && record.topic === consumer.mainTopic && kaFailures++ < 3,
+    });
 
     produce('other', '0');
     let retrying = await start();
