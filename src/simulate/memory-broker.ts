@@ -94,15 +94,22 @@ export class MemoryBroker {
   /**
    * The topic deleted and created again with as many partitions (a Terraform replacement): its
    * log starts over at offset 0, every group's commits of it go with the old log (Kafka drops
-   * them), and the groups reading it rebalance.
+   * them), and the groups reading it rebalance. `rebalance: false`: they do not (kafkajs rejoins
+   * only when the partition ids change); see `readFromEarliest`.
    */
-  recreateTopic(topic: string): void {
+  recreateTopic(topic: string, { rebalance = true }: { rebalance?: boolean } = {}): void {
     const partitions = this.partitionsOf(topic);
     if (partitions === 0) throw new BrokerRefusedError(`This server does not host this topic-partition: ${topic}`);
     this.logs.set(topic, Array.from({ length: partitions }, () => []));
     for (const group of this.committed.values()) for (let p = 0; p < partitions; p++) group.delete(tp(topic, p));
+    if (!rebalance) return;
     const readers = new Set(this.consumers.filter((c) => c.connected && c.reads(topic)).map((c) => c.groupId));
     for (const groupId of readers) this.rebalance(groupId);
+  }
+
+  /** kafkajs's answer to OFFSET_OUT_OF_RANGE with fromBeginning: every member reading the topic reads the partition from offset 0, no rejoin. */
+  readFromEarliest(topic: string, partition: number): void {
+    for (const c of this.consumers.filter((c) => c.connected && c.reads(topic))) c.seek({ topic, partition, offset: '0' });
   }
 
   /** The next `count` writes to a topic fail, as when its write ACL is missing. */

@@ -1,18 +1,4 @@
-import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { consumer, T0, world } from './park-by-key-world';
-
-/** As attack9-recreated-topic-without-rebalance: the log replaced, the group's commits of it dropped, no rebalance. */
-function recreateWithoutRebalance(broker: MemoryBroker, topic: string): void {
-  const b = broker as unknown as { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-  b.logs.set(topic, Array.from({ length: broker.partitionsOf(topic) }, () => []));
-  for (const group of b.committed.values()) for (let p = 0; p < broker.partitionsOf(topic); p++) group.delete(`${topic}\u0000${p}`);
-}
-
-/** kafkajs's answer to OFFSET_OUT_OF_RANGE with fromBeginning: the partition read from the earliest offset, no rejoin. */
-function resetToEarliest(broker: MemoryBroker, topic: string, partition: number): void {
-  const consumers = (broker as unknown as { consumers: { connected: boolean; reads(t: string): boolean; seek(s: { topic: string; partition: number; offset: string }): void }[] }).consumers;
-  for (const c of consumers.filter((c) => c.connected && c.reads(topic))) c.seek({ topic, partition, offset: '0' });
-}
 
 /**
  * Found by attack (attack10); fixed (s28, the commit that made this an ordinary test). Was: The `next` rule of a4f66b3 (a main record before the one the state
@@ -62,7 +48,7 @@ describe('park-by-key, the main topic recreated under a running member while a c
     w.broker.commit = (groupId, offsets) => {
       if (!recreated && offsets.some((o) => o.topic === consumer.mainTopic && o.partition === 0 && o.offset === '5')) {
         recreated = true;
-        recreateWithoutRebalance(w.broker, consumer.mainTopic);
+        w.broker.recreateTopic(consumer.mainTopic, { rebalance: false });
         for (let i = 0; i < 3; i++) w.produce('n', String(i));
       }
       commit(groupId, offsets);
@@ -70,7 +56,7 @@ describe('park-by-key, the main topic recreated under a running member while a c
     const retrying = await w.start();
     await w.broker.run({ stopWhen: () => w.handled.length === 5 });
     // The fetch at 5 is out of range in the new log: kafkajs reads it from 0.
-    resetToEarliest(w.broker, consumer.mainTopic, 0);
+    w.broker.readFromEarliest(consumer.mainTopic, 0);
     await w.broker.run({ until: T0 + 60_000 });
     await retrying.stop();
     // Seen: only old:0..4 handled; the group's commit of p is the old state (position 5).

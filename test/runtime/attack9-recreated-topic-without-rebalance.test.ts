@@ -1,4 +1,3 @@
-import type { MemoryBroker } from '../../src/simulate/memory-broker';
 import { consumer, T0, world } from './park-by-key-world';
 
 /**
@@ -38,18 +37,6 @@ import { consumer, T0, world } from './park-by-key-world';
  * generally, any record below the position that this parking did not seek back to means
  * the partition was moved under it: reload instead of skip.
  */
-function recreateWithoutRebalance(broker: MemoryBroker, topic: string): void {
-  const b = broker as unknown as { logs: Map<string, unknown[][]>; committed: Map<string, Map<string, unknown>> };
-  b.logs.set(topic, Array.from({ length: broker.partitionsOf(topic) }, () => []));
-  for (const group of b.committed.values()) for (let p = 0; p < broker.partitionsOf(topic); p++) group.delete(`${topic}\u0000${p}`);
-}
-
-/** kafkajs's answer to OFFSET_OUT_OF_RANGE with fromBeginning: the partition is read from the earliest offset, no rejoin. */
-function resetToEarliest(broker: MemoryBroker, topic: string, partition: number): void {
-  const consumers = (broker as unknown as { consumers: { connected: boolean; reads(t: string): boolean; seek(s: { topic: string; partition: number; offset: string }): void }[] }).consumers;
-  for (const c of consumers.filter((c) => c.connected && c.reads(topic))) c.seek({ topic, partition, offset: '0' });
-}
-
 describe('park-by-key, the main topic deleted and created again under a running member, no rebalance', () => {
   it('runs the new log\'s records instead of skipping them as handled by the old log\'s state', async () => {
     const w = world();
@@ -59,9 +46,9 @@ describe('park-by-key, the main topic deleted and created again under a running 
     await w.broker.run({ stopWhen: () => w.handled.length === 5 });
     expect(w.parkState().position).toBe(5n);
 
-    recreateWithoutRebalance(w.broker, consumer.mainTopic);
+    w.broker.recreateTopic(consumer.mainTopic, { rebalance: false });
     for (let i = 0; i < 3; i++) w.produce('n', String(i));
-    resetToEarliest(w.broker, consumer.mainTopic, 0); // the fetch at 5 is out of range in the new log
+    w.broker.readFromEarliest(consumer.mainTopic, 0); // the fetch at 5 is out of range in the new log
     await w.broker.run({ until: T0 + 60_000 });
     await retrying.stop();
 
