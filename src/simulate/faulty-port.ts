@@ -39,10 +39,11 @@ export class InjectedFault extends Error {
 /**
  * Events at a step of the whole run (every port call is a step): the group rebalances, the
  * process dies (a crash: nothing more of it reaches the broker; a new process starts from
- * the committed state), or the group's committed state is lost (`onStateLost` says how).
+ * the committed state), the group's committed state is lost (`onStateLost` says how), or
+ * the broker's `offset.metadata.max.bytes` is lowered (`onMetadataLimitLowered`).
  */
 export interface StepEvent {
-  readonly kind: 'rebalance' | 'crash' | 'state-lost';
+  readonly kind: 'rebalance' | 'crash' | 'state-lost' | 'metadata-limit-lowered';
   readonly at: number;
 }
 
@@ -53,6 +54,8 @@ export interface FaultyPortOptions {
   readonly onRebalance?: () => void;
   /** Called at a state-lost step, between two steps as a rebalance is (park-by-key: its commit metadata is wiped). */
   readonly onStateLost?: () => void;
+  /** Called at a metadata-limit-lowered step, between two steps as a rebalance is (a broker config changed under the group). */
+  readonly onMetadataLimitLowered?: () => void;
 }
 
 /**
@@ -74,6 +77,7 @@ export class FaultyPort {
   crashes = 0;
   rebalances = 0;
   statesLost = 0;
+  metadataLimitsLowered = 0;
   private enabled = true;
   private crashPending = false;
 
@@ -140,6 +144,9 @@ export class FaultyPort {
       else if (event.kind === 'state-lost') {
         this.statesLost++;
         queueMicrotask(() => this.options.onStateLost?.());
+      } else if (event.kind === 'metadata-limit-lowered') {
+        this.metadataLimitsLowered++;
+        queueMicrotask(() => this.options.onMetadataLimitLowered?.());
       } else {
         this.rebalances++;
         queueMicrotask(() => this.options.onRebalance?.());

@@ -28,6 +28,16 @@ export class BrokerRefusedError extends Error {
   override name = 'KafkaJSProtocolError';
 }
 
+/** A commit refused for metadata past the broker's `offset.metadata.max.bytes`, as kafkajs reports it. */
+export class MetadataTooLargeError extends BrokerRefusedError {
+  readonly type = 'OFFSET_METADATA_TOO_LARGE';
+  readonly code = 12;
+  readonly retriable = false;
+  constructor() {
+    super('The metadata field of the offset request was too large');
+  }
+}
+
 /**
  * What a client does when eachMessage or eachBatch throws. `fail`: the run fails (a bug in
  * a test). `kafkajs`: its retrier fetches again from the last resolved record (a seek made
@@ -117,6 +127,12 @@ export class MemoryBroker {
     this.refusals.set(topic, count);
   }
 
+  /**
+   * The broker's `offset.metadata.max.bytes` (none: unlimited). A commit of a partition with
+   * more metadata is refused, as kafkajs reports it; the request's other partitions are stored.
+   */
+  metadataMaxBytes: number | undefined;
+
   /** The next `count` commits of a group fail, as when its coordinator is unavailable. */
   refuseCommits(groupId: string, count: number): void {
     this.commitRefusals.set(groupId, count);
@@ -169,8 +185,11 @@ export class MemoryBroker {
       throw new BrokerRefusedError('The coordinator is not available');
     }
     const group = this.committed.get(groupId) ?? new Map<string, { offset: number; metadata: string | null }>();
-    for (const o of offsets) group.set(tp(o.topic, o.partition), { offset: Number(o.offset), metadata: o.metadata ?? null });
+    // As Kafka does, per partition: the commits that fit are stored, the others refused.
+    const tooLarge = (o: OffsetCommit) => this.metadataMaxBytes !== undefined && Buffer.byteLength(o.metadata ?? '') > this.metadataMaxBytes;
+    for (const o of offsets) if (!tooLarge(o)) group.set(tp(o.topic, o.partition), { offset: Number(o.offset), metadata: o.metadata ?? null });
     this.committed.set(groupId, group);
+    if (offsets.some(tooLarge)) throw new MetadataTooLargeError();
   }
 
   port(): KafkaPort {

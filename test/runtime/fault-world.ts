@@ -5,6 +5,7 @@ import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { FaultyPort } from '../../src/simulate/faulty-port';
 import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
+import type { RetryEventListener } from '../../src/runtime/events';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import type { ThrowReaction } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
@@ -31,6 +32,10 @@ export interface FaultWorldOptions {
   readonly faults?: readonly Fault[];
   readonly events?: readonly StepEvent[];
   readonly parkingBudgetBytes?: number;
+  /** The broker's `offset.metadata.max.bytes` from a metadata-limit-lowered step on (none: unlimited throughout). */
+  readonly loweredMetadataLimitBytes?: number;
+  /** Sees the runtime's events (to debug a case). */
+  readonly onEvent?: RetryEventListener;
   /** When a run counts as stalled (DEFAULT_STALL_BUDGET unless given). */
   readonly stallBudget?: StallBudget;
 }
@@ -89,30 +94,50 @@ export function faultWorld(options: FaultWorldOptions) {
    * bytes, as the NUL bug did); the group then rebalances, so the partitions are read anew.
    */
   function loseState(): void {
-    const byHash = new Map(options.records.map((r) => [keyHash(Buffer.from(r.key)), r.key]));
     for (let p = 0; p < options.partitions; p++) {
       const offset = broker.committedOffset(consumer.groups.main, consumer.mainTopic, p);
       if (offset === undefined) continue;
       const metadata = broker.committedMetadata(consumer.groups.main, consumer.mainTopic, p);
-      const state = decodeParkState(BigInt(offset), metadata);
-      for (const hash of [...state.held.keys(), ...state.parked.values()]) lostKeys.add(byHash.get(hash)!);
-      // Main records from the committed offset on run again, and tier records not yet committed may run again.
-      lossReruns += Number(state.position) - offset;
-      for (const tier of consumer.tiers) {
-        const pending = broker.records(tier.topic, p).slice(broker.committedOffset(consumer.groups.main, tier.topic, p) ?? 0);
-        for (const r of pending) lostKeys.add(r.key!.toString());
-        lossReruns += pending.length;
-      }
+      countWhatALossMayCost(p, offset, metadata);
       const lost = faulty.statesLost % 2 === 1 ? {} : { metadata: `${(metadata ?? '').replace(/\0$/, '')}0` };
       broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: p, offset: String(offset), ...lost }]);
     }
     groups.forEach((g) => broker.rebalance(g));
+  }
+  /** Keys the state stored for p (at `offset`) held, parked or had in the tiers may run out of order, and what may run again. */
+  function countWhatALossMayCost(p: number, offset: number, metadata: string | null | undefined): void {
+    const byHash = new Map(options.records.map((r) => [keyHash(Buffer.from(r.key)), r.key]));
+    const state = decodeParkState(BigInt(offset), metadata);
+    for (const hash of [...state.held.keys(), ...state.parked.values()]) lostKeys.add(byHash.get(hash)!);
+    // Main records from the committed offset on run again, and tier records not yet committed may run again.
+    lossReruns += Number(state.position) - offset;
+    for (const tier of consumer.tiers) {
+      const pending = broker.records(tier.topic, p).slice(broker.committedOffset(consumer.groups.main, tier.topic, p) ?? 0);
+      for (const r of pending) lostKeys.add(r.key!.toString());
+      lossReruns += pending.length;
+    }
+  }
+  /**
+   * The broker's metadata limit comes down: a state stored over it is shed when next loaded,
+   * which may cost what a lost state may (states stored after this fit the limit: the broker
+   * refuses the others).
+   */
+  function lowerMetadataLimit(): void {
+    const limit = options.loweredMetadataLimitBytes;
+    if (limit === undefined) return;
+    for (let p = 0; p < options.partitions; p++) {
+      const offset = broker.committedOffset(consumer.groups.main, consumer.mainTopic, p);
+      const metadata = broker.committedMetadata(consumer.groups.main, consumer.mainTopic, p);
+      if (offset !== undefined && Buffer.byteLength(metadata ?? '') > limit) countWhatALossMayCost(p, offset, metadata);
+    }
+    broker.metadataMaxBytes = limit;
   }
   const faulty: FaultyPort = new FaultyPort(broker.port(), {
     faults: options.faults ?? [],
     events: options.events,
     onRebalance: () => groups.forEach((g) => broker.rebalance(g)),
     onStateLost: loseState,
+    onMetadataLimitLowered: lowerMetadataLimit,
   });
   const hopOf = (topic: string) => (topic === consumer.mainTopic ? 0 : consumer.tiers.findIndex((t) => t.topic === topic) + 1);
   const attempts: Attempt[] = [];
@@ -129,6 +154,11 @@ export function faultWorld(options: FaultWorldOptions) {
       maxPublishesInFlight: PUBLISHES_IN_FLIGHT,
       publishBackoff: { initialMs: 100, maxMs: 1_000 },
       ...(options.parkingBudgetBytes === undefined ? {} : { parkingBudgetBytes: options.parkingBudgetBytes }),
+      onEvent: (event) => {
+        // Under a broker that cannot keep one hold the runtime gives up the key's order, and says so.
+        if (event.type === 'parking-hold-skipped') lostKeys.add(broker.records(consumer.mainTopic, event.partition)[Number(event.offset)]!.key!.toString());
+        options.onEvent?.(event);
+      },
       handler: async (record) => {
         // A dead process does nothing more.
         if (!faulty.alive(process)) return new Promise<void>(() => {});
@@ -211,6 +241,7 @@ export function faultWorld(options: FaultWorldOptions) {
       restarts: broker.restarts,
       stoppedForGood: broker.stoppedForGood,
       statesLost: faulty.statesLost,
+      metadataLimitsLowered: faulty.metadataLimitsLowered,
       lostKeys,
       lossReruns,
       longestIdle: watch.longestIdle,
