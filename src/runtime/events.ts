@@ -42,6 +42,15 @@ export type RetryEvent =
    */
   | { readonly type: 'park-state-lost'; readonly topic: string; readonly partition: number; readonly offset: string; readonly metadata: 'none' | 'unreadable' }
   /**
+   * Park-by-key: the state stored in the group's commit of main partition `partition` is over
+   * what the broker keeps now (`budgetBytes`: its `offset.metadata.max.bytes` was lowered
+   * under the state, or `parkingBudgetBytes` was), so it was shed to a state that fits,
+   * committed at once: main records from `offset` (the oldest parked record) up to `rerunTo`
+   * run again (the handled once more, the parked in turn), and `holdsDropped` keys in retry
+   * are no longer held: their newer records may run before their retries, which still run.
+   */
+  | { readonly type: 'park-state-shed'; readonly topic: string; readonly partition: number; readonly offset: string; readonly rerunTo: string; readonly holdsDropped: number; readonly budgetBytes: number }
+  /**
    * Park-by-key: the broker refused a commit of main partition `partition`'s state as too
    * large (OFFSET_METADATA_TOO_LARGE: its `offset.metadata.max.bytes` is below the budget),
    * so every partition's state is kept within `budgetBytes` from now on (below the

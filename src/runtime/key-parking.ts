@@ -8,6 +8,7 @@ import { PublishHeld } from './record-handler';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
+import { shedToFit } from './shed-park-state';
 import { agreedStateId, tierCommitMetadata } from './tier-commit-state-id';
 import { createTierTurns, lastPerPartition } from './tier-turns';
 import type { TierTurns } from './tier-turns';
@@ -195,21 +196,23 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // -1: nothing committed yet. A new log (the next record rule) begins from nothing whatever
     // the group's commit says: that commit may be this member's old state, committed onto it.
     const offset = committed && /^\d+$/.test(committed.offset) && !newLogs.delete(partition) ? BigInt(committed.offset) : undefined;
-    const { state, lost, legacy } = readParkState(offset, committed?.metadata);
+    const { state: read, lost, legacy } = readParkState(offset, committed?.metadata);
     // A state an earlier release wrote (one that reads ours as lost, in a rolling upgrade) takes
     // an id as well: without it, a main topic recreated later would have the new state judge
     // this one's retries as its own, and skip them as stale. (One of ours without an id had it
     // dropped for the budget, which would drop a new one too.)
-    const takesId = offset === undefined || lost !== undefined || (legacy === true && state.id === undefined);
+    const takesId = offset === undefined || lost !== undefined || (legacy === true && read.id === undefined);
     // A lost state takes back the id the tiers' commits of p keep, when they agree on one and
     // the lost commit is not below the main commit they name (a log moved back: recreated, or
     // reset to earlier offsets, whose copies this state cannot tell from its own), nor at 0:
     // a log committed at 0 handled none of its records, so no tier record is its own.
     const agreed = lost === undefined ? undefined : agreedStateId(await tierCommitsOf(partition).then((cs) => cs.map((c) => c.metadata)));
     const kept = agreed !== undefined && offset !== undefined && offset > 0n && offset >= agreed.committed ? agreed.id : undefined;
-    if (kept !== undefined) state.id = kept;
-    else if (takesId) state.id ??= newParkStateId();
+    if (kept !== undefined) read.id = kept;
+    else if (takesId) read.id ??= newParkStateId();
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
+    const shed = await shedOverBudget(partition, read);
+    const state = shed?.state ?? read;
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
@@ -234,6 +237,35 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     return parking;
   }
 
+  /**
+   * A stored state the broker no longer keeps (its limit lowered under it, found by attack 9)
+   * is shed to one it keeps (shed-park-state.ts) and committed before a record runs: else every
+   * commit of the partition is refused and its record runs again without end. Its records to
+   * run again are read again before the commit: a failed seek then fails the operation while the
+   * stored state is still over the budget, so the next load sheds and seeks again (committed
+   * first, nothing would bring them back). A refusal as too large lowers the budget and sheds
+   * the stored state again, here, so one shed runs no record before it fits.
+   */
+  async function shedOverBudget(partition: number, stored: ParkState): Promise<ReturnType<typeof shedToFit>> {
+    const shedAtBudget = () => shedToFit((fitId(stored), stored), budgetBytes);
+    let shed = shedAtBudget();
+    if (shed === undefined) return undefined;
+    if (shed.rerunTo > shed.state.position) seekMain(partition, shed.state.position);
+    for (;;) {
+      const tried = budgetBytes;
+      try {
+        await commitState(partition, shed.state, [stateCommit(partition, shed)]);
+        break;
+      } catch (error) {
+        // Another failure, or a refusal that taught nothing: the operation fails, the next load begins again.
+        if (!refusedAsTooLarge(error) || budgetBytes >= tried) throw error;
+        shed = shedAtBudget() ?? shed;
+      }
+    }
+    emit({ type: 'park-state-shed', topic: mainTopic, partition, offset: shed.state.position.toString(), rerunTo: shed.rerunTo.toString(), holdsDropped: shed.holdsDropped, budgetBytes });
+    return shed;
+  }
+
   /** The group's commits of tier partitions p that exist (a tier never committed has none). */
   async function tierCommitsOf(partition: number): Promise<{ topic: string; offset: string; metadata?: string | null }[]> {
     const read = await Promise.all(options.tierTopics.map(async (topic) => ({ topic, committed: (await options.consumer().committed(topic, [partition]))[0] })));
@@ -253,7 +285,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await commitState(partition, state, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', metadata })));
   }
 
-  const stateCommit = (partition: number, { state }: PartitionParking): OffsetCommit => {
+  const stateCommit = (partition: number, { state }: { readonly state: ParkState }): OffsetCommit => {
     fitId(state);
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };

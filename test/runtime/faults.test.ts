@@ -112,9 +112,24 @@ const stateLost = fc.record({
   parkingBudgetBytes: budget,
 });
 
+/**
+ * Park-by-key while the broker's `offset.metadata.max.bytes` comes down at any step, to
+ * anywhere from under the empty state with its id to a few keys' worth, with a crash, a
+ * rebalance or a failed operation besides: states stored over it must be shed, not sent again.
+ */
+const limitLowered = fc.record({
+  reaction: fc.constantFrom('kafkajs' as const, 'confluent' as const),
+  records,
+  at: anywhere,
+  limit: fc.integer({ min: 24, max: 90 }),
+  events: fc.array(fc.record({ kind: fc.constantFrom('rebalance' as const, 'crash' as const), at: anywhere }), { maxLength: 1 }),
+  faults: fc.array(fault, { maxLength: 1 }),
+  parkingBudgetBytes: budget,
+});
+
 /** What a lost state may cost: order only for the keys it held (or had in the tiers), duplicates only the records it runs again. */
 function expectLossOnlyCostsWhatItMay(options: FaultWorldOptions, result: Awaited<ReturnType<ReturnType<typeof faultWorld>['run']>>) {
-  const incidents = result.crashes + result.injected + result.restarts + result.rebalances + result.statesLost;
+  const incidents = result.crashes + result.injected + result.restarts + result.rebalances + result.statesLost + result.metadataLimitsLowered;
   expect(result.stoppedForGood).toBe(0);
   expect(result.lost).toEqual([]);
   expect(result.early).toEqual([]);
@@ -141,6 +156,25 @@ describe('the runtime under faults at every step', () => {
     );
     console.log(`state lost: ${lossesThatBit} of ${RUNS} cases lost the state of a key in retry or with a record in the tiers`);
     expect(lossesThatBit / RUNS).toBeGreaterThan(0.3);
+  });
+
+  it('park-by-key whose stored state the broker\'s lowered metadata limit no longer keeps loses no record and stops no partition; order suffers only for keys then in retry', async () => {
+    let limitsThatBit = 0;
+    await fc.assert(
+      fc.asyncProperty(limitLowered, async (s) => {
+        const base: FaultWorldOptions = { ordering: 'park-by-key', reaction: s.reaction, records: s.records, parkingBudgetBytes: s.parkingBudgetBytes, partitions: PARTITIONS };
+        const { faults, events } = await placed(base, s.faults, s.events);
+        const dry = await faultWorld(base).run();
+        const lowered: StepEvent = { kind: 'metadata-limit-lowered', at: Math.floor(s.at * dry.steps) };
+        const options: FaultWorldOptions = { ...base, faults, events: [...events, lowered], loweredMetadataLimitBytes: s.limit };
+        const result = idle(await faultWorld(options).run());
+        if (result.lossReruns > 0 || result.lostKeys.size > 0) limitsThatBit++;
+        expectLossOnlyCostsWhatItMay(options, result);
+      }),
+      PARAMETERS,
+    );
+    console.log(`metadata limit lowered: ${limitsThatBit} of ${RUNS} cases lowered it under a stored state`);
+    expect(limitsThatBit / RUNS).toBeGreaterThan(0.2);
   });
 
   it('park-by-key: a key\'s retry in flight is not lost whichever step the state is lost at (sweep of every step)', async () => {

@@ -1,0 +1,56 @@
+import { committedOffsetOf, emptyParkState, parkStateMetadata } from './park-state';
+import type { ParkState } from './park-state';
+
+/** A stored state shed to a budget it was over: what took its place, and what that costs. */
+export interface ShedParkState {
+  /** At the stored commit's offset, with the holds that fit; it parks nothing. */
+  readonly state: ParkState;
+  /** Holds given up: their keys' newer records may run before their retries. */
+  readonly holdsDropped: number;
+  /** Main records from `state.position` up to here (the old position) run again: the handled once more, the parked in turn. */
+  readonly rerunTo: bigint;
+}
+
+/**
+ * The state the broker can keep in place of a stored one over `budgetBytes` (its
+ * `offset.metadata.max.bytes` was lowered under it, or the configured budget was), or
+ * undefined when the stored one fits. Without it every operation of the partition needs a
+ * commit about as large as the stored state, each is refused, and the same record runs
+ * again without end (found by attack 9).
+ *
+ * Nothing is lost, by construction of what is kept: the position moves back to the
+ * committed offset (the oldest parked record), so every parked record, and every record
+ * after it, is read again and taken as the lost-state path takes it; holds of records below
+ * that offset are kept oldest first while the state fits, and a hold given up moves
+ * `lostBefore` past its record, so its tier copy runs as one from before a lost state does,
+ * never skipped as stale. A hold at or past the offset is dropped: its record is read again.
+ */
+export function shedToFit(stored: ParkState, budgetBytes: number): ShedParkState | undefined {
+  // An empty state has nothing to shed: a budget under it costs the id (fitId), never a record.
+  if (bytesOf(stored) <= budgetBytes || (stored.held.size === 0 && stored.parked.size === 0)) return undefined;
+  const position = committedOffsetOf(stored);
+  const state: ParkState = emptyParkState(position);
+  if (stored.id !== undefined) state.id = stored.id;
+  // A mark past the new position would be a negative distance: the records up to it are read again anyway.
+  const markOf = (lostBefore: bigint) => (lostBefore < position ? lostBefore : position);
+  if (stored.lostBefore !== undefined) state.lostBefore = markOf(stored.lostBefore);
+  const below = [...stored.held].filter(([, offset]) => offset < position).sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
+  let holdsDropped = stored.held.size - below.length;
+  for (const [hash, offset] of below) {
+    state.held.set(hash, offset);
+    if (bytesOf(state) <= budgetBytes) continue;
+    state.held.delete(hash);
+    holdsDropped++;
+    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
+  }
+  // A mark taken for a dropped hold can make the kept ones too large: give up the newest until it fits.
+  while (bytesOf(state) > budgetBytes && state.held.size > 0) {
+    const [hash, offset] = [...state.held].reduce((newest, hold) => (hold[1] > newest[1] ? hold : newest));
+    state.held.delete(hash);
+    holdsDropped++;
+    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
+  }
+  return { state, holdsDropped, rerunTo: stored.position };
+}
+
+const bytesOf = (state: ParkState) => Buffer.byteLength(parkStateMetadata(state));
