@@ -32,6 +32,12 @@ export interface FaultWorldOptions {
   readonly faults?: readonly Fault[];
   readonly events?: readonly StepEvent[];
   readonly parkingBudgetBytes?: number;
+  /**
+   * Records `krt dlq replay` wrote into the first tier before the run, due at once (`failures`:
+   * how many tiers fail them, from the first: 0 succeeds there). A replay's key may be busy:
+   * park-by-key then has it wait its turn. They have no order to keep against main records.
+   */
+  readonly replays?: readonly PlannedRecord[];
   /** The broker's `offset.metadata.max.bytes` from a metadata-limit-lowered step on (none: unlimited throughout). */
   readonly loweredMetadataLimitBytes?: number;
   /** Sees the runtime's events (to debug a case). */
@@ -143,6 +149,14 @@ export function faultWorld(options: FaultWorldOptions) {
   const attempts: Attempt[] = [];
   let seq = 0;
   options.records.forEach((r, id) => broker.append(consumer.mainTopic, { key: Buffer.from(r.key), value: Buffer.from(String(id)), partition: r.partition }));
+  /** Every record whose fate counts: the main topic's, then the replays (ids after them; `failures` as hops, from the main topic). */
+  const planned: PlannedRecord[] = [...options.records, ...(options.replays ?? []).map((r) => ({ ...r, failures: r.failures + 1 }))];
+  const isReplay = (id: number) => id >= options.records.length;
+  planned.forEach((r, id) => {
+    if (!isReplay(id)) return;
+    const headers = { [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/${r.partition}-${id}`, [HEADERS.attempt]: '2', [HEADERS.originalTopic]: consumer.mainTopic, [HEADERS.originalPartition]: String(r.partition), [HEADERS.originalOffset]: String(100_000 + id), [HEADERS.dueAt]: String(T0) };
+    broker.append(consumer.tiers[0]!.topic, { key: Buffer.from(r.key), value: Buffer.from(String(id)), partition: r.partition, headers });
+  });
 
   function startProcess(): Promise<RetryingConsumer> {
     const process = faulty.current;
@@ -167,9 +181,11 @@ export function faultWorld(options: FaultWorldOptions) {
         const tier = consumer.tiers[hop - 1];
         // Due: the tier's delay after the record first failed on the hop before (R13; x-due-at says the same).
         const failedBefore = attempts.find((a) => a.id === id && a.hop === hop - 1 && !a.ok);
-        const early = tier !== undefined && (failedBefore === undefined || clock.now() < failedBefore.at + tier.delayMs);
-        const ok = hop >= options.records[id]!.failures;
-        attempts.push({ id, key: options.records[id]!.key, hop, at: clock.now(), ok, seq: seq++, early });
+        // A replay is due in the first tier as it was written.
+        const replayed = isReplay(id) && hop === 1;
+        const early = tier !== undefined && !replayed && (failedBefore === undefined || clock.now() < failedBefore.at + tier.delayMs);
+        const ok = hop >= planned[id]!.failures;
+        attempts.push({ id, key: planned[id]!.key, hop, at: clock.now(), ok, seq: seq++, early });
         if (!ok) throw httpError(503);
       },
     });
@@ -205,13 +221,13 @@ export function faultWorld(options: FaultWorldOptions) {
     const succeeded = new Set(attempts.filter((a) => a.ok).map((a) => a.id));
     const copies = (id: number) =>
       consumer.tiers.flatMap((t) => Array.from({ length: options.partitions }, (_, p) => broker.records(t.topic, p).flatMap((r, offset) => (Number(r.value!.toString()) === id ? [`${t.topic}-${p}@${offset}`] : [])))).flat();
-    const unfinished = options.records.flatMap((r, id) =>
+    const unfinished = planned.flatMap((r, id) =>
       succeeded.has(id) || dlq.has(id) ? [] : [`  record ${id} (key ${r.key}, partition ${r.partition}, fails ${r.failures}): tried at hops [${attempts.filter((a) => a.id === id).map((a) => a.hop).join(', ')}], tier copies [${copies(id).join(', ')}]`],
     );
     const { faults, ...rest } = options;
     return [
       `the run stalled (${why}) at simulated ${clock.now() - T0} ms, process ${faulty.current}, ${faulty.crashes} crashes, ${faulty.rebalances} rebalances, ${faulty.injected} faults injected, ${broker.restarts} restarts, ${broker.stoppedForGood} consumers stopped for good`,
-      `records that never reached their fate (${unfinished.length} of ${options.records.length}):`,
+      `records that never reached their fate (${unfinished.length} of ${planned.length}):`,
       ...unfinished,
       ...brokerReport(watched),
       `replay: faultWorld(${JSON.stringify({ ...rest, faults: (faults ?? []).map(({ when, ...f }) => (when ? { ...f, when: 'a filter' } : f)) })})`,
@@ -223,9 +239,9 @@ export function faultWorld(options: FaultWorldOptions) {
       .flat()
       .map((r) => Number(r.value!.toString()));
     const succeeded = new Set(attempts.filter((a) => a.ok).map((a) => a.id));
-    const lost = options.records.map((_, id) => id).filter((id) => !succeeded.has(id) && !dlq.includes(id));
+    const lost = planned.map((_, id) => id).filter((id) => !succeeded.has(id) && !dlq.includes(id));
     const handledTwice = (id: number) => attempts.filter((a) => a.id === id && a.ok).length + dlq.filter((d) => d === id).length - 1;
-    const duplicates = options.records.reduce((sum, _, id) => sum + Math.max(0, handledTwice(id)), 0);
+    const duplicates = planned.reduce((sum, _, id) => sum + Math.max(0, handledTwice(id)), 0);
     return {
       lost,
       paused,

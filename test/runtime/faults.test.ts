@@ -49,10 +49,17 @@ const event = fc.record({ kind: fc.constantFrom('rebalance' as const, 'crash' as
 /** Budgets from tight (one or two keys fill a partition) to the default. */
 const budget = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 60, max: 160 }) }, { weight: 1, arbitrary: fc.integer({ min: 160, max: 400 }) }, { weight: 1, arbitrary: fc.constant(undefined) });
 
+/** Records `krt dlq replay` wrote into the first tier: their keys are often busy, so park-by-key has them wait their turn. */
+const replays = fc.array(
+  fc.record({ key: keys, failures: fc.constantFrom(0, 0, 1, 2) }).map(({ key, failures }): PlannedRecord => ({ key, partition: key.charCodeAt(0) % PARTITIONS, failures })),
+  { maxLength: 12 },
+);
+
 const scenario = fc.record({
   ordering: fc.constantFrom('unordered' as const, 'park-by-key' as const),
   reaction: fc.constantFrom('kafkajs' as const, 'confluent' as const),
   records,
+  replays,
   faults: fc.array(fault, { maxLength: 6 }),
   events: fc.array(event, { maxLength: 3 }),
   parkingBudgetBytes: budget,
@@ -223,7 +230,7 @@ describe('the runtime under faults at every step', () => {
     let withFaults = 0;
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
-        const base: FaultWorldOptions = { ordering: s.ordering, reaction: s.reaction, records: s.records, parkingBudgetBytes: s.parkingBudgetBytes, partitions: PARTITIONS };
+        const base: FaultWorldOptions = { ordering: s.ordering, reaction: s.reaction, records: s.records, replays: s.replays, parkingBudgetBytes: s.parkingBudgetBytes, partitions: PARTITIONS };
         const options: FaultWorldOptions = { ...base, ...(await placed(base, s.faults, s.events)) };
         const world = faultWorld(options);
         const result = idle(await world.run());
