@@ -9,7 +9,8 @@ import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
 import { shedToFit } from './shed-park-state';
-import { agreedStateId, tierCommitMetadata } from './tier-commit-state-id';
+import { decodeTierCommit, encodeTierCommit, fitTierCommit } from './tier-commit-metadata';
+import { agreedStateId } from './tier-commit-state-id';
 import { createTierTurns, lastPerPartition } from './tier-turns';
 import type { TierTurns } from './tier-turns';
 
@@ -75,6 +76,14 @@ interface PartitionParking {
    * cannot raise the next generation's tier commits past a record that one has not run.
    */
   readonly turns: TierTurns;
+  /**
+   * Per tier topic, how far its partition p was handled when the state loaded (its commit's
+   * metadata): records past the commit and below `below`, but the waiting ones, are done and
+   * are skipped when read again. Dropped when a record comes below `from`: the log moved back.
+   */
+  readonly tierHandled: Map<string, TierHandled>;
+  /** Per tier topic, the last offset of its partition p read since the state loaded. */
+  readonly tierRead: Map<string, bigint>;
   /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
   inOrder: boolean;
   /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
@@ -85,6 +94,27 @@ interface PartitionParking {
    * back under it (the topic deleted and created again with no rebalance, an offset reset).
    */
   next?: bigint;
+}
+
+/** A tier partition's handled position as its commit kept it (tier-commit-metadata.ts). */
+interface TierHandled {
+  readonly from: bigint;
+  readonly below: bigint;
+  readonly waiting: ReadonlySet<bigint>;
+  /** The timestamp of the record at `from`; `verified` once the record read there has it (this log's). */
+  readonly firstTimestamp: bigint;
+  verified: boolean;
+}
+
+/** What the tiers' commits of p say was handled, per tier topic (none for a commit that keeps no position). */
+function tierHandledOf(commits: readonly { topic: string; offset: string; metadata?: string | null }[]): Map<string, TierHandled> {
+  const handled = new Map<string, TierHandled>();
+  for (const c of commits) {
+    const from = BigInt(c.offset);
+    const fields = decodeTierCommit(from, c.metadata);
+    if (fields.handledBelow !== undefined && fields.firstTimestamp !== undefined) handled.set(c.topic, { from, below: fields.handledBelow, waiting: new Set(fields.waiting), firstTimestamp: fields.firstTimestamp, verified: false });
+  }
+  return handled;
 }
 
 /**
@@ -206,14 +236,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // the lost commit is not below the main commit they name (a log moved back: recreated, or
     // reset to earlier offsets, whose copies this state cannot tell from its own), nor at 0:
     // a log committed at 0 handled none of its records, so no tier record is its own.
-    const agreed = lost === undefined ? undefined : agreedStateId(await tierCommitsOf(partition).then((cs) => cs.map((c) => c.metadata)));
+    const tierCommits = await tierCommitsOf(partition);
+    const agreed = lost === undefined ? undefined : agreedStateId(tierCommits.map((c) => c.metadata));
     const kept = agreed !== undefined && offset !== undefined && offset > 0n && offset >= agreed.committed ? agreed.id : undefined;
     if (kept !== undefined) read.id = kept;
     else if (takesId) read.id ??= newParkStateId();
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
     const shed = await shedOverBudget(partition, read);
     const state = shed?.state ?? read;
-    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, inOrder: false };
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(tierCommits), tierRead: new Map(), inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
     // A state begun from nothing, in place of a lost one, or an earlier release's, is committed
@@ -280,9 +311,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   async function stampTiers(partition: number, state: ParkState): Promise<void> {
     if (options.tierTopics.length === 0) return;
     const committed = new Map((await tierCommitsOf(partition)).map((c) => [c.topic, c.offset]));
-    const metadata = tierCommitMetadata(state.id, committedOffsetOf(state));
+    // The id alone: a position the commits kept is given up (its records are judged again, never skipped unrun).
+    const metadata = encodeTierCommit(0n, { ...(state.id === undefined ? {} : { id: state.id }), mainCommitted: committedOffsetOf(state), waiting: [] });
     // As a state commit: a broker that keeps less metadata lowers the budget, and the id then goes (fitId).
-    await commitState(partition, state, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', metadata })));
+    await commitState(partition, state, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', ...(metadata === undefined ? {} : { metadata }) })));
   }
 
   const stateCommit = (partition: number, { state }: { readonly state: ParkState }): OffsetCommit => {
@@ -451,13 +483,39 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   async function commit(partition: number, parking: PartitionParking, commits: OffsetCommit[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
-    // Tier commits keep the state's id (after stateCommit fitted it), for a state lost later to take back.
-    const metadata = tierCommitMetadata(parking.state.id, committedOffsetOf(parking.state));
-    const latest = lastPerPartition(commits).map((c) => (c.topic === mainTopic || metadata === undefined ? c : { ...c, metadata }));
+    const latest = lastPerPartition(commits).map((c) => (c.topic === mainTopic ? c : withTierMetadata(parking, c)));
     const state = latest.filter((c) => c.topic === mainTopic);
     const tiers = latest.filter((c) => c.topic !== mainTopic);
     await commitState(partition, parking.state, state.length > 0 && tiers.length > 0 ? state : latest);
-    if (state.length > 0 && tiers.length > 0 && partitions.get(partition) === parking) await options.consumer().commitOffsets(tiers);
+    if (state.length > 0 && tiers.length > 0 && partitions.get(partition) === parking) await commitState(partition, parking.state, tiers);
+  }
+
+  /**
+   * A tier commit with what it keeps (tier-commit-metadata.ts): the state's id (after
+   * stateCommit fitted it), for a state lost later to take back; and how far the tier
+   * partition is handled, with the records still waiting their turn, so that a rebalance
+   * runs again none of the records done behind a waiting one. The position the commit
+   * loaded with counts until this generation has read past it.
+   */
+  function withTierMetadata(parking: PartitionParking, commit: OffsetCommit): OffsetCommit {
+    const offset = BigInt(commit.offset);
+    const handled = parking.turns.handledBelow(commit.topic, commit.partition);
+    const loaded = parking.tierHandled.get(commit.topic);
+    const below = loaded !== undefined && (handled === undefined || loaded.below > handled) ? loaded.below : handled;
+    const waitingRecords = parking.turns.waitingAt(commit.topic, commit.partition);
+    const waiting = [...waitingRecords.map((r) => BigInt(r.message.offset)), ...[...(loaded?.waiting ?? [])].filter((w) => handled === undefined || w >= handled)];
+    // The record at the commit's offset, to tell this log's from another's when read again: one waiting, or the one the load named.
+    const first = waitingRecords.find((r) => BigInt(r.message.offset) === offset);
+    const firstTimestamp = first !== undefined ? BigInt(first.message.timestamp) : loaded?.from === offset ? loaded.firstTimestamp : undefined;
+    const { state } = parking;
+    const fields = {
+      ...(state.id === undefined ? {} : { id: state.id }),
+      mainCommitted: committedOffsetOf(state),
+      ...(below === undefined || firstTimestamp === undefined ? {} : { handledBelow: below, firstTimestamp }),
+      waiting,
+    };
+    const metadata = fitTierCommit(offset, fields, budgetBytes);
+    return metadata === undefined ? commit : { ...commit, metadata };
   }
 
   /**
@@ -580,6 +638,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // generation's turns, behind a hold that state no longer has: waiting forever, and
         // every later tier record of its key behind it.
         if (takenAgain()) return;
+        if (doneBeforeLoad(parking, record)) {
+          await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
+          return;
+        }
         const keyless = record.message.key === null;
         const { state, turns } = parking;
         const hash = keyHash(record.message.key);
@@ -670,6 +732,31 @@ function unlessTakenAgain(takenAgain: () => boolean, operation: Promise<void>): 
   return operation.catch((error: unknown) => {
     if (!takenAgain()) throw error;
   });
+}
+
+/**
+ * A tier record read again that its commit says was done (past the commit, below the handled
+ * position, not one that waited its turn): committed without running. Only once the first
+ * record read is the one at the commit's offset, with the timestamp the commit kept: else
+ * (a record below the commit, or at or below one read before it, another record at the
+ * commit's offset, the one there gone to retention) the log moved back (the tier deleted
+ * and created again, its offsets reset), the record comes again, or which records are this
+ * log's cannot be told: the kept position is dropped, and what is read from then on runs, or
+ * is judged, as before.
+ */
+function doneBeforeLoad(parking: PartitionParking, record: ConsumedRecord): boolean {
+  const offset = BigInt(record.message.offset);
+  const before = parking.tierRead.get(record.topic);
+  parking.tierRead.set(record.topic, offset);
+  const handled = parking.tierHandled.get(record.topic);
+  if (handled === undefined) return false;
+  // The record at the commit's offset must be this log's (its timestamp) before any is skipped.
+  if (offset === handled.from && before === undefined) handled.verified = /^\d+$/.test(record.message.timestamp) && BigInt(record.message.timestamp) === handled.firstTimestamp;
+  if (!handled.verified || offset < handled.from || (before !== undefined && offset <= before)) {
+    parking.tierHandled.delete(record.topic);
+    return false;
+  }
+  return offset > handled.from && offset < handled.below && !handled.waiting.has(offset);
 }
 
 /** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */

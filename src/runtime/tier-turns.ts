@@ -40,6 +40,10 @@ export interface TierTurns {
    * record still waiting there, which a restart must read again.
    */
   commit(commit: TopicPartitionOffset): TopicPartitionOffset;
+  /** How far a tier partition is handled in this generation: every record below is done or waiting (records run one at a time). */
+  handledBelow(topic: string, partition: number): bigint | undefined;
+  /** A tier partition's records waiting their turn. */
+  waitingAt(topic: string, partition: number): ConsumedRecord[];
 }
 
 export function createTierTurns(): TierTurns {
@@ -76,6 +80,8 @@ export function createTierTurns(): TierTurns {
       }
       return { ...commit, offset: offset.toString() };
     },
+    handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
+    waitingAt: (topic, partition) => of(partition).filter((w) => w.record.topic === topic).map((w) => w.record),
   };
 }
 

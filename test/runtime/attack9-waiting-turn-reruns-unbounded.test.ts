@@ -20,23 +20,20 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * Seen: every one of the 600 replayed records runs twice (1,200 runs), no crash, one
  * rebalance; the 1m tier's commit stayed at k's replayed record throughout.
  *
- * Code: src/runtime/key-parking.ts onTierRecord (`turns.wait(...)`; each record behind it is
- * committed through `turns.commit`, which never passes the waiting one: src/runtime/tier-turns.ts),
- * with no backpressure on the tier partition while a record waits; `unjudged()` runs every
- * replay again on the re-read (and `foreign` every copy of a lost state).
+ * Code (then): src/runtime/key-parking.ts onTierRecord (`turns.wait(...)`; each record behind it
+ * was committed through `turns.commit`, which never passes the waiting one), and nothing kept
+ * which records behind it were done, so `unjudged()` ran every replay again on the re-read.
  *
- * Class: a commit held back without bounding the work done behind it (the main path's window
- * has backpressure at maxRecords; this one has none).
+ * Class: a commit held back with nothing durable saying what was done behind it.
  *
- * Fix I'd make: pause the tier partition (or stop taking records behind the waiting one) once
- * maxRecords records ran behind a waiting record, as the commit window does; or park the
- * waiting record durably (in p's state, as a parked tier offset) so the tier commit can move
- * past it.
+ * Fixed (src/runtime/tier-commit-metadata.ts): a tier commit keeps, in its metadata, how far
+ * its partition was handled and which records there still wait their turn; read again, the
+ * records in between that were done are committed without running.
  */
 jest.setTimeout(60_000);
 
 describe('park-by-key, a replayed tier record waiting its turn, then a rebalance', () => {
-  it.failing('runs again no more than the duplicate bound of the records behind it', async () => {
+  it('runs again no more than the duplicate bound of the records behind it', async () => {
     const w = world();
     w.alwaysFail.add('k:a');
     w.produce('k', 'a'); // main offset 0
@@ -60,7 +57,10 @@ describe('park-by-key, a replayed tier record waiting its turn, then a rebalance
     await w.broker.run({ until: w.clock.now() + 30_000, stopWhen: () => runsOfReplays() >= 1_200 });
     await retrying.stop();
 
-    // Seen: 1,200 runs of the 600 replayed records: every one ran twice after one rebalance.
+    // Before the fix: 1,200 runs of the 600 replayed records: every one ran twice after one rebalance.
+    // The bound allows the window (500) and the records in hand; the records done behind the waiting one are now skipped outright.
     expect(runsOfReplays() - 600).toBeLessThanOrEqual(500 + 10);
+    expect(runsOfReplays() - 600).toBe(0);
+    expect(w.handled.filter((h) => h === 'k:a FAIL').length).toBeGreaterThanOrEqual(1);
   });
 });
