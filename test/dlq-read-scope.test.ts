@@ -56,11 +56,19 @@ describe('a DLQ session that reads a page, not the DLQ', () => {
     const seen = new Map<number, number>();
     const session = await DlqSession.open(double.kafka(), consumer, 10_000, (r) => (seen.set(r.partition, (seen.get(r.partition) ?? 0) + 1), false), {
       drain: async () => void drains++,
-      // Partition 0 is enough once read: it is paused, never fetched again.
-      enough: (p) => p === 0 && seen.has(0),
+      // Partition 0 is enough once read to its end: it is paused, never fetched again.
+      enough: (p, position) => p === 0 && position >= 50n,
     });
     await session.close();
     expect({ waited: drains > 0, kept: session.records.length, seen: Object.fromEntries(seen) }).toEqual({ waited: true, kept: 0, seen: { 0: 50, 1: 20 } });
     expect(drains).toBe(1);
+  });
+
+  it('lists no record of a partition past the one after which the caller has enough, though the fetch held more', async () => {
+    const { consumer, double } = dlqOf(100);
+    const listed: string[] = [];
+    const session = await DlqSession.open(double.kafka(), consumer, 10_000, (r) => (listed.push(r.id), true), { enough: (_p, position) => position > 2n });
+    await session.close();
+    expect({ listed, held: session.records.map((r) => r.id) }).toEqual({ listed: ['0:0', '0:1', '0:2'], held: ['0:0', '0:1', '0:2'] });
   });
 });

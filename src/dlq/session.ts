@@ -70,8 +70,9 @@ export interface ReadScope {
   /** Where to start reading a partition (never before its live start), or undefined not to read it at all. */
   readonly from?: (partition: number) => bigint | undefined;
   /**
-   * Asked after each fetched batch, of each partition still being read, with the next offset
-   * it would read: true when the caller needs nothing more of it, and reading it stops.
+   * Asked after each record listed, of its partition, and after each fetched batch, of each
+   * partition still being read, with the next offset it would read: true when the caller
+   * needs nothing more of it, and reading it stops (the rest of the batch is not decoded).
    */
   readonly enough?: (partition: number, position: bigint) => boolean;
   /** Awaited after each fetched batch before the next is taken: a slow writer (a pipe) holds reading back. */
@@ -520,6 +521,9 @@ async function readUnhandled(
             const end = ends.get(partition) ?? 0n;
             const state = live.get(partition)!;
             const offsets: bigint[] = [];
+            // Set when the caller has enough of this partition before the batch ends: a fetch holds up to a
+            // megabyte of each partition, a page needs fifty records, and the rest is not decoded for nothing.
+            let stoppedAt: bigint | undefined;
             for (const message of b.messages) {
               const offset = BigInt(message.offset);
               if (offset >= end) break;
@@ -542,11 +546,17 @@ async function readUnhandled(
               // Seen once, kept or not: keep decides what the session holds, never twice.
               listed.set(partition, offset);
               if (keep(record)) found.push(scope.previewBytes === undefined ? record : preview(record, scope.previewBytes));
+              if (scope.enough?.(partition, offset + 1n)) {
+                stoppedAt = offset;
+                break;
+              }
             }
             const lastMessage = b.messages.length > 0 ? BigInt(b.messages[b.messages.length - 1]!.offset) : undefined;
             const first = b.firstOffset?.() ?? (offsets[0] !== undefined ? offsets[0].toString() : null);
             const last = BigInt(b.lastOffset?.() ?? String(lastMessage ?? -1n));
-            if (first !== null) covered(partition, BigInt(first), lastMessage !== undefined && lastMessage > last ? lastMessage : last, offsets);
+            const to = stoppedAt ?? (lastMessage !== undefined && lastMessage > last ? lastMessage : last);
+            if (first !== null) covered(partition, BigInt(first), to, offsets);
+            if (stoppedAt !== undefined) done(partition);
             if (scope.enough) for (const p of [...waiting]) if (scope.enough(p, positions.get(p)!)) done(p);
             if (scope.drain && waiting.size > 0) {
               // Waiting for the writer is not a stalled read.
