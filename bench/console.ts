@@ -8,6 +8,9 @@ export interface ConsoleBenchRow {
   readonly firstPageMs: number;
   /** The page after it (`?after=0:49`). */
   readonly nextPageMs: number;
+  /** CPU time (user and system) of the console process over each page: on a shared machine, wall time includes waiting for a core (absent in older results). */
+  readonly firstPageCpuMs?: number;
+  readonly nextPageCpuMs?: number;
   /** The counts and groups fragment, loaded after the page: reads the whole DLQ. */
   readonly summaryMs: number;
   /** The console process's RSS before the first request, after a GC. */
@@ -42,13 +45,15 @@ export async function benchConsole(log: (line: string) => void = () => {}, sizes
     await fillRealisticDlq(consumer, records);
     const env = { BENCH_ID: id, BENCH_RECORDS: String(records) };
     const console_ = child('console-child.ts', env);
-    log(`${records.toLocaleString('en-US')} records: console first page in ${Math.round(console_.firstPageMs!)} ms, counts in ${Math.round(console_.summaryMs!)} ms, peak RSS ${Math.round(console_.peakRssMb!)} MB`);
+    log(`${records.toLocaleString('en-US')} records: console first page in ${Math.round(console_.firstPageMs!)} ms (${Math.round(console_.firstPageCpuMs!)} ms of CPU), counts in ${Math.round(console_.summaryMs!)} ms, peak RSS ${Math.round(console_.peakRssMb!)} MB`);
     const inspect = child('inspect-child.ts', env);
     log(`${records.toLocaleString('en-US')} records: inspect in ${Math.round(inspect.inspectMs!)} ms, peak RSS ${Math.round(inspect.peakRssMb!)} MB`);
     rows.push({
       records,
       firstPageMs: console_.firstPageMs!,
       nextPageMs: console_.nextPageMs!,
+      firstPageCpuMs: console_.firstPageCpuMs!,
+      nextPageCpuMs: console_.nextPageCpuMs!,
       summaryMs: console_.summaryMs!,
       baseRssMb: console_.baseRssMb!,
       peakRssMb: console_.peakRssMb!,

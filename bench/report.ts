@@ -213,6 +213,9 @@ function dlqMarkdown(d: DlqBenchResult): string[] {
   ];
 }
 
+/** ` (N ms of CPU)` after a wall time, when the row measured it. */
+const cpuOf = (ms: number | undefined) => (ms === undefined ? '' : ` (${fmt(ms)} ms of CPU)`);
+
 function consoleMarkdown(rows: readonly ConsoleBenchRow[]): string[] {
   // Rows measured before the console paged through offsets have no inspect columns.
   const current = rows.filter((c) => c.inspectMs !== undefined);
@@ -222,7 +225,7 @@ function consoleMarkdown(rows: readonly ConsoleBenchRow[]): string[] {
     '',
     '| DLQ records | console: first page (50 records) | next page | counts and groups (after the page) | console RSS before | console peak RSS | `inspect --json` | inspect peak RSS |',
     '|---|---|---|---|---|---|---|---|',
-    ...current.map((c) => `| ${fmt(c.records)} | ${fmt(c.firstPageMs)} ms | ${fmt(c.nextPageMs)} ms | ${fmt(c.summaryMs)} ms | ${fmt(c.baseRssMb)} MB | ${fmt(c.peakRssMb)} MB | ${fmt(c.inspectMs)} ms | ${fmt(c.inspectPeakRssMb)} MB |`),
+    ...current.map((c) => `| ${fmt(c.records)} | ${fmt(c.firstPageMs)} ms${cpuOf(c.firstPageCpuMs)} | ${fmt(c.nextPageMs)} ms${cpuOf(c.nextPageCpuMs)} | ${fmt(c.summaryMs)} ms | ${fmt(c.baseRssMb)} MB | ${fmt(c.peakRssMb)} MB | ${fmt(c.inspectMs)} ms | ${fmt(c.inspectPeakRssMb)} MB |`),
     '',
     "Each in a process of its own. A page reads from its cursor to the end of the page; the counts and groups load after it, read to the DLQ's end without holding records; inspect prints each record as it reads it. The first page's time includes joining the reader group (the test broker sets `group.initial.rebalance.delay.ms=0`; a broker with Kafka's default adds up to 3 s to every session's join).",
     '',
