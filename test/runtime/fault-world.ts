@@ -38,8 +38,12 @@ export interface FaultWorldOptions {
    * park-by-key then has it wait its turn. They have no order to keep against main records.
    */
   readonly replays?: readonly PlannedRecord[];
-  /** The broker's `offset.metadata.max.bytes` from a metadata-limit-lowered step on (none: unlimited throughout). */
-  readonly loweredMetadataLimitBytes?: number;
+  /**
+   * The broker's `offset.metadata.max.bytes` from a metadata-limit-lowered step on (none: unlimited
+   * throughout); a list: the limit each such step sets in turn (the last for any step after), so a
+   * run can lower it twice, or lower it and raise it again.
+   */
+  readonly loweredMetadataLimitBytes?: number | readonly number[];
   /** Sees the runtime's events (to debug a case). */
   readonly onEvent?: RetryEventListener;
   /** When a run counts as stalled (DEFAULT_STALL_BUDGET unless given). */
@@ -129,7 +133,8 @@ export function faultWorld(options: FaultWorldOptions) {
    * refuses the others).
    */
   function lowerMetadataLimit(): void {
-    const limit = options.loweredMetadataLimitBytes;
+    const limits = options.loweredMetadataLimitBytes;
+    const limit = typeof limits === 'number' || limits === undefined ? limits : limits[Math.min(faulty.metadataLimitsLowered - 1, limits.length - 1)];
     if (limit === undefined) return;
     for (let p = 0; p < options.partitions; p++) {
       const offset = broker.committedOffset(consumer.groups.main, consumer.mainTopic, p);
