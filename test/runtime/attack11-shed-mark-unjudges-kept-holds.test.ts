@@ -23,6 +23,13 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * over j@10's. The runtime said it gave up k's order only (holdsDropped counts k); the fault
  * world cannot see this, as it counts every key of the stored state as lost.
  *
+ * Not only kept holds: any key's stale copy from below the mark runs. The strict copy of the
+ * lowered-limit property (attack11-widened-limit-property, seed 10) found it so: A@0's retry
+ * succeeded and released A (main state committed), but its tier commit, carrying
+ * `krt-park-id/1 !id +3 .` (29 bytes), was refused at a 24-byte limit; the state was shed (G's
+ * hold given up, the mark to 3), and A@0's copy, delivered again, ran once more after A@2.
+ * (The same mark set by a skipped hold: attack11-hold-skipped-mark-unjudges-other-keys.)
+ *
  * At fault: shed-park-state.ts, `state.lostBefore = offset + 1n` for a dropped hold, read by
  * key-parking.ts unproven() for every key: below the mark, no hold judges a copy. Before the
  * shed, a mark never covered a kept hold (a lost state keeps none; mayHold sets it only on an
