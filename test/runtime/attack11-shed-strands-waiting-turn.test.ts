@@ -22,9 +22,12 @@ import { consumer, T0, tier1m } from './park-by-key-world';
  *
  * Seen: the replayed record of k never runs, nor k@130 read again (parked behind the replayed
  * record's turn), nor k@150 and k@151; k's retry copy of 130 is skipped as stale (k is not
- * held). No hold is left to release and hold expiry has none to expire: k waits until a
- * rebalance happens to come, its records parking meanwhile until the partition's budget is
- * full and it pauses (for good, in a stable group).
+ * held). The run goes idle with main committed at 130 (k parked at 130, 150, 151, not held) and
+ * the 1m tier at 0. No hold is left to release and hold expiry has none to expire: k waits
+ * until a rebalance or a restart happens to come; every later record of k parks meanwhile, and
+ * once they fill the budget the partition pauses (for good, in a stable group). Where the shed
+ * keeps a hold, the turn waits only until that other key's retry ends (a release runs
+ * drainFreeKeys): a delay, not a stop.
  *
  * At fault: key-parking.ts shedOverBudget()/load(): the shed frees keys (drops holds) but
  * leaves the generation's tier turns waiting on them; only a release (drainFreeKeys after a
