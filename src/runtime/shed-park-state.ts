@@ -28,6 +28,15 @@ export interface ShedParkState {
 export function shedToFit(stored: ParkState, budgetBytes: number): ShedParkState | undefined {
   // An empty state has nothing to shed: a budget under it costs the id (fitId), never a record.
   if (bytesOf(stored) <= budgetBytes || (stored.held.size === 0 && stored.parked.size === 0)) return undefined;
+  const withId = shedHolds(stored, budgetBytes);
+  if (stored.id === undefined || withId.holdsDropped === 0) return withId;
+  // As fitId rules: a budget too low for the id and a hold costs the id, never a hold (found by attack 11).
+  const { id: _id, ...withoutId } = stored;
+  const shed = shedHolds({ ...withoutId, held: stored.held, parked: stored.parked }, budgetBytes);
+  return shed.holdsDropped < withId.holdsDropped ? shed : withId;
+}
+
+function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   const position = committedOffsetOf(stored);
   const state: ParkState = emptyParkState(position);
   if (stored.id !== undefined) state.id = stored.id;

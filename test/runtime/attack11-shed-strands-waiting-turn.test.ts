@@ -38,6 +38,9 @@ import { consumer, T0, tier1m } from './park-by-key-world';
  * key's turn may go (or, simpler, forgets the generation's turns of p and seeks p's tier
  * partitions back to their commits, which the turns held at the oldest waiting record, so
  * those records are read again and judged under the shed state).
+ *
+ * Fixed: a shed that freed keys runs their waiting tier records at once (key-parking.ts load,
+ * drainFreeKeys after shedOverBudget).
  */
 describe('a stored state shed under a lowered metadata limit while a replayed record waits its turn', () => {
   const k = Buffer.from('k');
@@ -67,7 +70,7 @@ describe('a stored state shed under a lowered metadata limit while a replayed re
     return { clock, broker };
   }
 
-  it.failing('runs the replayed record, k@130 and k@150..151 once the shed has freed k', async () => {
+  it('runs the replayed record, k@130 and k@150..151 once the shed has freed k', async () => {
     const w = world();
     const events: RetryEvent[] = [];
     const handled: string[] = [];

@@ -67,7 +67,8 @@ describe('a park-by-key state shed to a budget the broker keeps', () => {
         expect(state.position).toBe(committedOffsetOf(stored));
         expect(state.parked.size).toBe(0);
         expect(shed.rerunTo).toBe(stored.position);
-        expect(state.id).toBe(stored.id);
+        // The id goes only where that keeps more holds (as fitId rules).
+        expect(state.id === stored.id || state.id === undefined).toBe(true);
         // Holds kept are the stored ones, below the new position.
         for (const [hash, offset] of state.held) {
           expect(stored.held.get(hash)).toBe(offset);
@@ -82,6 +83,7 @@ describe('a park-by-key state shed to a budget the broker keeps', () => {
         if (stored.lostBefore !== undefined) expect(state.lostBefore! >= (stored.lostBefore < state.position ? stored.lostBefore : state.position)).toBe(true);
         expect(shed.holdsDropped).toBe(stored.held.size - state.held.size);
         const emptyWithMark: ParkState = { ...emptyParkState(state.position), ...(state.lostBefore === undefined ? {} : { lostBefore: state.lostBefore }), ...(state.id === undefined ? {} : { id: state.id }) };
+        if (state.id === undefined && stored.id !== undefined) expect(state.held.size).toBeGreaterThan(0); // the id went for a hold
         if (bytesOf(emptyWithMark) <= budget) expect(bytesOf(state)).toBeLessThanOrEqual(budget);
       }),
       { numRuns: 3_000 },
