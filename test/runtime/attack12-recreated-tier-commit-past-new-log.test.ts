@@ -1,5 +1,5 @@
 import { HEADERS } from '../../src/naming/headers';
-import { consumer, T0, tier1m, world } from './park-by-key-world';
+import { tier1m, world } from './park-by-key-world';
 
 /**
  * Found by attack 12: a LOST record (tier records of a new log committed past without running).
