@@ -116,4 +116,41 @@ describe('attack 12: park-by-key with many replays waiting their turn, under fau
     console.log(`fault harness: ${withFaults} of ${cases} cases had at least one fault, crash or rebalance`);
     expect(withFaults / cases).toBeGreaterThan(0.6);
   });
+
+  /**
+   * Fails (seed 1, after 4 cases): a replay that fails on under a limit lowered below the state
+   * id loses its 10m copy as stale (attack12-replay-copy-stale-without-state-id.test.ts). Pinned
+   * to seed 1 so that it fails the same way on every run until that is fixed.
+   */
+  it.failing('with replays waiting their turn, a state lost or a metadata limit lowered at any step loses no record; order suffers only for keys then in retry', async () => {
+    const lossy = fc.record({
+      reaction: fc.constantFrom('kafkajs' as const, 'confluent' as const),
+      records,
+      replays,
+      losses: fc.array(position, { maxLength: 2 }),
+      lowered: fc.option(fc.record({ at: position, limit: fc.integer({ min: 24, max: 90 }) }), { nil: undefined }),
+      events: fc.array(event, { maxLength: 3 }),
+      faults: fc.array(fault, { maxLength: 2 }),
+      parkingBudgetBytes: budget,
+    });
+    await fc.assert(
+      fc.asyncProperty(lossy, async (s) => {
+        const base: FaultWorldOptions = { ordering: 'park-by-key', reaction: s.reaction, records: s.records, replays: s.replays, parkingBudgetBytes: s.parkingBudgetBytes, partitions: PARTITIONS };
+        const { faults, events } = await placed(base, s.faults, s.events);
+        const dry = await faultWorld(base).run();
+        const losses = s.losses.map((at): StepEvent => ({ kind: 'state-lost', at: Math.floor(at * dry.steps) }));
+        const lowered: StepEvent[] = s.lowered === undefined ? [] : [{ kind: 'metadata-limit-lowered', at: Math.floor(s.lowered.at * dry.steps) }];
+        const options: FaultWorldOptions = { ...base, faults, events: [...events, ...losses, ...lowered], ...(s.lowered === undefined ? {} : { loweredMetadataLimitBytes: s.lowered.limit }) };
+        const result = idle(await faultWorld(options).run());
+        const incidents = result.crashes + result.injected + result.restarts + result.rebalances + result.statesLost + result.metadataLimitsLowered;
+        expect(result.stoppedForGood).toBe(0);
+        expect(result.lost).toEqual([]);
+        expect(result.early).toEqual([]);
+        expect(result.paused).toEqual([]);
+        expect(result.outOfOrder.filter((v) => !result.lostKeys.has(v.split(':')[0]!))).toEqual([]);
+        expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents) + result.lossReruns);
+      }),
+      { ...PARAMETERS, seed: 1 },
+    );
+  });
 });
