@@ -660,6 +660,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // generation's turns, behind a hold that state no longer has: waiting forever, and
         // every later tier record of its key behind it.
         if (takenAgain()) return;
+        parking.turns.read(record);
         if (doneBeforeLoad(parking, record)) {
           await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
           return;
@@ -760,7 +761,7 @@ function unlessTakenAgain(takenAgain: () => boolean, operation: Promise<void>): 
  * A tier record read again that its commit says was done (past the commit, below the handled
  * position, not one that waited its turn): committed without running. Only once the first
  * record read is the one at the commit's offset, with the timestamp the commit kept: else
- * (a record below the commit, or at or below one read before it, another record at the
+ * (a record below the commit, or below one read before it, another record at the
  * commit's offset, the one there gone to retention) the log moved back (the tier deleted
  * and created again, its offsets reset), the record comes again, or which records are this
  * log's cannot be told: the kept position is dropped, and what is read from then on runs, or
@@ -772,9 +773,10 @@ function doneBeforeLoad(parking: PartitionParking, record: ConsumedRecord): bool
   parking.tierRead.set(record.topic, offset);
   const handled = parking.tierHandled.get(record.topic);
   if (handled === undefined) return false;
-  // The record at the commit's offset must be this log's (its timestamp) before any is skipped.
-  if (offset === handled.from && before === undefined) handled.verified = /^\d+$/.test(record.message.timestamp) && BigInt(record.message.timestamp) === handled.firstTimestamp;
-  if (!handled.verified || offset < handled.from || (before !== undefined && offset <= before)) {
+  // The record at the commit's offset must be this log's (its timestamp), whenever it is read
+  // (read again: a held record sought back to), before any record is skipped.
+  if (offset === handled.from) handled.verified = /^\d+$/.test(record.message.timestamp) && BigInt(record.message.timestamp) === handled.firstTimestamp;
+  if (!handled.verified || offset < handled.from || (before !== undefined && offset < before)) {
     parking.tierHandled.delete(record.topic);
     return false;
   }

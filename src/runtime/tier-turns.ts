@@ -40,6 +40,14 @@ export interface TierTurns {
    * record still waiting there, which a restart must read again.
    */
   commit(commit: TopicPartitionOffset): TopicPartitionOffset;
+  /**
+   * A tier record is read: one below the last read of its partition means the log moved back
+   * (the tier deleted and created again with no rebalance, its offsets reset), and how far the
+   * old log was handled says nothing of the new one (found by attack 12: the old log's offset
+   * was committed on the new log, past records never run). A record read again at its own
+   * offset (a held one, a failed operation) is no move back.
+   */
+  read(record: ConsumedRecord): void;
   /** How far a tier partition is handled in this generation: every record below is done or waiting (records run one at a time). */
   handledBelow(topic: string, partition: number): bigint | undefined;
   /** A tier partition's records waiting their turn. */
@@ -50,6 +58,8 @@ export function createTierTurns(): TierTurns {
   const waiting = new Map<number, WaitingTierRecord[]>();
   /** The furthest commit asked for, per tier partition. */
   const doneUpTo = new Map<string, bigint>();
+  /** The last offset read, per tier partition. */
+  const lastRead = new Map<string, bigint>();
   const id = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   const same = (a: ConsumedRecord, b: ConsumedRecord) => a.topic === b.topic && a.partition === b.partition && a.message.offset === b.message.offset;
   const of = (partition: number) => waiting.get(partition) ?? [];
@@ -79,6 +89,13 @@ export function createTierTurns(): TierTurns {
         if (w.record.topic === commit.topic && at < offset) offset = at;
       }
       return { ...commit, offset: offset.toString() };
+    },
+    read(record) {
+      const key = id(record.topic, record.partition);
+      const offset = BigInt(record.message.offset);
+      const last = lastRead.get(key);
+      if (last !== undefined && offset < last) doneUpTo.delete(key);
+      lastRead.set(key, offset);
     },
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
     waitingAt: (topic, partition) => of(partition).filter((w) => w.record.topic === topic).map((w) => w.record),
