@@ -7,7 +7,7 @@ import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 
 /**
- * Found by attack 11 (the strict copy of the lowered-limit property, seed 7: "D: record 0 last
+ * Found by attack 11 (a stricter copy of the lowered-limit property, on its branch only, seed 7: "D: record 0 last
  * ran after 2"). The lost mark a skipped hold sets (the broker keeps less than one hold) is one
  * mark for the partition: every key's stale copy from below it then runs, after that key's newer
  * records, though the runtime said it gave up only the skipped key's order

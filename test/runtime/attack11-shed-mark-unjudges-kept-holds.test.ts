@@ -23,8 +23,8 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * over j@10's. The runtime said it gave up k's order only (holdsDropped counts k); the fault
  * world cannot see this, as it counts every key of the stored state as lost.
  *
- * Not only kept holds: any key's stale copy from below the mark runs. The strict copy of the
- * lowered-limit property (attack11-widened-limit-property, seed 10) found it so: A@0's retry
+ * Not only kept holds: any key's stale copy from below the mark runs. A stricter copy of the
+ * lowered-limit property (on the attack11 branch only, seed 10) found it so: A@0's retry
  * succeeded and released A (main state committed), but its tier commit, carrying
  * `krt-park-id/1 !id +3 .` (29 bytes), was refused at a 24-byte limit; the state was shed (G's
  * hold given up, the mark to 3), and A@0's copy, delivered again, ran once more after A@2.
