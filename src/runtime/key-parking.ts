@@ -261,7 +261,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (takesId) {
       // A new id goes to the tiers' commits first: a state lost later takes it back from there.
       fitId(state);
-      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state);
+      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state, tierCommits);
       await commitState(partition, state, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }
@@ -323,13 +323,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /**
-   * Writes `id` into the tiers' commits of p, at the offsets they have (0 for a tier never
-   * committed, which is read from its earliest record anyway): one request, before the state
-   * with it is committed, so every state with an id has it kept in the tiers.
+   * Writes `id` into the tiers' commits of p, at the offsets they have (`tierCommits`, as the
+   * load read them; 0 for a tier never committed, which is read from its earliest record
+   * anyway): one request, before the state with it is committed, so every state with an id
+   * has it kept in the tiers.
    */
-  async function stampTiers(partition: number, state: ParkState): Promise<void> {
+  async function stampTiers(partition: number, state: ParkState, tierCommits: readonly { topic: string; offset: string }[]): Promise<void> {
     if (options.tierTopics.length === 0) return;
-    const committed = new Map((await tierCommitsOf(partition)).map((c) => [c.topic, c.offset]));
+    const committed = new Map(tierCommits.map((c) => [c.topic, c.offset]));
     // The id alone: a position the commits kept is given up (its records are judged again, never skipped unrun).
     const metadata = encodeTierCommit(0n, { ...(state.id === undefined ? {} : { id: state.id }), mainCommitted: committedOffsetOf(state), waiting: [] });
     // As a state commit: a broker that keeps less metadata lowers the budget, and the id then goes (fitId).

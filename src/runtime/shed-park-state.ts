@@ -32,7 +32,7 @@ export function shedToFit(stored: ParkState, budgetBytes: number): ShedParkState
   if (stored.id === undefined || withId.holdsDropped === 0) return withId;
   // As fitId rules: a budget too low for the id and a hold costs the id, never a hold (found by attack 11).
   const { id: _id, ...withoutId } = stored;
-  const shed = shedHolds({ ...withoutId, held: stored.held, parked: stored.parked }, budgetBytes);
+  const shed = shedHolds(withoutId, budgetBytes);
   return shed.holdsDropped < withId.holdsDropped ? shed : withId;
 }
 
@@ -41,24 +41,21 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   const state: ParkState = emptyParkState(position);
   if (stored.id !== undefined) state.id = stored.id;
   // A mark past the new position would be a negative distance: the records up to it are read again anyway.
-  const markOf = (lostBefore: bigint) => (lostBefore < position ? lostBefore : position);
-  if (stored.lostBefore !== undefined) state.lostBefore = markOf(stored.lostBefore);
+  if (stored.lostBefore !== undefined) state.lostBefore = stored.lostBefore < position ? stored.lostBefore : position;
   const below = [...stored.held].filter(([, offset]) => offset < position).sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
   let holdsDropped = stored.held.size - below.length;
+  /** Gives up a hold: the mark moves past its record, so its tier copy runs rather than be skipped as stale. */
+  const drop = (hash: string, offset: bigint) => {
+    state.held.delete(hash);
+    holdsDropped++;
+    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
+  };
   for (const [hash, offset] of below) {
     state.held.set(hash, offset);
-    if (bytesOf(state) <= budgetBytes) continue;
-    state.held.delete(hash);
-    holdsDropped++;
-    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
+    if (bytesOf(state) > budgetBytes) drop(hash, offset);
   }
   // A mark taken for a dropped hold can make the kept ones too large: give up the newest until it fits.
-  while (bytesOf(state) > budgetBytes && state.held.size > 0) {
-    const [hash, offset] = [...state.held].reduce((newest, hold) => (hold[1] > newest[1] ? hold : newest));
-    state.held.delete(hash);
-    holdsDropped++;
-    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
-  }
+  while (bytesOf(state) > budgetBytes && state.held.size > 0) drop(...[...state.held].reduce((newest, hold) => (hold[1] > newest[1] ? hold : newest)));
   return { state, holdsDropped, rerunTo: stored.position };
 }
 
