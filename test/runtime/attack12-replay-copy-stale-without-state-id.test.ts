@@ -25,8 +25,8 @@ import type { FaultWorldOptions } from './fault-world';
  *
  * Class: a judgement that needs the state's id, made by a state that gave its id up (budget).
  *
- * Fix I'd make: the copy of an unjudged record keeps x-replayed-from-dlq (or a mark of its own),
- * so every later hop runs it unjudged whatever the state has. Not: a state without an id judging
+ * Fixed: a replay's copy routed on from a tier keeps x-replayed-from-dlq (destination-record.ts),
+ * so every later hop runs it unjudged whatever the state has (replay-mark-carried.test.ts). Not: a state without an id judging
  * every copy with an id as another state's (writtenUnderAnotherState without its `state.id !==
  * undefined`): tried, it makes this case pass, but a state that gave its id up then runs its own
  * older copies over newer records ("A: record 0 last ran after 1", the same property at seeds 1
@@ -35,7 +35,7 @@ import type { FaultWorldOptions } from './fault-world';
 jest.setTimeout(60_000);
 
 describe('park-by-key, a replay that fails on while the broker keeps less than the state id', () => {
-  it.failing('runs the replay\'s later copies instead of skipping them as stale', async () => {
+  it('runs the replay\'s later copies instead of skipping them as stale', async () => {
     const base: FaultWorldOptions = {
       ordering: 'park-by-key',
       reaction: 'kafkajs',
