@@ -82,8 +82,8 @@ interface PartitionParking {
    * are skipped when read again. Dropped when a record comes below `from`: the log moved back.
    */
   readonly tierHandled: Map<string, TierHandled>;
-  /** Per tier topic, the last offset of its partition p read since the state loaded. */
-  readonly tierRead: Map<string, bigint>;
+  /** Per tier topic, the last record of its partition p read since the state loaded. */
+  readonly tierRead: Map<string, ConsumedRecord>;
   /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
   inOrder: boolean;
   /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
@@ -103,6 +103,8 @@ interface TierHandled {
   readonly waiting: ReadonlySet<bigint>;
   /** The timestamp of the record at `from`; `verified` once the record read there has it (this log's). */
   readonly firstTimestamp: bigint;
+  /** The record at `from` is done too: the commit was anchored on the last record done. */
+  readonly fromDone: boolean;
   verified: boolean;
 }
 
@@ -112,7 +114,7 @@ function tierHandledOf(commits: readonly { topic: string; offset: string; metada
   for (const c of commits) {
     const from = BigInt(c.offset);
     const fields = decodeTierCommit(from, c.metadata);
-    if (fields.handledBelow !== undefined && fields.firstTimestamp !== undefined) handled.set(c.topic, { from, below: fields.handledBelow, waiting: new Set(fields.waiting), firstTimestamp: fields.firstTimestamp, verified: false });
+    if (fields.handledBelow !== undefined && fields.firstTimestamp !== undefined) handled.set(c.topic, { from, below: fields.handledBelow, waiting: new Set(fields.waiting), firstTimestamp: fields.firstTimestamp, fromDone: fields.firstDone === true, verified: false });
   }
   return handled;
 }
@@ -524,18 +526,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const below = loaded !== undefined && (handled === undefined || loaded.below > handled) ? loaded.below : handled;
     const waitingRecords = parking.turns.waitingAt(commit.topic, commit.partition);
     const waiting = [...waitingRecords.map((r) => BigInt(r.message.offset)), ...[...(loaded?.waiting ?? [])].filter((w) => handled === undefined || w >= handled)];
-    // The record at the commit's offset, to tell this log's from another's when read again: one waiting, or the one the load named.
-    const first = waitingRecords.find((r) => BigInt(r.message.offset) === offset);
-    const firstTimestamp = first !== undefined ? BigInt(first.message.timestamp) : loaded?.from === offset ? loaded.firstTimestamp : undefined;
     const { state } = parking;
     fitId(state); // a budget too low for the id and one hold costs the id here too, or this commit is refused for it
-    const fields = {
-      ...(state.id === undefined ? {} : { id: state.id }),
-      mainCommitted: committedOffsetOf(state),
-      ...(below === undefined || firstTimestamp === undefined ? {} : { handledBelow: below, firstTimestamp }),
-      waiting,
-    };
-    const metadata = fitTierCommit(offset, fields, budgetBytes);
+    const kept = { ...(state.id === undefined ? {} : { id: state.id }), mainCommitted: committedOffsetOf(state), waiting };
+    // Only a position past the commit is worth an anchor: a commit one past the last record done keeps none.
+    const anchor = below === undefined || below <= offset ? undefined : anchorOf(parking, commit.topic, offset, waitingRecords, loaded);
+    if (anchor !== undefined) {
+      const metadata = fitTierCommit(anchor.offset, { ...kept, handledBelow: below!, firstTimestamp: anchor.timestamp, firstDone: anchor.done }, budgetBytes);
+      // Cut to no position by the budget, the commit is not worth keeping one record back for.
+      if (metadata !== undefined && decodeTierCommit(anchor.offset, metadata).handledBelow !== undefined) return { ...commit, offset: anchor.offset.toString(), metadata };
+    }
+    const metadata = fitTierCommit(offset, kept, budgetBytes);
     return metadata === undefined ? commit : { ...commit, metadata };
   }
 
@@ -771,17 +772,41 @@ function unlessTakenAgain(takenAgain: () => boolean, operation: Promise<void>): 
 function doneBeforeLoad(parking: PartitionParking, record: ConsumedRecord): boolean {
   const offset = BigInt(record.message.offset);
   const before = parking.tierRead.get(record.topic);
-  parking.tierRead.set(record.topic, offset);
+  parking.tierRead.set(record.topic, record);
   const handled = parking.tierHandled.get(record.topic);
   if (handled === undefined) return false;
   // The record at the commit's offset must be this log's (its timestamp), whenever it is read
   // (read again: a held record sought back to), before any record is skipped.
-  if (offset === handled.from) handled.verified = /^\d+$/.test(record.message.timestamp) && BigInt(record.message.timestamp) === handled.firstTimestamp;
-  if (!handled.verified || offset < handled.from || (before !== undefined && offset < before)) {
+  if (offset === handled.from) handled.verified = timestampOfRecord(record) === handled.firstTimestamp;
+  if (!handled.verified || offset < handled.from || (before !== undefined && offset < BigInt(before.message.offset))) {
     parking.tierHandled.delete(record.topic);
     return false;
   }
-  return offset > handled.from && offset < handled.below && !handled.waiting.has(offset);
+  const past = offset > handled.from || (offset === handled.from && handled.fromDone);
+  return past && offset < handled.below && !handled.waiting.has(offset);
+}
+
+/** A record's timestamp as the tier commit keeps it, or undefined for one that is not a timestamp. */
+function timestampOfRecord(record: ConsumedRecord): bigint | undefined {
+  return /^\d+$/.test(record.message.timestamp) ? BigInt(record.message.timestamp) : undefined;
+}
+
+/**
+ * The record a tier commit at `offset` anchors its kept position on, to tell this log's from
+ * another's when read again: one waiting there, the one the load named there, or else the
+ * last record read, just below and done (the commit then stays on it, marked done: while a
+ * kept position's records are skipped, the next record is not read yet). None: no position.
+ */
+function anchorOf(parking: PartitionParking, topic: string, offset: bigint, waitingRecords: readonly ConsumedRecord[], loaded: TierHandled | undefined): { offset: bigint; timestamp: bigint; done: boolean } | undefined {
+  const first = waitingRecords.find((r) => BigInt(r.message.offset) === offset);
+  const stamped = (record: ConsumedRecord, done: boolean) => {
+    const timestamp = timestampOfRecord(record);
+    return timestamp === undefined ? undefined : { offset: BigInt(record.message.offset), timestamp, done };
+  };
+  if (first !== undefined) return stamped(first, false);
+  if (loaded?.from === offset) return { offset, timestamp: loaded.firstTimestamp, done: loaded.fromDone };
+  const last = parking.tierRead.get(topic);
+  return last !== undefined && BigInt(last.message.offset) === offset - 1n ? stamped(last, true) : undefined;
 }
 
 /** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */

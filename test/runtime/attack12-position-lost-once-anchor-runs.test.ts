@@ -2,6 +2,7 @@ import { HEADERS } from '../../src/naming/headers';
 import type { RetryEvent } from '../../src/runtime/events';
 import type { KafkaPort } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import { decodeTierCommit } from '../../src/runtime/tier-commit-metadata';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { BrokerRefusedError, MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
@@ -33,9 +34,9 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  *
  * Class: a durable position that survives only while its anchor record waits.
  *
- * Fix I'd make: while a loaded position's range is being skipped, commit each skipped record
- * at its own offset with its own timestamp as the anchor (`>below` from there, the anchor marked
- * done), or keep the tier commit at `from` (with `from` marked done) until the skips pass `below`.
+ * Fixed: while a kept position's records are skipped, the tier commit stays on the last record
+ * done, read, with its timestamp as the anchor and marked done (`^<timestamp>*`,
+ * tier-commit-metadata.ts; key-parking.ts anchorOf).
  */
 jest.setTimeout(120_000);
 
@@ -75,7 +76,7 @@ function world() {
 }
 
 describe('park-by-key, a kept tier position whose record at the commit runs at once after a rebalance', () => {
-  it.failing('keeps the position through the skips, so a second rebalance runs none of the records done behind it again', async () => {
+  it('keeps the position through the skips, so a second rebalance runs none of the records done behind it again', async () => {
     const w = world();
     w.broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from('a'), partition: 0 });
     const retrying = await w.start();
@@ -113,10 +114,17 @@ describe('park-by-key, a kept tier position whose record at the commit runs at o
     w.broker.rebalance(consumer.groups.main);
     await w.broker.run({ stopWhen: () => (w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0) ?? 0) >= waitingAt + 3 });
     expect(runsOfReplays()).toBe(REPLAYS);
+    // The commit stays on the last record skipped, marked done, the position kept past it.
+    const during = w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0)!;
+    expect(decodeTierCommit(BigInt(during), w.broker.committedMetadata(consumer.groups.main, tier1m!.topic, 0))).toEqual(expect.objectContaining({ firstDone: true, handledBelow: BigInt(waitingAt + 1 + REPLAYS) }));
     // A member joins during the skips.
     w.broker.rebalance(consumer.groups.main);
     await w.broker.run({ maxSteps: 50_000, until: w.clock.now() + 60_000, stopWhen: () => runsOfReplays() >= 2 * REPLAYS - 2 });
     await retrying.stop();
+    // Past the skips, the commit is past every record done again, and keeps no position.
+    const end = w.broker.records(tier1m!.topic, 0).length;
+    expect(w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0)).toBe(end);
+    expect(decodeTierCommit(BigInt(end), w.broker.committedMetadata(consumer.groups.main, tier1m!.topic, 0)).handledBelow).toBeUndefined();
 
     // Seen: 1,598 run again. Bound for three incidents (a refused commit, two rebalances): 3 x (500 + 10).
     expect(runsOfReplays() - REPLAYS).toBeLessThanOrEqual(3 * (500 + 10));

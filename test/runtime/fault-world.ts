@@ -6,7 +6,7 @@ import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { FaultyPort } from '../../src/simulate/faulty-port';
 import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
 import type { RetryEventListener } from '../../src/runtime/events';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { MemoryBroker, MetadataTooLargeError } from '../../src/simulate/memory-broker';
 import type { ThrowReaction } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
@@ -110,7 +110,13 @@ export function faultWorld(options: FaultWorldOptions) {
       const metadata = broker.committedMetadata(consumer.groups.main, consumer.mainTopic, p);
       countWhatALossMayCost(p, offset, metadata);
       const lost = faulty.statesLost % 2 === 1 ? {} : { metadata: `${(metadata ?? '').replace(/\0$/, '')}0` };
-      broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: p, offset: String(offset), ...lost }]);
+      try {
+        broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: p, offset: String(offset), ...lost }]);
+      } catch (error) {
+        // Under a lowered metadata limit the damaged state may not fit: it is lost as a reset loses it.
+        if (!(error instanceof MetadataTooLargeError)) throw error;
+        broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: p, offset: String(offset) }]);
+      }
     }
     groups.forEach((g) => broker.rebalance(g));
   }

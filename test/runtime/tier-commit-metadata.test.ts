@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { decodeTierCommit, encodeTierCommit, fitTierCommit } from '../../src/runtime/tier-commit-metadata';
 import type { TierCommitFields } from '../../src/runtime/tier-commit-metadata';
 
-/** The records of a tier partition committed at `offset` that a re-read skips as done: past the commit, below the position, not waiting. */
+/** The records of a tier partition committed at `offset` that a re-read skips as done: past the commit (or at it, marked done), below the position, not waiting. */
 function skipped(offset: bigint, fields: TierCommitFields, upTo: bigint): bigint[] {
   const out: bigint[] = [];
-  for (let o = offset + 1n; o < upTo; o++) if (fields.handledBelow !== undefined && o < fields.handledBelow && !fields.waiting.includes(o)) out.push(o);
+  for (let o = fields.firstDone === true ? offset : offset + 1n; o < upTo; o++) if (fields.handledBelow !== undefined && o < fields.handledBelow && !fields.waiting.includes(o)) out.push(o);
   return out;
 }
 
@@ -15,12 +15,13 @@ const fieldsAt = fc
     handled: fc.option(fc.bigInt({ min: 0n, max: 300n })),
     waiting: fc.uniqueArray(fc.bigInt({ min: 1n, max: 299n }), { maxLength: 40 }),
     id: fc.option(fc.constant('AbC-_123')),
+    firstDone: fc.boolean(),
   })
-  .map(({ offset, handled, waiting, id }) => {
+  .map(({ offset, handled, waiting, id, firstDone }) => {
     const handledBelow = handled === null ? undefined : offset + handled;
     const fields: TierCommitFields = {
       ...(id === null ? {} : { id, mainCommitted: 77n }),
-      ...(handledBelow === undefined ? {} : { handledBelow, firstTimestamp: 1_764_000_000_000n + offset }),
+      ...(handledBelow === undefined ? {} : { handledBelow, firstTimestamp: 1_764_000_000_000n + offset, ...(firstDone ? { firstDone } : {}) }),
       waiting: waiting.map((w) => offset + w).filter((w) => handledBelow !== undefined && w < handledBelow),
     };
     return { offset, fields };
@@ -30,6 +31,9 @@ describe('what a park-by-key tier commit keeps beside its offset', () => {
   it('writes the id and main commit, the handled position and the waiting records as distances past the offset, the first record\'s timestamp, an end token and a NUL', () => {
     expect(encodeTierCommit(100n, { id: 'AbC-_123', mainCommitted: 1_000n, handledBelow: 150n, waiting: [110n, 136n], firstTimestamp: 36n })).toBe('krt-park-tier/1 !AbC-_123 +rs >1e:a,10 ^10 .\0');
     expect(encodeTierCommit(100n, { handledBelow: 101n, waiting: [], firstTimestamp: 5n })).toBeUndefined(); // nothing past the commit's own record
+    // Anchored on the last record done: the record at the offset is done too.
+    expect(encodeTierCommit(100n, { handledBelow: 150n, waiting: [], firstTimestamp: 36n, firstDone: true })).toBe('krt-park-tier/1 >1e ^10* .\0');
+    expect(decodeTierCommit(100n, 'krt-park-tier/1 >1e ^10* .\0')).toEqual({ handledBelow: 150n, waiting: [], firstTimestamp: 36n, firstDone: true });
     expect(encodeTierCommit(100n, { handledBelow: 150n, waiting: [] })).toBeUndefined(); // no record at the offset to tell this log by
     expect(encodeTierCommit(100n, { waiting: [] })).toBeUndefined();
   });
@@ -41,6 +45,7 @@ describe('what a park-by-key tier commit keeps beside its offset', () => {
         expect(skipped(offset, read, offset + 301n)).toEqual(skipped(offset, fields, offset + 301n));
         expect(read.id).toBe(fields.id);
         if (skipped(offset, fields, offset + 301n).length > 0) expect(read.firstTimestamp).toBe(fields.firstTimestamp);
+        if (read.handledBelow !== undefined) expect(read.firstDone === true).toBe(fields.firstDone === true);
       }),
       { numRuns: 1_000 },
     );
@@ -63,7 +68,7 @@ describe('what a park-by-key tier commit keeps beside its offset', () => {
   });
 
   it('reads nothing from metadata that is none of ours: an offset reset leaves none, another writer its own', () => {
-    for (const metadata of [null, undefined, '', 'krt-parked/2 +0 .', 'krt-park-tier/1 >5 .', 'krt-park-tier/1 >5:1 ^a .x', 'krt-park-tier/2 >5 ^a .', 'hello']) {
+    for (const metadata of [null, undefined, '', 'krt-parked/2 +0 .', 'krt-park-tier/1 >5 .', 'krt-park-tier/1 >5:1 ^a .x', 'krt-park-tier/1 >5 ^a** .', 'krt-park-tier/1 >5 *^a .', 'krt-park-tier/2 >5 ^a .', 'hello']) {
       expect(decodeTierCommit(10n, metadata)).toEqual({ waiting: [] });
     }
     expect(decodeTierCommit(10n, 'krt-park-id/1 !AbC-_123 +rs .')).toEqual({ id: 'AbC-_123', mainCommitted: 1_000n, waiting: [] });
