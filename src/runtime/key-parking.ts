@@ -341,6 +341,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   const stateCommit = (partition: number, { state }: { readonly state: ParkState }): OffsetCommit => {
     fitId(state);
+    fitMark(state);
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };
 
@@ -351,6 +352,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   function fitId(state: ParkState): void {
     if (state.id !== undefined && oneHoldBytes(state) > budgetBytes) delete state.id;
+  }
+
+  /**
+   * Moves an empty state's lost mark up to its position when the state is over the budget: the
+   * mark is kept as a distance back from the position, so it grows with every record, and an
+   * empty state has nothing else to shed; over a broker's limit every commit of the partition
+   * would be refused and the same record run again without end (found by attack 11). Up to the
+   * position, every tier copy from below runs unjudged, as one from before a lost state does:
+   * order is what it costs, never a record. A state that holds keys keeps its mark (moved up,
+   * it would unjudge the held keys' stale copies too): it pauses at the budget until a release.
+   */
+  function fitMark(state: ParkState): void {
+    if (state.held.size > 0 || state.parked.size > 0 || state.lostBefore === undefined || state.lostBefore >= state.position) return;
+    if (Buffer.byteLength(parkStateMetadata(state)) > budgetBytes) state.lostBefore = state.position;
   }
 
   /** The id the copy of a record this state may hold carries, fitted first: a copy must never carry an id its state then drops. */

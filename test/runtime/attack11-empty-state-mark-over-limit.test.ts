@@ -26,13 +26,12 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * parked ("a budget under it costs the id, never a record"); the mark is not the id. Class: a
  * field that grows without bound in a size-limited encoding, outside what the shed may shed.
  *
- * Fix: an empty state over the budget sheds its mark up to its position (`~0`): every tier copy
- * from below it then runs unjudged, never skipped, which costs order only (as a lost state
- * does), and the state is as small as it gets; or bound the mark's age (past hold expiry no copy
- * from below it can still be a retry in flight).
+ * Fixed: an empty state over the budget moves its mark up to its position (`~0`) before it is
+ * committed (key-parking.ts fitMark): every tier copy from below it then runs unjudged, never
+ * skipped, which costs order only (as a lost state does).
  */
 describe('a state with nothing held or parked whose lost mark outgrew a tiny metadata limit', () => {
-  it.failing('is committed again (its mark shed), so the partition goes on', async () => {
+  it('is committed again (its mark shed), so the partition goes on', async () => {
     const broker = new MemoryBroker(new VirtualClock(0));
     broker.throwReaction = 'kafkajs';
     broker.createTopic('orders', 1);
