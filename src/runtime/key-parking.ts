@@ -12,6 +12,7 @@ import { shedToFit } from './shed-park-state';
 import { decodeTierCommit, encodeTierCommit, fitTierCommit } from './tier-commit-metadata';
 import { agreedStateId } from './tier-commit-state-id';
 import { createTierTurns, lastPerPartition } from './tier-turns';
+import type { TierCommit } from './tier-turns';
 import type { TierTurns } from './tier-turns';
 
 export interface KeyParkingOptions {
@@ -276,7 +277,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // Keys a shed freed may have tier records waiting their turn (found by attack 11): no release
     // of theirs is to come, so they run now, or wait for good with their keys' records behind them.
     if (shed !== undefined && shed.holdsDropped > 0) {
-      const ran: TopicPartitionOffset[] = [];
+      const ran: TierCommit[] = [];
       await drainFreeKeys(partition, parking, ran);
       if (ran.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
     }
@@ -450,7 +451,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (partitions.get(partition) !== parking) return;
     const now = options.now();
     const expired = [...parking.state.held.keys()].filter((hash) => now - parking.heldSince.get(hash)! >= options.holdExpiryMs);
-    const ran: TopicPartitionOffset[] = [];
+    const ran: TierCommit[] = [];
     for (const hash of expired) {
       emit({ type: 'hold-expired', topic: mainTopic, partition, offset: parking.state.held.get(hash)!.toString(), heldMs: now - parking.heldSince.get(hash)! });
       parking.state.held.delete(hash);
@@ -466,7 +467,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * Runs the key's parked records and waiting tier records in turn while the key is not held
    * and the next one has been read; the tier commits of the tier records it ran go to `ran`.
    */
-  async function drain(partition: number, parking: PartitionParking, hash: string, ran: TopicPartitionOffset[]): Promise<void> {
+  async function drain(partition: number, parking: PartitionParking, hash: string, ran: TierCommit[]): Promise<void> {
     const { state, turns } = parking;
     // A rebalance during a record run here forgot this state: the partition is read again
     // from its commit, and the new generation's waiting records are not this state's to run.
@@ -499,7 +500,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * as far as the room goes. A record that waited for room only has no release of its own
    * key to run it.
    */
-  async function drainFreeKeys(partition: number, parking: PartitionParking, ran: TopicPartitionOffset[]): Promise<void> {
+  async function drainFreeKeys(partition: number, parking: PartitionParking, ran: TierCommit[]): Promise<void> {
     for (const hash of parking.turns.keys(partition)) if (!parking.state.held.has(hash)) await drain(partition, parking, hash, ran);
   }
 
@@ -518,13 +519,18 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * is not atomic, and a tier record committed past without the state that covers it (its
    * hold, its key's release) would never be read again to take or release the hold.
    */
-  async function commit(partition: number, parking: PartitionParking, commits: OffsetCommit[]): Promise<void> {
+  async function commit(partition: number, parking: PartitionParking, commits: (OffsetCommit | TierCommit)[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
-    const latest = lastPerPartition(commits).map((c) => (c.topic === mainTopic ? c : withTierMetadata(parking, c)));
-    const state = latest.filter((c) => c.topic === mainTopic);
-    const tiers = latest.filter((c) => c.topic !== mainTopic);
-    await commitState(partition, parking.state, state.length > 0 && tiers.length > 0 ? state : latest);
-    if (state.length > 0 && tiers.length > 0 && partitions.get(partition) === parking) await commitState(partition, parking.state, tiers);
+    const latest = lastPerPartition(commits);
+    const state = latest.filter((c) => c.topic === mainTopic) as OffsetCommit[];
+    const handled = latest.filter((c): c is TierCommit => c.topic !== mainTopic);
+    const tiers = handled.map((c) => withTierMetadata(parking, c));
+    if (state.length > 0 && tiers.length > 0) {
+      await commitState(partition, parking.state, state);
+      if (partitions.get(partition) !== parking) return;
+    }
+    await commitState(partition, parking.state, state.length > 0 && tiers.length > 0 ? tiers : [...state, ...tiers]);
+    for (const c of handled) parking.turns.accepted(c);
   }
 
   /**
@@ -534,9 +540,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * runs again none of the records done behind a waiting one. The position the commit
    * loaded with counts until this generation has read past it.
    */
-  function withTierMetadata(parking: PartitionParking, commit: OffsetCommit): OffsetCommit {
+  function withTierMetadata(parking: PartitionParking, tierCommit: TierCommit): OffsetCommit {
+    const { handledBelow: handled, ...commit } = tierCommit;
     const offset = BigInt(commit.offset);
-    const handled = parking.turns.handledBelow(commit.topic, commit.partition);
     const loaded = parking.tierHandled.get(commit.topic);
     const below = loaded !== undefined && (handled === undefined || loaded.below > handled) ? loaded.below : handled;
     const waitingRecords = parking.turns.waitingAt(commit.topic, commit.partition);
@@ -638,7 +644,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // Re-reading after a restart: run or keep the parked records, skip the handled ones.
           if (state.parked.get(offset) === undefined || parking.records.has(offset)) return;
           parking.records.set(offset, record);
-          const ran: TopicPartitionOffset[] = [];
+          const ran: TierCommit[] = [];
           await drain(partition, parking, hash, ran);
           await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
           return;
@@ -736,7 +742,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         state.held.delete(hash);
         parking.heldSince.delete(hash);
-        const drained: TopicPartitionOffset[] = [];
+        const drained: TierCommit[] = [];
         await drain(record.partition, parking, hash, drained);
         await drainFreeKeys(record.partition, parking, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer

@@ -37,9 +37,16 @@ export interface TierTurns {
   keys(partition: number): string[];
   /**
    * The commit of a tier partition whose records are done up to `commit`: never past a
-   * record still waiting there, which a restart must read again.
+   * record still waiting there, which a restart must read again. Nothing is recorded until
+   * the broker accepts it (`accepted`).
    */
-  commit(commit: TopicPartitionOffset): TopicPartitionOffset;
+  commit(commit: TopicPartitionOffset): TierCommit;
+  /**
+   * The broker stored a tier commit: its records are done for good. Recorded only then: a
+   * record whose commit was refused is not done (the state that covers it, its hold, was not
+   * stored either) and is read again, so another operation's commit must not pass it.
+   */
+  accepted(commit: TierCommit): void;
   /**
    * A tier record is read: one below the last read of its partition means the log moved back
    * (the tier deleted and created again with no rebalance, its offsets reset), and how far the
@@ -48,15 +55,21 @@ export interface TierTurns {
    * offset (a held one, a failed operation) is no move back.
    */
   read(record: ConsumedRecord): void;
-  /** How far a tier partition is handled in this generation: every record below is done or waiting (records run one at a time). */
+  /** How far a tier partition is handled in this generation, by its accepted commits: every record below is done or waiting (records run one at a time). */
   handledBelow(topic: string, partition: number): bigint | undefined;
   /** A tier partition's records waiting their turn. */
   waitingAt(topic: string, partition: number): ConsumedRecord[];
 }
 
+/** A tier commit, with how far its partition is handled once the broker accepts it. */
+export interface TierCommit extends TopicPartitionOffset {
+  /** Every record below it is done or waiting (what `handledBelow` says once this commit is accepted). */
+  readonly handledBelow: bigint;
+}
+
 export function createTierTurns(): TierTurns {
   const waiting = new Map<number, WaitingTierRecord[]>();
-  /** The furthest commit asked for, per tier partition. */
+  /** The furthest commit the broker accepted, per tier partition. */
   const doneUpTo = new Map<string, bigint>();
   /** The last offset read, per tier partition. */
   const lastRead = new Map<string, bigint>();
@@ -80,15 +93,19 @@ export function createTierTurns(): TierTurns {
     waits: (partition, hash) => of(partition).some((w) => w.hash === hash),
     keys: (partition) => [...new Set(of(partition).map((w) => w.hash))],
     commit(commit) {
-      const key = id(commit.topic, commit.partition);
-      const done = BigInt(commit.offset) > (doneUpTo.get(key) ?? -1n) ? BigInt(commit.offset) : doneUpTo.get(key)!;
-      doneUpTo.set(key, done);
+      const accepted = doneUpTo.get(id(commit.topic, commit.partition));
+      const done = accepted === undefined || BigInt(commit.offset) > accepted ? BigInt(commit.offset) : accepted;
       let offset = done;
       for (const w of of(commit.partition)) {
         const at = BigInt(w.record.message.offset);
         if (w.record.topic === commit.topic && at < offset) offset = at;
       }
-      return { ...commit, offset: offset.toString() };
+      return { topic: commit.topic, partition: commit.partition, offset: offset.toString(), handledBelow: done };
+    },
+    accepted(commit) {
+      const key = id(commit.topic, commit.partition);
+      const before = doneUpTo.get(key);
+      if (before === undefined || commit.handledBelow > before) doneUpTo.set(key, commit.handledBelow);
     },
     read(record) {
       const key = id(record.topic, record.partition);

@@ -1,0 +1,48 @@
+import { createTierTurns } from '../../src/runtime/tier-turns';
+import type { WaitingTierRecord } from '../../src/runtime/tier-turns';
+import type { ConsumedRecord } from '../../src/runtime/router';
+
+const TIER = 'orders.retry.1m';
+const at = (offset: number) => ({ topic: TIER, partition: 0, offset: String(offset) });
+const recordAt = (offset: number): ConsumedRecord => ({ topic: TIER, partition: 0, message: { key: Buffer.from('k'), value: null, offset: String(offset), timestamp: '0' } });
+const waitingAt = (offset: number): WaitingTierRecord => ({ record: recordAt(offset), hash: 'k', behind: 0n, handle: async () => ({ outcome: 'success', commit: at(offset + 1) }) });
+
+describe('the tier turns of a park-by-key generation', () => {
+  it('commits a tier partition no further than its oldest waiting record', () => {
+    const turns = createTierTurns();
+    turns.wait(0, waitingAt(3));
+    expect(turns.commit(at(8))).toEqual({ ...at(3), handledBelow: 8n });
+  });
+
+  it('records how far a partition is handled only once the broker accepts the commit', () => {
+    const turns = createTierTurns();
+    const asked = turns.commit(at(6));
+    expect(turns.handledBelow(TIER, 0)).toBeUndefined();
+    turns.accepted(asked);
+    expect(turns.handledBelow(TIER, 0)).toBe(6n);
+  });
+
+  it('never lets a later commit pass a record whose own commit was refused (it is read again, its hold not stored)', () => {
+    const turns = createTierTurns();
+    turns.accepted(turns.commit(at(5)));
+    turns.commit(at(6)); // record 5 handled; its commit refused
+    // Another operation (a waiting record of offset 3 run by a release) commits next.
+    expect(turns.commit(at(4)).offset).toBe('5');
+  });
+
+  it('never lowers how far it was handled when an earlier commit is accepted after a later one', () => {
+    const turns = createTierTurns();
+    turns.accepted(turns.commit(at(9)));
+    turns.accepted({ ...at(4), handledBelow: 4n });
+    expect(turns.handledBelow(TIER, 0)).toBe(9n);
+  });
+
+  it('forgets how far it was handled when a record comes below the last one read (the log moved back)', () => {
+    const turns = createTierTurns();
+    turns.read(recordAt(8));
+    turns.accepted(turns.commit(at(9)));
+    turns.read(recordAt(0));
+    expect(turns.handledBelow(TIER, 0)).toBeUndefined();
+    expect(turns.commit(at(1)).offset).toBe('1');
+  });
+});
