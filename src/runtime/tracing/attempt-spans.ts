@@ -1,4 +1,4 @@
-import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, isSpanContextValid, ProxyTracerProvider, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Context, Link, Span } from '@opentelemetry/api';
 import { TRACE_ATTRIBUTES, TRACE_DESTINATIONS, TRACE_LINKS, TRACER_NAME } from '../../naming/tracing';
 import type { ErrorKind } from '../classify';
@@ -48,6 +48,7 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
   let startedUnder: Span | undefined;
 
   function start(record: ConsumedRecord): Attempt | undefined {
+    if (noProviderRegistered()) return undefined;
     const active = context.active();
     const headers = record.message.headers ?? NO_HEADERS;
     // A span already active here is the delivery's own process span (an instrumentation's,
@@ -118,6 +119,17 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
       });
     },
   };
+}
+
+/**
+ * No tracer provider is registered (the API's proxy has no delegate): every span would be
+ * the API's no-op, and making one per record cost half a microsecond (a tenth of the wrapped
+ * consumer's time per record on the broker). Checked per record: a provider registered later
+ * is used from then on.
+ */
+function noProviderRegistered(): boolean {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider && provider.getDelegateTracer(TRACER_NAME) === undefined;
 }
 
 /**
