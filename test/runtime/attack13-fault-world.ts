@@ -73,6 +73,8 @@ export interface Attempt {
   readonly seq: number;
   /** Handled in a tier before the tier's delay passed since the record failed on the hop before. */
   readonly early: boolean;
+  /** Attack 13: which record was run (topic, partition, offset): a copy, or the same record delivered again. */
+  readonly copy?: string;
 }
 
 export function descriptorFor(ordering: FaultWorldOptions['ordering']): ConsumerDescriptor {
@@ -171,6 +173,8 @@ export function faultWorld(options: FaultWorldOptions) {
    * once there is none left, as the original world names them all.
    */
   const named = new Set<number>();
+  /** Attack 13: replays come due once the main records have been read (a DLQ record's original is below the position). */
+  const REPLAY_DUE_AFTER_MS = 1_000;
   const replayOriginal = (r: PlannedRecord) => {
     let offset = 0;
     for (const m of options.records) {
@@ -182,7 +186,7 @@ export function faultWorld(options: FaultWorldOptions) {
   };
   planned.forEach((r, id) => {
     if (!isReplay(id)) return;
-    const headers = { [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/${r.partition}-${id}`, [HEADERS.attempt]: '2', [HEADERS.originalTopic]: consumer.mainTopic, [HEADERS.originalPartition]: String(r.partition), [HEADERS.originalOffset]: String(replayOriginal(r)), [HEADERS.dueAt]: String(T0) };
+    const headers = { [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/${r.partition}-${id}`, [HEADERS.attempt]: '2', [HEADERS.originalTopic]: consumer.mainTopic, [HEADERS.originalPartition]: String(r.partition), [HEADERS.originalOffset]: String(replayOriginal(r)), [HEADERS.dueAt]: String(T0 + REPLAY_DUE_AFTER_MS) };
     broker.append(consumer.tiers[0]!.topic, { key: Buffer.from(r.key), value: Buffer.from(String(id)), partition: r.partition, headers });
   });
 
@@ -213,7 +217,7 @@ export function faultWorld(options: FaultWorldOptions) {
         const replayed = isReplay(id) && hop === 1;
         const early = tier !== undefined && !replayed && (failedBefore === undefined || clock.now() < failedBefore.at + tier.delayMs);
         const ok = hop >= planned[id]!.failures;
-        attempts.push({ id, key: planned[id]!.key, hop, at: clock.now(), ok, seq: seq++, early });
+        attempts.push({ id, key: planned[id]!.key, hop, at: clock.now(), ok, seq: seq++, early, copy: `${record.topic}/${record.partition}@${record.message.offset}` });
         if (!ok) throw httpError(503);
       },
     });
@@ -318,22 +322,23 @@ export function faultWorld(options: FaultWorldOptions) {
         if (lastEarlier !== undefined && lastLater !== undefined && lastEarlier > lastLater) violations.push(`${r.key}: record ${earlier} last ran after ${later}`);
       });
     });
-    // Attack 13: a stale copy in a later tier (not a record delivered again at its own hop, which
-    // any at-least-once run may repeat): a record done (first success at one hop) must not
-    // succeed again at a later hop after a record of its key first tried once it was done, and
-    // land over that record's last success (an older update over a newer one).
+    // Attack 13: a stale copy (another tier record of a record, not the same one delivered
+    // again, which any at-least-once run may repeat): a record done (its first success) must
+    // not succeed again from another copy after a record of its key first tried once it was
+    // done, and land over that record's last success (an older update over a newer one).
     const firstOk = new Map<number, Attempt>();
     for (const a of attempts) if (a.ok && !firstOk.has(a.id)) firstOk.set(a.id, a);
     planned.forEach((x, xi) => {
       const done = firstOk.get(xi);
       if (done === undefined) return;
-      const laterHop = attempts.filter((a) => a.id === xi && a.ok && a.hop > done.hop);
+      const otherCopies = attempts.filter((a) => a.id === xi && a.ok && a.seq > done.seq && a.copy !== done.copy);
       planned.forEach((y, yi) => {
         if (xi === yi || x.key !== y.key || x.partition !== y.partition) return;
         const triedY = firstTry.get(yi);
         const lastY = lastSuccess.get(yi);
         if (triedY === undefined || lastY === undefined || triedY < done.seq) return;
-        if (laterHop.some((a) => a.seq > lastY)) violations.push(`${x.key}: ${isReplay(xi) ? 'replay' : 'record'} ${xi}'s copy at hop ${laterHop[0]!.hop} ran over ${yi}`);
+        const over = otherCopies.find((a) => a.seq > lastY);
+        if (over !== undefined) violations.push(`${x.key}: ${isReplay(xi) ? 'replay' : 'record'} ${xi}'s copy ${over.copy} ran over ${yi}`);
       });
     });
     return violations;
