@@ -1,4 +1,5 @@
 import { HEADERS } from '../../src/naming/headers';
+import { faultWorld } from './attack13-fault-world';
 import { consumer, refuseOnce, T0, tier1m, world } from './park-by-key-world';
 
 /**
@@ -94,5 +95,38 @@ describe('park-by-key, a stale copy of a replay that failed on once', () => {
     await w.broker.run({ until: T0 + 3 * 3_600_000 });
     await retrying.stop();
     expect(w.handled.filter((h) => h.startsWith('k:'))).toEqual(['k:a', 'k:rep FAIL', 'k:rep', 'k:new']); // seen: [..., 'k:new', 'k:rep']
+  });
+
+  /**
+   * The same with no fault but rebalances, in the fault world of attack 13 (replays that name a
+   * main record), as its order property found it (KRT_ATTACK13_ORDER=1, seed 1): key C's first
+   * replay fails in the 1m tier and holds C; a rebalance comes before its tier commit, so it
+   * is read and run again as C's current retry: two 10m copies. C's second replay waits behind
+   * the hold. The first 10m copy succeeds and releases C, the second replay runs, and the
+   * second 10m copy, stale, runs over it. At d4de591 the copy was skipped (the test passes there).
+   */
+  it.failing('is skipped when a rebalance ran the replay twice', async () => {
+    const result = await faultWorld({
+      ordering: 'park-by-key',
+      reaction: 'kafkajs',
+      records: [
+        { key: 'A', partition: 1, failures: 0 },
+        { key: 'B', partition: 0, failures: 0 },
+      ],
+      replays: [
+        { key: 'C', partition: 1, failures: 1 },
+        { key: 'C', partition: 1, failures: 0 },
+        { key: 'A', partition: 1, failures: 1 },
+      ],
+      faults: [],
+      events: [
+        { kind: 'rebalance', at: 23 },
+        { kind: 'rebalance', at: 13 },
+      ],
+      parkingBudgetBytes: 60,
+      partitions: 2,
+    }).run();
+    expect(result.lost).toEqual([]);
+    expect(result.outOfOrder).toEqual([]); // seen: ["C: replay 2's copy orders.confirmed.retry.10m/1@1 ran over 3"]
   });
 });
