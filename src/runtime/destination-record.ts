@@ -1,7 +1,7 @@
-import { HEADERS, PARK_STATE_HEADER } from '../naming/headers';
+import { PARK_STATE_HEADER } from '../naming/headers';
 import { describeError, errorNameOf, safeField } from './describe-error';
 import type { ConsumerDescriptor } from './descriptor';
-import { decodeRetryHeaders, encodeRetryHeaders, MAX_EPOCH_MS, passThroughHeaders, replayMarkOf } from './headers';
+import { decodeRetryHeaders, encodeRetryHeaders, MAX_EPOCH_MS, passThroughHeaders } from './headers';
 import type { OutgoingMessage } from './port';
 import { decodeOrigin, firstFailedGroup } from './record-origin';
 import type { Destination } from './resolve';
@@ -62,11 +62,6 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
     }),
   };
   if (options.parkState !== undefined) headers[PARK_STATE_HEADER] = options.parkState;
-  // A replay into a tier stays one on every later hop: park-by-key runs each copy of it
-  // unjudged, as it ran the replay. Judged by the holds, a copy of a replay that took no hold
-  // would be skipped as stale, and lost, by a state without an id to tell it apart (attack 12).
-  const replayMark = fromMain ? undefined : replayMarkOf(record.message.headers);
-  if (replayMark !== undefined) headers[HEADERS.replayedFromDlq] = replayMark;
   carryTraceContext(record.message.headers, headers);
   const spring: SpringHeaderValues = {
     ...original,

@@ -61,13 +61,8 @@ export function decodeRetryHeaders(headers: RawHeaders | undefined): RetryHeader
     originalTimestamp: integer(text(h, HEADERS.originalTimestamp), MAX_EPOCH_MS),
     errorClass: text(h, HEADERS.errorClass) || undefined,
     errorMessage: text(h, HEADERS.errorMessage),
-    replayedFromDlq: replayMarkOf(h) !== undefined,
+    replayedFromDlq: text(h, HEADERS.replayedFromDlq) !== undefined,
   };
-}
-
-/** The `x-replayed-from-dlq` value a record carries (which DLQ record it replays), or undefined. */
-export function replayMarkOf(headers: RawHeaders | undefined): string | undefined {
-  return text(headers ?? {}, HEADERS.replayedFromDlq);
 }
 
 /** The park-by-key state id a tier record was written under (PARK_STATE_HEADER), or undefined when it carries none that could be one. */

@@ -1,7 +1,7 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders, parkStateIdOf } from './headers';
 import { refusedAsTooLarge, tooLargeOnlyGuessed } from './metadata-too-large';
-import { committedOffsetOf, emptyParkState, encodeParkState, keyHash, newParkStateId, parkStateMetadata, readParkState, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, emptyParkState, encodeParkState, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
@@ -697,7 +697,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // may name a record of another log, so no hold of this state is its.
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(record.message.headers));
         // Without a readable original offset a record is nobody's current retry: it releases no hold.
-        const current = !foreign && holder !== undefined && original !== undefined && original === holder;
+        // Nor is a replay: its own retry ended in the DLQ, and a hold at its offset is another
+        // chain's (the record read again and failing anew, or another log's record at that offset:
+        // found by attack 13, a replay released that hold and the chain's own copy was lost).
+        const current = !foreign && !isReplay(record) && holder !== undefined && original !== undefined && original === holder;
         if (!keyless && !current && !held) {
           if (!foreign && !unjudged(state, record, original)) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
@@ -855,8 +858,11 @@ function unproven(state: ParkState, original: bigint | undefined): boolean {
  * be lost without running). One written under another state is not judged either (onTierRecord).
  */
 function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
-  return original === undefined || decodeRetryHeaders(record.message.headers).replayedFromDlq === true || unproven(state, original);
+  return original === undefined || isReplay(record) || unproven(state, original);
 }
+
+/** Written by `krt dlq replay` into the tier (its copies carry no mark: the state id they carry says how they are judged). */
+const isReplay = (record: ConsumedRecord) => decodeRetryHeaders(record.message.headers).replayedFromDlq === true;
 
 /** Any key's hash: they are all 12 characters, so one stands for every key when measuring a hold. */
 const SOME_KEY_HASH = keyHash(null);
@@ -875,16 +881,16 @@ function oneHoldBytes(state: ParkState): number {
 }
 
 /**
- * The state id the copy of a tier record not judged by a hold carries: its own when it was
- * written under another state; this state's when it can take a hold here (its original offset
- * below the position: a hold that does not fit moves `lostBefore` past it instead); else an id
- * of no state, so every later hop runs it unjudged too (a record of another log, or replayed
- * from before this state, whose offset this state cannot hold: judged by the holds, its next
- * copy would be skipped as stale and lost).
+ * The state id the copy of a tier record not judged by a hold carries: this state's when it
+ * can take a hold here (its original offset below the position: a hold that does not fit
+ * moves `lostBefore` past it instead); else NO_STATE_ID, so every later hop runs it unjudged
+ * too (a record written under another state, or replayed from before this state, whose
+ * offset this state cannot hold: judged by the holds, its next copy would be skipped as
+ * stale and lost).
  */
 function copyStateId(state: ParkState, id: string | undefined, foreign: boolean, original: bigint | undefined): string | undefined {
-  if (foreign) return undefined;
-  return original !== undefined && original < state.position ? id : newParkStateId();
+  if (foreign) return NO_STATE_ID;
+  return original !== undefined && original < state.position ? id : NO_STATE_ID;
 }
 
 /** The main-topic offset a tier record stands for, from whichever layout carries it (ours or Spring's). */

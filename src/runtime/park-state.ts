@@ -32,17 +32,31 @@ export interface ParkState {
 
 /** A new state id: 8 URL-safe characters (48 random bits). */
 export function newParkStateId(): string {
-  return randomBytes(6).toString('base64url');
+  for (;;) {
+    const id = randomBytes(6).toString('base64url');
+    if (id !== NO_STATE_ID) return id;
+  }
 }
 
 /**
+ * The state id of a tier copy no state's hold may judge: the copy of a record that ran
+ * unjudged and could take no hold (a record of another log or state, a replay or a record
+ * from before the state whose offset it cannot hold). Every later hop runs it unjudged, as
+ * its record ran, whatever the state it meets: a state whose own id went to the broker's
+ * metadata limit cannot tell a random id from its own (found by attack 12: such a copy was
+ * skipped as stale, and lost). Never an id a state takes (newParkStateId).
+ */
+export const NO_STATE_ID = 'no-state';
+
+/**
  * Whether a tier record that carries the state id `written` was written under another state
- * than `state`: both have ids and they differ. A record without one (written by an earlier
- * release, or replayed from the DLQ), or a state without one (its id did not fit the broker's
- * metadata limit: the holds judge every record, as before ids), is judged as before.
+ * than `state`: it carries NO_STATE_ID, or both have ids and they differ. A record without one
+ * (written by an earlier release, or replayed from the DLQ), or a state without one (its id
+ * did not fit the broker's metadata limit: the holds judge every record, as before ids), is
+ * judged as before.
  */
 export function writtenUnderAnotherState(state: ParkState, written: string | undefined): boolean {
-  return state.id !== undefined && written !== undefined && written !== state.id;
+  return written === NO_STATE_ID || (state.id !== undefined && written !== undefined && written !== state.id);
 }
 
 /** The format the runtime writes: ends with END, so nothing read back can extend or cut a state and still parse. */

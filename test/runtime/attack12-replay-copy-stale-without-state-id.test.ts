@@ -25,12 +25,10 @@ import type { FaultWorldOptions } from './fault-world';
  *
  * Class: a judgement that needs the state's id, made by a state that gave its id up (budget).
  *
- * Fixed: a replay's copy routed on from a tier keeps x-replayed-from-dlq (destination-record.ts),
- * so every later hop runs it unjudged whatever the state has (replay-mark-carried.test.ts). Not: a state without an id judging
- * every copy with an id as another state's (writtenUnderAnotherState without its `state.id !==
- * undefined`): tried, it makes this case pass, but a state that gave its id up then runs its own
- * older copies over newer records ("A: record 0 last ran after 1", the same property at seeds 1
- * to 3, 300 runs, limit 33).
+ * Fixed: the copy of a record no hold of this state may judge carries NO_STATE_ID (park-state.ts),
+ * which every state reads as another state's, with or without an id of its own, so every later
+ * hop runs it unjudged. (Carrying x-replayed-from-dlq on every copy instead, tried first, made a
+ * replay's stale copies run over newer records: attack13-replay-stale-copy-runs-over-newer.)
  */
 jest.setTimeout(60_000);
 

@@ -24,16 +24,15 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  *
  * Class: identity by offset alone, across logs.
  *
- * Fix I'd make: a replay (x-replayed-from-dlq) that carries no x-park-state of this state is
- * never the key's current retry: it waits its turn behind the hold like any replay. Its own
- * re-read (a refused commit after it took the hold) must then still be told apart: keep, with
- * a hold a replay took, that it was a replay's (its DLQ record's id, or a flag), and match a
- * marked record only against such a hold.
+ * Fixed: a replay is never its key's current retry (key-parking.ts onTierRecord): it runs
+ * unjudged in its turn behind the hold. Its own re-read (a refused commit after it took the
+ * hold) is not told apart: it runs once more in its turn, a duplicate at-least-once allows
+ * (attack13-replay-stale-copy-runs-over-newer).
  */
 jest.setTimeout(60_000);
 
 describe('park-by-key, a replay of an old log\'s DLQ record naming the offset of a record now in retry', () => {
-  it.failing('does not release that record\'s hold: the record\'s own retry still runs', async () => {
+  it('does not release that record\'s hold: the record\'s own retry still runs', async () => {
     const w = world();
     w.broker.throwReaction = 'kafkajs';
     w.failOnce.add('k:a');

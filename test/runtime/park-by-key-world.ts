@@ -19,6 +19,8 @@ export function world() {
   const broker = new MemoryBroker(clock);
   for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
   const handled: string[] = [];
+  /** Each run with the topic it ran from: which hop of a record's retry ran. */
+  const runs: { label: string; topic: string }[] = [];
   const events: RetryEvent[] = [];
   /** Values that fail once with a 503 (into the tiers), then succeed. */
   const failOnce = new Set<string>();
@@ -33,6 +35,7 @@ export function world() {
       onEvent: (e) => events.push(e),
       handler: async (record: ConsumedRecord) => {
         const label = `${record.message.key?.toString()}:${valueOf(record)}`;
+        runs.push({ label, topic: record.topic });
         if (failOnce.delete(label) || alwaysFail.has(label)) {
           handled.push(`${label} FAIL`);
           throw httpError(503);
@@ -57,7 +60,7 @@ export function world() {
     const lost = how === 'empty' ? { metadata: '' } : how === 'none' ? {} : { metadata: `${metadata.replace(/\0$/, '')}0` };
     broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition, offset: String(offset), ...lost }]);
   };
-  return { clock, broker, handled, events, failOnce, alwaysFail, start, produce, parkState, loseState };
+  return { clock, broker, handled, runs, events, failOnce, alwaysFail, start, produce, parkState, loseState };
 }
 
 /** The broker refuses the first commit with an offset that `matches` (the coordinator unavailable, once). */
