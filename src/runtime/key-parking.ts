@@ -193,6 +193,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const guarded = run.then(
       () => reconcile(partition),
       (error: unknown) => {
+        // The tier records it ran wait their turn again: what their run changed is read anew.
+        partitions.get(partition)?.turns.restore(partition);
         partitions.delete(partition);
         reconcile(partition);
         throw error;
@@ -274,13 +276,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
     partitions.set(partition, parking);
     watchHolds(partition, parking);
-    // Keys a shed freed may have tier records waiting their turn (found by attack 11): no release
-    // of theirs is to come, so they run now, or wait for good with their keys' records behind them.
-    if (shed !== undefined && shed.holdsDropped > 0) {
-      const ran: TierCommit[] = [];
-      await drainFreeKeys(partition, parking, ran);
-      if (ran.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
-    }
+    // Keys the loaded state holds no more may have tier records waiting their turn: a shed freed
+    // them (found by attack 11), or a failed operation's hold was never stored and its record waits
+    // again (attack 13). No release of theirs is to come, so they run now, or wait for good with
+    // their keys' records behind them.
+    const ran: TierCommit[] = [];
+    await drainFreeKeys(partition, parking, ran);
+    if (ran.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
     return parking;
   }
 
@@ -527,9 +529,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const tiers = handled.map((c) => withTierMetadata(parking, c));
     if (state.length > 0 && tiers.length > 0) {
       await commitState(partition, parking.state, state);
+      // What the tier records it ran changed (their holds) is stored: they are done with, even
+      // if the tier commits are refused (then they are read again, and judged, as any record).
+      parking.turns.settled(partition);
       if (partitions.get(partition) !== parking) return;
     }
     await commitState(partition, parking.state, state.length > 0 && tiers.length > 0 ? tiers : [...state, ...tiers]);
+    parking.turns.settled(partition);
     for (const c of handled) parking.turns.accepted(c);
   }
 

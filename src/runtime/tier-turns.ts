@@ -30,8 +30,21 @@ export interface TierTurns {
   wait(partition: number, entry: WaitingTierRecord): boolean;
   /** The key's oldest waiting tier record. */
   next(partition: number, hash: string): WaitingTierRecord | undefined;
-  /** It ran: it no longer holds back its tier partition's commit. */
+  /**
+   * It ran: it no longer holds back its tier partition's commit. Until the operation's commit
+   * is accepted (`settled`) it can come back (`restore`).
+   */
   done(partition: number, entry: WaitingTierRecord): void;
+  /** The partition's operation committed: the records it ran are done for good. */
+  settled(partition: number): void;
+  /**
+   * The partition's operation failed: the records it ran wait their turn again, first of their
+   * keys. What their run changed in the state (a hold) was not stored and is read anew, and
+   * their tier records are not read again (the failed operation was another record's): out of
+   * the turns they would never run again in turn (found by attack 13: a replay's hold lost
+   * with a refused commit, and its copy skipped as stale). They run once more: at least once.
+   */
+  restore(partition: number): void;
   waits(partition: number, hash: string): boolean;
   /** The keys with a waiting record, oldest first. */
   keys(partition: number): string[];
@@ -69,6 +82,8 @@ export interface TierCommit extends TopicPartitionOffset {
 
 export function createTierTurns(): TierTurns {
   const waiting = new Map<number, WaitingTierRecord[]>();
+  /** Ran in an operation not yet committed, per partition, in the order they ran. */
+  const unsettled = new Map<number, WaitingTierRecord[]>();
   /** The furthest commit the broker accepted, per tier partition. */
   const doneUpTo = new Map<string, bigint>();
   /** The last offset read, per tier partition. */
@@ -89,6 +104,13 @@ export function createTierTurns(): TierTurns {
       const rest = of(partition).filter((w) => w !== entry);
       if (rest.length > 0) waiting.set(partition, rest);
       else waiting.delete(partition);
+      unsettled.set(partition, [...(unsettled.get(partition) ?? []), entry]);
+    },
+    settled: (partition) => void unsettled.delete(partition),
+    restore(partition) {
+      const ran = unsettled.get(partition) ?? [];
+      unsettled.delete(partition);
+      if (ran.length > 0) waiting.set(partition, [...ran, ...of(partition)]);
     },
     waits: (partition, hash) => of(partition).some((w) => w.hash === hash),
     keys: (partition) => [...new Set(of(partition).map((w) => w.hash))],

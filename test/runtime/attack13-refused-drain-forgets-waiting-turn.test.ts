@@ -30,15 +30,14 @@ import { consumer, refuseOnce, T0, tier1m, world } from './park-by-key-world';
  * Class: in-memory progress recorded before the durable write that covers it (as 8ce76a1's
  * doneUpTo, for the queue of waiting records).
  *
- * Fix I'd make: take a waiting record out of the turns only once its commit is accepted (pass
- * the entries with the TierCommit and call turns.done() from commit() after the broker's
- * answer); a failed operation then finds it waiting again, and the next release runs it again
- * (a duplicate within the bound) before k:b.
+ * Fixed: a record a drain ran stays restorable until its operation's commit is accepted
+ * (tier-turns.ts settled/restore): the failed operation puts it back first of its key, and
+ * the next load drains free keys' turns, so it runs again in turn and takes its hold.
  */
 jest.setTimeout(60_000);
 
 describe('park-by-key, a waiting replay whose turn ran in a release the broker refused to store', () => {
-  it.failing('still holds its key for its next copy, so a newer parked record never runs before it', async () => {
+  it('still holds its key for its next copy, so a newer parked record never runs before it', async () => {
     const w = world();
     w.broker.throwReaction = 'kafkajs';
     w.produce('k', 'x0'); // main offset 0: the replay's original, below the position

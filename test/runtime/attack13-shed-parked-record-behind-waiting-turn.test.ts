@@ -32,14 +32,13 @@ import type { FaultWorldOptions } from './fault-world';
  * Class: a wake-up tied to one kind of state change (a hold released), missed by another that
  * frees the key too (parked records shed).
  *
- * Fix I'd make: drain the free keys with waiting turns after any shed that dropped anything
- * (holds or parked records); and in onMainRecord, when a key waits only on a turn of its own
- * (not held, nothing parked), run the turn first (drain) rather than park behind it.
+ * Fixed: every load drains the waiting turns of keys the loaded state does not hold
+ * (key-parking.ts load), whatever freed them: a shed that dropped holds, or only a parked record.
  */
 jest.setTimeout(60_000);
 
 describe('park-by-key, a shed that drops a parked record a replay waited behind', () => {
-  it.failing('runs the replay and the record, instead of parking the record behind the replay forever', async () => {
+  it('runs the replay and the record, instead of parking the record behind the replay forever', async () => {
     const options: FaultWorldOptions = {
       ordering: 'park-by-key',
       reaction: 'confluent',
