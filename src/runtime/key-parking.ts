@@ -109,13 +109,19 @@ interface TierHandled {
   verified: boolean;
 }
 
-/** What the tiers' commits of p say was handled, per tier topic (none for a commit that keeps no position). */
-function tierHandledOf(commits: readonly { topic: string; offset: string; metadata?: string | null }[]): Map<string, TierHandled> {
+/**
+ * What the tiers' commits of p say was handled, per tier topic (none for a commit that keeps no
+ * position); believed at once when this generation read its anchor (a reload after a failed
+ * operation: the partition is not read again from the commit).
+ */
+function tierHandledOf(partition: number, commits: readonly { topic: string; offset: string; metadata?: string | null }[], turns: TierTurns): Map<string, TierHandled> {
   const handled = new Map<string, TierHandled>();
   for (const c of commits) {
     const from = BigInt(c.offset);
     const fields = decodeTierCommit(from, c.metadata);
-    if (fields.handledBelow !== undefined && fields.firstTimestamp !== undefined) handled.set(c.topic, { from, below: fields.handledBelow, waiting: new Set(fields.waiting), firstTimestamp: fields.firstTimestamp, fromDone: fields.firstDone === true, verified: false });
+    if (fields.handledBelow === undefined || fields.firstTimestamp === undefined) continue;
+    const verified = turns.isAnchored(c.topic, partition, from, fields.firstTimestamp);
+    handled.set(c.topic, { from, below: fields.handledBelow, waiting: new Set(fields.waiting), firstTimestamp: fields.firstTimestamp, fromDone: fields.firstDone === true, verified });
   }
   return handled;
 }
@@ -255,7 +261,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
     const shed = loadedIn === generation ? await shedOverBudget(partition, read, () => loadedIn === generation) : undefined;
     const state = shed?.state ?? read;
-    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(tierCommits), tierRead: new Map(), inOrder: false };
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierRead: new Map(), inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
     // A state begun from nothing, in place of a lost one, or an earlier release's, is committed
@@ -537,6 +543,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await commitState(partition, parking.state, state.length > 0 && tiers.length > 0 ? tiers : [...state, ...tiers]);
     parking.turns.settled(partition);
     for (const c of handled) parking.turns.accepted(c);
+    for (const c of tiers) anchoredBy(parking.turns, c);
+  }
+
+  /** A tier commit the broker stored with a kept position: its anchor was read by this generation. */
+  function anchoredBy(turns: TierTurns, c: OffsetCommit): void {
+    const fields = decodeTierCommit(BigInt(c.offset), c.metadata);
+    if (fields.handledBelow !== undefined && fields.firstTimestamp !== undefined) turns.anchored(c.topic, c.partition, BigInt(c.offset), fields.firstTimestamp);
   }
 
   /**
@@ -807,7 +820,10 @@ function doneBeforeLoad(parking: PartitionParking, record: ConsumedRecord): bool
   if (handled === undefined) return false;
   // The record at the commit's offset must be this log's (its timestamp), whenever it is read
   // (read again: a held record sought back to), before any record is skipped.
-  if (offset === handled.from) handled.verified = timestampOfRecord(record) === handled.firstTimestamp;
+  if (offset === handled.from) {
+    handled.verified = timestampOfRecord(record) === handled.firstTimestamp;
+    if (handled.verified) parking.turns.anchored(record.topic, record.partition, offset, handled.firstTimestamp);
+  }
   if (!handled.verified || offset < handled.from || (before !== undefined && offset < BigInt(before.message.offset))) {
     parking.tierHandled.delete(record.topic);
     return false;

@@ -72,6 +72,16 @@ export interface TierTurns {
   handledBelow(topic: string, partition: number): bigint | undefined;
   /** A tier partition's records waiting their turn. */
   waitingAt(topic: string, partition: number): ConsumedRecord[];
+  /**
+   * The record at `offset` with this timestamp was read in this generation as the anchor of a
+   * kept tier position (read at a commit's offset, or committed as one): a state loaded again
+   * after a failed operation believes a position anchored there without reading it again, as
+   * the partition is not read again from its commit (found by attack 13: every record behind
+   * a refused skip commit ran again).
+   */
+  anchored(topic: string, partition: number, offset: bigint, timestamp: bigint): void;
+  /** Whether the last anchor of the tier partition this generation read is the one at `offset` with this timestamp. */
+  isAnchored(topic: string, partition: number, offset: bigint, timestamp: bigint): boolean;
 }
 
 /** A tier commit, with how far its partition is handled once the broker accepts it. */
@@ -88,6 +98,8 @@ export function createTierTurns(): TierTurns {
   const doneUpTo = new Map<string, bigint>();
   /** The last offset read, per tier partition. */
   const lastRead = new Map<string, bigint>();
+  /** The last anchor read or committed, per tier partition. */
+  const anchors = new Map<string, string>();
   const id = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   const same = (a: ConsumedRecord, b: ConsumedRecord) => a.topic === b.topic && a.partition === b.partition && a.message.offset === b.message.offset;
   const of = (partition: number) => waiting.get(partition) ?? [];
@@ -133,11 +145,16 @@ export function createTierTurns(): TierTurns {
       const key = id(record.topic, record.partition);
       const offset = BigInt(record.message.offset);
       const last = lastRead.get(key);
-      if (last !== undefined && offset < last) doneUpTo.delete(key);
+      if (last !== undefined && offset < last) {
+        doneUpTo.delete(key);
+        anchors.delete(key);
+      }
       lastRead.set(key, offset);
     },
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
     waitingAt: (topic, partition) => of(partition).filter((w) => w.record.topic === topic).map((w) => w.record),
+    anchored: (topic, partition, offset, timestamp) => void anchors.set(id(topic, partition), `${offset}@${timestamp}`),
+    isAnchored: (topic, partition, offset, timestamp) => anchors.get(id(topic, partition)) === `${offset}@${timestamp}`,
   };
 }
 

@@ -40,10 +40,9 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * Class: a durable position whose proof (reading its anchor) is only repeated on a rebalance,
  * while it is also thrown away on every failed operation.
  *
- * Fix I'd make: keep what the generation verified across a reload of the state (tierRead and
- * a verified tierHandled belong with the generation's turns, as `turns` already does), or seek
- * the tier partition back to its commit when a failed operation drops the parking, so the
- * anchor is the first record read again.
+ * Fixed: the generation's tier turns keep the last anchor it read or committed per tier
+ * partition (tier-turns.ts anchored), and a state loaded again in the same generation believes a
+ * position anchored there without reading it again (key-parking.ts tierHandledOf).
  */
 jest.setTimeout(120_000);
 
@@ -145,11 +144,11 @@ async function skipsMeetARefusal(during: 'a skip' | 'a main record') {
 
 describe('park-by-key, a kept tier position whose skips meet one refused commit', () => {
   // Bound for three incidents (two refused commits, one rebalance): 3 x (500 + 10).
-  it.failing('keeps the position after a skip\'s refused commit, so the records behind it are not run again past the bound', async () => {
+  it('keeps the position after a skip\'s refused commit, so the records behind it are not run again past the bound', async () => {
     expect(await skipsMeetARefusal('a skip')).toBeLessThanOrEqual(3 * (500 + 10)); // seen: 1,597
   });
 
-  it.failing('keeps the position after a refused commit of a main record of the partition, so the records behind it are not run again past the bound', async () => {
+  it('keeps the position after a refused commit of a main record of the partition, so the records behind it are not run again past the bound', async () => {
     expect(await skipsMeetARefusal('a main record')).toBeLessThanOrEqual(3 * (500 + 10)); // seen: 1,597
   });
 });

@@ -45,4 +45,16 @@ describe('the tier turns of a park-by-key generation', () => {
     expect(turns.handledBelow(TIER, 0)).toBeUndefined();
     expect(turns.commit(at(1)).offset).toBe('1');
   });
+
+  it('believes an anchor it read or committed, the last one only, until the log moves back', () => {
+    const turns = createTierTurns();
+    turns.anchored(TIER, 0, 5n, 1_000n);
+    expect(turns.isAnchored(TIER, 0, 5n, 1_000n)).toBe(true);
+    expect(turns.isAnchored(TIER, 0, 5n, 1_001n)).toBe(false); // another record at that offset
+    turns.anchored(TIER, 0, 9n, 1_200n);
+    expect(turns.isAnchored(TIER, 0, 5n, 1_000n)).toBe(false);
+    turns.read(recordAt(12));
+    turns.read(recordAt(0));
+    expect(turns.isAnchored(TIER, 0, 9n, 1_200n)).toBe(false);
+  });
 });
