@@ -491,6 +491,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         ran.push(turns.commit(commit));
         const original = originalOffsetOf(turn.record);
         if (outcome === 'tier' && !foreign && original !== undefined && original < state.position && mayHold(partition, parking, hash, original)) hold(partition, parking, hash, original);
+        await commitDrained(partition, parking, ran);
         continue;
       }
       const record = next === undefined ? undefined : parking.records.get(next);
@@ -500,7 +501,19 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       state.parked.delete(next);
       parking.records.delete(next);
       if (outcome === 'tier' && mayHold(partition, parking, hash, next)) hold(partition, parking, hash, next);
+      await commitDrained(partition, parking, ran);
     }
+  }
+
+  /**
+   * Each record a drain runs is committed before the next runs, with the state (what the
+   * release and the records so far changed) and the tier commits gathered in `ran` (taken out:
+   * the caller commits what is left): park-by-key commits every record, and a queue of a key
+   * run under one commit ran again whole after a crash before it, past the duplicate bound
+   * (found by attack 13: replays waiting their turn are not bounded by the parking budget).
+   */
+  async function commitDrained(partition: number, parking: PartitionParking, ran: TierCommit[]): Promise<void> {
+    await commit(partition, parking, [stateCommit(partition, parking), ...ran.splice(0)]);
   }
 
   /**
