@@ -12,7 +12,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startBroker, stopBroker } from '../scripts/kafka/broker';
 import { prepareTools } from '../test/helpers/tools';
-import { BENCH_CLIENTS } from './clients';
+import { runnableClients } from './clients';
 import { benchConsole } from './console';
 import { benchDlq } from './dlq';
 import { benchHotPath } from './hot-path';
@@ -50,7 +50,7 @@ const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Pro
     title: 'delay precision: 10,000 records into a 5 s tier, on each client',
     run: async () => {
       const precision = [];
-      for (const client of BENCH_CLIENTS) precision.push(await benchPrecision(client.name));
+      for (const client of runnableClients((line) => step(`  ${line}`))) precision.push(await benchPrecision(client.name));
       return { precision };
     },
   },
@@ -59,7 +59,7 @@ const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Pro
     title: 'memory: 1,000 and 100,000 records waiting in a tier, on each client',
     run: async () => {
       const memory = [];
-      for (const client of BENCH_CLIENTS) memory.push(...(await benchMemory(client.name)));
+      for (const client of runnableClients((line) => step(`  ${line}`))) memory.push(...(await benchMemory(client.name)));
       return { memory };
     },
   },
@@ -76,7 +76,7 @@ async function benchOutage(): Promise<OutageResult[]> {
   await prepareTools(['scripts/tools/confluent.sh']);
   const bootstrapServers = (await startBroker({ dir })).bootstrapServers;
   try {
-    return BENCH_CLIENTS.map((client) => {
+    return runnableClients((line) => step(`  ${line}`)).map((client) => {
       const out = execFileSync(JITI, [path.join(__dirname, 'outage-child.ts'), JSON.stringify({ client: client.name, brokerDir: dir })], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],

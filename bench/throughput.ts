@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { createRetryingConsumer } from '../src/runtime/retrying-consumer';
 import type { ConsumerDescriptor } from '../src/runtime/descriptor';
-import { benchClient, BENCH_CLIENTS } from './clients';
+import { benchClient, runnableClients } from './clients';
 import type { BenchClient, BenchClientName, PlainRecord } from './clients';
 import { benchKafka, freshTopics, produce } from './kafka';
 
@@ -181,8 +181,8 @@ function runVariantApart(variant: Variant, d: ConsumerDescriptor): number {
   return (JSON.parse(last) as { recordsPerSecond: number }).recordsPerSecond;
 }
 
-function variants(count: number, contrastCount: number): Variant[] {
-  const perClient = BENCH_CLIENTS.flatMap((client): Variant[] => [
+function variants(count: number, contrastCount: number, log: (line: string) => void): Variant[] {
+  const perClient = runnableClients(log).flatMap((client): Variant[] => [
     { client: client.name, kind: 'fastest plain loop', failingPercent: 0, records: count },
     { client: client.name, kind: 'auto-commit loop', failingPercent: 0, records: count },
     ...[0, 1, 10].map((percent): Variant => ({ client: client.name, kind: 'wrapped', failingPercent: percent, records: count })),
@@ -202,7 +202,7 @@ const keyOf = (row: Variant) => `${row.client}/${row.kind}/${row.failingPercent}
  * shared machine) is reported.
  */
 export async function benchThroughput(count = 300_000, rounds = 2, contrastCount = 2_000, log: (line: string) => void = () => {}): Promise<ThroughputRow[]> {
-  const all = variants(count, contrastCount);
+  const all = variants(count, contrastCount, log);
   const best = new Map<string, number>();
   for (let round = 0; round < rounds; round++) {
     const d = await freshTopics(`tp${round}`, [3600], PARTITIONS);
