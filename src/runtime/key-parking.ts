@@ -473,7 +473,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /**
    * Runs the key's parked records and waiting tier records in turn while the key is not held
-   * and the next one has been read; the tier commits of the tier records it ran go to `ran`.
+   * and the next one has been read, each committed before the next (commitDrained) with the
+   * tier commits gathered in `ran` so far.
    */
   async function drain(partition: number, parking: PartitionParking, hash: string, ran: TierCommit[]): Promise<void> {
     const { state, turns } = parking;
