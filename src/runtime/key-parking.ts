@@ -489,7 +489,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
         const { outcome, commit } = await turn.handle(copyStateId(state, idForCopies(state), foreign, originalOffsetOf(turn.record)));
         turns.done(partition, turn);
-        ran.push(turns.commit(commit));
+        // One read on a log since gone (the tier recreated) commits nothing on the log now.
+        if (!turns.ofAnotherLog(turn)) ran.push(turns.commit(commit));
         const original = originalOffsetOf(turn.record);
         if (outcome === 'tier' && !foreign && original !== undefined && original < state.position && mayHold(partition, parking, hash, original)) hold(partition, parking, hash, original);
         await commitDrained(partition, parking, ran);

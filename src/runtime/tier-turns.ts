@@ -70,8 +70,17 @@ export interface TierTurns {
   read(record: ConsumedRecord): void;
   /** How far a tier partition is handled in this generation, by its accepted commits: every record below is done or waiting (records run one at a time). */
   handledBelow(topic: string, partition: number): bigint | undefined;
-  /** A tier partition's records waiting their turn. */
+  /** A tier partition's records waiting their turn (of its log now). */
   waitingAt(topic: string, partition: number): ConsumedRecord[];
+  /**
+   * It waited on a log of its tier partition that has since moved back (the tier deleted and
+   * created again with no rebalance): it still runs in its turn (its copy is made from the record
+   * in memory), but its offset names nothing of the log now, so it never matches a record read
+   * now, never holds back this log's commit, and commits nothing on it (found by attack 14: a new
+   * record at its offset was taken for it delivered again and never ran, and its commit passed
+   * the new log's records, both LOST).
+   */
+  ofAnotherLog(entry: WaitingTierRecord): boolean;
   /**
    * The record at `offset` with this timestamp was read in this generation as the anchor of a
    * kept tier position (read at a commit's offset, or committed as one): a state loaded again
@@ -100,14 +109,21 @@ export function createTierTurns(): TierTurns {
   const lastRead = new Map<string, bigint>();
   /** The last anchor read or committed, per tier partition. */
   const anchors = new Map<string, string>();
+  /** How often each tier partition's log moved back in this generation. */
+  const logs = new Map<string, number>();
+  /** The log each waiting record was read on. */
+  const logOf = new WeakMap<WaitingTierRecord, number>();
   const id = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  const logNow = (r: ConsumedRecord) => logs.get(id(r.topic, r.partition)) ?? 0;
+  const ofThisLog = (w: WaitingTierRecord) => logOf.get(w) === logNow(w.record);
   const same = (a: ConsumedRecord, b: ConsumedRecord) => a.topic === b.topic && a.partition === b.partition && a.message.offset === b.message.offset;
   const of = (partition: number) => waiting.get(partition) ?? [];
 
   return {
     wait(partition, entry) {
       const queue = of(partition);
-      if (queue.some((w) => same(w.record, entry.record))) return false;
+      if (queue.some((w) => ofThisLog(w) && same(w.record, entry.record))) return false;
+      logOf.set(entry, logNow(entry.record));
       waiting.set(partition, [...queue, entry]);
       return true;
     },
@@ -132,7 +148,7 @@ export function createTierTurns(): TierTurns {
       let offset = done;
       for (const w of of(commit.partition)) {
         const at = BigInt(w.record.message.offset);
-        if (w.record.topic === commit.topic && at < offset) offset = at;
+        if (w.record.topic === commit.topic && ofThisLog(w) && at < offset) offset = at;
       }
       return { topic: commit.topic, partition: commit.partition, offset: offset.toString(), handledBelow: done };
     },
@@ -148,11 +164,13 @@ export function createTierTurns(): TierTurns {
       if (last !== undefined && offset < last) {
         doneUpTo.delete(key);
         anchors.delete(key);
+        logs.set(key, (logs.get(key) ?? 0) + 1);
       }
       lastRead.set(key, offset);
     },
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
-    waitingAt: (topic, partition) => of(partition).filter((w) => w.record.topic === topic).map((w) => w.record),
+    waitingAt: (topic, partition) => of(partition).filter((w) => w.record.topic === topic && ofThisLog(w)).map((w) => w.record),
+    ofAnotherLog: (entry) => !ofThisLog(entry),
     anchored: (topic, partition, offset, timestamp) => void anchors.set(id(topic, partition), `${offset}@${timestamp}`),
     isAnchored: (topic, partition, offset, timestamp) => anchors.get(id(topic, partition)) === `${offset}@${timestamp}`,
   };

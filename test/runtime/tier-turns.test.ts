@@ -57,4 +57,17 @@ describe('the tier turns of a park-by-key generation', () => {
     turns.read(recordAt(0));
     expect(turns.isAnchored(TIER, 0, 9n, 1_200n)).toBe(false);
   });
+
+  it('keeps a record that waited on a log since moved back apart from the log now: no match, no hold on its commit', () => {
+    const turns = createTierTurns();
+    const old = waitingAt(2);
+    turns.read(recordAt(2));
+    turns.wait(0, old);
+    turns.read(recordAt(3));
+    turns.read(recordAt(0)); // the tier deleted and created again: its offsets start over
+    expect(turns.ofAnotherLog(old)).toBe(true);
+    expect(turns.commit(at(4)).offset).toBe('4'); // the old record at 2 holds nothing of the new log back
+    expect(turns.waitingAt(TIER, 0)).toEqual([]);
+    expect(turns.wait(0, waitingAt(2))).toBe(true); // the new log's record at offset 2 is not the old one delivered again
+  });
 });
