@@ -356,7 +356,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /**
    * Drops the state's id when an empty state with it leaves no room in the budget for one hold
-   * (measured as mayHold measures one): called before any hold is measured and before each
+   * (measured as holdFits measures one): called before any hold is measured and before each
    * state commit, so a budget lowered under the id costs the id, never a key's hold.
    */
   function fitId(state: ParkState): void {
@@ -389,23 +389,36 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     (state.held.size > 0 || state.parked.size > 0) && encodeParkState(state).length + ENTRY_ROOM > budgetBytes;
 
   /**
-   * Whether `hash` may be held at `offset`: always while the state keeps something else
-   * (the budget check before the record, and a refusal, bound it), and in an empty state only
-   * if the broker can keep that one hold. Below that no key can be held at all: the record's
-   * retry goes on unheld (its key's newer records may run before it) and the runtime says
-   * so, instead of taking a hold every commit would refuse, running the record again forever.
-   * The record's tier copy is then judged as one from before a lost state (it runs).
+   * Whether `hash` may be held at `offset` if its record goes on to a tier, decided before the
+   * record runs (what the state can keep does not depend on the outcome), so its copy carries
+   * what the hold will be: always while the state keeps something else (the budget check
+   * before the record, and a refusal, bound it), and in an empty state only if the broker can
+   * keep that one hold. Below that no key can be held at all: the copy carries NO_STATE_ID, so
+   * every hop runs it unjudged, and its key's newer records may run before it (skipHold).
+   * `state` is the state as the record's run leaves it (a drained parked record taken out).
    */
-  function mayHold(partition: number, { state }: PartitionParking, hash: string, offset: bigint): boolean {
+  function holdFits(state: ParkState, hash: string, offset: bigint): boolean {
     fitId(state);
     if (state.held.size > 0 || state.parked.size > 0) return true;
-    const neededBytes = Buffer.byteLength(parkStateMetadata({ ...state, held: new Map([[hash, offset]]) }));
-    if (neededBytes <= budgetBytes) return true;
-    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes, neededBytes });
-    // Its tier record then finds no hold: marked as from before a lost state, it runs rather than be skipped as a stale copy.
-    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
-    return false;
+    return heldBytes(state, hash, offset) <= budgetBytes;
   }
+
+  const heldBytes = (state: ParkState, hash: string, offset: bigint) => Buffer.byteLength(parkStateMetadata({ ...state, held: new Map([[hash, offset]]) }));
+
+  /**
+   * Holds `hash` at `offset` for a record gone on to a tier, when holdFits() said so before it
+   * ran; else the record's retry goes on unheld and the runtime says so, instead of taking a
+   * hold every commit would refuse, running the record again forever. Its copy carries
+   * NO_STATE_ID: no partition-wide mark is moved, so no other key's stale copies are unjudged
+   * (a mark moved here did that: found by attack 11).
+   */
+  function holdOrSkip(partition: number, parking: PartitionParking, hash: string, offset: bigint, fits: boolean): void {
+    if (fits) return hold(partition, parking, hash, offset);
+    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes, neededBytes: heldBytes(parking.state, hash, offset) });
+  }
+
+  /** The state id a record's copy carries: this state's while its key may be held, else NO_STATE_ID (holdFits). */
+  const copyIdFor = (state: ParkState, fits: boolean): string | undefined => (fits ? idForCopies(state) : NO_STATE_ID);
 
   /**
    * Whether the state's commit metadata stays within the budget with `hash` held at
@@ -414,7 +427,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   function roomToHold({ state }: PartitionParking, hash: string, original: bigint | undefined): boolean {
     fitId(state);
-    // An empty state waits for no release: the record runs, and mayHold() decides its hold.
+    // An empty state waits for no release: the record runs, and holdFits() decides its hold.
     if (original === undefined || original >= state.position || (state.held.size === 0 && state.parked.size === 0)) return true;
     const held = new Map(state.held).set(hash, original);
     return Buffer.byteLength(parkStateMetadata({ ...state, held })) <= budgetBytes;
@@ -487,22 +500,25 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!roomToHold(parking, hash, originalOffsetOf(turn.record))) return; // waits for room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
-        const { outcome, commit } = await turn.handle(copyStateId(state, idForCopies(state), foreign, originalOffsetOf(turn.record)));
+        const original = originalOffsetOf(turn.record);
+        const holdable = mayTakeHold(state, foreign, original);
+        const fits = holdable && holdFits(state, hash, original!);
+        const { outcome, commit } = await turn.handle(holdable ? copyIdFor(state, fits) : NO_STATE_ID);
         turns.done(partition, turn);
         // One read on a log since gone (the tier recreated) commits nothing on the log now.
         if (!turns.ofAnotherLog(turn)) ran.push(turns.commit(commit));
-        const original = originalOffsetOf(turn.record);
-        if (outcome === 'tier' && !foreign && original !== undefined && original < state.position && mayHold(partition, parking, hash, original)) hold(partition, parking, hash, original);
+        if (outcome === 'tier' && holdable) holdOrSkip(partition, parking, hash, original!, fits);
         await commitDrained(partition, parking, ran);
         continue;
       }
       const record = next === undefined ? undefined : parking.records.get(next);
       if (next === undefined || !record) return;
       emit({ type: 'unparked', record, key: keyText(record) });
-      const outcome = await options.handle(record, true, idForCopies(state));
+      const fits = holdFits(withoutParked(state, next), hash, next);
+      const outcome = await options.handle(record, true, copyIdFor(state, fits));
       state.parked.delete(next);
       parking.records.delete(next);
-      if (outcome === 'tier' && mayHold(partition, parking, hash, next)) hold(partition, parking, hash, next);
+      if (outcome === 'tier') holdOrSkip(partition, parking, hash, next, fits);
       await commitDrained(partition, parking, ran);
     }
   }
@@ -696,8 +712,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           state.parked.set(offset, hash);
           parking.records.set(offset, record);
           emit({ type: 'parked', record, key: keyText(record) });
-        } else if ((await options.handle(record, false, idForCopies(state))) === 'tier' && !keyless && mayHold(partition, parking, hash, offset)) {
-          hold(partition, parking, hash, offset);
+        } else {
+          // Keyless records hold nothing, and their copies are never judged by a hold.
+          const fits = keyless || holdFits(state, hash, offset);
+          const outcome = await options.handle(record, false, copyIdFor(state, fits));
+          if (outcome === 'tier' && !keyless) holdOrSkip(partition, parking, hash, offset, fits);
         }
         state.position = offset + 1n;
         await commit(partition, parking, [stateCommit(partition, parking)]);
@@ -753,8 +772,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           }
         }
         let ran: { outcome: HandleOutcome; commit: TopicPartitionOffset };
+        // The current retry keeps its key's hold; any other record may take one only as mayTakeHold() says.
+        const holdable = !current && mayTakeHold(state, foreign, original);
+        // Keyless records hold nothing: their copies are never judged by a hold.
+        const fits = current || keyless || (holdable && holdFits(state, hash, original!));
         try {
-          ran = await handle(current ? idForCopies(state) : copyStateId(state, idForCopies(state), foreign, original));
+          ran = await handle(current || holdable ? copyIdFor(state, fits) : NO_STATE_ID);
         } catch (error) {
           if (error instanceof PublishHeld) return; // nothing committed, nothing changed: the record comes again
           throw error;
@@ -767,8 +790,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!current) {
           // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
-          if (ran.outcome === 'tier' && !foreign && original !== undefined && original < state.position && mayHold(record.partition, parking, hash, original)) {
-            hold(record.partition, parking, hash, original);
+          if (ran.outcome === 'tier' && holdable) {
+            holdOrSkip(record.partition, parking, hash, original!, fits);
             await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
           } else await commit(record.partition, parking, [done]);
           return;
@@ -918,16 +941,22 @@ function oneHoldBytes(state: ParkState): number {
 }
 
 /**
- * The state id the copy of a tier record not judged by a hold carries: this state's when it
- * can take a hold here (its original offset below the position: a hold that does not fit
- * moves `lostBefore` past it instead); else NO_STATE_ID, so every later hop runs it unjudged
- * too (a record written under another state, or replayed from before this state, whose
- * offset this state cannot hold: judged by the holds, its next copy would be skipped as
- * stale and lost).
+ * Whether a tier record not judged by a hold may take its key's hold if it goes on to a later
+ * tier: not one written under another state, and only with an original offset below the
+ * position, which this state can hold. Any other copy carries NO_STATE_ID, so every later hop
+ * runs it unjudged too (a record written under another state, or replayed from before this
+ * state, whose offset this state cannot hold: judged by the holds, its next copy would be
+ * skipped as stale and lost).
  */
-function copyStateId(state: ParkState, id: string | undefined, foreign: boolean, original: bigint | undefined): string | undefined {
-  if (foreign) return NO_STATE_ID;
-  return original !== undefined && original < state.position ? id : NO_STATE_ID;
+function mayTakeHold(state: ParkState, foreign: boolean, original: bigint | undefined): boolean {
+  return !foreign && original !== undefined && original < state.position;
+}
+
+/** `state` as it is once its parked record at `offset` has run (what a hold is measured against). */
+function withoutParked(state: ParkState, offset: bigint): ParkState {
+  const parked = new Map(state.parked);
+  parked.delete(offset);
+  return { ...state, parked };
 }
 
 /** The main-topic offset a tier record stands for, from whichever layout carries it (ours or Spring's). */

@@ -1,7 +1,7 @@
 import { HEADERS } from '../../src/naming/headers';
 import type { RetryEvent } from '../../src/runtime/events';
 import { createKeyParking } from '../../src/runtime/key-parking';
-import { emptyParkState, parkStateMetadata } from '../../src/runtime/park-state';
+import { emptyParkState, NO_STATE_ID, parkStateMetadata } from '../../src/runtime/park-state';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
@@ -26,10 +26,9 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * and unproven() reads it for every key. Class: a partition-wide marker used for a per-key
  * decision (the lost-state path may, as it loses every key's hold; a skipped hold does not).
  *
- * Fix: decide before handling whether the record could take a hold (the state's size does not
- * depend on the outcome) and, when it could not, publish its copy under an id of no state, as
- * copyStateId already does for records no hold judges (foreign: every hop runs it unjudged);
- * then no partition-wide mark is needed for a skipped hold.
+ * Fixed: whether the record could take a hold is decided before it runs (the state's size does
+ * not depend on the outcome, key-parking.ts holdFits); when it could not, its copy carries the
+ * id of no state (NO_STATE_ID: every hop runs it unjudged), and no partition-wide mark moves.
  */
 describe('a hold skipped under a tiny metadata limit, then another key\'s stale copy', () => {
   const tier = 'orders.retry.10m';
@@ -43,12 +42,13 @@ describe('a hold skipped under a tiny metadata limit, then another key\'s stale 
     broker.commit('g', [{ topic: 'orders', partition: 0, offset: '2', metadata: parkStateMetadata(emptyParkState(2n)) }]);
     const handled: string[] = [];
     const events: RetryEvent[] = [];
+    const copyIds: (string | undefined)[] = [];
     const consumer = broker.port().consumer('g');
     const parking = createKeyParking({
       mainTopic: 'orders',
       tierTopics: [tier],
       consumer: () => consumer,
-      handle: async (r) => (handled.push(`${r.message.key}@${r.message.offset}`), 'tier'),
+      handle: async (r, _parked, parkState) => (handled.push(`${r.message.key}@${r.message.offset}`), copyIds.push(parkState), 'tier'),
       emit: (e) => events.push(e),
       budgetBytes: 24, // under the empty state plus one hold (33 bytes)
       holdExpiryMs: 3_600_000,
@@ -57,7 +57,7 @@ describe('a hold skipped under a tiny metadata limit, then another key\'s stale 
       commitOffsetFor: (r) => ({ topic: r.topic, partition: r.partition, offset: String(Number(r.message.offset) + 1) }),
       retryLater: () => {},
     });
-    return { broker, parking, handled, events };
+    return { broker, parking, handled, events, copyIds };
   }
   const main = (key: string, offset: number): ConsumedRecord => ({ topic: 'orders', partition: 0, message: { key: Buffer.from(key), value: Buffer.from('v'), offset: String(offset), timestamp: '0' } });
   const staleCopyOfD0: ConsumedRecord = { topic: tier, partition: 0, message: { key: Buffer.from('D'), value: Buffer.from('v'), offset: '1', timestamp: '0', headers: { [HEADERS.originalOffset]: '0' } } };
@@ -70,11 +70,17 @@ describe('a hold skipped under a tiny metadata limit, then another key\'s stale 
     expect(s.events.map((e) => e.type)).toEqual(['stale-tier-record']);
   });
 
-  it.failing('still skips the stale copy of D@0 after A\'s hold was skipped (the runtime gave up A\'s order, not D\'s)', async () => {
+  it('still skips the stale copy of D@0 after A\'s hold was skipped (the runtime gave up A\'s order, not D\'s)', async () => {
     const s = setup();
     await s.parking.onMainRecord(main('A', 2)); // into a tier: no hold fits
     expect(s.events.map((e) => e.type)).toEqual(['parking-hold-skipped']);
     await s.parking.onTierRecord(staleCopyOfD0, ran(s.handled));
     expect(s.handled).toEqual(['A@2']);
+  });
+
+  it('publishes the copy of A@2, whose hold was skipped, under the id of no state, so every later hop runs it unjudged', async () => {
+    const s = setup();
+    await s.parking.onMainRecord(main('A', 2));
+    expect(s.copyIds).toEqual([NO_STATE_ID]);
   });
 });
