@@ -60,7 +60,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
     // An older snapshot of what cdktf built last is migrated with what the output folder says kept stacks hold.
     const held = baseline ? heldResources(baseline) : new Map();
     const applied = [...removedStacks(baseline)].filter((stack) => !held.has(stack));
-    previous = readBaseline(app.outdir, io.cwd, { held, applied, notice }, 'stacks');
+    previous = readBaseline(app.outdir, io.cwd, { held, applied, notice, committed: false }, 'stacks');
   } catch (error) {
     if (!(error instanceof SnapshotError)) throw error;
     io.stderr(`krt cdktf cannot use ${path.join(app.outdir, MODEL_SNAPSHOT_FILE)}, what it built last (${error.message.split(': ')[0]}), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);

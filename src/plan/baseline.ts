@@ -5,6 +5,7 @@ import { MODEL_SNAPSHOT_FILE, migrationNotice, readModelSnapshot, SnapshotError 
 import { MANIFEST_FILE } from '../writer/write-generated';
 import { readCommittedStacks } from './committed-stacks';
 import { heldIn } from './removed-stacks';
+import { snapshotInHead } from './snapshot-in-head';
 
 export interface BaselineOptions {
   /** Kept stacks the operator applied (`--applied`): a migrated snapshot takes their state as empty. */
@@ -13,13 +14,15 @@ export interface BaselineOptions {
   readonly held?: ReadonlyMap<string, HeldResources>;
   /** Told when the snapshot was written by an older krt and migrated. */
   readonly notice?: (line: string) => void;
+  /** Whether the folder is one a team commits (not cdktf's build folder): then a snapshot its last commit holds is lost when missing. */
+  readonly committed?: boolean;
 }
 
 /**
  * The model the committed output was generated from, which every guard compares with.
- * Absent only before the first synth: when krt's own manifest shows it made the folder,
- * a missing snapshot is a lost one (a merge resolution, a cleanup), and guessing "first
- * synth" would turn every guard off. An older snapshot is migrated with what the
+ * Absent only before the first synth: when krt's own manifest shows it made the folder, or
+ * the last commit holds the snapshot (the folder deleted whole), a missing snapshot is a lost
+ * one (a merge resolution, a cleanup), and guessing "first synth" would turn every guard off. An older snapshot is migrated with what the
  * committed stacks declare (`folder`: see `readCommittedStacks`), never rebuilt from the spec.
  */
 export function readBaseline(outDir: string, cwd: string, options: BaselineOptions = {}, folder = 'terraform'): ProjectModel | undefined {
@@ -32,8 +35,17 @@ export function readBaseline(outDir: string, cwd: string, options: BaselineOptio
   };
   const snapshot = readModelSnapshot(outDir, { committedHolding, applied: options.applied });
   if (snapshot?.migratedFrom !== undefined) options.notice?.(migrationNotice(shown, snapshot.migratedFrom));
-  if (snapshot || !existsSync(path.join(outDir, MANIFEST_FILE))) return snapshot?.model;
-  throw new SnapshotError(
-    `${shown} is missing, but ${MANIFEST_FILE} beside it shows krt generated this folder, so krt cannot tell what the spec changes delete; restore it from the branch this one started from, e.g. \`git show main:${shown} > ${shown}\`, then run this again`,
-  );
+  if (snapshot) return snapshot.model;
+  if (existsSync(path.join(outDir, MANIFEST_FILE))) {
+    throw new SnapshotError(
+      `${shown} is missing, but ${MANIFEST_FILE} beside it shows krt generated this folder, so krt cannot tell what the spec changes delete; restore it from the branch this one started from, e.g. \`git show main:${shown} > ${shown}\`, then run this again`,
+    );
+  }
+  if (options.committed !== false && snapshotInHead(path.join(outDir, MODEL_SNAPSHOT_FILE), cwd)) {
+    const folder = `./${path.relative(cwd, outDir).split(path.sep).join('/')}`;
+    throw new SnapshotError(
+      `${shown} is missing, and so is ${MANIFEST_FILE}, but the last commit holds them: the output folder was deleted, not never made, so krt cannot tell what the spec changes delete; restore it with \`git checkout HEAD -- ${folder}\` (your spec edits stay), then run this again`,
+    );
+  }
+  return undefined;
 }
