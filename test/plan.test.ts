@@ -188,10 +188,22 @@ describe('durations in plan messages', () => {
     );
   });
 
-  it('calls a tier whose delay stays but whose topic is renamed a move to another topic, not a retime', () => {
+  it('calls a tier whose delay stays but whose topic is renamed a rename that deletes the old topic, never safe and never a retime', () => {
     const plan = planChanges(base, modelOf(aConsumer({ retryTopicBase: 'orders.confirmed.billing' })));
-    expect(lines(plan)).toContain("safe: tier 1 (1m) moves from 'orders.confirmed.retry.1m' to 'orders.confirmed.billing.retry.1m': creates 'orders.confirmed.billing.retry.1m'");
+    expect(lines(plan)).toContain(
+      "destructive: tier 1m renamed from 'orders.confirmed.retry.1m' to 'orders.confirmed.billing.retry.1m' (retryTopicBase or naming changed): deletes 'orders.confirmed.retry.1m' with every record waiting in it and creates 'orders.confirmed.billing.retry.1m' empty (krt synth refuses this)",
+    );
+    expect(lines(plan).filter((line) => line.startsWith('safe: tier') && line.includes("'orders.confirmed.retry.1m'"))).toEqual([]);
     expect(lines(plan).join('\n')).not.toMatch(/retimed/);
+  });
+
+  it('refuses a renamed tier with the fix that works: keep the old names, never "retire" a delay still in the ladder', () => {
+    const after = modelOf(aConsumer({ retryTopicBase: 'orders.confirmed.billing' }));
+    const tierRefusals = refusals(base, after).filter((line) => line.includes('.retry.'));
+    expect(tierRefusals).toContain(
+      "consumers[0].retryTopicBase: tier 1m would be renamed from 'orders.confirmed.retry.1m' to 'orders.confirmed.billing.retry.1m' (retryTopicBase or naming changed), which deletes 'orders.confirmed.retry.1m' with every record waiting in it; keep the old names, or add a new consumer beside this one and decommission this one",
+    );
+    expect(tierRefusals.join('\n')).not.toMatch(/retired/);
   });
 });
 

@@ -51,7 +51,13 @@ function tierChanges(was: ConsumerModel, now: ConsumerModel, existing: ReadonlyS
     if (!previous) {
       const replaced = was.tiers.find((t) => t.index === tier.index && !now.tiers.some((n) => n.name === t.name));
       const topic = existing.has(tier.name) ? `keeps '${tier.name}', which exists already` : `creates '${tier.name}'`;
-      changes.push(change('safe', replaced ? `${replacedTier(replaced, tier)}: ${topic}` : `tier ${tier.label} added as tier ${tier.index} of ${now.tiers.length}: ${topic}`));
+      if (replaced?.delayMs === tier.delayMs) {
+        // The same delay under another topic name (retryTopicBase, naming): a new topic is the
+        // outcome's to tell, with the old one's deletion; one that exists is taken over.
+        if (existing.has(tier.name)) changes.push(change('safe', `tier ${tier.index} (${tier.label}) moves from '${replaced.name}' to '${tier.name}': ${topic}`));
+        continue;
+      }
+      changes.push(change('safe', replaced ? `tier ${tier.index} retimed from ${formatDuration(replaced.delayMs)} to ${formatDuration(tier.delayMs)}: ${topic}` : `tier ${tier.label} added as tier ${tier.index} of ${now.tiers.length}: ${topic}`));
     } else if (previous.draining) {
       changes.push(change('safe', `tier ${tier.label} back in the ladder as tier ${tier.index}: no longer draining`));
     } else if (previous.index !== tier.index) {
@@ -69,16 +75,6 @@ function tierChanges(was: ConsumerModel, now: ConsumerModel, existing: ReadonlyS
     }
   }
   return changes;
-}
-
-/**
- * A tier whose topic changes in its place. Labels are exact (`formatDuration`), so two
- * delays never print alike; the same delay under another topic name (retryTopicBase,
- * naming) is no retime, and says which topic it leaves.
- */
-function replacedTier(old: RetryTierModel, tier: RetryTierModel): string {
-  if (old.delayMs === tier.delayMs) return `tier ${tier.index} (${tier.label}) moves from '${old.name}' to '${tier.name}'`;
-  return `tier ${tier.index} retimed from ${formatDuration(old.delayMs)} to ${formatDuration(tier.delayMs)}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { stackTopics } from '../model/hand-over';
 import { topicResourceId } from '../naming';
-import type { ConsumerModel, HeldResources, ProjectModel, TopicModel, TopologyModel } from '../model/types';
+import type { ConsumerModel, HeldResources, ProjectModel, RetryTierModel, TopicModel, TopologyModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
@@ -10,6 +10,7 @@ import { changedTopologies, synthesizeStacks } from './stack-resources';
 import type { StackResources, TopicResource } from './stack-resources';
 import type { PlannedChange, TerraformChange } from './types';
 import { refusal } from './refusals';
+import { renamedTier } from './renamed-tier';
 import { heldResources } from './removed-stacks';
 import { role, topicOwners } from './topic-owner';
 import type { TopicOwner } from './topic-owner';
@@ -234,7 +235,7 @@ class Context {
     this.say(owner, { action: 'delete', stacks: elsewhere ? [old.stack, elsewhere.stack] : [old.stack], topics: [old.name] }, 'destructive', elsewhere
       ? `'${old.name}' leaves stack '${old.stack}' for stack '${elsewhere.stack}' without a declared move: '${old.stack}' deletes it with every record and '${elsewhere.stack}' creates it empty (krt synth refuses this)`
       : owner?.topic.kind === 'retry' && now
-        ? `tier ${owner.topic.label} removed without draining: deletes '${old.name}' with every record waiting in it (krt synth refuses this)`
+        ? tierDeleted(owner.topic, old, now)
         : `stack '${old.stack}' deletes '${old.name}' with every record in it (krt synth refuses this)`);
   }
 
@@ -412,3 +413,11 @@ function declaredGone(owner: TopicOwner, ownersAfter: ReadonlyMap<string, TopicO
 }
 
 const quote = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
+
+/** What deleting a tier's topic means: the tier renamed (its delay still live), or taken out of the ladder. */
+function tierDeleted(tier: RetryTierModel, old: TopicResource, now: ConsumerModel): string {
+  const renamed = renamedTier(tier, now);
+  return renamed
+    ? `tier ${tier.label} renamed from '${old.name}' to '${renamed.name}' (retryTopicBase or naming changed): deletes '${old.name}' with every record waiting in it and creates '${renamed.name}' empty (krt synth refuses this)`
+    : `tier ${tier.label} removed without draining: deletes '${old.name}' with every record waiting in it (krt synth refuses this)`;
+}

@@ -2,6 +2,7 @@ import { formatDuration } from '../duration';
 import type { ConsumerModel, RetryTierModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
+import { renamedTier } from './renamed-tier';
 import { role } from './topic-owner';
 import type { TopicOwner } from './topic-owner';
 import type { TopicResource } from './stack-resources';
@@ -49,12 +50,17 @@ export const refusal = {
     }
     const topic = owner.topic;
     switch (topic.kind) {
-      case 'retry':
+      case 'retry': {
+        const renamed = renamedTier(topic, now);
+        if (renamed) {
+          return specError(now.source.file, `${now.source.path}.retryTopicBase`, `tier ${topic.label} would be renamed from '${topic.name}' to '${renamed.name}' (retryTopicBase or naming changed), which deletes '${topic.name}' with every record waiting in it; keep the old names, or add a new consumer beside this one and decommission this one`);
+        }
         return specError(
           now.source.file,
           `${now.source.path}.ladder`,
           `tier ${topic.label} left the ladder, which would delete '${topic.name}' with every record waiting in it; add it to the retired tiers (retired: [${retiredEntry(topic, now)}]) so it drains into the live tiers, and remove it once \`krt plan --live\` reports it empty`,
         );
+      }
       case 'dlq':
       case 'dlq-audit': {
         const [what, current] = topic.kind === 'dlq' ? ['DLQ', now.dlq.name] : ['DLQ audit log', now.dlqAudit.name];
