@@ -197,7 +197,7 @@ describe('finding 5: what the plan says about changes Terraform makes, and only 
     expect(refusals(before, adopted)).toEqual([]);
     expect(stacks(adopted).orders!.import).toEqual([{ to: 'kafka_topic.orders_confirmed', id: 'orders.confirmed' }]);
     expect(lines(planChanges(before, adopted))).toContain(
-      "destructive: stack 'orders' imports the existing topic 'orders.confirmed' (an import block) as Kafka has it, which krt cannot see offline: if it has more than 12 partitions or another replication factor, the provider would replace it with every record (prevent_destroy makes that apply stop instead), and its configs become exactly the spec's, judged here against the broker defaults; check with `krt plan --live` that it matches the spec, apply with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec",
+      "destructive: stack 'orders' imports the existing topic 'orders.confirmed' (an import block) as Kafka has it, which krt cannot see offline: if it has more than 12 partitions, the provider would replace it with every record (prevent_destroy makes that apply stop instead), another replication factor is reassigned in place (Kafka 2.4 or newer), and its configs become exactly the spec's, judged here against the broker defaults; check with `krt plan --live` that it matches the spec, apply with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec",
     );
   });
 

@@ -274,7 +274,7 @@ class Context {
         owner,
         { action: 'import', stacks: [current.stack], topics: [current.name] },
         'destructive',
-        `stack '${current.stack}' imports the existing topic '${current.name}' (an import block) as Kafka has it, which krt cannot see offline: if it has more than ${current.partitions} partitions or another replication factor, the provider would replace it with every record (prevent_destroy makes that apply stop instead), and its configs become exactly the spec's, judged here against the broker defaults; check with \`krt plan --live\` that it matches the spec, apply with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`,
+        `stack '${current.stack}' imports the existing topic '${current.name}' (an import block) as Kafka has it, which krt cannot see offline: if it has more than ${current.partitions} partitions, the provider would replace it with every record (prevent_destroy makes that apply stop instead), another replication factor is reassigned in place (Kafka 2.4 or newer), and its configs become exactly the spec's, judged here against the broker defaults; check with \`krt plan --live\` that it matches the spec, apply with Terraform or OpenTofu 1.7+ (an older one would try to create the topic and fail), then drop previouslyManaged from the spec`,
       );
       const unknown: TopicResource = { ...current, partitions: existed.topic.partitions, config: { 'min.insync.replicas': current.config['min.insync.replicas'] ?? '' } };
       this.kept(unknown, current);
