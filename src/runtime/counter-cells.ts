@@ -7,7 +7,7 @@ export interface CounterCell {
 
 /**
  * prom-client hashes and validates the label object on every `inc()`, children from
- * `labels()` included: about a microsecond a record on the hot path. A cell is found once
+ * `labels()` included: a cost the hot-path bench shows per record. A cell is found once
  * per series and counts in a number; its count goes into the counter when the counter
  * is collected (every scrape and every `get()`), so readers never see a stale value.
  */

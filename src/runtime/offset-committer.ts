@@ -84,11 +84,10 @@ export interface OffsetCommitter {
 
 /**
  * A window of 2,000: on the broker a commit round trip waits behind the client's fetch on the
- * same connection (some 6 ms with 512-byte records), and at 500 the wrapped kafkajs consumer
- * spent most of its time waiting for room: 0.36x the plain eachBatch loop, 0.9x at 2,000
- * (bench/results.md). Committing earlier, while records are taken, was slower still: commits
- * cost the fetches. A crash runs at most this many records again per consumer, as a plain
- * kafkajs loop that commits after each batch (some 1,800 records here) does.
+ * same connection, and at 500 the wrapped kafkajs consumer spent most of its time waiting for
+ * room (the figures are in docs/benchmarks.md). Committing earlier, while records are taken,
+ * was slower still: commits cost the fetches. A crash runs at most this many records again
+ * per consumer, about what a plain kafkajs loop that commits after each batch runs again.
  */
 export const DEFAULT_COMMIT_POLICY: CommitPolicy = { intervalMs: 100, maxRecords: 2_000 };
 

@@ -123,9 +123,8 @@ export function attemptSpans(consumer: ConsumerDescriptor): AttemptSpans {
 
 /**
  * No tracer provider is registered (the API's proxy has no delegate): every span would be
- * the API's no-op, and making one per record cost half a microsecond (a tenth of the wrapped
- * consumer's time per record on the broker). Checked per record: a provider registered later
- * is used from then on.
+ * the API's no-op, which still cost a visible share of the wrapped consumer's time per record
+ * (docs/benchmarks.md). Checked per record: a provider registered later is used from then on.
  */
 function noProviderRegistered(): boolean {
   const provider = trace.getTracerProvider();
