@@ -12,9 +12,26 @@ import type { BenchClientName } from './clients';
 import type { ThroughputKind, ThroughputRow } from './throughput';
 import type { TracingBenchRow } from './tracing';
 
+/** The sections of `npm run bench`, each of which a partial run may measure alone. */
+export type BenchSection = 'synth' | 'hot-path' | 'overhead' | 'tracing' | 'throughput' | 'precision' | 'memory' | 'dlq' | 'console' | 'outage';
+
+/**
+ * When and where a section was measured, and what the run's note said of it (`--note`): a
+ * partial run keeps the other sections' figures, so each says if it came from another run.
+ */
+export interface SectionProvenance {
+  /** The run's start, to the minute (UTC). */
+  readonly run: string;
+  readonly machine: string;
+  readonly note?: string;
+}
+
 export interface BenchResults {
   readonly date: string;
   readonly machine: string;
+  /** The latest run's start; absent in results written before sections kept their provenance. */
+  readonly run?: string;
+  readonly measured?: Partial<Record<BenchSection, SectionProvenance>>;
   readonly synth: SynthResults;
   readonly throughput: ThroughputRow[];
   /** One per client. */
@@ -33,12 +50,26 @@ export interface BenchResults {
   readonly outage?: readonly OutageResult[];
 }
 
+/**
+ * A section's heading, then where its figures come from when that is not the latest run as a
+ * whole (a partial run measured the others), with the note its run was given.
+ */
+function heading(r: BenchResults, section: BenchSection, text: string): string[] {
+  const m = r.measured?.[section];
+  if (!m) return [text, ''];
+  const apart = m.run !== r.run || m.machine !== r.machine;
+  if (!apart && !m.note) return [text, ''];
+  // A run recorded before runs kept their minute (a date alone) says the date.
+  const at = m.run.includes('T') ? `${m.run.replace('T', ' ')} UTC` : m.run;
+  const when = apart ? `Measured ${at} on ${m.machine}, in another run than the latest` : 'Measured in the latest run';
+  return [text, '', `${when}${m.note ? `: ${m.note}` : ''}.`, ''];
+}
+
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 export function resultsMarkdown(r: BenchResults): string {
-  const { scale, incremental, capped, date: synthDate } = r.synth;
-  const synthMeasured = synthDate && synthDate !== r.date ? ` (measured ${synthDate}, apart from the rest)` : '';
+  const { scale, incremental, capped } = r.synth;
   const big = scale.find((s) => s.consumers === 1000);
   const hundred = scale.find((s) => s.consumers === 100);
   return [
@@ -68,41 +99,39 @@ export function resultsMarkdown(r: BenchResults): string {
       m ? [`| RSS growth from 1,000 to 100,000 waiting records under 10% (${titleOf(m.client)}) | ${fmt(m.growth * 100, 1)}% | ${verdict(m.growth < 0.1)} |`] : [],
     ),
     '',
-    `## Synth at scale (4 tiers per consumer; medians of 3 alternating runs)${synthMeasured}`,
-    '',
+    ...heading(r, 'synth', '## Synth at scale (4 tiers per consumer; medians of 3 alternating runs)'),
     '| consumers | files | krt synth | floor (same resources as JSON) | ratio | peak RSS krt | peak RSS floor |',
     '|---|---|---|---|---|---|---|',
     ...scale.map((s) => `| ${fmt(s.consumers)} | ${fmt(s.files)} | ${fmt(s.krtMs)} ms | ${fmt(s.floorMs)} ms | ${fmt(s.krtMs / s.floorMs, 1)}x | ${fmt(s.krtRssMb)} MB | ${fmt(s.floorRssMb)} MB |`),
     '',
     ...(capped ? cappedSection(capped, big) : []),
     ...(incremental ? incrementalSection(incremental) : []),
-    ...throughputMarkdown(r.throughput),
-    ...(r.overhead ? overheadMarkdown(r.overhead) : []),
-    ...(r.tracing ? tracingMarkdown(r.tracing) : []),
-    '## Delay precision (a 5 s tier, records produced at a steady rate)',
-    '',
+    ...throughputMarkdown(r, r.throughput),
+    ...(r.overhead ? overheadMarkdown(r, r.overhead) : []),
+    ...(r.tracing ? tracingMarkdown(r, r.tracing) : []),
+    ...heading(r, 'precision', '## Delay precision (a 5 s tier, records produced at a steady rate)'),
     '| client | records | p50 lateness | p99 | max | early deliveries |',
     '|---|---|---|---|---|---|',
     ...r.precision.map((p) => `| ${titleOf(p.client)} | ${fmt(p.records)} | ${fmt(p.p50Ms)} ms | ${fmt(p.p99Ms)} ms | ${fmt(p.maxMs)} ms | ${p.early} |`),
     '',
-    '## Memory of the retry consumer with records waiting in a tier (median of 3 alternating rounds)',
-    '',
+    ...heading(r, 'memory', '## Memory of the retry consumer with records waiting in a tier (median of 3 alternating rounds)'),
     '| client | waiting records | RSS |',
     '|---|---|---|',
     ...r.memory.map((m) => `| ${titleOf(m.client)} | ${fmt(m.waiting)} | ${fmt(m.rssMb, 1)} MB |`),
     '',
-    '## Hot path',
-    '',
+    ...heading(r, 'hot-path', '## Hot path'),
     `Resolve a destination and encode its headers: ${fmt(r.hotPathOpsPerSecond)} operations per second.`,
     '',
-    ...(r.dlq ? dlqMarkdown(r.dlq) : []),
-    ...(r.console ? consoleMarkdown(r.console) : []),
-    ...(r.outage ? outageMarkdown(r.outage) : []),
+    ...(r.dlq ? dlqMarkdown(r, r.dlq) : []),
+    ...(r.console ? consoleMarkdown(r, r.console) : []),
+    ...(r.outage ? outageMarkdown(r, r.outage) : []),
   ]
     .filter((line) => line !== '')
     .join('\n')
     .replace(/\n(#+ )/g, '\n\n$1')
-    .replace(/\n(\|[^\n]*\n)(?!\|)/g, '\n$1\n') + '\n';
+    .replace(/\n(\|[^\n]*\n)(?!\|)/g, '\n$1\n')
+    // A table after a line of text starts a block of its own (a table does not interrupt a paragraph everywhere).
+    .replace(/\n([^|\n][^\n]*)\n\|/g, '\n$1\n\n|') + '\n';
 }
 
 const titleOf = (client: BenchClientName) => benchClient(client).title;
@@ -141,7 +170,7 @@ const KIND_TEXT: Record<ThroughputKind, (percent: number) => string> = {
   'blocking retry loop': (percent) => `blocking sleep-and-retry in the handler, ${percent}% failing, commit per record (contrast)`,
 };
 
-function throughputMarkdown(rows: readonly ThroughputRow[]): string[] {
+function throughputMarkdown(r: BenchResults, rows: readonly ThroughputRow[]): string[] {
   const wrappedRow = rows.find((t) => t.kind === 'wrapped');
   const records = wrappedRow?.records ?? 0;
   const valueBytes = wrappedRow?.valueBytes;
@@ -154,8 +183,7 @@ function throughputMarkdown(rows: readonly ThroughputRow[]): string[] {
   };
   const kinds: [ThroughputKind, number][] = [['fastest plain loop', 0], ['auto-commit loop', 0], ['wrapped', 0], ['wrapped', 1], ['wrapped', 10], ['commit-per-record loop', 0], ['blocking retry loop', 1]];
   return [
-    `## Throughput on the real broker (${fmt(records)} records${valueBytes ? ` of ${fmt(valueBytes)}-byte values` : ''}, 6 partitions; best of alternating rounds)`,
-    '',
+    ...heading(r, 'throughput', `## Throughput on the real broker (${fmt(records)} records${valueBytes ? ` of ${fmt(valueBytes)}-byte values` : ''}, 6 partitions; best of alternating rounds)`),
     `| variant | ${BENCH_CLIENTS.map((c) => `${c.title} records/s | MB/s of values | vs its fastest loop`).join(' | ')} |`,
     `|---|${BENCH_CLIENTS.map(() => '---|---|---|').join('')}`,
     ...kinds
@@ -175,12 +203,11 @@ function throughputMarkdown(rows: readonly ThroughputRow[]): string[] {
   ];
 }
 
-function outageMarkdown(rows: readonly OutageResult[]): string[] {
+function outageMarkdown(r: BenchResults, rows: readonly OutageResult[]): string[] {
   const first = rows[0];
   if (!first) return [];
   return [
-    `## A broker outage under load (${fmt(first.records)} main records handled, some waiting in a 10 s tier, the broker killed for ${fmt(first.downMs / 1000)} s and started again)`,
-    '',
+    ...heading(r, 'outage', `## A broker outage under load (${fmt(first.records)} main records handled, some waiting in a 10 s tier, the broker killed for ${fmt(first.downMs / 1000)} s and started again)`),
     '| client | records waiting in the tier | from the broker back to every record handled | records run again | lost |',
     '|---|---|---|---|---|',
     ...rows.map((o) => `| ${o.client} | ${fmt(o.waitingInTier)} | ${o.recoveryMs === undefined ? '**not within the time allowed**' : `${fmt(o.recoveryMs / 1000, 1)} s`} | ${fmt(o.duplicates)} | ${fmt(o.lost)} |`),
@@ -199,10 +226,9 @@ function memoryGrowth(rows: readonly MemoryRow[], client: BenchClientName): { cl
   return small && large ? { client, growth: (large.rssMb - small.rssMb) / small.rssMb } : undefined;
 }
 
-function dlqMarkdown(d: DlqBenchResult): string[] {
+function dlqMarkdown(r: BenchResults, d: DlqBenchResult): string[] {
   return [
-    `## The DLQ tools and monitor on the real broker (${fmt(d.records)} records, four interleaved error classes)`,
-    '',
+    ...heading(r, 'dlq', `## The DLQ tools and monitor on the real broker (${fmt(d.records)} records, four interleaved error classes)`),
     '| operation | records/s | peak RSS of the process |',
     '|---|---|---|',
     `| inspect (read every unhandled record, group and format them) | ${fmt(d.inspect.recordsPerSecond)} | ${fmt(d.inspect.peakRssMb)} MB |`,
@@ -216,13 +242,12 @@ function dlqMarkdown(d: DlqBenchResult): string[] {
 /** ` (N ms of CPU)` after a wall time, when the row measured it. */
 const cpuOf = (ms: number | undefined) => (ms === undefined ? '' : ` (${fmt(ms)} ms of CPU)`);
 
-function consoleMarkdown(rows: readonly ConsoleBenchRow[]): string[] {
+function consoleMarkdown(r: BenchResults, rows: readonly ConsoleBenchRow[]): string[] {
   // Rows measured before the console paged through offsets have no inspect columns.
   const current = rows.filter((c) => c.inspectMs !== undefined);
   if (current.length === 0) return [];
   return [
-    '## krt console and krt dlq inspect on the real broker (~512-byte values with DLQ headers, 3 partitions)',
-    '',
+    ...heading(r, 'console', '## krt console and krt dlq inspect on the real broker (~512-byte values with DLQ headers, 3 partitions)'),
     '| DLQ records | console: first page (50 records) | next page | counts and groups (after the page) | console RSS before | console peak RSS | `inspect --json` | inspect peak RSS |',
     '|---|---|---|---|---|---|---|---|',
     ...current.map((c) => `| ${fmt(c.records)} | ${fmt(c.firstPageMs)} ms${cpuOf(c.firstPageCpuMs)} | ${fmt(c.nextPageMs)} ms${cpuOf(c.nextPageCpuMs)} | ${fmt(c.summaryMs)} ms | ${fmt(c.baseRssMb)} MB | ${fmt(c.peakRssMb)} MB | ${fmt(c.inspectMs)} ms | ${fmt(c.inspectPeakRssMb)} MB |`),
@@ -274,12 +299,11 @@ function cappedSection(c: CappedSynth, uncapped: SynthRow | undefined): string[]
   ];
 }
 
-function overheadMarkdown(o: OverheadResult): string[] {
+function overheadMarkdown(r: BenchResults, o: OverheadResult): string[] {
   const m = o.perRecordMicros;
   const row = (what: string, micros: number) => `| ${what} | ${fmt(micros, 3)} µs |`;
   return [
-    `## Per-record overhead of the wrapper (in-memory broker, ${fmt(o.records)} records, 6 partitions; best of 5)`,
-    '',
+    ...heading(r, 'overhead', `## Per-record overhead of the wrapper (in-memory broker, ${fmt(o.records)} records, 6 partitions; best of 5)`),
     '| what | per record |',
     '|---|---|',
     row('bare eachBatch loop awaiting a no-op handler', m.bareLoop),
@@ -299,16 +323,15 @@ function overheadMarkdown(o: OverheadResult): string[] {
   ];
 }
 
-function tracingMarkdown(rows: readonly TracingBenchRow[]): string[] {
+function tracingMarkdown(r: BenchResults, rows: readonly TracingBenchRow[]): string[] {
   return [
-    `## What tracing costs per record (in-memory broker, ${fmt(rows[0]?.records ?? 0)} records of ${rows[0]?.valueBytes ?? 0}-byte values, 6 partitions; best of 3 alternating rounds)`,
-    '',
+    ...heading(r, 'tracing', `## What tracing costs per record (in-memory broker, ${fmt(rows[0]?.records ?? 0)} records of ${rows[0]?.valueBytes ?? 0}-byte values, 6 partitions; best of 3 alternating rounds)`),
     '| records failing | no tracer provider | a provider registered (spans recorded, exported nowhere) | ratio |',
     '|---|---|---|---|',
     ...rows.map((t) => `| ${t.failingPercent}% | ${fmt(t.untracedMicros, 1)} µs | ${fmt(t.tracedMicros, 1)} µs | ${fmt(t.tracedMicros / t.untracedMicros, 1)}x |`),
     '',
-    'Without a provider the runtime starts only the API\'s non-recording span per attempt. With',
-    'one, the cost is the SDK\'s span and its async context (every promise of the process is',
+    'Without a provider the runtime makes no span (it checks per attempt that none is registered).',
+    'With one, the cost is the SDK\'s span and its async context (every promise of the process is',
     'tracked), which no network hides here; see [tracing](../docs/tracing.md).',
     '',
   ];

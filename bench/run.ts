@@ -5,6 +5,9 @@
  *
  * npm run bench -- <section> [...]: those sections alone, merged into the last full
  * run's results (sections: synth, hot-path, overhead, tracing, throughput, precision, memory, dlq, console, outage).
+ * Each section keeps when and where it was measured; `--note "<text>"` says what else held of
+ * this run (another load on the machine, a change it measures), shown under each of its
+ * sections until that section is measured again.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,18 +24,19 @@ import type { OutageResult } from './outage';
 import { benchOverhead } from './overhead';
 import { benchPrecision } from './precision';
 import { writeReport } from './report';
-import type { BenchResults } from './report';
+import type { BenchResults, BenchSection } from './report';
+import { mergedResults } from './merge-results';
+import type { MeasuredFigures } from './merge-results';
 import { benchSynth } from './synth';
 import { benchThroughput } from './throughput';
 import { benchTracing } from './tracing';
 
 const step = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
-type Section = 'synth' | 'hot-path' | 'overhead' | 'tracing' | 'throughput' | 'precision' | 'memory' | 'dlq' | 'console' | 'outage';
-type Measured = Partial<Omit<BenchResults, 'date' | 'machine'>>;
+type Section = BenchSection;
 
 /** Each section: whether it needs the broker, what it says while it runs, and how it measures. */
-const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Promise<Measured> }> = {
+const SECTIONS: Record<Section, { broker: boolean; title: string; run: () => Promise<MeasuredFigures> }> = {
   synth: { broker: false, title: 'synth at scale: 10, 100 and 1,000 consumers against the floor; incremental synth of 100 topology files', run: async () => ({ synth: benchSynth() }) },
   'hot-path': { broker: false, title: 'hot path', run: async () => ({ hotPathOpsPerSecond: benchHotPath().opsPerSecond }) },
   overhead: { broker: false, title: 'per-record overhead of the wrapper on the in-memory broker', run: async () => ({ overhead: await benchOverhead() }) },
@@ -91,6 +95,15 @@ async function benchOutage(): Promise<OutageResult[]> {
 
 const RESULTS_FILE = path.join(__dirname, 'results.json');
 
+/** The sections asked for, and the run's note (`--note <text>`). */
+function parsedArgs(argv: readonly string[]): { sections: Section[]; note?: string } {
+  const at = argv.indexOf('--note');
+  if (at === -1) return { sections: chosenSections(argv) };
+  const note = argv[at + 1];
+  if (note === undefined || note.startsWith('--')) throw new Error('--note needs a text: npm run bench -- <section> --note "what else held of this run"');
+  return { sections: chosenSections([...argv.slice(0, at), ...argv.slice(at + 2)]), note };
+}
+
 function chosenSections(args: readonly string[]): Section[] {
   const all = Object.keys(SECTIONS) as Section[];
   const unknown = args.filter((a) => !all.includes(a as Section));
@@ -100,7 +113,9 @@ function chosenSections(args: readonly string[]): Section[] {
 }
 
 async function main(): Promise<void> {
-  const sections = chosenSections(process.argv.slice(2));
+  const { sections, note } = parsedArgs(process.argv.slice(2));
+  const run = new Date().toISOString().slice(0, 16);
+  const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
   const needsBroker = sections.some((s) => SECTIONS[s].broker);
   // The Confluent client is built from source when npm did not build it (as the tests do).
   if (needsBroker) await prepareTools(['scripts/tools/confluent.sh']);
@@ -111,18 +126,13 @@ async function main(): Promise<void> {
     process.env.KAFKA_BOOTSTRAP_SERVERS = (await startBroker({ dir: brokerDir })).bootstrapServers;
   }
   try {
-    let measured: Measured = {};
+    let measured: MeasuredFigures = {};
     for (const section of sections) {
       step(SECTIONS[section].title);
       measured = { ...measured, ...(await SECTIONS[section].run()) };
     }
     const previous = sections.length < Object.keys(SECTIONS).length ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults) : undefined;
-    const results = {
-      ...previous,
-      date: new Date().toISOString().slice(0, 10),
-      machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-      ...measured,
-    } as BenchResults;
+    const results = mergedResults(previous, measured, sections, { run, machine, ...(note === undefined ? {} : { note }) });
     writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(writeReport(results));
   } finally {
