@@ -16,7 +16,10 @@ import { consumer, tier1m, world } from './park-by-key-world';
  * the 1m tier: the tier turns take a log for a new one only when a record is read below the
  * last one (tier-turns.ts read()), and nothing had been read from the new log yet, so k:old
  * was still "of this log" (ofAnotherLog false) and key-parking.ts drain() pushed its commit.
- * The restart reads the new log from 2.
+ * The restart reads the new log from 2. (tier-turns.ts commit() also raises the commit to the
+ * old log's accepted position, doneUpTo, which read() has not dropped yet: the property in
+ * attack15-recreated-tier-property.test.ts found it so, the old log's 3 committed onto the new
+ * log, and a rebalance, no restart, then skipped the new log's records 0 to 2.)
  *
  * The release needs no read of the 1m tier (it comes from the 10m tier), and a new log's first
  * record is often not due for the tier's delay (the partition waits paused, nothing is read
