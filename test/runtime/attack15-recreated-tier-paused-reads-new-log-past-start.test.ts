@@ -1,0 +1,106 @@
+import { Registry } from 'prom-client';
+import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import type { RetryEvent } from '../../src/runtime/events';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { ConsumedRecord } from '../../src/runtime/router';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { billingDescriptor } from './descriptor';
+import { httpError, valueOf } from './harness';
+
+/**
+ * Found by attack 15: a LOST record (a recreated tier read from the old log's offset, past the
+ * new log's first records, and never taken for a new log).
+ *
+ * Scenario: a's 1m copy (offset 0) runs. c fails once; its 1m copy (offset 1) is not due for
+ * a minute, so the 1m partition waits at it: paused, sought to 1, a timer to resume it there.
+ * The 1m tier is deleted and created again with no rebalance (a Terraform replacement;
+ * kafkajs rejoins only when the partition ids change). Within that minute d and e fail once:
+ * their copies are the new log's offsets 0 and 1.
+ *
+ * Seen: d's 1m copy never runs, not even after a restart; the 1m tier is committed past it.
+ * The timer seeks the partition to 1, an offset of the old log, which the new log has by then:
+ * the client's fetch is not out of range (kafkajs's answer to that, reading from 0, is what
+ * attack 14's tests simulate), so the new log is read from 1 on. Nothing reads below an offset
+ * already read, and no commit of this member moved back, so neither park-by-key's tier turns
+ * (tier-turns.ts read(): `offset < last`) nor the unordered path (a record below a commit this
+ * member had acknowledged) takes it for a new log. e runs, and its commit, 2, passes d.
+ *
+ * A tier waits paused at its head most of the time (up to its delay: an hour for a 1h tier),
+ * so a replacement lands there far likelier than in the moment an unpaused partition is
+ * between fetches; the new log only has to reach the old head's offset within that wait.
+ *
+ * Code at fault: src/runtime/tier-pipeline.ts waitAt()/resumePartition(), which seek to an
+ * offset remembered across the log's recreation; and the offset-only tests of "a new log"
+ * (tier-turns.ts read(), the unordered path's acknowledged commit).
+ *
+ * Class: an offset of the old log applied to the new one (attack 9, 10, 12 and 14's family),
+ * here by the runtime's own seek, where no offset ever goes down.
+ *
+ * Fix I'd make: remember the head record's timestamp (and key, value digest) with its offset;
+ * when the record read at the head after the wait is not that record, or the partition's
+ * first record read after the resume is not at the head, take the partition for a new log
+ * (as a record read below the last one is) and read it from its earliest offset. A record
+ * sought to must be checked to be the one meant, as doneBeforeLoad checks a kept anchor.
+ */
+function setup(overrides: Partial<ConsumerDescriptor> = {}) {
+  const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 }, ...overrides });
+  const clock = new VirtualClock(1_000_000);
+  const broker = new MemoryBroker(clock);
+  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
+  const ran: string[] = [];
+  const events: RetryEvent[] = [];
+  /** Each value fails once at the main topic (a blip): its first retry succeeds. */
+  const failedOnce = new Set<string>();
+  const start = async () => {
+    const retrying = createRetryingConsumer(consumer, {
+      kafka: broker.port(),
+      clock,
+      registry: new Registry(),
+      random: () => 0.5,
+      onEvent: (e) => events.push(e),
+      handler: async (record: ConsumedRecord) => {
+        const value = valueOf(record);
+        ran.push(`${record.topic}:${value}`);
+        if (record.topic === consumer.mainTopic && !failedOnce.has(value)) {
+          failedOnce.add(value);
+          throw httpError(503);
+        }
+      },
+    });
+    await retrying.start();
+    return retrying;
+  };
+  const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
+  const run = (ms: number, stopWhen?: () => boolean) => broker.run({ until: clock.now() + ms, maxSteps: 5_000, ...(stopWhen ? { stopWhen } : {}) });
+  return { consumer, broker, clock, ran, events, start, produce, run };
+}
+
+describe.each(['unordered', 'park-by-key'] as const)('%s: a tier topic created again (no rebalance) while its partition waits paused at a record not yet due', (ordering) => {
+  it.failing('reads the new log from its first record, so each of its records runs', async () => {
+    const s = setup({ ordering });
+    const tier1m = s.consumer.tiers[0]!.topic;
+    let retrying = await s.start();
+    s.produce('a', 'a');
+    await s.run(2 * 60_000); // a's 1m copy, offset 0, ran
+    s.produce('c', 'c');
+    // c's 1m copy, offset 1, is due in a minute: the partition waits at it.
+    await s.run(10_000, () => s.events.some((e) => e.type === 'waiting' && e.topic === tier1m && s.broker.records(tier1m, 0).length === 2));
+    expect(s.ran).toEqual(['orders.confirmed:a', `${tier1m}:a`, 'orders.confirmed:c']);
+
+    s.broker.recreateTopic(tier1m, { rebalance: false });
+    s.produce('d', 'd');
+    s.produce('e', 'e');
+    await s.run(10_000, () => s.broker.records(tier1m, 0).length === 2); // d and e failed: their copies are the new log's 0 and 1
+    expect(s.broker.records(tier1m, 0).map((r) => r.value?.toString())).toEqual(['d', 'e']);
+    await s.run(5 * 60_000);
+    await retrying.stop();
+    retrying = await s.start(); // a restart reads the 1m tier again from its commit
+    await s.run(5 * 60_000);
+    await retrying.stop();
+
+    expect(s.ran).toContain(`${tier1m}:e`);
+    // Seen: d's copy at the new log's offset 0 never runs (the 1m tier is committed past it).
+    expect(s.ran).toContain(`${tier1m}:d`);
+  }, 30_000);
+});
