@@ -1,3 +1,6 @@
+import type { PortMessage } from './port';
+import { isSameRecord } from './record-identity';
+
 /**
  * When a tier record is due: the earliest of what its `x-due-at` says, its timestamp plus
  * the tier's delay, and the time this member first read it plus the delay. Each of these
@@ -14,13 +17,17 @@ export function dueTimeOf(record: { readonly header?: number; readonly writtenAt
 
 /** The head record of each waiting tier partition and when this member first read it. */
 export class FirstSeen {
-  private readonly heads = new Map<string, { readonly offset: string; readonly at: number }>();
+  private readonly heads = new Map<string, { readonly record: PortMessage; readonly at: number }>();
 
-  /** When the record at `offset` of `partition` was first read, now if it is new. */
-  at(partition: string, offset: string, now: number): number {
+  /**
+   * When `record` of `partition` was first read, now if it is new. The same record, not only
+   * the same offset: a tier created again starts its offsets over, and its record at the old
+   * head's offset inherited the old record's first read, and ran early (found by attack 15).
+   */
+  at(partition: string, record: PortMessage, now: number): number {
     const head = this.heads.get(partition);
-    if (head?.offset === offset) return head.at;
-    this.heads.set(partition, { offset, at: now });
+    if (head !== undefined && isSameRecord(head.record, record)) return head.at;
+    this.heads.set(partition, { record, at: now });
     return now;
   }
 

@@ -5,7 +5,8 @@ import { dueTimeOf, FirstSeen } from './due-time';
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
 import type { RetryMetrics } from './metrics';
-import type { ConsumerPort, EachMessagePayload, TopicPartitionOffset } from './port';
+import type { ConsumerPort, EachMessagePayload, PortMessage, TopicPartitionOffset } from './port';
+import { isSameRecord } from './record-identity';
 import { PublishHeld } from './record-handler';
 import type { HandleOutcome, RecordHandler, RoutedFailure } from './record-handler';
 import { RESUME_RETRY_MS } from './resume-retry';
@@ -53,11 +54,18 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
   const latenessByTopic = new Map(options.consumer.tiers.map((t) => [t.topic, options.metrics.lateness.labels(options.consumer.name, t.label)]));
   const firstSeen = new FirstSeen();
   /**
-   * Partitions waiting for their head record to be due: its offset, and the timer that
+   * Partitions waiting for their head record to be due: the record, and the timer that
    * seeks back to it and resumes the partition. Listed before the pause and the seek, so
    * that whichever of them fails, the timer still brings the partition back to its head.
    */
-  const waiting = new Map<string, { readonly head: string; cancel: () => void }>();
+  const waiting = new Map<string, { readonly offset: string; readonly head?: PortMessage; cancel: () => void }>();
+  /**
+   * Partitions resumed at their head, not read since: the first record read there must be
+   * that head. Another record at its offset means the tier was deleted and created again
+   * while the partition waited (with no rebalance): the seek went to an offset of the old log,
+   * past the new log's first records (found by attack 15: they were never read).
+   */
+  const resumedAt = new Map<string, PortMessage>();
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   /**
    * Seeks a waiting partition back to its head and resumes it. Records read past the head
@@ -70,9 +78,10 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     const entry = waiting.get(id);
     if (entry === undefined || options.stopping()) return;
     try {
-      options.client().seek({ topic, partition, offset: entry.head });
+      options.client().seek({ topic, partition, offset: entry.offset });
       options.client().resume([{ topic, partitions: [partition] }]);
       waiting.delete(id);
+      if (entry.head !== undefined) resumedAt.set(id, entry.head);
     } catch {
       // The client is restarting its group (after a broker outage, say), or refused: try again.
       entry.cancel = clock.setTimer(RESUME_RETRY_MS, () => resumePartition(topic, partition));
@@ -107,23 +116,45 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
    * Held records by partition: the failure to publish again when the record is read again.
    * Forgotten by a rebalance (the record then runs again from its commit, wherever it is read).
    */
-  const held = new Map<string, { readonly offset: string; readonly failure: RoutedFailure }>();
+  const held = new Map<string, { readonly record: PortMessage; readonly failure: RoutedFailure }>();
 
-  /** Pauses a partition and seeks back to its head, resumed by a timer after `ms`. */
-  function waitAt(topic: string, partition: number, head: string, ms: number): void {
+  /**
+   * Pauses a partition and seeks back to `offset` (its head record when given, checked when
+   * read again), resumed by a timer after `ms`.
+   */
+  function waitAt(topic: string, partition: number, offset: string, ms: number, head?: PortMessage): void {
     const id = partitionKey(topic, partition);
     unpausing.get(id)?.();
     unpausing.delete(id);
-    waiting.set(id, { head, cancel: clock.setTimer(ms, () => resumePartition(topic, partition)) });
+    resumedAt.delete(id);
+    waiting.set(id, { offset, ...(head === undefined ? {} : { head }), cancel: clock.setTimer(ms, () => resumePartition(topic, partition)) });
     options.client().pause([{ topic, partitions: [partition] }]);
-    options.client().seek({ topic, partition, offset: head });
+    options.client().seek({ topic, partition, offset });
+  }
+
+  /**
+   * Whether `record` is of a new log of its partition, read where the partition was resumed at
+   * its head: then it is read again from its start (the earliest offset; the client resets a
+   * seek below it there), and what the partition waited for or held is forgotten.
+   */
+  function readFromNewLog(record: EachMessagePayload, id: string): boolean {
+    const head = resumedAt.get(id);
+    if (head === undefined) return false;
+    resumedAt.delete(id);
+    if (record.message.offset !== head.offset || isSameRecord(head, record.message)) return false;
+    emit({ type: 'tier-log-recreated', topic: record.topic, partition: record.partition, offset: record.message.offset });
+    firstSeen.done(id);
+    held.delete(id);
+    waitAt(record.topic, record.partition, '0', 0);
+    return true;
   }
 
   /** Runs a due record; a held one makes its partition wait at it, the publish tried again later. */
   async function runDue(record: EachMessagePayload, id: string): Promise<void> {
     const entry = held.get(id);
-    if (entry !== undefined && entry.offset !== record.message.offset) held.delete(id);
-    const before = entry?.offset === record.message.offset ? entry.failure : undefined;
+    const heldHere = entry !== undefined && isSameRecord(entry.record, record.message);
+    if (entry !== undefined && !heldHere) held.delete(id);
+    const before = heldHere ? entry.failure : undefined;
     /** Only the record's own eachMessage call may end in a hold; run later (a turn of park-by-key), it waits in place. */
     let away = true;
     try {
@@ -136,8 +167,8 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
             return ran;
           } catch (error) {
             if (error instanceof PublishHeld && away) {
-              held.set(id, { offset: record.message.offset, failure: error.failure });
-              waitAt(record.topic, record.partition, record.message.offset, error.retryInMs);
+              held.set(id, { record: record.message, failure: error.failure });
+              waitAt(record.topic, record.partition, record.message.offset, error.retryInMs, record.message);
             }
             throw error;
           }
@@ -156,26 +187,29 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
       const tier = tierByTopic.get(record.topic)!;
       const id = partitionKey(record.topic, record.partition);
       if (waiting.has(id)) return; // fetched before the pause took effect; it comes again after the resume
+      if (readFromNewLog(record, id)) return;
       const now = clock.now();
       const dueAt = dueTimeOf({
         header: decodeRetryHeaders(record.message.headers).dueAt,
         writtenAt: timestampOf(record),
-        firstSeenAt: firstSeen.at(id, record.message.offset, now),
+        firstSeenAt: firstSeen.at(id, record.message, now),
         delayMs: tier.delayMs,
       });
       if (now < dueAt) {
-        waitAt(record.topic, record.partition, record.message.offset, dueAt - now);
+        waitAt(record.topic, record.partition, record.message.offset, dueAt - now, record.message);
         emit({ type: 'waiting', topic: record.topic, partition: record.partition, dueAt });
         return;
       }
       firstSeen.done(id);
       // A held record read again is no new processing start.
-      if (held.get(id)?.offset !== record.message.offset) latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
+      const heldEntry = held.get(id);
+      if (heldEntry === undefined || !isSameRecord(heldEntry.record, record.message)) latenessByTopic.get(record.topic)!.observe((now - dueAt) / 1000);
       await runDue(record, id);
     },
     forget() {
       firstSeen.clear();
       held.clear();
+      resumedAt.clear();
       const entries = [...waiting];
       waiting.clear();
       for (const [id, entry] of entries) {
@@ -188,6 +222,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
       for (const { cancel } of waiting.values()) cancel();
       waiting.clear();
       held.clear();
+      resumedAt.clear();
       for (const cancel of unpausing.values()) cancel();
       unpausing.clear();
     },

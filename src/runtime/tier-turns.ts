@@ -1,3 +1,4 @@
+import { isAnotherRecordAt, isSameRecord } from './record-identity';
 import type { TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
@@ -61,11 +62,11 @@ export interface TierTurns {
    */
   accepted(commit: TierCommit): void;
   /**
-   * A tier record is read: one below the last read of its partition means the log moved back
-   * (the tier deleted and created again with no rebalance, its offsets reset), and how far the
-   * old log was handled says nothing of the new one (found by attack 12: the old log's offset
-   * was committed on the new log, past records never run). A record read again at its own
-   * offset (a held one, a failed operation) is no move back.
+   * A tier record is read: one below the last read of its partition, or another record at its
+   * offset, means the log moved back (the tier deleted and created again with no rebalance,
+   * its offsets reset), and how far the old log was handled says nothing of the new one (found
+   * by attack 12: the old log's offset was committed on the new log, past records never run).
+   * The same record read again at its own offset (a held one, a failed operation) is no move back.
    */
   read(record: ConsumedRecord): void;
   /** How far a tier partition is handled in this generation, by its accepted commits: every record below is done or waiting (records run one at a time). */
@@ -105,8 +106,8 @@ export function createTierTurns(): TierTurns {
   const unsettled = new Map<number, WaitingTierRecord[]>();
   /** The furthest commit the broker accepted, per tier partition. */
   const doneUpTo = new Map<string, bigint>();
-  /** The last offset read, per tier partition. */
-  const lastRead = new Map<string, bigint>();
+  /** The last record read, per tier partition. */
+  const lastRead = new Map<string, ConsumedRecord['message']>();
   /** The last anchor read or committed, per tier partition. */
   const anchors = new Map<string, string>();
   /** How often each tier partition's log moved back in this generation. */
@@ -116,7 +117,8 @@ export function createTierTurns(): TierTurns {
   const id = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   const logNow = (r: ConsumedRecord) => logs.get(id(r.topic, r.partition)) ?? 0;
   const ofThisLog = (w: WaitingTierRecord) => logOf.get(w) === logNow(w.record);
-  const same = (a: ConsumedRecord, b: ConsumedRecord) => a.topic === b.topic && a.partition === b.partition && a.message.offset === b.message.offset;
+  // The same record, not only the same offset: a new log's record at a waiting one's offset is another (attack 15).
+  const same = (a: ConsumedRecord, b: ConsumedRecord) => a.topic === b.topic && a.partition === b.partition && isSameRecord(a.message, b.message);
   const of = (partition: number) => waiting.get(partition) ?? [];
 
   return {
@@ -159,14 +161,14 @@ export function createTierTurns(): TierTurns {
     },
     read(record) {
       const key = id(record.topic, record.partition);
-      const offset = BigInt(record.message.offset);
       const last = lastRead.get(key);
-      if (last !== undefined && offset < last) {
+      // Below the last read, or another record at its offset (a log read only at offset 0, then made again: attack 15).
+      if (last !== undefined && (BigInt(record.message.offset) < BigInt(last.offset) || isAnotherRecordAt(last, record.message))) {
         doneUpTo.delete(key);
         anchors.delete(key);
         logs.set(key, (logs.get(key) ?? 0) + 1);
       }
-      lastRead.set(key, offset);
+      lastRead.set(key, record.message);
     },
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
     waitingAt: (topic, partition) => of(partition).filter((w) => w.record.topic === topic && ofThisLog(w)).map((w) => w.record),

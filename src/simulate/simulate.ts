@@ -112,6 +112,8 @@ export async function simulate(scenario: Scenario, ordering?: OrderingStrategy):
         return line(e.record.topic, `${labelOf(e.record)} publish refused (${errorText(e.error)}), again in ${e.retryInMs}ms`);
       case 'waiting':
         return line(e.topic, `pause partition ${e.partition}, wait until ${seconds(e.dueAt).slice(2).trim()}`);
+      case 'tier-log-recreated':
+        return line(e.topic, `partition ${e.partition} holds another record at ${e.offset} than the one it waited for: the tier was created again, read from its start`);
       case 'parked':
         return line(e.record.topic, `${labelOf(e.record)} PARK (key ${e.key} is in retry)`);
       case 'unparked':

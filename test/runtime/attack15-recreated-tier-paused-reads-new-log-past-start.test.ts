@@ -9,6 +9,10 @@ import { billingDescriptor } from './descriptor';
 import { httpError, valueOf } from './harness';
 
 /**
+ * Fixed: a partition resumed at its head checks that the first record read there is that head
+ * (tier-pipeline.ts readFromNewLog, record-identity.ts); another record there is a new log, read
+ * from its start (event `tier-log-recreated`).
+ *
  * Found by attack 15: a LOST record (a recreated tier read from the old log's offset, past the
  * new log's first records, and never taken for a new log).
  *
@@ -77,7 +81,7 @@ function setup(overrides: Partial<ConsumerDescriptor> = {}) {
 }
 
 describe.each(['unordered', 'park-by-key'] as const)('%s: a tier topic created again (no rebalance) while its partition waits paused at a record not yet due', (ordering) => {
-  it.failing('reads the new log from its first record, so each of its records runs', async () => {
+  it('reads the new log from its first record, so each of its records runs', async () => {
     const s = setup({ ordering });
     const tier1m = s.consumer.tiers[0]!.topic;
     let retrying = await s.start();
@@ -85,7 +89,7 @@ describe.each(['unordered', 'park-by-key'] as const)('%s: a tier topic created a
     await s.run(2 * 60_000); // a's 1m copy, offset 0, ran
     s.produce('c', 'c');
     // c's 1m copy, offset 1, is due in a minute: the partition waits at it.
-    await s.run(10_000, () => s.events.some((e) => e.type === 'waiting' && e.topic === tier1m && s.broker.records(tier1m, 0).length === 2));
+    await s.run(10_000, () => s.events.filter((e) => e.type === 'waiting' && e.topic === tier1m).length === 2);
     expect(s.ran).toEqual(['orders.confirmed:a', `${tier1m}:a`, 'orders.confirmed:c']);
 
     s.broker.recreateTopic(tier1m, { rebalance: false });
@@ -101,6 +105,37 @@ describe.each(['unordered', 'park-by-key'] as const)('%s: a tier topic created a
 
     expect(s.ran).toContain(`${tier1m}:e`);
     // Seen: d's copy at the new log's offset 0 never runs (the 1m tier is committed past it).
+    expect(s.ran).toContain(`${tier1m}:d`);
+  }, 30_000);
+});
+
+/**
+ * The same recreation while the partition is not paused (its head ran; the next fetch is at
+ * offset 1), found with the test above before it waited for c's copy to be read: the client's
+ * own position, 1, is valid on the new log once it holds two records, so the new log is read
+ * from 1 and d's copy at 0 is never read. Nothing the runtime remembers is read again there,
+ * so no record's identity can tell; a topic's id (KIP-516), which a recreated topic changes, would,
+ * but kafkajs does not expose it. On a broker the race is narrow: the client's fetch of the
+ * deleted topic fails, and a fetch past the new log's end resets it to the earliest offset.
+ * Open.
+ */
+describe.each(['unordered', 'park-by-key'] as const)('%s: a tier topic created again (no rebalance) while its partition reads on', (ordering) => {
+  it.failing('reads the new log from its first record', async () => {
+    const s = setup({ ordering });
+    const tier1m = s.consumer.tiers[0]!.topic;
+    let retrying = await s.start();
+    s.produce('a', 'a');
+    await s.run(2 * 60_000); // a's 1m copy, offset 0, ran; the partition's position is 1
+    s.broker.recreateTopic(tier1m, { rebalance: false });
+    s.produce('d', 'd');
+    s.produce('e', 'e');
+    await s.run(10_000, () => s.broker.records(tier1m, 0).length === 2);
+    await s.run(5 * 60_000);
+    await retrying.stop();
+    retrying = await s.start();
+    await s.run(5 * 60_000);
+    await retrying.stop();
+    expect(s.ran).toContain(`${tier1m}:e`);
     expect(s.ran).toContain(`${tier1m}:d`);
   }, 30_000);
 });
