@@ -535,9 +535,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /**
-   * After a release made room: runs the waiting tier records of free keys (oldest first),
-   * as far as the room goes. A record that waited for room only has no release of its own
-   * key to run it.
+   * After anything that made room (a release, an expiry, parked records run, a load): runs the
+   * waiting tier records of free keys (oldest first), as far as the room goes. A record that
+   * waited for room only has no release of its own key to run it (found by the attack-12
+   * property: a turn that waited for room while parked records of another key ran after a
+   * reload was never run, its key's later tier records stuck behind it).
    */
   async function drainFreeKeys(partition: number, parking: PartitionParking, ran: TierCommit[]): Promise<void> {
     for (const hash of parking.turns.keys(partition)) if (!parking.state.held.has(hash)) await drain(partition, parking, hash, ran);
@@ -696,6 +698,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           parking.records.set(offset, record);
           const ran: TierCommit[] = [];
           await drain(partition, parking, hash, ran);
+          // The parked records it ran made room: tier records of free keys that waited for room run now.
+          await drainFreeKeys(partition, parking, ran);
           await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
           return;
         }
