@@ -199,9 +199,24 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
       // A rebalance resumed it (forget()); stop() leaves it paused for the next run.
       if (options.stopping() || progress.dropped) return;
-      await resumeHeld(progress, progress.nextOffset);
+      await resumeHeld(progress, (await startedOverWhilePaused(progress)) ? 0n : progress.nextOffset);
     })();
     options.track(waited);
+  }
+
+  /**
+   * Whether the partition's log started over while a held publish paused it (the topic deleted
+   * and created again with no rebalance): the group's commit is then below what the broker
+   * acknowledged to this member (a topic's commits go with it; a live group's commit moves back
+   * for no other reason), and the offset the partition was to read on from names a record of the
+   * new log, past its first ones (found by attack 15: they never ran). Read from 0 instead, the
+   * new log is taken as one (isNewLog). An unread commit says nothing.
+   */
+  async function startedOverWhilePaused(progress: PartitionProgress): Promise<boolean> {
+    const acknowledged = options.commits.acknowledgedOffset(progress.topic, progress.partition);
+    if (acknowledged === undefined || acknowledged === 0n) return false;
+    const read = await groupCommitOf(options.consumer(), progress, options.clock ?? systemClock);
+    return read !== undefined && read.offset < acknowledged;
   }
 
   /**
