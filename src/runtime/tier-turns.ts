@@ -69,8 +69,15 @@ export interface TierTurns {
    * The same record read again at its own offset (a held one, a failed operation) is no move back.
    */
   read(record: ConsumedRecord): void;
+  /**
+   * The tier partition's log moved back though nothing was read from it since (its group commit
+   * went with the deleted topic): as read() takes a record below the last one.
+   */
+  movedBack(topic: string, partition: number): void;
   /** How far a tier partition is handled in this generation, by its accepted commits: every record below is done or waiting (records run one at a time). */
   handledBelow(topic: string, partition: number): bigint | undefined;
+  /** The offset of the last tier commit the broker accepted from this generation (the group's commit of the partition since, unless another moved it). */
+  lastAccepted(topic: string, partition: number): bigint | undefined;
   /** A tier partition's records waiting their turn (of its log now). */
   waitingAt(topic: string, partition: number): ConsumedRecord[];
   /**
@@ -106,6 +113,8 @@ export function createTierTurns(): TierTurns {
   const unsettled = new Map<number, WaitingTierRecord[]>();
   /** The furthest commit the broker accepted, per tier partition. */
   const doneUpTo = new Map<string, bigint>();
+  /** The offset of the last commit the broker accepted, per tier partition. */
+  const acceptedAt = new Map<string, bigint>();
   /** The last record read, per tier partition. */
   const lastRead = new Map<string, ConsumedRecord['message']>();
   /** The last anchor read or committed, per tier partition. */
@@ -120,6 +129,13 @@ export function createTierTurns(): TierTurns {
   // The same record, not only the same offset: a new log's record at a waiting one's offset is another (attack 15).
   const same = (a: ConsumedRecord, b: ConsumedRecord) => a.topic === b.topic && a.partition === b.partition && isSameRecord(a.message, b.message);
   const of = (partition: number) => waiting.get(partition) ?? [];
+  /** How far the old log was handled, and its anchor, say nothing of the new one. */
+  const newLog = (key: string) => {
+    doneUpTo.delete(key);
+    acceptedAt.delete(key);
+    anchors.delete(key);
+    logs.set(key, (logs.get(key) ?? 0) + 1);
+  };
 
   return {
     wait(partition, entry) {
@@ -156,6 +172,7 @@ export function createTierTurns(): TierTurns {
     },
     accepted(commit) {
       const key = id(commit.topic, commit.partition);
+      acceptedAt.set(key, BigInt(commit.offset));
       const before = doneUpTo.get(key);
       if (before === undefined || commit.handledBelow > before) doneUpTo.set(key, commit.handledBelow);
     },
@@ -163,14 +180,16 @@ export function createTierTurns(): TierTurns {
       const key = id(record.topic, record.partition);
       const last = lastRead.get(key);
       // Below the last read, or another record at its offset (a log read only at offset 0, then made again: attack 15).
-      if (last !== undefined && (BigInt(record.message.offset) < BigInt(last.offset) || isAnotherRecordAt(last, record.message))) {
-        doneUpTo.delete(key);
-        anchors.delete(key);
-        logs.set(key, (logs.get(key) ?? 0) + 1);
-      }
+      if (last !== undefined && (BigInt(record.message.offset) < BigInt(last.offset) || isAnotherRecordAt(last, record.message))) newLog(key);
       lastRead.set(key, record.message);
     },
+    movedBack(topic, partition) {
+      const key = id(topic, partition);
+      newLog(key);
+      lastRead.delete(key);
+    },
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
+    lastAccepted: (topic, partition) => acceptedAt.get(id(topic, partition)),
     waitingAt: (topic, partition) => of(partition).filter((w) => w.record.topic === topic && ofThisLog(w)).map((w) => w.record),
     ofAnotherLog: (entry) => !ofThisLog(entry),
     anchored: (topic, partition, offset, timestamp) => void anchors.set(id(topic, partition), `${offset}@${timestamp}`),
