@@ -46,13 +46,23 @@ export interface StackTarget {
 
 /**
  * Where the working copies of the generated stacks live, with their Terraform state: beside
- * a broker started for this run (in `workDir`), or, for a broker given by address, a folder
+ * a broker started for this run (in `startedIn`), or, for a broker given by address, a folder
  * kept per broker, so a second run against it finds the topics and ACLs the first one
  * applied in its state rather than failing on them.
  */
 export function terraformRoot(broker: { readonly startedIn: string } | { readonly bootstrapServers: string }): string {
   if ('startedIn' in broker) return path.join(broker.startedIn, 'terraform');
   return path.join(os.tmpdir(), 'krt-test-terraform', broker.bootstrapServers.replace(/[^\w.-]+/g, '_'));
+}
+
+/**
+ * The root a test run uses, from its environment: its own folder (KRT_TEST_WORK_DIR) beside
+ * the broker its set-up started (KRT_TEST_BROKER_DIR), or the folder kept for the broker it
+ * was given (KAFKA_BOOTSTRAP_SERVERS). A script run inside a test run finds the same state.
+ */
+export function terraformRootFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.KRT_TEST_BROKER_DIR || !env.KAFKA_BOOTSTRAP_SERVERS) return terraformRoot({ startedIn: env.KRT_TEST_WORK_DIR ?? path.join(REPO_ROOT, '.krt-test') });
+  return terraformRoot({ bootstrapServers: env.KAFKA_BOOTSTRAP_SERVERS });
 }
 
 /** Terraform variables for a test broker: admin credentials (or this user's), SASL_PLAINTEXT, one replica. */

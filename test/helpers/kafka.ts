@@ -1,18 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
 import type { AclEntry } from 'kafkajs';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import {
   prepareTerraformWorkingCopy as sharedPrepareTerraformWorkingCopy,
   terraformIn as sharedTerraformIn,
-  terraformRoot as sharedTerraformRoot,
+  terraformRootFromEnv as terraformRoot,
   terraformVars as sharedTerraformVars,
 } from '../../scripts/kafka/example-stacks';
 import type { AclRule } from '../../src/model/acls';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
-import { REPO_ROOT } from './project';
 
 /** The broker the tests use: the one globalSetup started, or KAFKA_BOOTSTRAP_SERVERS. */
 export function bootstrapServers(): string {
@@ -34,22 +32,11 @@ export function kafkaAs(user: string, options: { retries?: number } = {}): Kafka
 
 export const kafkaAsAdmin = () => kafkaAs(ADMIN_USER);
 
-export { DEPLOYER_USER, exampleModel, principalNames } from '../../scripts/kafka/example-stacks';
+export { DEPLOYER_USER, exampleModel, principalNames, terraformRootFromEnv as terraformRoot } from '../../scripts/kafka/example-stacks';
 
 /** Terraform variables for the test broker: admin credentials (or this user's), SASL_PLAINTEXT, one replica. */
 export function terraformVars(user: string = ADMIN_USER): string[] {
   return sharedTerraformVars(bootstrapServers(), user);
-}
-
-/**
- * Where the working copies of the generated stacks live, with their Terraform state: the
- * run's own folder beside a broker the suite started; for a broker it was given
- * (KAFKA_BOOTSTRAP_SERVERS), a folder kept per broker, so a second run against it finds
- * the topics and ACLs the first one applied in its state rather than failing on them.
- */
-export function terraformRoot(): string {
-  if (process.env.KRT_TEST_BROKER_DIR || !process.env.KAFKA_BOOTSTRAP_SERVERS) return sharedTerraformRoot({ startedIn: process.env.KRT_TEST_WORK_DIR ?? path.join(REPO_ROOT, '.krt-test') });
-  return sharedTerraformRoot({ bootstrapServers: process.env.KAFKA_BOOTSTRAP_SERVERS });
 }
 
 /** Copies a generated stack into its working copy (its state stays) and initializes it. */
