@@ -109,8 +109,9 @@ export async function deadLettersFromBillingService(options: { readonly bootstra
     throw error instanceof Error && !error.message.includes('its output') ? new Error(`${error.message}; the billing service's output:\n${output.trim()}`) : error;
   } finally {
     service.kill('SIGTERM');
-    await Promise.race([exit, sleep(30_000)]);
-    if (exited === undefined) service.kill('SIGKILL');
+    const stuck = setTimeout(() => service.kill('SIGKILL'), 30_000);
+    await exit;
+    clearTimeout(stuck);
     await payments.stop();
   }
 }

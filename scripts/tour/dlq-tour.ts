@@ -143,12 +143,19 @@ async function tour(options: TourOptions): Promise<void> {
 /** Runs `krt console` until it stops (Ctrl-C reaches it and the tour alike). */
 async function runConsole(env: Record<string, string>, port: number): Promise<void> {
   const console = spawn(process.execPath, [CLI, 'console', '--port', String(port)], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
-  const exited = new Promise<number | null>((resolve) => console.once('exit', (code) => resolve(code)));
-  // Ctrl-C reaches the console from the terminal; a signal sent to the tour alone is passed on.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => console.once('exit', (code, signal) => resolve({ code, signal })));
+  // A signal sent to the tour alone is passed on, once: the console stops on its first
+  // SIGINT or SIGTERM, and Ctrl-C (which npm passes on too) may already have reached it.
   process.removeAllListeners('SIGINT');
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => console.kill('SIGTERM'));
-  const code = await exited;
-  if (code !== 0) throw new TourError(`krt console stopped with exit status ${code} (its message is above)`);
+  let passedOn = false;
+  const passOn = () => {
+    if (!passedOn) console.kill('SIGTERM');
+    passedOn = true;
+  };
+  process.on('SIGINT', passOn);
+  process.on('SIGTERM', passOn);
+  const { code, signal } = await exited;
+  if (code !== 0) throw new TourError(`krt console stopped with ${signal ?? `exit status ${code}`} (its message is above)`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === __filename) {
