@@ -47,6 +47,7 @@ describe("the README's DLQ tour (npm run tour:dlq) on the test broker", () => {
     const run = /orders (tour-[0-9a-f]+)-\*/.exec(tour.stderr)?.[1];
     expect(run).toBeDefined();
     const session = await DlqSession.open(kafkaFromEnv(consoleEnv(tour.stdout), 'krt-tour-test'), billing, 60_000, (record) => record.key?.toString('utf8').startsWith(`${run}-`) ?? false);
+    await session.close();
     const deadLetters = session.records.map((r) => [r.key!.toString('utf8'), r.decoded.errorClass, r.decoded.originalTopic, r.decoded.attempt]).sort();
     expect(deadLetters).toEqual([
       [`${run}-3`, 'ZodError', 'orders.confirmed', 1],
