@@ -28,7 +28,7 @@ interface TourOrder {
 const order = (orderId: string, amountCents: number, currency: string) => JSON.stringify({ orderId, amountCents, currency });
 
 /** Two orders charged, four dead letters of three error names (the console groups them by name). */
-export const TOUR_ORDERS: readonly TourOrder[] = [
+const TOUR_ORDERS: readonly TourOrder[] = [
   { n: 1, value: (id) => order(id, 4200, 'EUR') },
   { n: 2, value: (id) => order(id, 1999, 'USD') },
   { n: 3, value: (id) => order(id, -500, 'EUR'), deadLetter: 'ZodError' },
@@ -37,7 +37,7 @@ export const TOUR_ORDERS: readonly TourOrder[] = [
   { n: 6, value: (id) => order(id, 250_000, 'EUR'), deadLetter: 'HTTPError', declined: true },
 ];
 
-export const TOUR_DEAD_LETTERS = TOUR_ORDERS.filter((o) => o.deadLetter).length;
+const TOUR_DEAD_LETTERS = TOUR_ORDERS.filter((o) => o.deadLetter).length;
 
 export interface DeadLettersResult {
   /** The prefix of this run's order ids (and record keys): `<run>-<n>`. */
