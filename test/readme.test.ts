@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatDuration } from '../src/duration';
 import { aclRules } from '../src/model/acls';
@@ -19,6 +19,14 @@ describe('the README', () => {
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     const commands = firstBlock.split('\n').filter(Boolean).map((line) => line.replace(/\s+#.*$/, ''));
     expect(commands).toEqual(['npm ci && npx krt synth', 'npm test']);
+  });
+
+  it("names only npm scripts that package.json has, the DLQ tour's among them (and docs/ too)", () => {
+    const scripts = Object.keys((JSON.parse(page('package.json')) as { scripts: Record<string, string> }).scripts);
+    const docs = readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => page(`docs/${f}`));
+    const named = (markdown: string) => [...markdown.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!);
+    expect(named(readme)).toContain('tour:dlq');
+    expect([readme, ...docs].flatMap(named).filter((name) => !scripts.includes(name))).toEqual([]);
   });
 
   it.each(['unordered', 'park-by-key'])('explains every ACL the generator grants a %s consumer, row by row (docs/acls.md)', (ordering) => {

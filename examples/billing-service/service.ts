@@ -1,7 +1,8 @@
 /**
  * A small billing service on the generated router package of topology `orders`.
  * Run it against a broker with KAFKA_BOOTSTRAP_SERVERS, KAFKA_SASL_USERNAME and
- * KAFKA_SASL_PASSWORD set; metrics are served on :9464/metrics.
+ * KAFKA_SASL_PASSWORD set; metrics are served on :9464/metrics (METRICS_PORT: another port,
+ * 0 for any free one).
  */
 import http from 'node:http';
 import { Kafka, logLevel } from 'kafkajs';
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
     res.setHeader('content-type', registry.contentType);
     res.end(await registry.metrics());
   });
-  server.listen(9464);
+  server.listen(Number(process.env.METRICS_PORT ?? 9464));
 
   const shutdown = async () => {
     await consumer.stop();

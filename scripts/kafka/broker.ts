@@ -201,7 +201,9 @@ export async function stopBroker(dir = DEFAULT_BROKER_DIR): Promise<void> {
 async function cli(): Promise<void> {
   const [command, dir] = process.argv.slice(2);
   if (command === 'start') {
-    const users = (process.env.KRT_KAFKA_USERS ?? 'billing analytics orders-replay orders-monitor analytics-replay analytics-monitor').split(/\s+/).filter(Boolean);
+    // The users the test set-up and the DLQ tour give their brokers (loaded here only: they compile the topologies).
+    const { exampleModel, exampleUsers } = require('./example-stacks') as typeof import('./example-stacks');
+    const users = process.env.KRT_KAFKA_USERS?.split(/\s+/).filter(Boolean) ?? exampleUsers(await exampleModel());
     const info = await startBroker({ dir, users });
     console.log(`Kafka runs at ${info.bootstrapServers} (pid ${info.pid}); users ${Object.keys(info.users).join(', ')}, password <user>-secret.`);
     console.log(`export KAFKA_BOOTSTRAP_SERVERS=${info.bootstrapServers}`);

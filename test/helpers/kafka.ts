@@ -1,20 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import os from 'node:os';
-import path from 'node:path';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
 import type { AclEntry } from 'kafkajs';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
-import { compileFiles } from '../../src/compile';
-import { discoverTopologyFiles } from '../../src/load/load-topologies';
+import {
+  prepareTerraformWorkingCopy as sharedPrepareTerraformWorkingCopy,
+  terraformIn as sharedTerraformIn,
+  terraformRootFromEnv as terraformRoot,
+  terraformVars as sharedTerraformVars,
+} from '../../scripts/kafka/example-stacks';
 import type { AclRule } from '../../src/model/acls';
-import type { ProjectModel } from '../../src/model/types';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
-import { principalName } from '../../src/naming';
-import { REPO_ROOT } from './project';
-import { terraformTooling } from './tools';
 
 /** The broker the tests use: the one globalSetup started, or KAFKA_BOOTSTRAP_SERVERS. */
 export function bootstrapServers(): string {
@@ -36,80 +32,21 @@ export function kafkaAs(user: string, options: { retries?: number } = {}): Kafka
 
 export const kafkaAsAdmin = () => kafkaAs(ADMIN_USER);
 
-export async function exampleModel(): Promise<ProjectModel> {
-  const result = await compileFiles(discoverTopologyFiles(REPO_ROOT), REPO_ROOT);
-  if (!result.model) throw new Error('the example topologies do not compile');
-  return result.model;
-}
-
-/** Every principal name of the example topologies: the users the test broker needs. */
-export function principalNames(model: ProjectModel): string[] {
-  const principals = model.topologies.flatMap((t) => [t.principals.replay, t.principals.monitor, t.principals.drift, ...t.consumers.map((c) => c.principal)]);
-  return [...new Set(principals.map(principalName))].sort();
-}
-
-/** A user that is no super user: it deploys with only the ACLs docs/deploying.md lists. */
-export const DEPLOYER_USER = 'deployer';
+export { DEPLOYER_USER, exampleModel, principalNames, terraformRootFromEnv as terraformRoot } from '../../scripts/kafka/example-stacks';
 
 /** Terraform variables for the test broker: admin credentials (or this user's), SASL_PLAINTEXT, one replica. */
 export function terraformVars(user: string = ADMIN_USER): string[] {
-  return [
-    `kafka_bootstrap_servers=${JSON.stringify(bootstrapServers().split(','))}`,
-    `kafka_sasl_username=${user}`,
-    `kafka_sasl_password=${passwordOf(user)}`,
-    'kafka_tls_enabled=false',
-    'replication_factor=1',
-    'min_insync_replicas=1',
-  ].flatMap((v) => ['-var', v]);
-}
-
-/**
- * Where the working copies of the generated stacks live, with their Terraform state: the
- * run's own folder beside a broker the suite started; for a broker it was given
- * (KAFKA_BOOTSTRAP_SERVERS), a folder kept per broker, so a second run against it finds
- * the topics and ACLs the first one applied in its state rather than failing on them.
- */
-export function terraformRoot(): string {
-  if (process.env.KRT_TEST_BROKER_DIR || !process.env.KAFKA_BOOTSTRAP_SERVERS) return path.join(process.env.KRT_TEST_WORK_DIR ?? path.join(REPO_ROOT, '.krt-test'), 'terraform');
-  return path.join(os.tmpdir(), 'krt-test-terraform', process.env.KAFKA_BOOTSTRAP_SERVERS.replace(/[^\w.-]+/g, '_'));
+  return sharedTerraformVars(bootstrapServers(), user);
 }
 
 /** Copies a generated stack into its working copy (its state stays) and initializes it. */
 export function prepareTerraformWorkingCopy(stack: string): void {
-  const { terraform, env } = terraformTooling();
-  const dir = path.join(terraformRoot(), stack);
-  mkdirSync(dir, { recursive: true });
-  // A kept working copy may have locked an older provider: -upgrade takes the one the tools hold now.
-  const upgrade = existsSync(path.join(dir, '.terraform.lock.hcl')) ? ['-upgrade'] : [];
-  cpSync(path.join(REPO_ROOT, 'generated', 'terraform', stack), dir, { recursive: true });
-  execFileSync(terraform, ['init', '-input=false', '-no-color', ...upgrade], { cwd: dir, env, stdio: 'pipe' });
+  sharedPrepareTerraformWorkingCopy(terraformRoot(), stack);
 }
 
 /** Runs terraform in the working copy of a generated stack. */
 export function terraformIn(stack: string, args: string[]): { code: number; output: string } {
-  const { terraform, env } = terraformTooling();
-  const dir = path.join(terraformRoot(), stack);
-  if (!existsSync(path.join(dir, '.terraform'))) prepareTerraformWorkingCopy(stack);
-  try {
-    return { code: 0, output: execFileSync(terraform, [...args, '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
-  } catch (error) {
-    const e = error as { status: number; stdout: string; stderr: string };
-    return { code: e.status, output: `${e.stdout}${e.stderr}` };
-  }
-}
-
-/** Main topics are not managed here: their producers own them. The tests create them as an admin would. */
-export async function createMainTopics(model: ProjectModel): Promise<void> {
-  const admin = kafkaAsAdmin().admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const mains = new Map(model.topologies.flatMap((t) => t.consumers.map((c) => [c.mainTopic.name, c.mainTopic.partitions] as const)));
-    const missing = [...mains].filter(([name]) => !existing.has(name));
-    if (missing.length > 0) await admin.createTopics({ topics: missing.map(([topic, numPartitions]) => ({ topic, numPartitions, replicationFactor: 1 })) });
-  } finally {
-    await admin.disconnect();
-  }
+  return sharedTerraformIn(terraformRoot(), stack, args);
 }
 
 /**

@@ -1,6 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
-import path from 'node:path';
-import { REPO_ROOT } from './project';
+import { prepareTools as prepareToolScripts, runToolScript, terraformTooling as sharedTerraformTooling } from '../../scripts/tools/tool-scripts';
 
 /**
  * Every tool the suite needs, each fetched or built once by its script and cached.
@@ -20,39 +18,14 @@ const TOOL_SCRIPTS = [
   'scripts/kafka/fetch.sh',
 ];
 
-/** Runs one tool script; returns what it prints (a path, or a version). */
-function runToolScript(script: string): string {
-  try {
-    return execFileSync('bash', [path.join(REPO_ROOT, script)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch (error) {
-    const stderr = String((error as { stderr?: unknown }).stderr ?? error).trim();
-    throw new Error(`${script} failed; the tests need the real tool, they are never skipped:\n${stderr}`);
-  }
-}
+/** Why a missing tool fails the run, in every tool error the tests raise. */
+const TESTS_NEED_IT = 'the tests need the real tool, they are never skipped';
 
-/** Runs a tool script with its progress shown as it goes (a first build takes minutes); throws its errors. */
-async function runToolScriptLive(script: string): Promise<void> {
-  const child = spawn('bash', [path.resolve(REPO_ROOT, script)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    process.stderr.write(chunk);
-  });
-  const code = await new Promise<number | null>((resolve) => {
-    child.once('error', (error) => {
-      stderr += String(error);
-      resolve(null);
-    });
-    child.once('close', resolve);
-  });
-  if (code !== 0) throw new Error(`${script} failed; the tests need the real tool, they are never skipped:\n${stderr.trim().split('\n').slice(-20).join('\n')}`);
-}
-
-const script = (name: string) => runToolScript(`scripts/tools/${name}`);
+const script = (name: string) => runToolScript(`scripts/tools/${name}`, TESTS_NEED_IT);
 
 /** Fetches or builds every tool the suite needs (or those scripts); the first one missing throws its fix. */
 export async function prepareTools(scripts: readonly string[] = TOOL_SCRIPTS): Promise<void> {
-  for (const toolScript of scripts) await runToolScriptLive(toolScript);
+  await prepareToolScripts(scripts, TESTS_NEED_IT);
 }
 
 /**
@@ -60,9 +33,7 @@ export async function prepareTools(scripts: readonly string[] = TOOL_SCRIPTS): P
  * provider built from its Go module; both built once and cached by version.
  */
 export function terraformTooling(): { terraform: string; env: NodeJS.ProcessEnv } {
-  const cliConfig = script('provider.sh');
-  const terraform = script('terraform.sh');
-  return { terraform, env: { ...process.env, TF_CLI_CONFIG_FILE: cliConfig, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' } };
+  return sharedTerraformTooling(TESTS_NEED_IT);
 }
 
 /** promtool, from PATH or Debian's prometheus package. */

@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBroker, stopBroker } from '../../scripts/kafka/broker';
-import { createMainTopics, DEPLOYER_USER, exampleModel, prepareTerraformWorkingCopy, principalNames, terraformIn, terraformVars } from '../helpers/kafka';
+import { applyExampleStacks, exampleModel, exampleUsers } from '../../scripts/kafka/example-stacks';
+import { bootstrapServers, terraformRoot } from '../helpers/kafka';
 import { prepareTools } from '../helpers/tools';
 
 /**
@@ -18,34 +19,15 @@ export default async function globalSetup(): Promise<void> {
   process.env.KRT_TEST_WORK_DIR = work;
   const model = await exampleModel();
   if (!process.env.KAFKA_BOOTSTRAP_SERVERS) {
-    const broker = await startBroker({ dir: path.join(work, 'kafka'), users: [...principalNames(model), DEPLOYER_USER] });
+    const broker = await startBroker({ dir: path.join(work, 'kafka'), users: exampleUsers(model) });
     process.env.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrapServers;
     process.env.KRT_TEST_BROKER_DIR = broker.dir;
   }
   try {
-    await createMainTopics(model);
-    for (const topology of model.topologies) applyStack(topology.name);
+    await applyExampleStacks(model, { root: terraformRoot(), bootstrapServers: bootstrapServers() });
   } catch (error) {
     // Jest runs no teardown after a failed setup: the broker started here stops here.
     if (process.env.KRT_TEST_BROKER_DIR) await stopBroker(process.env.KRT_TEST_BROKER_DIR);
     throw error;
-  }
-}
-
-/**
- * The provider's Kafka client now and then loses a connection mid-apply on a loaded
- * machine ("kafka: broker not connected", with nothing in the broker's log). What it did
- * is in the state, so applying again finishes the job; any other failure fails at once.
- */
-const LOST_CONNECTION = /broker not connected|connection reset by peer|i\/o timeout|: EOF\b/;
-const APPLY_ATTEMPTS = 3;
-
-function applyStack(stack: string): void {
-  prepareTerraformWorkingCopy(stack);
-  for (let attempt = 1; ; attempt++) {
-    const apply = terraformIn(stack, ['apply', '-auto-approve', ...terraformVars()]);
-    if (apply.code === 0) return;
-    if (attempt === APPLY_ATTEMPTS || !LOST_CONNECTION.test(apply.output)) throw new Error(`terraform apply of ${stack} failed (attempt ${attempt}):\n${apply.output}`);
-    console.warn(`terraform apply of ${stack}: the provider lost a connection to the broker (attempt ${attempt} of ${APPLY_ATTEMPTS}); applying again`);
   }
 }
