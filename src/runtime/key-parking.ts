@@ -1,15 +1,18 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders, parkStateIdOf } from './headers';
-import { refusedAsTooLarge, tooLargeOnlyGuessed } from './metadata-too-large';
-import { committedOffsetOf, emptyParkState, encodeParkState, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, writtenUnderAnotherState } from './park-state';
+import { refusedAsTooLarge } from './metadata-too-large';
+import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
+import { BUDGET_RETRY_AFTER_COMMITS, heldBytes, ParkingBudget } from './parking-budget';
+import type { PartitionParking } from './partition-parking';
 import { shedToFit } from './shed-park-state';
-import { decodeTierCommit, encodeTierCommit, fitTierCommit } from './tier-commit-metadata';
+import { anchoredBy, doneBeforeLoad, tierHandledOf, withTierMetadata } from './tier-position';
+import { encodeTierCommit } from './tier-commit-metadata';
 import { agreedStateId } from './tier-commit-state-id';
 import { createTierTurns, lastPerPartition } from './tier-turns';
 import type { TierCommit } from './tier-turns';
@@ -65,77 +68,6 @@ export interface KeyParking {
   forget(): void;
 }
 
-interface PartitionParking {
-  readonly state: ParkState;
-  /** Parked records read since the state was loaded (after a restart, the re-read brings them back). */
-  readonly records: Map<bigint, ConsumedRecord>;
-  /** When this process saw each hold first (taken, or loaded: a restart never shortens a hold). */
-  readonly heldSince: Map<string, number>;
-  /**
-   * The waiting tier records and tier commits of the generation that loaded this state.
-   * Work started in a generation writes only to its own: finished after a rebalance, it
-   * cannot raise the next generation's tier commits past a record that one has not run.
-   */
-  readonly turns: TierTurns;
-  /**
-   * Per tier topic, how far its partition p was handled when the state loaded (its commit's
-   * metadata): records past the commit and below `below`, but the waiting ones, are done and
-   * are skipped when read again. Dropped when a record comes below `from`: the log moved back.
-   */
-  readonly tierHandled: Map<string, TierHandled>;
-  /** Per tier topic, the last record of its partition p read since the state loaded. */
-  readonly tierRead: Map<string, ConsumedRecord>;
-  /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
-  inOrder: boolean;
-  /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
-  soughtTo?: bigint;
-  /**
-   * The offset the next main record should come at or past: one past the last taken, or where
-   * this parking sought. One before it was not read again by this parking: the partition moved
-   * back under it (the topic deleted and created again with no rebalance, an offset reset).
-   */
-  next?: bigint;
-}
-
-/** A tier partition's handled position as its commit kept it (tier-commit-metadata.ts). */
-interface TierHandled {
-  readonly from: bigint;
-  readonly below: bigint;
-  readonly waiting: ReadonlySet<bigint>;
-  /** The timestamp of the record at `from`; `verified` once the record read there has it (this log's). */
-  readonly firstTimestamp: bigint;
-  /** The record at `from` is done too: the commit was anchored on the last record done. */
-  readonly fromDone: boolean;
-  verified: boolean;
-}
-
-/**
- * What the tiers' commits of p say was handled, per tier topic (none for a commit that keeps no
- * position); believed at once when this generation read its anchor (a reload after a failed
- * operation: the partition is not read again from the commit).
- */
-function tierHandledOf(partition: number, commits: readonly { topic: string; offset: string; metadata?: string | null }[], turns: TierTurns): Map<string, TierHandled> {
-  const handled = new Map<string, TierHandled>();
-  for (const c of commits) {
-    const from = BigInt(c.offset);
-    const fields = decodeTierCommit(from, c.metadata);
-    if (fields.handledBelow === undefined || fields.firstTimestamp === undefined) continue;
-    const verified = turns.isAnchored(c.topic, partition, from, fields.firstTimestamp);
-    handled.set(c.topic, { from, below: fields.handledBelow, waiting: new Set(fields.waiting), firstTimestamp: fields.firstTimestamp, fromDone: fields.firstDone === true, verified });
-  }
-  return handled;
-}
-
-/**
- * Commits of a partition's state accepted at a lowered budget before the configured one is
- * tried again: the broker's limit may have been raised since, and a try that is refused
- * costs only the records since the partition's last accepted commit, run again.
- */
-export const BUDGET_RETRY_AFTER_COMMITS = 1_000;
-
-/** A room for one more key entry, so that a commit never exceeds the budget. */
-const ENTRY_ROOM = 40;
-
 /**
  * Durable park-by-key (R15). The state of main partition p (keys in retry, parked
  * offsets, the read position) lives in the metadata of the group's commit of p, whose
@@ -163,19 +95,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** Replayed tier records waiting for their key's turn, of this generation; they hold back their tier partitions' commits. */
   let turns = createTierTurns();
   let generation = 0;
-  /**
-   * What one partition's state may take: the option, lowered by every commit the broker
-   * refused as too large, and the option again after BUDGET_RETRY_AFTER_COMMITS accepted.
-   */
-  let budgetBytes = options.budgetBytes;
-  /** Commits of a state accepted since the budget was last lowered. */
-  let acceptedAtLowered = 0;
-  /**
-   * The least metadata the broker refused as too large, by name (kafkajs: not a guess): a state
-   * stored at least as large cannot be committed again, and is shed. Forgotten with the
-   * lowered budget when the configured one is tried again.
-   */
-  let refusedBytes: number | undefined;
+  const budget = new ParkingBudget(options.budgetBytes, mainTopic, emit);
   /**
    * Seeks of each main partition by this parking. A main record delivered before the latest
    * was fetched before it: not taken, as the seek reads it again (nothing below a seek's
@@ -271,7 +191,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // the operation; the next one begins again.
     if (takesId) {
       // A new id goes to the tiers' commits first: a state lost later takes it back from there.
-      fitId(state);
+      budget.fitId(state);
       if (kept === undefined && state.id !== undefined) await stampTiers(partition, state, tierCommits);
       await commitState(partition, state, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
@@ -305,13 +225,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // Only a state the broker refused, by name, at its size or less (found by attack 11): a
     // budget lowered by a guess (an outage on the Confluent client) or by configuration is
     // met by pausing at it, as the broker keeps the stored state and releases shrink it.
-    const refusedAsIs = () => refusedBytes !== undefined && Buffer.byteLength(parkStateMetadata(stored)) >= refusedBytes;
-    const shedAtBudget = () => (refusedAsIs() ? shedToFit((fitId(stored), stored), budgetBytes) : undefined);
+    const refusedAsIs = () => budget.refusedBytes !== undefined && Buffer.byteLength(parkStateMetadata(stored)) >= budget.refusedBytes;
+    const shedAtBudget = () => (refusedAsIs() ? shedToFit((budget.fitId(stored), stored), budget.bytes) : undefined);
     let shed = shedAtBudget();
     if (shed === undefined) return undefined;
     if (shed.rerunTo > shed.state.position) seekMain(partition, shed.state.position);
     for (;;) {
-      const tried = budgetBytes;
+      const tried = budget.bytes;
       // A rebalance meanwhile: the next generation loads, and sheds, its own.
       if (!current()) return undefined;
       try {
@@ -319,11 +239,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         break;
       } catch (error) {
         // Another failure, or a refusal that taught nothing: the operation fails, the next load begins again.
-        if (!refusedAsTooLarge(error) || budgetBytes >= tried) throw error;
+        if (!refusedAsTooLarge(error) || budget.bytes >= tried) throw error;
         shed = shedAtBudget() ?? shed;
       }
     }
-    emit({ type: 'park-state-shed', topic: mainTopic, partition, offset: shed.state.position.toString(), rerunTo: shed.rerunTo.toString(), holdsDropped: shed.holdsDropped, budgetBytes });
+    emit({ type: 'park-state-shed', topic: mainTopic, partition, offset: shed.state.position.toString(), rerunTo: shed.rerunTo.toString(), holdsDropped: shed.holdsDropped, budgetBytes: budget.bytes });
     return shed;
   }
 
@@ -349,61 +269,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   const stateCommit = (partition: number, { state }: { readonly state: ParkState }): OffsetCommit => {
-    fitId(state);
-    fitMark(state);
+    budget.fitId(state);
+    budget.fitMark(state);
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };
 
-  /**
-   * Drops the state's id when an empty state with it leaves no room in the budget for one hold
-   * (measured as holdFits measures one): called before any hold is measured and before each
-   * state commit, so a budget lowered under the id costs the id, never a key's hold.
-   */
-  function fitId(state: ParkState): void {
-    if (state.id !== undefined && oneHoldBytes(state) > budgetBytes) delete state.id;
-  }
-
-  /**
-   * Moves an empty state's lost mark up to its position when the state is over the budget: the
-   * mark is kept as a distance back from the position, so it grows with every record, and an
-   * empty state has nothing else to shed; over a broker's limit every commit of the partition
-   * would be refused and the same record run again without end (found by attack 11). Up to the
-   * position, every tier copy from below runs unjudged, as one from before a lost state does:
-   * order is what it costs, never a record. A state that holds keys keeps its mark (moved up,
-   * it would unjudge the held keys' stale copies too): it pauses at the budget until a release.
-   */
-  function fitMark(state: ParkState): void {
-    if (state.held.size > 0 || state.parked.size > 0 || state.lostBefore === undefined || state.lostBefore >= state.position) return;
-    if (Buffer.byteLength(parkStateMetadata(state)) > budgetBytes) state.lostBefore = state.position;
-  }
-
   /** The id the copy of a record this state may hold carries, fitted first: a copy must never carry an id its state then drops. */
-  const idForCopies = (state: ParkState): string | undefined => (fitId(state), state.id);
+  const idForCopies = (state: ParkState): string | undefined => (budget.fitId(state), state.id);
 
-  /**
-   * At the budget: no room for one more entry. An empty state never is: a partition paused
-   * with nothing held or parked would wait for a release that can never come (a budget
-   * lowered, or configured, under the empty state plus ENTRY_ROOM).
-   */
-  const overBudget = ({ state }: PartitionParking) =>
-    (state.held.size > 0 || state.parked.size > 0) && encodeParkState(state).length + ENTRY_ROOM > budgetBytes;
-
-  /**
-   * Whether `hash` may be held at `offset` if its record goes on to a tier, decided before the
-   * record runs (what the state can keep does not depend on the outcome), so its copy carries
-   * what the hold will be: always while the state keeps something else (the budget check
-   * before the record, and a refusal, bound it), and in an empty state only if the broker can
-   * keep that one hold. Below that no key can be held at all: the copy carries NO_STATE_ID, so
-   * every hop runs it unjudged, and its key's newer records may run before it (skipHold).
-   * `state` is the state as the record's run leaves it (a drained parked record taken out).
-   */
-  function holdFits(state: ParkState, hash: string, offset: bigint): boolean {
-    fitId(state);
-    if (state.held.size > 0 || state.parked.size > 0) return true;
-    return heldBytes(state, hash, offset) <= budgetBytes;
-  }
-
-  const heldBytes = (state: ParkState, hash: string, offset: bigint) => Buffer.byteLength(parkStateMetadata({ ...state, held: new Map([[hash, offset]]) }));
+  const overBudget = ({ state }: PartitionParking) => budget.full(state);
 
   /**
    * Holds `hash` at `offset` for a record gone on to a tier, when holdFits() said so before it
@@ -414,24 +288,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   function holdOrSkip(partition: number, parking: PartitionParking, hash: string, offset: bigint, fits: boolean): void {
     if (fits) return hold(partition, parking, hash, offset);
-    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes, neededBytes: heldBytes(parking.state, hash, offset) });
+    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes: budget.bytes, neededBytes: heldBytes(parking.state, hash, offset) });
   }
 
   /** The state id a record's copy carries: this state's while its key may be held, else NO_STATE_ID (holdFits). */
   const copyIdFor = (state: ParkState, fits: boolean): string | undefined => (fits ? idForCopies(state) : NO_STATE_ID);
-
-  /**
-   * Whether the state's commit metadata stays within the budget with `hash` held at
-   * `original`: a tier record that may take a hold runs only then (no readable original: it
-   * can take none). Without room it waits, uncommitted, for a release to make some.
-   */
-  function roomToHold({ state }: PartitionParking, hash: string, original: bigint | undefined): boolean {
-    fitId(state);
-    // An empty state waits for no release: the record runs, and holdFits() decides its hold.
-    if (original === undefined || original >= state.position || (state.held.size === 0 && state.parked.size === 0)) return true;
-    const held = new Map(state.held).set(hash, original);
-    return Buffer.byteLength(parkStateMetadata({ ...state, held })) <= budgetBytes;
-  }
 
   /** Timers that release expired holds, one per main partition. */
   const expiryTimers = new Map<number, () => void>();
@@ -497,12 +358,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
-        if (!roomToHold(parking, hash, originalOffsetOf(turn.record))) return; // waits for room, its key's parked records behind it
+        if (!budget.roomToHold(parking.state, hash, originalOffsetOf(turn.record))) return; // waits for room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
         const original = originalOffsetOf(turn.record);
         const holdable = mayTakeHold(state, foreign, original);
-        const fits = holdable && holdFits(state, hash, original!);
+        const fits = holdable && budget.holdFits(state, hash, original!);
         const { outcome, commit } = await turn.handle(holdable ? copyIdFor(state, fits) : NO_STATE_ID);
         turns.done(partition, turn);
         if (!turns.ofAnotherLog(turn) && (await tierStartedOver(turns, turn.record))) turns.movedBack(turn.record.topic, turn.record.partition);
@@ -515,7 +376,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const record = next === undefined ? undefined : parking.records.get(next);
       if (next === undefined || !record) return;
       emit({ type: 'unparked', record, key: keyText(record) });
-      const fits = holdFits(withoutParked(state, next), hash, next);
+      const fits = budget.holdFits(withoutParked(state, next), hash, next);
       const outcome = await options.handle(record, true, copyIdFor(state, fits));
       state.parked.delete(next);
       parking.records.delete(next);
@@ -583,7 +444,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const latest = lastPerPartition(commits);
     const state = latest.filter((c) => c.topic === mainTopic) as OffsetCommit[];
     const handled = latest.filter((c): c is TierCommit => c.topic !== mainTopic);
-    const tiers = handled.map((c) => withTierMetadata(parking, c));
+    const tiers = handled.map((c) => withTierMetadata(parking, c, budget));
     if (state.length > 0 && tiers.length > 0) {
       await commitState(partition, parking.state, state);
       // What the tier records it ran changed (their holds) is stored: they are done with, even
@@ -597,40 +458,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     for (const c of tiers) anchoredBy(parking.turns, c);
   }
 
-  /** A tier commit the broker stored with a kept position: its anchor was read by this generation. */
-  function anchoredBy(turns: TierTurns, c: OffsetCommit): void {
-    const fields = decodeTierCommit(BigInt(c.offset), c.metadata);
-    if (fields.handledBelow !== undefined && fields.firstTimestamp !== undefined) turns.anchored(c.topic, c.partition, BigInt(c.offset), fields.firstTimestamp);
-  }
-
-  /**
-   * A tier commit with what it keeps (tier-commit-metadata.ts): the state's id (after
-   * stateCommit fitted it), for a state lost later to take back; and how far the tier
-   * partition is handled, with the records still waiting their turn, so that a rebalance
-   * runs again none of the records done behind a waiting one. The position the commit
-   * loaded with counts until this generation has read past it.
-   */
-  function withTierMetadata(parking: PartitionParking, tierCommit: TierCommit): OffsetCommit {
-    const { handledBelow: handled, ...commit } = tierCommit;
-    const offset = BigInt(commit.offset);
-    const loaded = parking.tierHandled.get(commit.topic);
-    const below = loaded !== undefined && (handled === undefined || loaded.below > handled) ? loaded.below : handled;
-    const waitingRecords = parking.turns.waitingAt(commit.topic, commit.partition);
-    const waiting = [...waitingRecords.map((r) => BigInt(r.message.offset)), ...[...(loaded?.waiting ?? [])].filter((w) => handled === undefined || w >= handled)];
-    const { state } = parking;
-    fitId(state); // a budget too low for the id and one hold costs the id here too, or this commit is refused for it
-    const kept = { ...(state.id === undefined ? {} : { id: state.id }), mainCommitted: committedOffsetOf(state), waiting };
-    // Only a position past the commit is worth an anchor: a commit one past the last record done keeps none.
-    const anchor = below === undefined || below <= offset ? undefined : anchorOf(parking, commit.topic, offset, waitingRecords, loaded);
-    if (anchor !== undefined) {
-      const metadata = fitTierCommit(anchor.offset, { ...kept, handledBelow: below!, firstTimestamp: anchor.timestamp, firstDone: anchor.done }, budgetBytes);
-      // Cut to no position by the budget, the commit is not worth keeping one record back for.
-      if (metadata !== undefined && decodeTierCommit(anchor.offset, metadata).handledBelow !== undefined) return { ...commit, offset: anchor.offset.toString(), metadata };
-    }
-    const metadata = fitTierCommit(offset, kept, budgetBytes);
-    return metadata === undefined ? commit : { ...commit, metadata };
-  }
-
   /**
    * One request; a refusal as too large lowers the budget under what it carried. `state`: the
    * state the commits are of (passed: load() commits one not yet in `partitions`).
@@ -640,37 +467,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     try {
       await options.consumer().commitOffsets(commits);
     } catch (error) {
-      // The broker's offset.metadata.max.bytes is below what this state took: the budget
-      // comes down under it, so the state is read again (the operation fails) and taken no
-      // further than the broker keeps, instead of being sent again as is.
-      // A guess (the Confluent client) never takes it below the partition's state emptied to one
-      // hold (its lost mark and id kept): an outage that looked like a refusal would otherwise
-      // cost the id for good, and with it the old log's retries after a main topic recreated
-      // (skipped as stale), or a key's hold; a broker that keeps less than that (43 bytes and
-      // more; the default is 4096) cannot keep park-by-key's state on that client.
-      const floor = tooLargeOnlyGuessed(error) ? oneHoldBytes(state) : 0;
-      if (refusedAsTooLarge(error) && sent > 0 && !tooLargeOnlyGuessed(error)) refusedBytes = Math.min(refusedBytes ?? sent, sent);
-      if (refusedAsTooLarge(error) && sent > 0 && Math.max(sent - 1, floor) < budgetBytes) {
-        budgetBytes = Math.max(sent - 1, floor);
-        acceptedAtLowered = 0;
-        emit({ type: 'parking-budget-lowered', topic: mainTopic, partition, budgetBytes, refusedBytes: sent, configuredBytes: options.budgetBytes });
-      }
+      budget.commitRefused(error, sent, state, partition);
       throw error;
     }
-    if (sent > 0 && budgetBytes < options.budgetBytes && ++acceptedAtLowered >= BUDGET_RETRY_AFTER_COMMITS) raiseBudget();
-  }
-
-  /**
-   * Tries the configured budget again: the broker's limit may have been raised since the
-   * refusal. Nothing is at stake: a state past the limit is refused, the budget comes down
-   * again and the partition's state is read again from its last accepted commit.
-   */
-  function raiseBudget(): void {
-    const loweredBytes = budgetBytes;
-    budgetBytes = options.budgetBytes;
-    acceptedAtLowered = 0;
-    refusedBytes = undefined;
-    emit({ type: 'parking-budget-raised', topic: mainTopic, budgetBytes, loweredBytes });
+    budget.commitAccepted(sent);
   }
 
   return {
@@ -736,7 +536,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           emit({ type: 'parked', record, key: keyText(record) });
         } else {
           // Keyless records hold nothing, and their copies are never judged by a hold.
-          const fits = keyless || holdFits(state, hash, offset);
+          const fits = keyless || budget.holdFits(state, hash, offset);
           const outcome = await options.handle(record, false, copyIdFor(state, fits));
           if (outcome === 'tier' && !keyless) holdOrSkip(partition, parking, hash, offset, fits);
         }
@@ -785,7 +585,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
             return;
           }
-          if (keyWaits(record.partition, parking, hash) || !roomToHold(parking, hash, original)) {
+          if (keyWaits(record.partition, parking, hash) || !budget.roomToHold(parking.state, hash, original)) {
             // Not judged a copy, but its key is busy (or the state has no room for the hold
             // it may take): it waits its turn behind the key's hold and parked records, or
             // for a release, uncommitted (its tier partition's commit stays at it).
@@ -797,7 +597,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // The current retry keeps its key's hold; any other record may take one only as mayTakeHold() says.
         const holdable = !current && mayTakeHold(state, foreign, original);
         // Keyless records hold nothing: their copies are never judged by a hold.
-        const fits = current || keyless || (holdable && holdFits(state, hash, original!));
+        const fits = current || keyless || (holdable && budget.holdFits(state, hash, original!));
         try {
           ran = await handle(current || holdable ? copyIdFor(state, fits) : NO_STATE_ID);
         } catch (error) {
@@ -862,59 +662,6 @@ function unlessTakenAgain(takenAgain: () => boolean, operation: Promise<void>): 
   });
 }
 
-/**
- * A tier record read again that its commit says was done (past the commit, below the handled
- * position, not one that waited its turn): committed without running. Only once the first
- * record read is the one at the commit's offset, with the timestamp the commit kept: else
- * (a record below the commit, or below one read before it, another record at the
- * commit's offset, the one there gone to retention) the log moved back (the tier deleted
- * and created again, its offsets reset), the record comes again, or which records are this
- * log's cannot be told: the kept position is dropped, and what is read from then on runs, or
- * is judged, as before.
- */
-function doneBeforeLoad(parking: PartitionParking, record: ConsumedRecord): boolean {
-  const offset = BigInt(record.message.offset);
-  const before = parking.tierRead.get(record.topic);
-  parking.tierRead.set(record.topic, record);
-  const handled = parking.tierHandled.get(record.topic);
-  if (handled === undefined) return false;
-  // The record at the commit's offset must be this log's (its timestamp), whenever it is read
-  // (read again: a held record sought back to), before any record is skipped.
-  if (offset === handled.from) {
-    handled.verified = timestampOfRecord(record) === handled.firstTimestamp;
-    if (handled.verified) parking.turns.anchored(record.topic, record.partition, offset, handled.firstTimestamp);
-  }
-  if (!handled.verified || offset < handled.from || (before !== undefined && offset < BigInt(before.message.offset))) {
-    parking.tierHandled.delete(record.topic);
-    return false;
-  }
-  const past = offset > handled.from || (offset === handled.from && handled.fromDone);
-  return past && offset < handled.below && !handled.waiting.has(offset);
-}
-
-/** A record's timestamp as the tier commit keeps it, or undefined for one that is not a timestamp. */
-function timestampOfRecord(record: ConsumedRecord): bigint | undefined {
-  return /^\d+$/.test(record.message.timestamp) ? BigInt(record.message.timestamp) : undefined;
-}
-
-/**
- * The record a tier commit at `offset` anchors its kept position on, to tell this log's from
- * another's when read again: one waiting there, the one the load named there, or else the
- * last record read, just below and done (the commit then stays on it, marked done: while a
- * kept position's records are skipped, the next record is not read yet). None: no position.
- */
-function anchorOf(parking: PartitionParking, topic: string, offset: bigint, waitingRecords: readonly ConsumedRecord[], loaded: TierHandled | undefined): { offset: bigint; timestamp: bigint; done: boolean } | undefined {
-  const first = waitingRecords.find((r) => BigInt(r.message.offset) === offset);
-  const stamped = (record: ConsumedRecord, done: boolean) => {
-    const timestamp = timestampOfRecord(record);
-    return timestamp === undefined ? undefined : { offset: BigInt(record.message.offset), timestamp, done };
-  };
-  if (first !== undefined) return stamped(first, false);
-  if (loaded?.from === offset) return { offset, timestamp: loaded.firstTimestamp, done: loaded.fromDone };
-  const last = parking.tierRead.get(topic);
-  return last !== undefined && BigInt(last.message.offset) === offset - 1n ? stamped(last, true) : undefined;
-}
-
 /** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
 function oldestMissing({ state, records }: PartitionParking): bigint | undefined {
   return oldestOf([...state.parked.keys()].filter((offset) => !records.has(offset)));
@@ -946,22 +693,6 @@ function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | u
 /** Written by `krt dlq replay` into the tier (its copies carry no mark: the state id they carry says how they are judged). */
 const isReplay = (record: ConsumedRecord) => decodeRetryHeaders(record.message.headers).replayedFromDlq === true;
 
-/** Any key's hash: they are all 12 characters, so one stands for every key when measuring a hold. */
-const SOME_KEY_HASH = keyHash(null);
-
-/**
- * The commit metadata of `state` emptied to one hold: its position, its lost mark and its id
- * kept, and the hold as far below the position as any can be (offset 0: a replay or a retry
- * from long ago holds its key at its own offset). What must fit for the id to stay (fitId),
- * and the least a guessed refusal leaves.
- */
-function oneHoldBytes(state: ParkState): number {
-  const oneHold: ParkState = { ...emptyParkState(state.position), held: new Map([[SOME_KEY_HASH, state.position > 0n ? 0n : -1n]]) };
-  if (state.lostBefore !== undefined) oneHold.lostBefore = state.lostBefore;
-  if (state.id !== undefined) oneHold.id = state.id;
-  return Buffer.byteLength(parkStateMetadata(oneHold));
-}
-
 /**
  * Whether a tier record not judged by a hold may take its key's hold if it goes on to a later
  * tier: not one written under another state, and only with an original offset below the
@@ -988,3 +719,6 @@ function originalOffsetOf(record: ConsumedRecord): bigint | undefined {
 }
 
 const keyText = (record: ConsumedRecord) => record.message.key?.toString('utf8') ?? '';
+
+/** Re-exported: where the tests and the docs look for it. */
+export { BUDGET_RETRY_AFTER_COMMITS };

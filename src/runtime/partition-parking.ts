@@ -1,0 +1,48 @@
+import type { ParkState } from './park-state';
+import type { ConsumedRecord } from './router';
+import type { TierTurns } from './tier-turns';
+
+/** One main partition's park-by-key state as this process holds it, and what it read since it loaded. */
+export interface PartitionParking {
+  readonly state: ParkState;
+  /** Parked records read since the state was loaded (after a restart, the re-read brings them back). */
+  readonly records: Map<bigint, ConsumedRecord>;
+  /** When this process saw each hold first (taken, or loaded: a restart never shortens a hold). */
+  readonly heldSince: Map<string, number>;
+  /**
+   * The waiting tier records and tier commits of the generation that loaded this state.
+   * Work started in a generation writes only to its own: finished after a rebalance, it
+   * cannot raise the next generation's tier commits past a record that one has not run.
+   */
+  readonly turns: TierTurns;
+  /**
+   * Per tier topic, how far its partition p was handled when the state loaded (its commit's
+   * metadata): records past the commit and below `below`, but the waiting ones, are done and
+   * are skipped when read again. Dropped when a record comes below `from`: the log moved back.
+   */
+  readonly tierHandled: Map<string, TierHandled>;
+  /** Per tier topic, the last record of its partition p read since the state loaded. */
+  readonly tierRead: Map<string, ConsumedRecord>;
+  /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
+  inOrder: boolean;
+  /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
+  soughtTo?: bigint;
+  /**
+   * The offset the next main record should come at or past: one past the last taken, or where
+   * this parking sought. One before it was not read again by this parking: the partition moved
+   * back under it (the topic deleted and created again with no rebalance, an offset reset).
+   */
+  next?: bigint;
+}
+
+/** A tier partition's handled position as its commit kept it (tier-commit-metadata.ts). */
+export interface TierHandled {
+  readonly from: bigint;
+  readonly below: bigint;
+  readonly waiting: ReadonlySet<bigint>;
+  /** The timestamp of the record at `from`; `verified` once the record read there has it (this log's). */
+  readonly firstTimestamp: bigint;
+  /** The record at `from` is done too: the commit was anchored on the last record done. */
+  readonly fromDone: boolean;
+  verified: boolean;
+}
