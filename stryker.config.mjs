@@ -19,6 +19,9 @@ export default {
     'src/runtime/offset-committer.ts',
     'src/runtime/main-pipeline.ts',
     'src/runtime/key-parking.ts',
+    // Split out of key-parking.ts: its budget and its tier partitions' kept positions.
+    'src/runtime/parking-budget.ts',
+    'src/runtime/tier-position.ts',
     'src/runtime/park-state.ts',
     'src/runtime/resolve.ts',
     'src/runtime/due-time.ts',
