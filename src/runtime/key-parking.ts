@@ -366,9 +366,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const fits = holdable && budget.holdFits(state, hash, original!);
         const { outcome, commit } = await turn.handle(holdable ? copyIdFor(state, fits) : NO_STATE_ID);
         turns.done(partition, turn);
-        if (!turns.ofAnotherLog(turn) && (await tierStartedOver(turns, turn.record))) turns.movedBack(turn.record.topic, turn.record.partition);
         // One read on a log since gone (the tier recreated) commits nothing on the log now.
-        if (!turns.ofAnotherLog(turn)) ran.push(turns.commit(commit));
+        if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(commit));
         if (outcome === 'tier' && holdable) holdOrSkip(partition, parking, hash, original!, fits);
         await commitDrained(partition, parking, ran);
         continue;
@@ -386,20 +385,23 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /**
-   * Whether the tier partition a waiting record was read from started over since (the tier
-   * deleted and created again with no rebalance): the group's commit of it is then below the
-   * last one the broker accepted from this generation, as a topic's commits go with it. A drain may run
-   * such a record before anything of the new log is read, so nothing read tells (found by
-   * attack 15: its old offset was committed onto the new log, past new records). Asked only for
-   * a waiting record a drain runs; a refused read fails the operation, which commits nothing.
-   * Taken wrongly (a commit of this member stored though reported refused), it costs runs again.
+   * Whether the tier partition a waiting record was read from may have started over since (the
+   * tier deleted and created again with no rebalance, its commits gone with it): the group's
+   * commit of it is below the offset the broker stored with the last tier commit it accepted
+   * from this generation, or there is none. A drain may run such a record before anything of
+   * the new log is read, and its commit would put the old log's position on the new one, past
+   * its records (found by attack 15). Then the record commits nothing: a later commit of the
+   * partition passes it, or it runs again (never lost). A commit the broker lost in an outage
+   * reads the same, and costs only that; nothing else of the partition changes on a guess
+   * (attack 16: taking it for a new log freed the other waiting records' hold on the commit).
+   * A refused read fails the operation, which commits nothing.
    */
-  async function tierStartedOver(turns: TierTurns, record: ConsumedRecord): Promise<boolean> {
-    const accepted = turns.lastAccepted(record.topic, record.partition);
-    if (accepted === undefined) return false;
-    // No commit at all reads as -1: the deleted topic's commit at 0 went with it too.
+  async function tierMayHaveStartedOver(turns: TierTurns, record: ConsumedRecord): Promise<boolean> {
+    const stored = turns.lastAccepted(record.topic, record.partition);
+    if (stored === undefined) return false;
+    // No commit at all reads as -1: a deleted topic's commit at 0 went with it too.
     const [committed] = await options.consumer().committed(record.topic, [record.partition]);
-    return committed !== undefined && /^-?\d+$/.test(committed.offset) && BigInt(committed.offset) < accepted;
+    return committed !== undefined && /^-?\d+$/.test(committed.offset) && BigInt(committed.offset) < stored;
   }
 
   /**
@@ -454,7 +456,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
     await commitState(partition, parking.state, state.length > 0 && tiers.length > 0 ? tiers : [...state, ...tiers]);
     parking.turns.settled(partition);
-    for (const c of handled) parking.turns.accepted(c);
+    handled.forEach((c, i) => parking.turns.accepted(c, tiers[i]!.offset));
     for (const c of tiers) anchoredBy(parking.turns, c);
   }
 

@@ -216,7 +216,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const acknowledged = options.commits.acknowledgedOffset(progress.topic, progress.partition);
     if (acknowledged === undefined || acknowledged === 0n) return false;
     const read = await groupCommitOf(options.consumer(), progress, options.clock ?? systemClock);
-    return read !== undefined && read.offset < acknowledged;
+    // This member's own commit (its stamp) is no new log, however old: the broker lost the later one (attack 16).
+    return read !== undefined && read.offset < acknowledged && !options.commits.isOwnCommit(progress.topic, progress.partition, read.offset, read.metadata);
   }
 
   /**

@@ -59,8 +59,10 @@ export interface TierTurns {
    * The broker stored a tier commit: its records are done for good. Recorded only then: a
    * record whose commit was refused is not done (the state that covers it, its hold, was not
    * stored either) and is read again, so another operation's commit must not pass it.
+   * `storedOffset`: the offset the broker stored, which a kept position anchors one record back
+   * (the group's commit of the partition from then on, unless something else moved it).
    */
-  accepted(commit: TierCommit): void;
+  accepted(commit: TierCommit, storedOffset: string): void;
   /**
    * A tier record is read: one below the last read of its partition, or another record at its
    * offset, means the log moved back (the tier deleted and created again with no rebalance,
@@ -69,14 +71,9 @@ export interface TierTurns {
    * The same record read again at its own offset (a held one, a failed operation) is no move back.
    */
   read(record: ConsumedRecord): void;
-  /**
-   * The tier partition's log moved back though nothing was read from it since (its group commit
-   * went with the deleted topic): as read() takes a record below the last one.
-   */
-  movedBack(topic: string, partition: number): void;
   /** How far a tier partition is handled in this generation, by its accepted commits: every record below is done or waiting (records run one at a time). */
   handledBelow(topic: string, partition: number): bigint | undefined;
-  /** The offset of the last tier commit the broker accepted from this generation (the group's commit of the partition since, unless another moved it). */
+  /** The offset the broker stored with the last tier commit it accepted from this generation (the group's commit of the partition since, unless something moved it). */
   lastAccepted(topic: string, partition: number): bigint | undefined;
   /** A tier partition's records waiting their turn (of its log now). */
   waitingAt(topic: string, partition: number): ConsumedRecord[];
@@ -170,9 +167,9 @@ export function createTierTurns(): TierTurns {
       }
       return { topic: commit.topic, partition: commit.partition, offset: offset.toString(), handledBelow: done };
     },
-    accepted(commit) {
+    accepted(commit, storedOffset) {
       const key = id(commit.topic, commit.partition);
-      acceptedAt.set(key, BigInt(commit.offset));
+      acceptedAt.set(key, BigInt(storedOffset));
       const before = doneUpTo.get(key);
       if (before === undefined || commit.handledBelow > before) doneUpTo.set(key, commit.handledBelow);
     },
@@ -182,11 +179,6 @@ export function createTierTurns(): TierTurns {
       // Below the last read, or another record at its offset (a log read only at offset 0, then made again: attack 15).
       if (last !== undefined && (BigInt(record.message.offset) < BigInt(last.offset) || isAnotherRecordAt(last, record.message))) newLog(key);
       lastRead.set(key, record.message);
-    },
-    movedBack(topic, partition) {
-      const key = id(topic, partition);
-      newLog(key);
-      lastRead.delete(key);
     },
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
     lastAccepted: (topic, partition) => acceptedAt.get(id(topic, partition)),

@@ -18,13 +18,20 @@ describe('the tier turns of a park-by-key generation', () => {
     const turns = createTierTurns();
     const asked = turns.commit(at(6));
     expect(turns.handledBelow(TIER, 0)).toBeUndefined();
-    turns.accepted(asked);
+    turns.accepted(asked, asked.offset);
     expect(turns.handledBelow(TIER, 0)).toBe(6n);
+  });
+
+  it('remembers the offset the broker stored, which a kept position anchors one record back, not the one asked for', () => {
+    const turns = createTierTurns();
+    turns.accepted(turns.commit(at(6)), '5');
+    expect(turns.lastAccepted(TIER, 0)).toBe(5n);
   });
 
   it('never lets a later commit pass a record whose own commit was refused (it is read again, its hold not stored)', () => {
     const turns = createTierTurns();
-    turns.accepted(turns.commit(at(5)));
+    const c5 = turns.commit(at(5));
+    turns.accepted(c5, c5.offset);
     turns.commit(at(6)); // record 5 handled; its commit refused
     // Another operation (a waiting record of offset 3 run by a release) commits next.
     expect(turns.commit(at(4)).offset).toBe('5');
@@ -32,15 +39,17 @@ describe('the tier turns of a park-by-key generation', () => {
 
   it('never lowers how far it was handled when an earlier commit is accepted after a later one', () => {
     const turns = createTierTurns();
-    turns.accepted(turns.commit(at(9)));
-    turns.accepted({ ...at(4), handledBelow: 4n });
+    const c9 = turns.commit(at(9));
+    turns.accepted(c9, c9.offset);
+    turns.accepted({ ...at(4), handledBelow: 4n }, '4');
     expect(turns.handledBelow(TIER, 0)).toBe(9n);
   });
 
   it('forgets how far it was handled when a record comes below the last one read (the log moved back)', () => {
     const turns = createTierTurns();
     turns.read(recordAt(8));
-    turns.accepted(turns.commit(at(9)));
+    const c9 = turns.commit(at(9));
+    turns.accepted(c9, c9.offset);
     turns.read(recordAt(0));
     expect(turns.handledBelow(TIER, 0)).toBeUndefined();
     expect(turns.commit(at(1)).offset).toBe('1');
