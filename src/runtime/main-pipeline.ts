@@ -199,25 +199,29 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
       // A rebalance resumed it (forget()); stop() leaves it paused for the next run.
       if (options.stopping() || progress.dropped) return;
-      await resumeHeld(progress, (await startedOverWhilePaused(progress)) ? 0n : progress.nextOffset);
+      await resumeHeld(progress, await resumeOffsetAfterHold(progress));
     })();
     options.track(waited);
   }
 
   /**
-   * Whether the partition's log started over while a held publish paused it (the topic deleted
-   * and created again with no rebalance): the group's commit is then below what the broker
-   * acknowledged to this member (a topic's commits go with it; a live group's commit moves back
-   * for no other reason), and the offset the partition was to read on from names a record of the
-   * new log, past its first ones (found by attack 15: they never ran). Read from 0 instead, the
-   * new log is taken as one (isNewLog). An unread commit says nothing.
+   * Where a partition a held publish paused reads on from: the first record not taken, unless
+   * the group's commit is now below what the broker acknowledged to this member and is not this
+   * member's own (its stamp). A topic deleted and created again with no rebalance takes its
+   * commits with it, and the old log's next offset names a record of the new log, past its
+   * first ones (found by attack 15: they never ran): then from the group's commit, or from 0
+   * when there is none, and a read from 0 below an acknowledged commit is a new log
+   * (isNewLog). A broker that lost a later commit of another member's shows the same: reading
+   * from its commit runs records again, never skips one (attack 16: reading from 0 ran the
+   * whole partition again). An unread commit says nothing.
    */
-  async function startedOverWhilePaused(progress: PartitionProgress): Promise<boolean> {
+  async function resumeOffsetAfterHold(progress: PartitionProgress): Promise<bigint> {
+    const next = progress.nextOffset;
     const acknowledged = options.commits.acknowledgedOffset(progress.topic, progress.partition);
-    if (acknowledged === undefined || acknowledged === 0n) return false;
+    if (acknowledged === undefined || acknowledged === 0n) return next;
     const read = await groupCommitOf(options.consumer(), progress, options.clock ?? systemClock);
-    // This member's own commit (its stamp) is no new log, however old: the broker lost the later one (attack 16).
-    return read !== undefined && read.offset < acknowledged && !options.commits.isOwnCommit(progress.topic, progress.partition, read.offset, read.metadata);
+    if (read === undefined || read.offset >= acknowledged || options.commits.isOwnCommit(progress.topic, progress.partition, read.offset, read.metadata)) return next;
+    return read.offset < 0n ? 0n : read.offset;
   }
 
   /**
