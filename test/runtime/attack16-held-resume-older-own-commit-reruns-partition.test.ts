@@ -76,7 +76,7 @@ describe('unordered: a held record\'s partition, the broker showing an older com
     expect({ held: events.filter((e) => e.type === 'publish-held').length, committed: broker.committedOffset(main, consumer.mainTopic, 0), stamped: stamp?.startsWith('krt-own:') }).toEqual({ held: 1, committed: 8, stamped: true });
 
     // The broker killed and started again shows an older commit of this member's (its stamp), the later ones lost.
-    broker.commit(main, [{ topic: consumer.mainTopic, partition: 0, offset: '3', metadata: stamp }]);
+    broker.commit(main, [{ topic: consumer.mainTopic, partition: 0, offset: '3', metadata: stamp ?? undefined }]);
     produce('b', 'b0');
     maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
     await broker.run({ until: clock.now() + 300_000, maxSteps: 5_000 }).catch(() => undefined);

@@ -63,7 +63,7 @@ describe('park-by-key, the broker showing an older commit of a tier partition wh
     const committed1m = () => w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0);
     const parkedIn1m = () => w.events.filter((e) => e.type === 'parked' && e.record.topic === tier1m!.topic).length;
     expect(committed1m()).toBe(2);
-    const older = { offset: '1', metadata: w.broker.committedMetadata(consumer.groups.main, tier1m!.topic, 0) };
+    const older = { offset: '1', metadata: w.broker.committedMetadata(consumer.groups.main, tier1m!.topic, 0) ?? undefined };
     replay('k', 'old', 999); // 1m offset 2: waits its turn behind k's hold
     replay('j', 'old', 998); // 1m offset 3: waits its turn behind j's hold
     await w.broker.run({ stopWhen: () => parkedIn1m() === 2 });
