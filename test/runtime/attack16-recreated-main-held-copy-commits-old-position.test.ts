@@ -1,0 +1,92 @@
+import { Registry } from 'prom-client';
+import type { RetryEvent } from '../../src/runtime/events';
+import type { KafkaPort } from '../../src/runtime/port';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { ConsumedRecord } from '../../src/runtime/router';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { billingDescriptor } from './descriptor';
+import { httpError, valueOf } from './harness';
+import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+
+/**
+ * Found by attack 16 (its recreated-main-held property, seed 1371461218, shrunk): LOST records.
+ *
+ * Scenario: as attack15-recreated-main-topic-held-record-resumes-past-new-log (a at 0 runs, big
+ * at 1 is held, no copy of it fits; the main topic is deleted and created again with no
+ * rebalance), but the operator raises the DLQ's limit before any record lands in the new log.
+ * Four records land after that (0 to 3); then a deploy (a restart; a rebalance does the same).
+ *
+ * Seen: the group's commit of the new, empty log is 2, and after the restart n0 and n1 never run.
+ * The held copy's acknowledgement (main-pipeline.ts publishInBackground: progress.acknowledged,
+ * then markProgress) commits the old log's committable offset, 2: the committer knows nothing of
+ * the recreation (2 is above its acknowledged 1, so keep() lets it go). startedOverWhilePaused
+ * reads the commit too late to stop it (and, reading after it lands, would even see 2 >= 1 and
+ * take the log for the old one); it seeks to 0, but until a record of the new log is read nothing
+ * calls commits.startsOver, and any restart or rebalance in between reads the new log from 2.
+ *
+ * Code at fault: src/runtime/main-pipeline.ts publishInBackground's markProgress for a held
+ * record's acknowledgement, which runs before holdPaused's startedOverWhilePaused judges the
+ * log; and startedOverWhilePaused, which on a new log seeks to 0 without commits.startsOver (or
+ * revoking the progress), so the old log's committable offset stays committable.
+ *
+ * Class: an offset of the old log committed onto the new one (attack 9/10/12/14/15's family), in
+ * the window between the acknowledgement and the new log's first record.
+ *
+ * Fix I'd make: judge the log before the acknowledgement commits anything for a partition paused
+ * for a held record (no markProgress while heldPaused has it: holdPaused's resume commits after
+ * its check), and on a new log there revoke the progress and call commits.startsOver at once, as
+ * progressOf does for isNewLog.
+ */
+let maxMessageBytes = 2_000;
+function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
+  return checkedSends(broker, (records) => {
+    if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
+  });
+}
+
+describe('unordered: a main topic created again (no rebalance) while one of its records is held, the limit raised before the new log has a record', () => {
+  it.failing('commits nothing of the old log onto the new one, so a restart runs each of its records', async () => {
+    maxMessageBytes = 2_000;
+    const consumer = billingDescriptor();
+    const clock = new VirtualClock(1_000_000);
+    const broker = new MemoryBroker(clock);
+    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
+    const events: RetryEvent[] = [];
+    const succeeded: string[] = [];
+    const start = async () => {
+      const retrying = createRetryingConsumer(consumer, {
+        kafka: refusingLargeCopies(broker),
+        clock,
+        registry: new Registry(),
+        random: () => 0.5,
+        onEvent: (e) => events.push(e),
+        handler: async (record: ConsumedRecord) => {
+          if (record.topic === consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
+          succeeded.push(valueOf(record));
+        },
+      });
+      await retrying.start();
+      return retrying;
+    };
+    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
+    produce('a', 'a');
+    produce('k', `big${'x'.repeat(1_897)}`); // fits the main topic, no copy fits
+    let retrying = await start();
+    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
+    expect({ held: events.filter((e) => e.type === 'publish-held').length, ran: succeeded }).toEqual({ held: 1, ran: ['a'] });
+
+    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
+    maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes before any record lands in the new log
+    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
+    expect(events.filter((e) => e.type === 'routed').length).toBe(1); // big's copy went out
+    // Seen: 2, the old log's position, committed onto the new (empty) log by the held copy's acknowledgement.
+    const committedOnNewLog = broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0);
+    for (let i = 0; i < 4; i++) produce(`n${i}`, `n${i}`); // the new log's offsets 0 to 3
+    await retrying.stop();
+    retrying = await start(); // a deploy (or any rebalance) reads the new log from the group's commit
+    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
+    await retrying.stop();
+    expect({ pastNewLogStart: (committedOnNewLog ?? 0) > 0, ran: succeeded }).toEqual({ pastNewLogStart: false, ran: ['a', 'n0', 'n1', 'n2', 'n3'] });
+  }, 30_000);
+});
