@@ -3,6 +3,10 @@ import { BrokerRefusedError } from '../../src/simulate/memory-broker';
 import { consumer, tier1m, world } from './park-by-key-world';
 
 /**
+ * Fixed: the tier turns remember the offset the broker stored (the anchor), and a group commit
+ * below it only keeps the waiting record from committing; nothing else changes on that guess
+ * (key-parking.ts tierMayHaveStartedOver, tier-turns.ts accepted).
+ *
  * Found by attack 16: a LOST record (a replay that waited its turn), with no outage and no topic
  * recreated: the runtime's own anchored tier commit is taken for a new log.
  *
@@ -43,7 +47,7 @@ import { consumer, tier1m, world } from './park-by-key-world';
 jest.setTimeout(60_000);
 
 describe('park-by-key, a kept tier position read again after a rebalance while replays wait their turn there', () => {
-  it.failing('runs every replay that waited, also after a restart', async () => {
+  it('runs every replay that waited, also after a restart', async () => {
     const w = world();
     w.broker.throwReaction = 'kafkajs';
     for (const key of ['k', 'j', 'h']) w.alwaysFail.add(`${key}:a`);
@@ -97,8 +101,10 @@ describe('park-by-key, a kept tier position read again after a rebalance while r
     // A deploy when j's 1h copy is due: both tiers are read again from their commits.
     w.broker.rebalance(consumer.groups.main);
     await w.broker.run({ stopWhen: () => w.handled.includes('j:old') });
-    // The group's 1m commit at j's release: the anchor on r1 (4), which the tier turns took as 5.
-    expect(committed(tier1m!.topic)).toBe(4);
+    // j:old's run commits the 1m tier up to h:old, still waiting (6); before the fix the group's
+    // commit stayed at the anchor on r1 (4), which the tier turns took as 5, and j:old's check
+    // took the tier for a new log.
+    expect(committed(tier1m!.topic)).toBe(6);
     replay(tier1m!.topic, 'z', 'new', 996); // a free key: runs and commits
     await w.broker.run({ stopWhen: () => w.handled.includes('z:new') });
     await retrying.stop(); // a deploy, before h's turn

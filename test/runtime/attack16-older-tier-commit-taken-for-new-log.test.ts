@@ -2,6 +2,9 @@ import { HEADERS } from '../../src/naming/headers';
 import { consumer, tier1m, world } from './park-by-key-world';
 
 /**
+ * Fixed: a group commit below the last one stored only keeps the waiting record from committing;
+ * the partition is not taken for a new log (key-parking.ts tierMayHaveStartedOver).
+ *
  * Found by attack 16: a LOST record (a replay that waited its turn).
  *
  * Scenario: k:a fails at the main topic and in the 1m and 10m tiers (k held, its retry in the 1h
@@ -40,7 +43,7 @@ import { consumer, tier1m, world } from './park-by-key-world';
 jest.setTimeout(60_000);
 
 describe('park-by-key, the broker showing an older commit of a tier partition while replays wait their turn there', () => {
-  it.failing('runs every replay that waited, also after a restart', async () => {
+  it('runs every replay that waited, also after a restart', async () => {
     const w = world();
     w.alwaysFail.add('k:a');
     w.alwaysFail.add('j:a');
