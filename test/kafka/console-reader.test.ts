@@ -148,6 +148,24 @@ describe('krt console reads the DLQ through reader-group members that stay betwe
     }
   });
 
+  it('the audit log reads in the reader group while the member of a page stays there, reading another topic', async () => {
+    const { consumer } = await project();
+    await fillDlq(consumer, [3, 3, 3]);
+    const producer = kafkaAsAdmin().producer();
+    await producer.connect();
+    await producer.send({ topic: consumer.dlqAudit.name, acks: -1, messages: [{ key: '0:1', value: JSON.stringify({ action: 'discard', by: 'ana', at: new Date().toISOString(), reason: 'a test' }) }] });
+    await producer.disconnect();
+    const dlq = kafkaConsoleDlq(kafkaAsAdmin());
+    try {
+      await dlq.read(consumer, () => false, () => undefined);
+      const entries = await dlq.auditLog(consumer, 10);
+      const group = await readerGroup(admin, consumer);
+      expect({ audit: entries.map((e) => `${e.key} ${e.action} by ${e.by}`), membersAfter: group.members.length }).toEqual({ audit: ['0:1 discard by ana'], membersAfter: 1 });
+    } finally {
+      await dlq.close?.();
+    }
+  });
+
   it('a reader no page needed for the idle time leaves the group', async () => {
     const { consumer } = await project();
     await fillDlq(consumer, [3, 3, 3]);
