@@ -53,8 +53,8 @@ export class ReaderMember {
   ) {}
 
   /**
-   * Joins `group` on `topic`; resolves once the client runs (the join may still be under
-   * way: the first read seeks when it ends). `lingering` tunes the client to idle cheaply
+   * Starts a member of `group` reading `topic`: it connects and joins in the background, and
+   * the read attached seeks when the join ends. `lingering` tunes the client to idle cheaply
    * and start reads at once.
    */
   static start(kafka: Kafka, group: string, topic: string, lingering: boolean): ReaderMember {
@@ -119,9 +119,11 @@ export class ReaderMember {
 
   /**
    * Reads these partitions from these offsets and pauses every other: each seek marks the
-   * batches fetched before it stale. Called by the attached read, on attach and on each join.
+   * batches fetched before it stale. Called by the attached read on each join, and whenever
+   * it must read again from where it got to; before the first join it waits for that join.
    */
   readFrom(positions: ReadonlyMap<number, bigint>): void {
+    if (this.assigned === undefined || !this.usable) return;
     const topic = this.topic;
     // Resumes the whole topic first: kafkajs forgets a topic-wide pause when a partition is paused alone.
     this.client.resume([{ topic }]);

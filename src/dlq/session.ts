@@ -485,12 +485,26 @@ async function readUnhandled(
         }
         if (to + 1n >= end) done(partition);
       };
+      const readFromPositions = () => member.readFrom(new Map([...waiting].map((p) => [p, positions.get(p)!])));
       // Retention may empty a partition after the end offsets were read: no fetch then reports anything.
+      // Or pass the position, leaving only offsets without records: reading goes on from the log start,
+      // where a fetch of those offsets goes on from the position (markers past it are passed over).
       let checkEvery = FIRST_LOG_START_CHECK_MS;
       const checkLogStarts = async () => {
         try {
+          let passed = false;
           for (const p of await admin.fetchTopicOffsets(topic)) {
-            if (waiting.has(p.partition) && BigInt(p.low) >= (ends.get(p.partition) ?? 0n)) done(p.partition);
+            if (!waiting.has(p.partition)) continue;
+            const logStart = BigInt(p.low);
+            if (logStart >= (ends.get(p.partition) ?? 0n)) done(p.partition);
+            else if (logStart > positions.get(p.partition)!) {
+              positions.set(p.partition, logStart);
+              passed = true;
+            }
+          }
+          if (passed && !ended) {
+            progressed();
+            readFromPositions();
           }
         } catch {
           // The next check, or the fetch, tells.
@@ -503,7 +517,7 @@ async function readUnhandled(
       }, reject);
       member.attach({
         // The first join, or a rejoin (the coordinator moved, a member came or went): reading resumes where it got to.
-        joined: () => member.readFrom(new Map([...waiting].map((p) => [p, positions.get(p)!]))),
+        joined: readFromPositions,
         // Markers alone say nothing of offsets before them: taken only when they go on from the position
         // (one fetched before a seek could lie past it, and would pass records never read).
         markers: (partition, first, last) => {
