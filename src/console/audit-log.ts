@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { retryingRetriable } from '../dlq/retriable';
+import { everyPartitionAssigner } from '../dlq/reader-assigner';
 import { DlqError } from '../dlq/session';
 import type { AuditLogEntry } from './backend';
 
@@ -42,7 +43,8 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
   const waiting = new Set(offsets.filter((p) => starts.get(p.partition)! < BigInt(p.high)).map((p) => p.partition));
   if (waiting.size === 0) return [];
   const entries: AuditLogEntry[] = [];
-  const client = kafka.consumer({ groupId: group, retry: { retries: 5 } });
+  // The DLQ's readers of the console linger in this group: a member of another protocol could not join it.
+  const client = kafka.consumer({ groupId: group, retry: { retries: 5 }, partitionAssigners: [everyPartitionAssigner] });
   try {
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });

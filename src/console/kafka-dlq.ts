@@ -4,6 +4,7 @@ import { dlqReaderGroupName } from '../naming';
 import { discardRecords, replayRecords } from '../dlq/replay';
 import { replayRoute, replayTarget } from '../dlq/replay-route';
 import type { ReplayRoute } from '../dlq/replay-route';
+import { lingeringReaders } from '../dlq/reader-pool';
 import { DlqError, DlqSession } from '../dlq/session';
 import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, Keep, ReadScope } from './backend';
 import { readAuditLog } from './audit-log';
@@ -13,8 +14,14 @@ import { readAuditLog } from './audit-log';
  * as soon as it is done so a `krt dlq` command can run between two clicks. Reads run at
  * once, side by side (the reader group gives every member every partition: a page need not
  * wait for a count of a million records); actions of one consumer run one at a time.
+ *
+ * The sessions' members of the reader group linger between reads (lingeringReaders): a
+ * member per page would join an empty group each time, and wait out the broker's
+ * group.initial.rebalance.delay.ms (3 s by default) on every page and count. A member idle
+ * for `readerIdleMs` leaves, and close() leaves at once.
  */
-export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
+export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?: number } = {}): ConsoleDlq {
+  const readers = lingeringReaders(kafka, options.readerIdleMs);
   const queues = new Map<string, Promise<unknown>>();
   const oneAtATime = <T>(consumer: ConsumerModel, work: () => Promise<T>): Promise<T> => {
     const previous = queues.get(consumer.name) ?? Promise.resolve();
@@ -23,7 +30,7 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
     return next;
   };
   const inSession = async <T>(consumer: ConsumerModel, keep: Keep, work: (session: DlqSession) => Promise<T>, scope?: ReadScope) => {
-    const session = await DlqSession.open(kafka, consumer, undefined, keep, scope);
+    const session = await DlqSession.open(kafka, consumer, undefined, keep, scope, readers);
     try {
       return await work(session);
     } finally {
@@ -93,6 +100,7 @@ export function kafkaConsoleDlq(kafka: Kafka): ConsoleDlq {
       return { handled, left: [], audit: await writtenBy(consumer, handled, options.by, since) };
     },
     auditLog,
+    close: () => readers.close(),
   };
 }
 

@@ -258,6 +258,10 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
     return sendFragment(reply, jobFragment(job));
   });
 
-  app.addHook('onClose', async () => jobs.settled());
+  // The actions end first: they read and commit through the DLQ that closes after them.
+  app.addHook('onClose', async () => {
+    await jobs.settled();
+    await options.dlq.close?.();
+  });
   return app;
 }

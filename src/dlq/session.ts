@@ -4,8 +4,8 @@ import type { ConsumerModel } from '../model/types';
 import type { RawHeaders, RetryHeaders } from '../runtime/headers';
 import { headerMap } from '../runtime/headers';
 import { decodeDlqHeaders } from './origin';
-import { everyPartitionAssigner } from './reader-assigner';
-import { dlqReaderGroupName } from '../naming';
+import { memberPerRead } from './reader-pool';
+import type { DlqReaders } from './reader-pool';
 import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
 import type { HandledRange, HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
@@ -180,9 +180,10 @@ export class DlqSession {
   /**
    * `keep` sees every unhandled record as it is read and says which to hold in `records`
    * (all by default): a caller that needs a page, a count or a bounded selection keeps
-   * only that, so the session's memory does not grow with the DLQ.
+   * only that, so the session's memory does not grow with the DLQ. `readers` gives the read
+   * its member of the reader group: by default one of its own, left when the read ends.
    */
-  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000, keep: Keep = () => true, scope: ReadScope = {}): Promise<DlqSession> {
+  static async open(kafka: Kafka, consumer: ConsumerModel, timeoutMs = 60_000, keep: Keep = () => true, scope: ReadScope = {}, readers: DlqReaders = memberPerRead(kafka)): Promise<DlqSession> {
     const topic = consumer.dlq.name;
     const admin = kafka.admin();
     await admin.connect();
@@ -210,7 +211,7 @@ export class DlqSession {
       const start = from > state.committed ? from : state.committed;
       if (start < ends.get(partition)!) starts.set(partition, start);
     }
-    const read = starts.size === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, consumer, live, starts, ends, timeoutMs, keep, scope);
+    const read = starts.size === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, readers, consumer, live, starts, ends, timeoutMs, keep, scope);
     return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords, ends);
   }
 
@@ -398,19 +399,23 @@ function checkFits(partition: number, state: HandledState): void {
 const FIRST_LOG_START_CHECK_MS = 50;
 const MAX_LOG_START_CHECK_MS = 2_000;
 
-type KafkaBatch = { partition: number; messages: { offset: string; timestamp: string; key: Buffer | null; value: Buffer | null; headers?: unknown }[]; firstOffset?: () => string | null; lastOffset?: () => string };
-
 /**
  * The unhandled records from each partition's start (its live start unless the scope says
- * later) to the end read at open, in the reader group, listed once each however often a
- * rejoin redelivers it (each partition is read in offset order, so once past an offset a
- * partition never lists it again: memory does not grow with what was read). A partition is read to its end when the reader's position reaches
- * the end offset: a fetch reports the offsets it covered, transaction markers and aborted
- * records included (kafkajs delivers none of them as messages), and a partition that
- * retention emptied below the end holds nothing more to read.
+ * later) to the end read at open, by a member of the reader group, listed once each however
+ * often a rejoin redelivers it (each partition is read in offset order, so once past an
+ * offset a partition never lists it again: memory does not grow with what was read). A
+ * partition is read to its end when the reader's position reaches the end offset: a fetch
+ * reports the offsets it covered, transaction markers and aborted records included
+ * (kafkajs delivers none of them as messages), and a partition that retention emptied
+ * below the end holds nothing more to read.
+ *
+ * The member may have served reads before this one (the console keeps one between pages):
+ * a batch it fetched before this read's seek is passed over, never taken as read at the
+ * position this read starts from.
  */
 async function readUnhandled(
   kafka: Kafka,
+  readers: DlqReaders,
   consumer: ConsumerModel,
   live: ReadonlyMap<number, HandledState>,
   starts: ReadonlyMap<number, bigint>,
@@ -420,7 +425,6 @@ async function readUnhandled(
   scope: ReadScope,
 ): Promise<{ records: DlqRecord[]; noRecords: Map<number, HandledRange[]> }> {
   const topic = consumer.dlq.name;
-  const client = kafka.consumer({ groupId: dlqReaderGroupName(consumer.groups.replay), retry: { retries: 5 }, partitionAssigners: [everyPartitionAssigner] });
   const found: DlqRecord[] = [];
   // The last offset listed in each partition: a redelivered record is never listed twice.
   const listed = new Map<number, bigint>();
@@ -429,14 +433,13 @@ async function readUnhandled(
   const positions = new Map(starts);
   const waiting = new Set(starts.keys());
   const admin = kafka.admin();
+  const member = readers.take(consumer);
   let checkTimer: NodeJS.Timeout | undefined;
   // Cleared in the finally however the read ends: a fetch or a connect refused leaves no timer to hold the process for timeoutMs.
   let stallTimer: NodeJS.Timeout | undefined;
   /** Set once the read ended: a batch or a log-start check still in hand then arms no timer again. */
   let ended = false;
   try {
-    await client.connect();
-    await client.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
       // A read stalls, it does not merely take long: a DLQ of millions, or a reader that waits for a
       // slow pipe, keeps reading as long as each window of timeoutMs moves a position.
@@ -451,7 +454,7 @@ async function readUnhandled(
       };
       const done = (partition: number) => {
         if (!waiting.delete(partition)) return;
-        client.pause([{ topic, partitions: [partition] }]);
+        member.stop(partition);
         if (waiting.size === 0) {
           clearTimeout(stallTimer);
           resolve();
@@ -482,25 +485,26 @@ async function readUnhandled(
         }
         if (to + 1n >= end) done(partition);
       };
-      client.on(client.events.GROUP_JOIN, () => {
-        // A rejoin (the coordinator moved, a member came or went) resumes where reading got to.
-        for (const partition of ends.keys()) {
-          if (waiting.has(partition)) client.seek({ topic, partition, offset: positions.get(partition)!.toString() });
-          else client.pause([{ topic, partitions: [partition] }]);
-        }
-      });
-      // A fetch of markers or aborted records only delivers no batch to eachBatch.
-      client.on(client.events.END_BATCH_PROCESS, (event) => {
-        const e = (event as { payload?: { partition: number; batchSize: number; firstOffset: string | null; lastOffset: string } } | undefined)?.payload;
-        if (!e || e.batchSize !== 0 || e.firstOffset === null || !waiting.has(e.partition)) return;
-        covered(e.partition, BigInt(e.firstOffset), BigInt(e.lastOffset), []);
-      });
+      const readFromPositions = () => member.readFrom(new Map([...waiting].map((p) => [p, positions.get(p)!])));
       // Retention may empty a partition after the end offsets were read: no fetch then reports anything.
+      // Or pass the position, leaving only offsets without records: reading goes on from the log start,
+      // where a fetch of those offsets goes on from the position (markers past it are passed over).
       let checkEvery = FIRST_LOG_START_CHECK_MS;
       const checkLogStarts = async () => {
         try {
+          let passed = false;
           for (const p of await admin.fetchTopicOffsets(topic)) {
-            if (waiting.has(p.partition) && BigInt(p.low) >= (ends.get(p.partition) ?? 0n)) done(p.partition);
+            if (!waiting.has(p.partition)) continue;
+            const logStart = BigInt(p.low);
+            if (logStart >= (ends.get(p.partition) ?? 0n)) done(p.partition);
+            else if (logStart > positions.get(p.partition)!) {
+              positions.set(p.partition, logStart);
+              passed = true;
+            }
+          }
+          if (passed && !ended) {
+            progressed();
+            readFromPositions();
           }
         } catch {
           // The next check, or the fetch, tells.
@@ -511,68 +515,73 @@ async function readUnhandled(
       void admin.connect().then(() => {
         if (!ended) checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
       }, reject);
-      client
-        .run({
-          autoCommit: false,
-          eachBatch: async ({ batch }) => {
-            const b = batch as unknown as KafkaBatch;
-            const partition = b.partition;
-            if (!waiting.has(partition)) return;
-            const end = ends.get(partition) ?? 0n;
-            const state = live.get(partition)!;
-            const offsets: bigint[] = [];
-            // Set when the caller has enough of this partition before the batch ends: a fetch holds up to a
-            // megabyte of each partition, a page needs fifty records, and the rest is not decoded for nothing.
-            let stoppedAt: bigint | undefined;
-            for (const message of b.messages) {
-              const offset = BigInt(message.offset);
-              if (offset >= end) break;
-              offsets.push(offset);
-              // Handled, or already read (a rejoin redelivers from the last fetch): listed once.
-              const last = listed.get(partition);
-              if (isHandled(state, offset) || offset < (positions.get(partition) ?? 0n) || (last !== undefined && offset <= last)) continue;
-              const headers = (message.headers ?? {}) as RawHeaders;
-              const record: DlqRecord = {
-                id: `${partition}:${offset}`,
-                partition,
-                offset,
-                timestamp: Number(message.timestamp),
-                key: message.key,
-                value: message.value,
-                headers,
-                decoded: decodeDlqHeaders(headers),
-                replayCount: replayCountOf(headers),
-              };
-              // Seen once, kept or not: keep decides what the session holds, never twice.
-              listed.set(partition, offset);
-              if (keep(record)) found.push(scope.previewBytes === undefined ? record : preview(record, scope.previewBytes));
-              if (scope.enough?.(partition, offset + 1n)) {
-                stoppedAt = offset;
-                break;
-              }
+      member.attach({
+        // The first join, or a rejoin (the coordinator moved, a member came or went): reading resumes where it got to.
+        joined: readFromPositions,
+        // Markers alone say nothing of offsets before them: taken only when they go on from the position
+        // (one fetched before a seek could lie past it, and would pass records never read).
+        markers: (partition, first, last) => {
+          if (waiting.has(partition) && first <= positions.get(partition)!) covered(partition, first, last, []);
+        },
+        failed: reject,
+        batch: async (b, stale) => {
+          const partition = b.partition;
+          if (stale || !waiting.has(partition)) return;
+          const end = ends.get(partition) ?? 0n;
+          const state = live.get(partition)!;
+          const offsets: bigint[] = [];
+          // Set when the caller has enough of this partition before the batch ends: a fetch holds up to a
+          // megabyte of each partition, a page needs fifty records, and the rest is not decoded for nothing.
+          let stoppedAt: bigint | undefined;
+          for (const message of b.messages) {
+            const offset = BigInt(message.offset);
+            if (offset >= end) break;
+            offsets.push(offset);
+            // Handled, or already read (a rejoin redelivers from the last fetch): listed once.
+            const last = listed.get(partition);
+            if (isHandled(state, offset) || offset < (positions.get(partition) ?? 0n) || (last !== undefined && offset <= last)) continue;
+            const headers = (message.headers ?? {}) as RawHeaders;
+            const record: DlqRecord = {
+              id: `${partition}:${offset}`,
+              partition,
+              offset,
+              timestamp: Number(message.timestamp),
+              key: message.key,
+              value: message.value,
+              headers,
+              decoded: decodeDlqHeaders(headers),
+              replayCount: replayCountOf(headers),
+            };
+            // Seen once, kept or not: keep decides what the session holds, never twice.
+            listed.set(partition, offset);
+            if (keep(record)) found.push(scope.previewBytes === undefined ? record : preview(record, scope.previewBytes));
+            if (scope.enough?.(partition, offset + 1n)) {
+              stoppedAt = offset;
+              break;
             }
-            const lastMessage = b.messages.length > 0 ? BigInt(b.messages[b.messages.length - 1]!.offset) : undefined;
-            const first = b.firstOffset?.() ?? (offsets[0] !== undefined ? offsets[0].toString() : null);
-            const last = BigInt(b.lastOffset?.() ?? String(lastMessage ?? -1n));
-            const to = stoppedAt ?? (lastMessage !== undefined && lastMessage > last ? lastMessage : last);
-            if (first !== null) covered(partition, BigInt(first), to, offsets);
-            if (stoppedAt !== undefined) done(partition);
-            if (scope.enough) for (const p of [...waiting]) if (scope.enough(p, positions.get(p)!)) done(p);
-            if (scope.drain && waiting.size > 0) {
-              // Waiting for the writer is not a stalled read.
-              clearTimeout(stallTimer);
-              await scope.drain();
-              progressed();
-            }
-          },
-        })
-        .catch(reject);
+          }
+          const lastMessage = b.messages.length > 0 ? BigInt(b.messages[b.messages.length - 1]!.offset) : undefined;
+          const first = b.firstOffset?.() ?? (offsets[0] !== undefined ? offsets[0].toString() : null);
+          const last = BigInt(b.lastOffset?.() ?? String(lastMessage ?? -1n));
+          const to = stoppedAt ?? (lastMessage !== undefined && lastMessage > last ? lastMessage : last);
+          if (first !== null) covered(partition, BigInt(first), to, offsets);
+          if (stoppedAt !== undefined) done(partition);
+          if (scope.enough) for (const p of [...waiting]) if (scope.enough(p, positions.get(p)!)) done(p);
+          if (scope.drain && waiting.size > 0) {
+            // Waiting for the writer is not a stalled read.
+            clearTimeout(stallTimer);
+            await scope.drain();
+            progressed();
+          }
+        },
+      });
     });
   } finally {
     ended = true;
     clearTimeout(checkTimer);
     clearTimeout(stallTimer);
-    await Promise.all([client.disconnect(), admin.disconnect().catch(() => undefined)]);
+    member.detach();
+    await Promise.all([readers.give(member), admin.disconnect().catch(() => undefined)]);
   }
   const records = found.sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
   return { records, noRecords };

@@ -24,6 +24,8 @@ export class RequestFailed extends Error {
   override name = 'KafkaJSRequestTimeoutError';
 }
 
+type EachBatch = (payload: { batch: { topic: string; partition: number; messages: unknown[]; firstOffset?: () => string | null; lastOffset?: () => string }; isStale: () => boolean }) => Promise<void>;
+
 const toBuffer = (v: unknown): Buffer | null => (v === null || v === undefined ? null : Buffer.isBuffer(v) ? v : Buffer.from(String(v)));
 
 export class DlqKafkaDouble {
@@ -137,7 +139,7 @@ export class DlqKafkaDouble {
       let topics: string[] = [];
       let running = false;
       const isPaused = (topic: string, partition: number) => paused.has(topic) || paused.has(`${topic}:${partition}`);
-      const fetchOnce = async (eachBatch: (payload: { batch: { topic: string; partition: number; messages: unknown[]; firstOffset?: () => string | null; lastOffset?: () => string } }) => Promise<void>) => {
+      const fetchOnce = async (eachBatch: EachBatch) => {
         for (const topic of topics) {
           for (let partition = 0; partition < (double.logs.get(topic)?.length ?? 0); partition++) {
             const id = `${topic}:${partition}`;
@@ -167,6 +169,8 @@ export class DlqKafkaDouble {
             }
             const stored = new Set(log.messages.map((m) => m.offset));
             await eachBatch({
+              // As kafkajs: a seek while the batch is in hand makes it stale.
+              isStale: () => !positions.has(id),
               batch: {
                 topic,
                 partition,
@@ -186,7 +190,7 @@ export class DlqKafkaDouble {
         }
       };
       return {
-        events: { GROUP_JOIN: 'consumer.group_join', END_BATCH_PROCESS: 'consumer.end_batch_process' },
+        events: { GROUP_JOIN: 'consumer.group_join', END_BATCH_PROCESS: 'consumer.end_batch_process', CRASH: 'consumer.crash' },
         connect: async () => {},
         subscribe: async (options: { topics: string[] }) => {
           topics = options.topics;
@@ -195,7 +199,7 @@ export class DlqKafkaDouble {
           listeners.set(event, [...(listeners.get(event) ?? []), listener]);
           return () => {};
         },
-        run: async ({ eachBatch }: { eachBatch: (payload: { batch: { topic: string; partition: number; messages: unknown[]; firstOffset?: () => string | null; lastOffset?: () => string } }) => Promise<void> }) => {
+        run: async ({ eachBatch }: { eachBatch: EachBatch }) => {
           running = true;
           await Promise.resolve();
           double.request({ kind: 'join', group: groupId }, () => {
@@ -203,7 +207,8 @@ export class DlqKafkaDouble {
             double.members.set(groupId, members);
             members.set(memberId, { topics });
             const leaderId = members.keys().next().value as string;
-            for (const listener of listeners.get('consumer.group_join') ?? []) listener({ payload: { groupId, memberId, leaderId, isLeader: leaderId === memberId } });
+            const memberAssignment = Object.fromEntries(topics.map((topic) => [topic, (double.logs.get(topic) ?? []).map((_, partition) => partition)]));
+            for (const listener of listeners.get('consumer.group_join') ?? []) listener({ payload: { groupId, memberId, leaderId, isLeader: leaderId === memberId, memberAssignment } });
           });
           while (running) {
             await fetchOnce(eachBatch);
@@ -216,6 +221,12 @@ export class DlqKafkaDouble {
         },
         pause: (tps: { topic: string; partitions?: number[] }[]) => {
           for (const tp of tps) for (const key of tp.partitions ? tp.partitions.map((p) => `${tp.topic}:${p}`) : [tp.topic]) paused.add(key);
+        },
+        resume: (tps: { topic: string; partitions?: number[] }[]) => {
+          for (const tp of tps) {
+            if (tp.partitions) for (const p of tp.partitions) paused.delete(`${tp.topic}:${p}`);
+            else for (const key of [...paused]) if (key === tp.topic || key.startsWith(`${tp.topic}:`)) paused.delete(key);
+          }
         },
         commitOffsets: async (offsets: { topic: string; partition: number; offset: string; metadata?: string | null }[]) => {
           if (!running) throw new Error('not a member');

@@ -67,3 +67,17 @@ describe('a DLQ session commit', () => {
     expect(await unhandledOffsets(double, consumer)).toEqual(Array.from({ length: 800 }, (_, i) => BigInt(100 + i)));
   });
 });
+
+describe('a DLQ session when retention passes its position and only offsets without records are left', () => {
+  it('reads to the end instead of stalling: the markers past the log start are taken, not passed over as fetched before a seek', async () => {
+    const { consumer, double } = dlqOf(3);
+    // A transaction's commit marker after the three records; retention then deletes the records, before the first fetch.
+    double.appendMarker(consumer.dlq.name, 0);
+    double.beforeFirstFetch = (_group, topic, partition) => {
+      if (topic === consumer.dlq.name && partition === 0) double.deleteBelow(topic, 0, 3n);
+    };
+    const session = await DlqSession.open(double.kafka(), consumer, 2_000);
+    await session.close();
+    expect(session.records).toEqual([]);
+  });
+});

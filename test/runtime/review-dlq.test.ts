@@ -334,7 +334,7 @@ function rejoinMidRead(double: DlqKafkaDouble, readerGroup: string): Kafka {
               if (rejoined || payload.batch.messages.length < 2) return o.eachBatch(payload);
               rejoined = true;
               // The first fetch returned half the partition; then the group rejoined.
-              await o.eachBatch({ batch: { ...payload.batch, messages: payload.batch.messages.slice(0, 2) } });
+              await o.eachBatch({ ...payload, batch: { ...payload.batch, messages: payload.batch.messages.slice(0, 2) } });
               for (const listener of joins) listener();
             },
           }),
