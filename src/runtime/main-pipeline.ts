@@ -12,6 +12,8 @@ import { StopRequested } from './stop-requested';
 import { groupCommitOf, judgeLog } from './group-commit';
 import { isNewLog } from './new-log';
 import { recordIdentity } from './record-identity';
+import { judgeReadAtAnchor } from './resume-anchor';
+import type { PortMessage } from './port';
 
 export interface MainPipelineOptions {
   readonly consumer: () => ConsumerPort;
@@ -77,6 +79,15 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   const heldPaused = new Set<PartitionProgress>();
   /** The record each partition was first read at (created, or resumed after a rebalance): proof of the same log without a commit. */
   const firstTaken = new WeakMap<PartitionProgress, string>();
+  /** The last record each partition took: where a partition a held publish paused is read again from, and checked. */
+  const lastTaken = new WeakMap<PartitionProgress, PortMessage>();
+  /**
+   * Partitions a held publish paused, sought back to their last record taken and not read
+   * since: the first record read there says whether the log is still the one they paused in
+   * (readAtAnchor). Nothing of theirs is committed until it has (found by attack 16: the held
+   * copy's acknowledgement committed the old log's position onto a new one).
+   */
+  const resumedAtAnchor = new Map<PartitionProgress, PortMessage>();
 
   /**
    * At the first batch after a rebalance: what the group's commit says. Below this member's
@@ -84,35 +95,34 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * topic was created again: the group's commits went with the old one), read from wherever
    * the client starts it, not only from offset 0.
    */
-  async function groupViewOf(batch: EachBatchPayload, progress: PartitionProgress, acknowledged: bigint | undefined): Promise<GroupCommitView | 'new-log'> {
+  async function groupViewOf(batch: EachBatchPayload, first: PortMessage, progress: PartitionProgress, acknowledged: bigint | undefined): Promise<GroupCommitView | 'new-log'> {
     const read = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
     const committed = read?.offset;
     const own = read !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, read.offset, read.metadata);
-    const judged = judgeLog(committed, acknowledged, own, firstTaken.get(progress) === recordIdentity(batch.messages[0]!));
+    const judged = judgeLog(committed, acknowledged, own, firstTaken.get(progress) === recordIdentity(first));
     if (judged === 'new-log') return judged;
     return { committed, readPast: judged !== 'run-again', ...(judged === 'read-past-acknowledged' ? { readPastBelow: acknowledged } : {}) };
   }
 
   /** The batch's partition, resumed if need be; undefined when the batch is to be read again from an earlier record. */
-  async function progressOf(batch: EachBatchPayload): Promise<PartitionProgress | undefined> {
+  async function progressOf(batch: EachBatchPayload, messages: readonly PortMessage[]): Promise<PartitionProgress | undefined> {
     const id = `${batch.topic}\u0000${batch.partition}`;
-    const first = BigInt(batch.messages[0]!.offset);
+    const first = BigInt(messages[0]!.offset);
     let progress = partitions.get(id);
     const acknowledged = options.commits.acknowledgedOffset(batch.topic, batch.partition);
-    const group = progress?.dropped ? await groupViewOf(batch, progress, acknowledged) : undefined;
+    const group = progress?.dropped ? await groupViewOf(batch, messages[0]!, progress, acknowledged) : undefined;
     if (progress !== undefined && (group === 'new-log' || isNewLog(first, acknowledged))) {
       // From offset 0, below a commit the broker acknowledged: the topic was deleted and
       // created again (its offsets start over, the group's commits went with it). What was
       // finished or in flight in the old log says nothing of this one: its publishes give up,
       // and it starts afresh.
-      progress.revoke();
+      startOver(progress);
       progress = undefined;
-      options.commits.startsOver(batch.topic, batch.partition);
     }
     if (progress === undefined) {
       progress = new PartitionProgress(batch.topic, batch.partition);
       partitions.set(id, progress);
-      firstTaken.set(progress, recordIdentity(batch.messages[0]!));
+      firstTaken.set(progress, recordIdentity(messages[0]!));
     } else if (progress.mustResume(first)) {
       // After a rebalance or a seek: the records from `first` on run again (their old
       // publishes give up), earlier publishes still hold the commit. A record whose
@@ -126,15 +136,48 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         return undefined;
       }
       failures.delete(progress);
-      if (group !== undefined) firstTaken.set(progress, recordIdentity(batch.messages[0]!));
+      if (group !== undefined) firstTaken.set(progress, recordIdentity(messages[0]!));
     }
     return progress;
+  }
+
+  /** What was finished or in flight in the old log says nothing of a new one: its publishes give up, and its commits start afresh. */
+  function startOver(progress: PartitionProgress): void {
+    progress.revoke();
+    resumedAtAnchor.delete(progress);
+    options.commits.startsOver(progress.topic, progress.partition);
+  }
+
+  /**
+   * A batch of a partition sought back to its anchor after a hold: the records to take (past
+   * the anchor, when it was read again), or undefined when the partition is read again from
+   * elsewhere: from its start on a new log, from the anchor when the client read elsewhere.
+   */
+  function readAtAnchor(batch: EachBatchPayload): readonly PortMessage[] | undefined {
+    const progress = partitions.get(`${batch.topic}\u0000${batch.partition}`);
+    const anchor = progress === undefined ? undefined : resumedAtAnchor.get(progress);
+    if (progress === undefined || anchor === undefined) return batch.messages;
+    const judged = judgeReadAtAnchor(anchor, batch.messages[0]!);
+    if (judged === 'seek-again') {
+      options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: anchor.offset });
+      return undefined;
+    }
+    resumedAtAnchor.delete(progress);
+    if (judged === 'new-log') {
+      startOver(progress);
+      partitions.delete(`${batch.topic}\u0000${batch.partition}`);
+      options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: '0' });
+      return undefined;
+    }
+    // The same log: what the paused partition acknowledged may be committed now.
+    options.commits.markProgress(progress)?.catch(options.onCommitError);
+    return judged === 'anchor' ? batch.messages.slice(1) : batch.messages;
   }
 
   async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {
     let published: Published;
     try {
-      published = await options.records.publish(record, failure, () => pending.abandoned, () => progress.hold(pending));
+      published = await options.records.publish(record, failure, () => pending.abandoned, () => holdAt(progress, pending));
     } catch (error) {
       // Cut short by stop() or abandoned: the record stays uncommitted (or runs again).
       // Anything else is a bug; the partition's next record throws it to the client, and
@@ -145,7 +188,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     }
     progress.acknowledged(pending);
     options.records.routed(record, published.failure);
-    if (progress.dropped || pending.abandoned) return;
+    // Paused for a hold, the partition's log is judged before anything of it is committed (resumedAtAnchor).
+    if (progress.dropped || pending.abandoned || heldPaused.has(progress) || resumedAtAnchor.has(progress)) return;
     options.commits.markProgress(progress)?.catch(options.onCommitError);
   }
 
@@ -188,6 +232,16 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   }
 
   /**
+   * A publish is held: its partition takes no later record, and is paused at once, not at its
+   * next record: with none yet, the client read on, and a topic created again meanwhile had its
+   * new log read past its start (found by attack 16).
+   */
+  function holdAt(progress: PartitionProgress, pending: PendingPublish): void {
+    progress.hold(pending);
+    if (!heldPaused.has(progress) && !progress.dropped && !options.stopping()) holdPaused(progress);
+  }
+
+  /**
    * Pauses a partition whose publish is held until it is acknowledged (the operator raised
    * the limit), then reads it on from the first record not taken. A rebalance or stop()
    * ends the wait: the partition is read again from its commit by whoever owns it.
@@ -199,7 +253,11 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
       // A rebalance resumed it (forget()); stop() leaves it paused for the next run.
       if (options.stopping() || progress.dropped) return;
-      await resumeHeld(progress, await resumeOffsetAfterHold(progress));
+      const from = await resumeOffsetAfterHold(progress);
+      const anchor = lastTaken.get(progress);
+      if (from !== undefined || anchor === undefined) return resumeHeld(progress, from ?? progress.nextOffset);
+      resumedAtAnchor.set(progress, anchor);
+      await resumeHeld(progress, BigInt(anchor.offset));
     })();
     options.track(waited);
   }
@@ -213,14 +271,16 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * when there is none, and a read from 0 below an acknowledged commit is a new log
    * (isNewLog). A broker that lost a later commit of another member's shows the same: reading
    * from its commit runs records again, never skips one (attack 16: reading from 0 ran the
-   * whole partition again). An unread commit says nothing.
+   * whole partition again). An unread commit says nothing. Undefined when the commit says
+   * nothing: the partition is then read again from its last record taken, which is checked
+   * (readAtAnchor; with no commit acknowledged, as when the held record is the log's first,
+   * only the record can tell).
    */
-  async function resumeOffsetAfterHold(progress: PartitionProgress): Promise<bigint> {
-    const next = progress.nextOffset;
+  async function resumeOffsetAfterHold(progress: PartitionProgress): Promise<bigint | undefined> {
     const acknowledged = options.commits.acknowledgedOffset(progress.topic, progress.partition);
-    if (acknowledged === undefined || acknowledged === 0n) return next;
+    if (acknowledged === undefined || acknowledged === 0n) return undefined;
     const read = await groupCommitOf(options.consumer(), progress, options.clock ?? systemClock);
-    if (read === undefined || read.offset >= acknowledged || options.commits.isOwnCommit(progress.topic, progress.partition, read.offset, read.metadata)) return next;
+    if (read === undefined || read.offset >= acknowledged || options.commits.isOwnCommit(progress.topic, progress.partition, read.offset, read.metadata)) return undefined;
     return read.offset < 0n ? 0n : read.offset;
   }
 
@@ -250,12 +310,18 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   }
 
   async function onBatch(batch: EachBatchPayload): Promise<void> {
-    const { topic, partition, messages } = batch;
-    if (messages.length === 0) return;
-    const progress = await progressOf(batch);
-    if (progress === undefined) return;
+    const { topic, partition } = batch;
+    if (batch.messages.length === 0) return;
+    const messages = readAtAnchor(batch);
+    if (messages === undefined) return;
     /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */
-    let taken: string | undefined;
+    let taken: string | undefined = messages === batch.messages ? undefined : batch.messages[0]!.offset;
+    if (messages.length === 0) {
+      batch.resolveOffset(taken!);
+      return;
+    }
+    const progress = await progressOf(batch, messages);
+    if (progress === undefined) return;
     const startedAt = options.now();
     let heartbeatAt = startedAt + HEARTBEAT_EVERY_MS;
     const endBy = startedAt + BATCH_BUDGET_MS;
@@ -288,7 +354,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         // A publish that failed (a bug) is thrown first: held or not, it must not stay silent.
         throwFailure(progress);
         if (progress.holding) {
-          holdPaused(progress);
+          if (!heldPaused.has(progress)) holdPaused(progress);
           break;
         }
         const record: ConsumedRecord = { topic, partition, message, heartbeat: batch.heartbeat };
@@ -308,6 +374,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           while (progress.inFlight >= options.maxInFlight && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
         }
         taken = message.offset;
+        lastTaken.set(progress, message);
         const commit = options.commits.markProgress(progress);
         if (commit && !(await roomBy(progress, commit, endBy))) break;
       }
@@ -322,6 +389,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     forget() {
       // Kept, not cleared: a client may resume a partition past publishes it gave up here.
       for (const progress of partitions.values()) progress.revoke();
+      resumedAtAnchor.clear();
       for (const progress of heldPaused) options.track(resumeHeld(progress));
     },
     release() {

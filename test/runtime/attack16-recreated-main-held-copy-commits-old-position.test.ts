@@ -37,6 +37,11 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * for a held record (no markProgress while heldPaused has it: holdPaused's resume commits after
  * its check), and on a new log there revoke the progress and call commits.startsOver at once, as
  * progressOf does for isNewLog.
+ *
+ * Fixed (main-pipeline.ts holdAt, readAtAnchor): the partition is paused the moment the publish
+ * is held (here big was the batch's last record, so no next record paused it and the client read
+ * on), nothing of it is committed while it waits, and it is read again from its last record
+ * taken, checked by identity: another record there, or the new log's start below it, is a new log.
  */
 let maxMessageBytes = 2_000;
 function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
@@ -46,7 +51,7 @@ function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
 }
 
 describe('unordered: a main topic created again (no rebalance) while one of its records is held, the limit raised before the new log has a record', () => {
-  it.failing('commits nothing of the old log onto the new one, so a restart runs each of its records', async () => {
+  it('commits nothing of the old log onto the new one, so a restart runs each of its records', async () => {
     maxMessageBytes = 2_000;
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);

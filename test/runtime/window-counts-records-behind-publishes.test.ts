@@ -114,8 +114,10 @@ describe('the commit window of a pipelined consumer', () => {
     expect(p.taken(0)).toBe(MAX_RECORDS);
     p.publishes.get('0:0')!.acknowledge();
     await p.settled();
-    expect(p.moves).toEqual(['pause 0', `seek 0@${MAX_RECORDS}`, 'resume 0']);
-    await p.pipeline.onBatch(batchOf(0, offsets(MAX_RECORDS, 19)));
+    // Read again from its last record taken, which proves the log is the one it paused in.
+    expect(p.moves).toEqual(['pause 0', `seek 0@${MAX_RECORDS - 1}`, 'resume 0']);
+    await p.pipeline.onBatch(batchOf(0, offsets(MAX_RECORDS - 1, 19)));
     expect(p.taken(0)).toBe(20);
+    expect(p.handled.filter((h) => h === `0:${MAX_RECORDS - 1}`)).toHaveLength(1);
   });
 });
