@@ -95,7 +95,8 @@ function topicCollisions(consumers: readonly ConsumerModel[], propose: (wanted: 
         if (first.consumer === second.consumer && first.role === second.role) continue;
         const key = `${first.consumer.name}\u0000${second.consumer.name}`;
         const pair = pairs.get(key) ?? { first, second, topics: [] };
-        pair.topics.push(topic);
+        // Consumers that share a name (told by its own rule) make one pair: each topic is named once.
+        if (!pair.topics.includes(topic)) pair.topics.push(topic);
         pairs.set(key, pair);
       }
     }
