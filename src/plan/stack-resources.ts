@@ -58,7 +58,7 @@ const terraform = (): typeof import('../emitters/terraform') => require('../emit
 export function synthesizeStacks(topologies: readonly TopologyModel[]): Map<string, StackResources> {
   const stacks = new Map<string, StackResources>();
   if (topologies.length === 0) return stacks;
-  for (const file of terraform().emitTerraform({ topologies })) {
+  for (const file of terraform().synthesizeForGuard(topologies)) {
     const stack = file.path.split('/')[1]!;
     stacks.set(stack, readStack(stack, JSON.parse(file.content) as StackJson));
   }
