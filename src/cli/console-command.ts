@@ -60,9 +60,10 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
   const kafka = kafkaFromEnv(env, 'krt-console');
   const token = newSessionToken();
   const hosts = new Set<string>();
+  const dlq = kafkaConsoleDlq(kafka);
   const app = buildConsoleServer({
     topologies: result.model.topologies,
-    dlq: kafkaConsoleDlq(kafka),
+    dlq,
     token,
     allowedHosts: hosts,
     readOnlyReason: readOnlyReasonOf(result.model.topologies, env[KAFKA_ENV.saslUsername], options.readOnly),
@@ -71,6 +72,8 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
     operator: options.by ?? env.USER ?? os.userInfo().username,
   });
   await app.listen({ port, host: options.host });
+  // Joining a reader group waits out the broker's initial rebalance delay (3 s by default): done now, not on the first page.
+  dlq.warm?.(result.model.topologies.flatMap((t) => t.consumers));
   const bound = (app.server.address() as AddressInfo).port;
   for (const host of allowedHosts(options.host, bound, ANY_HOST)) hosts.add(host);
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;

@@ -64,6 +64,8 @@ export interface ConsoleDlq {
   discard(consumer: ConsumerModel, chooser: Chooser, options: ActionProgress & { readonly reason: string; readonly by: string }): Promise<ActionOutcome>;
   /** The newest entries of the consumer's audit log, newest first. */
   auditLog(consumer: ConsumerModel, limit: number): Promise<readonly AuditLogEntry[]>;
+  /** Gets ready to read these consumers' DLQs (joins their reader groups in the background), so the first page does not wait for it. */
+  warm?(consumers: readonly ConsumerModel[]): void;
   /** Leaves whatever the DLQ kept open between requests (the reader group's members); the server calls it when it closes. */
   close?(): Promise<void>;
 }

@@ -18,7 +18,8 @@ import { readAuditLog } from './audit-log';
  * The sessions' members of the reader group linger between reads (lingeringReaders): a
  * member per page would join an empty group each time, and wait out the broker's
  * group.initial.rebalance.delay.ms (3 s by default) on every page and count. A member idle
- * for `readerIdleMs` leaves, and close() leaves at once.
+ * for `readerIdleMs` leaves, and close() leaves at once. `krt console` warms them as it
+ * starts: by the time the engineer opens the page, the joins are done.
  */
 export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?: number } = {}): ConsoleDlq {
   const readers = lingeringReaders(kafka, options.readerIdleMs);
@@ -100,6 +101,7 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
       return { handled, left: [], audit: await writtenBy(consumer, handled, options.by, since) };
     },
     auditLog,
+    warm: (consumers) => readers.warm(consumers),
     close: () => readers.close(),
   };
 }

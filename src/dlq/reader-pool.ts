@@ -30,7 +30,7 @@ export const DEFAULT_READER_IDLE_MS = 60_000;
  * waits out the broker's group.initial.rebalance.delay.ms (3 s by default) in JoinGroup,
  * so a member per read made every page wait that long. A member that stays joins once.
  */
-export function lingeringReaders(kafka: Kafka, idleMs = DEFAULT_READER_IDLE_MS): DlqReaders & { close(): Promise<void> } {
+export function lingeringReaders(kafka: Kafka, idleMs = DEFAULT_READER_IDLE_MS): DlqReaders & { warm(consumers: readonly ConsumerModel[]): void; close(): Promise<void> } {
   const idle = new Map<string, { member: ReaderMember; timer: NodeJS.Timeout }[]>();
   let closed = false;
   const keyOf = (group: string, topic: string) => `${group}\u0000${topic}`;
@@ -39,8 +39,8 @@ export function lingeringReaders(kafka: Kafka, idleMs = DEFAULT_READER_IDLE_MS):
     groups.delete(member);
     await member.close();
   };
-  return {
-    take(consumer) {
+  const readers = {
+    take(consumer: ConsumerModel): ReaderMember {
       const key = keyOf(dlqReaderGroupName(consumer.groups.replay), consumer.dlq.name);
       const waiting = idle.get(key) ?? [];
       for (let next = waiting.pop(); next; next = waiting.pop()) {
@@ -52,7 +52,7 @@ export function lingeringReaders(kafka: Kafka, idleMs = DEFAULT_READER_IDLE_MS):
       groups.set(member, key);
       return member;
     },
-    async give(member) {
+    async give(member: ReaderMember): Promise<void> {
       const key = groups.get(member);
       if (closed || !member.usable || key === undefined) return leave(member);
       const timer = setTimeout(() => {
@@ -64,7 +64,18 @@ export function lingeringReaders(kafka: Kafka, idleMs = DEFAULT_READER_IDLE_MS):
       timer.unref();
       idle.set(key, [...(idle.get(key) ?? []), { member, timer }]);
     },
-    async close() {
+    /**
+     * Starts a member for each consumer that has none idle, and leaves it idle: it joins in the
+     * background, so the console's first page finds it joined (or part of the way there)
+     * instead of waiting out the broker's initial rebalance delay.
+     */
+    warm(consumers: readonly ConsumerModel[]): void {
+      for (const consumer of consumers) {
+        if (closed || (idle.get(keyOf(dlqReaderGroupName(consumer.groups.replay), consumer.dlq.name))?.length ?? 0) > 0) continue;
+        void readers.give(readers.take(consumer));
+      }
+    },
+    async close(): Promise<void> {
       closed = true;
       const members = [...idle.values()].flat();
       idle.clear();
@@ -72,4 +83,5 @@ export function lingeringReaders(kafka: Kafka, idleMs = DEFAULT_READER_IDLE_MS):
       await Promise.all(members.map(({ member }) => leave(member)));
     },
   };
+  return readers;
 }

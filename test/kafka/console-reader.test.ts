@@ -166,6 +166,25 @@ describe('krt console reads the DLQ through reader-group members that stay betwe
     }
   });
 
+  it('warmed as the console starts, a consumer\'s reader group has its member before any page, and the first page reads with it', async () => {
+    const { consumer } = await project();
+    await fillDlq(consumer, [3, 3, 3]);
+    const dlq = kafkaConsoleDlq(kafkaAsAdmin());
+    try {
+      dlq.warm?.([consumer]);
+      const warmed = await eventually('the warmed member joins', async () => {
+        const group = await readerGroup(admin, consumer);
+        return group.state === 'Stable' && group.members.length === 1 ? group : undefined;
+      });
+      const listed: string[] = [];
+      await dlq.read(consumer, (record) => (listed.push(record.id), false), () => undefined);
+      const afterPage = await readerGroup(admin, consumer);
+      expect({ listed: listed.length, members: afterPage.members }).toEqual({ listed: 9, members: warmed.members });
+    } finally {
+      await dlq.close?.();
+    }
+  });
+
   it('a reader no page needed for the idle time leaves the group', async () => {
     const { consumer } = await project();
     await fillDlq(consumer, [3, 3, 3]);
