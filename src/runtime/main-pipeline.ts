@@ -371,7 +371,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         } else {
           const pending = progress.publishing(offset);
           options.track(publishInBackground(progress, record, pending, failure));
-          while (progress.inFlight >= options.maxInFlight && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
+          // A held publish ends the wait: the partition then waits paused, out of the client's slot (found by attack 17).
+          while (progress.inFlight >= options.maxInFlight && !options.stopping() && !progress.dropped && !failures.has(progress) && !progress.holding) await progress.waitForAcknowledgement();
         }
         taken = message.offset;
         lastTaken.set(progress, message);
