@@ -37,7 +37,9 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * Fix I'd make: gate the commit in one place for every caller (a partition paused for a hold,
  * or resumed at its anchor and not yet judged, is left out by markProgress itself, e.g. a
  * `commitsHeld` set the committer's sendPending skips), and end the maxInFlight wait on
- * progress.holding as the room wait does: the batch breaks, the partition waits paused.
+ * progress.holding as the room wait does: the batch breaks, the partition waits paused. That
+ * clause alone (`&& !progress.holding` in the maxInFlight wait) makes this test pass, tried
+ * locally and reverted; see attack17-in-flight-limit-held-keeps-batch-slot, the same wait's stall.
  */
 let maxMessageBytes = 2_000;
 function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
