@@ -23,7 +23,11 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * or a failed publish, not on progress.holding). holdAt pauses the partition, but its batch stays
  * in hand, and with both of the client's slots held no other partition is served. (With the
  * default 256 the same happens once a held publish is the 256th in flight, e.g. behind a slow
- * tier.) Raising the limit frees them.
+ * tier.) Raising the limit frees them. On the real broker (Node 24), the broker test with only
+ * `maxPublishesInFlight: 1` added failed on all three clients (tried, not kept): kafkajs and
+ * @platformatic/kafka timed out after 30 s waiting for the six other partitions' records, the
+ * Confluent client after 60 s waiting for the second hold (its batch call never came back to take
+ * the other big record); unchanged, the same test passes on all three.
  *
  * Code at fault: src/runtime/main-pipeline.ts onBatch, the maxInFlight wait: it does not end when
  * the partition is holding, against the contract the comment above `progress.holding` states (a
