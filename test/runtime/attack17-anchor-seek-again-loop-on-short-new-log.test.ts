@@ -25,7 +25,8 @@ import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
  * out n1 at 1; judgeReadAtAnchor answers 'seek-again' (below the anchor, not 0) and the partition
  * is sought to 5 again, and so on: a fetch and a seek per round, nothing taken. Only a record at 5
  * ends it (another record there: a new log). Logged while writing this (not kept): 19 rounds
- * judged 'seek-again' (anchor 5, read 1); with a plain record at offset 0 the test passes.
+ * judged 'seek-again' (anchor 5, read 1); with a plain record at offset 0 the test passes (n0 to
+ * n2 run once each).
  *
  * Code at fault: src/runtime/resume-anchor.ts judgeReadAtAnchor, `read === 0n ? 'new-log' :
  * 'seek-again'`: a read below the anchor is the log's start only at offset 0; with offset 0 hidden,
@@ -51,11 +52,20 @@ describe('unordered: a main topic created again (no rebalance) shorter than the 
     for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
     const events: RetryEvent[] = [];
     const succeeded: string[] = [];
-    const kafka: KafkaPort = hidingControlRecords(
+    const port: KafkaPort = hidingControlRecords(
       checkedSends(broker, (records) => {
         if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
       }),
     );
+    /** Where the client reads the main partition next, as far as its seeks and the handler tell. */
+    let position = 0;
+    const kafka: KafkaPort = {
+      producer: port.producer,
+      consumer: (groupId, options) => {
+        const inner = port.consumer(groupId, options);
+        return { ...inner, run: (r) => inner.run(r), connect: () => inner.connect(), disconnect: () => inner.disconnect(), subscribe: (x) => inner.subscribe(x), pause: (x) => inner.pause(x), resume: (x) => inner.resume(x), commitOffsets: (x) => inner.commitOffsets(x), committed: (t, ps) => inner.committed(t, ps), onRebalance: (l) => inner.onRebalance(l), seek: (x) => ((position = Number(x.offset)), inner.seek(x)) };
+      },
+    };
     const start = async () => {
       const retrying = createRetryingConsumer(consumer, {
         kafka,
@@ -64,6 +74,7 @@ describe('unordered: a main topic created again (no rebalance) shorter than the 
         random: () => 0.5,
         onEvent: (e) => events.push(e),
         handler: async (record: ConsumedRecord) => {
+          if (record.topic === consumer.mainTopic) position = Number(record.message.offset) + 1;
           if (record.topic === consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
           succeeded.push(valueOf(record));
         },
@@ -88,7 +99,8 @@ describe('unordered: a main topic created again (no rebalance) shorter than the 
     maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
     for (let round = 0; round < 20; round++) {
       await broker.run({ until: clock.now() + 30_000, maxSteps: 5_000 }).catch(() => undefined);
-      if (broker.pausedPartitions(consumer.groups.main).length === 0) broker.readFromEarliest(consumer.mainTopic, 0); // kafkajs: a fetch at 5 is out of range
+      // kafkajs: a fetch past the log's end is out of range, and the partition is read from its earliest record.
+      if (broker.pausedPartitions(consumer.groups.main).length === 0 && position > broker.records(consumer.mainTopic, 0).length) broker.readFromEarliest(consumer.mainTopic, 0);
     }
     await retrying.stop();
     expect(events.filter((e) => e.type === 'routed').length).toBe(1); // big's copy went out
