@@ -110,11 +110,10 @@ describe('unordered: a main topic created again (no rebalance), read from its ea
     broker.recreateTopic(consumer.mainTopic, { rebalance: false });
     produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
     produce('n1');
-    produce('n2');
-    broker.readFromEarliest(consumer.mainTopic, 0); // kafkajs: its fetch at 3 is out of range on the new log
+    broker.readFromEarliest(consumer.mainTopic, 0); // kafkajs: its fetch at 3 is out of range on the new log (its end is 2)
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
     await retrying.stop();
     // Seen: []: n1 at 1 is below the progress's next offset 3, taken for a finished record, and read past.
-    expect(succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1', 'n2']);
+    expect(succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1']);
   });
 });
