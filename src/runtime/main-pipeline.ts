@@ -88,6 +88,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * copy's acknowledgement committed the old log's position onto a new one).
    */
   const resumedAtAnchor = new Map<PartitionProgress, PortMessage>();
+  /** The offset a partition sought to its anchor was last read from below it (a client that did not read from the seek, once). */
+  const readBelowAnchor = new WeakMap<PartitionProgress, string>();
 
   /**
    * At the first batch after a rebalance: what the group's commit says. Below this member's
@@ -157,12 +159,19 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     const progress = partitions.get(`${batch.topic}\u0000${batch.partition}`);
     const anchor = progress === undefined ? undefined : resumedAtAnchor.get(progress);
     if (progress === undefined || anchor === undefined) return batch.messages;
-    const judged = judgeReadAtAnchor(anchor, batch.messages[0]!);
+    // Fetched before the seek to the anchor: it says nothing of where the partition reads now.
+    if (batch.isStale()) return undefined;
+    let judged = judgeReadAtAnchor(anchor, batch.messages[0]!);
+    // Read below the anchor twice: the client cannot read there (the anchor lies past the log's
+    // end, so the log is not the one it was taken from); seeking again would loop (attack 17).
+    if (judged === 'seek-again' && readBelowAnchor.get(progress) === batch.messages[0]!.offset) judged = 'new-log';
     if (judged === 'seek-again') {
+      readBelowAnchor.set(progress, batch.messages[0]!.offset);
       options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: anchor.offset });
       return undefined;
     }
     resumedAtAnchor.delete(progress);
+    readBelowAnchor.delete(progress);
     if (judged === 'new-log') {
       startOver(progress);
       partitions.delete(`${batch.topic}\u0000${batch.partition}`);
@@ -170,6 +179,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       return undefined;
     }
     // The same log: what the paused partition acknowledged may be committed now.
+    options.commits.allow(progress.topic, progress.partition);
     options.commits.markProgress(progress)?.catch(options.onCommitError);
     return judged === 'anchor' ? batch.messages.slice(1) : batch.messages;
   }
@@ -249,13 +259,28 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   function holdPaused(progress: PartitionProgress): void {
     options.consumer().pause([{ topic: progress.topic, partitions: [progress.partition] }]);
     heldPaused.add(progress);
+    options.commits.withhold(progress.topic, progress.partition);
     const waited = (async () => {
       while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
       // A rebalance resumed it (forget()); stop() leaves it paused for the next run.
       if (options.stopping() || progress.dropped) return;
       const from = await resumeOffsetAfterHold(progress);
       const anchor = lastTaken.get(progress);
-      if (from !== undefined || anchor === undefined) return resumeHeld(progress, from ?? progress.nextOffset);
+      if (from !== undefined) {
+        // The group's commit moved back below what the broker acknowledged to this member: read
+        // from it as from a new log, nothing read past as finished (a new log's first record
+        // need not be at 0: found by attack 17). A lost commit of another member's runs again.
+        await resumeHeld(progress, from);
+        if (!progress.dropped) {
+          startOver(progress);
+          partitions.delete(`${progress.topic}\u0000${progress.partition}`);
+        }
+        return;
+      }
+      if (anchor === undefined) {
+        options.commits.allow(progress.topic, progress.partition);
+        return resumeHeld(progress, progress.nextOffset);
+      }
       resumedAtAnchor.set(progress, anchor);
       await resumeHeld(progress, BigInt(anchor.offset));
     })();

@@ -70,6 +70,16 @@ export interface OffsetCommitter {
    * is not taken for yet another new log.
    */
   startsOver(topic: string, partition: number): void;
+  /**
+   * Nothing more of the partition is committed until allow(), startsOver() or a rebalance: no
+   * offset is marked, and a refused commit of it is not tried again (what is queued already
+   * goes out with the next commit, as it would have). For a partition paused
+   * for a held record, whose log is judged before anything of it is committed (a topic
+   * created again meanwhile must not get the old log's position: found by attack 17).
+   */
+  withhold(topic: string, partition: number): void;
+  /** The partition's commits go out again (marked anew by its owner). */
+  allow(topic: string, partition: number): void;
   /** After a rebalance: marks of partitions this member may have lost are dropped; their records run again. */
   forget(): void;
   /**
@@ -167,9 +177,13 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     for (const resume of woken) resume();
   };
 
-  /** Keeps `o` unless a newer offset of its partition is pending or was already sent. */
+  /** Partitions nothing is committed of (withhold()). */
+  const withheld = new Set<string>();
+
+  /** Keeps `o` unless a newer offset of its partition is pending or was already sent, or the partition is withheld. */
   function keep(o: OffsetCommit): void {
     const key = partitionKey(o);
+    if (withheld.has(key)) return;
     const known = highest.get(key);
     if (known !== undefined && BigInt(o.offset) < known) return;
     // Nor below the partition's last acknowledged commit (forget() clears `highest`): only a
@@ -239,7 +253,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
         if (sentIn === generation && !closed) {
           let kept = false;
           for (const o of batch) {
-            if (highest.get(partitionKey(o)) === BigInt(o.offset) && !pending.has(partitionKey(o))) {
+            if (highest.get(partitionKey(o)) === BigInt(o.offset) && !pending.has(partitionKey(o)) && !withheld.has(partitionKey(o))) {
               pending.set(partitionKey(o), o);
               kept = true;
             }
@@ -327,7 +341,10 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       if (!windowFull()) return;
       countAll();
       if (!windowFull()) return;
-      if (refused) {
+      // After a refusal the retry's timer sends; with none set (the refused offsets were not
+      // kept: their partition withheld, or overtaken) nobody would, and the window stayed full
+      // for good (found by attack 17's property).
+      if (refused && cancelTimer !== undefined) {
         await new Promise<void>((resume) => waiting.push(resume));
         continue;
       }
@@ -402,9 +419,22 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       const key = partitionKey({ topic, partition });
       logs.set(key, (logs.get(key) ?? 0) + 1);
       for (const known of [acknowledged, highest, sent, pending, sentSinceAcknowledged, stamped]) known.delete(key);
+      withheld.delete(key);
+    },
+    withhold: (topic, partition) => {
+      // What was marked until now goes out as it would have: the log is the one it was taken in.
+      for (const progress of progressed) {
+        const offset = progress.topic === topic && progress.partition === partition && !progress.dropped ? progress.committable() : -1n;
+        if (offset >= 0n) keep({ topic, partition, offset: offset.toString() });
+      }
+      withheld.add(partitionKey({ topic, partition }));
+    },
+    allow: (topic, partition) => {
+      withheld.delete(partitionKey({ topic, partition }));
     },
     forget() {
       generation++;
+      withheld.clear();
       cancelTimer?.();
       cancelTimer = undefined;
       pending.clear();

@@ -40,11 +40,14 @@ import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
  * and latest offsets (past the end: a new log, read from its start; starts over) rather than seek
  * again; or count the first batch after a read from the earliest as the log's start whatever its
  * first offset.
+ *
+ * Fixed: a second read below the anchor from the same offset is a new log (main-pipeline.ts
+ * readAtAnchor), read from its start; a stale batch is not judged.
  */
 let maxMessageBytes = 2_000;
 
 describe('unordered: a main topic created again (no rebalance) shorter than the held anchor, its offset 0 hidden', () => {
-  it.failing('reads the new log from its start instead of seeking back to the anchor round after round', async () => {
+  it('reads the new log from its start instead of seeking back to the anchor round after round', async () => {
     maxMessageBytes = 2_000;
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);

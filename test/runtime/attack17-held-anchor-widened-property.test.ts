@@ -30,6 +30,10 @@ import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
  * patched locally (`&& !progress.holding`), seed 17 fails on a new log whose offset 0 is a control
  * record (attack17-new-log-hidden-start-read-past), and without control records seeds 17 to 22
  * (100 cases each) pass. Each finding has its own test; flip this to `it` once they are fixed.
+ *
+ * Passes since the wait for room in flight ends on a hold (e84b88c), a resume that finds the
+ * group's commit moved back starts the partition over, and a withheld partition's refused commits
+ * are not tried again (offset-committer withhold).
  */
 const PARAMETERS = asyncPropertyRuns(100);
 jest.setTimeout(Math.max(120_000, PARAMETERS.numRuns! * 300));
@@ -37,8 +41,9 @@ jest.setTimeout(Math.max(120_000, PARAMETERS.numRuns! * 300));
 const SLICES = 8;
 const WINDOW = 4;
 const slice = fc.nat({ max: SLICES });
-const scenario = fc.record({
-  records: fc.array(fc.record({ kind: fc.constantFrom('small', 'small', 'big', 'control'), at: fc.nat({ max: SLICES - 2 }) }), { minLength: 1, maxLength: 14 }),
+type Kind = 'small' | 'big' | 'control';
+const scenarioOf = (kinds: readonly Kind[]) => fc.record({
+  records: fc.array(fc.record({ kind: fc.constantFrom(...kinds), at: fc.nat({ max: SLICES - 2 }) }), { minLength: 1, maxLength: 14 }),
   inFlight: fc.constantFrom(1, 2, 256),
   commitOutage: fc.option(fc.record({ at: slice, refusals: fc.integer({ min: 1, max: 40 }) }), { nil: undefined }),
   recreations: fc.array(fc.record({ at: slice, rebalance: fc.boolean() }), { minLength: 1, maxLength: 2 }),
@@ -46,7 +51,10 @@ const scenario = fc.record({
   rebalances: fc.array(slice, { maxLength: 2 }),
   restartAt: fc.option(slice, { nil: undefined }),
 });
-type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
+const scenario = scenarioOf(['small', 'small', 'big']);
+/** With control records: a new log may hide its offset 0 or the anchor's offset. */
+const scenarioWithControls = scenarioOf(['small', 'small', 'big', 'control']);
+type Scenario = typeof scenarioWithControls extends fc.Arbitrary<infer S> ? S : never;
 
 async function run(s: Scenario): Promise<{ notRun: string[]; extraRuns: number; incidents: number }> {
   const consumer = billingDescriptor();
@@ -141,14 +149,20 @@ async function run(s: Scenario): Promise<{ notRun: string[]; extraRuns: number; 
 }
 
 describe('attack 17: unordered, the main topic created again while records are held, with publishes in flight at their limit, control records and a commit outage', () => {
-  it.failing('runs every record of the last log, and runs again no more than a commit window per incident', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const result = await run(s);
-        expect(result.notRun).toEqual([]);
-        expect(result.extraRuns).toBeLessThanOrEqual((result.incidents + 1) * (WINDOW + 1));
-      }),
-      { ...PARAMETERS, seed: PARAMETERS.seed ?? 17, numRuns: Math.max(PARAMETERS.numRuns!, 100) },
-    );
+  const holds = async (s: Scenario) => {
+    const result = await run(s);
+    expect(result.notRun).toEqual([]);
+    expect(result.extraRuns).toBeLessThanOrEqual((result.incidents + 1) * (WINDOW + 1));
+  };
+
+  it('runs every record of the last log, and runs again no more than a commit window per incident', async () => {
+    await fc.assert(fc.asyncProperty(scenario, holds), { ...PARAMETERS, seed: PARAMETERS.seed ?? 17, numRuns: Math.max(PARAMETERS.numRuns!, 100) });
+  });
+
+  // Open: a new log whose offset 0 (or the anchor's offset) holds a control record is read past
+  // its first records where no hold judges it (attack17-new-log-hidden-start-read-past, second
+  // case; attack17-anchor-gap-in-new-log-reads-on). Pinned at seed 1701, which fails within 300.
+  it.failing('with control records too, runs every record of the last log', async () => {
+    await fc.assert(fc.asyncProperty(scenarioWithControls, holds), { ...PARAMETERS, seed: 1701, numRuns: 300 });
   });
 });

@@ -41,11 +41,15 @@ import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
  * acknowledged (not its own), start the partition over there (startOver, partitions.delete) before
  * it seeks to 0, rather than leaving it to a record at offset 0; and in progressOf take the first
  * batch after a seek or reset to the log's start (not only a record at 0) for the start.
+ *
+ * The held case is fixed: a resume that finds the group's commit moved back starts the partition
+ * over there (main-pipeline.ts holdPaused). The case without a hold stays open (it.failing): without
+ * a hold nothing tells the runtime the log changed but the record at 0, which this log hides.
  */
 let maxMessageBytes = 2_000;
 
 describe('unordered: a main topic created again (no rebalance) while a record is held, its new log with no record at offset 0', () => {
-  it.failing('runs every record of the new log once the limit is raised', async () => {
+  it('runs every record of the new log once the limit is raised', async () => {
     maxMessageBytes = 2_000;
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);

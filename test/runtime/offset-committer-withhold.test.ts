@@ -1,0 +1,80 @@
+import { createOffsetCommitter } from '../../src/runtime/offset-committer';
+import { PartitionProgress } from '../../src/runtime/partition-progress';
+import type { OffsetCommit } from '../../src/runtime/port';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+
+/** A committer over the in-memory broker whose next `refuse` commit requests are refused. */
+function setup(policy = { intervalMs: 100, maxRecords: 3 }) {
+  const clock = new VirtualClock(0);
+  const broker = new MemoryBroker(clock);
+  broker.createTopic('t', 2);
+  const consumer = broker.port().consumer('g');
+  let refuse = 0;
+  const refusing = {
+    ...consumer,
+    commitOffsets: async (offsets: OffsetCommit[]) => {
+      if (refuse > 0) {
+        refuse--;
+        throw new Error('The coordinator is loading');
+      }
+      await consumer.commitOffsets(offsets);
+    },
+  };
+  const committer = createOffsetCommitter(() => refusing, clock, policy, () => undefined);
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  };
+  const taken = (partition: number, count: number) => {
+    const progress = new PartitionProgress('t', partition);
+    for (let offset = 0; offset < count; offset++) progress.finish(BigInt(offset));
+    return progress;
+  };
+  return { clock, committer, settle, taken, committed: (p: number) => broker.committedOffset('g', 't', p), refuseNext: (n: number) => (refuse = n) };
+}
+
+describe('a partition withheld in the committer (paused for a held record, its log not judged yet)', () => {
+  it('commits what was marked before it was withheld, and nothing marked after until it is allowed again', async () => {
+    const s = setup({ intervalMs: 100, maxRecords: 100 });
+    const progress = s.taken(0, 2);
+    void s.committer.markProgress(progress);
+    s.committer.withhold('t', 0);
+    progress.finish(2n);
+    void s.committer.markProgress(progress);
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    expect(s.committed(0)).toBe(2);
+    while (s.clock.hasTimers()) {
+      s.clock.advanceToNextTimer();
+      await s.settle();
+    }
+    expect(s.committed(0)).toBe(2);
+    s.committer.allow('t', 0);
+    void s.committer.markProgress(progress);
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    expect(s.committed(0)).toBe(3);
+  });
+
+  it('does not try a refused commit of it again, and the window still makes room with the other partitions\' commits', async () => {
+    const s = setup();
+    const held = s.taken(0, 1);
+    s.refuseNext(2);
+    void s.committer.markProgress(held);
+    s.clock.advanceToNextTimer(); // refused: tried again after a while
+    await s.settle();
+    s.clock.advanceToNextTimer(); // refused again, after the partition was withheld: not tried again
+    s.committer.withhold('t', 0);
+    await s.settle();
+    const other = s.taken(1, 3);
+    const room = s.committer.markProgress(other); // the window is full
+    let made = false;
+    void room?.then(() => (made = true));
+    await s.settle();
+    for (let i = 0; i < 5 && !made && s.clock.hasTimers(); i++) {
+      s.clock.advanceToNextTimer();
+      await s.settle();
+    }
+    expect({ made, committed: [s.committed(0), s.committed(1)] }).toEqual({ made: true, committed: [undefined, 3] });
+  });
+});
