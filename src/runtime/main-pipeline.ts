@@ -347,6 +347,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     }
     const progress = await progressOf(batch, messages);
     if (progress === undefined) return;
+    let last: PortMessage | undefined;
     const startedAt = options.now();
     let heartbeatAt = startedAt + HEARTBEAT_EVERY_MS;
     const endBy = startedAt + BATCH_BUDGET_MS;
@@ -400,11 +401,13 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
           while (progress.inFlight >= options.maxInFlight && !options.stopping() && !progress.dropped && !failures.has(progress) && !progress.holding) await progress.waitForAcknowledgement();
         }
         taken = message.offset;
-        lastTaken.set(progress, message);
+        last = message;
         const commit = options.commits.markProgress(progress);
         if (commit && !(await roomBy(progress, commit, endBy))) break;
       }
     } finally {
+      // Once per batch, not per record: a hold's resume reads it only after the batch ended.
+      if (last !== undefined) lastTaken.set(progress, last);
       if (taken !== undefined && !batch.isStale()) batch.resolveOffset(taken);
     }
     if (options.stopping()) options.consumer().pause([{ topic, partitions: [partition] }]);
