@@ -87,7 +87,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * (readAtAnchor). Nothing of theirs is committed until it has (found by attack 16: the held
    * copy's acknowledgement committed the old log's position onto a new one).
    */
-  const resumedAtAnchor = new Map<PartitionProgress, PortMessage>();
+  const resumedAtAnchor = new Map<PartitionProgress, { readonly anchor: PortMessage; readonly movedBackTo?: bigint }>();
   /** The offset a partition sought to its anchor was last read from below it (a client that did not read from the seek, once). */
   const readBelowAnchor = new WeakMap<PartitionProgress, string>();
 
@@ -157,8 +157,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    */
   function readAtAnchor(batch: EachBatchPayload): readonly PortMessage[] | undefined {
     const progress = partitions.get(`${batch.topic}\u0000${batch.partition}`);
-    const anchor = progress === undefined ? undefined : resumedAtAnchor.get(progress);
-    if (progress === undefined || anchor === undefined) return batch.messages;
+    const waiting = progress === undefined ? undefined : resumedAtAnchor.get(progress);
+    if (progress === undefined || waiting === undefined) return batch.messages;
+    const { anchor, movedBackTo } = waiting;
     // Fetched before the seek to the anchor: it says nothing of where the partition reads now.
     if (batch.isStale()) return undefined;
     let judged = judgeReadAtAnchor(anchor, batch.messages[0]!);
@@ -170,14 +171,20 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: anchor.offset });
       return undefined;
     }
-    resumedAtAnchor.delete(progress);
-    readBelowAnchor.delete(progress);
+    // Past the anchor proves nothing when the group's commit moved back as well (a control
+    // record at the anchor's offset of a new log): read from that commit as from a new log.
+    if (judged === 'moved-on' && movedBackTo !== undefined) judged = 'new-log';
     if (judged === 'new-log') {
+      // Sought first: refused, the batch is handed out again and judged again, nothing forgotten (attack 18).
+      options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: (movedBackTo ?? 0n).toString() });
+      resumedAtAnchor.delete(progress);
+      readBelowAnchor.delete(progress);
       startOver(progress);
       partitions.delete(`${batch.topic}\u0000${batch.partition}`);
-      options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: '0' });
       return undefined;
     }
+    resumedAtAnchor.delete(progress);
+    readBelowAnchor.delete(progress);
     // The same log: what the paused partition acknowledged may be committed now.
     options.commits.allow(progress.topic, progress.partition);
     options.commits.markProgress(progress)?.catch(options.onCommitError);
@@ -266,6 +273,12 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       if (options.stopping() || progress.dropped) return;
       const from = await resumeOffsetAfterHold(progress);
       const anchor = lastTaken.get(progress);
+      if (anchor !== undefined) {
+        // The anchor judges first: the very record there proves the same log, whatever the
+        // group's commit says (a commit moved back to a previous run's: attack 18).
+        resumedAtAnchor.set(progress, { anchor, ...(from === undefined ? {} : { movedBackTo: from }) });
+        return resumeHeld(progress, BigInt(anchor.offset));
+      }
       if (from !== undefined) {
         // The group's commit moved back below what the broker acknowledged to this member: read
         // from it as from a new log, nothing read past as finished (a new log's first record
@@ -277,12 +290,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         }
         return;
       }
-      if (anchor === undefined) {
-        options.commits.allow(progress.topic, progress.partition);
-        return resumeHeld(progress, progress.nextOffset);
-      }
-      resumedAtAnchor.set(progress, anchor);
-      await resumeHeld(progress, BigInt(anchor.offset));
+      options.commits.allow(progress.topic, progress.partition);
+      return resumeHeld(progress, progress.nextOffset);
     })();
     options.track(waited);
   }
