@@ -77,6 +77,12 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * a pause across one, and the partition is read again from its commit by whoever owns it).
    */
   const heldPaused = new Set<PartitionProgress>();
+  /**
+   * Partitions a rebalance took out of heldPaused whose resume the client refused: tried again
+   * until it lands, unless a new hold pauses the partition first (found by attack 18: left in
+   * heldPaused, a partition held again was taken for paused and spun through its batches).
+   */
+  const resumeOwed = new Set<PartitionProgress>();
   /** The record each partition was first read at (created, or resumed after a rebalance): proof of the same log without a commit. */
   const firstTaken = new WeakMap<PartitionProgress, string>();
   /** The last record each partition took: where a partition a held publish paused is read again from, and checked. */
@@ -167,8 +173,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     // end, so the log is not the one it was taken from); seeking again would loop (attack 17).
     if (judged === 'seek-again' && readBelowAnchor.get(progress) === batch.messages[0]!.offset) judged = 'new-log';
     if (judged === 'seek-again') {
-      readBelowAnchor.set(progress, batch.messages[0]!.offset);
       options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: anchor.offset });
+      readBelowAnchor.set(progress, batch.messages[0]!.offset);
       return undefined;
     }
     // Past the anchor proves nothing when the group's commit moved back as well (a control
@@ -266,6 +272,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   function holdPaused(progress: PartitionProgress): void {
     options.consumer().pause([{ topic: progress.topic, partitions: [progress.partition] }]);
     heldPaused.add(progress);
+    resumeOwed.delete(progress);
     options.commits.withhold(progress.topic, progress.partition);
     const waited = (async () => {
       while (progress.holding && !options.stopping() && !progress.dropped && !failures.has(progress)) await progress.waitForAcknowledgement();
@@ -322,13 +329,13 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * Resumes a partition a held publish paused, from `from` when given (the first record not
    * taken), tried again every RESUME_RETRY_MS while the client refuses, until stop().
    */
-  async function resumeHeld(progress: PartitionProgress, from?: bigint): Promise<void> {
+  async function resumeHeld(progress: PartitionProgress, from?: bigint, waits: Set<PartitionProgress> = heldPaused): Promise<void> {
     const clock = options.clock ?? systemClock;
-    while (heldPaused.has(progress) && !options.stopping()) {
+    while (waits.has(progress) && !options.stopping()) {
       try {
         if (from !== undefined && !progress.dropped) options.consumer().seek({ topic: progress.topic, partition: progress.partition, offset: from.toString() });
         options.consumer().resume([{ topic: progress.topic, partitions: [progress.partition] }]);
-        heldPaused.delete(progress);
+        waits.delete(progress);
       } catch {
         await clock.sleep(RESUME_RETRY_MS);
       }
@@ -428,7 +435,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       // Kept, not cleared: a client may resume a partition past publishes it gave up here.
       for (const progress of partitions.values()) progress.revoke();
       resumedAtAnchor.clear();
-      for (const progress of heldPaused) options.track(resumeHeld(progress));
+      for (const progress of heldPaused) resumeOwed.add(progress);
+      heldPaused.clear();
+      for (const progress of resumeOwed) options.track(resumeHeld(progress, undefined, resumeOwed));
     },
     release() {
       for (const progress of partitions.values()) progress.release();
