@@ -2,7 +2,9 @@ import { emptyParkState } from '../../src/runtime/park-state';
 import type { PartitionParking } from '../../src/runtime/partition-parking';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { encodeTierCommit } from '../../src/runtime/tier-commit-metadata';
-import { doneBeforeLoad, tierHandledOf } from '../../src/runtime/tier-position';
+import { ParkingBudget } from '../../src/runtime/parking-budget';
+import { decodeTierCommit } from '../../src/runtime/tier-commit-metadata';
+import { doneBeforeLoad, tierHandledOf, withTierMetadata } from '../../src/runtime/tier-position';
 import { createTierTurns } from '../../src/runtime/tier-turns';
 
 const TIER = 'orders.retry.1m';
@@ -65,5 +67,26 @@ describe('a tier partition\'s kept position, read again after a load', () => {
     expect(doneBeforeLoad(reloaded, tierRecord(9n, 499n))).toBe(false);
     expect(doneBeforeLoad(reloaded, tierRecord(11n, 501n))).toBe(false);
     expect(reloaded.tierHandled.has(TIER)).toBe(false);
+  });
+
+  it('is written again with the next tier commit: the loaded position and its records still waiting kept, anchored where the load was', () => {
+    const parking = loaded();
+    doneBeforeLoad(parking, tierRecord(10n, 500n));
+    // This generation ran the anchor (10) only: its own position is 11, below the loaded one.
+    const commit = withTierMetadata(parking, { topic: TIER, partition: 0, offset: '10', handledBelow: 11n }, new ParkingBudget(4_096, 'orders', () => undefined));
+    expect(commit.offset).toBe('10');
+    const kept = decodeTierCommit(10n, commit.metadata);
+    expect({ handledBelow: kept.handledBelow, waiting: kept.waiting, firstTimestamp: kept.firstTimestamp }).toEqual({ handledBelow: 20n, waiting: [15n], firstTimestamp: 500n });
+  });
+
+  it('keeps a loaded record waiting only while this generation has not handled it: at its own position still waiting, below it run', () => {
+    const commitAt = (handledBelow: bigint) => {
+      const parking = loaded();
+      doneBeforeLoad(parking, tierRecord(10n, 500n));
+      const commit = withTierMetadata(parking, { topic: TIER, partition: 0, offset: '10', handledBelow }, new ParkingBudget(4_096, 'orders', () => undefined));
+      return decodeTierCommit(10n, commit.metadata).waiting;
+    };
+    expect(commitAt(15n)).toEqual([15n]);
+    expect(commitAt(16n)).toEqual([]);
   });
 });
