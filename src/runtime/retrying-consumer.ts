@@ -334,6 +334,9 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
           holdExpiryMs: options.parkedHoldExpiryMs ?? consumer.tiers.reduce((sum, t) => sum + t.delayMs, 0) + DEFAULT_TIER_RETENTION_MS,
           now: () => clock.now(),
           setTimer: (ms, work) => {
+            // Once stop() began, no timer: work still in hand asks for one (a hold's expiry, a
+            // week away) after stop() cancelled the others, and it kept the process alive.
+            if (stopping) return () => undefined;
             const cancel = clock.setTimer(ms, () => {
               retries.delete(cancel);
               if (!stopping) work();
@@ -345,6 +348,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
             };
           },
           retryLater: (work) => {
+            if (stopping) return;
             const cancel = clock.setTimer(RESUME_RETRY_MS, () => {
               retries.delete(cancel);
               if (!stopping) work();
@@ -413,6 +417,11 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       retryCommits.close();
       const left = await Promise.allSettled([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
       await Promise.allSettled(inFlight);
+      // Work that ended during the drain may have asked for a timer after the first cancel
+      // (a tier partition waiting for its head): none may keep the process alive.
+      tiers.close();
+      for (const cancel of retries) cancel();
+      retries.clear();
       cancelDrainDeadline();
       await producer?.disconnect();
       const refused = left.find((r): r is PromiseRejectedResult => r.status === 'rejected');
