@@ -69,6 +69,9 @@ export interface MainPipeline {
  * retries hold the partition, by design), but a failure's publish runs in the background:
  * the next records go on, and the commit stops at the oldest unacknowledged publish.
  */
+/** The key of a partition in the pipeline's maps. */
+const partitionId = (at: { readonly topic: string; readonly partition: number }) => `${at.topic}\u0000${at.partition}`;
+
 export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   const partitions = new Map<string, PartitionProgress>();
   const failures = new WeakMap<PartitionProgress, unknown>();
@@ -114,7 +117,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
 
   /** The batch's partition, resumed if need be; undefined when the batch is to be read again from an earlier record. */
   async function progressOf(batch: EachBatchPayload, messages: readonly PortMessage[]): Promise<PartitionProgress | undefined> {
-    const id = `${batch.topic}\u0000${batch.partition}`;
+    const id = partitionId(batch);
     const first = BigInt(messages[0]!.offset);
     let progress = partitions.get(id);
     const acknowledged = options.commits.acknowledgedOffset(batch.topic, batch.partition);
@@ -162,7 +165,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * elsewhere: from its start on a new log, from the anchor when the client read elsewhere.
    */
   function readAtAnchor(batch: EachBatchPayload): readonly PortMessage[] | undefined {
-    const progress = partitions.get(`${batch.topic}\u0000${batch.partition}`);
+    const progress = partitions.get(partitionId(batch));
     const waiting = progress === undefined ? undefined : resumedAtAnchor.get(progress);
     if (progress === undefined || waiting === undefined) return batch.messages;
     const { anchor, movedBackTo } = waiting;
@@ -180,17 +183,15 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     // Past the anchor proves nothing when the group's commit moved back as well (a control
     // record at the anchor's offset of a new log): read from that commit as from a new log.
     if (judged === 'moved-on' && movedBackTo !== undefined) judged = 'new-log';
-    if (judged === 'new-log') {
-      // Sought first: refused, the batch is handed out again and judged again, nothing forgotten (attack 18).
-      options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: (movedBackTo ?? 0n).toString() });
-      resumedAtAnchor.delete(progress);
-      readBelowAnchor.delete(progress);
-      startOver(progress);
-      partitions.delete(`${batch.topic}\u0000${batch.partition}`);
-      return undefined;
-    }
+    // Sought first: refused, the batch is handed out again and judged again, nothing forgotten (attack 18).
+    if (judged === 'new-log') options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: (movedBackTo ?? 0n).toString() });
     resumedAtAnchor.delete(progress);
     readBelowAnchor.delete(progress);
+    if (judged === 'new-log') {
+      startOver(progress);
+      partitions.delete(partitionId(batch));
+      return undefined;
+    }
     // The same log: what the paused partition acknowledged may be committed now.
     options.commits.allow(progress.topic, progress.partition);
     options.commits.markProgress(progress)?.catch(options.onCommitError);
@@ -211,8 +212,8 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     }
     progress.acknowledged(pending);
     options.records.routed(record, published.failure);
-    // Paused for a hold, the partition's log is judged before anything of it is committed (resumedAtAnchor).
-    if (progress.dropped || pending.abandoned || heldPaused.has(progress) || resumedAtAnchor.has(progress)) return;
+    // Paused for a hold, the committer withholds the partition until its log is judged (holdPaused).
+    if (progress.dropped || pending.abandoned) return;
     options.commits.markProgress(progress)?.catch(options.onCommitError);
   }
 
@@ -293,7 +294,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
         await resumeHeld(progress, from);
         if (!progress.dropped) {
           startOver(progress);
-          partitions.delete(`${progress.topic}\u0000${progress.partition}`);
+          partitions.delete(partitionId(progress));
         }
         return;
       }

@@ -394,12 +394,15 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       });
     },
     async stop() {
+      const cancelTimers = () => {
+        tiers.close();
+        for (const cancel of retries) cancel();
+        retries.clear();
+      };
       stopping = true;
       signalStop();
       const cancelDrainDeadline = clock.setTimer(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, signalDrainOver);
-      tiers.close();
-      for (const cancel of retries) cancel();
-      retries.clear();
+      cancelTimers();
       // Finish the records in hand and the publishes in flight, commit what is done, then
       // leave the groups. A record that failed here stays uncommitted; stop() goes on, so
       // the member still leaves.
@@ -419,9 +422,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       await Promise.allSettled(inFlight);
       // Work that ended during the drain may have asked for a timer after the first cancel
       // (a tier partition waiting for its head): none may keep the process alive.
-      tiers.close();
-      for (const cancel of retries) cancel();
-      retries.clear();
+      cancelTimers();
       cancelDrainDeadline();
       await producer?.disconnect();
       const refused = left.find((r): r is PromiseRejectedResult => r.status === 'rejected');
