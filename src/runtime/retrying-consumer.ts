@@ -167,6 +167,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
   const retryCommits: OffsetCommitter = createOffsetCommitter(() => retryConsumer!, clock, commitPolicy, reportCommitError, stamping);
   let started = false;
   let stopping = false;
+  /** start()'s connects, subscribes and runs, settled: stop() waits for them before it says nothing runs. */
+  let startup: Promise<void> = Promise.resolve();
   let signalStop!: () => void;
   const stopSignal = new Promise<void>((resolve) => (signalStop = resolve));
   const inFlight = new Set<Promise<void>>();
@@ -315,118 +317,142 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       if (started) throw new KrtError(RESTART_REFUSED, { exit: 'usage' });
       started = true;
       records.started();
-      // Publishes of partitions side by side go out together, one request at a time.
-      producer = coalescingProducer(options.kafka.producer());
-      await producer.connect();
-      router = createRouter(consumer, { producer, clock, random: options.random, classify: options.classify, metrics, includeStackTraces: options.includeStackTraces });
-      const tierTopics = consumer.tiers.map((t) => t.topic);
-      if (parkByKey && tierTopics.length > 0) {
-        // One group, co-partitioned: the member owning main partition p owns tier partitions p too.
-        mainConsumer = retryConsumer = options.kafka.consumer(consumer.groups.main, { coPartitioned: true, ...CO_PARTITIONED_FETCH });
-        parking = createKeyParking({
-          mainTopic: consumer.mainTopic,
-          tierTopics,
-          consumer: () => mainConsumer!,
-          handle: async (record, parked, parkState) => (await records.handle(record, parked, undefined, parkState)).outcome,
-          commitOffsetFor: (record) => router.commitOffsetFor(record),
-          emit,
-          budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,
-          holdExpiryMs: options.parkedHoldExpiryMs ?? consumer.tiers.reduce((sum, t) => sum + t.delayMs, 0) + DEFAULT_TIER_RETENTION_MS,
-          now: () => clock.now(),
-          setTimer: (ms, work) => {
-            // Once stop() began, no timer: work still in hand asks for one (a hold's expiry, a
-            // week away) after stop() cancelled the others, and it kept the process alive.
-            if (stopping) return () => undefined;
-            const cancel = clock.setTimer(ms, () => {
-              retries.delete(cancel);
-              if (!stopping) work();
-            });
-            retries.add(cancel);
-            return () => {
-              retries.delete(cancel);
-              cancel();
-            };
-          },
-          retryLater: (work) => {
-            if (stopping) return;
-            const cancel = clock.setTimer(RESUME_RETRY_MS, () => {
-              retries.delete(cancel);
-              if (!stopping) work();
-            });
-            retries.add(cancel);
-          },
-        });
-        await mainConsumer.connect();
-        await mainConsumer.subscribe({ topics: [consumer.mainTopic, ...tierTopics], fromBeginning: true });
-        mainConsumer.onRebalance(forgetWaiting);
-        await mainConsumer.run({
-          eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? parking!.onMainRecord(record) : tiers.onRecord(record))),
-          // Main partitions move on side by side, and beside each its tier partitions, as
-          // separate consumers would (each main partition's state has its own lock). Tier
-          // records once skipped on the Confluent client after a member died were likelier
-          // round robin's doing (it does not co-partition); with range, park-by-key runs there.
-          partitionsConsumedConcurrently: (1 + tierTopics.length) * (options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY),
-        });
-        return;
-      }
-      mainConsumer = options.kafka.consumer(consumer.groups.main);
-      await mainConsumer.connect();
-      await mainConsumer.subscribe({ topics: [consumer.mainTopic], fromBeginning: true });
-      mainConsumer.onRebalance(() => {
-        pipeline.forget();
-        mainCommits.forget();
-      });
-      if (tierTopics.length > 0) {
-        retryConsumer = options.kafka.consumer(consumer.groups.retry, TIER_FETCH);
-        await retryConsumer.connect();
-        await retryConsumer.subscribe({ topics: tierTopics, fromBeginning: true });
-        retryConsumer.onRebalance(forgetWaiting);
-        await retryConsumer.run({ eachMessage: eachMessageOf(() => retryConsumer!, (record) => tiers.onRecord(record)) });
-      }
-      await mainConsumer.run({
-        eachBatch: (batch) =>
-          stopping
-            ? Promise.resolve(mainConsumer!.pause([{ topic: batch.topic, partitions: [batch.partition] }]))
-            : tracked(pipeline.onBatch(batch)).catch((error: unknown) => {
-                throw retriableForClient(error);
-              }),
-        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY,
-      });
+      startup = startClients();
+      await startup;
     },
-    async stop() {
-      const cancelTimers = () => {
-        tiers.close();
-        for (const cancel of retries) cancel();
-        retries.clear();
-      };
-      stopping = true;
-      signalStop();
-      const cancelDrainDeadline = clock.setTimer(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, signalDrainOver);
-      cancelTimers();
-      // Finish the records in hand and the publishes in flight, commit what is done, then
-      // leave the groups. A record that failed here stays uncommitted; stop() goes on, so
-      // the member still leaves.
-      pipeline.release();
-      mainCommits.release();
-      retryCommits.release();
-      // Until none is left: a record in hand when stop() began may fail after it and start
-      // its publish later; acknowledged before the last flush, it is committed, not run again.
-      while (inFlight.size > 0) await Promise.allSettled(inFlight);
-      // Within the drain deadline too: the flush waits for the commit in flight (on the Confluent
-      // client a commit and its confirming read); what it has not committed by then runs again.
-      await Promise.race([Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError), drainOver]);
-      // What the last flush could not commit runs again in the next run; no timer may keep the process alive.
-      mainCommits.close();
-      retryCommits.close();
-      const left = await Promise.allSettled([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
-      await Promise.allSettled(inFlight);
-      // Work that ended during the drain may have asked for a timer after the first cancel
-      // (a tier partition waiting for its head): none may keep the process alive.
-      cancelTimers();
-      cancelDrainDeadline();
-      await producer?.disconnect();
-      const refused = left.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (refused) throw refused.reason;
-    },
+    stop,
   };
+
+  /**
+   * Connects, subscribes and runs the clients. stop() may come while any step waits for the
+   * broker (a SIGTERM as the service starts): no step after it is taken, so no client joins
+   * a group once stop() began, and stop() leaves with those already connected.
+   */
+  async function startClients(): Promise<void> {
+    // Publishes of partitions side by side go out together, one request at a time.
+    producer = coalescingProducer(options.kafka.producer());
+    await producer.connect();
+    if (stopping) return;
+    router = createRouter(consumer, { producer, clock, random: options.random, classify: options.classify, metrics, includeStackTraces: options.includeStackTraces });
+    const tierTopics = consumer.tiers.map((t) => t.topic);
+    if (parkByKey && tierTopics.length > 0) {
+      // One group, co-partitioned: the member owning main partition p owns tier partitions p too.
+      mainConsumer = retryConsumer = options.kafka.consumer(consumer.groups.main, { coPartitioned: true, ...CO_PARTITIONED_FETCH });
+      parking = createKeyParking({
+        mainTopic: consumer.mainTopic,
+        tierTopics,
+        consumer: () => mainConsumer!,
+        handle: async (record, parked, parkState) => (await records.handle(record, parked, undefined, parkState)).outcome,
+        commitOffsetFor: (record) => router.commitOffsetFor(record),
+        emit,
+        budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,
+        holdExpiryMs: options.parkedHoldExpiryMs ?? consumer.tiers.reduce((sum, t) => sum + t.delayMs, 0) + DEFAULT_TIER_RETENTION_MS,
+        now: () => clock.now(),
+        setTimer: (ms, work) => {
+          // Once stop() began, no timer: work still in hand asks for one (a hold's expiry, a
+          // week away) after stop() cancelled the others, and it kept the process alive.
+          if (stopping) return () => undefined;
+          const cancel = clock.setTimer(ms, () => {
+            retries.delete(cancel);
+            if (!stopping) work();
+          });
+          retries.add(cancel);
+          return () => {
+            retries.delete(cancel);
+            cancel();
+          };
+        },
+        retryLater: (work) => {
+          if (stopping) return;
+          const cancel = clock.setTimer(RESUME_RETRY_MS, () => {
+            retries.delete(cancel);
+            if (!stopping) work();
+          });
+          retries.add(cancel);
+        },
+      });
+      await mainConsumer.connect();
+      if (stopping) return;
+      await mainConsumer.subscribe({ topics: [consumer.mainTopic, ...tierTopics], fromBeginning: true });
+      if (stopping) return;
+      mainConsumer.onRebalance(forgetWaiting);
+      await mainConsumer.run({
+        eachMessage: eachMessageOf(() => mainConsumer!, (record) => (record.topic === consumer.mainTopic ? parking!.onMainRecord(record) : tiers.onRecord(record))),
+        // Main partitions move on side by side, and beside each its tier partitions, as
+        // separate consumers would (each main partition's state has its own lock). Tier
+        // records once skipped on the Confluent client after a member died were likelier
+        // round robin's doing (it does not co-partition); with range, park-by-key runs there.
+        partitionsConsumedConcurrently: (1 + tierTopics.length) * (options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY),
+      });
+      return;
+    }
+    mainConsumer = options.kafka.consumer(consumer.groups.main);
+    await mainConsumer.connect();
+    if (stopping) return;
+    await mainConsumer.subscribe({ topics: [consumer.mainTopic], fromBeginning: true });
+    if (stopping) return;
+    mainConsumer.onRebalance(() => {
+      pipeline.forget();
+      mainCommits.forget();
+    });
+    if (tierTopics.length > 0) {
+      retryConsumer = options.kafka.consumer(consumer.groups.retry, TIER_FETCH);
+      await retryConsumer.connect();
+      if (stopping) return;
+      await retryConsumer.subscribe({ topics: tierTopics, fromBeginning: true });
+      if (stopping) return;
+      retryConsumer.onRebalance(forgetWaiting);
+      await retryConsumer.run({ eachMessage: eachMessageOf(() => retryConsumer!, (record) => tiers.onRecord(record)) });
+      if (stopping) return;
+    }
+    await mainConsumer.run({
+      eachBatch: (batch) =>
+        stopping
+          ? Promise.resolve(mainConsumer!.pause([{ topic: batch.topic, partitions: [batch.partition] }]))
+          : tracked(pipeline.onBatch(batch)).catch((error: unknown) => {
+              throw retriableForClient(error);
+            }),
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY,
+    });
+  }
+
+  async function stop(): Promise<void> {
+    const cancelTimers = () => {
+      tiers.close();
+      for (const cancel of retries) cancel();
+      retries.clear();
+    };
+    stopping = true;
+    signalStop();
+    const cancelDrainDeadline = clock.setTimer(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, signalDrainOver);
+    cancelTimers();
+    // Finish the records in hand and the publishes in flight, commit what is done, then
+    // leave the groups. A record that failed here stays uncommitted; stop() goes on, so
+    // the member still leaves.
+    pipeline.release();
+    mainCommits.release();
+    retryCommits.release();
+    // Until none is left: a record in hand when stop() began may fail after it and start
+    // its publish later; acknowledged before the last flush, it is committed, not run again.
+    while (inFlight.size > 0) await Promise.allSettled(inFlight);
+    // Within the drain deadline too: the flush waits for the commit in flight (on the Confluent
+    // client a commit and its confirming read); what it has not committed by then runs again.
+    await Promise.race([Promise.all([mainCommits.flush(), retryCommits.flush()]).catch(reportCommitError), drainOver]);
+    // What the last flush could not commit runs again in the next run; no timer may keep the process alive.
+    mainCommits.close();
+    retryCommits.close();
+    const leaveGroups = () => Promise.allSettled([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
+    const left = await leaveGroups();
+    // A start() still waiting on the broker takes no further step; a client it was connecting connected after the leave above.
+    await Promise.race([startup.catch(() => undefined), drainOver]);
+    await leaveGroups();
+    await Promise.allSettled(inFlight);
+    // Work that ended during the drain may have asked for a timer after the first cancel
+    // (a tier partition waiting for its head): none may keep the process alive.
+    cancelTimers();
+    cancelDrainDeadline();
+    await producer?.disconnect();
+    const refused = left.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (refused) throw refused.reason;
+  }
 }
