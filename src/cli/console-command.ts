@@ -7,6 +7,7 @@ import { KAFKA_ENV, principalName } from '../naming';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
+import { stoppedWithin, untilSignal } from './serve-until-signal';
 import { UsageError } from './topology-files';
 
 export interface ConsoleCommandOptions {
@@ -80,11 +81,8 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
   if (!LOOPBACK.has(options.host)) io.stderr(`krt console: listening on ${options.host}, not only this machine: anyone who can reach it and learns the token can use the console\n`);
   io.stdout(`krt console: serving the DLQs of ${result.model.topologies.flatMap((t) => t.consumers).length} consumers as ${env[KAFKA_ENV.saslUsername]}${options.readOnly ? ', read-only' : ''}. Open:\n`);
   io.stdout(`    http://${shown}:${bound}/?token=${token}\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
-  await app.close();
+  await untilSignal();
+  if (!(await stoppedWithin(io, 'krt console', () => app.close()))) return EXIT.problems;
   io.stdout('krt console: stopped\n');
   return EXIT.ok;
 }

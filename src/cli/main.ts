@@ -2,6 +2,7 @@
 import { processIo } from './io';
 import { quietNegativeTimeoutWarning } from './quiet-timeout-warning';
 import { runCli } from './program';
+import { SERVING_COMMANDS } from './serve-until-signal';
 import { favourSmallHeap } from './small-heap';
 
 quietNegativeTimeoutWarning();
@@ -11,6 +12,8 @@ if (args[0] === 'synth' || args[0] === 'cdktf') favourSmallHeap();
 runCli(args, processIo()).then(
   (code) => {
     process.exitCode = code;
+    // A console or monitor told to stop has closed what it could: a client that did not leave must not keep it running.
+    if (SERVING_COMMANDS.has(args[0] ?? '')) process.exit(code);
   },
   (error: unknown) => {
     process.stderr.write(`krt: internal error, please report it: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

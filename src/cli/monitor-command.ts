@@ -12,6 +12,7 @@ import { startPollLoop } from '../runtime/monitor-loop';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
+import { stoppedWithin, untilSignal } from './serve-until-signal';
 import { resolveTopologyFiles, UsageError } from './topology-files';
 
 export interface MonitorCommandOptions {
@@ -60,11 +61,8 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
     monitor: createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafka, consumer.groups.monitor), registry }),
   }));
   const exporter = await serveMonitors(io, monitors, registry, { port, host: options.host, intervalMs, interval: options.interval });
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
-  await exporter.stop();
+  await untilSignal();
+  if (!(await stoppedWithin(io, 'krt monitor', () => exporter.stop()))) return EXIT.problems;
   io.stdout('krt monitor: stopped\n');
   return EXIT.ok;
 }

@@ -46,6 +46,8 @@ export class ReaderMember {
   private assigned: readonly number[] | undefined;
   private failure: unknown;
   private closed = false;
+  /** The connect, subscribe and run begun by start(), settled: close() waits for it, so nothing runs once close() resolved. */
+  private begun: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly client: Consumer,
@@ -82,23 +84,27 @@ export class ReaderMember {
       const e = (event as { payload?: { error: unknown; restart: boolean } } | undefined)?.payload;
       if (e && !e.restart) member.fail(e.error);
     });
-    void client
+    // close() may come at any step (a console stopped as it starts): each step after it is left undone.
+    const unlessClosed = (step: () => Promise<void>) => (member.closed ? Promise.resolve() : step());
+    member.begun = client
       .connect()
-      .then(() => client.subscribe({ topics: [topic], fromBeginning: true }))
+      .then(() => unlessClosed(() => client.subscribe({ topics: [topic], fromBeginning: true })))
       .then(() =>
-        client.run({
-          autoCommit: false,
-          eachBatch: async ({ batch, isStale }) => {
-            const read = member.read;
-            if (!read) return;
-            try {
-              await read.batch(batch as unknown as ReaderBatch, isStale());
-            } catch (error) {
-              // The read ends with its own error; the member stays a member for the next one.
-              read.failed(error);
-            }
-          },
-        }),
+        unlessClosed(() =>
+          client.run({
+            autoCommit: false,
+            eachBatch: async ({ batch, isStale }) => {
+              const read = member.read;
+              if (!read) return;
+              try {
+                await read.batch(batch as unknown as ReaderBatch, isStale());
+              } catch (error) {
+                // The read ends with its own error; the member stays a member for the next one.
+                read.failed(error);
+              }
+            },
+          }),
+        ),
       )
       .catch((error: unknown) => member.fail(error));
     return member;
@@ -147,6 +153,10 @@ export class ReaderMember {
   async close(): Promise<void> {
     this.closed = true;
     this.read = undefined;
+    // kafkajs sends no LeaveGroup for a member still joining (the broker keeps it for a session
+    // timeout, and the next member's join waits for it), and a connect under way ends connected
+    // after a disconnect: so the steps under way end first, and the member leaves after them.
+    await this.begun;
     await this.client.disconnect();
   }
 

@@ -433,6 +433,7 @@ async function readUnhandled(
   const positions = new Map(starts);
   const waiting = new Set(starts.keys());
   const admin = kafka.admin();
+  let adminConnected: Promise<void> = Promise.resolve();
   const member = readers.take(consumer);
   let checkTimer: NodeJS.Timeout | undefined;
   // Cleared in the finally however the read ends: a fetch or a connect refused leaves no timer to hold the process for timeoutMs.
@@ -512,7 +513,8 @@ async function readUnhandled(
         checkEvery = Math.min(MAX_LOG_START_CHECK_MS, checkEvery * 2);
         if (waiting.size > 0 && !ended) checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
       };
-      void admin.connect().then(() => {
+      adminConnected = admin.connect();
+      adminConnected.then(() => {
         if (!ended) checkTimer = setTimeout(() => void checkLogStarts(), checkEvery);
       }, reject);
       member.attach({
@@ -581,7 +583,8 @@ async function readUnhandled(
     clearTimeout(checkTimer);
     clearTimeout(stallTimer);
     member.detach();
-    await Promise.all([readers.give(member), admin.disconnect().catch(() => undefined)]);
+    // A connect still under way would end connected after a disconnect now, and keep the process alive.
+    await Promise.all([readers.give(member), adminConnected.then(() => admin.disconnect()).catch(() => undefined)]);
   }
   const records = found.sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1));
   return { records, noRecords };

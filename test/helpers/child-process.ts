@@ -48,3 +48,13 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
     stdout: () => stdout,
   };
 }
+
+/** The child's exit, or 'still running' after `ms` (it is then killed): a hung child fails the test, not the run. */
+export async function exitWithin(child: Child, ms: number): Promise<Exit | 'still running'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), ms)));
+  const outcome = await Promise.race([child.exited, late]);
+  clearTimeout(timer);
+  if (outcome === 'still running') child.process.kill('SIGKILL');
+  return outcome;
+}

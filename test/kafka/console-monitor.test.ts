@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { passwordOf } from '../../scripts/kafka/broker';
-import { spawnChild } from '../helpers/child-process';
+import { exitWithin, spawnChild } from '../helpers/child-process';
 import type { Child } from '../helpers/child-process';
 import { eventually } from '../helpers/eventually';
 import { bootstrapServers, exampleModel, kafkaAsAdmin } from '../helpers/kafka';
@@ -67,7 +67,7 @@ describe('krt console as the monitor principal, on a real broker with ACLs enfor
 
   afterAll(async () => {
     console_?.process.kill('SIGTERM');
-    await console_?.exited;
+    if (console_ && (await exitWithin(console_, 20_000)) === 'still running') throw new Error('krt console did not exit within 20 s of SIGTERM');
   });
 
   it('shows the overview with the backlog, not a refusal', async () => {

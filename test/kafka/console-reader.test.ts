@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Admin } from 'kafkajs';
 import { compileFiles } from '../../src/compile';
 import { TOKEN_COOKIE } from '../../src/console/auth';
@@ -10,9 +11,12 @@ import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ConsumerModel, ProjectModel } from '../../src/model/types';
 import { dlqReaderGroupName } from '../../src/naming';
 import { HEADERS } from '../../src/naming/headers';
+import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
+import { STOP_DEADLINE_MS } from '../../src/cli/serve-until-signal';
+import { exitWithin, spawnChild } from '../helpers/child-process';
 import { eventually } from '../helpers/eventually';
-import { kafkaAsAdmin } from '../helpers/kafka';
-import { ScratchProject } from '../helpers/project';
+import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
+import { REPO_ROOT, ScratchProject } from '../helpers/project';
 
 jest.setTimeout(300_000);
 
@@ -25,7 +29,7 @@ const HOST = 'localhost:80';
  * group.initial.rebalance.delay.ms, 3 s by default; the test broker sets 0) on each page.
  * A fresh consumer and topics per test, as the admin.
  */
-async function project(): Promise<{ model: ProjectModel; consumer: ConsumerModel }> {
+async function project(): Promise<{ model: ProjectModel; consumer: ConsumerModel; dir: string }> {
   const id = randomBytes(3).toString('hex');
   const scratch = new ScratchProject(false);
   mkdirSync(scratch.path('topologies'));
@@ -50,7 +54,7 @@ export default defineTopology({
     topics: [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })),
   });
   await admin.disconnect();
-  return { model: result.model, consumer };
+  return { model: result.model, consumer, dir: scratch.dir };
 }
 
 /** `count` dead letters in each partition, of `bytes` each. */
@@ -183,6 +187,35 @@ describe('krt console reads the DLQ through reader-group members that stay betwe
     } finally {
       await dlq.close?.();
     }
+  });
+
+  it('closed the moment it warmed (a SIGTERM as the console starts), no member of the reader group joins afterwards', async () => {
+    const { consumer } = await project();
+    const dlq = kafkaConsoleDlq(kafkaAsAdmin());
+    dlq.warm?.([consumer]);
+    await dlq.close?.();
+    // A member whose connect was under way when close() came would join once it connected, and keep the process alive.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const group = await readerGroup(admin, consumer);
+    expect({ state: group.state, members: group.members.length }).toEqual({ state: expect.stringMatching(/^(Empty|Dead)$/), members: 0 });
+  });
+
+  it('krt console told to stop (SIGTERM) the moment it printed its URL leaves its reader group and exits', async () => {
+    const { consumer, dir } = await project();
+    const console_ = spawnChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'console', '--port', '0'], {
+      cwd: dir,
+      env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: ADMIN_USER, KAFKA_SASL_PASSWORD: passwordOf(ADMIN_USER), KAFKA_SSL: 'false' },
+    });
+    await eventually('the console URL', () => {
+      console_.assertRunning('krt console');
+      return /token=/.test(console_.stdout()) ? true : undefined;
+    });
+    const signalled = Date.now();
+    console_.process.kill('SIGTERM');
+    const exit = await exitWithin(console_, 20_000);
+    const group = await readerGroup(admin, consumer);
+    expect({ exit, stopped: /krt console: stopped/.test(console_.stdout()), members: group.members.length }).toEqual({ exit: { code: 0, signal: null }, stopped: true, members: 0 });
+    expect(Date.now() - signalled).toBeLessThan(STOP_DEADLINE_MS);
   });
 
   it('a reader no page needed for the idle time leaves the group', async () => {

@@ -11,7 +11,7 @@ import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { passwordOf } from '../../scripts/kafka/broker';
-import { spawnChild } from '../helpers/child-process';
+import { exitWithin, spawnChild } from '../helpers/child-process';
 import type { Child } from '../helpers/child-process';
 import { eventually } from '../helpers/eventually';
 import { bootstrapServers, exampleModel, kafkaAs, kafkaAsAdmin } from '../helpers/kafka';
@@ -104,11 +104,13 @@ describe('krt console in Debian\'s Chromium, on a real broker, as the replay pri
   });
 
   afterAll(async () => {
-    await browser?.close();
+    // Each part is stopped whatever the others do: a console that did not exit once kept the consumer running past the suite.
+    await browser?.close().catch(() => undefined);
     console_?.process.kill('SIGTERM');
-    await console_?.exited;
+    const exit = console_ ? await exitWithin(console_, 20_000) : undefined;
     await consumer?.stop();
     if (profile) rmSync(profile, { recursive: true, force: true });
+    if (exit === 'still running') throw new Error('krt console did not exit within 20 s of SIGTERM');
   });
 
   it('refuses a request without the token', async () => {

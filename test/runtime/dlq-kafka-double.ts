@@ -210,10 +210,17 @@ export class DlqKafkaDouble {
             const memberAssignment = Object.fromEntries(topics.map((topic) => [topic, (double.logs.get(topic) ?? []).map((_, partition) => partition)]));
             for (const listener of listeners.get('consumer.group_join') ?? []) listener({ payload: { groupId, memberId, leaderId, isLeader: leaderId === memberId, memberAssignment } });
           });
-          while (running) {
-            await fetchOnce(eachBatch);
-            await new Promise((resolve) => setTimeout(resolve, 2));
-          }
+          // As kafkajs's run(): it resolves once the member joined, and fetches on in the background.
+          // A fetch that fails stops it, as kafkajs's crash does (CRASH, not restarted).
+          void (async () => {
+            while (running) {
+              await fetchOnce(eachBatch);
+              await new Promise((resolve) => setTimeout(resolve, 2));
+            }
+          })().catch((error: unknown) => {
+            running = false;
+            for (const listener of listeners.get('consumer.crash') ?? []) listener({ payload: { error, restart: false } });
+          });
         },
         seek: ({ topic, partition, offset }: { topic: string; partition: number; offset: string }) => {
           seeks.set(`${topic}:${partition}`, BigInt(offset));
