@@ -12,7 +12,8 @@ import { StopRequested } from './stop-requested';
 import { groupCommitOf, judgeLog } from './group-commit';
 import { isNewLog } from './new-log';
 import { recordIdentity } from './record-identity';
-import { judgeReadAtAnchor } from './resume-anchor';
+import { judgeReadAtAnchor, judgeRewind } from './resume-anchor';
+import type { RewindJudgement } from './resume-anchor';
 import type { PortMessage } from './port';
 
 export interface MainPipelineOptions {
@@ -122,7 +123,9 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     let progress = partitions.get(id);
     const acknowledged = options.commits.acknowledgedOffset(batch.topic, batch.partition);
     const group = progress?.dropped ? await groupViewOf(batch, messages[0]!, progress, acknowledged) : undefined;
-    if (progress !== undefined && (group === 'new-log' || isNewLog(first, acknowledged))) {
+    const rewind = progress !== undefined && group === undefined && progress.mustResume(first) ? judgeRewindOf(batch, messages, progress) : undefined;
+    if (rewind === 'read-anchor') return undefined;
+    if (progress !== undefined && (group === 'new-log' || rewind === 'new-log' || isNewLog(first, acknowledged))) {
       // From offset 0, below a commit the broker acknowledged: the topic was deleted and
       // created again (its offsets start over, the group's commits went with it). What was
       // finished or in flight in the old log says nothing of this one: its publishes give up,
@@ -150,6 +153,24 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       if (group !== undefined) firstTaken.set(progress, recordIdentity(messages[0]!));
     }
     return progress;
+  }
+
+  /**
+   * A batch below the partition's next offset with no rebalance: the client read again from
+   * earlier by itself. Judged by the partition's anchor (its last record taken) when the batch
+   * reaches back to it; when the batch ends before it with nothing else to tell, the partition
+   * is sought to the anchor and judged there (readAtAnchor), nothing of it committed meanwhile.
+   */
+  function judgeRewindOf(batch: EachBatchPayload, messages: readonly PortMessage[], progress: PartitionProgress): RewindJudgement | undefined {
+    const anchor = lastTaken.get(progress);
+    if (anchor === undefined || BigInt(messages[0]!.offset) > BigInt(anchor.offset)) return undefined;
+    const judged = judgeRewind(anchor, messages, batch.highWatermark);
+    if (judged === 'read-anchor') {
+      options.commits.withhold(progress.topic, progress.partition);
+      resumedAtAnchor.set(progress, { anchor });
+      options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: anchor.offset });
+    }
+    return judged;
   }
 
   /** What was finished or in flight in the old log says nothing of a new one: its publishes give up, and its commits start afresh. */

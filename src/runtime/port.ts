@@ -42,6 +42,12 @@ export interface EachBatchPayload {
   heartbeat(): Promise<void>;
   /** True once the consumer stops or the partition was seeked or lost: leave the rest of the batch. */
   isStale(): boolean;
+  /**
+   * The partition's high watermark when the batch was fetched (one past its last committed
+   * offset), when the client tells it (kafkajs, the Confluent client): a log that ends before
+   * a record this member took is not the log it took it from.
+   */
+  readonly highWatermark?: string;
 }
 
 export type RunOptions =

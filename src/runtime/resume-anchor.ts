@@ -22,3 +22,26 @@ export function judgeReadAtAnchor(anchor: PortMessage, first: PortMessage): Anch
   if (read > at) return 'moved-on';
   return read === 0n ? 'new-log' : 'seek-again';
 }
+
+/**
+ * What a batch read below the partition's next offset with no rebalance (the client read
+ * again from earlier by itself: a fetch out of range read from the earliest, a position it
+ * kept) says of the log, by the partition's anchor (its last record taken, at or past the
+ * batch's first offset):
+ * - `same-log`: the anchor is read again, the same record; or the batch goes past its offset
+ *   without it (compaction, as `moved-on`): the records up to it were finished, read past them;
+ * - `new-log`: another record at the anchor's offset, or a log that ends before it (its high
+ *   watermark): the topic was deleted and created again, and its new log hid its offset 0
+ *   (an aborted record, a transaction marker), so no record at 0 told (found by attack 17);
+ * - `read-anchor`: the batch ends before the anchor and nothing else tells: read the anchor.
+ */
+export type RewindJudgement = 'same-log' | 'new-log' | 'read-anchor';
+
+export function judgeRewind(anchor: PortMessage, messages: readonly PortMessage[], highWatermark: string | undefined): RewindJudgement {
+  const at = BigInt(anchor.offset);
+  const again = messages.find((m) => BigInt(m.offset) === at);
+  if (again !== undefined) return isSameRecord(anchor, again) ? 'same-log' : 'new-log';
+  if (highWatermark !== undefined && BigInt(highWatermark) <= at) return 'new-log';
+  const last = messages[messages.length - 1];
+  return last !== undefined && BigInt(last.offset) > at ? 'same-log' : 'read-anchor';
+}

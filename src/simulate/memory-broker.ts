@@ -470,6 +470,7 @@ class MemoryConsumer implements ConsumerPort {
           this.broker.heartbeats++;
         },
         isStale: stale,
+        highWatermark: String(this.broker.records(topic, partition).length),
       };
       this.eachBatch(payload)
         .then(

@@ -7,7 +7,7 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
 import { httpError, valueOf } from './harness';
 import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
-import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
+import { CONTROL_RECORD, hidingControlRecords, withoutHighWatermark } from './control-record-port';
 
 /**
  * Found by attack 17 (its widened held-anchor property, seed 17, shrunk; with the maxInFlight
@@ -43,8 +43,10 @@ import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
  * batch after a seek or reset to the log's start (not only a record at 0) for the start.
  *
  * The held case is fixed: a resume that finds the group's commit moved back starts the partition
- * over there (main-pipeline.ts holdPaused). The case without a hold stays open (it.failing): without
- * a hold nothing tells the runtime the log changed but the record at 0, which this log hides.
+ * over there (main-pipeline.ts holdPaused). The case without a hold is fixed too (session 33): a
+ * batch below the partition's next offset with no rebalance is judged by the last record taken
+ * (resume-anchor.ts judgeRewind): the log's high watermark before it, or another record at its
+ * offset, is a new log; a batch ending before it is sought to it and judged there.
  */
 let maxMessageBytes = 2_000;
 
@@ -92,7 +94,7 @@ describe('unordered: a main topic created again (no rebalance) while a record is
 });
 
 describe('unordered: a main topic created again (no rebalance), read from its earliest record, its new log with no record at offset 0', () => {
-  it.failing('runs every record of the new log, not only those past the old log\'s commit', async () => {
+  it('runs every record of the new log, not only those past the old log\'s commit', async () => {
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);
     const broker = new MemoryBroker(clock);
@@ -119,5 +121,38 @@ describe('unordered: a main topic created again (no rebalance), read from its ea
     await retrying.stop();
     // Seen: []: n1 at 1 is below the progress's next offset 3, taken for a finished record, and read past.
     expect(succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1']);
+  });
+});
+
+describe('unordered: the same, with a client that does not tell the high watermark', () => {
+  it('runs the new log\'s records once a record reaches the old log\'s last record taken', async () => {
+    const consumer = billingDescriptor();
+    const clock = new VirtualClock(1_000_000);
+    const broker = new MemoryBroker(clock);
+    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
+    const succeeded: string[] = [];
+    const retrying = createRetryingConsumer(consumer, {
+      kafka: withoutHighWatermark(hidingControlRecords(broker.port())),
+      clock,
+      registry: new Registry(),
+      random: () => 0.5,
+      handler: async (record: ConsumedRecord) => void succeeded.push(valueOf(record)),
+    });
+    await retrying.start();
+    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from(value), partition: 0 });
+    for (const value of ['a', 'b', 'c']) produce(value);
+    await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
+
+    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
+    produce(CONTROL_RECORD);
+    produce('n1');
+    broker.readFromEarliest(consumer.mainTopic, 0);
+    await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
+    const beforeMore = succeeded.filter((v) => v.startsWith('n'));
+    for (const value of ['n2', 'n3']) produce(value);
+    await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
+    await retrying.stop();
+    // Until a record reaches offset 2 (c's), nothing tells the log is new: n1 waits, it is not read past.
+    expect({ beforeMore, after: succeeded.filter((v) => v.startsWith('n')), committed: broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0) }).toEqual({ beforeMore: [], after: ['n1', 'n2', 'n3'], committed: 4 });
   });
 });

@@ -34,11 +34,27 @@ export function hidingControlRecords(port: KafkaPort): KafkaPort {
               const messages = batch.messages.filter(shown);
               // Control records only: the client moves past them and hands out nothing.
               if (messages.length === 0) return batch.resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
-              return run.eachBatch({ topic: batch.topic, partition: batch.partition, messages, resolveOffset: batch.resolveOffset, heartbeat: batch.heartbeat, isStale: batch.isStale });
+              return run.eachBatch({ ...batch, messages });
             },
           });
         },
       };
+    },
+  };
+}
+
+/** `port` whose batches do not tell the partition's high watermark (as @platformatic/kafka's adapter). */
+export function withoutHighWatermark(port: KafkaPort): KafkaPort {
+  return {
+    producer: port.producer,
+    consumer: (groupId, options): ConsumerPort => {
+      const inner = port.consumer(groupId, options);
+      return Object.assign(Object.create(inner) as ConsumerPort, {
+        run: (run: Parameters<ConsumerPort['run']>[0]) => {
+          if (!('eachBatch' in run)) return inner.run(run);
+          return inner.run({ ...run, eachBatch: ({ highWatermark: _unknown, ...batch }) => run.eachBatch(batch) });
+        },
+      });
     },
   };
 }

@@ -3,7 +3,7 @@ import { withOwnHeaders } from './client-headers';
 
 /** The eachBatch payload of kafkajs, which the Confluent client's KafkaJS API copies. */
 export interface ClientBatchPayload {
-  batch: { topic: string; partition: number; messages: PortMessage[] };
+  batch: { topic: string; partition: number; messages: PortMessage[]; highWatermark?: string };
   resolveOffset(offset: string): void;
   heartbeat(): Promise<void>;
   isRunning(): boolean;
@@ -36,7 +36,20 @@ export function clientRunOptions(run: RunOptions): ClientRunOptions {
     // The runtime resolves each record it took; the client fetches again from the first one it did not.
     eachBatchAutoResolve: false,
     eachBatch: ({ batch, resolveOffset, heartbeat, isRunning, isStale }) =>
-      eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages.map(withOwnHeaders), resolveOffset, heartbeat, isStale: () => !isRunning() || isStale() }),
+      eachBatch({
+        topic: batch.topic,
+        partition: batch.partition,
+        messages: batch.messages.map(withOwnHeaders),
+        resolveOffset,
+        heartbeat,
+        isStale: () => !isRunning() || isStale(),
+        ...knownHighWatermark(batch.highWatermark),
+      }),
     ...concurrency,
   };
+}
+
+/** The batch's high watermark when the client knows it: the Confluent client says '-1001' when it does not. */
+function knownHighWatermark(highWatermark: string | undefined): { highWatermark?: string } {
+  return highWatermark !== undefined && /^\d+$/.test(highWatermark) ? { highWatermark } : {};
 }
