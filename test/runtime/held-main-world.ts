@@ -1,0 +1,99 @@
+import { Registry } from 'prom-client';
+import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
+import type { RetryEvent } from '../../src/runtime/events';
+import type { KafkaPort } from '../../src/runtime/port';
+import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import type { RetryingConsumer, RetryingConsumerOptions } from '../../src/runtime/retrying-consumer';
+import type { ConsumedRecord } from '../../src/runtime/router';
+import { MemoryBroker } from '../../src/simulate/memory-broker';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { billingDescriptor } from './descriptor';
+import { httpError, valueOf } from './harness';
+import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+
+/**
+ * A main record's value that fits the main topic but whose copy, with the retry headers, is
+ * over the world's first limit (2,000 bytes): it is held until the operator raises the limit.
+ */
+export const BIG = `big${'x'.repeat(1_897)}`;
+
+export interface HeldMainWorldOptions {
+  /** The consumer's ordering; default unordered. */
+  readonly ordering?: ConsumerDescriptor['ordering'];
+  /** Partitions of the main topic, its tiers and its DLQ; default 1. */
+  readonly partitions?: number;
+  /** Wraps the port whose producer refuses large copies (hidingControlRecords, withoutHighWatermark). */
+  readonly port?: (refusingLargeCopies: KafkaPort) => KafkaPort;
+  /** More options for every consumer the world starts (maxPublishesInFlight, commit). */
+  readonly consumerOptions?: Partial<RetryingConsumerOptions>;
+  /** Default: a main record valued `big…` fails with a 503, every other record is noted in `succeeded`. */
+  readonly handler?: (record: ConsumedRecord) => Promise<void>;
+}
+
+/**
+ * A broker where a main record's copy is refused as too large, by its tier and by the DLQ
+ * alike, until the operator raises `maxMessageBytes`. The broker outlives the consumers the
+ * world starts, so a test can stop one and start the next, as a restart or a deploy does.
+ */
+export class HeldMainWorld {
+  readonly consumer: ConsumerDescriptor;
+  readonly clock = new VirtualClock(1_000_000);
+  readonly broker = new MemoryBroker(this.clock);
+  readonly events: RetryEvent[] = [];
+  readonly succeeded: string[] = [];
+  /** The broker's max.message.bytes, as the producer's port applies it to every request. */
+  maxMessageBytes = 2_000;
+  private readonly kafka: KafkaPort;
+
+  constructor(private readonly options: HeldMainWorldOptions = {}) {
+    this.consumer = billingDescriptor({ ordering: options.ordering ?? 'unordered' });
+    for (const topic of [this.consumer.mainTopic, ...this.consumer.tiers.map((t) => t.topic), this.consumer.dlqTopic]) this.broker.createTopic(topic, options.partitions ?? 1);
+    const refusingLargeCopies = checkedSends(this.broker, (records) => {
+      if (records.some((r) => r.messages.some((m) => messageBytes(m) > this.maxMessageBytes))) throw tooLargeError();
+    });
+    this.kafka = options.port ? options.port(refusingLargeCopies) : refusingLargeCopies;
+  }
+
+  /** Creates and starts a retrying consumer of the world's consumer. */
+  async start(): Promise<RetryingConsumer> {
+    const retrying = createRetryingConsumer(this.consumer, {
+      kafka: this.kafka,
+      clock: this.clock,
+      registry: new Registry(),
+      random: () => 0.5,
+      ...this.options.consumerOptions,
+      onEvent: (e) => this.events.push(e),
+      handler: this.options.handler ?? ((record) => this.failingBig(record)),
+    });
+    await retrying.start();
+    return retrying;
+  }
+
+  /** Appends a record to the main topic's partition 0. */
+  produce(value: string, key = 'k'): void {
+    this.broker.append(this.consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
+  }
+
+  /**
+   * Runs the broker for `ms` of virtual time. A step's error is not the test's subject here:
+   * the outcome is judged by what ran and what was committed.
+   */
+  async runFor(ms: number, maxSteps = 5_000): Promise<void> {
+    await this.broker.run({ until: this.clock.now() + ms, maxSteps }).catch(() => undefined);
+  }
+
+  /** How many of the world's events are of this type. */
+  count(type: RetryEvent['type']): number {
+    return this.events.filter((e) => e.type === type).length;
+  }
+
+  /** The main group's commit of the main topic's partition. */
+  committed(partition = 0): number | undefined {
+    return this.broker.committedOffset(this.consumer.groups.main, this.consumer.mainTopic, partition);
+  }
+
+  private async failingBig(record: ConsumedRecord): Promise<void> {
+    if (record.topic === this.consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
+    this.succeeded.push(valueOf(record));
+  }
+}
