@@ -1,4 +1,5 @@
-import { BIG, HeldMainWorld } from './held-main-world';
+import { HeldMainWorld } from './held-main-world';
+import { aRunsBigHeld, newLogThenLimitRaised } from './recreated-main-held-stages';
 
 /**
  * Fixed: before it resumes, the partition reads the group's commit; below what the broker
@@ -39,20 +40,8 @@ import { BIG, HeldMainWorld } from './held-main-world';
 describe('unordered: a main topic created again (no rebalance) while one of its records is held', () => {
   it('reads the new log from its first record, so each of its records runs', async () => {
     const world = new HeldMainWorld();
-    world.produce('a', 'a');
-    world.produce(BIG); // fits the main topic, no copy fits
-    let retrying = await world.start();
-    await world.runFor(60_000);
-    expect({ held: world.count('publish-held'), ran: world.succeeded }).toEqual({ held: 1, ran: ['a'] });
-
-    world.broker.recreateTopic(world.consumer.mainTopic, { rebalance: false });
-    for (let i = 0; i < 4; i++) world.produce(`n${i}`, `n${i}`); // the new log's offsets 0 to 3
-    world.maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
-    await world.runFor(300_000);
-    await retrying.stop();
-    retrying = await world.start(); // a restart reads the new log from its commit
-    await world.runFor(60_000);
-    await retrying.stop();
+    await aRunsBigHeld(world);
+    await newLogThenLimitRaised(world);
     // Seen: ['a', 'n2', 'n3']: the new log was read from 2.
     expect(world.succeeded).toEqual(expect.arrayContaining(['n0', 'n1', 'n2', 'n3']));
   }, 30_000);

@@ -1,4 +1,5 @@
-import { BIG, HeldMainWorld } from './held-main-world';
+import { HeldMainWorld } from './held-main-world';
+import { aRunsBigHeld, limitRaisedBeforeNewLogHasRecords } from './recreated-main-held-stages';
 
 /**
  * Found by attack 17: LOST records (attack 16's recreated-main-held case, reached another way).
@@ -39,23 +40,9 @@ import { BIG, HeldMainWorld } from './held-main-world';
 describe('unordered, one publish in flight per partition: a main topic created again (no rebalance) while one of its records is held', () => {
   it('commits nothing of the old log onto the new one from the batch that waited through the hold, so a restart runs each new record', async () => {
     const world = new HeldMainWorld({ consumerOptions: { maxPublishesInFlight: 1 } });
-    world.produce('a', 'a');
-    world.produce(BIG); // fits the main topic, no copy fits
-    let retrying = await world.start();
-    await world.runFor(60_000);
-    expect({ held: world.count('publish-held'), ran: world.succeeded }).toEqual({ held: 1, ran: ['a'] });
-
-    world.broker.recreateTopic(world.consumer.mainTopic, { rebalance: false });
-    world.maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes before any record lands in the new log
-    await world.runFor(60_000);
-    expect(world.count('routed')).toBe(1); // big's copy went out
+    await aRunsBigHeld(world);
     // Seen: 2, the old log's position, committed onto the new (empty) log by the batch that waited.
-    const committedOnNewLog = world.committed();
-    for (let i = 0; i < 4; i++) world.produce(`n${i}`, `n${i}`); // the new log's offsets 0 to 3
-    await retrying.stop();
-    retrying = await world.start(); // a deploy (or any rebalance) reads the new log from the group's commit
-    await world.runFor(60_000);
-    await retrying.stop();
+    const committedOnNewLog = await limitRaisedBeforeNewLogHasRecords(world);
     expect({ pastNewLogStart: (committedOnNewLog ?? 0) > 0, ran: world.succeeded }).toEqual({ pastNewLogStart: false, ran: ['a', 'n0', 'n1', 'n2', 'n3'] });
   }, 30_000);
 });

@@ -44,18 +44,18 @@ import { CONTROL_RECORD, hidingControlRecords, withoutHighWatermark } from './co
 describe('unordered: a main topic created again (no rebalance) while a record is held, its new log with no record at offset 0', () => {
   it('runs every record of the new log once the limit is raised', async () => {
     const world = new HeldMainWorld({ port: hidingControlRecords });
-    const retrying = await world.start();
+    await world.start();
     world.produce('a');
     world.produce(BIG); // offset 1: fits the main topic, no copy fits
     await world.runFor(60_000);
     expect({ held: world.count('publish-held'), committed: world.committed() }).toEqual({ held: 1, committed: 1 });
 
-    world.broker.recreateTopic(world.consumer.mainTopic, { rebalance: false });
+    world.recreateMainTopic();
     world.produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
     for (let i = 1; i < 4; i++) world.produce(`n${i}`);
     world.maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
     await world.runFor(120_000, 10_000);
-    await retrying.stop();
+    await world.stop();
     expect(world.count('routed')).toBe(1); // big's copy went out
     // Seen: ['n2', 'n3'].
     expect(world.succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1', 'n2', 'n3']);
@@ -66,17 +66,17 @@ describe('unordered: a main topic created again (no rebalance), read from its ea
   it('runs every record of the new log, not only those past the old log\'s commit', async () => {
     const world = new HeldMainWorld({ port: hidingControlRecords });
     const { broker, clock, consumer } = world;
-    const retrying = await world.start();
+    await world.start();
     for (const value of ['a', 'b', 'c']) world.produce(value);
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
     expect(world.committed()).toBe(3);
 
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
+    world.recreateMainTopic();
     world.produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
     world.produce('n1');
     broker.readFromEarliest(consumer.mainTopic, 0); // kafkajs: its fetch at 3 is out of range on the new log (its end is 2)
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
-    await retrying.stop();
+    await world.stop();
     // Seen: []: n1 at 1 is below the progress's next offset 3, taken for a finished record, and read past.
     expect(world.succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1']);
   });
@@ -86,11 +86,11 @@ describe('unordered: the same, with a client that does not tell the high waterma
   it('runs the new log\'s records once a record reaches the old log\'s last record taken', async () => {
     const world = new HeldMainWorld({ port: (port) => withoutHighWatermark(hidingControlRecords(port)) });
     const { broker, clock, consumer } = world;
-    const retrying = await world.start();
+    await world.start();
     for (const value of ['a', 'b', 'c']) world.produce(value);
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
 
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
+    world.recreateMainTopic();
     world.produce(CONTROL_RECORD);
     world.produce('n1');
     broker.readFromEarliest(consumer.mainTopic, 0);
@@ -98,7 +98,7 @@ describe('unordered: the same, with a client that does not tell the high waterma
     const beforeMore = world.succeeded.filter((v) => v.startsWith('n'));
     for (const value of ['n2', 'n3']) world.produce(value);
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
-    await retrying.stop();
+    await world.stop();
     // Until a record reaches offset 2 (c's), nothing tells the log is new: n1 waits, it is not read past.
     expect({ beforeMore, after: world.succeeded.filter((v) => v.startsWith('n')), committed: world.committed() }).toEqual({ beforeMore: [], after: ['n1', 'n2', 'n3'], committed: 4 });
   });

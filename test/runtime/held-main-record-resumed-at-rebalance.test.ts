@@ -30,7 +30,7 @@ describe('a held main record and a rebalance on a client whose pauses outlive it
     broker.pausesSurviveRebalance = true;
     const ran = () => new Set(world.succeeded).size; // distinct records: one run twice counts once
     world.produce(BIG); // fits the main topic, no copy fits
-    const retrying = await world.start();
+    await world.start();
     await world.runFor(60_000);
     for (let i = 0; i < 10; i++) world.produce(`v${i}`, `k${i}`);
     await world.runFor(60_000);
@@ -43,7 +43,7 @@ describe('a held main record and a rebalance on a client whose pauses outlive it
     world.maxMessageBytes = 4_000;
     await broker.run({ stopWhen: () => ran() === 10, until: clock.now() + 300_000, maxSteps: 5_000 }).catch(() => undefined);
     await broker.run({ until: clock.now() + 1_000 }).catch(() => undefined);
-    await retrying.stop();
+    await world.stop();
     expect({ ran: ran(), committed: world.committed() }).toEqual({ ran: 10, committed: 11 });
   }, 30_000);
 });

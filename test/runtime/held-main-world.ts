@@ -44,6 +44,7 @@ export class HeldMainWorld {
   /** The broker's max.message.bytes, as the producer's port applies it to every request. */
   maxMessageBytes = 2_000;
   private readonly kafka: KafkaPort;
+  private running: RetryingConsumer | undefined;
 
   constructor(private readonly options: HeldMainWorldOptions = {}) {
     this.consumer = billingDescriptor({ ordering: options.ordering ?? 'unordered' });
@@ -54,7 +55,7 @@ export class HeldMainWorld {
     this.kafka = options.port ? options.port(refusingLargeCopies) : refusingLargeCopies;
   }
 
-  /** Creates and starts a retrying consumer of the world's consumer. */
+  /** Creates and starts a retrying consumer of the world's consumer: the one `stop` and `restart` stop. */
   async start(): Promise<RetryingConsumer> {
     const retrying = createRetryingConsumer(this.consumer, {
       kafka: this.kafka,
@@ -66,7 +67,29 @@ export class HeldMainWorld {
       handler: this.options.handler ?? ((record) => this.failingBig(record)),
     });
     await retrying.start();
+    this.running = retrying;
     return retrying;
+  }
+
+  /** Stops the consumer started last. */
+  async stop(): Promise<void> {
+    await this.running?.stop();
+  }
+
+  /**
+   * A restart or a deploy: stops the consumer started last, starts the next (which reads each
+   * partition from the group's commit), runs it a minute and stops it too.
+   */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+    await this.runFor(60_000);
+    await this.stop();
+  }
+
+  /** The main topic deleted and created again with no rebalance (kafkajs rejoins only when the partition ids change). */
+  recreateMainTopic(): void {
+    this.broker.recreateTopic(this.consumer.mainTopic, { rebalance: false });
   }
 
   /** Appends a record to the main topic's partition 0. */
