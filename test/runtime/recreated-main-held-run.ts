@@ -8,7 +8,7 @@ import { CONTROL_RECORD } from './control-record-port';
 
 export const SLICES = 8;
 /** Records a commit covers at the most: what an incident may run again. */
-export const WINDOW = 4;
+const WINDOW = 4;
 
 export type Kind = 'small' | 'big' | 'control';
 
@@ -43,6 +43,14 @@ export interface HeldRecreationsHooks {
   readonly stop?: (world: HeldMainWorld, retrying: RetryingConsumer) => Promise<void>;
 }
 
+export type HeldRecreationsResult = { notRun: string[]; extraRuns: number; incidents: number };
+
+/** The properties' claim: every record of the last log ran, and the records run again stay within a commit window (plus one) per incident. */
+export function expectLastLogRanWithinWindows(result: HeldRecreationsResult): void {
+  expect(result.notRun).toEqual([]);
+  expect(result.extraRuns).toBeLessThanOrEqual((result.incidents + 1) * (WINDOW + 1));
+}
+
 /**
  * Runs the main topic through SLICES slices of a minute: records written (big ones held, no
  * copy fitting the tier or the DLQ), the topic recreated with or without a rebalance,
@@ -52,7 +60,7 @@ export interface HeldRecreationsHooks {
  * records of the last log that never ran, how many runs of small records were repeats, and
  * the incidents that may each run a commit window again.
  */
-export async function runHeldRecreations(s: HeldRecreationsScenario, hooks: HeldRecreationsHooks = {}): Promise<{ notRun: string[]; extraRuns: number; incidents: number }> {
+export async function runHeldRecreations(s: HeldRecreationsScenario, hooks: HeldRecreationsHooks = {}): Promise<HeldRecreationsResult> {
   const runs: string[] = [];
   /** Where the client reads the main partition next, as far as the handler saw. */
   let nextRead = 0n;
