@@ -18,10 +18,6 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
 export const BIG = `big${'x'.repeat(1_897)}`;
 
 export interface HeldMainWorldOptions {
-  /** The consumer's ordering; default unordered. */
-  readonly ordering?: ConsumerDescriptor['ordering'];
-  /** Partitions of the main topic, its tiers and its DLQ; default 1. */
-  readonly partitions?: number;
   /** Wraps the port whose producer refuses large copies (hidingControlRecords, withoutHighWatermark). */
   readonly port?: (refusingLargeCopies: KafkaPort) => KafkaPort;
   /** More options for every consumer the world starts (maxPublishesInFlight, commit). */
@@ -31,7 +27,7 @@ export interface HeldMainWorldOptions {
 }
 
 /**
- * A broker where a main record's copy is refused as too large, by its tier and by the DLQ
+ * An unordered consumer of one main partition on a broker where a main record's copy is refused as too large, by its tier and by the DLQ
  * alike, until the operator raises `maxMessageBytes`. The broker outlives the consumers the
  * world starts, so a test can stop one and start the next, as a restart or a deploy does.
  */
@@ -47,8 +43,8 @@ export class HeldMainWorld {
   private running: RetryingConsumer | undefined;
 
   constructor(private readonly options: HeldMainWorldOptions = {}) {
-    this.consumer = billingDescriptor({ ordering: options.ordering ?? 'unordered' });
-    for (const topic of [this.consumer.mainTopic, ...this.consumer.tiers.map((t) => t.topic), this.consumer.dlqTopic]) this.broker.createTopic(topic, options.partitions ?? 1);
+    this.consumer = billingDescriptor();
+    for (const topic of [this.consumer.mainTopic, ...this.consumer.tiers.map((t) => t.topic), this.consumer.dlqTopic]) this.broker.createTopic(topic, 1);
     const refusingLargeCopies = checkedSends(this.broker, (records) => {
       if (records.some((r) => r.messages.some((m) => messageBytes(m) > this.maxMessageBytes))) throw tooLargeError();
     });
