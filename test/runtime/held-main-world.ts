@@ -27,9 +27,10 @@ export interface HeldMainWorldOptions {
 }
 
 /**
- * An unordered consumer of one main partition on a broker where a main record's copy is refused as too large, by its tier and by the DLQ
- * alike, until the operator raises `maxMessageBytes`. The broker outlives the consumers the
- * world starts, so a test can stop one and start the next, as a restart or a deploy does.
+ * An unordered consumer of one main partition, on a broker where a main record's copy is
+ * refused as too large, by its tier and by the DLQ alike, until the operator raises
+ * `maxMessageBytes`. The broker outlives the consumers the world starts, so a test can stop
+ * one and start the next, as a restart or a deploy does.
  */
 export class HeldMainWorld {
   readonly consumer: ConsumerDescriptor;
