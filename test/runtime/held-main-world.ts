@@ -22,7 +22,7 @@ export interface HeldMainWorldOptions {
   readonly port?: (refusingLargeCopies: KafkaPort) => KafkaPort;
   /** More options for every consumer the world starts (maxPublishesInFlight, commit). */
   readonly consumerOptions?: Partial<RetryingConsumerOptions>;
-  /** Default: a main record valued `big…` fails with a 503, every other record is noted in `succeeded`. */
+  /** Default: a main record valued `big…` fails with a 503, every other record is noted in `succeeded` (and every main record's run in `mainRuns`). */
   readonly handler?: (record: ConsumedRecord) => Promise<void>;
 }
 
@@ -38,6 +38,8 @@ export class HeldMainWorld {
   readonly broker = new MemoryBroker(this.clock);
   readonly events: RetryEvent[] = [];
   readonly succeeded: string[] = [];
+  /** With the default handler: the value of every run of a main record, failed or not. */
+  readonly mainRuns: string[] = [];
   /** The broker's max.message.bytes, as the producer's port applies it to every request. */
   maxMessageBytes = 2_000;
   private readonly kafka: KafkaPort;
@@ -113,6 +115,7 @@ export class HeldMainWorld {
   }
 
   private async failingBig(record: ConsumedRecord): Promise<void> {
+    if (record.topic === this.consumer.mainTopic) this.mainRuns.push(valueOf(record));
     if (record.topic === this.consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
     this.succeeded.push(valueOf(record));
   }
