@@ -110,8 +110,8 @@ export class HeldMainWorld {
   }
 
   /** The main group's commit of the main topic's partition. */
-  committed(partition = 0): number | undefined {
-    return this.broker.committedOffset(this.consumer.groups.main, this.consumer.mainTopic, partition);
+  committed(): number | undefined {
+    return this.broker.committedOffset(this.consumer.groups.main, this.consumer.mainTopic, 0);
   }
 
   private async failingBig(record: ConsumedRecord): Promise<void> {
