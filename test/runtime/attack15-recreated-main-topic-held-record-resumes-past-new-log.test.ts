@@ -1,13 +1,5 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { HeldMainWorld } from './held-main-world';
+import { aRunsBigHeld, newLogThenLimitRaised } from './recreated-main-held-stages';
 
 /**
  * Fixed: before it resumes, the partition reads the group's commit; below what the broker
@@ -44,53 +36,13 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * the admin API) before taking records; when it is not the one remembered, take a new log (read
  * it from 0, as isNewLog's path does).
  */
-let maxMessageBytes = 2_000;
-function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
-  return checkedSends(broker, (records) => {
-    if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-  });
-}
 
 describe('unordered: a main topic created again (no rebalance) while one of its records is held', () => {
   it('reads the new log from its first record, so each of its records runs', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const events: RetryEvent[] = [];
-    const succeeded: string[] = [];
-    const start = async () => {
-      const retrying = createRetryingConsumer(consumer, {
-        kafka: refusingLargeCopies(broker),
-        clock,
-        registry: new Registry(),
-        random: () => 0.5,
-        onEvent: (e) => events.push(e),
-        handler: async (record: ConsumedRecord) => {
-          if (record.topic === consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
-          succeeded.push(valueOf(record));
-        },
-      });
-      await retrying.start();
-      return retrying;
-    };
-    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
-    produce('a', 'a');
-    produce('k', `big${'x'.repeat(1_897)}`); // fits the main topic, no copy fits
-    let retrying = await start();
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    expect({ held: events.filter((e) => e.type === 'publish-held').length, ran: succeeded }).toEqual({ held: 1, ran: ['a'] });
-
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
-    for (let i = 0; i < 4; i++) produce(`n${i}`, `n${i}`); // the new log's offsets 0 to 3
-    maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
-    await broker.run({ until: clock.now() + 300_000, maxSteps: 5_000 }).catch(() => undefined);
-    await retrying.stop();
-    retrying = await start(); // a restart reads the new log from its commit
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    await retrying.stop();
+    const world = new HeldMainWorld();
+    await aRunsBigHeld(world);
+    await newLogThenLimitRaised(world);
     // Seen: ['a', 'n2', 'n3']: the new log was read from 2.
-    expect(succeeded).toEqual(expect.arrayContaining(['n0', 'n1', 'n2', 'n3']));
+    expect(world.succeeded).toEqual(expect.arrayContaining(['n0', 'n1', 'n2', 'n3']));
   }, 30_000);
 });

@@ -1,13 +1,4 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { BIG, HeldMainWorld } from './held-main-world';
 
 /**
  * Fixed: the held partition reads on from an older commit only when it is not its own (isOwnCommit),
@@ -40,50 +31,26 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * partition, read.offset, read.metadata) -> new log; own -> resume at nextOffset (and commit
  * again, the broker lost it). Better still, share one function with groupViewOf.
  */
-let maxMessageBytes = 2_000;
-function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
-  return checkedSends(broker, (records) => {
-    if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-  });
-}
 
 describe('unordered: a held record\'s partition, the broker showing an older commit of this member\'s meanwhile', () => {
   it('resumes after the held record, running none of the records before it again', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const events: RetryEvent[] = [];
-    const runs: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: refusingLargeCopies(broker),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      commit: { intervalMs: 0, maxRecords: 4 },
-      onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        if (record.topic !== consumer.mainTopic) return;
-        runs.push(valueOf(record).slice(0, 3));
-        if (valueOf(record).startsWith('big')) throw httpError(503);
-      },
-    });
-    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
-    for (let i = 0; i < 8; i++) produce(`a${i}`, `a${i}`);
-    produce('k', `big${'x'.repeat(1_897)}`); // fits the main topic, no copy fits
-    await retrying.start();
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
+    const world = new HeldMainWorld({ consumerOptions: { commit: { intervalMs: 0, maxRecords: 4 } } });
+    const { broker, consumer } = world;
+    for (let i = 0; i < 8; i++) world.produce(`a${i}`, `a${i}`);
+    world.produce(BIG); // fits the main topic, no copy fits
+    await world.start();
+    await world.runFor(60_000);
     const main = consumer.groups.main;
     const stamp = broker.committedMetadata(main, consumer.mainTopic, 0);
-    expect({ held: events.filter((e) => e.type === 'publish-held').length, committed: broker.committedOffset(main, consumer.mainTopic, 0), stamped: stamp?.startsWith('krt-own:') }).toEqual({ held: 1, committed: 8, stamped: true });
+    expect({ held: world.count('publish-held'), committed: world.committed(), stamped: stamp?.startsWith('krt-own:') }).toEqual({ held: 1, committed: 8, stamped: true });
 
     // The broker killed and started again shows an older commit of this member's (its stamp), the later ones lost.
     broker.commit(main, [{ topic: consumer.mainTopic, partition: 0, offset: '3', metadata: stamp ?? undefined }]);
-    produce('b', 'b0');
-    maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
-    await broker.run({ until: clock.now() + 300_000, maxSteps: 5_000 }).catch(() => undefined);
-    await retrying.stop();
+    world.produce('b0', 'b');
+    world.maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
+    await world.runFor(300_000);
+    await world.stop();
+    const runs = world.mainRuns.map((value) => value.slice(0, 3));
     const twice = [...new Set(runs.filter((r, i) => r !== 'big' && runs.indexOf(r) !== i))];
     // Seen: ['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7']: the partition was read again from 0.
     expect({ twice, ranB: runs.includes('b0') }).toEqual({ twice: [], ranB: true });

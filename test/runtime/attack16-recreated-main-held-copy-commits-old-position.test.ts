@@ -1,13 +1,5 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { HeldMainWorld } from './held-main-world';
+import { aRunsBigHeld, limitRaisedBeforeNewLogHasRecords } from './recreated-main-held-stages';
 
 /**
  * Found by attack 16 (its recreated-main-held property, seed 1371461218, shrunk): LOST records.
@@ -43,55 +35,13 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * on), nothing of it is committed while it waits, and it is read again from its last record
  * taken, checked by identity: another record there, or the new log's start below it, is a new log.
  */
-let maxMessageBytes = 2_000;
-function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
-  return checkedSends(broker, (records) => {
-    if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-  });
-}
 
 describe('unordered: a main topic created again (no rebalance) while one of its records is held, the limit raised before the new log has a record', () => {
   it('commits nothing of the old log onto the new one, so a restart runs each of its records', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const events: RetryEvent[] = [];
-    const succeeded: string[] = [];
-    const start = async () => {
-      const retrying = createRetryingConsumer(consumer, {
-        kafka: refusingLargeCopies(broker),
-        clock,
-        registry: new Registry(),
-        random: () => 0.5,
-        onEvent: (e) => events.push(e),
-        handler: async (record: ConsumedRecord) => {
-          if (record.topic === consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
-          succeeded.push(valueOf(record));
-        },
-      });
-      await retrying.start();
-      return retrying;
-    };
-    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
-    produce('a', 'a');
-    produce('k', `big${'x'.repeat(1_897)}`); // fits the main topic, no copy fits
-    let retrying = await start();
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    expect({ held: events.filter((e) => e.type === 'publish-held').length, ran: succeeded }).toEqual({ held: 1, ran: ['a'] });
-
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
-    maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes before any record lands in the new log
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    expect(events.filter((e) => e.type === 'routed').length).toBe(1); // big's copy went out
+    const world = new HeldMainWorld();
+    await aRunsBigHeld(world);
     // Seen: 2, the old log's position, committed onto the new (empty) log by the held copy's acknowledgement.
-    const committedOnNewLog = broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0);
-    for (let i = 0; i < 4; i++) produce(`n${i}`, `n${i}`); // the new log's offsets 0 to 3
-    await retrying.stop();
-    retrying = await start(); // a deploy (or any rebalance) reads the new log from the group's commit
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    await retrying.stop();
-    expect({ pastNewLogStart: (committedOnNewLog ?? 0) > 0, ran: succeeded }).toEqual({ pastNewLogStart: false, ran: ['a', 'n0', 'n1', 'n2', 'n3'] });
+    const committedOnNewLog = await limitRaisedBeforeNewLogHasRecords(world);
+    expect({ pastNewLogStart: (committedOnNewLog ?? 0) > 0, ran: world.succeeded }).toEqual({ pastNewLogStart: false, ran: ['a', 'n0', 'n1', 'n2', 'n3'] });
   }, 30_000);
 });

@@ -1,13 +1,7 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
 import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
 import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { BIG, HeldMainWorld } from './held-main-world';
 import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
 
 /**
@@ -44,70 +38,52 @@ import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
  * Fixed: a second read below the anchor from the same offset is a new log (main-pipeline.ts
  * readAtAnchor), read from its start; a stale batch is not judged.
  */
-let maxMessageBytes = 2_000;
 
 describe('unordered: a main topic created again (no rebalance) shorter than the held anchor, its offset 0 hidden', () => {
   it('reads the new log from its start instead of seeking back to the anchor round after round', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const events: RetryEvent[] = [];
-    const succeeded: string[] = [];
-    const port: KafkaPort = hidingControlRecords(
-      checkedSends(broker, (records) => {
-        if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-      }),
-    );
     /** Where the client reads the main partition next, as far as its seeks and the handler tell. */
     let position = 0;
-    const kafka: KafkaPort = {
-      producer: port.producer,
-      consumer: (groupId, options) => {
-        const inner = port.consumer(groupId, options);
-        return { ...inner, run: (r) => inner.run(r), connect: () => inner.connect(), disconnect: () => inner.disconnect(), subscribe: (x) => inner.subscribe(x), pause: (x) => inner.pause(x), resume: (x) => inner.resume(x), commitOffsets: (x) => inner.commitOffsets(x), committed: (t, ps) => inner.committed(t, ps), onRebalance: (l) => inner.onRebalance(l), seek: (x) => ((position = Number(x.offset)), inner.seek(x)) };
-      },
-    };
-    const start = async () => {
-      const retrying = createRetryingConsumer(consumer, {
-        kafka,
-        clock,
-        registry: new Registry(),
-        random: () => 0.5,
-        onEvent: (e) => events.push(e),
-        handler: async (record: ConsumedRecord) => {
-          if (record.topic === consumer.mainTopic) position = Number(record.message.offset) + 1;
-          if (record.topic === consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
-          succeeded.push(valueOf(record));
+    const trackingSeeks = (sends: KafkaPort): KafkaPort => {
+      const port = hidingControlRecords(sends);
+      return {
+        producer: port.producer,
+        consumer: (groupId, options) => {
+          const inner = port.consumer(groupId, options);
+          return { ...inner, run: (r) => inner.run(r), connect: () => inner.connect(), disconnect: () => inner.disconnect(), subscribe: (x) => inner.subscribe(x), pause: (x) => inner.pause(x), resume: (x) => inner.resume(x), commitOffsets: (x) => inner.commitOffsets(x), committed: (t, ps) => inner.committed(t, ps), onRebalance: (l) => inner.onRebalance(l), seek: (x) => ((position = Number(x.offset)), inner.seek(x)) };
         },
-      });
-      await retrying.start();
-      return retrying;
+      };
     };
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from(value), partition: 0 });
-    for (let i = 0; i < 5; i++) produce(`o${i}`);
-    let retrying = await start();
-    await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 }).catch(() => undefined);
-    await retrying.stop();
-    produce(`big${'x'.repeat(1_897)}`); // offset 5: fits the main topic, no copy fits
-    retrying = await start(); // a deploy: its first record taken is held, nothing of it committed
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    expect(events.filter((e) => e.type === 'publish-held').length).toBe(1);
+    const world: HeldMainWorld = new HeldMainWorld({
+      port: trackingSeeks,
+      handler: async (record: ConsumedRecord) => {
+        if (record.topic === world.consumer.mainTopic) position = Number(record.message.offset) + 1;
+        if (record.topic === world.consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
+        world.succeeded.push(valueOf(record));
+      },
+    });
+    const { broker, consumer } = world;
+    for (let i = 0; i < 5; i++) world.produce(`o${i}`);
+    await world.start();
+    await world.runFor(10_000);
+    await world.stop();
+    world.produce(BIG); // offset 5: fits the main topic, no copy fits
+    await world.start(); // a deploy: its first record taken is held, nothing of it committed
+    await world.runFor(60_000);
+    expect(world.count('publish-held')).toBe(1);
 
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
-    produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
-    produce('n1');
-    produce('n2');
-    maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
+    world.recreateMainTopic();
+    world.produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
+    world.produce('n1');
+    world.produce('n2');
+    world.maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
     for (let round = 0; round < 20; round++) {
-      await broker.run({ until: clock.now() + 30_000, maxSteps: 5_000 }).catch(() => undefined);
+      await world.runFor(30_000);
       // kafkajs: a fetch past the log's end is out of range, and the partition is read from its earliest record.
       if (broker.pausedPartitions(consumer.groups.main).length === 0 && position > broker.records(consumer.mainTopic, 0).length) broker.readFromEarliest(consumer.mainTopic, 0);
     }
-    await retrying.stop();
-    expect(events.filter((e) => e.type === 'routed').length).toBe(1); // big's copy went out
+    await world.stop();
+    expect(world.count('routed')).toBe(1); // big's copy went out
     // Seen: [] after twenty rounds (ten minutes).
-    expect(succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1', 'n2']);
+    expect(world.succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1', 'n2']);
   }, 30_000);
 });

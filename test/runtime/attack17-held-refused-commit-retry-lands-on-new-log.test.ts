@@ -1,13 +1,4 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { BIG, HeldMainWorld } from './held-main-world';
 
 /**
  * Found by attack 17: LOST records, an old log's offset committed onto a new one by a retry.
@@ -43,55 +34,24 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * Fixed: a partition paused for a hold is withheld in the committer (offset-committer withhold):
  * nothing more of it is marked, and a refused commit of it is not tried again, until its log is judged.
  */
-let maxMessageBytes = 2_000;
-function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
-  return checkedSends(broker, (records) => {
-    if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-  });
-}
 
 describe('unordered: a main topic created again (no rebalance) while a record is held and the coordinator refuses commits', () => {
   it('commits nothing of the old log onto the new one once the coordinator is back, so a deploy runs each new record', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const events: RetryEvent[] = [];
-    const succeeded: string[] = [];
-    const start = async () => {
-      const retrying = createRetryingConsumer(consumer, {
-        kafka: refusingLargeCopies(broker),
-        clock,
-        registry: new Registry(),
-        random: () => 0.5,
-        onEvent: (e) => events.push(e),
-        handler: async (record: ConsumedRecord) => {
-          if (record.topic === consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
-          succeeded.push(valueOf(record));
-        },
-      });
-      await retrying.start();
-      return retrying;
-    };
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from(value), partition: 0 });
-    produce('a');
-    produce('b');
-    produce(`big${'x'.repeat(1_897)}`); // offset 2: fits the main topic, no copy fits
-    broker.refuseCommits(consumer.groups.main, 600); // about a minute of refusals, a retry per 100 ms
-    let retrying = await start();
-    await broker.run({ until: clock.now() + 20_000, maxSteps: 5_000 }).catch(() => undefined);
-    expect({ held: events.filter((e) => e.type === 'publish-held').length, committed: broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0) }).toEqual({ held: 1, committed: undefined });
+    const world = new HeldMainWorld();
+    world.produce('a');
+    world.produce('b');
+    world.produce(BIG); // offset 2: fits the main topic, no copy fits
+    world.broker.refuseCommits(world.consumer.groups.main, 600); // about a minute of refusals, a retry per 100 ms
+    await world.start();
+    await world.runFor(20_000);
+    expect({ held: world.count('publish-held'), committed: world.committed() }).toEqual({ held: 1, committed: undefined });
 
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
-    await broker.run({ until: clock.now() + 120_000, maxSteps: 5_000 }).catch(() => undefined); // the coordinator comes back
+    world.recreateMainTopic();
+    await world.runFor(120_000); // the coordinator comes back
     // Seen: 2, the old log's position, committed onto the new (empty) log by the refused commit's retry.
-    const committedOnNewLog = broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0);
-    for (let i = 0; i < 4; i++) produce(`n${i}`); // the new log's offsets 0 to 3
-    await retrying.stop();
-    retrying = await start(); // a deploy reads the new log from the group's commit
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    await retrying.stop();
-    expect({ pastNewLogStart: (committedOnNewLog ?? 0) > 0, ran: succeeded.filter((v) => v.startsWith('n')) }).toEqual({ pastNewLogStart: false, ran: ['n0', 'n1', 'n2', 'n3'] });
+    const committedOnNewLog = world.committed();
+    for (let i = 0; i < 4; i++) world.produce(`n${i}`); // the new log's offsets 0 to 3
+    await world.restart(); // a deploy reads the new log from the group's commit
+    expect({ pastNewLogStart: (committedOnNewLog ?? 0) > 0, ran: world.succeeded.filter((v) => v.startsWith('n')) }).toEqual({ pastNewLogStart: false, ran: ['n0', 'n1', 'n2', 'n3'] });
   }, 30_000);
 });

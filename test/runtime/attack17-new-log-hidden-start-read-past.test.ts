@@ -1,12 +1,4 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { BIG, HeldMainWorld } from './held-main-world';
 import { CONTROL_RECORD, hidingControlRecords, withoutHighWatermark } from './control-record-port';
 
 /**
@@ -48,111 +40,66 @@ import { CONTROL_RECORD, hidingControlRecords, withoutHighWatermark } from './co
  * (resume-anchor.ts judgeRewind): the log's high watermark before it, or another record at its
  * offset, is a new log; a batch ending before it is sought to it and judged there.
  */
-let maxMessageBytes = 2_000;
 
 describe('unordered: a main topic created again (no rebalance) while a record is held, its new log with no record at offset 0', () => {
   it('runs every record of the new log once the limit is raised', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const events: RetryEvent[] = [];
-    const succeeded: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: hidingControlRecords(
-        checkedSends(broker, (records) => {
-          if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-        }),
-      ),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        if (record.topic === consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
-        succeeded.push(valueOf(record));
-      },
-    });
-    await retrying.start();
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from(value), partition: 0 });
-    produce('a');
-    produce(`big${'x'.repeat(1_897)}`); // offset 1: fits the main topic, no copy fits
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    expect({ held: events.filter((e) => e.type === 'publish-held').length, committed: broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0) }).toEqual({ held: 1, committed: 1 });
+    const world = new HeldMainWorld({ port: hidingControlRecords });
+    await world.start();
+    world.produce('a');
+    world.produce(BIG); // offset 1: fits the main topic, no copy fits
+    await world.runFor(60_000);
+    expect({ held: world.count('publish-held'), committed: world.committed() }).toEqual({ held: 1, committed: 1 });
 
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
-    produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
-    for (let i = 1; i < 4; i++) produce(`n${i}`);
-    maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
-    await broker.run({ until: clock.now() + 120_000, maxSteps: 10_000 }).catch(() => undefined);
-    await retrying.stop();
-    expect(events.filter((e) => e.type === 'routed').length).toBe(1); // big's copy went out
+    world.recreateMainTopic();
+    world.produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
+    for (let i = 1; i < 4; i++) world.produce(`n${i}`);
+    world.maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
+    await world.runFor(120_000, 10_000);
+    await world.stop();
+    expect(world.count('routed')).toBe(1); // big's copy went out
     // Seen: ['n2', 'n3'].
-    expect(succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1', 'n2', 'n3']);
+    expect(world.succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1', 'n2', 'n3']);
   }, 30_000);
 });
 
 describe('unordered: a main topic created again (no rebalance), read from its earliest record, its new log with no record at offset 0', () => {
   it('runs every record of the new log, not only those past the old log\'s commit', async () => {
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const succeeded: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: hidingControlRecords(broker.port()),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      handler: async (record: ConsumedRecord) => void succeeded.push(valueOf(record)),
-    });
-    await retrying.start();
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from(value), partition: 0 });
-    for (const value of ['a', 'b', 'c']) produce(value);
+    const world = new HeldMainWorld({ port: hidingControlRecords });
+    const { broker, clock, consumer } = world;
+    await world.start();
+    for (const value of ['a', 'b', 'c']) world.produce(value);
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
-    expect(broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(3);
+    expect(world.committed()).toBe(3);
 
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
-    produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
-    produce('n1');
+    world.recreateMainTopic();
+    world.produce(CONTROL_RECORD); // the new log's offset 0: an aborted record, never handed out
+    world.produce('n1');
     broker.readFromEarliest(consumer.mainTopic, 0); // kafkajs: its fetch at 3 is out of range on the new log (its end is 2)
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
-    await retrying.stop();
+    await world.stop();
     // Seen: []: n1 at 1 is below the progress's next offset 3, taken for a finished record, and read past.
-    expect(succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1']);
+    expect(world.succeeded.filter((v) => v.startsWith('n'))).toEqual(['n1']);
   });
 });
 
 describe('unordered: the same, with a client that does not tell the high watermark', () => {
   it('runs the new log\'s records once a record reaches the old log\'s last record taken', async () => {
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const succeeded: string[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: withoutHighWatermark(hidingControlRecords(broker.port())),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      handler: async (record: ConsumedRecord) => void succeeded.push(valueOf(record)),
-    });
-    await retrying.start();
-    const produce = (value: string) => broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from(value), partition: 0 });
-    for (const value of ['a', 'b', 'c']) produce(value);
+    const world = new HeldMainWorld({ port: (port) => withoutHighWatermark(hidingControlRecords(port)) });
+    const { broker, clock, consumer } = world;
+    await world.start();
+    for (const value of ['a', 'b', 'c']) world.produce(value);
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
 
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
-    produce(CONTROL_RECORD);
-    produce('n1');
+    world.recreateMainTopic();
+    world.produce(CONTROL_RECORD);
+    world.produce('n1');
     broker.readFromEarliest(consumer.mainTopic, 0);
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
-    const beforeMore = succeeded.filter((v) => v.startsWith('n'));
-    for (const value of ['n2', 'n3']) produce(value);
+    const beforeMore = world.succeeded.filter((v) => v.startsWith('n'));
+    for (const value of ['n2', 'n3']) world.produce(value);
     await broker.run({ until: clock.now() + 10_000, maxSteps: 5_000 });
-    await retrying.stop();
+    await world.stop();
     // Until a record reaches offset 2 (c's), nothing tells the log is new: n1 waits, it is not read past.
-    expect({ beforeMore, after: succeeded.filter((v) => v.startsWith('n')), committed: broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0) }).toEqual({ beforeMore: [], after: ['n1', 'n2', 'n3'], committed: 4 });
+    expect({ beforeMore, after: world.succeeded.filter((v) => v.startsWith('n')), committed: world.committed() }).toEqual({ beforeMore: [], after: ['n1', 'n2', 'n3'], committed: 4 });
   });
 });

@@ -1,13 +1,5 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
 import type { ConsumerPort, KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { BIG, HeldMainWorld } from './held-main-world';
 
 /**
  * Found by attack 18: LOST records (a new log's first ones), after one refused seek.
@@ -43,7 +35,6 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * Fixed (11d63ff): the seek to the new log's start goes first; refused, nothing is forgotten and
  * the batch handed out again is judged again.
  */
-let maxMessageBytes = 2_000;
 
 /** The broker's port whose consumers refuse a seek to `offset` `times` times (then take it). */
 function refusingSeeks(port: KafkaPort, refusal: { offset: string; times: number; refused: number }): KafkaPort {
@@ -73,59 +64,31 @@ function refusingSeeks(port: KafkaPort, refusal: { offset: string; times: number
 
 describe('unordered: a main topic created again while a record is held, the seek to the new log\'s start refused once', () => {
   it('runs every record of the new log', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    broker.throwReaction = 'kafkajs';
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
     const refusal = { offset: '0', times: 0, refused: 0 };
-    const kafka = refusingSeeks(
-      checkedSends(broker, (records) => {
-        if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-      }),
-      refusal,
-    );
-    const events: RetryEvent[] = [];
-    const runs: string[] = [];
-    const start = async () => {
-      const retrying = createRetryingConsumer(consumer, {
-        kafka,
-        clock,
-        registry: new Registry(),
-        random: () => 0.5,
-        commit: { intervalMs: 100, maxRecords: 4 },
-        onEvent: (e) => events.push(e),
-        handler: async (record: ConsumedRecord) => {
-          if (record.topic !== consumer.mainTopic) return;
-          runs.push(valueOf(record).slice(0, 3));
-          if (valueOf(record).startsWith('big')) throw httpError(503);
-        },
-      });
-      await retrying.start();
-      return retrying;
-    };
-    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
+    const world = new HeldMainWorld({ port: (port) => refusingSeeks(port, refusal), consumerOptions: { commit: { intervalMs: 100, maxRecords: 4 } } });
+    const { broker, consumer } = world;
+    broker.throwReaction = 'kafkajs';
     const main = consumer.groups.main;
     broker.refuseCommits(main, 1e9); // the coordinator away: nothing acknowledged
-    for (let i = 0; i < 3; i++) produce(`a${i}`, `a${i}`);
-    produce('k', `big${'x'.repeat(1_897)}`); // fits the main topic, no copy fits
-    let retrying = await start();
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    expect({ held: events.filter((e) => e.type === 'publish-held').length, paused: broker.pausedPartitions(main) }).toEqual({ held: 1, paused: [`${consumer.mainTopic}-0`] });
+    for (let i = 0; i < 3; i++) world.produce(`a${i}`, `a${i}`);
+    world.produce(BIG); // fits the main topic, no copy fits
+    await world.start();
+    await world.runFor(60_000);
+    expect({ held: world.count('publish-held'), paused: broker.pausedPartitions(main) }).toEqual({ held: 1, paused: [`${consumer.mainTopic}-0`] });
 
-    broker.recreateTopic(consumer.mainTopic, { rebalance: false });
-    for (let i = 0; i < 6; i++) produce(`n${i}`, `n${i}`);
+    world.recreateMainTopic();
+    for (let i = 0; i < 6; i++) world.produce(`n${i}`, `n${i}`);
     broker.refuseCommits(main, 0); // the coordinator back
     refusal.times = 1; // the client refuses the next seek to 0 once
-    maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
-    await broker.run({ until: clock.now() + 300_000, maxSteps: 20_000 }).catch(() => undefined);
-    await retrying.stop();
-    retrying = await start();
-    await broker.run({ until: clock.now() + 300_000, maxSteps: 20_000 }).catch(() => undefined);
-    await retrying.stop();
+    world.maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
+    await world.runFor(300_000, 20_000);
+    await world.stop();
+    await world.start();
+    await world.runFor(300_000, 20_000);
+    await world.stop();
 
     expect(refusal.refused).toBe(1);
+    const runs = world.mainRuns.map((value) => value.slice(0, 3));
     // Seen: n0, n1, n2 missing: the partition began afresh at n3.
     expect(['n0', 'n1', 'n2', 'n3', 'n4', 'n5'].filter((n) => !runs.includes(n))).toEqual([]);
   }, 30_000);

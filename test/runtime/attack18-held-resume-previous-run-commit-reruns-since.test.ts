@@ -1,14 +1,4 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { BIG, HeldMainWorld } from './held-main-world';
 
 /**
  * Found by attack 18: duplicates past the bound, with proof of the same log in hand.
@@ -43,70 +33,42 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  *
  * Fixed (11d63ff): the anchor judges first; the group's commit settles only a record read past it.
  */
-let maxMessageBytes = 2_000;
-function refusingLargeCopies(broker: MemoryBroker): KafkaPort {
-  return checkedSends(broker, (records) => {
-    if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-  });
-}
 
 const WINDOW = 4;
 
 describe('unordered: a held record\'s partition, the broker showing the previous run\'s older commit meanwhile', () => {
   it('runs again no more than a commit window, the held record itself proving the log is the same', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-    const events: RetryEvent[] = [];
-    const runs: string[] = [];
-    const start = async (): Promise<RetryingConsumer> => {
-      const retrying = createRetryingConsumer(consumer, {
-        kafka: refusingLargeCopies(broker),
-        clock,
-        registry: new Registry(),
-        random: () => 0.5,
-        commit: { intervalMs: 0, maxRecords: WINDOW },
-        onEvent: (e) => events.push(e),
-        handler: async (record: ConsumedRecord) => {
-          if (record.topic !== consumer.mainTopic) return;
-          runs.push(valueOf(record).slice(0, 3));
-          if (valueOf(record).startsWith('big')) throw httpError(503);
-        },
-      });
-      await retrying.start();
-      return retrying;
-    };
-    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
+    const world = new HeldMainWorld({ consumerOptions: { commit: { intervalMs: 0, maxRecords: WINDOW } } });
+    const { broker, consumer } = world;
     const main = consumer.groups.main;
 
     // The previous run: a0, a1, committed at 2 with its stamp.
-    for (let i = 0; i < 2; i++) produce(`a${i}`, `a${i}`);
-    let retrying = await start();
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
-    await retrying.stop();
-    const previousRun = { offset: broker.committedOffset(main, consumer.mainTopic, 0), metadata: broker.committedMetadata(main, consumer.mainTopic, 0) };
+    for (let i = 0; i < 2; i++) world.produce(`a${i}`, `a${i}`);
+    await world.start();
+    await world.runFor(60_000);
+    await world.stop();
+    const previousRun = { offset: world.committed(), metadata: broker.committedMetadata(main, consumer.mainTopic, 0) };
 
     // This run: a2..a9 committed, big held.
-    for (let i = 2; i < 10; i++) produce(`a${i}`, `a${i}`);
-    produce('k', `big${'x'.repeat(1_897)}`); // fits the main topic, no copy fits
-    retrying = await start();
-    await broker.run({ until: clock.now() + 60_000, maxSteps: 5_000 }).catch(() => undefined);
+    for (let i = 2; i < 10; i++) world.produce(`a${i}`, `a${i}`);
+    world.produce(BIG); // fits the main topic, no copy fits
+    await world.start();
+    await world.runFor(60_000);
     const thisRun = broker.committedMetadata(main, consumer.mainTopic, 0);
     expect({
       previous: previousRun.offset,
-      held: events.filter((e) => e.type === 'publish-held').length,
-      committed: broker.committedOffset(main, consumer.mainTopic, 0),
+      held: world.count('publish-held'),
+      committed: world.committed(),
       stampsDiffer: previousRun.metadata?.startsWith('krt-own:') === true && thisRun?.startsWith('krt-own:') === true && previousRun.metadata !== thisRun,
     }).toEqual({ previous: 2, held: 1, committed: 10, stampsDiffer: true });
 
     // The broker killed and started again shows the previous run's commit, this run's lost.
     broker.commit(main, [{ topic: consumer.mainTopic, partition: 0, offset: '2', metadata: previousRun.metadata ?? undefined }]);
-    produce('b', 'b0');
-    maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
-    await broker.run({ until: clock.now() + 300_000, maxSteps: 5_000 }).catch(() => undefined);
-    await retrying.stop();
+    world.produce('b0', 'b');
+    world.maxMessageBytes = 4_000; // the operator raises the DLQ's max.message.bytes
+    await world.runFor(300_000);
+    await world.stop();
+    const runs = world.mainRuns.map((value) => value.slice(0, 3));
     const twice = [...new Set(runs.filter((r, i) => r !== 'big' && runs.indexOf(r) !== i))];
     // Seen: a2..a9 (eight) run twice: the partition was read again from the previous run's commit.
     expect(runs).toContain('b0');

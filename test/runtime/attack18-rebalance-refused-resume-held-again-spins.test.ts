@@ -1,13 +1,5 @@
-import { Registry } from 'prom-client';
-import type { RetryEvent } from '../../src/runtime/events';
 import type { ConsumerPort, KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
+import { BIG, HeldMainWorld } from './held-main-world';
 
 /**
  * Found by attack 18 (its client-refusals property, seed 18, shrunk): a partition held again after
@@ -42,22 +34,12 @@ import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
  * Fixed: a rebalance moves held partitions to resumeOwed, whose refused resume is tried again
  * unless a new hold pauses the partition first.
  */
-let maxMessageBytes = 2_000;
 
 describe('unordered: a held partition kept through a rebalance whose resume the client refuses once, held again at once', () => {
   it('waits paused for the held copy, not fetched again and again', async () => {
-    maxMessageBytes = 2_000;
-    const consumer = billingDescriptor();
-    const clock = new VirtualClock(1_000_000);
-    const broker = new MemoryBroker(clock);
-    broker.throwReaction = 'kafkajs';
-    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
     const refusing = { resumes: 0, refused: 0 };
-    const sends = checkedSends(broker, (records) => {
-      if (records.some((r) => r.messages.some((m) => messageBytes(m) > maxMessageBytes))) throw tooLargeError();
-    });
     let batches = 0;
-    const kafka: KafkaPort = {
+    const countingBatchesRefusingResumes = (sends: KafkaPort): KafkaPort => ({
       producer: sends.producer,
       consumer: (groupId, options): ConsumerPort => {
         const inner = sends.consumer(groupId, options);
@@ -83,26 +65,15 @@ describe('unordered: a held partition kept through a rebalance whose resume the 
           run: (run) => ('eachBatch' in run ? inner.run({ ...run, eachBatch: (b) => (batches++, run.eachBatch(b)) }) : inner.run(run)),
         };
       },
-    };
-    const events: RetryEvent[] = [];
-    const retrying = createRetryingConsumer(consumer, {
-      kafka,
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      maxPublishesInFlight: 1,
-      commit: { intervalMs: 100, maxRecords: 4 },
-      onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        if (record.topic === consumer.mainTopic && valueOf(record).startsWith('big')) throw httpError(503);
-      },
     });
-    const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
-    produce('k', `big${'x'.repeat(1_897)}`); // fits the main topic, no copy fits
-    produce('s', 'small');
-    await retrying.start();
+    const world = new HeldMainWorld({ port: countingBatchesRefusingResumes, consumerOptions: { maxPublishesInFlight: 1, commit: { intervalMs: 100, maxRecords: 4 } } });
+    const { broker, clock, consumer } = world;
+    broker.throwReaction = 'kafkajs';
+    world.produce(BIG); // fits the main topic, no copy fits
+    world.produce('small', 's');
+    const retrying = await world.start();
     await broker.run({ until: clock.now() + 60_000, maxSteps: 20_000 });
-    expect(events.filter((e) => e.type === 'publish-held').length).toBe(1);
+    expect(world.count('publish-held')).toBe(1);
 
     refusing.resumes = 1; // the client refuses the rebalance's resume once
     broker.rebalance(consumer.groups.main);
@@ -114,7 +85,7 @@ describe('unordered: a held partition kept through a rebalance whose resume the 
     const stopping = retrying.stop().finally(() => (stopped = true));
     await broker.run({ until: clock.now() + 60_000, maxSteps: 20_000, stopWhen: () => stopped }).catch(() => undefined);
     await stopping;
-    expect({ refused: refusing.refused, settled, held: events.filter((e) => e.type === 'publish-held').length }).toEqual({ refused: 1, settled: true, held: 2 });
+    expect({ refused: refusing.refused, settled, held: world.count('publish-held') }).toEqual({ refused: 1, settled: true, held: 2 });
     expect(after).toBeLessThan(100);
   }, 30_000);
 });

@@ -1,8 +1,6 @@
-import { createMainPipeline } from '../../src/runtime/main-pipeline';
-import { createOffsetCommitter } from '../../src/runtime/offset-committer';
-import type { ConsumerPort, EachBatchPayload, OffsetCommit } from '../../src/runtime/port';
-import type { RoutedDestination } from '../../src/runtime/router';
+import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { batchOf, heldPublishPipeline, settled } from './held-publish-pipeline';
 
 /**
  * Attack (s26, attack6) on ab0b805 (main-pipeline.ts:162-172 holdPaused, :211-215 the hold
@@ -11,18 +9,6 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * (main-pipeline.ts:130-133, 174-180), so it is seen and the commit never passes the record.
  * Here the publish fails after it was held.
  */
-const destination = { kind: 'dlq' } as RoutedDestination;
-
-function batchOf(offsets: number[]): EachBatchPayload {
-  return {
-    topic: 't',
-    partition: 0,
-    messages: offsets.map((o) => ({ key: null, value: Buffer.from(String(o)), offset: String(o), timestamp: '0' })),
-    resolveOffset: () => {},
-    heartbeat: async () => {},
-    isStale: () => false,
-  };
-}
 
 describe('a held main record whose publish then fails instead of being acknowledged (attack6)', () => {
   // Found by attack (s26, attack6), fixed; was (main-pipeline.ts:211-215 with partition-progress.ts:142-144): a failed publish stays
@@ -45,49 +31,18 @@ describe('a held main record whose publish then fails instead of being acknowled
       seek: (at: { offset: string }) => void moves.push(`seek ${at.offset}`),
       resume: () => void moves.push('resume'),
     } as unknown as ConsumerPort;
-    let failHeld: ((error: Error) => void) | undefined;
-    let holdIt: (() => void) | undefined;
-    const pipeline = createMainPipeline({
-      consumer: () => consumer,
-      records: {
-        handler: async (record) => {
-          if (record.message.offset === '0') throw new Error('handler failed');
-        },
-        afterFailure: async (_record, error) => ({ error, destination }),
-        publish: (_record, _failure, _abandoned, hold) =>
-          new Promise((_resolve, reject) => {
-            failHeld = reject;
-            holdIt = () => hold?.();
-          }),
-        routed: () => {},
-        succeededOnMain: () => {},
-        handle: async () => {
-          throw new Error('not used by the main pipeline');
-        },
-        revoke: () => {},
-      },
-      commits: createOffsetCommitter(() => consumer, clock, { intervalMs: 100, maxRecords: 5 }, () => {}),
-      stopping: () => false,
-      track: (work) => void work.catch(() => {}),
-      onCommitError: () => {},
-      maxInFlight: 100,
-      now: () => clock.now(),
-      clock,
-    });
-    const settled = async () => {
-      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
-    };
+    const { pipeline, failedPublish } = heldPublishPipeline(consumer, clock, (work) => void work.catch(() => {}));
 
-    const first = pipeline.onBatch(batchOf([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
+    const first = pipeline.onBatch(batchOf(0, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
     await settled();
-    holdIt!();
+    failedPublish().hold();
     await first;
     const bug = new Error('a bug in the publish');
-    failHeld!(bug);
+    failedPublish().fail(bug);
     await settled();
     // The wait ended: the partition was sought to the first record not taken and resumed.
     const next = Number(moves.find((m) => m.startsWith('seek '))!.slice('seek '.length));
     // Seen: the batch resolves; the moves go on pause, seek 5, resume, pause, seek 5, resume...
-    await expect(pipeline.onBatch(batchOf([next, next + 1, next + 2]))).rejects.toBe(bug);
+    await expect(pipeline.onBatch(batchOf(0, [next, next + 1, next + 2]))).rejects.toBe(bug);
   });
 });

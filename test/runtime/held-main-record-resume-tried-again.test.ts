@@ -1,8 +1,6 @@
-import { createMainPipeline } from '../../src/runtime/main-pipeline';
-import { createOffsetCommitter } from '../../src/runtime/offset-committer';
-import type { ConsumerPort, EachBatchPayload, OffsetCommit } from '../../src/runtime/port';
-import type { RoutedDestination } from '../../src/runtime/router';
+import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { batchOf, heldPublishPipeline, settled } from './held-publish-pipeline';
 
 /**
  * Attack (s26, attack6) on ab0b805 (main-pipeline.ts:162-172 holdPaused): once the held copy is
@@ -13,18 +11,6 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * Pipeline-level, as window-counts-records-behind-publishes.test.ts, so the stray rejection of
  * the background wait is caught by the test's `track`, not left unhandled.
  */
-const destination = { kind: 'dlq' } as RoutedDestination;
-
-function batchOf(partition: number, offsets: number[]): EachBatchPayload {
-  return {
-    topic: 't',
-    partition,
-    messages: offsets.map((o) => ({ key: null, value: Buffer.from(String(o)), offset: String(o), timestamp: '0' })),
-    resolveOffset: () => {},
-    heartbeat: async () => {},
-    isStale: () => false,
-  };
-}
 
 describe('a held main record whose partition\'s resume the client refuses once (attack6)', () => {
   // Found by attack (s26, attack6), fixed; was (main-pipeline.ts:168-169): the seek and resume after the acknowledgement are tried
@@ -55,48 +41,17 @@ describe('a held main record whose partition\'s resume the client refuses once (
         moves.push(`resume ${at[0]!.partitions.join()}`);
       },
     } as unknown as ConsumerPort;
-    let acknowledgeHeld: (() => void) | undefined;
-    let holdIt: (() => void) | undefined;
     const strayErrors: unknown[] = [];
-    const pipeline = createMainPipeline({
-      consumer: () => consumer,
-      records: {
-        handler: async (record) => {
-          if (record.message.offset === '0') throw new Error('handler failed');
-        },
-        afterFailure: async (_record, error) => ({ error, destination }),
-        publish: (_record, failure, _abandoned, hold) =>
-          new Promise((resolve) => {
-            acknowledgeHeld = () => resolve({ commit: { topic: 't.dlq', partition: 0, offset: '0' }, failure });
-            holdIt = () => hold?.();
-          }),
-        routed: () => {},
-        succeededOnMain: () => {},
-        handle: async () => {
-          throw new Error('not used by the main pipeline');
-        },
-        revoke: () => {},
-      },
-      commits: createOffsetCommitter(() => consumer, clock, { intervalMs: 100, maxRecords: 5 }, () => {}),
-      stopping: () => false,
-      track: (work) => void work.catch((error: unknown) => strayErrors.push(error)),
-      onCommitError: () => {},
-      maxInFlight: 100,
-      now: () => clock.now(),
-      clock,
-    });
-    const settled = async () => {
-      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
-    };
+    const { pipeline, failedPublish } = heldPublishPipeline(consumer, clock, (work) => void work.catch((error: unknown) => strayErrors.push(error)));
 
     const batch = pipeline.onBatch(batchOf(0, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
     await settled();
-    holdIt!();
+    failedPublish().hold();
     await batch;
     expect(moves).toEqual(['pause 0']);
     // The operator raises the DLQ's limit; the client refuses the first resume.
     refuseResumes = 1;
-    acknowledgeHeld!();
+    failedPublish().acknowledge();
     await settled();
     for (let i = 0; i < 20 && clock.hasTimers(); i++) {
       clock.advanceToNextTimer();

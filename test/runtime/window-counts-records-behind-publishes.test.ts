@@ -1,22 +1,12 @@
 import { createMainPipeline } from '../../src/runtime/main-pipeline';
 import { createOffsetCommitter } from '../../src/runtime/offset-committer';
-import type { ConsumerPort, EachBatchPayload, OffsetCommit } from '../../src/runtime/port';
+import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
 import type { RoutedDestination } from '../../src/runtime/router';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { batchOf } from './held-publish-pipeline';
 
 const destination = { kind: 'dlq' } as RoutedDestination;
 const MAX_RECORDS = 5;
-
-function batchOf(partition: number, offsets: number[]): EachBatchPayload {
-  return {
-    topic: 't',
-    partition,
-    messages: offsets.map((o) => ({ key: null, value: Buffer.from(String(o)), offset: String(o), timestamp: '0' })),
-    resolveOffset: () => {},
-    heartbeat: async () => {},
-    isStale: () => false,
-  };
-}
 
 /**
  * Two partitions of one consumer, a commit window of five records; the records the test names
