@@ -1,4 +1,5 @@
 import type { MonitorPort } from '../monitor-port';
+import { disconnectAfterRun } from './kafkajs-leave';
 
 /** The parts of a kafkajs `Kafka` the monitor uses. */
 export interface KafkaJsMonitorLike {
@@ -43,6 +44,7 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       const wanted = new Map(offsets.map((o) => [o.partition, o.offset]));
       const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000 });
       await consumer.connect();
+      let running: Promise<void> | undefined;
       try {
         // From the beginning: a sought offset that retention deleted meanwhile resets to the log start.
         await consumer.subscribe({ topics: [topic], fromBeginning: true });
@@ -51,7 +53,7 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
           consumer.on(consumer.events.GROUP_JOIN, () => {
             for (const [partition, offset] of wanted) consumer.seek({ topic, partition, offset });
           });
-          void consumer.run({
+          running = consumer.run({
             autoCommit: false,
             eachMessage: async ({ partition, message }) => {
               const offset = wanted.get(partition);
@@ -66,7 +68,7 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
           });
         });
       } finally {
-        await consumer.disconnect();
+        await disconnectAfterRun(consumer, running);
       }
       return found;
     },
