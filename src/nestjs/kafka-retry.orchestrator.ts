@@ -97,7 +97,7 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
     const monitored = this.running.filter((r) => r.dlq !== undefined);
     if (monitored.length === 0) return undefined;
     return startPollLoop(
-      monitored.map((r) => ({ status: r.status, poll: () => r.dlq!.poll() })),
+      monitored.map((r) => ({ status: r.status, poll: (signal?: AbortSignal) => r.dlq!.poll(signal) })),
       {
         intervalMs: this.options.dlqMonitor?.intervalMs ?? 30_000,
         onPoll: ({ status }, outcome) => (outcome.ok ? status.observeDlq(outcome.snapshot) : status.observeDlqError(outcome.error)),
