@@ -118,3 +118,11 @@ describe('KafkaRetryModule in a Nest application (on the in-memory broker)', () 
     expect(probe.committed).toEqual({ payments: 15, lenient: 2, fragile: 3 });
   });
 });
+
+describe('KafkaRetryModule shut down while it still bootstraps (app.close() or a SIGTERM as the application starts)', () => {
+  it('starts nothing more once the shutdown began: no client stays connected, no consumer says it is connected, and the DLQ monitor does not poll', () => {
+    // Nest 12 is ESM-only: the probe runs as a process of its own (see nestjs-shutdown-during-bootstrap.probe.ts).
+    const outcome = JSON.parse(execFileSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'jiti'), [path.join(__dirname, 'nestjs-shutdown-during-bootstrap.probe.ts')], { cwd: REPO_ROOT, encoding: 'utf8' }));
+    expect(outcome).toEqual({ bootstrap: 'fulfilled', stillConnected: [], connectedByHealth: [], pollsAfterShutdown: 0 });
+  });
+});

@@ -18,6 +18,7 @@ import type { ReplayRouteName } from '../naming';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import { humanIo } from './human-io';
 import { EXIT } from './io';
+import { leaveOnSignal } from './leave-on-signal';
 import type { CliIo } from './io';
 import { progressReporter } from './progress';
 import { reportDiagnostics } from './report';
@@ -57,9 +58,13 @@ async function withSession(
   const consumer = named(consumers, name);
   const kafka = kafkaFromEnv(io.env ?? process.env);
   const session = await DlqSession.open(kafka, consumer);
+  // Ctrl-C during a replay or discard: its member of the replay group (the lease) leaves first, or the
+  // broker keeps it for a session timeout and refuses every replay of the consumer meanwhile.
+  const stopLeavingOnSignal = leaveOnSignal(() => session.close());
   try {
     return await work(session, kafka, consumers);
   } finally {
+    stopLeavingOnSignal();
     await session.close();
   }
 }

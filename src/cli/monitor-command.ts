@@ -103,7 +103,7 @@ export async function serveMonitors(
   io.stdout(`krt monitor: ${monitors.length} consumer${monitors.length === 1 ? '' : 's'} (${monitors.map((m) => m.name).join(', ')}); serving ${url}${MONITOR_PATHS.metrics} and ${MONITOR_PATHS.health}, polling every ${options.interval}\n`);
 
   const loop = startPollLoop(
-    monitors.map(({ name, monitor }) => ({ name, poll: () => monitor.poll() })),
+    monitors.map(({ name, monitor }) => ({ name, poll: (signal?: AbortSignal) => monitor.poll(signal) })),
     {
       intervalMs: options.intervalMs,
       onPoll: ({ name }, outcome) => {

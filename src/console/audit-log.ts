@@ -3,6 +3,7 @@ import type { ConsumerModel } from '../model/types';
 import { retryingRetriable } from '../dlq/retriable';
 import { everyPartitionAssigner } from '../dlq/reader-assigner';
 import { DlqError } from '../dlq/session';
+import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import type { AuditLogEntry } from './backend';
 
 /** The audit log is kept as JSON values; anything else in it is shown as it is, never parsed as markup. */
@@ -45,6 +46,7 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
   const entries: AuditLogEntry[] = [];
   // The DLQ's readers of the console linger in this group: a member of another protocol could not join it.
   const client = kafka.consumer({ groupId: group, retry: { retries: 5 }, partitionAssigners: [everyPartitionAssigner] });
+  let running: Promise<void> | undefined;
   try {
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
@@ -53,28 +55,27 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
       client.on(client.events.GROUP_JOIN, () => {
         for (const [partition, start] of starts) client.seek({ topic, partition, offset: start.toString() });
       });
-      client
-        .run({
-          autoCommit: false,
-          eachBatch: async ({ batch }) => {
-            const end = ends.get(batch.partition) ?? 0n;
-            let last = -1n;
-            for (const message of batch.messages) {
-              const offset = BigInt(message.offset);
-              if (offset >= end) break;
-              last = offset;
-              entries.push(auditEntryOf(batch.partition, message.offset, message.key?.toString('utf8') ?? '', message.value?.toString('utf8') ?? ''));
-            }
-            if (last + 1n >= end && waiting.delete(batch.partition) && waiting.size === 0) {
-              clearTimeout(timer);
-              resolve();
-            }
-          },
-        })
-        .catch(reject);
+      running = client.run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          const end = ends.get(batch.partition) ?? 0n;
+          let last = -1n;
+          for (const message of batch.messages) {
+            const offset = BigInt(message.offset);
+            if (offset >= end) break;
+            last = offset;
+            entries.push(auditEntryOf(batch.partition, message.offset, message.key?.toString('utf8') ?? '', message.value?.toString('utf8') ?? ''));
+          }
+          if (last + 1n >= end && waiting.delete(batch.partition) && waiting.size === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+      running.catch(reject);
     });
   } finally {
-    await client.disconnect();
+    await disconnectAfterRun(client, running);
   }
   return newestFirst(entries).slice(0, limit);
 }

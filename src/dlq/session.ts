@@ -9,6 +9,7 @@ import type { DlqReaders } from './reader-pool';
 import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
 import type { HandledRange, HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
+import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { KrtError } from '../runtime/krt-error';
 import { visibleText } from '../util/visible-text';
 
@@ -129,6 +130,8 @@ async function committedStates(admin: KafkaAdmin, consumer: ConsumerModel, parti
  */
 export class DlqSession {
   private committer: Consumer | undefined;
+  /** The committer's run(), which resolves once it joined: release() leaves after it. */
+  private joining: Promise<void> | undefined;
   private admin: KafkaAdmin | undefined;
   private closed = false;
   /** Whether the committing member leads the replay group (the lease), as of its last join. */
@@ -291,9 +294,12 @@ export class DlqSession {
   /** Gives the lease back: leaves the replay group, so the next command need not wait for a session timeout. */
   async release(): Promise<void> {
     const client = this.committer;
+    const joining = this.joining;
     this.committer = undefined;
+    this.joining = undefined;
     this.leading = false;
-    await client?.disconnect();
+    // After its join: a member that gave up joining (the join timed out) and left now would join after all, for good.
+    if (client) await disconnectAfterRun(client, joining);
   }
 
   /**
@@ -371,7 +377,8 @@ export class DlqSession {
         clearTimeout(timer);
         resolve();
       });
-      client.run({ autoCommit: false, eachBatch: async () => {} }).catch(reject);
+      this.joining = client.run({ autoCommit: false, eachBatch: async () => {} });
+      this.joining.catch(reject);
       client.pause([{ topic }]);
     }).finally(() => clearTimeout(timer));
     return client;

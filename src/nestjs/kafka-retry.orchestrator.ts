@@ -32,6 +32,8 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
   private readonly logger = new Logger('KafkaRetry');
   private running: Running[] = [];
   private monitoring?: PollLoop;
+  /** Set as the shutdown begins: a bootstrap still under way (app.close() as the app starts) starts nothing more. */
+  private shuttingDown = false;
 
   constructor(
     @Inject(KAFKA_RETRY_MODULE_OPTIONS) private readonly options: KafkaRetryModuleOptions,
@@ -42,16 +44,22 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
     this.running = this.explorer.explore().map((binding) => this.create(binding));
     if (this.running.length === 0) this.logger.warn('no @KafkaRetryConsumer() provider found: list your handler classes in a module\'s providers');
     for (const r of this.running) {
+      // A consumer stopped before it started refuses start(): its clients would connect after its stop.
+      if (this.shuttingDown) return;
       await r.consumer.start().catch((error: unknown) => {
         throw new ConsumerWiringError(`consumer ${r.name} could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
+      // Its start() ended because the shutdown stopped it: it is not connected.
+      if (this.shuttingDown) return;
       r.status.setConnected(true);
       this.logger.log(`consumer ${r.name} started`);
     }
+    // Started after the shutdown stopped monitoring, its loop would poll for good and keep the process alive.
     this.monitoring = this.startMonitoring();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.shuttingDown = true;
     for (const r of this.running) {
       this.logger.log(`consumer ${r.name} stopping: finishing the records in hand`);
       r.status.setConnected(false);
@@ -97,7 +105,7 @@ export class KafkaRetryOrchestrator implements OnApplicationBootstrap, BeforeApp
     const monitored = this.running.filter((r) => r.dlq !== undefined);
     if (monitored.length === 0) return undefined;
     return startPollLoop(
-      monitored.map((r) => ({ status: r.status, poll: () => r.dlq!.poll() })),
+      monitored.map((r) => ({ status: r.status, poll: (signal?: AbortSignal) => r.dlq!.poll(signal) })),
       {
         intervalMs: this.options.dlqMonitor?.intervalMs ?? 30_000,
         onPoll: ({ status }, outcome) => (outcome.ok ? status.observeDlq(outcome.snapshot) : status.observeDlqError(outcome.error)),

@@ -1,9 +1,12 @@
+import { KrtError } from './krt-error';
+
 /** What one poll gave: its reading, or why it failed. */
 export type PollOutcome<S> = { readonly ok: true; readonly snapshot: S } | { readonly ok: false; readonly error: unknown };
 
 /** Something polled: a DLQ monitor, or an entry that names one. */
 export interface Pollable<S> {
-  poll(): Promise<S>;
+  /** `signal` aborts when the loop stops: a read that waits (a head record) ends then. */
+  poll(signal?: AbortSignal): Promise<S>;
 }
 
 /** What a monitor's poll resolves to. */
@@ -33,6 +36,8 @@ export function startPollLoop<M extends Pollable<unknown>>(monitors: readonly M[
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let round: Promise<void> | undefined;
+  // A poll waits up to its read's timeout for a head record (15 s, past krt monitor's stop deadline): stop() ends it.
+  const stopping = new AbortController();
 
   const tell = (polled: M, outcome: PollOutcome<SnapshotOf<M>>) => {
     try {
@@ -46,9 +51,11 @@ export function startPollLoop<M extends Pollable<unknown>>(monitors: readonly M[
     for (const monitor of monitors) {
       if (stopped) return;
       try {
-        tell(monitor, { ok: true, snapshot: (await monitor.poll()) as SnapshotOf<M> });
+        const snapshot = (await monitor.poll(stopping.signal)) as SnapshotOf<M>;
+        tell(monitor, { ok: true, snapshot });
       } catch (error) {
-        tell(monitor, { ok: false, error });
+        // A poll ended by stop() failed for no fault of Kafka's: nothing to report.
+        if (!stopped) tell(monitor, { ok: false, error });
       }
     }
   }
@@ -65,6 +72,7 @@ export function startPollLoop<M extends Pollable<unknown>>(monitors: readonly M[
   return {
     async stop() {
       stopped = true;
+      stopping.abort(new KrtError('the monitor stopped'));
       if (timer) clearTimeout(timer);
       timer = undefined;
       await round;

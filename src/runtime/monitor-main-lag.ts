@@ -8,9 +8,9 @@ import type { RetryMetrics } from './metrics';
  * long ago its next record was written: kafka-lag-exporter's time lag, read exactly from
  * the record instead of interpolated, so it is right from the monitor's first poll).
  */
-export async function collectMainLag(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number): Promise<void> {
+export async function collectMainLag(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number, signal?: AbortSignal): Promise<void> {
   const lags = await partitionLags(port, consumer.mainTopic, consumer.groups.main);
-  const written = await headTimestamps(port, consumer.mainTopic, lags);
+  const written = await headTimestamps(port, consumer.mainTopic, lags, signal);
   for (const { partition, lag } of lags) {
     const labels = { consumer: consumer.name, topic: consumer.mainTopic, partition: String(partition) };
     const at = written.get(partition);

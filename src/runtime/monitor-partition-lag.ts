@@ -28,7 +28,7 @@ export async function partitionLags(port: MonitorPort, topic: string, groupId: s
 }
 
 /** The write timestamps (epoch ms) of the head records of the lagging partitions. */
-export async function headTimestamps(port: MonitorPort, topic: string, lags: readonly PartitionLag[]): Promise<Map<number, number>> {
+export async function headTimestamps(port: MonitorPort, topic: string, lags: readonly PartitionLag[], signal?: AbortSignal): Promise<Map<number, number>> {
   const heads = lags.flatMap((l) => (l.head === undefined ? [] : [{ partition: l.partition, offset: l.head }]));
-  return heads.length > 0 ? port.timestampsAt(topic, heads) : new Map();
+  return heads.length > 0 ? port.timestampsAt(topic, heads, signal) : new Map();
 }

@@ -4,7 +4,8 @@ export interface MonitorPort {
   committedOffsets(groupId: string, topic: string): Promise<{ partition: number; offset: string; metadata: string | null }[]>;
   /**
    * The timestamp (epoch ms) of the first record at or after each offset: retention may
-   * delete the one asked for meanwhile. A partition without one is left out.
+   * delete the one asked for meanwhile. A partition without one is left out. A read under
+   * way when `signal` aborts (the monitor stops) ends at once, rejecting with its reason.
    */
-  timestampsAt(topic: string, offsets: { partition: number; offset: string }[]): Promise<Map<number, number>>;
+  timestampsAt(topic: string, offsets: { partition: number; offset: string }[], signal?: AbortSignal): Promise<Map<number, number>>;
 }

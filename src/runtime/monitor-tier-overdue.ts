@@ -10,10 +10,10 @@ import type { RetryMetrics } from './metrics';
  * carries the age, so an alert on it survives restarts, and one stuck partition shows
  * however busy the others are.
  */
-export async function collectTierOverdue(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number): Promise<void> {
+export async function collectTierOverdue(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number, signal?: AbortSignal): Promise<void> {
   for (const tier of consumer.tiers) {
     const lags = await partitionLags(port, tier.topic, consumer.groups.retry);
-    const written = await headTimestamps(port, tier.topic, lags);
+    const written = await headTimestamps(port, tier.topic, lags, signal);
     for (const { partition } of lags) {
       const at = written.get(partition);
       const overdueMs = at === undefined ? 0 : Math.max(0, now - (at + tier.delayMs));

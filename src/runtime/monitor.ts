@@ -39,8 +39,9 @@ export interface DlqMonitor {
    * Reads Kafka once and sets the gauges; a call while a poll runs shares that poll. A
    * poll that fails drops this consumer's gauges before it rejects: Prometheus then sees
    * them missing (KafkaRetryMonitorDown) instead of stale values it would alert on.
+   * `signal` ends a head-record read under way (the poll loop stops): the poll then rejects.
    */
-  poll(): Promise<DlqSnapshot>;
+  poll(signal?: AbortSignal): Promise<DlqSnapshot>;
   /** Polls at once, then again `intervalMs` after each poll ends (the shared poll loop): polls never overlap. */
   start(): void;
   /** Stops polling; resolves once the poll in flight, if any, has ended. */
@@ -75,7 +76,7 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
     }, 0);
   }
 
-  async function pollOnce(): Promise<DlqSnapshot> {
+  async function pollOnce(signal?: AbortSignal): Promise<DlqSnapshot> {
     const [ends, committed] = await Promise.all([
       options.port.endOffsets(consumer.dlqTopic),
       options.port.committedOffsets(consumer.groups.replay, consumer.dlqTopic),
@@ -93,7 +94,7 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       expired += backlog.expired;
       if (backlog.first !== undefined) oldestOffsets.push({ partition: e.partition, offset: backlog.first.toString() });
     }
-    const timestamps = oldestOffsets.length > 0 ? await options.port.timestampsAt(consumer.dlqTopic, oldestOffsets) : new Map<number, number>();
+    const timestamps = oldestOffsets.length > 0 ? await options.port.timestampsAt(consumer.dlqTopic, oldestOffsets, signal) : new Map<number, number>();
     const oldestRead = timestamps.size > 0 ? Math.min(...timestamps.values()) : undefined;
     metrics.dlqSize.set(labels, size);
     metrics.dlqExpired.inc(labels, Math.max(0, expired - countedExpired));
@@ -112,22 +113,22 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       tierLag[tier.topic] = await lagOf(tier.topic, consumer.groups.retry);
       metrics.tierLag.set({ consumer: consumer.name, topic: tier.topic }, tierLag[tier.topic]!);
     }
-    await collectTierOverdue(options.port, consumer, metrics, Date.now());
-    await collectMainLag(options.port, consumer, metrics, Date.now());
+    await collectTierOverdue(options.port, consumer, metrics, Date.now(), signal);
+    await collectMainLag(options.port, consumer, metrics, Date.now(), signal);
     return { dlqSize: size, oldestUnhandledAt: shownOldest, dlqExpired: expired, tierLag };
   }
 
-  async function pollOrForget(): Promise<DlqSnapshot> {
+  async function pollOrForget(signal?: AbortSignal): Promise<DlqSnapshot> {
     try {
-      return await pollOnce();
+      return await pollOnce(signal);
     } catch (error) {
       await forgetMonitorGauges(metrics, consumer.name);
       throw error;
     }
   }
 
-  function poll(): Promise<DlqSnapshot> {
-    inFlight ??= pollOrForget().finally(() => {
+  function poll(signal?: AbortSignal): Promise<DlqSnapshot> {
+    inFlight ??= pollOrForget(signal).finally(() => {
       inFlight = undefined;
     });
     return inFlight;

@@ -102,6 +102,7 @@ export interface RetryingConsumer {
 }
 
 export const RESTART_REFUSED = 'this retrying consumer was already started; after stop() create a new one with createRetryingConsumer()';
+export const STOPPED_BEFORE_START = 'this retrying consumer was stopped before it started; create a new one with createRetryingConsumer()';
 
 /** A listener that throws must not change a record's fate: its errors are dropped. */
 function safely(listener: RetryEventListener | undefined): RetryEventListener {
@@ -315,6 +316,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     },
     async start() {
       if (started) throw new KrtError(RESTART_REFUSED, { exit: 'usage' });
+      // Its clients would connect after stop() left: nothing would disconnect them, and they keep the process alive.
+      if (stopping) throw new KrtError(STOPPED_BEFORE_START, { exit: 'usage' });
       started = true;
       records.started();
       startup = startClients();

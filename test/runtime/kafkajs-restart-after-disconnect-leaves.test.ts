@@ -59,8 +59,10 @@ describe('the kafkajs adapter, stopped while its own restart waits for the broke
     fake.crash();
     await jest.advanceTimersByTimeAsync(60_000); // the restart's timer fires: connect() waits for the broker
     expect(fake.calls).toEqual(['connect', 'run', 'connect']);
-    await consumer.disconnect();
+    // disconnect() waits for the connect under way (it would end connected after a disconnect made now).
+    const left = consumer.disconnect();
     fake.answerConnect();
+    await left;
     await jest.advanceTimersByTimeAsync(60_000);
     expect(fake.calls.slice(fake.calls.indexOf('disconnect'))).not.toContain('run');
   });

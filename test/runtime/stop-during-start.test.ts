@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import type { ConsumerPort, KafkaPort, ProducerPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
+import { createRetryingConsumer, STOPPED_BEFORE_START } from '../../src/runtime/retrying-consumer';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
@@ -98,5 +98,15 @@ describe.each(['unordered', 'park-by-key'] as const)('%s: stop() called while st
       const outcomes = await Promise.allSettled([started, stopped]);
       expect({ gated, outcomes: outcomes.map((o) => o.status), stillRunning: stillRunning() }).toEqual({ gated, outcomes: ['fulfilled', 'fulfilled'], stillRunning: [] });
     }
+  });
+});
+
+describe.each(['unordered', 'park-by-key'] as const)('%s: start() called after stop()', (ordering) => {
+  it('refuses, and no client connects: nothing would leave it again', async () => {
+    const { port, stillRunning } = gatedPort(worldPort(ordering), Number.POSITIVE_INFINITY);
+    const consumer = createRetryingConsumer(billingDescriptor({ ordering }), { kafka: port, clock: new VirtualClock(0), registry: new Registry(), handler: async () => undefined });
+    await consumer.stop();
+    await expect(consumer.start()).rejects.toThrow(STOPPED_BEFORE_START);
+    expect(stillRunning()).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 import { seekAgainOnResume } from './seek-again-on-resume';
+import { stepsUnderWay } from './steps-under-way';
 
 /**
  * The parts of `new (require('@confluentinc/kafka-javascript').KafkaJS.Kafka)(...)` the
@@ -130,14 +131,16 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
       });
       const positions = seekAgainOnResume(consumer);
       const offsets = groupOffsetsReader(() => kafka.admin(), groupId);
+      const steps = stepsUnderWay();
       return {
-        connect: () => consumer.connect(),
+        connect: () => steps.track(consumer.connect()),
         disconnect: async () => {
+          await steps.settled();
           await consumer.disconnect();
           await offsets.close();
         },
         subscribe: ({ topics }) => consumer.subscribe({ topics: (subscribed = topics) }),
-        run: (run) => consumer.run(clientRunOptions(run)),
+        run: (run) => steps.track(consumer.run(clientRunOptions(run))),
         pause: (t) => positions.pause(t),
         resume: (t) => positions.resume(t),
         seek: (s) => positions.seek(s),
@@ -149,9 +152,13 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
     },
     producer(): ProducerPort {
       const producer = kafka.producer({ kafkaJS: { acks: -1, idempotent: true } });
+      const steps = stepsUnderWay();
       return {
-        connect: () => producer.connect(),
-        disconnect: () => producer.disconnect(),
+        connect: () => steps.track(producer.connect()),
+        disconnect: async () => {
+          await steps.settled();
+          await producer.disconnect();
+        },
         send: async (record) => {
           await producer.send(record);
         },

@@ -1,3 +1,4 @@
+import { KrtError } from '../krt-error';
 import type { CommittedOffset } from '../port';
 
 /** The admin call both clients' KafkaJS APIs share. */
@@ -15,8 +16,11 @@ export interface OffsetsAdminLike {
  */
 export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId: string) {
   let admin: Promise<OffsetsAdminLike> | undefined;
-  const connected = () =>
-    (admin ??= (async () => {
+  let closed = false;
+  const connected = () => {
+    // A read after close() (a record still running past stop()'s drain deadline) would connect an admin nothing closes.
+    if (closed) return Promise.reject(new KrtError(`the consumer of group ${groupId} left its group: its committed offsets are no longer read`));
+    return (admin ??= (async () => {
       const client = createAdmin();
       await client.connect();
       return client;
@@ -24,6 +28,7 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
       admin = undefined;
       throw error;
     }));
+  };
   return {
     async committed(topic: string, partitions: number[]): Promise<CommittedOffset[]> {
       const [offsets] = await (await connected()).fetchOffsets({ groupId, topics: [topic] });
@@ -37,6 +42,7 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
         }));
     },
     async close(): Promise<void> {
+      closed = true;
       const client = await admin?.catch(() => undefined);
       admin = undefined;
       await client?.disconnect();

@@ -1,4 +1,5 @@
 import type { MonitorPort } from '../monitor-port';
+import { disconnectAfterRun } from './kafkajs-leave';
 
 /** The parts of a kafkajs `Kafka` the monitor uses. */
 export interface KafkaJsMonitorLike {
@@ -38,35 +39,43 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
   return {
     endOffsets: (topic) => withAdmin((admin) => admin.fetchTopicOffsets(topic)),
     committedOffsets: (groupId, topic) => withAdmin(async (admin) => (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions ?? []),
-    async timestampsAt(topic, offsets) {
+    async timestampsAt(topic, offsets, signal) {
+      signal?.throwIfAborted();
       const found = new Map<number, number>();
       const wanted = new Map(offsets.map((o) => [o.partition, o.offset]));
       const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000 });
       await consumer.connect();
+      let running: Promise<void> | undefined;
       try {
         // From the beginning: a sought offset that retention deleted meanwhile resets to the log start.
         await consumer.subscribe({ topics: [topic], fromBeginning: true });
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, timeoutMs);
+        await new Promise<void>((resolve, reject) => {
+          const onAbort = () => done(signal!.reason);
+          const timer = setTimeout(() => done(), timeoutMs);
+          function done(error?: unknown): void {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            if (error === undefined) resolve();
+            else reject(error);
+          }
+          if (signal?.aborted) return done(signal.reason);
+          signal?.addEventListener('abort', onAbort, { once: true });
           consumer.on(consumer.events.GROUP_JOIN, () => {
             for (const [partition, offset] of wanted) consumer.seek({ topic, partition, offset });
           });
-          void consumer.run({
+          running = consumer.run({
             autoCommit: false,
             eachMessage: async ({ partition, message }) => {
               const offset = wanted.get(partition);
               if (offset === undefined || found.has(partition) || BigInt(message.offset) < BigInt(offset)) return;
               found.set(partition, Number(message.timestamp));
               consumer.pause([{ topic, partitions: [partition] }]);
-              if (found.size === wanted.size) {
-                clearTimeout(timer);
-                resolve();
-              }
+              if (found.size === wanted.size) done();
             },
           });
         });
       } finally {
-        await consumer.disconnect();
+        await disconnectAfterRun(consumer, running);
       }
       return found;
     },

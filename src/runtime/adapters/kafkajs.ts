@@ -5,6 +5,7 @@ import { clientRunOptions } from './client-run';
 import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
+import { stepsUnderWay } from './steps-under-way';
 
 /** The parts of a kafkajs `Kafka` instance the adapter uses (kafkajs itself stays optional). */
 export interface KafkaJsLike {
@@ -78,6 +79,7 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
       let disconnected = false;
       let restartTimer: ReturnType<typeof setTimeout> | undefined;
       let restarts = 0;
+      const steps = stepsUnderWay();
       const restartLater = (error: unknown) => {
         const delay = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** Math.min(restarts++, 10));
         onCrash(error, delay);
@@ -86,9 +88,8 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
           if (disconnected || running === undefined) return;
           // The subscription outlives kafkajs's crash (it disconnected): connect and run again.
           // stop() may come while the connect waits for the broker: then leave, do not run.
-          consumer
-            .connect()
-            .then(() => (disconnected ? consumer.disconnect() : consumer.run(running!)))
+          steps
+            .track(consumer.connect().then(() => (disconnected ? consumer.disconnect() : consumer.run(running!))))
             .then(() => (restarts = 0))
             .catch((refused: unknown) => {
               if (!disconnected) restartLater(refused);
@@ -96,24 +97,28 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
         }, delay);
       };
       // kafkajs clears a pending restart at disconnect, but not one already starting (it was
-      // waiting for the broker): that one joins the group after stop(). Left again at once.
+      // waiting for the broker): that one joins the group after stop(). Left again once its
+      // runner runs: kafkajs emits GROUP_JOIN before it marks the runner running, and a
+      // disconnect made then stops nothing and forgets the runner, which fetches on, a member
+      // nothing can leave, and keeps the process alive.
       consumer.on(consumer.events.GROUP_JOIN, () => {
-        if (disconnected) consumer.disconnect().catch(() => {});
+        if (disconnected) setImmediate(() => consumer.disconnect().catch(() => {}));
       });
       consumer.on(consumer.events.CRASH, ({ payload }) => {
         if (payload.restart || disconnected || running === undefined) return; // kafkajs restarts it itself
         restartLater(payload.error);
       });
       return {
-        connect: () => consumer.connect(),
+        connect: () => steps.track(consumer.connect()),
         disconnect: async () => {
           disconnected = true;
           if (restartTimer !== undefined) clearTimeout(restartTimer);
+          await steps.settled();
           await consumer.disconnect();
           await offsets.close();
         },
         subscribe: (s) => consumer.subscribe(s),
-        run: (run) => consumer.run((running = { autoCommit: false, ...clientRunOptions(run) })),
+        run: (run) => steps.track(consumer.run((running = { autoCommit: false, ...clientRunOptions(run) }))),
         pause: (t) => consumer.pause(t),
         resume: (t) => consumer.resume(t),
         seek: (s) => consumer.seek(s),
@@ -126,9 +131,13 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
     producer(): ProducerPort {
       // Idempotence keeps a retried send from writing a record twice.
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      const steps = stepsUnderWay();
       return {
-        connect: () => producer.connect(),
-        disconnect: () => producer.disconnect(),
+        connect: () => steps.track(producer.connect()),
+        disconnect: async () => {
+          await steps.settled();
+          await producer.disconnect();
+        },
         send: async ({ topic, messages }) => {
           const written = await producer.send({ topic, acks: -1, messages });
           checkWritten([{ topic, messages }], written.map((w) => ({ topicName: topic, partition: w.partition })));

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
+import { compileFiles } from '../../src/compile';
+import { discoverTopologyFiles } from '../../src/load/load-topologies';
+import type { ConsumerModel } from '../../src/model/types';
+import { HEADERS } from '../../src/naming/headers';
+import { exitWithin, spawnChild } from '../helpers/child-process';
+import { eventually } from '../helpers/eventually';
+import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
+import { REPO_ROOT, ScratchProject } from '../helpers/project';
+
+jest.setTimeout(120_000);
+
+/** A consumer of its own with `records` dead letters, as the admin. */
+async function consumerWithDeadLetters(records: number): Promise<{ consumer: ConsumerModel; dir: string }> {
+  const id = randomBytes(3).toString('hex');
+  const scratch = new ScratchProject(false);
+  mkdirSync(scratch.path('topologies'));
+  scratch.write(
+    'topologies/replay.ts',
+    `import { defineTopology } from 'kafka-retry-topology';
+export default defineTopology({
+  name: 'replay',
+  owner: { team: 'billing', onCall: '#billing-oncall' },
+  runbookBaseUrl: 'https://runbooks.example.com',
+  consumers: [{ name: 'replay-${id}', topic: { name: 'ri-${id}.orders', partitions: 1 }, principal: 'User:billing', ladder: ['1m'] }],
+});
+`,
+  );
+  const result = await compileFiles(discoverTopologyFiles(scratch.dir), scratch.dir);
+  if (!result.model) throw new Error(`the topology does not compile: ${JSON.stringify(result.diagnostics)}`);
+  const consumer = result.model.topologies[0]!.consumers[0]!;
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })) });
+  await admin.disconnect();
+  const producer = kafkaAsAdmin().producer();
+  await producer.connect();
+  await producer.send({
+    topic: consumer.dlq.name,
+    acks: -1,
+    messages: Array.from({ length: records }, (_, i) => ({
+      partition: 0,
+      key: `order-${i}`,
+      value: `order ${i}`,
+      headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'DownstreamTimeout', [HEADERS.attempt]: '1' },
+    })),
+  });
+  await producer.disconnect();
+  return { consumer, dir: scratch.dir };
+}
+
+describe('krt dlq replay interrupted (Ctrl-C) while it replays', () => {
+  /**
+   * Defect, left open (attack19): krt dlq replay handles no signal, so Ctrl-C ends it at once
+   * and its committing member of the replay group sends no LeaveGroup. The broker keeps that
+   * member for its session timeout (30 s), and every krt dlq replay or discard of the consumer
+   * meanwhile is refused as "another krt dlq command is replaying". The fix: on SIGINT or
+   * SIGTERM, close the session (leave the group) before the process ends.
+   */
+  it('leaves the replay group as it ends, so the next replay is not refused for a session timeout', async () => {
+    const { consumer, dir } = await consumerWithDeadLetters(20);
+    const replay = spawnChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'dlq', 'replay', consumer.name, '--all', '--rate', '2', '--by', 'tester'], {
+      cwd: dir,
+      env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: ADMIN_USER, KAFKA_SASL_PASSWORD: passwordOf(ADMIN_USER), KAFKA_SSL: 'false' },
+    });
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    try {
+      const members = async () => (await admin.describeGroups([consumer.groups.replay])).groups[0]?.members.length ?? 0;
+      // Under way: its committing member holds the lease.
+      await eventually('the replay to hold the replay group', async () => {
+        replay.assertRunning('krt dlq replay');
+        return (await members()) > 0 ? true : undefined;
+      });
+      replay.process.kill('SIGINT');
+      const exit = await exitWithin(replay, 15_000);
+      expect({ exited: exit !== 'still running', members: await members() }).toEqual({ exited: true, members: 0 });
+    } finally {
+      await admin.disconnect();
+    }
+  });
+});
