@@ -13,6 +13,9 @@ import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { KrtError } from '../runtime/krt-error';
 import { visibleText } from '../util/visible-text';
 
+/** How long an idle fetch of the replay group's committing member waits: its disconnect waits for it. */
+const COMMITTER_MAX_WAIT_MS = 100;
+
 /** A DLQ record nobody has handled yet, with its headers decoded. */
 export interface DlqRecord {
   /** `<partition>:<offset>`, as the CLI takes and prints record ids. */
@@ -361,7 +364,9 @@ export class DlqSession {
   private async member(): Promise<Consumer> {
     if (this.committer) return this.committer;
     const topic = this.consumer.dlq.name;
-    const client = this.kafka.consumer({ groupId: this.consumer.groups.replay, retry: { retries: 5 } });
+    // It never fetches (its partitions stay paused), and kafkajs's disconnect waits out the idle
+    // fetch's wait before it leaves: at its default 5 s, Ctrl-C's leave missed its deadline.
+    const client = this.kafka.consumer({ groupId: this.consumer.groups.replay, retry: { retries: 5 }, maxWaitTimeInMs: COMMITTER_MAX_WAIT_MS });
     this.committer = client;
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });

@@ -54,11 +54,13 @@ export default defineTopology({
 
 describe('krt dlq replay interrupted (Ctrl-C) while it replays', () => {
   /**
-   * Defect, left open (attack19): krt dlq replay handles no signal, so Ctrl-C ends it at once
-   * and its committing member of the replay group sends no LeaveGroup. The broker keeps that
-   * member for its session timeout (30 s), and every krt dlq replay or discard of the consumer
-   * meanwhile is refused as "another krt dlq command is replaying". The fix: on SIGINT or
-   * SIGTERM, close the session (leave the group) before the process ends.
+   * Found by attack 19: krt dlq replay handled no signal, so Ctrl-C ended it at once and its
+   * committing member of the replay group sent no LeaveGroup. The broker kept that member for
+   * its session timeout (30 s), and every krt dlq replay or discard of the consumer meanwhile
+   * was refused as "another krt dlq command is replaying". Fixed: on SIGINT or SIGTERM the
+   * session closes (leaves the group) before the process ends (cli/leave-on-signal.ts); the
+   * member's idle fetch waits 100 ms, not kafkajs's 5 s, which its disconnect waited out past
+   * the leave's deadline (seen in CI: 1 member left).
    */
   it('leaves the replay group as it ends, so the next replay is not refused for a session timeout', async () => {
     const { consumer, dir } = await consumerWithDeadLetters(20);
