@@ -1,14 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Admin } from 'kafkajs';
-import { compileFiles } from '../../src/compile';
 import { TOKEN_COOKIE } from '../../src/console/auth';
 import { kafkaConsoleDlq } from '../../src/console/kafka-dlq';
 import { buildConsoleServer } from '../../src/console/server';
 import { DlqSession } from '../../src/dlq/session';
-import { discoverTopologyFiles } from '../../src/load/load-topologies';
-import type { ConsumerModel, ProjectModel } from '../../src/model/types';
+import type { ConsumerModel } from '../../src/model/types';
 import { dlqReaderGroupName } from '../../src/naming';
 import { HEADERS } from '../../src/naming/headers';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
@@ -16,7 +12,8 @@ import { STOP_DEADLINE_MS } from '../../src/cli/serve-until-signal';
 import { exitWithin, spawnChild } from '../helpers/child-process';
 import { eventually } from '../helpers/eventually';
 import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
-import { REPO_ROOT, ScratchProject } from '../helpers/project';
+import { REPO_ROOT } from '../helpers/project';
+import { scratchConsumer } from '../helpers/scratch-consumer';
 
 jest.setTimeout(300_000);
 
@@ -29,32 +26,8 @@ const HOST = 'localhost:80';
  * group.initial.rebalance.delay.ms, 3 s by default; the test broker sets 0) on each page.
  * A fresh consumer and topics per test, as the admin.
  */
-async function project(): Promise<{ model: ProjectModel; consumer: ConsumerModel; dir: string }> {
-  const id = randomBytes(3).toString('hex');
-  const scratch = new ScratchProject(false);
-  mkdirSync(scratch.path('topologies'));
-  scratch.write(
-    'topologies/reader.ts',
-    `import { defineTopology } from 'kafka-retry-topology';
-export default defineTopology({
-  name: 'reader',
-  owner: { team: 'billing', onCall: '#billing-oncall' },
-  runbookBaseUrl: 'https://runbooks.example.com',
-  consumers: [{ name: 'reader-${id}', topic: { name: 'cr-${id}.orders', partitions: 3 }, principal: 'User:billing', ladder: ['1m'] }],
-});
-`,
-  );
-  const result = await compileFiles(discoverTopologyFiles(scratch.dir), scratch.dir);
-  if (!result.model) throw new Error(`the topology does not compile: ${JSON.stringify(result.diagnostics)}`);
-  const consumer = result.model.topologies[0]!.consumers[0]!;
-  const admin = kafkaAsAdmin().admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })),
-  });
-  await admin.disconnect();
-  return { model: result.model, consumer, dir: scratch.dir };
+function project(): ReturnType<typeof scratchConsumer> {
+  return scratchConsumer({ name: 'reader', partitions: 3 });
 }
 
 /** `count` dead letters in each partition, of `bytes` each. */

@@ -1,41 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
-import { compileFiles } from '../../src/compile';
-import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { exitWithin, spawnChild } from '../helpers/child-process';
 import { eventually } from '../helpers/eventually';
 import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
-import { REPO_ROOT, ScratchProject } from '../helpers/project';
+import { REPO_ROOT } from '../helpers/project';
+import { scratchConsumer } from '../helpers/scratch-consumer';
 
 jest.setTimeout(120_000);
 
 /** A consumer of its own with `records` dead letters, as the admin. */
 async function consumerWithDeadLetters(records: number): Promise<{ consumer: ConsumerModel; dir: string }> {
-  const id = randomBytes(3).toString('hex');
-  const scratch = new ScratchProject(false);
-  mkdirSync(scratch.path('topologies'));
-  scratch.write(
-    'topologies/replay.ts',
-    `import { defineTopology } from 'kafka-retry-topology';
-export default defineTopology({
-  name: 'replay',
-  owner: { team: 'billing', onCall: '#billing-oncall' },
-  runbookBaseUrl: 'https://runbooks.example.com',
-  consumers: [{ name: 'replay-${id}', topic: { name: 'ri-${id}.orders', partitions: 1 }, principal: 'User:billing', ladder: ['1m'] }],
-});
-`,
-  );
-  const result = await compileFiles(discoverTopologyFiles(scratch.dir), scratch.dir);
-  if (!result.model) throw new Error(`the topology does not compile: ${JSON.stringify(result.diagnostics)}`);
-  const consumer = result.model.topologies[0]!.consumers[0]!;
-  const admin = kafkaAsAdmin().admin();
-  await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })) });
-  await admin.disconnect();
+  const { consumer, dir } = await scratchConsumer({ name: 'replay', partitions: 1 });
   const producer = kafkaAsAdmin().producer();
   await producer.connect();
   await producer.send({
@@ -49,7 +26,7 @@ export default defineTopology({
     })),
   });
   await producer.disconnect();
-  return { consumer, dir: scratch.dir };
+  return { consumer, dir };
 }
 
 describe('krt dlq replay interrupted (Ctrl-C) while it replays', () => {
