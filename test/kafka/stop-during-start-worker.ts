@@ -6,61 +6,19 @@
  * of its left in a group.
  */
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
-import type { ConsumerPort, KafkaPort, ProducerPort } from '../../src/runtime/port';
+import type { KafkaPort } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { clientNamed } from './clients';
+import { lifecyclePort } from '../helpers/lifecycle-port';
+import type { LifecycleStep } from '../helpers/lifecycle-port';
 
-type Step = 'connect' | 'subscribe' | 'run';
-
-/** The port, with a hook called as each connect, subscribe and run of start() is made. */
-function watchedPort(inner: KafkaPort, made: (client: string, step: Step) => void): KafkaPort {
-  return {
-    consumer(groupId, options) {
-      const c = inner.consumer(groupId, options);
-      const name = `consumer ${groupId}`;
-      const wrapped: ConsumerPort = {
-        ...c,
-        pause: (p) => c.pause(p),
-        resume: (p) => c.resume(p),
-        seek: (p) => c.seek(p),
-        commitOffsets: (o) => c.commitOffsets(o),
-        committed: (t, p) => c.committed(t, p),
-        onRebalance: (l) => c.onRebalance(l),
-        disconnect: () => c.disconnect(),
-        connect: () => {
-          const call = c.connect();
-          made(name, 'connect');
-          return call;
-        },
-        subscribe: (s) => {
-          const call = c.subscribe(s);
-          made(name, 'subscribe');
-          return call;
-        },
-        run: (r) => {
-          const call = c.run(r);
-          made(name, 'run');
-          return call;
-        },
-      };
-      return wrapped;
-    },
-    producer() {
-      const p = inner.producer();
-      const wrapped: ProducerPort = {
-        ...p,
-        send: (r) => p.send(r),
-        disconnect: () => p.disconnect(),
-        connect: () => {
-          const call = p.connect();
-          made('producer', 'connect');
-          return call;
-        },
-      };
-      if (p.sendBatch) wrapped.sendBatch = (r) => p.sendBatch!(r);
-      return wrapped;
-    },
-  };
+/** The port, with a hook called as each connect, subscribe and run of start() is made (once the call began). */
+function watchedPort(inner: KafkaPort, made: (client: string, step: LifecycleStep) => void): KafkaPort {
+  return lifecyclePort(inner, (client, step, call) => {
+    const pending = call();
+    if (step !== 'disconnect') made(client, step);
+    return pending;
+  });
 }
 
 async function main(): Promise<void> {

@@ -1,11 +1,13 @@
 import { Registry } from 'prom-client';
-import type { ConsumerPort, KafkaPort, ProducerPort } from '../../src/runtime/port';
+import type { KafkaPort } from '../../src/runtime/port';
 import { createRetryingConsumer, STOPPED_BEFORE_START } from '../../src/runtime/retrying-consumer';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { lifecyclePort } from '../helpers/lifecycle-port';
+import type { LifecycleStep } from '../helpers/lifecycle-port';
 import { billingDescriptor } from './descriptor';
 
-type Step = 'connect' | 'subscribe' | 'run' | 'disconnect';
+type Step = LifecycleStep;
 
 /**
  * A port that records each client's calls and holds the `gated`-th call of start() (counted
@@ -28,37 +30,7 @@ function gatedPort(inner: KafkaPort, gated: number) {
     }
     return call();
   };
-  const port: KafkaPort = {
-    consumer(groupId, options) {
-      const c = inner.consumer(groupId, options);
-      const name = `consumer ${groupId}`;
-      const wrapped: ConsumerPort = {
-        ...c,
-        pause: (p) => c.pause(p),
-        resume: (p) => c.resume(p),
-        seek: (p) => c.seek(p),
-        commitOffsets: (o) => c.commitOffsets(o),
-        committed: (t, p) => c.committed(t, p),
-        onRebalance: (l) => c.onRebalance(l),
-        connect: () => through(name, 'connect', () => c.connect()),
-        subscribe: (s) => through(name, 'subscribe', () => c.subscribe(s)),
-        run: (r) => through(name, 'run', () => c.run(r)),
-        disconnect: () => through(name, 'disconnect', () => c.disconnect()),
-      };
-      return wrapped;
-    },
-    producer() {
-      const p = inner.producer();
-      const wrapped: ProducerPort = {
-        ...p,
-        send: (r) => p.send(r),
-        connect: () => through('producer', 'connect', () => p.connect()),
-        disconnect: () => through('producer', 'disconnect', () => p.disconnect()),
-      };
-      if (p.sendBatch) wrapped.sendBatch = (r) => p.sendBatch!(r);
-      return wrapped;
-    },
-  };
+  const port = lifecyclePort(inner, through);
   /** The clients whose last call was not a disconnect: they still run. */
   const stillRunning = () => {
     const last = new Map<string, Step>();
