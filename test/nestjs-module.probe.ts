@@ -13,19 +13,9 @@ import { KafkaRetryConsumer, KafkaRetryHealthIndicator, KafkaRetryModule, nestEx
 import type { ConsumedRecord, ConsumerDescriptor, MonitorPort } from '../src/runtime';
 import { MemoryBroker } from '../src/simulate/memory-broker';
 import { VirtualClock } from '../src/simulate/virtual-clock';
+import { probeDescriptor } from './nestjs-probe-descriptor';
 
-const descriptor = (name: string): ConsumerDescriptor => ({
-  name,
-  mainTopic: `${name}.main`,
-  groups: { main: name, retry: `${name}.retry`, replay: `${name}.dlq-replay`, monitor: `${name}.dlq-monitor` },
-  // No delay: the module's consumers read the system clock, which broker.run() does not move.
-  tiers: [{ index: 1, topic: `${name}.main.retry.0s`, delayMs: 0, label: '0s' }],
-  dlqTopic: `${name}.main.dlq`,
-  inPlace: { attempts: 1, backoffMs: 1, maxBackoffMs: 1, jitter: 0 },
-  errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 1 },
-  ordering: 'unordered',
-  headerStyle: 'x',
-});
+const descriptor = probeDescriptor;
 const consumers = { payments: descriptor('payments'), lenient: descriptor('lenient'), fragile: descriptor('fragile') };
 
 /** The exception each record's value names. */

@@ -10,21 +10,12 @@ import { Logger } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { KafkaRetryOrchestrator } from '../src/nestjs/kafka-retry.orchestrator';
 import type { KafkaRetryExplorer } from '../src/nestjs/kafka-retry.explorer';
-import type { ConsumerDescriptor, KafkaPort, MonitorPort } from '../src/runtime';
+import type { KafkaPort, MonitorPort } from '../src/runtime';
 import { MemoryBroker } from '../src/simulate/memory-broker';
 import { VirtualClock } from '../src/simulate/virtual-clock';
+import { probeDescriptor } from './nestjs-probe-descriptor';
 
-const descriptor = (name: string): ConsumerDescriptor => ({
-  name,
-  mainTopic: `${name}.main`,
-  groups: { main: name, retry: `${name}.retry`, replay: `${name}.dlq-replay`, monitor: `${name}.dlq-monitor` },
-  tiers: [{ index: 1, topic: `${name}.main.retry.0s`, delayMs: 0, label: '0s' }],
-  dlqTopic: `${name}.main.dlq`,
-  inPlace: { attempts: 1, backoffMs: 1, maxBackoffMs: 1, jitter: 0 },
-  errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 1 },
-  ordering: 'unordered',
-  headerStyle: 'x',
-});
+const descriptor = probeDescriptor;
 
 /**
  * The broker's port, the first connect held until released, the others taking a while; each

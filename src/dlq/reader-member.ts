@@ -1,5 +1,6 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { DefectError } from '../runtime/krt-error';
+import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { everyPartitionAssigner } from './reader-assigner';
 
 /** A fetched batch of the DLQ, as a read takes it. */
@@ -156,8 +157,7 @@ export class ReaderMember {
     // kafkajs sends no LeaveGroup for a member still joining (the broker keeps it for a session
     // timeout, and the next member's join waits for it), and a connect under way ends connected
     // after a disconnect: so the steps under way end first, and the member leaves after them.
-    await this.begun;
-    await this.client.disconnect();
+    await disconnectAfterRun(this.client, this.begun);
   }
 
   private fail(error: unknown): void {
