@@ -6,11 +6,10 @@
  *   runs (spec -> model -> every emitter, each file written as it is produced).
  * - `floor N`: the same spec parsed, and the same Terraform resources serialized as plain
  *   JSON and written, the least any generator must do.
- * - `cli DIR ARGS...`: the real `krt` command line in DIR, from the built `dist/`, module
- *   loading and the loading of the topology files included.
+ *
+ * The real `krt` command line is measured as a process of its own (bench/synth.ts, runKrt).
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { compileTopologies } from '../src/compile';
@@ -35,11 +34,10 @@ function spec(consumers: number) {
   };
 }
 
-function printResult(ms: number, files: number, cpu?: NodeJS.CpuUsage): void {
+function printResult(ms: number, files: number): void {
   const usage = process.resourceUsage();
   // CPU time beside wall time: on a shared machine the wall time includes waiting for a core.
-  // For the CLI, the CPU of the timed run alone (not of this harness's own start).
-  const cpuMs = cpu ? (cpu.user + cpu.system) / 1000 : (usage.userCPUTime + usage.systemCPUTime) / 1000;
+  const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
   process.stdout.write(JSON.stringify({ ms, cpuMs, maxRssMb: usage.maxRSS / 1024, files }));
 }
 
@@ -73,28 +71,7 @@ function inMemory(mode: string, n: number): void {
   printResult(ms, files);
 }
 
-async function cli(dir: string, args: string[]): Promise<void> {
-  let stdout = '';
-  let stderr = '';
-  const started = process.hrtime.bigint();
-  const cpu = process.cpuUsage();
-  // Node's own require, not jiti's: the built CLI exactly as `krt` runs it (KRT_BENCH_DIST: another build of it, to compare).
-  const dist = process.env.KRT_BENCH_DIST ?? path.join(__dirname, '..', 'dist');
-  const { runCli } = createRequire(__filename)(path.join(dist, 'cli', 'program.js')) as typeof import('../src/cli/program');
-  const code = await runCli(args, { cwd: dir, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (code !== 0) throw new Error(`krt ${args.join(' ')} exited ${code}: ${stderr}`);
-  printResult(ms, stdout.split('\n').filter((l) => l.startsWith('wrote')).length, process.cpuUsage(cpu));
-}
-
 const [mode, ...rest] = process.argv.slice(2);
 // As the `krt` command does for a synth (src/cli/main.ts); the floor runs with node's defaults.
 if (mode !== 'floor') favourSmallHeap();
-if (mode === 'cli') {
-  cli(rest[0]!, rest.slice(1)).catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-} else {
-  inMemory(mode!, Number(rest[0]));
-}
+inMemory(mode!, Number(rest[0]));

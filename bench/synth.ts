@@ -64,13 +64,37 @@ const CHILD = path.join(__dirname, 'synth-child.ts');
 type Measurement = { ms: number; cpuMs: number; maxRssMb: number; files: number; stdout?: string };
 
 function run(...args: string[]): Measurement {
-  return runWith({}, ...args);
+  return args[0] === 'cli' ? runKrt(args[1]!, args.slice(2)) : runWith({}, ...args);
 }
 
-/** A run that must be refused (exit code 1), as the CLI child reports it. */
+/** The built CLI (`dist/`, or another build of it: KRT_BENCH_DIST). */
+const DIST = process.env.KRT_BENCH_DIST ?? path.join(ROOT, 'dist');
+const USAGE = path.join(__dirname, 'process-usage.cjs');
+
+/**
+ * `krt ARGS` in DIR as a user runs it: a Node process of its own (this one's Node), timed
+ * from its start to its exit, so that loading krt, its libraries and the topology loader
+ * counts; the process reports its CPU time and peak RSS through a preloaded module.
+ */
+function runKrt(dir: string, args: readonly string[]): Measurement {
+  const usageFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'krt-bench-usage-')), 'usage.json');
+  const started = process.hrtime.bigint();
+  const stdout = execFileSync(process.execPath, ['-r', USAGE, path.join(DIST, 'cli', 'main.js'), ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, KRT_BENCH_USAGE_FILE: usageFile },
+  });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { cpuMs: number; maxRssMb: number };
+  rmSync(path.dirname(usageFile), { recursive: true, force: true });
+  return { ms, ...usage, files: stdout.split('\n').filter((l) => l.startsWith('wrote')).length };
+}
+
+/** A run that must be refused (exit code 1). */
 function refused(...args: string[]): void {
   try {
-    execFileSync(JITI, [CHILD, ...args], { stdio: 'ignore' });
+    execFileSync(process.execPath, [path.join(DIST, 'cli', 'main.js'), ...args.slice(2)], { cwd: args[1], stdio: 'ignore' });
   } catch {
     return;
   }

@@ -21,7 +21,9 @@ export interface AclRule {
   readonly reason: string;
 }
 
-type Grant = Omit<AclRule, 'principal' | 'principalName' | 'role'>;
+/** What one principal is allowed on one resource, and why. */
+export type AclGrant = Omit<AclRule, 'principal' | 'principalName' | 'role'>;
+type Grant = AclGrant;
 
 function consumerGrants(consumer: ConsumerModel): Grant[] {
   const topic = (resourceName: string, operation: AclOperation, reason: string): Grant => ({
@@ -103,19 +105,29 @@ function driftGrants(consumer: ConsumerModel): Grant[] {
  */
 export function aclRules(topology: TopologyModel): AclRule[] {
   const rules = new Map<string, AclRule>();
-  const add = (principal: string, role: AclRole, grants: Grant[]) => {
-    for (const grant of grants) {
-      const key = [principal, grant.resourceType, grant.resourceName, grant.operation].join('\u0000');
-      if (!rules.has(key)) rules.set(key, { principal, principalName: principalName(principal), role, ...grant });
-    }
+  forEachGrant(topology, (principal, role, grant) => {
+    const key = aclRuleKey(principal, grant);
+    if (!rules.has(key)) rules.set(key, { principal, principalName: principalName(principal), role, ...grant });
+  });
+  return [...rules.values()].sort(compareAclRules);
+}
+
+/** What makes an ACL one rule: its principal, resource and operation (the first reason given is kept). */
+export function aclRuleKey(principal: string, grant: AclGrant): string {
+  return `${principal}\u0000${grant.resourceType}\u0000${grant.resourceName}\u0000${grant.operation}`;
+}
+
+/** Every grant of a topology with its principal and role, in the order `aclRules` takes them, the same rule more than once. */
+export function forEachGrant(topology: TopologyModel, visit: (principal: string, role: AclRole, grant: AclGrant) => void): void {
+  const each = (principal: string, role: AclRole, grants: readonly Grant[]) => {
+    for (const grant of grants) visit(principal, role, grant);
   };
   for (const consumer of topology.consumers) {
-    add(consumer.principal, 'consumer', consumerGrants(consumer));
-    add(topology.principals.replay, 'replay', replayGrants(consumer));
-    add(topology.principals.monitor, 'monitor', monitorGrants(consumer));
-    add(topology.principals.drift, 'drift', driftGrants(consumer));
+    each(consumer.principal, 'consumer', consumerGrants(consumer));
+    each(topology.principals.replay, 'replay', replayGrants(consumer));
+    each(topology.principals.monitor, 'monitor', monitorGrants(consumer));
+    each(topology.principals.drift, 'drift', driftGrants(consumer));
   }
-  return [...rules.values()].sort(compareAclRules);
 }
 
 /** Principal, then resource type, name and operation: the order the Terraform and the runbooks list ACLs in. */

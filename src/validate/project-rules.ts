@@ -1,5 +1,5 @@
-import { aclResourceId, metricCollisionKey, topicResourceId } from '../naming';
-import { aclRules } from '../model/acls';
+import { aclResourceId, aclResourceIds, metricCollisionKey, principalName, topicResourceId } from '../naming';
+import { aclRuleKey, aclRules, forEachGrant } from '../model/acls';
 import type { AclRule } from '../model/acls';
 import type { ConsumerModel, ProjectModel, TopologyModel } from '../model/types';
 import { specError, specWarning } from './diagnostic';
@@ -188,25 +188,47 @@ function terraformAddressCollisions(topologies: readonly TopologyModel[]): Diagn
  * Terraform resource. Told once per pair of names.
  */
 function aclAddressCollisions(topologies: readonly TopologyModel[]): Diagnostic[] {
-  return topologies.flatMap((topology) => {
-    const seen = new Map<string, AclRule>();
-    const told = new Set<string>();
-    const problems: Diagnostic[] = [];
-    for (const rule of aclRules(topology)) {
-      const id = aclResourceId(rule);
-      const other = seen.get(id);
-      seen.set(id, other ?? rule);
-      if (other === undefined) continue;
-      const [a, b] = other.principal !== rule.principal ? [other.principal, rule.principal] : [other.resourceName, rule.resourceName];
-      const what = other.principal !== rule.principal ? 'principals' : `${rule.resourceType === 'Group' ? 'groups' : 'names'}`;
-      if (told.has(`${a}\0${b}`)) continue;
-      told.add(`${a}\0${b}`);
-      const at = topology.consumers.find((c) => c.principal === b || Object.values(c.groups).includes(b)) ?? topology.consumers.find((c) => c.principal === rule.principal);
-      const message = `${what} '${a}' and '${b}' differ only in characters a Terraform address cannot hold ('.' and '_' alike), so their ACLs would share the address kafka_acl.${id} in stack '${topology.name}'; rename one`;
-      problems.push(at ? specError(at.source.file, at.source.path, message) : specError(topology.source.file, 'consumers', message));
-    }
-    return problems;
+  return topologies.flatMap((topology) => (aclAddressesCollide(topology) ? aclAddressCollisionsOf(topology) : []));
+}
+
+/**
+ * Whether two different ACLs of the stack share an address, in one pass over its grants:
+ * most stacks have no collision, and need not build, sort and word the rules for it.
+ */
+function aclAddressesCollide(topology: TopologyModel): boolean {
+  const idOf = aclResourceIds();
+  const ruleAt = new Map<string, string>();
+  let collide = false;
+  forEachGrant(topology, (principal, _role, grant) => {
+    if (collide) return;
+    const id = idOf({ principalName: principalName(principal), operation: grant.operation, resourceType: grant.resourceType, resourceName: grant.resourceName });
+    const rule = aclRuleKey(principal, grant);
+    const other = ruleAt.get(id);
+    if (other === undefined) ruleAt.set(id, rule);
+    else if (other !== rule) collide = true;
   });
+  return collide;
+}
+
+/** The collisions of a stack whose addresses collide, each pair of names told once, in the order of its rules. */
+function aclAddressCollisionsOf(topology: TopologyModel): Diagnostic[] {
+  const seen = new Map<string, AclRule>();
+  const told = new Set<string>();
+  const problems: Diagnostic[] = [];
+  for (const rule of aclRules(topology)) {
+    const id = aclResourceId(rule);
+    const other = seen.get(id);
+    seen.set(id, other ?? rule);
+    if (other === undefined) continue;
+    const [a, b] = other.principal !== rule.principal ? [other.principal, rule.principal] : [other.resourceName, rule.resourceName];
+    const what = other.principal !== rule.principal ? 'principals' : `${rule.resourceType === 'Group' ? 'groups' : 'names'}`;
+    if (told.has(`${a}\0${b}`)) continue;
+    told.add(`${a}\0${b}`);
+    const at = topology.consumers.find((c) => c.principal === b || Object.values(c.groups).includes(b)) ?? topology.consumers.find((c) => c.principal === rule.principal);
+    const message = `${what} '${a}' and '${b}' differ only in characters a Terraform address cannot hold ('.' and '_' alike), so their ACLs would share the address kafka_acl.${id} in stack '${topology.name}'; rename one`;
+    problems.push(at ? specError(at.source.file, at.source.path, message) : specError(topology.source.file, 'consumers', message));
+  }
+  return problems;
 }
 
 /** Kafka's metrics replace '.' with '_': two such topics report under one name. A warning only. */
