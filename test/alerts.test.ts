@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
@@ -6,7 +6,6 @@ import { ALERT_MODULES } from '../src/alerts';
 import { formatDuration } from '../src/duration';
 import { emitPrometheus } from '../src/emitters/prometheus';
 import { emitRunbooks } from '../src/emitters/runbook';
-import { alertTemplate } from '../src/emitters/runbook/templates';
 import { TEMPLATES_DIR } from '../src/util/templates-dir';
 import { ALERT_KEYS, ALERTS } from '../src/naming';
 import { CRITICALITIES } from '../src/spec/types';
@@ -23,9 +22,17 @@ describe('the list of alert modules', () => {
     for (const alert of ALERT_MODULES) expect(alert.name).toBe(ALERTS[alert.key]);
   });
 
-  it('gives every module a runbook template, and every template under templates/runbook/alerts a module', () => {
-    const templates = readdirSync(path.join(TEMPLATES_DIR, 'runbook', 'alerts')).map((file) => `runbook/alerts/${file.replace(/\.md\.hbs$/, '')}`);
-    expect(ALERT_MODULES.map(alertTemplate).sort()).toEqual(templates.sort());
+  it("lays out each alert's runbook section with its module's own template, and keeps no alert template elsewhere", () => {
+    const model = compile(aTopology({ consumers: [aConsumer({ criticality: 'money' })] })).model!;
+    const page = emitRunbooks(model)[0]!.content;
+    for (const alert of ALERT_MODULES) {
+      const section = page.slice(page.indexOf(`## ${alert.name}\n`)).split(/\n## /)[0]!;
+      // The template's first words, up to its first field, open the section's body.
+      const opening = alert.runbookTemplate.split('{{')[0]!.split('\n')[0]!;
+      expect(opening.length).toBeGreaterThan(0);
+      expect(section).toContain(opening);
+    }
+    expect(existsSync(path.join(TEMPLATES_DIR, 'runbook', 'alerts'))).toBe(false);
   });
 });
 
@@ -96,11 +103,12 @@ describe('an alert module that leaves out a part', () => {
     return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   }
 
-  it('does not compile: without its runbook text, without a preset for a criticality, or left out of the list', () => {
+  it('does not compile: without its runbook facts or text, without a preset for a criticality, or left out of the list', () => {
     const errors = errorsWithoutDirectives();
-    expect(errors).toHaveLength(3);
+    expect(errors).toHaveLength(4);
     expect(errors[0]).toContain("Property 'runbook' is missing");
-    expect(errors[1]).toContain("Property 'analytics' is missing");
-    expect(errors[2]).toContain('modulesMissingFor: "monitorDown"');
+    expect(errors[1]).toContain("Property 'runbookTemplate' is missing");
+    expect(errors[2]).toContain("Property 'analytics' is missing");
+    expect(errors[3]).toContain('modulesMissingFor: "monitorDown"');
   });
 });

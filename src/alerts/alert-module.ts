@@ -11,9 +11,8 @@ export type Watched = (typeof WATCHED)[number];
 
 /**
  * What an alert's runbook section states for one consumer. The page writes the
- * section's heading and its "Fires when" sentence; the alert's template,
- * `templates/runbook/alerts/<alert name>.md.hbs`, writes the rest, and reads any other
- * field given here.
+ * section's heading and its "Fires when" sentence; the alert's `runbookTemplate` writes
+ * the rest, and reads any other field given here.
  */
 export interface RunbookFacts {
   /** The sentence after "Fires when", from the same thresholds as the rule. */
@@ -36,6 +35,12 @@ export interface AlertParts<K extends AlertKey> {
   readonly rules: (ctx: AlertContext) => AlertRule[];
   /** What its runbook section says for one consumer. */
   readonly runbook: (consumer: ConsumerModel) => RunbookFacts;
+  /**
+   * The rest of its runbook section, after the "Fires when" line: a Handlebars template of
+   * the fields `runbook` gives and of the consumer's whole runbook page under `page`.
+   * Strict: a field it names that the view lacks fails the synth.
+   */
+  readonly runbookTemplate: string;
   /**
    * The alerts whose firing this one explains, for the same consumer: Alertmanager holds
    * them back while it fires (one page per cause, never the cause and its symptoms).

@@ -44,6 +44,28 @@ function rules(ctx: AlertContext): AlertRule[] {
   ];
 }
 
+/**
+ * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
+ * and the consumer's whole page under `page`.
+ */
+const RUNBOOK = `**What it means.** Records sit in \`{{page.dlq.name}}\` that nobody has replayed or discarded.
+The backlog is the lag of the replay group \`{{page.groups.replay}}\`: \`krt dlq replay\` and
+\`krt dlq discard\` are the only ways to bring it down. A DLQ is not a bin: every record
+in it is an event that has not taken effect.
+
+**Likely causes.**
+- An earlier [KafkaDlqNewMessages](#kafkadlqnewmessages) that was acknowledged but not followed up.
+- Records that are waiting for a fix that has not shipped yet.
+
+**First checks.**
+1. \`{{page.commands.inspect}}\`: how many, which error names, since when.
+2. The backlog per partition (the replay group's lag), as the monitor: \`{{page.commands.lag}}\`.
+
+**Fix.** Triage by error name: for each, fix the cause and [replay](#replay-from-the-dlq),
+or [discard](#discard-a-record) with a reason. Do not leave records to age out:
+see [KafkaDlqOldestMessageAge](#kafkadlqoldestmessageage).
+`;
+
 export const dlqBacklog = defineAlert({
   key: 'dlqBacklog',
   watches: 'dlq',
@@ -59,4 +81,5 @@ export const dlqBacklog = defineAlert({
   runbook: (c) => ({
     condition: `${dlqBacklogRecords(c)} or more records wait unhandled in \`${c.dlq.name}\`, ${describeDuration(c.alerts.dlqBacklog.forMs)}`,
   }),
+  runbookTemplate: RUNBOOK,
 });

@@ -64,6 +64,33 @@ function rules(ctx: AlertContext): AlertRule[] {
   ];
 }
 
+/**
+ * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
+ * and the consumer's whole page under `page`.
+ */
+const RUNBOOK = `**What it means.** {{page.name}} gave up on records and sent them to \`{{page.dlq.name}}\`: either a
+permanent error on the first try, or a transient one that outlived every tier{{#if page.tiers.length}} ({{page.ladderSummary}}){{/if}}.
+The records are kept, not lost, but they are not processed{{#if page.isMoney}}: for money
+events each one is a customer-visible problem (an order not billed){{/if}}.
+
+**Likely causes.**
+- A deploy of {{page.name}} that throws on some records (\`TypeError\`, \`ReferenceError\`): the error name says so.
+- A producer of \`{{page.mainTopic.name}}\` publishing records the handler cannot parse or validate.
+- A downstream outage longer than the whole ladder, so transient errors ran out of tiers.
+- An entity that never arrived: ambiguous errors{{#if page.errorPolicy.ambiguousList}} ({{page.errorPolicy.ambiguousList}}){{/if}} end in the DLQ after {{page.errorPolicy.ambiguousTiersText}}.
+
+**First checks.**
+1. What arrived and why, grouped by error name and original topic: \`{{page.commands.inspect}}\`.
+2. The raw headers of the newest records: \`{{page.commands.kcatDlqTail}}\`.
+3. Whether it is still happening, by classification: \`sum by (error_class) (increase({{page.metrics.dlqRoutedTotal}}{consumer="{{page.name}}"}[10m]))\` in Prometheus.
+4. Whether it started with a deploy: compare \`{{page.headers.firstFailedAt}}\` with your deploy times.
+
+**Fix.** Act on the error name and its classification: roll back or fix a code error; fix the producer or the
+schema for data errors (or declare the error permanent if it is the data's fault for good);
+wait for or escalate a downstream outage. Then [replay](#replay-from-the-dlq) the records,
+or [discard](#discard-a-record) those that cannot be saved, with a reason.
+`;
+
 export const dlqNewMessages = defineAlert({
   key: 'dlqNewMessages',
   watches: 'dlq',
@@ -77,4 +104,5 @@ export const dlqNewMessages = defineAlert({
   runbook: (c) => ({
     condition: `${dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes (counted by the services and by the monitor); it stays firing ${formatDuration(keepFiringForMs(c))} longer, so that [${ALERTS.dlqBacklog}](#${runbookAnchor('dlqBacklog')}) takes over an unhandled record without a gap`,
   }),
+  runbookTemplate: RUNBOOK,
 });

@@ -48,6 +48,26 @@ function rules(ctx: AlertContext): AlertRule[] {
   ];
 }
 
+/**
+ * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
+ * and the consumer's whole page under `page`.
+ */
+const RUNBOOK = `**What it means.** \`{{page.dlq.name}}\` deletes records after {{page.dlq.retention}}. The oldest
+record nobody has handled will be deleted for good when it reaches that age: this is
+the last warning before data loss.
+
+**Likely causes.** A DLQ backlog left alone ([KafkaDlqBacklog](#kafkadlqbacklog)), or a fix that takes longer than planned.
+
+**First checks.**
+1. The oldest records and their error names: \`{{page.commands.inspect}}\`.
+2. Their raw headers, oldest first: \`{{page.commands.kcatDlq}}\`.
+
+**Fix.** Handle the oldest records now: [replay](#replay-from-the-dlq) them if the cause is
+fixed, or [discard](#discard-a-record) them with a reason. If you need more time, raise
+\`dlq.retention\` for {{page.name}} in \`{{page.source}}\`, run \`krt synth\` and deploy
+(\`cdktf deploy {{page.topology}}\`): Terraform changes \`retention.ms\` in place and deletes nothing.
+`;
+
 export const dlqOldestMessageAge = defineAlert({
   key: 'dlqOldestMessageAge',
   watches: 'dlq',
@@ -61,4 +81,5 @@ export const dlqOldestMessageAge = defineAlert({
   runbook: (c) => ({
     condition: `the oldest unhandled record in \`${c.dlq.name}\` is older than ${formatDuration(Math.max(1, dlqOldestAgeSeconds(c)) * 1000)} (${percent(c.alerts.dlqOldestMessageAge.threshold)} of its ${formatDuration(c.dlq.retentionMs)} retention)`,
   }),
+  runbookTemplate: RUNBOOK,
 });

@@ -44,6 +44,29 @@ function rules(ctx: AlertContext): AlertRule[] {
   ];
 }
 
+/**
+ * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
+ * and the consumer's whole page under `page`.
+ */
+const RUNBOOK = `**What it means.** Records sat unhandled in \`{{page.dlq.name}}\` until its retention
+({{page.dlq.retention}}) deleted them. They are gone from Kafka: nobody replayed or
+discarded them, and the events they carried never took effect. The monitor counts them
+(\`{{page.metrics.dlqExpiredTotal}}\`) when the DLQ's start offset passes records the replay
+group \`{{page.groups.replay}}\` had not handled.
+
+**Likely causes.**
+- [KafkaDlqOldestMessageAge](#kafkadlqoldestmessageage) fired and was not followed up.
+- The DLQ's retention was shortened, or the replay group was reset or deleted.
+
+**First checks.**
+1. What is still there, and how old: \`{{page.commands.inspect}}\`.
+2. How many records retention deleted, per partition (the \`expired:\` line), and what is left: \`{{page.commands.inspect}}\`.
+
+**Fix.** The deleted records cannot be replayed from Kafka. Find the events in the
+system that produced them and repair the data there. Then [replay](#replay-from-the-dlq) or
+[discard](#discard-a-record) what is left before it expires too.
+`;
+
 export const dlqRecordsExpired = defineAlert({
   key: 'dlqRecordsExpired',
   watches: 'dlq',
@@ -58,4 +81,5 @@ export const dlqRecordsExpired = defineAlert({
   runbook: (c) => ({
     condition: `${dlqExpiredRecords(c)} or more unhandled records of \`${c.dlq.name}\` are deleted by its ${formatDuration(c.dlq.retentionMs)} retention within an hour`,
   }),
+  runbookTemplate: RUNBOOK,
 });

@@ -50,6 +50,30 @@ function rules(ctx: AlertContext): AlertRule[] {
   ];
 }
 
+/**
+ * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
+ * and the consumer's whole page under `page`.
+ */
+const RUNBOOK = `**What it means.** The main group \`{{page.groups.main}}\` falls behind on \`{{page.mainTopic.name}}\`:
+records wait unprocessed. The monitor measures the lag in records (\`{{page.metrics.mainLag}}\`)
+and in seconds (\`{{page.metrics.mainLagSeconds}}\`: how long ago the group's next record was
+written, per partition). Retries do not count here: a failing record goes to a tier and the
+main topic moves on.
+
+**Likely causes.**
+- The service is down or crash-looping (then [KafkaRetryConsumerDown](#kafkaretryconsumerdown) fires too, and inhibits this alert).
+- A slow handler or downstream, in-place retries that block partitions, or too few instances for the traffic.
+- A rebalance storm (members joining and leaving).
+
+**First checks.**
+1. Members and lag per partition of the main group \`{{page.groups.main}}\`, as the monitor: \`{{page.commands.lag}}\`.
+2. Which partitions are behind: \`{{page.metrics.mainLagSeconds}}{consumer="{{page.name}}"}\` in Prometheus.
+3. The service's logs for errors, slow calls or rebalances.
+
+**Fix.** Restart or scale the service (up to the topic's {{page.mainTopic.partitions}} partitions),
+fix the slow handler or downstream. Records are not lost while they wait: the main topic keeps them for its retention.
+`;
+
 export const mainConsumerLag = defineAlert({
   key: 'mainConsumerLag',
   watches: 'main topic',
@@ -63,4 +87,5 @@ export const mainConsumerLag = defineAlert({
   runbook: (c) => ({
     condition: `the next record of \`${c.mainTopic.name}\` that group \`${c.groups.main}\` has to process was written more than ${formatDuration(mainLagSeconds(c) * 1000)} ago, ${describeDuration(c.alerts.mainConsumerLag.forMs)}`,
   }),
+  runbookTemplate: RUNBOOK,
 });

@@ -3,6 +3,30 @@ import { ABSENCE_PRESETS, absentRule } from './absent-rule';
 import { defineAlert } from './alert-module';
 import { describeDuration } from './context';
 
+/**
+ * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
+ * and the consumer's whole page under `page`.
+ */
+const RUNBOOK = `**What it means.** Prometheus has no \`{{page.metrics.dlqSize}}\` for \`{{page.dlq.name}}\`:
+\`krt monitor\` (or the service's in-process monitor) is down, cannot read Kafka as
+\`{{page.principals.monitor}}\`, or is not scraped. Without it
+[KafkaDlqBacklog](#kafkadlqbacklog), [KafkaDlqOldestMessageAge](#kafkadlqoldestmessageage),
+{{#if page.tiers.length}}[KafkaRetryTierStuck](#kafkaretrytierstuck), {{/if}}[KafkaDlqRecordsExpired](#kafkadlqrecordsexpired)
+and [KafkaRetryMainConsumerLag](#kafkaretrymainconsumerlag) cannot fire.
+
+**Likely causes.**
+- The monitor process is stopped or crash-looping.
+- It cannot reach Kafka, or its principal lost an ACL: its logs and its health path say which.
+- The scrape config no longer finds it.
+
+**First checks.**
+1. The monitor's health path (\`/healthz\`) and logs: the last poll error is there.
+2. \`up\` of its target on the Prometheus targets page.
+
+**Fix.** Start the monitor (\`krt monitor\`, see the monitoring docs), restore its ACLs by
+deploying the generated Terraform (\`cdktf deploy {{page.topology}}\`), or fix the scrape.
+`;
+
 /** No monitor exports the DLQ and tier gauges: the backlog, age and tier alerts are blind. */
 export const monitorDown = defineAlert({
   key: 'monitorDown',
@@ -21,4 +45,5 @@ export const monitorDown = defineAlert({
   runbook: (c) => ({
     condition: `Prometheus has had no DLQ and tier gauges of ${c.name} ${describeDuration(c.alerts.monitorDown.forMs)}`,
   }),
+  runbookTemplate: RUNBOOK,
 });

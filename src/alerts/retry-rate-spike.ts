@@ -65,6 +65,29 @@ function rules(ctx: AlertContext): AlertRule[] {
   ];
 }
 
+/**
+ * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
+ * and the consumer's whole page under `page`.
+ */
+const RUNBOOK = `**What it means.** Many records of \`{{page.mainTopic.name}}\` fail with transient errors at once:
+usually a downstream dependency is failing. Non-blocking retry absorbs it (the main
+partitions keep flowing), but if it lasts longer than the ladder{{#if page.tiers.length}} ({{page.ladderSummary}}){{/if}},
+records start reaching the DLQ.
+
+**Likely causes.**
+- A downstream outage or throttling (5xx, 429, timeouts).
+- A deploy that made a permanent error look transient, so records are retried in vain.
+
+**First checks.**
+1. Which classifications: \`sum by (error_class) (rate({{page.metrics.retryRoutedTotal}}{consumer="{{page.name}}"}[5m]))\` in Prometheus.
+2. The status of the downstream services {{page.name}} calls.
+3. A sample of failing records, with their error names: \`{{page.commands.kcatDlqTail}}\` for the DLQ{{#if page.tiers.length}}, or the head of a tier as in [KafkaRetryTierStuck](#kafkaretrytierstuck){{/if}}.
+
+**Fix.** Restore the downstream; nothing else is needed while the tiers absorb the
+failures. If an error is retried that never succeeds (a 400, a validation error), declare
+it in \`errors.permanent\` in \`{{page.source}}\` and deploy, so it goes to the DLQ at once.
+`;
+
 export const retryRateSpike = defineAlert({
   key: 'retryRateSpike',
   watches: 'main topic',
@@ -78,4 +101,5 @@ export const retryRateSpike = defineAlert({
   runbook: (c) => ({
     condition: `more than ${percent(retrySpikeShare(c))} of the records of \`${c.mainTopic.name}\` go to retry over ${SHARE_WINDOW_MINUTES} minutes (with at least ${MIN_RECORDS} records in ${VOLUME_WINDOW_MINUTES} minutes), ${describeDuration(c.alerts.retryRateSpike.forMs)}`,
   }),
+  runbookTemplate: RUNBOOK,
 });

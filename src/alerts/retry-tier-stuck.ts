@@ -61,6 +61,42 @@ function overdue(ctx: AlertContext, tier: RetryTierModel): AlertRule {
   };
 }
 
+/**
+ * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
+ * and the consumer's whole page under `page`.
+ */
+const RUNBOOK = `| tier | topic | fires when a head record is overdue by more than |
+|---|---|---|
+{{#each tiers}}
+| {{label}} | \`{{name}}\` | {{overdueLimit}} |
+{{/each}}
+
+A tier that is merely busy is not stuck: its records wait until they are due, by design.
+One stuck partition fires the alert even while the others are processed.
+
+**What it means.** {{#if page.isParkByKey}}The consumer (group \`{{page.groups.retry}}\`, which reads the main topic and the tiers){{else}}The retry consumer (group \`{{page.groups.retry}}\`){{/if}} does not
+consume the partition at all, or starts records long after their \`{{page.headers.dueAt}}\`.
+Either way the records are safe in the tier for its retention ({{tierRetention}}), but
+their retries, and so their processing, are late.
+
+**Likely causes.**
+- The {{#if page.isParkByKey}}consumer{{else}}retry consumer{{/if}} is down, crash-looping or stuck in rebalances (then [KafkaRetryConsumerDown](#kafkaretryconsumerdown) may fire too, and inhibits this alert).
+- Its principal lost Read on the tier or on \`{{page.groups.retry}}\` (the logs show authorization errors).
+- Too few instances for the partitions, a slow handler or a slow downstream.
+
+**First checks.**
+1. Lag per partition of every tier, and the members of \`{{page.groups.retry}}\`, as the monitor: \`{{page.commands.lag}}\`.
+   No members means the {{#if page.isParkByKey}}consumer{{else}}retry consumer{{/if}} is not running; a partition whose \`committed\` offset does not move is the stuck one.
+2. The head record of that partition and its \`{{page.headers.dueAt}}\`: \`{{page.commands.kcatTierHead}}\`,
+   with the \`{{page.placeholders.partition}}\` and \`{{page.placeholders.committed}}\` offset that \`krt lag\` printed (this is the first tier; change the topic for others).
+3. Which partitions are overdue: \`{{page.metrics.retryTierOverdueSeconds}}{consumer="{{page.name}}"} > 0\` in Prometheus; records waiting per tier: \`{{page.metrics.retryTierLag}}{consumer="{{page.name}}"}\`.
+4. The service's logs for authorization errors or rebalances.
+
+**Fix.** Restart or scale the {{#if page.isParkByKey}}consumer{{else}}retry consumer{{/if}}; restore the ACLs by deploying the generated
+Terraform (\`cdktf deploy {{page.topology}}\`); fix the slow handler or downstream. The tier
+drains by itself once the consumer runs: nothing needs to be replayed.
+`;
+
 export const retryTierStuck = defineAlert({
   key: 'retryTierStuck',
   watches: 'tiers',
@@ -82,4 +118,5 @@ export const retryTierStuck = defineAlert({
     tiers: c.tiers.map((t) => ({ label: t.label, name: t.name, overdueLimit: formatDuration(tierOverdueSeconds(c, t) * 1000) })),
     tierRetention: [...new Set(c.tiers.map((t) => formatDuration(t.retentionMs)))].join(' or '),
   }),
+  runbookTemplate: RUNBOOK,
 });

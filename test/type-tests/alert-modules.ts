@@ -14,8 +14,12 @@ import { retryRateSpike } from '../../src/alerts/retry-rate-spike';
 import { retryTierStuck } from '../../src/alerts/retry-tier-stuck';
 
 const { runbook: _runbook, ...withoutRunbook } = dlqBacklog;
-// @ts-expect-error an alert without its runbook text
+// @ts-expect-error an alert without its runbook facts
 defineAlert(withoutRunbook);
+
+const { runbookTemplate: _runbookTemplate, ...withoutRunbookTemplate } = dlqBacklog;
+// @ts-expect-error an alert without its runbook text
+defineAlert(withoutRunbookTemplate);
 
 const { analytics: _analytics, ...withoutAnalytics } = dlqBacklog.presets;
 // @ts-expect-error an alert without a preset for every criticality

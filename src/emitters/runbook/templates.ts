@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
+import { ALERT_MODULES } from '../../alerts';
 import type { AlertModule } from '../../alerts';
 import { filesUnder } from '../../util/files-under';
 import { TEMPLATES_DIR } from '../../util/templates-dir';
 
-
-/** The partial of an alert's runbook section: `templates/runbook/alerts/<alert name>.md.hbs`. */
+/** The partial of an alert's runbook section, made of its module's `runbookTemplate`. */
 export function alertTemplate(alert: AlertModule): string {
   return `runbook/alerts/${alert.name}`;
 }
@@ -30,6 +30,7 @@ export function runbookTemplates(): RunbookTemplates {
     const name = path.relative(TEMPLATES_DIR, file).replace(/\.md\.hbs$/, '');
     handlebars.registerPartial(name, handlebars.compile(readFileSync(file, 'utf8'), options));
   }
+  for (const alert of ALERT_MODULES) handlebars.registerPartial(alertTemplate(alert), handlebars.compile(alert.runbookTemplate, options));
   const compile = (name: string) => handlebars.compile(readFileSync(path.join(TEMPLATES_DIR, `${name}.md.hbs`), 'utf8'), options);
   cached = { page: compile('runbook/page'), index: compile('runbook/index') };
   return cached;
