@@ -49,6 +49,10 @@ fi
 abi="$(node_abi)"
 platform="$(node -p 'process.platform + "-" + process.arch')"
 cache="$KRT_TOOLS_DIR/confluent-$wanted/lib/binding"
+if [ -f "$cache/node-v$abi-$platform/$addon" ] && ! addon_matches_node "$cache/node-v$abi-$platform/$addon"; then
+  log "the cached build of $package for ABI $abi was built for another Node; building it again"
+  rm -f "$cache/node-v$abi-$platform/$addon"
+fi
 if [ ! -f "$cache/node-v$abi-$platform/$addon" ]; then
   log "building $package for Node $(node --version) (ABI $abi) from source, once"
   # node-gyp's toolchain, and the libraries librdkafka links against.

@@ -54,5 +54,28 @@ build_addon() {
   tarball="$(cd "$scratch" && npm pack --silent --prefer-offline "$spec" | tail -1)" || die "npm could not fetch $spec"
   tar -xzf "$scratch/$tarball" -C "$scratch" --strip-components=1 || die "could not unpack $tarball"
   log "building $spec for Node $(node --version) (ABI $(node_abi)) in $scratch"
-  (cd "$scratch" && env NODE_PATH="$modules" "$@" node "$gyp" rebuild ${headers:+"--nodedir=$headers"} >&2)
+  # npm hands its scripts its config as npm_config_* variables, and node-gyp reads them over
+  # its own flags: Debian's npm sets nodedir=/usr (Node 20's headers), which built an addon
+  # for ABI 115 into the folder of another Node's ABI. The Node on the PATH decides alone.
+  (cd "$scratch" && env -u npm_config_nodedir -u npm_config_target -u npm_config_runtime -u npm_config_disturl \
+    NODE_PATH="$modules" "$@" node "$gyp" rebuild ${headers:+"--nodedir=$headers"} >&2) || return 1
+  assert_addons_match_node "$scratch/build/Release"
+}
+
+# Whether the Node on the PATH takes the addon for its own ABI (false only when Node refuses
+# it as another Node's; an addon that fails to load for another reason says so later).
+addon_matches_node() {
+  local refusal
+  refusal="$(node -e "require(process.argv[1])" "$1" 2>&1 || true)"
+  ! grep -q 'NODE_MODULE_VERSION' <<<"$refusal"
+}
+
+# Refuses a build whose addons Node on the PATH calls another Node's (a header folder that
+# was not this Node's): cached, such an addon would be found first by every later run.
+assert_addons_match_node() {
+  local addon
+  for addon in "$1"/*.node; do
+    [ -f "$addon" ] || continue
+    addon_matches_node "$addon" || die "node-gyp built $(basename "$addon") for another Node than $(node --version) (ABI $(node_abi))"
+  done
 }
