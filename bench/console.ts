@@ -20,13 +20,24 @@ export interface ConsoleBenchRow {
   /** `krt dlq inspect --json` of the same DLQ, in a process of its own. */
   readonly inspectMs: number;
   readonly inspectPeakRssMb: number;
+  /**
+   * Both again with V8's old space capped (`--max-old-space-size`): a process that holds
+   * records as it reads runs out of heap, one that holds a page or a fetch finishes within
+   * the cap. Each peak RSS, or null when the process ran out of heap (absent in older results).
+   */
+  readonly capped?: { readonly oldSpaceMb: number; readonly consolePeakRssMb: number | null; readonly inspectPeakRssMb: number | null };
 }
+
+/** The old-space cap of the capped runs: a fraction of what a DLQ of 1,000,000 ~512-byte records takes (about 600 MB). */
+const CAPPED_OLD_SPACE_MB = 64;
 
 const SIZES = [10_000, 1_000_000];
 
-function child(file: string, env: Record<string, string>): Record<string, number> {
-  const out = execFileSync(process.execPath, ['--expose-gc', path.join(__dirname, '..', 'node_modules', 'jiti', 'lib', 'jiti-cli.mjs'), path.join(__dirname, file)], {
+/** Runs a bench child and parses its JSON; with `nodeFlags`, its stderr is kept for the error a failure throws. */
+function child(file: string, env: Record<string, string>, nodeFlags: readonly string[] = []): Record<string, number> {
+  const out = execFileSync(process.execPath, ['--expose-gc', ...nodeFlags, path.join(__dirname, '..', 'node_modules', 'jiti', 'lib', 'jiti-cli.mjs'), path.join(__dirname, file)], {
     encoding: 'utf8',
+    stdio: ['ignore', 'pipe', nodeFlags.length > 0 ? 'pipe' : 'inherit'],
     env: { ...process.env, ...env },
     maxBuffer: 16 * 2 ** 20,
   });
@@ -48,6 +59,12 @@ export async function benchConsole(log: (line: string) => void = () => {}, sizes
     log(`${records.toLocaleString('en-US')} records: console first page in ${Math.round(console_.firstPageMs!)} ms (${Math.round(console_.firstPageCpuMs!)} ms of CPU), counts in ${Math.round(console_.summaryMs!)} ms, peak RSS ${Math.round(console_.peakRssMb!)} MB`);
     const inspect = child('inspect-child.ts', env);
     log(`${records.toLocaleString('en-US')} records: inspect in ${Math.round(inspect.inspectMs!)} ms, peak RSS ${Math.round(inspect.peakRssMb!)} MB`);
+    const capped = {
+      oldSpaceMb: CAPPED_OLD_SPACE_MB,
+      consolePeakRssMb: cappedPeakRss('console-child.ts', env),
+      inspectPeakRssMb: cappedPeakRss('inspect-child.ts', env),
+    };
+    log(`${records.toLocaleString('en-US')} records, old space capped at ${CAPPED_OLD_SPACE_MB} MB: console peak RSS ${capped.consolePeakRssMb ?? 'out of heap'}, inspect ${capped.inspectPeakRssMb ?? 'out of heap'}`);
     rows.push({
       records,
       firstPageMs: console_.firstPageMs!,
@@ -59,7 +76,18 @@ export async function benchConsole(log: (line: string) => void = () => {}, sizes
       peakRssMb: console_.peakRssMb!,
       inspectMs: inspect.inspectMs!,
       inspectPeakRssMb: inspect.peakRssMb!,
+      capped,
     });
   }
   return rows;
+}
+
+/** The child's peak RSS with the old space capped, or null when it ran out of heap (V8 aborts the process). */
+function cappedPeakRss(file: string, env: Record<string, string>): number | null {
+  try {
+    return child(file, env, [`--max-old-space-size=${CAPPED_OLD_SPACE_MB}`]).peakRssMb!;
+  } catch (error) {
+    if (/heap out of memory|Reached heap limit/i.test(String((error as { stderr?: unknown }).stderr ?? error))) return null;
+    throw error;
+  }
 }

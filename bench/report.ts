@@ -254,6 +254,22 @@ function consoleMarkdown(r: BenchResults, rows: readonly ConsoleBenchRow[]): str
     '',
     "Each in a process of its own. A page reads from its cursor to the end of the page; the counts and groups load after it, read to the DLQ's end without holding records; inspect prints each record as it reads it. The first page's time includes joining the reader group (the test broker sets `group.initial.rebalance.delay.ms=0`; a broker with Kafka's default adds up to 3 s to every session's join).",
     '',
+    ...cappedConsoleMarkdown(current),
+  ];
+}
+
+/** The same reads with V8's old space capped: finishing within the cap shows that nothing grows with the DLQ. */
+function cappedConsoleMarkdown(rows: readonly ConsoleBenchRow[]): string[] {
+  const capped = rows.filter((c) => c.capped !== undefined);
+  if (capped.length === 0) return [];
+  const peak = (mb: number | null) => (mb === null ? '**ran out of heap**' : `${fmt(mb)} MB`);
+  return [
+    `With V8's old space capped at ${fmt(capped[0]!.capped!.oldSpaceMb)} MB (\`--max-old-space-size\`), the same first page, next page, counts and overview, and the same \`inspect --json\`, each in a process of its own: a process that held records as it read would run out of heap.`,
+    '',
+    '| DLQ records | console peak RSS, capped | inspect peak RSS, capped |',
+    '|---|---|---|',
+    ...capped.map((c) => `| ${fmt(c.records)} | ${peak(c.capped!.consolePeakRssMb)} | ${peak(c.capped!.inspectPeakRssMb)} |`),
+    '',
   ];
 }
 
