@@ -8,36 +8,69 @@ export interface AuditEntry {
   readonly reason?: string;
 }
 
+/** One message of the audit log: the record's id (or the expired range) and the entry as JSON. */
+export interface AuditMessage {
+  readonly key: string;
+  readonly value: string;
+}
+
 /** What retention deleted unhandled, as a krt command found it before passing the gap. */
 export const EXPIRED_REASON = 'deleted by retention before anyone replayed or discarded them';
 
 /**
- * Appends decisions to the consumer's DLQ audit log in one acknowledged send: one entry
- * per record, and one per partition whose expired records the same commit passes.
+ * The most characters an entry copies of any one text it did not choose: a dead letter's
+ * headers (whatever bytes its producer wrote) and the operator's name and reason. Enough for
+ * any error name or topic name (Kafka's are at most 249), and so every entry is a few
+ * kilobytes at most, whatever a hostile header holds: an entry the audit log refused after
+ * its record was published would leave a replay unaudited and repeated on every try.
  */
-export async function audit(
-  producer: Producer,
+export const AUDIT_COPIED_CHARS = 1024;
+
+/** The audit log's share of one step, in bytes of its entries: far below any broker's message limit (1 MB by default). */
+export const AUDIT_STEP_BYTES = 256 * 1024;
+
+/** A text as an entry copies it: cut at AUDIT_COPIED_CHARS, and says so. */
+export function copiedText(text: string): string {
+  return text.length <= AUDIT_COPIED_CHARS ? text : `${text.slice(0, AUDIT_COPIED_CHARS)}… (${text.length} characters in all)`;
+}
+
+/**
+ * The entries of one step: one per record, and one per partition whose expired records the
+ * same commit passes. Built before the step publishes anything.
+ */
+export function auditMessages(
   consumer: ConsumerModel,
   step: { records: readonly DlqRecord[]; entry: AuditEntry; expired: readonly ExpiredRecords[] },
   now: number,
-): Promise<void> {
+): AuditMessage[] {
   const at = new Date(now).toISOString();
   const common = { at, consumer: consumer.name, dlqTopic: consumer.dlq.name };
+  const decided = { ...step.entry, by: copiedText(step.entry.by), ...(step.entry.reason === undefined ? {} : { reason: copiedText(step.entry.reason) }) };
   const expired = step.expired.map((e) => ({
     key: `${e.partition}:expired-below-${e.logStart}`,
-    value: JSON.stringify({ action: 'expired', by: step.entry.by, reason: EXPIRED_REASON, ...common, partition: e.partition, count: e.unrecorded, belowOffset: e.logStart.toString() }),
+    value: JSON.stringify({ action: 'expired', by: decided.by, reason: EXPIRED_REASON, ...common, partition: e.partition, count: e.unrecorded, belowOffset: e.logStart.toString() }),
   }));
   const decisions = step.records.map((record) => ({
     key: record.id,
     value: JSON.stringify({
-      ...step.entry,
+      ...decided,
       ...common,
       partition: record.partition,
       offset: record.offset.toString(),
-      originalTopic: record.decoded.originalTopic ?? null,
-      errorClass: record.decoded.errorClass ?? null,
+      originalTopic: record.decoded.originalTopic === undefined ? null : copiedText(record.decoded.originalTopic),
+      errorClass: record.decoded.errorClass === undefined ? null : copiedText(record.decoded.errorClass),
       replayCount: record.replayCount,
     }),
   }));
-  await producer.send({ topic: consumer.dlqAudit.name, acks: -1, messages: [...expired, ...decisions] });
+  return [...expired, ...decisions];
+}
+
+/** The size an entry takes in the audit log's batch: its key and value in UTF-8. */
+export function auditMessageBytes(message: AuditMessage): number {
+  return Buffer.byteLength(message.key) + Buffer.byteLength(message.value);
+}
+
+/** Appends a step's entries to the consumer's DLQ audit log in one acknowledged send. */
+export async function appendToAuditLog(producer: Producer, consumer: ConsumerModel, messages: readonly AuditMessage[]): Promise<void> {
+  await producer.send({ topic: consumer.dlqAudit.name, acks: -1, messages: [...messages] });
 }

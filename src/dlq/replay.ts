@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import { REPLAY_ROUTES } from '../naming';
-import { audit } from './audit';
+import { appendToAuditLog, AUDIT_STEP_BYTES, auditMessageBytes, auditMessages } from './audit';
 import type { AuditEntry } from './audit';
 import { recordsWaitingForTheirKey } from './key-turn';
 import type { WaitingRecord } from './key-turn';
@@ -109,9 +109,11 @@ interface Step {
 
 /**
  * Publish, audit, commit: in that order, so that whatever fails, nothing is committed
- * unaudited or audited unpublished. Under the session's lease (one replay or discard per
- * consumer at a time), and each step re-reads the replay group's handled state first, so
- * a record handled since the session read it is not published again.
+ * unaudited or audited unpublished. A step's audit entries are built, and the step cut to
+ * what its audit fits, before anything of it is published: what could refuse them must do
+ * so while nothing is done. Under the session's lease (one replay or discard per consumer at
+ * a time), and each step re-reads the replay group's handled state first, so a record
+ * handled since the session read it is not published again.
  */
 async function inSteps(
   kafka: Kafka,
@@ -133,10 +135,11 @@ async function inSteps(
       const chunk = records.slice(done, done + stepSize);
       const unhandled = await session.stillUnhandled(chunk);
       const ready = step.ready ? await step.ready(unhandled) : unhandled;
-      if (ready.length > 0) {
-        const prepared = session.prepare(ready);
-        await step.publish(producer, ready);
-        await audit(producer, session.consumer, { records: ready, entry, expired: prepared.expired }, now());
+      for (const part of withinAuditBudget(session, ready, entry, now())) {
+        const prepared = session.prepare(part);
+        const messages = auditMessages(session.consumer, { records: part, entry, expired: prepared.expired }, now());
+        await step.publish(producer, part);
+        await appendToAuditLog(producer, session.consumer, messages);
         await session.commit(prepared);
       }
       done += chunk.length;
@@ -147,4 +150,20 @@ async function inSteps(
     await Promise.all([producer.disconnect(), session.release()]);
   }
   return handled;
+}
+
+/** The records of a step in parts whose audit entries fit AUDIT_STEP_BYTES together, in order; one record always makes a part. */
+function withinAuditBudget(session: DlqSession, records: readonly DlqRecord[], entry: AuditEntry, now: number): DlqRecord[][] {
+  const sizes = auditMessages(session.consumer, { records, entry, expired: [] }, now).map(auditMessageBytes);
+  const parts: DlqRecord[][] = [];
+  let bytes = Infinity;
+  records.forEach((record, i) => {
+    if (bytes + sizes[i]! > AUDIT_STEP_BYTES) {
+      parts.push([]);
+      bytes = 0;
+    }
+    parts[parts.length - 1]!.push(record);
+    bytes += sizes[i]!;
+  });
+  return parts;
 }

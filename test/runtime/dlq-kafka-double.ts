@@ -35,6 +35,11 @@ export class DlqKafkaDouble {
   readonly members = new Map<string, Map<string, { topics: string[] }>>();
   private memberCount = 0;
   fault: (operation: Operation) => FaultOutcome = () => {};
+  /**
+   * The most bytes (keys, values and headers) one send may carry to one partition, as a
+   * broker's max.message.bytes refuses a record batch larger than it (Kafka's default, 1 MB).
+   */
+  maxBatchBytes = 1_048_588;
   /** Runs before each consumer's first fetch of a partition: where a test moves a log start. */
   beforeFirstFetch: (group: string, topic: string, partition: number) => void = () => {};
 
@@ -97,6 +102,19 @@ export class DlqKafkaDouble {
     byPartition.set(`${topic}:${partition}`, { offset, metadata });
   }
 
+  /** As the broker answers a batch over max.message.bytes: the whole send refused, nothing appended. */
+  private refuseTooLarge(topic: string, messages: readonly { partition?: number; key?: unknown; value?: unknown; headers?: Record<string, unknown> }[]): void {
+    const bytes = new Map<number, number>();
+    for (const m of messages) {
+      const headers = Object.entries(m.headers ?? {}).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + (toBuffer(value)?.length ?? 0), 0);
+      const size = (toBuffer(m.key)?.length ?? 0) + (toBuffer(m.value)?.length ?? 0) + headers;
+      bytes.set(m.partition ?? 0, (bytes.get(m.partition ?? 0) ?? 0) + size);
+    }
+    for (const [partition, size] of bytes) {
+      if (size > this.maxBatchBytes) throw new RequestFailed(`MESSAGE_TOO_LARGE: ${size} bytes to ${topic}:${partition}, more than max.message.bytes ${this.maxBatchBytes}`);
+    }
+  }
+
   kafka(): Kafka {
     const double = this;
     const admin = () => ({
@@ -124,6 +142,7 @@ export class DlqKafkaDouble {
       connect: async () => {},
       disconnect: async () => {},
       send: async ({ topic, messages }: { topic: string; messages: { partition?: number; key?: unknown; value?: unknown; headers?: Record<string, unknown> }[] }) => {
+        double.refuseTooLarge(topic, messages);
         double.request({ kind: 'send', topic, count: messages.length }, () => {
           for (const m of messages) double.append(topic, m.partition ?? 0, m);
         });
