@@ -2,6 +2,7 @@ import type { Admin } from 'kafkajs';
 import { csrfToken, TOKEN_COOKIE } from '../../src/console/auth';
 import type { Chooser } from '../../src/console/backend';
 import { kafkaConsoleDlq } from '../../src/console/kafka-dlq';
+import { selectionChooser } from '../../src/console/selection';
 import { buildConsoleServer } from '../../src/console/server';
 import { discardRecords } from '../../src/dlq/replay';
 import { DlqSession } from '../../src/dlq/session';
@@ -217,5 +218,48 @@ describe('krt console on a real broker: attacks', () => {
     } finally {
       await app.close();
     }
+  });
+  // Seen: a dead letter whose x-error-class header is 600 KB of `"` (a hostile or broken
+  // producer; any error text JSON escapes, `"`, `\\` or control characters, grows in the audit
+  // entry) is replayed: the record reaches the retry tier (its headers fit the topic), then the
+  // audit entry, the same text JSON-escaped to 1.2 MB, is refused by the broker (larger than
+  // max.message.bytes), the step fails before its commit, and the job says "Records replayed
+  // before it stopped are committed and in the audit log; the rest are still in the DLQ". The
+  // record is in the tier with no audit entry and still unhandled: each new try replays it again
+  // (twice here), each time unaudited.
+  // Code at fault: src/dlq/audit.ts audit() copies record.decoded.errorClass and originalTopic
+  // (attacker bytes, unbounded) into each entry, and src/dlq/replay.ts inSteps publishes before it
+  // builds or checks the audit entries (prepare/checkRecordable check the commit, not the audit).
+  // Class: unchecked size of derived data, discovered after the irreversible step (write-ahead order broken).
+  // Fix: bound what an entry copies from headers (cut errorClass/originalTopic to e.g. 1 KB, as
+  // previews are cut), and build and size-check a step's audit messages before publishing it.
+  it.failing('a record whose error name is huge is either replayed with its audit entry or not replayed at all', async () => {
+    const { consumer } = await scratchConsumer({ name: 'hugeaudit', partitions: 1 });
+    const producer = kafkaAsAdmin().producer();
+    await producer.connect();
+    await producer.send({
+      topic: consumer.dlq.name,
+      acks: -1,
+      messages: [{ partition: 0, key: 'order-1', value: '{}', headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: '1', [HEADERS.errorClass]: '"'.repeat(600_000), [HEADERS.attempt]: '1' } }],
+    });
+    await producer.disconnect();
+    const dlq = kafkaConsoleDlq(kafkaAsAdmin());
+    const tries: string[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        try {
+          await dlq.replay(consumer, selectionChooser({ scope: 'ids', ids: ['0:0'] }), { rate: 10, by: 'ana', onProgress: () => undefined });
+          tries.push('replayed');
+        } catch (error) {
+          tries.push(`failed: ${(error as Error).message.slice(0, 80)}`);
+        }
+      }
+    } finally {
+      await dlq.close?.();
+    }
+    const published = await messagesIn(admin, consumer.tiers[0]!.name);
+    const audited = await messagesIn(admin, consumer.dlqAudit.name);
+    // Every record that reached the tier has its audit entry, and none reached it twice.
+    expect({ tries: tries.length, published, audited: audited === published, once: published <= 1 }).toEqual({ tries: 2, published, audited: true, once: true });
   });
 });
