@@ -79,6 +79,27 @@ describe('krt console: an action does what its dry run showed', () => {
   });
 });
 
+describe('krt console: an action holds at most what the docs promise', () => {
+  // Seen: the docs bound an action to 10,000 records ("an action holds its records while it
+  // acts; more is a job for krt dlq replay --limit"), and `limit` is refused above that, but a
+  // form of ticked ids (scope=ids) has no bound: a POST of 10,001 ids (up to ~120,000 fit the
+  // 1 MB body limit) is taken, and the replay's session keeps every one of them whole (no
+  // preview: it publishes them), so with large dead letters the console runs out of memory
+  // mid-replay, after some steps were published.
+  // Code at fault: src/console/selection.ts selectionOf() checks MAX_ACTION_LIMIT against `limit`
+  // only; the `ids` branch returns any number of ids.
+  // Class: missing input bound (resource exhaustion).
+  // Fix: refuse more than MAX_ACTION_LIMIT ids in selectionOf, with the same sentence.
+  it.failing('refuses more ticked records than an action may hold, and acts on none', async () => {
+    const records = Array.from({ length: 10_001 }, (_, offset) => dlqRecord(0, offset, { key: `k${offset}`, value: 'v', headers: xHeaders('E') }));
+    const dlq = fakeDlq(records);
+    const app = buildConsoleServer({ topologies: model.topologies, dlq, token: TOKEN, allowedHosts: new Set([HOST]), readOnlyReason: () => undefined, operator: 'ana' });
+    const body = (await post(app, `/consumers/${CONSUMER}/replay`, { csrf: csrfToken(TOKEN), scope: 'ids', ids: records.map((r) => r.id).join(','), by: 'ana', rate: '1000' })).body;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect({ refused: body.includes('at most 10000 records'), acted: dlq.acted.length }).toEqual({ refused: true, acted: 0 });
+  });
+});
+
 describe('krt console: two consoles in one browser', () => {
   /** A browser's cookie jar for http://127.0.0.1: cookies are kept per host name and path, whatever the port (RFC 6265 §8.5). */
   const jar = new Map<string, string>();
