@@ -109,6 +109,9 @@ describe('krt console on a real broker: attacks', () => {
   // Code at fault: src/console/kafka-dlq.ts replay() returns `chosen` (minus the park-by-key waiters)
   // as handled, ignoring how many replayRecords published (its `replayed` count) and which
   // records session.stillUnhandled dropped in src/dlq/replay.ts inSteps; discard() does the same.
+  // The same without any hook: two consoles replaying the same three records at the same moment
+  // (a probe of 8 trials) published each record once, but in 7 trials both pages said
+  // "Replayed 3 records", each naming its own operator.
   // Class: reporting success for work not done (the action's outcome is its request, not its result).
   // Fix: have inSteps return the records it handled (and those found handled by someone else),
   // and the job show "already handled by another command: ..." for the rest.
