@@ -224,21 +224,12 @@ describe('krt console on a real broker: attacks', () => {
       await app.close();
     }
   });
-  // Seen: a dead letter whose x-error-class header is 600 KB of `"` (a hostile or broken
-  // producer; any error text JSON escapes, `"`, `\\` or control characters, grows in the audit
-  // entry) is replayed: the record reaches the retry tier (its headers fit the topic), then the
-  // audit entry, the same text JSON-escaped to 1.2 MB, is refused by the broker (larger than
-  // max.message.bytes), the step fails before its commit, and the job says "Records replayed
-  // before it stopped are committed and in the audit log; the rest are still in the DLQ". The
-  // record is in the tier with no audit entry and still unhandled: each new try replays it again
-  // (twice here), each time unaudited.
-  // Code at fault: src/dlq/audit.ts audit() copies record.decoded.errorClass and originalTopic
-  // (attacker bytes, unbounded) into each entry, and src/dlq/replay.ts inSteps publishes before it
-  // builds or checks the audit entries (prepare/checkRecordable check the commit, not the audit).
-  // Class: unchecked size of derived data, discovered after the irreversible step (write-ahead order broken).
-  // Fix: bound what an entry copies from headers (cut errorClass/originalTopic to e.g. 1 KB, as
-  // previews are cut), and build and size-check a step's audit messages before publishing it.
-  it.failing('a record whose error name is huge is either replayed with its audit entry or not replayed at all', async () => {
+  // Found by the attack: a dead letter whose x-error-class header is 600 KB of `"` reached the
+  // tier on replay, then its audit entry (1.2 MB JSON-escaped) was refused by the broker: the
+  // record unaudited, unhandled, and published again by every try. Fixed (1a99e33): an entry
+  // copies at most 1,024 characters of a header, and a step's entries are built and fitted
+  // before anything of it is published (test/runtime/dlq-audit-bounded.test.ts).
+  it('a record whose error name is huge is either replayed with its audit entry or not replayed at all', async () => {
     const { consumer } = await scratchConsumer({ name: 'hugeaudit', partitions: 1 });
     const producer = kafkaAsAdmin().producer();
     await producer.connect();
