@@ -18,6 +18,7 @@ export default {
     'src/runtime/partition-progress.ts',
     'src/runtime/offset-committer.ts',
     'src/runtime/main-pipeline.ts',
+    'src/runtime/resume-anchor.ts',
     'src/runtime/key-parking.ts',
     // Split out of key-parking.ts: its budget and its tier partitions' kept positions.
     'src/runtime/parking-budget.ts',

@@ -1,0 +1,125 @@
+import { createMainPipeline } from '../../src/runtime/main-pipeline';
+import { createOffsetCommitter } from '../../src/runtime/offset-committer';
+import type { ConsumerPort, EachBatchPayload, OffsetCommit } from '../../src/runtime/port';
+import type { RoutedDestination } from '../../src/runtime/router';
+import { VirtualClock } from '../../src/simulate/virtual-clock';
+
+const destination = { kind: 'dlq' } as RoutedDestination;
+
+/** A batch of partition 0 of topic `t`, each record valued `value(offset)`. */
+function batchOf(offsets: number[], value = (offset: number) => `v${offset}`): EachBatchPayload {
+  return {
+    topic: 't',
+    partition: 0,
+    messages: offsets.map((o) => ({ key: null, value: Buffer.from(value(o)), offset: String(o), timestamp: '0' })),
+    resolveOffset: () => {},
+    heartbeat: async () => {},
+    isStale: () => false,
+  };
+}
+
+async function settled(): Promise<void> {
+  for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * A main pipeline over a client double that logs its seeks and the group's commit, whose records
+ * `fails` picks fail with publishes the test holds (the copy too large even for the DLQ) and
+ * acknowledges; commits go out every 100 ms on the virtual clock.
+ */
+function heldPartition(fails: (offset: number) => boolean) {
+  const clock = new VirtualClock(0);
+  const seeks: string[] = [];
+  let committed: string | undefined;
+  const consumer = {
+    commitOffsets: async (offsets: OffsetCommit[]) => {
+      for (const o of offsets) committed = o.offset;
+    },
+    committed: async () => [{ partition: 0, offset: committed ?? '-1', metadata: null }],
+    pause: () => {},
+    resume: () => {},
+    seek: (at: { offset: string }) => void seeks.push(at.offset),
+  } as unknown as ConsumerPort;
+  const handled: number[] = [];
+  const publishes = new Map<number, { hold: () => void; acknowledge: () => void }>();
+  const pipeline = createMainPipeline({
+    consumer: () => consumer,
+    records: {
+      handler: async (record) => {
+        const offset = Number(record.message.offset);
+        handled.push(offset);
+        if (fails(offset)) throw new Error('handler failed');
+      },
+      afterFailure: async (_record, error) => ({ error, destination }),
+      publish: (record, failure, _abandoned, hold) =>
+        new Promise((resolve) => {
+          publishes.set(Number(record.message.offset), {
+            hold: () => hold?.(),
+            acknowledge: () => resolve({ commit: { topic: 't.dlq', partition: 0, offset: '0' }, failure }),
+          });
+        }),
+      routed: () => {},
+      succeededOnMain: () => {},
+      handle: async () => {
+        throw new Error('not used by the main pipeline');
+      },
+      revoke: () => {},
+    },
+    commits: createOffsetCommitter(() => consumer, clock, { intervalMs: 100, maxRecords: 500 }, () => {}),
+    stopping: () => false,
+    track: (work) => void work.catch(() => {}),
+    onCommitError: () => {},
+    maxInFlight: 100,
+    now: () => clock.now(),
+    clock,
+  });
+  /** The failed record's copy is held after its batch ended, then acknowledged: the partition is sought back to its last record taken. */
+  const holdThenAcknowledge = async (offset: number) => {
+    publishes.get(offset)!.hold();
+    await settled();
+    publishes.get(offset)!.acknowledge();
+    await settled();
+  };
+  const runTimers = async () => {
+    for (let i = 0; i < 20 && clock.hasTimers(); i++) {
+      clock.advanceToNextTimer();
+      await settled();
+    }
+  };
+  return { pipeline, handled, seeks, holdThenAcknowledge, runTimers, committed: () => committed };
+}
+
+describe('a main partition paused for a held copy, read again at its last record taken', () => {
+  it('runs every record read past the anchor when compaction removed the anchor, skipping none', async () => {
+    const p = heldPartition((offset) => offset === 0);
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    expect(p.seeks).toEqual(['3']);
+    await p.pipeline.onBatch(batchOf([5, 6])); // 3 and 4 compacted away
+    expect(p.handled).toEqual([0, 1, 2, 3, 5, 6]);
+  });
+
+  it('commits past the held record once the anchor is read again, though no later record has come yet', async () => {
+    const p = heldPartition((offset) => offset === 0);
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.runTimers();
+    expect(p.committed()).toBeUndefined(); // nothing of the partition until its log is judged
+    await p.pipeline.onBatch(batchOf([3])); // the anchor, the same record: the log's last one
+    await p.runTimers();
+    expect({ handled: p.handled, committed: p.committed() }).toEqual({ handled: [0, 1, 2, 3], committed: '4' });
+  });
+
+  it('seeks back to the anchor once when a second hold is read below it at the offset where the first one was: that read was judged already', async () => {
+    const p = heldPartition((offset) => offset === 0 || offset === 5);
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch(batchOf([1, 2])); // the client did not read from the seek
+    await p.pipeline.onBatch(batchOf([3, 4, 5, 6])); // the anchor, then on
+    await p.holdThenAcknowledge(5);
+    await p.pipeline.onBatch(batchOf([1, 2])); // below the new anchor again, at the same offset as before
+    expect(p.seeks).toEqual(['3', '3', '6', '6']);
+    await p.pipeline.onBatch(batchOf([6, 7]));
+    expect(p.handled).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+});
