@@ -36,6 +36,7 @@ export function selectionOf(query: Query): Selection {
   if (scope === 'ids') {
     const ids = all(query, 'ids');
     if (ids.length === 0) throw new FilterError(`select records first: tick them in the list (ids look like ${DLQ_RECORD_ID_FORMAT})`);
+    if (ids.length > MAX_ACTION_LIMIT) throw new FilterError(`the console acts on at most ${MAX_ACTION_LIMIT} records at a time (it holds them while it acts), not ${ids.length}; select fewer, or use krt dlq replay --limit from the terminal`);
     return { scope, ids };
   }
   if (scope === 'filter') return { scope, filter: filterOf(query), limit };
@@ -89,7 +90,7 @@ export function selectionChooser(selection: Selection): Chooser {
   };
 }
 
-/** The selection as hidden form values, so the action after a dry run acts on what the dry run showed. */
+/** The selection as hidden form values (a dry run's actions carry the ids it listed: they act on what it showed, or fewer). */
 export function selectionFields(selection: Selection): Record<string, string | undefined> {
   if (selection.scope === 'ids') return { scope: 'ids', ids: selection.ids.join(',') };
   const common = { ...filterQuery(selection.filter), limit: String(selection.limit) };

@@ -22,7 +22,9 @@ export function dryRunFragment(consumer: ConsumerModel, selection: Selection, ch
   const targets = chosen.map((r) => ({ record: r, target: targetOf(r) }));
   const refused = targets.filter((t) => 'error' in t.target);
   const readOnly = context.readOnlyReason(consumer.name);
-  const fields = { csrf: context.csrf, ...selectionFields(selection) };
+  // The actions name the records this dry run listed, not the filter it resolved: dead letters
+  // that match it by the time the button is pressed were never shown, and are not acted on.
+  const fields = { csrf: context.csrf, ...selectionFields({ scope: 'ids', ids: chosen.map((r) => r.id) }) };
   const by = html`<label>your name, for the audit log<input type="text" name="by" required value="${context.operator}"></label>`;
   const actions = readOnly
     ? html`<p class="warn">Read-only: ${readOnly}</p>`
