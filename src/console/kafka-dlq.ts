@@ -40,8 +40,9 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
   };
   const withSession = <T>(consumer: ConsumerModel, chooser: Chooser, work: (session: DlqSession) => Promise<T>) => oneAtATime(consumer, () => inSession(consumer, chooser.keep, work, chooser.scope));
   const snapshotOf = (session: DlqSession): DlqSnapshot => ({ records: session.records, expired: session.expired, ends: session.ends, handledVersion: session.handledVersion, backlog: session.backlog });
-  // The audit log is read in the reader group, which holds no state, between sessions.
-  const auditLog = (consumer: ConsumerModel, limit: number) => oneAtATime(consumer, () => readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), limit));
+  // The audit log is read in the reader group, which holds no state, beside anything else,
+  // as pages are: it commits nothing, so it never waits behind a replay that writes to it.
+  const auditLog = (consumer: ConsumerModel, limit: number) => readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), limit);
   /** The default route of `krt dlq replay`; undefined for a consumer that has none (no tier). */
   const routeOf = (consumer: ConsumerModel): ReplayRoute | undefined => {
     try {
