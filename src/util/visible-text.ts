@@ -1,16 +1,20 @@
 /**
- * Characters that change how text around them is shown rather than showing themselves:
- * C0 and C1 controls (ESC starts terminal sequences: colours, cursor moves, OSC 8 links,
- * a fake new line), DEL, and the Unicode formatting characters that reorder or hide text
- * (bidirectional overrides and isolates, zero-width characters, line and paragraph
- * separators). Record keys, values, headers and client ids are anyone's bytes.
+ * Characters that change how text around them is shown rather than showing themselves, by
+ * their Unicode category, not a list of ranges (a list missed the TAG characters and the soft
+ * hyphen): controls (Cc: C0 and C1, DEL; ESC starts terminal sequences: colours, cursor
+ * moves, OSC 8 links, a fake new line), format characters (Cf: bidirectional overrides and
+ * isolates, zero-width characters, the soft hyphen, TAG characters, interlinear
+ * annotations), line and paragraph separators (Zl, Zp), and the whole TAG block, whose
+ * unassigned code points hide text the same way. Record keys, values, headers and client
+ * ids are anyone's bytes.
  */
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-const INVISIBLE_KEEPING_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u{e0000}-\u{e007f}]/gu;
+const INVISIBLE_KEEPING_LINES = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u{e0000}-\u{e007f}]/gu;
 
 function escaped(c: string): string {
-  const code = c.charCodeAt(0);
-  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  const code = c.codePointAt(0)!;
+  if (code < 0x100) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
 /**
