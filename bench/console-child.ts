@@ -2,7 +2,7 @@
  * krt console alone in a process, over a DLQ the parent filled: prints, as JSON, the time to
  * the first page (and its CPU time), to the next page, to the counts and groups, and the peak RSS of this process.
  */
-import { newSessionToken, TOKEN_COOKIE } from '../src/console/auth';
+import { newSessionToken, sessionCookieHeader } from '../src/console/auth';
 import { kafkaConsoleDlq } from '../src/console/kafka-dlq';
 import { buildConsoleServer } from '../src/console/server';
 import { consoleBenchTopology } from './console-dlq';
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const consumer = topology.consumers[0]!;
   const token = newSessionToken();
   const app = buildConsoleServer({ topologies: [topology], dlq: kafkaConsoleDlq(benchKafka()), token, allowedHosts: new Set(['localhost:80']), readOnlyReason: () => 'bench' });
-  const headers = { host: 'localhost:80', cookie: `${TOKEN_COOKIE}=${token}` };
+  const headers = { host: 'localhost:80', cookie: sessionCookieHeader(token) };
   const get = async (url: string) => {
     const started = performance.now();
     const cpu = process.cpuUsage();

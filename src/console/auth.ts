@@ -1,7 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** The cookie that carries the session token after the first request with ?token=. */
-export const TOKEN_COOKIE = 'krt_console_token';
 export const CSRF_FIELD = 'csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -30,7 +28,25 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
+/**
+ * The cookie that stands for the session token after the first request with ?token=: named
+ * and valued from the token, never the token itself. A browser keeps cookies per host, not
+ * per port: one name for every console made a second console on the host sign the first one's
+ * tab out, and every other server on 127.0.0.1 received the printed token.
+ */
+export function sessionCookie(sessionToken: string): { readonly name: string; readonly value: string } {
+  const derived = (purpose: string) => createHmac('sha256', sessionToken).update(purpose).digest('base64url');
+  return { name: `krt_console_${derived('krt console cookie name').slice(0, 12)}`, value: derived('krt console cookie') };
+}
+
 /** HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it), for this host only. */
 export function tokenCookie(token: string): string {
-  return `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`;
+  const { name, value } = sessionCookie(token);
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict`;
+}
+
+/** The Cookie header a browser sends once signed in to the session of this token. */
+export function sessionCookieHeader(token: string): string {
+  const { name, value } = sessionCookie(token);
+  return `${name}=${value}`;
 }

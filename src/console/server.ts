@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsumerModel, TopologyModel } from '../model/types';
 import { DlqError } from '../dlq/session';
 import type { DlqRecord } from '../dlq/session';
-import { CSRF_FIELD, CSRF_HEADER, TOKEN_COOKIE, cookieValue, csrfToken, sameSecret, tokenCookie } from './auth';
+import { CSRF_FIELD, CSRF_HEADER, cookieValue, csrfToken, sameSecret, sessionCookie, tokenCookie } from './auth';
 import type { ConsoleDlq } from './backend';
 import { CONSOLE_CSS, htmxScript } from './assets';
 import { FilterError, filterOf, one } from './filter';
@@ -80,6 +80,7 @@ function formBody(text: string): Record<string, string | string[]> {
 export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   const csrf = csrfToken(options.token);
+  const signedIn = sessionCookie(options.token);
   const now = options.now ?? Date.now;
   const jobs = new Jobs();
   const summaries = summaryCache(options.dlq, now);
@@ -120,7 +121,7 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
       }
       return;
     }
-    if (!sameSecret(cookieValue(request.headers.cookie, TOKEN_COOKIE), options.token)) {
+    if (!sameSecret(cookieValue(request.headers.cookie, signedIn.name), signedIn.value)) {
       throw new HttpError(401, 'this console needs its session token: open the URL krt console printed at start (it ends in ?token=...)');
     }
   });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { csrfToken, TOKEN_COOKIE } from '../../src/console/auth';
+import { csrfToken, sessionCookieHeader } from '../../src/console/auth';
 import { buildConsoleServer } from '../../src/console/server';
 import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
@@ -17,7 +17,7 @@ import { dlqRecord, fakeDlq } from './fake-dlq';
 
 const TOKEN = 'attack-session-token-0123456789';
 const HOST = 'localhost:80';
-const cookie = `${TOKEN_COOKIE}=${TOKEN}`;
+const cookie = sessionCookieHeader(TOKEN);
 const CONSUMER = 'billing-order-confirmed';
 
 let model: ProjectModel;
@@ -129,7 +129,8 @@ describe('krt console: two consoles in one browser', () => {
   // Fix: name the cookie per console (`krt_console_<port>`, as Jupyter names its cookie with
   // the port), and store in it not the printed token but a per-console value derived from it,
   // so that what another port receives does not open this console's URL (`?token=`).
-  it.failing('opening a second console on another port of the same host leaves the first one\'s tab signed in', async () => {
+  // Fixed: each console's cookie is named and valued from its token (src/console/auth.ts sessionCookie).
+  it('opening a second console on another port of the same host leaves the first one\'s tab signed in', async () => {
     const tokenA = 'console-a-token-0123456789abcdef';
     const tokenB = 'console-b-token-0123456789abcdef';
     const a = buildConsoleServer({ topologies: model.topologies, dlq: fakeDlq([]), token: tokenA, allowedHosts: new Set(['127.0.0.1:8686']), readOnlyReason: () => undefined });

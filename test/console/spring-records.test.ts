@@ -1,7 +1,7 @@
 import { buildConsoleServer } from '../../src/console/server';
 import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
-import { TOKEN_COOKIE } from '../../src/console/auth';
+import { sessionCookieHeader } from '../../src/console/auth';
 import type { ProjectModel } from '../../src/model/types';
 import { REPO_ROOT } from '../helpers/project';
 import { springRetryTopicHeaders } from '../runtime/spring-bytes';
@@ -21,7 +21,7 @@ async function page(url: string): Promise<string> {
   const main = { topic: 'orders.confirmed', partition: 3, offset: 41, timestamp: MAIN_TS, group: 'billing-spring' };
   const records = [dlqRecord(0, 1, { key: 'order-1', value: 'v', headers: springRetryTopicHeaders(main, 3, MAIN_TS + 3_000) })];
   const app = buildConsoleServer({ topologies: model.topologies, dlq: fakeDlq(records), token: TOKEN, allowedHosts: new Set([HOST]), readOnlyReason: () => undefined, operator: 'ana' });
-  return (await app.inject({ method: 'GET', url, headers: { host: HOST, cookie: `${TOKEN_COOKIE}=${TOKEN}` } })).body;
+  return (await app.inject({ method: 'GET', url, headers: { host: HOST, cookie: sessionCookieHeader(TOKEN) } })).body;
 }
 
 describe("krt console on a DLT record written by Spring's @RetryableTopic", () => {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Admin } from 'kafkajs';
-import { csrfToken, TOKEN_COOKIE } from '../../src/console/auth';
+import { csrfToken, sessionCookieHeader } from '../../src/console/auth';
 import type { Chooser } from '../../src/console/backend';
 import { kafkaConsoleDlq } from '../../src/console/kafka-dlq';
 import { selectionChooser } from '../../src/console/selection';
@@ -25,7 +25,7 @@ jest.setTimeout(300_000);
 
 const TOKEN = 'console-attack-token-0123456789';
 const HOST = 'localhost:80';
-const cookie = `${TOKEN_COOKIE}=${TOKEN}`;
+const cookie = sessionCookieHeader(TOKEN);
 
 /** Dead letters of `errorClass`, `perPartition[p]` of them in partition p. */
 async function deadLetters(consumer: ConsumerModel, perPartition: readonly number[], errorClass: string): Promise<void> {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Admin } from 'kafkajs';
-import { TOKEN_COOKIE } from '../../src/console/auth';
+import { sessionCookieHeader } from '../../src/console/auth';
 import { kafkaConsoleDlq } from '../../src/console/kafka-dlq';
 import { buildConsoleServer } from '../../src/console/server';
 import { DlqSession } from '../../src/dlq/session';
@@ -70,7 +70,7 @@ describe('krt console reads the DLQ through reader-group members that stay betwe
     const { model, consumer } = await project();
     await fillDlq(consumer, [40, 40, 40]);
     const app = buildConsoleServer({ topologies: model.topologies, dlq: kafkaConsoleDlq(kafkaAsAdmin()), token: TOKEN, allowedHosts: new Set([HOST]), readOnlyReason: () => 'a test' });
-    const load = async (url: string) => (await app.inject({ method: 'GET', url, headers: { host: HOST, cookie: `${TOKEN_COOKIE}=${TOKEN}` } })).statusCode;
+    const load = async (url: string) => (await app.inject({ method: 'GET', url, headers: { host: HOST, cookie: sessionCookieHeader(TOKEN) } })).statusCode;
     const pageLoad = async (after: string) => [await load(`/consumers/${consumer.name}${after}`), await load(`/consumers/${consumer.name}/summary${after}`)];
     const loads = [await pageLoad('')];
     const first = await readerGroup(admin, consumer);
