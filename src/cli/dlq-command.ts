@@ -262,7 +262,9 @@ export async function dlqDiscardCommand(given: CliIo, name: string, options: { i
   return withSession(io, name, async (session, kafka) => {
     const chosen = selectRecords(session.records, selection);
     const done = await discardRecords(kafka, session, chosen, { reason: options.reason!, by: options.by! });
-    io.stdout(`discarded ${done} record${done === 1 ? '' : 's'} of ${session.consumer.dlq.name} (${chosen.map((r) => r.id).join(', ')}); recorded in ${session.consumer.dlqAudit.name}: "${options.reason}" by ${options.by}\n`);
+    io.stdout(`discarded ${done.length} record${done.length === 1 ? '' : 's'} of ${session.consumer.dlq.name} (${done.map((r) => r.id).join(', ')}); recorded in ${session.consumer.dlqAudit.name}: "${options.reason}" by ${options.by}\n`);
+    const meanwhile = chosen.filter((r) => !done.includes(r));
+    if (meanwhile.length > 0) io.stdout(`${plural(meanwhile.length, 'record')} (${meanwhile.map((r) => r.id).join(', ')}) another command replayed or discarded meanwhile, left as it did\n`);
     return EXIT.ok;
   });
 }

@@ -86,8 +86,10 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
         if (!route) throw new DlqError(noRouteSentence(consumer));
         const result = await replayRecords(kafka, session, chosen, { route, rate: options.rate, by: options.by, onProgress: options.onProgress });
         const left = result.waiting.map((w) => ({ id: w.record.id, reason: w.reason }));
-        const leftIds = new Set(left.map((l) => l.id));
-        return { ids: chosen.map((r) => r.id).filter((id) => !leftIds.has(id)), left };
+        // What this replay published, not what it was asked for: a record another command handled meanwhile is left as it did.
+        const done = new Set(result.handled);
+        const meanwhile = chosen.filter((r) => !done.has(r) && !result.waiting.some((w) => w.record === r)).map((r) => ({ id: r.id, reason: HANDLED_MEANWHILE }));
+        return { ids: result.handled.map((r) => r.id), left: [...left, ...meanwhile] };
       });
       return { handled: handled.ids, left: handled.left, audit: await writtenBy(consumer, handled.ids, options.by, since) };
     },
@@ -95,17 +97,20 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
       const since = new Date().toISOString();
       const handled = await withSession(consumer, chooser, async (session) => {
         const chosen = chooser.choose(snapshotOf(session));
-        await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by });
+        const done = await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by });
         options.onProgress(chosen.length, chosen.length);
-        return chosen.map((r) => r.id);
+        return { ids: done.map((r) => r.id), left: chosen.filter((r) => !done.includes(r)).map((r) => ({ id: r.id, reason: HANDLED_MEANWHILE })) };
       });
-      return { handled, left: [], audit: await writtenBy(consumer, handled, options.by, since) };
+      return { handled: handled.ids, left: handled.left, audit: await writtenBy(consumer, handled.ids, options.by, since) };
     },
     auditLog,
     warm: (consumers) => readers.warm(consumers),
     close: () => readers.close(),
   };
 }
+
+/** Why an action left a record it was given: another command replayed or discarded it after this one's session read it. */
+const HANDLED_MEANWHILE = 'another command replayed or discarded it meanwhile; left as it did';
 
 /** What the console says of a consumer without a route of its own (no retry tier). */
 function noRouteSentence(consumer: ConsumerModel): string {

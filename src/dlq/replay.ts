@@ -25,6 +25,8 @@ export interface ReplayOptions {
 
 export interface ReplayResult {
   readonly replayed: number;
+  /** The records this replay published and committed: not those another command handled since the session read them. */
+  readonly handled: readonly DlqRecord[];
   /** Park-by-key records left in the DLQ because their key was busy when their step ran. */
   readonly waiting: readonly WaitingRecord[];
 }
@@ -69,7 +71,7 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
   const now = options.now ?? Date.now;
   const waiting: WaitingRecord[] = [];
   const throughTier = options.route.name === REPLAY_ROUTES.firstTier;
-  const replayed = await inSteps(kafka, session, records, Math.min(MAX_STEP_RECORDS, limiter.capacity), { action: 'replayed', by: options.by }, options, {
+  const handled = await inSteps(kafka, session, records, Math.min(MAX_STEP_RECORDS, limiter.capacity), { action: 'replayed', by: options.by }, options, {
     ready: async (step) => {
       if (!throughTier) return step;
       const busy = await recordsWaitingForTheirKey(kafka, consumer, step);
@@ -86,11 +88,14 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
       }
     },
   });
-  return { replayed, waiting };
+  return { replayed: handled.length, handled, waiting };
 }
 
-/** Records a discard with its reason and who decided, then commits the records as handled. */
-export async function discardRecords(kafka: Kafka, session: DlqSession, given: readonly DlqRecord[], decision: { reason: string; by: string }, now = Date.now): Promise<number> {
+/**
+ * Records a discard with its reason and who decided, then commits the records as handled.
+ * Returns the records it discarded: not those another command handled since the session read them.
+ */
+export async function discardRecords(kafka: Kafka, session: DlqSession, given: readonly DlqRecord[], decision: { reason: string; by: string }, now = Date.now): Promise<DlqRecord[]> {
   const records = inLogOrder(given);
   checkRecordable(session, records);
   return inSteps(kafka, session, records, MAX_STEP_RECORDS, { action: 'discarded', ...decision }, { now }, { publish: async () => {} });
@@ -123,12 +128,12 @@ async function inSteps(
   entry: AuditEntry,
   options: { onProgress?: (done: number, total: number) => void; now?: () => number },
   step: Step,
-): Promise<number> {
+): Promise<DlqRecord[]> {
   const now = options.now ?? Date.now;
-  if (records.length === 0) return 0;
+  if (records.length === 0) return [];
   await session.hold();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  let handled = 0;
+  const handled: DlqRecord[] = [];
   try {
     await producer.connect();
     for (let done = 0; done < records.length; ) {
@@ -141,9 +146,9 @@ async function inSteps(
         await step.publish(producer, part);
         await appendToAuditLog(producer, session.consumer, messages);
         await session.commit(prepared);
+        handled.push(...part);
       }
       done += chunk.length;
-      handled += ready.length;
       options.onProgress?.(done, records.length);
     }
   } finally {

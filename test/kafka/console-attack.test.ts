@@ -115,7 +115,8 @@ describe('krt console on a real broker: attacks', () => {
   // Class: reporting success for work not done (the action's outcome is its request, not its result).
   // Fix: have inSteps return the records it handled (and those found handled by someone else),
   // and the job show "already handled by another command: ..." for the rest.
-  it.failing('an action lists as replayed only the records it replayed, not those another operator discarded meanwhile', async () => {
+  // Fixed: replayRecords and discardRecords return the records they handled, and the outcome lists only those.
+  it('an action lists as replayed only the records it replayed, not those another operator discarded meanwhile', async () => {
     const { consumer } = await scratchConsumer({ name: 'twoops', partitions: 2 });
     await deadLetters(consumer, [1, 1], 'DownstreamTimeout');
     const kafka = kafkaAsAdmin();
