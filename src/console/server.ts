@@ -78,7 +78,8 @@ function formBody(text: string): Record<string, string | string[]> {
 }
 
 export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  // Closing drops every connection, an answer in flight included: a browser's kept-alive connection must not hold a stop past its deadline.
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, forceCloseConnections: true });
   const csrf = csrfToken(options.token);
   const signedIn = sessionCookie(options.token);
   const now = options.now ?? Date.now;

@@ -277,6 +277,10 @@ describe('krt console on a real broker: attacks', () => {
   // Fix: Fastify({ forceCloseConnections: true }) or reply with `Connection: close` once closing
   // (a preClose hook that sets a flag and an onSend hook that sets the header), a short
   // keepAliveTimeout, and leave the reader groups in a preClose hook, before the server's close.
+  // Half fixed: the server drops its connections on close (forceCloseConnections), so a kept-alive
+  // browser connection no longer holds the stop: it closes within the deadline. Still seen: the
+  // reader member of the count in flight is in the group when close returns, since
+  // lingeringReaders.close() leaves idle members only (src/dlq/reader-pool.ts).
   it.failing('stopped while a count is answered, the console closes within the stop deadline and leaves its reader group', async () => {
     const { model, consumer } = await scratchConsumer({ name: 'stopcount', partitions: 1 });
     const producer = kafkaAsAdmin().producer();
@@ -290,7 +294,8 @@ describe('krt console on a real broker: attacks', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     hosts.add(`127.0.0.1:${(app.server.address() as AddressInfo).port}`);
     // A browser's request over a kept-alive connection.
-    const answered = fetch(`http://${[...hosts][0]}/consumers/${consumer.name}/summary`, { headers: { cookie } }).then((r) => r.text());
+    // The stop may cut this answer (the console is going away); it must not wait for it.
+    const answered = fetch(`http://${[...hosts][0]}/consumers/${consumer.name}/summary`, { headers: { cookie } }).then((r) => r.text(), () => undefined);
     await eventually('the count reads', async () => ((await admin.describeGroups([dlqReaderGroupName(consumer.groups.replay)])).groups[0]?.members.length ? true : undefined));
     const signalled = Date.now();
     const closing = app.close();
