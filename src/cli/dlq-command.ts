@@ -263,7 +263,8 @@ export async function dlqDiscardCommand(given: CliIo, name: string, options: { i
     const chosen = selectRecords(session.records, selection);
     const done = await discardRecords(kafka, session, chosen, { reason: options.reason!, by: options.by! });
     io.stdout(`discarded ${done.length} record${done.length === 1 ? '' : 's'} of ${session.consumer.dlq.name} (${done.map((r) => r.id).join(', ')}); recorded in ${session.consumer.dlqAudit.name}: "${options.reason}" by ${options.by}\n`);
-    const meanwhile = chosen.filter((r) => !done.includes(r));
+    const discarded = new Set(done);
+    const meanwhile = chosen.filter((r) => !discarded.has(r));
     if (meanwhile.length > 0) io.stdout(`${plural(meanwhile.length, 'record')} (${meanwhile.map((r) => r.id).join(', ')}) another command replayed or discarded meanwhile, left as it did\n`);
     return EXIT.ok;
   });

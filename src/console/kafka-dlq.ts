@@ -87,8 +87,8 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
         const result = await replayRecords(kafka, session, chosen, { route, rate: options.rate, by: options.by, onProgress: options.onProgress });
         const left = result.waiting.map((w) => ({ id: w.record.id, reason: w.reason }));
         // What this replay published, not what it was asked for: a record another command handled meanwhile is left as it did.
-        const done = new Set(result.handled);
-        const meanwhile = chosen.filter((r) => !done.has(r) && !result.waiting.some((w) => w.record === r)).map((r) => ({ id: r.id, reason: HANDLED_MEANWHILE }));
+        const accounted = new Set([...result.handled, ...result.waiting.map((w) => w.record)]);
+        const meanwhile = chosen.filter((r) => !accounted.has(r)).map((r) => ({ id: r.id, reason: HANDLED_MEANWHILE }));
         return { ids: result.handled.map((r) => r.id), left: [...left, ...meanwhile] };
       });
       return { handled: handled.ids, left: handled.left, audit: await writtenBy(consumer, handled.ids, options.by, since) };
@@ -99,7 +99,8 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
         const chosen = chooser.choose(snapshotOf(session));
         const done = await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by });
         options.onProgress(chosen.length, chosen.length);
-        return { ids: done.map((r) => r.id), left: chosen.filter((r) => !done.includes(r)).map((r) => ({ id: r.id, reason: HANDLED_MEANWHILE })) };
+        const discarded = new Set(done);
+        return { ids: done.map((r) => r.id), left: chosen.filter((r) => !discarded.has(r)).map((r) => ({ id: r.id, reason: HANDLED_MEANWHILE })) };
       });
       return { handled: handled.ids, left: handled.left, audit: await writtenBy(consumer, handled.ids, options.by, since) };
     },

@@ -1,26 +1,14 @@
 import { createMainPipeline } from '../../src/runtime/main-pipeline';
 import { createOffsetCommitter } from '../../src/runtime/offset-committer';
-import type { ConsumerPort, EachBatchPayload, OffsetCommit } from '../../src/runtime/port';
+import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
 import type { RoutedDestination } from '../../src/runtime/router';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
+import { batchOf as partitionBatch, settled } from './held-publish-pipeline';
+
+/** A batch of partition 0. */
+const batchOf = (offsets: number[]) => partitionBatch(0, offsets);
 
 const destination = { kind: 'dlq' } as RoutedDestination;
-
-/** A batch of partition 0 of topic `t`, each record valued `value(offset)`. */
-function batchOf(offsets: number[], value = (offset: number) => `v${offset}`): EachBatchPayload {
-  return {
-    topic: 't',
-    partition: 0,
-    messages: offsets.map((o) => ({ key: null, value: Buffer.from(value(o)), offset: String(o), timestamp: '0' })),
-    resolveOffset: () => {},
-    heartbeat: async () => {},
-    isStale: () => false,
-  };
-}
-
-async function settled(): Promise<void> {
-  for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
-}
 
 /**
  * A main pipeline over a client double that logs its seeks and the group's commit, whose records
