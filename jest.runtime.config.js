@@ -4,7 +4,8 @@
  * (scripts/tools/node-matrix.sh). `npx jest --config jest.runtime.config.js` runs them on
  * the Node at hand.
  */
-const unit = require('./jest.config').projects.find((project) => project.displayName === 'unit');
+const all = require('./jest.config');
+const unit = all.projects.find((project) => project.displayName === 'unit');
 
 /** @type {import('jest').Config} */
-module.exports = { ...unit, displayName: 'runtime', roots: ['<rootDir>/test/runtime'] };
+module.exports = { ...unit, displayName: 'runtime', roots: ['<rootDir>/test/runtime'], workerIdleMemoryLimit: all.workerIdleMemoryLimit };

@@ -4,10 +4,11 @@
 #   Node 24, the current LTS: every suite, unit and broker (jest.config.js);
 #   Node 22 and Node 20: the runtime's suites (jest.runtime.config.js), the code a service
 #   runs in production. The generator, the CLI and the broker suites run on Node 24 alone.
-# Each jest runs with that Node first on the PATH, so what a test spawns (npx, jiti, npm)
-# runs on it too. Every line runs even when one fails; the last line sums them up and the
-# exit status is non-zero when any line failed. Arguments go to jest on every line
-# (`npm test -- -t ladder`); a runtime line that they leave without a suite passes.
+# A line is one or two jest runs (passes_of below), its counts their sum. Each jest runs
+# with that Node first on the PATH, so what a test spawns (npx, jiti, npm) runs on it too.
+# Every line runs even when one fails; the last line sums them up and the exit status is
+# non-zero when any line failed. Arguments go to jest on every run (`npm test -- -t ladder`);
+# a run that they leave without a suite passes.
 #
 #   scripts/tools/node-matrix.sh [jest arguments]
 #   scripts/tools/node-matrix.sh --plan    prints "<line> <version> <jest config> <node binary>" per line, runs nothing
@@ -23,6 +24,16 @@ MATRIX=(
   "22 jest.runtime.config.js"
   "20 jest.runtime.config.js"
 )
+
+# The jest runs of each config, one after another, their counts summed into the line's:
+# the unit and runtime suites (CPU work on the in-memory broker) on every core at once; the
+# broker suites one at a time, as they share one broker, which some of them restart.
+passes_of() {
+  case "$1" in
+    jest.config.js) printf '%s\n' '--selectProjects unit --maxWorkers=100%' '--selectProjects broker --maxWorkers=1' ;;
+    *) printf '%s\n' '--maxWorkers=100%' ;;
+  esac
+}
 
 say() { printf '\n== %s\n' "$*" >&2; }
 
@@ -48,33 +59,39 @@ for entry in "${MATRIX[@]}"; do
   fi
   version="$("$node" --version)"
   scope="every suite"
+  [ "$config" = jest.runtime.config.js ] && scope="the runtime suites"
+  # Arguments (a test path, -t NAME) may leave a pass without a suite; that pass passes.
   extra=()
-  if [ "$config" = jest.runtime.config.js ]; then
-    scope="the runtime suites"
-    [ $# -gt 0 ] && extra=(--passWithNoTests)
-  fi
+  [ $# -gt 0 ] && extra=(--passWithNoTests)
   say "Node $version: $scope ($config)"
-  report="$(mktemp)"
-  # KRT_NODE_LINE: the line this run is meant to be on (test/runtime/node-line.test.ts checks it).
-  PATH="$(dirname "$node"):$PATH" KRT_NODE_LINE="$line" NODE_OPTIONS="${NODE_OPTIONS:-} ${node_options:-}" "$node" node_modules/jest/bin/jest.js --config "$config" --json --outputFile "$report" "${extra[@]}" "$@"
-  status=$?
-  # jest's JSON report, read by the same Node: tests passed and failed, and suites that failed to run.
-  counts="$("$node" -e '
-    const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
-    console.log(r.numPassedTests, r.numFailedTests, r.numRuntimeErrorTestSuites);
-  ' "$report" 2>/dev/null)" || counts=""
-  rm -f "$report"
-  if [ -z "$counts" ]; then
-    results+=("Node $version, $scope: jest gave no result (exit status $status, see above)")
-    failed_lines=$((failed_lines + 1))
-    continue
-  fi
-  read -r passed failed broken <<<"$counts"
+  passed=0 failed=0 broken=0 line_failed=0 no_result=""
+  while read -r pass; do
+    report="$(mktemp)"
+    # KRT_NODE_LINE: the line this run is meant to be on (test/runtime/node-line.test.ts checks it).
+    # shellcheck disable=SC2086 # a pass is words
+    PATH="$(dirname "$node"):$PATH" KRT_NODE_LINE="$line" NODE_OPTIONS="${NODE_OPTIONS:-} ${node_options:-}" "$node" node_modules/jest/bin/jest.js --config "$config" $pass --json --outputFile "$report" "${extra[@]}" "$@" </dev/null
+    status=$?
+    # jest's JSON report, read by the same Node: tests passed and failed, and suites that failed to run.
+    counts="$("$node" -e '
+      const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+      console.log(r.numPassedTests, r.numFailedTests, r.numRuntimeErrorTestSuites);
+    ' "$report" 2>/dev/null)" || counts=""
+    rm -f "$report"
+    if [ -z "$counts" ]; then
+      no_result+=" (jest $pass gave no result, exit status $status, see above)"
+      line_failed=1
+      continue
+    fi
+    read -r p f b <<<"$counts"
+    passed=$((passed + p)) failed=$((failed + f)) broken=$((broken + b))
+    [ "$status" -ne 0 ] && line_failed=1
+  done < <(passes_of "$config")
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
   result="Node $version, $scope: $passed passed, $failed failed"
   [ "$broken" -gt 0 ] && result+=", $broken suites failed to run"
-  [ "$status" -ne 0 ] && failed_lines=$((failed_lines + 1)) && result+=" (jest exit status $status)"
+  result+="$no_result"
+  [ "$line_failed" -ne 0 ] && failed_lines=$((failed_lines + 1)) && [ -z "$no_result" ] && result+=" (jest exit status non-zero)"
   results+=("$result")
 done
 
