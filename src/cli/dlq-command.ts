@@ -51,18 +51,27 @@ function knownReaders(consumers: readonly ConsumerModel[], consumer: ConsumerMod
 async function withSession(
   io: CliIo,
   name: string,
-  work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>, consumers: readonly ConsumerModel[]) => Promise<number>,
+  work: (session: DlqSession, kafka: ReturnType<typeof kafkaFromEnv>, consumers: readonly ConsumerModel[], stop: AbortSignal) => Promise<number>,
 ): Promise<number> {
   const consumers = await topologyConsumers(io);
   if (!consumers) return EXIT.problems;
   const consumer = named(consumers, name);
   const kafka = kafkaFromEnv(io.env ?? process.env);
   const session = await DlqSession.open(kafka, consumer);
-  // Ctrl-C during a replay or discard: its member of the replay group (the lease) leaves first, or the
-  // broker keeps it for a session timeout and refuses every replay of the consumer meanwhile.
-  const stopLeavingOnSignal = leaveOnSignal(() => session.close());
+  // Ctrl-C during a replay or discard: it ends at its next step boundary (what it began is published,
+  // audited and committed) and says so; then its member of the replay group (the lease) leaves, or
+  // the broker keeps it for a session timeout and refuses every replay of the consumer meanwhile.
+  const stop = new AbortController();
+  let worked: Promise<unknown> = Promise.resolve();
+  const stopLeavingOnSignal = leaveOnSignal(async () => {
+    stop.abort();
+    await worked.catch(() => undefined);
+    await session.close();
+  });
   try {
-    return await work(session, kafka, consumers);
+    const working = work(session, kafka, consumers, stop.signal);
+    worked = working;
+    return await working;
   } finally {
     stopLeavingOnSignal();
     await session.close();
@@ -70,6 +79,12 @@ async function withSession(
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** What a command stopped by a signal left undone, or nothing when it did all. */
+function stoppedLine(unreached: readonly DlqRecord[]): string {
+  if (unreached.length === 0) return '';
+  return `stopped by a signal after the step in hand: ${plural(unreached.length, 'record')} left unhandled in the DLQ (${unreached[0]!.id}${unreached.length > 1 ? ` to ${unreached[unreached.length - 1]!.id}` : ''}); run the same command again to go on\n`;
+}
 
 /** One sentence on what retention deleted unhandled, or nothing when it deleted nothing. */
 function expiredLine(expired: readonly ExpiredRecords[]): string {
@@ -217,7 +232,7 @@ export async function dlqReplayCommand(given: CliIo, name: string, options: Repl
   const rate = positive(options.rate, '--rate')!;
   const routeName = routeNameOf(options.to);
   const by = options.by ?? io.env?.USER ?? os.userInfo().username;
-  return withSession(io, name, async (session, kafka, consumers) => {
+  return withSession(io, name, async (session, kafka, consumers, stop) => {
     const { consumer } = session;
     const route = replayRoute(consumer, routeName);
     const chosen = selectRecords(session.records, selection);
@@ -242,8 +257,9 @@ export async function dlqReplayCommand(given: CliIo, name: string, options: Repl
         `${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic} makes every group that reads ${route.topic} process these records again; nothing was published. Run again with ${DLQ_FLAGS.yes} if they all should, or without ${DLQ_FLAGS.to} to replay to ${consumer.name} only`,
       );
     }
-    const result = await replayRecords(kafka, session, chosen, { route, rate, by, onProgress: progressReporter(io, 'replayed') });
+    const result = await replayRecords(kafka, session, chosen, { route, rate, by, onProgress: progressReporter(io, 'replayed'), signal: stop });
     io.stdout(`replayed ${plural(result.replayed, 'record')} to ${route.topic}; recorded in ${consumer.dlqAudit.name} as done by ${by}\n`);
+    io.stdout(stoppedLine(result.unreached));
     if (result.waiting.length > 0) {
       io.stdout(
         `left ${plural(result.waiting.length, 'record')} in the DLQ, so as not to overtake records of their key: ${result.waiting.map((w) => `${w.record.id} (${w.reason})`).join('; ')}. Run the same command again once those retries end, or replay them with ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic}, where they queue behind them\n`,
@@ -259,12 +275,13 @@ export async function dlqDiscardCommand(given: CliIo, name: string, options: { i
   if (!options.reason?.trim()) throw new UsageError('a discard needs --reason "<why it cannot be saved>"');
   if (!options.by?.trim()) throw new UsageError('a discard needs --by "<who decided>"');
   const selection = selectionOf({ ids: options.ids });
-  return withSession(io, name, async (session, kafka) => {
+  return withSession(io, name, async (session, kafka, _consumers, stop) => {
     const chosen = selectRecords(session.records, selection);
-    const done = await discardRecords(kafka, session, chosen, { reason: options.reason!, by: options.by! });
+    const { handled: done, unreached } = await discardRecords(kafka, session, chosen, { reason: options.reason!, by: options.by! }, { signal: stop });
     io.stdout(`discarded ${done.length} record${done.length === 1 ? '' : 's'} of ${session.consumer.dlq.name} (${done.map((r) => r.id).join(', ')}); recorded in ${session.consumer.dlqAudit.name}: "${options.reason}" by ${options.by}\n`);
-    const discarded = new Set(done);
-    const meanwhile = chosen.filter((r) => !discarded.has(r));
+    io.stdout(stoppedLine(unreached));
+    const accounted = new Set([...done, ...unreached]);
+    const meanwhile = chosen.filter((r) => !accounted.has(r));
     if (meanwhile.length > 0) io.stdout(`${plural(meanwhile.length, 'record')} (${meanwhile.map((r) => r.id).join(', ')}) another command replayed or discarded meanwhile, left as it did\n`);
     return EXIT.ok;
   });

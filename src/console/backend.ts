@@ -31,6 +31,8 @@ export interface AuditLogEntry {
 
 export interface ActionProgress {
   readonly onProgress: (done: number, total: number) => void;
+  /** Once aborted, the action ends at its next step boundary (the console stopping); the records it never reached are left, with why. */
+  readonly signal?: AbortSignal;
 }
 
 /** What a replay or discard did: the records it handled and the audit entries it wrote. */

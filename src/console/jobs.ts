@@ -20,18 +20,21 @@ const KEEP_MS = 60 * 60_000;
 
 export class Jobs {
   private readonly jobs = new Map<string, Job>();
+  /** Aborted by stop(): every job started hears it, and ends at its next step boundary. */
+  private readonly stopping = new AbortController();
+  private readonly running = new Set<Promise<unknown>>();
 
   start(
     fields: Pick<Job, 'action' | 'description' | 'route' | 'by'>,
-    run: (onProgress: (done: number, total: number) => void) => Promise<ActionOutcome>,
+    run: (onProgress: (done: number, total: number) => void, signal: AbortSignal) => Promise<ActionOutcome>,
     explain: (error: unknown) => string,
   ): Job {
     const job: Job = { ...fields, id: randomBytes(12).toString('base64url'), state: 'running', done: 0, total: 0 };
     this.jobs.set(job.id, job);
-    run((done, total) => {
+    const ran = run((done, total) => {
       job.done = done;
       job.total = total;
-    }).then(
+    }, this.stopping.signal).then(
       (outcome) => {
         job.outcome = outcome;
         job.done = outcome.handled.length;
@@ -41,7 +44,11 @@ export class Jobs {
         job.error = explain(error);
         job.state = 'failed';
       },
-    ).finally(() => setTimeout(() => this.jobs.delete(job.id), KEEP_MS).unref());
+    ).finally(() => {
+      this.running.delete(ran);
+      setTimeout(() => this.jobs.delete(job.id), KEEP_MS).unref();
+    });
+    this.running.add(ran);
     return job;
   }
 
@@ -49,8 +56,12 @@ export class Jobs {
     return this.jobs.get(id);
   }
 
-  /** Resolves when every job has ended, for a clean stop. */
-  async settled(): Promise<void> {
-    while ([...this.jobs.values()].some((j) => j.state === 'running')) await new Promise((resolve) => setTimeout(resolve, 100));
+  /**
+   * Stops every job at its next step boundary (after a commit, never between a publish and
+   * its commit) and resolves when all have ended: a stop waits for one step, not a replay.
+   */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await Promise.all(this.running);
   }
 }

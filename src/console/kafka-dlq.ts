@@ -6,6 +6,7 @@ import { replayRoute, replayTarget } from '../dlq/replay-route';
 import type { ReplayRoute } from '../dlq/replay-route';
 import { lingeringReaders } from '../dlq/reader-pool';
 import { DlqError, DlqSession } from '../dlq/session';
+import type { DlqRecord } from '../dlq/session';
 import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, Keep, ReadScope } from './backend';
 import { readAuditLog } from './audit-log';
 
@@ -84,12 +85,9 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
         const chosen = chooser.choose(snapshotOf(session));
         const route = routeOf(consumer);
         if (!route) throw new DlqError(noRouteSentence(consumer));
-        const result = await replayRecords(kafka, session, chosen, { route, rate: options.rate, by: options.by, onProgress: options.onProgress });
-        const left = result.waiting.map((w) => ({ id: w.record.id, reason: w.reason }));
-        // What this replay published, not what it was asked for: a record another command handled meanwhile is left as it did.
-        const accounted = new Set([...result.handled, ...result.waiting.map((w) => w.record)]);
-        const meanwhile = chosen.filter((r) => !accounted.has(r)).map((r) => ({ id: r.id, reason: HANDLED_MEANWHILE }));
-        return { ids: result.handled.map((r) => r.id), left: [...left, ...meanwhile] };
+        const result = await replayRecords(kafka, session, chosen, { route, rate: options.rate, by: options.by, onProgress: options.onProgress, signal: options.signal });
+        const waiting = result.waiting.map((w) => ({ record: w.record, reason: w.reason }));
+        return { ids: result.handled.map((r) => r.id), left: leftBy(chosen, result.handled, [...waiting, ...unreachedOf(result.unreached)]) };
       });
       return { handled: handled.ids, left: handled.left, audit: await writtenBy(consumer, handled.ids, options.by, since) };
     },
@@ -97,10 +95,9 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
       const since = new Date().toISOString();
       const handled = await withSession(consumer, chooser, async (session) => {
         const chosen = chooser.choose(snapshotOf(session));
-        const done = await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by });
+        const result = await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by }, { signal: options.signal });
         options.onProgress(chosen.length, chosen.length);
-        const discarded = new Set(done);
-        return { ids: done.map((r) => r.id), left: chosen.filter((r) => !discarded.has(r)).map((r) => ({ id: r.id, reason: HANDLED_MEANWHILE })) };
+        return { ids: result.handled.map((r) => r.id), left: leftBy(chosen, result.handled, unreachedOf(result.unreached)) };
       });
       return { handled: handled.ids, left: handled.left, audit: await writtenBy(consumer, handled.ids, options.by, since) };
     },
@@ -112,6 +109,21 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
 
 /** Why an action left a record it was given: another command replayed or discarded it after this one's session read it. */
 const HANDLED_MEANWHILE = 'another command replayed or discarded it meanwhile; left as it did';
+/** Why an action left a record it was given: it was stopped (the console stopping) before the record's step began. */
+const STOPPED_BEFORE = 'the action was stopped before its turn; still unhandled in the DLQ';
+
+const unreachedOf = (records: readonly DlqRecord[]) => records.map((record) => ({ record, reason: STOPPED_BEFORE }));
+
+/**
+ * The records an action was given and did not handle, each with why: the reasons it gave
+ * (waiting for its key, stopped before its turn), and for any other one, that another
+ * command handled it meanwhile (the action's steps found it handled).
+ */
+function leftBy(chosen: readonly DlqRecord[], handled: readonly DlqRecord[], reasons: readonly { record: DlqRecord; reason: string }[]): { id: string; reason: string }[] {
+  const done = new Set(handled);
+  const why = new Map(reasons.map((r) => [r.record, r.reason]));
+  return chosen.filter((r) => !done.has(r)).map((r) => ({ id: r.id, reason: why.get(r) ?? HANDLED_MEANWHILE }));
+}
 
 /** What the console says of a consumer without a route of its own (no retry tier). */
 function noRouteSentence(consumer: ConsumerModel): string {

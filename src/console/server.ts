@@ -243,11 +243,11 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
     if (action === 'replay') {
       const rate = Number(one(body, 'rate') ?? '10');
       if (!(rate > 0) || !Number.isFinite(rate)) throw new HttpError(400, `the rate is records per second, above 0, not '${one(body, 'rate')}'`);
-      job = jobs.start({ action, description: describeSelection(selection), route, by }, (onProgress) => options.dlq.replay(consumer, choose, { rate, by, onProgress }), explain);
+      job = jobs.start({ action, description: describeSelection(selection), route, by }, (onProgress, signal) => options.dlq.replay(consumer, choose, { rate, by, onProgress, signal }), explain);
     } else {
       const reason = one(body, 'reason')?.trim();
       if (!reason) throw new HttpError(400, 'a discard needs a reason: why these records cannot be saved');
-      job = jobs.start({ action, description: describeSelection(selection), route, by }, (onProgress) => options.dlq.discard(consumer, choose, { reason, by, onProgress }), explain);
+      job = jobs.start({ action, description: describeSelection(selection), route, by }, (onProgress, signal) => options.dlq.discard(consumer, choose, { reason, by, onProgress, signal }), explain);
     }
     return sendFragment(reply, jobFragment(job));
   };
@@ -260,9 +260,10 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
     return sendFragment(reply, jobFragment(job));
   });
 
-  // The actions end first: they read and commit through the DLQ that closes after them.
+  // The actions end first, each at its next step boundary (Jobs.stop): they read and commit
+  // through the DLQ that closes after them.
   app.addHook('onClose', async () => {
-    await jobs.settled();
+    await jobs.stop();
     await options.dlq.close?.();
   });
   return app;

@@ -3,6 +3,14 @@ import { DefectError } from '../runtime/krt-error';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { everyPartitionAssigner } from './reader-assigner';
 
+/** What a read still attached to a member hears when the member leaves (the console stopping). */
+export class DlqReaderClosed extends Error {
+  constructor() {
+    super('the DLQ reader left its group before the read ended (the console is stopping)');
+    this.name = 'DlqReaderClosed';
+  }
+}
+
 /** A fetched batch of the DLQ, as a read takes it. */
 export interface ReaderBatch {
   readonly partition: number;
@@ -49,6 +57,7 @@ export class ReaderMember {
   private closed = false;
   /** The connect, subscribe and run begun by start(), settled: close() waits for it, so nothing runs once close() resolved. */
   private begun: Promise<void> = Promise.resolve();
+  private leaving: Promise<void> | undefined;
 
   private constructor(
     private readonly client: Consumer,
@@ -150,14 +159,22 @@ export class ReaderMember {
     if (this.assigned !== undefined && this.usable) this.client.pause([{ topic: this.topic }]);
   }
 
-  /** Leaves the group at once, so the next member's join does not wait for a session timeout. */
-  async close(): Promise<void> {
+  /**
+   * Leaves the group at once, so the next member's join does not wait for a session timeout.
+   * A read still attached ends with an error rather than waiting for batches that will not
+   * come. Once is enough: a second call waits for the first.
+   */
+  close(): Promise<void> {
+    if (this.leaving) return this.leaving;
+    const read = this.read;
     this.closed = true;
     this.read = undefined;
+    read?.failed(new DlqReaderClosed());
     // kafkajs sends no LeaveGroup for a member still joining (the broker keeps it for a session
     // timeout, and the next member's join waits for it), and a connect under way ends connected
     // after a disconnect: so the steps under way end first, and the member leaves after them.
-    await disconnectAfterRun(this.client, this.begun);
+    this.leaving = disconnectAfterRun(this.client, this.begun);
+    return this.leaving;
   }
 
   private fail(error: unknown): void {

@@ -24,7 +24,7 @@ export const DEFAULT_READER_IDLE_MS = 60_000;
  * Members that linger between reads, for the console: a read takes an idle member of its
  * consumer's reader group, or starts one when none is idle (reads still run side by side:
  * a page does not wait for a count), and gives it back when done. A member idle for
- * `idleMs` leaves the group, and close() leaves at once.
+ * `idleMs` leaves the group, and close() leaves at once with every member, idle or not.
  *
  * Why: a member that leaves empties the group, and the next one to join an empty group
  * waits out the broker's group.initial.rebalance.delay.ms (3 s by default) in JoinGroup,
@@ -75,12 +75,12 @@ export function lingeringReaders(kafka: Kafka, idleMs = DEFAULT_READER_IDLE_MS):
         void readers.give(readers.take(consumer));
       }
     },
+    /** Leaves with every member, idle or serving a read: a read under way ends with an error (ReaderMember.close). */
     async close(): Promise<void> {
       closed = true;
-      const members = [...idle.values()].flat();
+      for (const { timer } of [...idle.values()].flat()) clearTimeout(timer);
       idle.clear();
-      for (const { timer } of members) clearTimeout(timer);
-      await Promise.all(members.map(({ member }) => leave(member)));
+      await Promise.all([...groups.keys()].map(leave));
     },
   };
   return readers;

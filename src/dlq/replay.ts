@@ -21,6 +21,8 @@ export interface ReplayOptions {
   readonly now?: () => number;
   /** The rate limiter's clock (tests). */
   readonly clock?: LimiterClock;
+  /** Once aborted, the replay ends at the next step boundary: after a commit, never between a publish and its commit. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ReplayResult {
@@ -29,6 +31,14 @@ export interface ReplayResult {
   readonly handled: readonly DlqRecord[];
   /** Park-by-key records left in the DLQ because their key was busy when their step ran. */
   readonly waiting: readonly WaitingRecord[];
+  /** The records of the steps it never began, as its signal was aborted: still unhandled in the DLQ. */
+  readonly unreached: readonly DlqRecord[];
+}
+
+/** What a discard did: as a replay, without the records waiting for their key. */
+export interface DiscardResult {
+  readonly handled: readonly DlqRecord[];
+  readonly unreached: readonly DlqRecord[];
 }
 
 /**
@@ -71,7 +81,7 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
   const now = options.now ?? Date.now;
   const waiting: WaitingRecord[] = [];
   const throughTier = options.route.name === REPLAY_ROUTES.firstTier;
-  const handled = await inSteps(kafka, session, records, Math.min(MAX_STEP_RECORDS, limiter.capacity), { action: 'replayed', by: options.by }, options, {
+  const { handled, unreached } = await inSteps(kafka, session, records, Math.min(MAX_STEP_RECORDS, limiter.capacity), { action: 'replayed', by: options.by }, options, {
     ready: async (step) => {
       if (!throughTier) return step;
       const busy = await recordsWaitingForTheirKey(kafka, consumer, step);
@@ -88,17 +98,24 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
       }
     },
   });
-  return { replayed: handled.length, handled, waiting };
+  return { replayed: handled.length, handled, waiting, unreached };
 }
 
 /**
  * Records a discard with its reason and who decided, then commits the records as handled.
- * Returns the records it discarded: not those another command handled since the session read them.
+ * Returns the records it discarded: not those another command handled since the session read
+ * them, nor those of the steps it never began once `signal` was aborted.
  */
-export async function discardRecords(kafka: Kafka, session: DlqSession, given: readonly DlqRecord[], decision: { reason: string; by: string }, now = Date.now): Promise<DlqRecord[]> {
+export async function discardRecords(
+  kafka: Kafka,
+  session: DlqSession,
+  given: readonly DlqRecord[],
+  decision: { reason: string; by: string },
+  options: { readonly now?: () => number; readonly signal?: AbortSignal } = {},
+): Promise<DiscardResult> {
   const records = inLogOrder(given);
   checkRecordable(session, records);
-  return inSteps(kafka, session, records, MAX_STEP_RECORDS, { action: 'discarded', ...decision }, { now }, { publish: async () => {} });
+  return inSteps(kafka, session, records, MAX_STEP_RECORDS, { action: 'discarded', ...decision }, options, { publish: async () => {} });
 }
 
 /** Each record once, in log order (partition, then offset), however the caller listed them. */
@@ -126,17 +143,19 @@ async function inSteps(
   records: readonly DlqRecord[],
   stepSize: number,
   entry: AuditEntry,
-  options: { onProgress?: (done: number, total: number) => void; now?: () => number },
+  options: { onProgress?: (done: number, total: number) => void; now?: () => number; signal?: AbortSignal },
   step: Step,
-): Promise<DlqRecord[]> {
+): Promise<DiscardResult> {
   const now = options.now ?? Date.now;
-  if (records.length === 0) return [];
+  if (records.length === 0 || options.signal?.aborted) return { handled: [], unreached: records };
   await session.hold();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   const handled: DlqRecord[] = [];
+  let done = 0;
   try {
     await producer.connect();
-    for (let done = 0; done < records.length; ) {
+    // A stop is heard here only: between the last step's commit and the next step's first read.
+    for (; done < records.length && !options.signal?.aborted; ) {
       const chunk = records.slice(done, done + stepSize);
       const unhandled = await session.stillUnhandled(chunk);
       const ready = step.ready ? await step.ready(unhandled) : unhandled;
@@ -154,7 +173,7 @@ async function inSteps(
   } finally {
     await Promise.all([producer.disconnect(), session.release()]);
   }
-  return handled;
+  return { handled, unreached: records.slice(done) };
 }
 
 /** The records of a step in parts whose audit entries fit AUDIT_STEP_BYTES together, in order; one record always makes a part. */

@@ -87,6 +87,17 @@ export interface ReadScope {
    * is shown, never for what is published: a preview's value is not the record's.
    */
   readonly previewBytes?: number;
+  /**
+   * Hears every record read below the ends, handled or not, with its mark (recordMark): what
+   * a caller knows the log by. A count carried on from where it stopped re-reads the last
+   * record it counted, and finds the same one there, or the topic was made again.
+   */
+  readonly witness?: (partition: number, offset: bigint, mark: string) => void;
+}
+
+/** What tells one record from another at the same offset (a topic deleted and made again): its timestamp and sizes. */
+export function recordMark(message: { readonly timestamp: string; readonly key: Buffer | null; readonly value: Buffer | null }): string {
+  return `${message.timestamp}/${message.key?.length ?? -1}/${message.value?.length ?? -1}`;
 }
 
 /** A record with its bytes cut to `max` and copied, so it holds no fetch buffer alive. */
@@ -551,6 +562,7 @@ async function readUnhandled(
             const offset = BigInt(message.offset);
             if (offset >= end) break;
             offsets.push(offset);
+            if (scope.witness && offset >= (starts.get(partition) ?? 0n)) scope.witness(partition, offset, recordMark(message));
             // Handled, or already read (a rejoin redelivers from the last fetch): listed once.
             const last = listed.get(partition);
             if (isHandled(state, offset) || offset < (positions.get(partition) ?? 0n) || (last !== undefined && offset <= last)) continue;

@@ -74,7 +74,9 @@ describe('krt console on a real broker: attacks', () => {
   // Fix: put the topic id (admin.fetchTopicMetadata / DescribeTopics' topicId, or at least the
   // partition count plus the first record's timestamp of each partition) into handledVersion,
   // and count again when it changes; ends that shrink count again already.
-  it.failing('a DLQ topic deleted and created again is counted from scratch, not carried on from the old topic\'s counts', async () => {
+  // Fixed: a carried count reads its last counted record again and counts from scratch when
+  // another record is there (src/console/log-marks.ts; test/console/summary-cache-recreated-topic.test.ts).
+  it('a DLQ topic deleted and created again is counted from scratch, not carried on from the old topic\'s counts', async () => {
     const { model, consumer } = await scratchConsumer({ name: 'recreate', partitions: 1 });
     await deadLetters(consumer, [5], 'OldError');
     const app = buildConsoleServer({ topologies: model.topologies, dlq: kafkaConsoleDlq(kafkaAsAdmin()), token: TOKEN, allowedHosts: new Set([HOST]), readOnlyReason: () => 'a test' });
@@ -169,7 +171,9 @@ describe('krt console on a real broker: attacks', () => {
   // Fix: give each job an AbortController; close() aborts it; inSteps checks the signal before
   // each step (after commit, never between publish and commit), releases the lease and ends;
   // the job reports the records it handled. Then close() ends well within the deadline.
-  it.failing('closing the console during a long replay ends the replay at a step boundary, within the stop deadline', async () => {
+  // Fixed: Jobs.stop() aborts each action's signal, and inSteps ends at the next step boundary
+  // (test/runtime/dlq-action-stops-at-step-boundary.test.ts); `krt dlq replay` and `discard` too, at Ctrl-C.
+  it('closing the console during a long replay ends the replay at a step boundary, within the stop deadline', async () => {
     const { model, consumer } = await scratchConsumer({ name: 'stopping', partitions: 1 });
     await deadLetters(consumer, [20], 'DownstreamTimeout');
     const app = buildConsoleServer({ topologies: model.topologies, dlq: kafkaConsoleDlq(kafkaAsAdmin()), token: TOKEN, allowedHosts: new Set([HOST]), readOnlyReason: () => undefined });
@@ -281,7 +285,8 @@ describe('krt console on a real broker: attacks', () => {
   // browser connection no longer holds the stop: it closes within the deadline. Still seen: the
   // reader member of the count in flight is in the group when close returns, since
   // lingeringReaders.close() leaves idle members only (src/dlq/reader-pool.ts).
-  it.failing('stopped while a count is answered, the console closes within the stop deadline and leaves its reader group', async () => {
+  // Fixed: close() leaves with every member, idle or serving a read, and the read ends with an error.
+  it('stopped while a count is answered, the console closes within the stop deadline and leaves its reader group', async () => {
     const { model, consumer } = await scratchConsumer({ name: 'stopcount', partitions: 1 });
     const producer = kafkaAsAdmin().producer();
     await producer.connect();

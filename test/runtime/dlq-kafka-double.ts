@@ -13,6 +13,8 @@ export interface StoredMessage {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: Record<string, Buffer | string>;
+  /** When it was appended (epoch ms, as a broker's LogAppendTime): a topic made again has other times at the same offsets. */
+  readonly timestamp: string;
 }
 
 export type Operation = { readonly kind: 'send'; readonly topic: string; readonly count: number } | { readonly kind: 'commit'; readonly group: string } | { readonly kind: 'join'; readonly group: string };
@@ -34,6 +36,8 @@ export class DlqKafkaDouble {
   /** Groups and their running members (in join order: the first leads), with the topics they read. */
   readonly members = new Map<string, Map<string, { topics: string[] }>>();
   private memberCount = 0;
+  /** Each append a millisecond after the one before. */
+  private appendedAt = 1_700_000_000_000;
   fault: (operation: Operation) => FaultOutcome = () => {};
   /**
    * The most bytes (keys, values and headers) one send may carry to one partition, as a
@@ -51,7 +55,7 @@ export class DlqKafkaDouble {
     const log = this.partitionOf(topic, partition);
     const next = this.end(topic, partition);
     const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, Buffer.isBuffer(v) ? v : String(v)]));
-    log.messages.push({ offset: next, key: toBuffer(message.key), value: toBuffer(message.value), headers });
+    log.messages.push({ offset: next, key: toBuffer(message.key), value: toBuffer(message.value), headers, timestamp: String(this.appendedAt++) });
     log.next = next + 1n;
     return next;
   }
@@ -193,7 +197,7 @@ export class DlqKafkaDouble {
               batch: {
                 topic,
                 partition,
-                messages: messages.map((m) => ({ offset: m.offset.toString(), key: m.key, value: m.value, headers: m.headers, timestamp: '1700000000000' })),
+                messages: messages.map((m) => ({ offset: m.offset.toString(), key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })),
                 // As kafkajs: the fetch covers markers too; computed from the batch's own messages.
                 firstOffset(this: { messages: { offset: string }[] }) {
                   return this.messages.length > 0 ? position.toString() : null;

@@ -71,4 +71,23 @@ describe('DLQ reads through members that linger between reads (the console)', ()
     await readers.close();
     expect(readerMembers(double, consumer)).toEqual([]);
   });
+
+  it('close() leaves with a member serving a read too, and that read ends with why', async () => {
+    const { consumer, double } = dlq(4);
+    const readers = lingeringReaders(double.kafka());
+    let closing: Promise<void> | undefined;
+    // The console stops while a count reads: the read is under way when close() comes.
+    const read = DlqSession.open(double.kafka(), consumer, 10_000, undefined, {
+      drain: async () => {
+        closing ??= readers.close();
+        await closing;
+      },
+    }, readers).then(
+      () => 'read to its end',
+      (error: Error) => error.name,
+    );
+    const outcome = await read;
+    await closing;
+    expect({ outcome, members: readerMembers(double, consumer) }).toEqual({ outcome: 'DlqReaderClosed', members: [] });
+  });
 });

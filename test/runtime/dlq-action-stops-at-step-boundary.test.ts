@@ -1,0 +1,72 @@
+import { discardRecords, replayRecords } from '../../src/dlq/replay';
+import { replayRoute } from '../../src/dlq/replay-route';
+import { DlqSession } from '../../src/dlq/session';
+import type { ConsumerModel } from '../../src/model/types';
+import { HEADERS } from '../../src/naming/headers';
+import { aConsumer, aTopology, compile } from '../helpers/specs';
+import { DlqKafkaDouble } from './dlq-kafka-double';
+
+/**
+ * A replay or discard told to stop (the console stopping, Ctrl-C) ends at its next step
+ * boundary: every step it began is published, audited and committed, and the records of the
+ * steps it never began stay unhandled in the DLQ, said so. Before, a console stop waited for
+ * the whole replay (minutes at a low rate), missed its deadline and exited wherever the
+ * replay was (attack on #25).
+ */
+/** The rate limiter's clock: a wait passes at once, as simulated time. */
+function simulatedClock() {
+  let at = 0;
+  return { now: () => at, sleep: async (ms: number) => void (at += ms) };
+}
+
+function dlqOf(count: number): { consumer: ConsumerModel; double: DlqKafkaDouble } {
+  const consumer = compile(aTopology({ consumers: [aConsumer()] })).model!.topologies[0]!.consumers[0]!;
+  const double = new DlqKafkaDouble();
+  for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
+  for (let i = 0; i < count; i++) {
+    double.append(consumer.dlq.name, 0, { key: `order-${i}`, value: `v${i}`, headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'DownstreamTimeout' } });
+  }
+  return { consumer, double };
+}
+
+describe('a DLQ action told to stop', () => {
+  it('a replay ends after the step in hand: what it published is audited and committed, the rest stays unhandled', async () => {
+    const { consumer, double } = dlqOf(10);
+    const kafka = double.kafka();
+    const session = await DlqSession.open(kafka, consumer);
+    const stop = new AbortController();
+    // A rate of 2 a second makes steps of 2 records; the stop comes as the first step ends.
+    const result = await replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 2, by: 'ana', clock: simulatedClock(), signal: stop.signal, onProgress: () => stop.abort() });
+    await session.close();
+    const next = await DlqSession.open(kafka, consumer);
+    await next.close();
+    expect({
+      handled: result.handled.map((r) => r.id),
+      unreached: result.unreached.map((r) => r.id),
+      published: double.messages(consumer.tiers[0]!.name).length,
+      audited: double.messages(consumer.dlqAudit.name).length,
+      stillUnhandled: next.records.map((r) => r.id),
+    }).toEqual({
+      handled: ['0:0', '0:1'],
+      unreached: ['0:2', '0:3', '0:4', '0:5', '0:6', '0:7', '0:8', '0:9'],
+      published: 2,
+      audited: 2,
+      stillUnhandled: ['0:2', '0:3', '0:4', '0:5', '0:6', '0:7', '0:8', '0:9'],
+    });
+  });
+
+  it('a stop before the first step publishes, audits and commits nothing, and leaves no lease behind', async () => {
+    const { consumer, double } = dlqOf(3);
+    const kafka = double.kafka();
+    const session = await DlqSession.open(kafka, consumer);
+    const stop = new AbortController();
+    stop.abort();
+    const result = await discardRecords(kafka, session, session.records, { reason: 'bad data', by: 'ana' }, { signal: stop.signal });
+    await session.close();
+    // Another command may act at once: the stopped one holds no lease.
+    const other = await DlqSession.open(kafka, consumer);
+    const discarded = await discardRecords(kafka, other, other.records, { reason: 'bad data', by: 'bob' });
+    await other.close();
+    expect({ handled: result.handled.length, unreached: result.unreached.length, byBob: discarded.handled.length }).toEqual({ handled: 0, unreached: 3, byBob: 3 });
+  });
+});
