@@ -132,3 +132,22 @@ export function eachClientOrdering(title: string, body: (client: ClientUnderTest
     }
   }
 }
+
+/**
+ * One test per client and ordering it carries, all in one describe block and run side by side
+ * (jest runs at once only the concurrent tests of one block), with the same rule for a client
+ * this Node cannot run: a skipped test that says why. For cases that mostly wait (the crash test).
+ */
+export function concurrentlyForEachClientOrdering(title: string, test: (client: ClientUnderTest, ordering: ConsumerOrdering) => Promise<void>): void {
+  const node = thisNode();
+  describe(title, () => {
+    for (const client of CLIENTS) {
+      const reason = client.unavailable(node);
+      for (const ordering of client.orderings) {
+        const name = `with ${client.name}, ordering ${ordering}`;
+        if (reason === undefined) it.concurrent(name, () => test(client, ordering));
+        else it.skip(`${name} (not run: ${reason})`, () => test(client, ordering));
+      }
+    }
+  });
+}

@@ -10,7 +10,7 @@ import { eventually } from '../helpers/eventually';
 import { bootstrapServers, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
 import { DEFAULT_COMMIT_POLICY } from '../../src/runtime/offset-committer';
-import { eachClientOrdering } from './clients';
+import { concurrentlyForEachClientOrdering } from './clients';
 import type { ClientName } from './clients';
 import { failureOf, RECORD_MS, WORKER_PARTITIONS_AT_ONCE } from './crash-worker';
 
@@ -83,94 +83,99 @@ function keysOutOfOrder(processed: readonly number[]): string[] {
   return problems;
 }
 
-// Each client with each ordering its adapter carries (see test/kafka/clients.ts).
-eachClientOrdering('the crash window, on a real broker', ({ name: client }, ordering) => {
+/** A worker process over the real runtime, for this case's topics and output file. */
+function startWorker(d: ConsumerDescriptor, client: ClientName, output: string, diagnostics: string | undefined): Child {
+  // The Node running the tests runs the worker too (@platformatic/kafka needs Node 22 or newer).
+  return spawnChild(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'jiti', 'lib', 'jiti-cli.mjs'), path.join(__dirname, 'crash-worker.ts')], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      CRASH_DESCRIPTOR: JSON.stringify(d),
+      CRASH_OUTPUT: output,
+      ...(diagnostics ? { CRASH_DIAG: diagnostics } : {}),
+      CRASH_USER: ADMIN_USER,
+      CRASH_CLIENT: client,
+      KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(),
+    },
+  });
+}
+
+// Each client with each ordering its adapter carries (see test/kafka/clients.ts), side by side:
+// each case has its own topics, group and output file, and spends most of its time waiting for
+// a killed member's session to end; one after another they took a quarter of the broker suites.
+concurrentlyForEachClientOrdering(`the crash window, on a real broker: loses no record of ${RECORDS} while the worker is killed with SIGKILL ${KILLS} times`, async ({ name: client }, ordering) => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'krt-crash-'));
   const output = path.join(work, 'processed.txt');
   // KRT_CRASH_DIAG=1 keeps the directory, with the workers' event log (see crash-worker.ts).
   const diagnostics = process.env.KRT_CRASH_DIAG === '1' ? path.join(work, 'events.jsonl') : undefined;
-  afterAll(() => (diagnostics ? process.stdout.write(`\ncrash test (${client}, ${ordering}): worker events in ${diagnostics}\n`) : rmSync(work, { recursive: true, force: true })));
+  try {
+    await crashCase(client, ordering, output, diagnostics);
+  } finally {
+    if (diagnostics) process.stdout.write(`\ncrash test (${client}, ${ordering}): worker events in ${diagnostics}\n`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+});
 
-  function startWorker(d: ConsumerDescriptor): Child {
-    // The Node running the tests runs the worker too (@platformatic/kafka needs Node 22 or newer).
-    return spawnChild(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'jiti', 'lib', 'jiti-cli.mjs'), path.join(__dirname, 'crash-worker.ts')], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        CRASH_DESCRIPTOR: JSON.stringify(d),
-        CRASH_OUTPUT: output,
-        ...(diagnostics ? { CRASH_DIAG: diagnostics } : {}),
-        CRASH_USER: ADMIN_USER,
-        CRASH_CLIENT: client,
-        KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(),
-      },
-    });
+async function crashCase(client: ClientName, ordering: ConsumerDescriptor['ordering'], output: string, diagnostics: string | undefined): Promise<void> {
+  const base = testDescriptor('crash', [1]);
+  const d: ConsumerDescriptor = ordering === 'park-by-key' ? { ...base, ordering, groups: { ...base.groups, retry: base.groups.main } } : base;
+  await createTopicsOf(d, PARTITIONS);
+  // Idempotent: on a loaded broker the send can time out after the broker wrote it, and a
+  // plain producer's retry would write the 2,000 again: every record would then run twice,
+  // which no commit policy bounds. The count below says so at once if it ever happens.
+  const producer = kafkaAsAdmin().producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const ids = Array.from({ length: RECORDS }, (_, i) => i);
+  await producer.send({ topic: d.mainTopic, acks: -1, messages: ids.map((id) => ({ key: `order-${id % 97}`, value: String(id) })) });
+  await producer.disconnect();
+  expect(await recordsIn(d.mainTopic)).toBe(RECORDS);
+
+  let kills = 0;
+  for (; kills < KILLS; kills++) {
+    const worker = startWorker(d, client, output, diagnostics);
+    const before = lines(output).length;
+    // Kill at a random moment after the worker has made some progress; a worker that
+    // dies on its own fails the test at once, with its error.
+    await eventually('the worker to make progress', () => {
+      worker.assertRunning('a crash worker');
+      return lines(output).length > before ? true : undefined;
+    }, 60_000);
+    await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1_500)));
+    worker.process.kill('SIGKILL');
+    await worker.exited;
+    if (new Set(lines(output)).size >= ids.filter((id) => failureOf(id) !== 'permanent').length) break;
   }
 
-  // Concurrent with the other clients' and orderings' cases (own topics, group and output
-  // file each): a case spends most of its time waiting for a killed member's session to end,
-  // and one after another they took a quarter of the broker suites' time.
-  it.concurrent(`loses no record of ${RECORDS} while the worker is killed with SIGKILL ${KILLS} times`, async () => {
-    const base = testDescriptor('crash', [1]);
-    const d: ConsumerDescriptor = ordering === 'park-by-key' ? { ...base, ordering, groups: { ...base.groups, retry: base.groups.main } } : base;
-    await createTopicsOf(d, PARTITIONS);
-    // Idempotent: on a loaded broker the send can time out after the broker wrote it, and a
-    // plain producer's retry would write the 2,000 again: every record would then run twice,
-    // which no commit policy bounds. The count below says so at once if it ever happens.
-    const producer = kafkaAsAdmin().producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    const ids = Array.from({ length: RECORDS }, (_, i) => i);
-    await producer.send({ topic: d.mainTopic, acks: -1, messages: ids.map((id) => ({ key: `order-${id % 97}`, value: String(id) })) });
-    await producer.disconnect();
-    expect(await recordsIn(d.mainTopic)).toBe(RECORDS);
-
-    let kills = 0;
-    for (; kills < KILLS; kills++) {
-      const worker = startWorker(d);
-      const before = lines(output).length;
-      // Kill at a random moment after the worker has made some progress; a worker that
-      // dies on its own fails the test at once, with its error.
-      await eventually('the worker to make progress', () => {
-        worker.assertRunning('a crash worker');
-        return lines(output).length > before ? true : undefined;
-      }, 60_000);
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1_500)));
-      worker.process.kill('SIGKILL');
-      await worker.exited;
-      if (new Set(lines(output)).size >= ids.filter((id) => failureOf(id) !== 'permanent').length) break;
-    }
-
-    const last = startWorker(d);
-    const expectedProcessed = ids.filter((id) => failureOf(id) !== 'permanent');
-    const expectedDead = ids.filter((id) => failureOf(id) === 'permanent');
-    try {
-      await eventually('every record to be processed', () => {
-        last.assertRunning('the last crash worker');
-        const done = new Set(lines(output));
-        return expectedProcessed.every((id) => done.has(id)) ? true : undefined;
-      }, 5 * 60_000);
-      const dead = await deadLetterIds(d.dlqTopic, expectedDead.length);
-      const processed = lines(output);
-      const seen = new Set([...processed, ...dead]);
-      const lost = ids.filter((id) => !seen.has(id));
-      const duplicates = processed.length - new Set(processed).size + dead.length - new Set(dead).size;
-      process.stdout.write(
-        `\ncrash test (${client}, ${ordering}): ${RECORDS} records, ${kills} kills (SIGKILL), lost ${lost.length}, duplicates ${duplicates} ` +
-          `(${processed.length - new Set(processed).size} processed twice, ${dead.length - new Set(dead).size} dead-lettered twice), ` +
-          `${new Set(dead).size} in the DLQ as designed; bound ${boundOf(client)} a kill, ${(duplicates / Math.max(1, kills)).toFixed(1)} a kill seen\n`,
-      );
-      expect(lost).toEqual([]);
-      expect(new Set(dead)).toEqual(new Set(expectedDead));
-      expect(kills).toBeGreaterThanOrEqual(15);
-      // At least once, not "everything twice": each kill costs at most one commit window.
-      expect(duplicates).toBeLessThanOrEqual(kills * boundOf(client));
-      // Park-by-key: a key's records complete in the order they were produced, kills or not.
-      // Unordered: the same check finds keys reordered by the tiers, as R15 says it does.
-      if (ordering === 'park-by-key') expect(keysOutOfOrder(processed)).toEqual([]);
-      else expect(keysOutOfOrder(processed).length).toBeGreaterThan(0);
-    } finally {
-      last.process.kill('SIGKILL');
-      await last.exited;
-    }
-  });
-});
+  const last = startWorker(d, client, output, diagnostics);
+  const expectedProcessed = ids.filter((id) => failureOf(id) !== 'permanent');
+  const expectedDead = ids.filter((id) => failureOf(id) === 'permanent');
+  try {
+    await eventually('every record to be processed', () => {
+      last.assertRunning('the last crash worker');
+      const done = new Set(lines(output));
+      return expectedProcessed.every((id) => done.has(id)) ? true : undefined;
+    }, 5 * 60_000);
+    const dead = await deadLetterIds(d.dlqTopic, expectedDead.length);
+    const processed = lines(output);
+    const seen = new Set([...processed, ...dead]);
+    const lost = ids.filter((id) => !seen.has(id));
+    const duplicates = processed.length - new Set(processed).size + dead.length - new Set(dead).size;
+    process.stdout.write(
+      `\ncrash test (${client}, ${ordering}): ${RECORDS} records, ${kills} kills (SIGKILL), lost ${lost.length}, duplicates ${duplicates} ` +
+        `(${processed.length - new Set(processed).size} processed twice, ${dead.length - new Set(dead).size} dead-lettered twice), ` +
+        `${new Set(dead).size} in the DLQ as designed; bound ${boundOf(client)} a kill, ${(duplicates / Math.max(1, kills)).toFixed(1)} a kill seen\n`,
+    );
+    expect(lost).toEqual([]);
+    expect(new Set(dead)).toEqual(new Set(expectedDead));
+    expect(kills).toBeGreaterThanOrEqual(15);
+    // At least once, not "everything twice": each kill costs at most one commit window.
+    expect(duplicates).toBeLessThanOrEqual(kills * boundOf(client));
+    // Park-by-key: a key's records complete in the order they were produced, kills or not.
+    // Unordered: the same check finds keys reordered by the tiers, as R15 says it does.
+    if (ordering === 'park-by-key') expect(keysOutOfOrder(processed)).toEqual([]);
+    else expect(keysOutOfOrder(processed).length).toBeGreaterThan(0);
+  } finally {
+    last.process.kill('SIGKILL');
+    await last.exited;
+  }
+}
