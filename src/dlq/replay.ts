@@ -88,6 +88,10 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
       waiting.push(...busy);
       return step.filter((r) => !busy.some((w) => w.record === r));
     },
+    batchOf: (record) => {
+      const target = replayTarget(consumer, options.route, record);
+      return target.partition === undefined ? undefined : `${target.topic}:${target.partition}`;
+    },
     publish: async (producer, step) => {
       const acknowledged = await limiter.take(step.length);
       try {
@@ -127,6 +131,13 @@ interface Step {
   /** The records of a step that may go now (all by default). */
   readonly ready?: (step: readonly DlqRecord[]) => Promise<readonly DlqRecord[]>;
   readonly publish: (producer: ReturnType<Kafka['producer']>, step: readonly DlqRecord[]) => Promise<void>;
+  /**
+   * The batch a broker appends a record in (its target topic and partition), or undefined when
+   * the producer picks the partition. A broker writes or refuses each partition's batch of a
+   * send on its own, so records published together share one: a refusal then leaves nothing
+   * published that is not recorded. Unset: a part publishes as one.
+   */
+  readonly batchOf?: (record: DlqRecord) => string | undefined;
 }
 
 /**
@@ -159,10 +170,15 @@ async function inSteps(
       const chunk = records.slice(done, done + stepSize);
       const unhandled = await session.stillUnhandled(chunk);
       const ready = step.ready ? await step.ready(unhandled) : unhandled;
-      for (const part of withinAuditBudget(session, ready, entry, now())) {
+      for (const part of withinAuditBudget(session, ready, entry, now()).flatMap((p) => oneBatchEach(p, step.batchOf))) {
         const prepared = session.prepare(part);
         const messages = auditMessages(session.consumer, { records: part, entry, expired: prepared.expired }, now());
-        await step.publish(producer, part);
+        await step.publish(producer, part).catch((error: unknown) => {
+          throw new DlqError(
+            `publishing ${part.map((r) => r.id).join(', ')} failed (${error instanceof Error ? error.message : String(error)}); the ${handled.length} records before them were published and recorded as handled, these and the rest are still unhandled. Run again once the broker takes them; discard a record it refuses for good (too large)`,
+            { cause: error },
+          );
+        });
         await appendToAuditLog(producer, session.consumer, messages);
         await session.commit(prepared);
         handled.push(...part);
@@ -174,6 +190,22 @@ async function inSteps(
     await Promise.all([producer.disconnect(), session.release()]);
   }
   return { handled, unreached: records.slice(done) };
+}
+
+/**
+ * A part cut into the records of one batch each (in order within each), and each record
+ * whose batch the producer picks alone: a broker refusing one batch leaves the others written.
+ */
+function oneBatchEach(part: readonly DlqRecord[], batchOf: Step['batchOf']): DlqRecord[][] {
+  if (!batchOf) return [[...part]];
+  const batches = new Map<string, DlqRecord[]>();
+  const alone: DlqRecord[][] = [];
+  for (const record of part) {
+    const batch = batchOf(record);
+    if (batch === undefined) alone.push([record]);
+    else batches.set(batch, [...(batches.get(batch) ?? []), record]);
+  }
+  return [...batches.values(), ...alone];
 }
 
 /** The records of a step in parts whose audit entries fit AUDIT_STEP_BYTES together, in order; one record always makes a part. */

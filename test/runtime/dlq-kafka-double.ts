@@ -107,16 +107,19 @@ export class DlqKafkaDouble {
   }
 
   /** As the broker answers a batch over max.message.bytes: the whole send refused, nothing appended. */
-  private refuseTooLarge(topic: string, messages: readonly { partition?: number; key?: unknown; value?: unknown; headers?: Record<string, unknown> }[]): void {
+  /**
+   * The partitions whose part of a send is larger than maxBatchBytes. As a broker does, a send
+   * appends the batches of the other partitions and fails for those: a produce request is
+   * atomic per partition, not as a whole.
+   */
+  private tooLarge(messages: readonly { partition?: number; key?: unknown; value?: unknown; headers?: Record<string, unknown> }[]): Map<number, number> {
     const bytes = new Map<number, number>();
     for (const m of messages) {
       const headers = Object.entries(m.headers ?? {}).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + (toBuffer(value)?.length ?? 0), 0);
       const size = (toBuffer(m.key)?.length ?? 0) + (toBuffer(m.value)?.length ?? 0) + headers;
       bytes.set(m.partition ?? 0, (bytes.get(m.partition ?? 0) ?? 0) + size);
     }
-    for (const [partition, size] of bytes) {
-      if (size > this.maxBatchBytes) throw new RequestFailed(`MESSAGE_TOO_LARGE: ${size} bytes to ${topic}:${partition}, more than max.message.bytes ${this.maxBatchBytes}`);
-    }
+    return new Map([...bytes].filter(([, size]) => size > this.maxBatchBytes));
   }
 
   kafka(): Kafka {
@@ -146,10 +149,12 @@ export class DlqKafkaDouble {
       connect: async () => {},
       disconnect: async () => {},
       send: async ({ topic, messages }: { topic: string; messages: { partition?: number; key?: unknown; value?: unknown; headers?: Record<string, unknown> }[] }) => {
-        double.refuseTooLarge(topic, messages);
+        const refused = double.tooLarge(messages);
         double.request({ kind: 'send', topic, count: messages.length }, () => {
-          for (const m of messages) double.append(topic, m.partition ?? 0, m);
+          for (const m of messages) if (!refused.has(m.partition ?? 0)) double.append(topic, m.partition ?? 0, m);
         });
+        const [partition, size] = [...refused][0] ?? [];
+        if (partition !== undefined) throw new RequestFailed(`MESSAGE_TOO_LARGE: ${size} bytes to ${topic}:${partition}, more than max.message.bytes ${double.maxBatchBytes}`);
         return [];
       },
     });
