@@ -45,7 +45,8 @@ function readOnlyReasonOf(topologies: readonly TopologyModel[], user: string | u
 /**
  * `krt console`: the DLQ tools of `krt dlq` as a local web app, for every consumer of the
  * topologies, guarded by a session token printed at start. Runs until SIGINT or SIGTERM;
- * a replay or discard still running finishes its steps before the console stops.
+ * a replay or discard still running ends after the part in hand (Jobs.stop), then the
+ * reader members leave.
  */
 export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions): Promise<number> {
   const port = Number(options.port);

@@ -18,7 +18,7 @@ import type { ReplayRouteName } from '../naming';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import { humanIo } from './human-io';
 import { EXIT } from './io';
-import { leaveOnSignal } from './leave-on-signal';
+import { LEAVE_DEADLINE_MS, leaveOnSignal } from './leave-on-signal';
 import type { CliIo } from './io';
 import { progressReporter } from './progress';
 import { reportDiagnostics } from './report';
@@ -64,8 +64,10 @@ async function withSession(
   const stop = new AbortController();
   let worked: Promise<unknown> = Promise.resolve();
   const stopLeavingOnSignal = leaveOnSignal(async () => {
+    io.stderr(`stopping after the part in hand, then leaving ${consumer.groups.replay} (a second Ctrl-C ends at once: what it published then is published again by the next run)\n`);
     stop.abort();
-    await worked.catch(() => undefined);
+    // The part in hand ends within most of the deadline; the lease is left either way, so no later command waits for a session timeout.
+    await Promise.race([worked.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, LEAVE_DEADLINE_MS - 1_500).unref())]);
     await session.close();
   });
   try {

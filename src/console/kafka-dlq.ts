@@ -39,7 +39,12 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
       await session.close();
     }
   };
-  const withSession = <T>(consumer: ConsumerModel, chooser: Chooser, work: (session: DlqSession) => Promise<T>) => oneAtATime(consumer, () => inSession(consumer, chooser.keep, work, chooser.scope));
+  // An action still queued, or not yet reading, when the console stops does not begin: it would read the whole selection first.
+  const withSession = <T>(consumer: ConsumerModel, chooser: Chooser, signal: AbortSignal | undefined, work: (session: DlqSession) => Promise<T>) =>
+    oneAtATime(consumer, () => {
+      if (signal?.aborted) throw new DlqError(NOT_BEGUN);
+      return inSession(consumer, chooser.keep, work, chooser.scope);
+    });
   const snapshotOf = (session: DlqSession): DlqSnapshot => ({ records: session.records, expired: session.expired, ends: session.ends, handledVersion: session.handledVersion, backlog: session.backlog });
   // The audit log is read in the reader group, which holds no state, beside anything else,
   // as pages are: it commits nothing, so it never waits behind a replay that writes to it.
@@ -81,7 +86,7 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
     },
     async replay(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
       const since = new Date().toISOString();
-      const handled = await withSession(consumer, chooser, async (session) => {
+      const handled = await withSession(consumer, chooser, options.signal, async (session) => {
         const chosen = chooser.choose(snapshotOf(session));
         const route = routeOf(consumer);
         if (!route) throw new DlqError(noRouteSentence(consumer));
@@ -93,7 +98,7 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
     },
     async discard(consumer, chooser: Chooser, options): Promise<ActionOutcome> {
       const since = new Date().toISOString();
-      const handled = await withSession(consumer, chooser, async (session) => {
+      const handled = await withSession(consumer, chooser, options.signal, async (session) => {
         const chosen = chooser.choose(snapshotOf(session));
         const result = await discardRecords(kafka, session, chosen, { reason: options.reason, by: options.by }, { signal: options.signal });
         options.onProgress(chosen.length, chosen.length);
@@ -109,6 +114,8 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
 
 /** Why an action left a record it was given: another command replayed or discarded it after this one's session read it. */
 const HANDLED_MEANWHILE = 'another command replayed or discarded it meanwhile; left as it did';
+/** What an action the console's stop came before says. */
+const NOT_BEGUN = 'the console stopped before this action began: nothing was published, discarded or recorded';
 /** Why an action left a record it was given: it was stopped (the console stopping) before the record's step began. */
 const STOPPED_BEFORE = 'the action was stopped before its turn; still unhandled in the DLQ';
 

@@ -44,6 +44,9 @@ export interface ConsoleOptions {
 
 export const ANY_HOST = '*';
 
+/** How long a closing console waits for its actions to end their part in hand, within `krt console`'s 10 s stop deadline. */
+const JOBS_STOP_MS = 6_000;
+
 /** The newest audit entries the audit page shows. */
 const AUDIT_PAGE_ENTRIES = 200;
 const MAX_NAME_LENGTH = 200;
@@ -263,7 +266,8 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   // The actions end first, each at its next step boundary (Jobs.stop): they read and commit
   // through the DLQ that closes after them.
   app.addHook('onClose', async () => {
-    await jobs.stop();
+    // A part in hand past this (a slow broker) does not keep the readers in their groups: they leave anyway.
+    await Promise.race([jobs.stop(), new Promise((resolve) => setTimeout(resolve, JOBS_STOP_MS).unref())]);
     await options.dlq.close?.();
   });
   return app;

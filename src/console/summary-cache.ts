@@ -3,7 +3,7 @@ import type { ConsoleDlq } from './backend';
 import { filterQuery } from './filter';
 import type { RecordFilter } from './filter';
 import { summaryTally } from './scan';
-import { bothWitnesses, lastMarks, sameLogAs } from './log-marks';
+import { bothWitnesses, carriedFrom, lastMarks, sameLogAs } from './log-marks';
 import type { LogMark } from './log-marks';
 import type { DlqRecord } from '../dlq/session';
 import type { Summary, SummaryTally } from './scan';
@@ -45,11 +45,11 @@ export function summaryCache(dlq: ConsoleDlq, now: () => number = Date.now) {
     if (cached) {
       const tally = cached.tally.carryOn();
       const last = lastMarks();
-      const same = sameLogAs(cached.marks);
+      const same = sameLogAs(cached.marks, cached.ends);
       // From the last record counted, read again to tell its log from a new one; counted from the old ends on.
       const counted = (r: DlqRecord) => r.offset < (cached.ends.get(r.partition) ?? 0n);
       const carried = await dlq.read(consumer, (r) => !counted(r) && tally.keep(r), (s) => s, {
-        from: (p) => cached.marks.get(p)?.offset ?? cached.ends.get(p) ?? 0n,
+        from: carriedFrom(cached.marks),
         witness: bothWitnesses(last.witness, same.witness),
       });
       if (carried.handledVersion === cached.handledVersion && grewFrom(cached.ends, carried.ends) && same.sameLog()) {

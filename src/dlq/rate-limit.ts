@@ -16,8 +16,9 @@ export interface RateLimiter {
   /**
    * Waits until `count` tokens are free and lends them; call the returned function once
    * the records they cover are acknowledged. Tokens come back one window after that.
+   * Rejects, lending nothing, once `signal` is aborted while it waits.
    */
-  take(count: number): Promise<() => void>;
+  take(count: number, signal?: AbortSignal): Promise<() => void>;
 }
 
 /**
@@ -35,7 +36,7 @@ export function rateLimiter(perSecond: number, clock: LimiterClock = systemClock
   let lent: { count: number; returnsAt: number }[] = [];
   return {
     capacity,
-    async take(count) {
+    async take(count, signal) {
       if (!Number.isInteger(count) || count < 1 || count > capacity) throw new RangeError(`take 1 to ${capacity} tokens, not ${count}`);
       for (;;) {
         const now = clock.now();
@@ -52,8 +53,24 @@ export function rateLimiter(perSecond: number, clock: LimiterClock = systemClock
         let missing = count - free;
         const enough = returning.find((l) => (missing -= l.count) <= 0);
         if (!enough) throw new DefectError('the previous records were never acknowledged: call the function take returned before taking again');
-        await clock.sleep(enough.returnsAt - now);
+        await sleepUnlessAborted(clock, enough.returnsAt - now, signal);
       }
     },
   };
+}
+
+/** The clock's sleep, ended early (rejecting) when the signal is aborted before or during it. */
+async function sleepUnlessAborted(clock: LimiterClock, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return clock.sleep(ms);
+  signal.throwIfAborted();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([clock.sleep(ms), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
 }

@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { dlqReaderGroupName } from '../naming';
-import { ReaderMember } from './reader-member';
+import { DlqReaderClosed, ReaderMember } from './reader-member';
 
 /** Where a DLQ read gets its member of the reader group, and where it gives it back. */
 export interface DlqReaders {
@@ -41,6 +41,8 @@ export function lingeringReaders(kafka: Kafka, idleMs = DEFAULT_READER_IDLE_MS):
   };
   const readers = {
     take(consumer: ConsumerModel): ReaderMember {
+      // A request still running when the console closed would start a member close() never saw.
+      if (closed) throw new DlqReaderClosed();
       const key = keyOf(dlqReaderGroupName(consumer.groups.replay), consumer.dlq.name);
       const waiting = idle.get(key) ?? [];
       for (let next = waiting.pop(); next; next = waiting.pop()) {

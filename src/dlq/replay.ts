@@ -92,8 +92,10 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
       const target = replayTarget(consumer, options.route, record);
       return target.partition === undefined ? undefined : `${target.topic}:${target.partition}`;
     },
-    publish: async (producer, step) => {
-      const acknowledged = await limiter.take(step.length);
+    publish: async (producer, step, signal) => {
+      const acknowledged = await limiter.take(step.length, signal).catch((error: unknown) => {
+        throw signal?.aborted ? new StoppedBeforeSend('stopped while waiting for the rate limit') : error;
+      });
       try {
         const at = now();
         await producer.send({ topic: options.route.topic, acks: -1, messages: step.map((r) => replayMessage(consumer, options.route, r, at)) });
@@ -130,7 +132,8 @@ function inLogOrder(records: readonly DlqRecord[]): DlqRecord[] {
 interface Step {
   /** The records of a step that may go now (all by default). */
   readonly ready?: (step: readonly DlqRecord[]) => Promise<readonly DlqRecord[]>;
-  readonly publish: (producer: ReturnType<Kafka['producer']>, step: readonly DlqRecord[]) => Promise<void>;
+  /** Throws StoppedBeforeSend when `signal` ends its wait before it sent anything. */
+  readonly publish: (producer: ReturnType<Kafka['producer']>, step: readonly DlqRecord[], signal?: AbortSignal) => Promise<void>;
   /**
    * The batch a broker appends a record in (its target topic and partition), or undefined when
    * the producer picks the partition. A broker writes or refuses each partition's batch of a
@@ -162,50 +165,104 @@ async function inSteps(
   await session.hold();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   const handled: DlqRecord[] = [];
+  const unreached: DlqRecord[] = [];
+  const stopped = () => options.signal?.aborted === true;
   let done = 0;
   try {
     await producer.connect();
-    // A stop is heard here only: between the last step's commit and the next step's first read.
-    for (; done < records.length && !options.signal?.aborted; ) {
+    // A stop is heard between parts only: after a part's commit, never between its publish and its commit.
+    while (done < records.length && !stopped()) {
       const chunk = records.slice(done, done + stepSize);
+      done += chunk.length;
       const unhandled = await session.stillUnhandled(chunk);
       const ready = step.ready ? await step.ready(unhandled) : unhandled;
-      for (const part of withinAuditBudget(session, ready, entry, now()).flatMap((p) => oneBatchEach(p, step.batchOf))) {
-        const prepared = session.prepare(part);
-        const messages = auditMessages(session.consumer, { records: part, entry, expired: prepared.expired }, now());
-        await step.publish(producer, part).catch((error: unknown) => {
-          throw new DlqError(
-            `publishing ${part.map((r) => r.id).join(', ')} failed (${error instanceof Error ? error.message : String(error)}); the ${handled.length} records before them were published and recorded as handled, these and the rest are still unhandled. Run again once the broker takes them; discard a record it refuses for good (too large)`,
-            { cause: error },
-          );
-        });
-        await appendToAuditLog(producer, session.consumer, messages);
+      const parts = withinAuditBudget(session, ready, entry, now()).flatMap((p) => (step.batchOf ? publishBatches(p, step.batchOf) : [p]));
+      for (const [i, part] of parts.entries()) {
+        const prepared = stopped() ? undefined : session.prepare(part);
+        const sent = prepared && (await publishOrStop(step, producer, part, options.signal, handled.length));
+        if (!prepared || !sent) {
+          unreached.push(...parts.slice(i).flat());
+          break;
+        }
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry, expired: prepared.expired }, now()));
         await session.commit(prepared);
         handled.push(...part);
       }
-      done += chunk.length;
-      options.onProgress?.(done, records.length);
+      options.onProgress?.(done - (stopped() ? unreached.length : 0), records.length);
     }
   } finally {
     await Promise.all([producer.disconnect(), session.release()]);
   }
-  return { handled, unreached: records.slice(done) };
+  return { handled, unreached: [...unreached, ...records.slice(done)] };
 }
 
+/** Thrown by a publish that was stopped before it sent anything (a rate limiter's wait cut short). */
+export class StoppedBeforeSend extends Error {
+  override name = 'StoppedBeforeSend';
+}
+
+/** Kafka's refusals of a batch too large for the topic: no retry takes them. */
+const TOO_LARGE = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+
 /**
- * A part cut into the records of one batch each (in order within each), and each record
- * whose batch the producer picks alone: a broker refusing one batch leaves the others written.
+ * Publishes a part: true once acknowledged, false when stopped before anything was sent. A
+ * batch the broker refuses as too large is said with its records; any other failure is
+ * thrown as it came (its explanation, an ACL or a connection, is the client's).
  */
-function oneBatchEach(part: readonly DlqRecord[], batchOf: Step['batchOf']): DlqRecord[][] {
-  if (!batchOf) return [[...part]];
-  const batches = new Map<string, DlqRecord[]>();
-  const alone: DlqRecord[][] = [];
-  for (const record of part) {
-    const batch = batchOf(record);
-    if (batch === undefined) alone.push([record]);
-    else batches.set(batch, [...(batches.get(batch) ?? []), record]);
+async function publishOrStop(step: Step, producer: ReturnType<Kafka['producer']>, part: readonly DlqRecord[], signal: AbortSignal | undefined, before: number): Promise<boolean> {
+  try {
+    await step.publish(producer, part, signal);
+    return true;
+  } catch (error) {
+    if (error instanceof StoppedBeforeSend) return false;
+    if (!TOO_LARGE.has(String((error as { type?: unknown }).type))) throw error;
+    throw new DlqError(
+      `the broker refused ${part.map((r) => r.id).join(', ')} as too large for the topic (${(error as Error).message}): a record among them is larger than its max.message.bytes. The ${before} records before them were published and recorded as handled; these and the rest are still unhandled. Discard the record, or raise the topic's max.message.bytes, then run again`,
+      { cause: error },
+    );
   }
-  return [...batches.values(), ...alone];
+}
+
+/** Most bytes (keys, values, headers) of one part's publish: under a topic's default max.message.bytes (1 MB), with room for the headers a replay adds. */
+export const PUBLISH_PART_BYTES = 900_000;
+
+const recordBytes = (r: DlqRecord) =>
+  (r.key?.length ?? 0) + (r.value?.length ?? 0) + Object.entries(r.headers).reduce((n, [name, v]) => n + name.length + (Array.isArray(v) ? v : [v]).reduce((m: number, x) => m + (Buffer.isBuffer(x) ? x.length : String(x ?? '').length), 0), 0);
+
+/**
+ * A part cut into batches a broker writes or refuses whole: the records of one target
+ * partition together, up to PUBLISH_PART_BYTES (one record always makes a batch), and each
+ * record whose partition the producer picks alone, flushed in log order, so a key's records
+ * still go in the order they were read. A broker refusing one batch leaves the others written,
+ * and each written batch is recorded as handled before the next is sent.
+ */
+export function publishBatches(part: readonly DlqRecord[], batchOf: NonNullable<Step['batchOf']>): DlqRecord[][] {
+  const out: DlqRecord[][] = [];
+  let open = new Map<string, { records: DlqRecord[]; bytes: number }>();
+  const flush = () => {
+    for (const batch of open.values()) out.push(batch.records);
+    open = new Map();
+  };
+  for (const record of part) {
+    const key = batchOf(record);
+    if (key === undefined) {
+      flush();
+      out.push([record]);
+      continue;
+    }
+    const bytes = recordBytes(record);
+    const batch = open.get(key);
+    if (batch && batch.bytes + bytes <= PUBLISH_PART_BYTES) {
+      batch.records.push(record);
+      batch.bytes += bytes;
+    } else {
+      if (batch) out.push(batch.records);
+      open.delete(key);
+      open.set(key, { records: [record], bytes });
+    }
+  }
+  flush();
+  return out;
 }
 
 /** The records of a step in parts whose audit entries fit AUDIT_STEP_BYTES together, in order; one record always makes a part. */

@@ -1,5 +1,5 @@
 import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, ReadScope } from '../../src/console/backend';
-import { preview } from '../../src/dlq/session';
+import { preview, recordMark } from '../../src/dlq/session';
 import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
 import { decodeDlqHeaders } from '../../src/dlq/origin';
@@ -41,6 +41,7 @@ export function fakeDlq(records: DlqRecord[]): ConsoleDlq & { acted: { action: s
       const start = starts.get(r.partition);
       if (start === undefined || r.offset < start || stopped.has(r.partition)) continue;
       read++;
+      scope.witness?.(r.partition, r.offset, recordMark({ timestamp: String(r.timestamp), key: r.key, value: r.value }));
       if (keep(r)) kept.push(scope.previewBytes === undefined ? r : preview(r, scope.previewBytes));
       for (const p of ends.keys()) if (!stopped.has(p) && scope.enough?.(p, p === r.partition ? r.offset + 1n : (starts.get(p) ?? 0n))) stopped.add(p);
     }

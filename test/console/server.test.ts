@@ -314,12 +314,13 @@ describe('krt console: pages', () => {
     expect(unhandled(summary)).toBe('300');
     expect(summary).toContain('<option value="E1">E1</option>');
     expect(dlq.lastRead).toBe(300);
-    // The DLQ grows while the operator pages: the next count reads the new records alone.
+    // The DLQ grows while the operator pages: the next count reads the new records alone, and
+    // the last record it counted of each of the 3 partitions again (to know the log is the same one).
     records.push(...[0, 1, 2].map((p) => dlqRecord(p, 100, { key: 'late', value: 'v', headers: xHeaders('E3', 'm') })));
     expect(unhandled((await get(app, `/consumers/${CONSUMER}/summary`)).body)).toBe('303');
-    expect(dlq.lastRead).toBe(3);
+    expect(dlq.lastRead).toBe(3 + 3);
     expect(unhandled((await get(app, `/consumers/${CONSUMER}/summary`)).body)).toBe('303');
-    expect(dlq.lastRead).toBe(0);
+    expect(dlq.lastRead).toBe(3);
     // A discard changes the handled state: everything is counted again.
     await post(app, `/consumers/${CONSUMER}/discard`, { csrf: csrfToken(TOKEN), scope: 'ids', ids: '0:100', by: 'ana', reason: 'test' });
     await eventuallyIdle(dlq);

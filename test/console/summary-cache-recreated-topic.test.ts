@@ -63,4 +63,19 @@ describe('the console\'s counts of a DLQ', () => {
       await dlq.close?.();
     }
   });
+
+  it('count from scratch a DLQ made again whose old partition held transaction markers only (nothing to mark)', async () => {
+    const { consumer, double } = consumerWithDlq();
+    for (let i = 0; i < 3; i++) double.appendMarker(consumer.dlq.name, 0);
+    const dlq = kafkaConsoleDlq(double.kafka());
+    const cache = summaryCache(dlq);
+    try {
+      expect(countsOf((await cache.summary(consumer, {})).summary)).toEqual({ unhandled: 0, groups: [] });
+      double.createTopic(consumer.dlq.name, consumer.dlq.partitions);
+      deadLetters(double, consumer, 4, 'NewError');
+      expect(countsOf((await cache.summary(consumer, {})).summary)).toEqual({ unhandled: 4, groups: [['NewError', 4]] });
+    } finally {
+      await dlq.close?.();
+    }
+  });
 });

@@ -19,12 +19,12 @@ function simulatedClock() {
   return { now: () => at, sleep: async (ms: number) => void (at += ms) };
 }
 
-function dlqOf(count: number): { consumer: ConsumerModel; double: DlqKafkaDouble } {
+function dlqOf(count: number, originalPartitions = 1): { consumer: ConsumerModel; double: DlqKafkaDouble } {
   const consumer = compile(aTopology({ consumers: [aConsumer()] })).model!.topologies[0]!.consumers[0]!;
   const double = new DlqKafkaDouble();
   for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
   for (let i = 0; i < count; i++) {
-    double.append(consumer.dlq.name, 0, { key: `order-${i}`, value: `v${i}`, headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'DownstreamTimeout' } });
+    double.append(consumer.dlq.name, 0, { key: `order-${i}`, value: `v${i}`, headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: String(i % originalPartitions), [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'DownstreamTimeout' } });
   }
   return { consumer, double };
 }
@@ -68,5 +68,40 @@ describe('a DLQ action told to stop', () => {
     const discarded = await discardRecords(kafka, other, other.records, { reason: 'bad data', by: 'bob' });
     await other.close();
     expect({ handled: result.handled.length, unreached: result.unreached.length, byBob: discarded.handled.length }).toEqual({ handled: 0, unreached: 3, byBob: 3 });
+  });
+
+  it('a replay stopped within a step ends after the part in hand: one target partition\'s records published, audited and committed', async () => {
+    // Six records for three partitions of the tier, in one step (rate 100): three parts.
+    const { consumer, double } = dlqOf(6, 3);
+    const kafka = double.kafka();
+    const session = await DlqSession.open(kafka, consumer);
+    const stop = new AbortController();
+    double.fault = (operation) => {
+      if (operation.kind === 'commit' && operation.group === consumer.groups.replay) stop.abort();
+    };
+    const result = await replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 100, by: 'ana', clock: simulatedClock(), signal: stop.signal });
+    await session.close();
+    expect({
+      handled: result.handled.map((r) => r.id),
+      unreached: result.unreached.map((r) => r.id).sort(),
+      published: double.messages(consumer.tiers[0]!.name).length,
+      audited: double.messages(consumer.dlqAudit.name).length,
+    }).toEqual({ handled: ['0:0', '0:3'], unreached: ['0:1', '0:2', '0:4', '0:5'], published: 2, audited: 2 });
+  });
+
+  it('a replay stopped while it waits for the rate limit sends nothing more', async () => {
+    const { consumer, double } = dlqOf(3);
+    const kafka = double.kafka();
+    const session = await DlqSession.open(kafka, consumer);
+    const stop = new AbortController();
+    // At 1 record a second the second record waits; the stop comes during that wait, which never ends by itself.
+    const clock = { now: () => 0, sleep: () => (stop.abort(), new Promise<void>(() => {})) };
+    const result = await replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 1, by: 'ana', clock, signal: stop.signal });
+    await session.close();
+    expect({ handled: result.handled.map((r) => r.id), unreached: result.unreached.map((r) => r.id), published: double.messages(consumer.tiers[0]!.name).length }).toEqual({
+      handled: ['0:0'],
+      unreached: ['0:1', '0:2'],
+      published: 1,
+    });
   });
 });

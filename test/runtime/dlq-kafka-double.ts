@@ -154,7 +154,9 @@ export class DlqKafkaDouble {
           for (const m of messages) if (!refused.has(m.partition ?? 0)) double.append(topic, m.partition ?? 0, m);
         });
         const [partition, size] = [...refused][0] ?? [];
-        if (partition !== undefined) throw new RequestFailed(`MESSAGE_TOO_LARGE: ${size} bytes to ${topic}:${partition}, more than max.message.bytes ${double.maxBatchBytes}`);
+        if (partition !== undefined) {
+          throw Object.assign(new RequestFailed(`MESSAGE_TOO_LARGE: ${size} bytes to ${topic}:${partition}, more than max.message.bytes ${double.maxBatchBytes}`), { type: 'MESSAGE_TOO_LARGE', retriable: false });
+        }
         return [];
       },
     });
