@@ -3,7 +3,7 @@ import { compileFiles } from '../compile';
 import { kafkaFromEnv } from '../connection/kafka-connection';
 import { bytesText, recordGroups, recordJson } from '../dlq/inspect';
 import { recordsWaitingForTheirKey } from '../dlq/key-turn';
-import { checkRecordable, discardRecords, replayRecords } from '../dlq/replay';
+import { checkRecordable, discardRecords, replayPlan, replayRecords } from '../dlq/replay';
 import { replayRoute, replayTarget } from '../dlq/replay-route';
 import type { ReplayRoute } from '../dlq/replay-route';
 import { groupsReading } from '../dlq/topic-groups';
@@ -239,7 +239,7 @@ export async function dlqReplayCommand(given: CliIo, name: string, options: Repl
     const route = replayRoute(consumer, routeName);
     const chosen = selectRecords(session.records, selection);
     const targets = new Map(chosen.map((r) => [r, replayTarget(consumer, route, r)]));
-    checkRecordable(session, chosen);
+    checkRecordable(session, chosen, replayPlan(consumer, { route, rate, by }));
     const waiting = new Map((route.tier ? await recordsWaitingForTheirKey(kafka, consumer, chosen) : []).map((w) => [w.record, w.reason]));
     const verb = options.dryRun ? 'would replay' : 'replaying';
     io.stdout(expiredLine(session.expired));

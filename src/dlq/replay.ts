@@ -1,4 +1,5 @@
 import type { Kafka } from 'kafkajs';
+import type { ConsumerModel } from '../model/types';
 import { REPLAY_ROUTES } from '../naming';
 import { appendToAuditLog, AUDIT_STEP_BYTES, auditMessageBytes, auditMessages } from './audit';
 import type { AuditEntry } from './audit';
@@ -47,10 +48,52 @@ export interface DiscardResult {
  */
 export const MAX_STEP_RECORDS = 500;
 
-/** Refuses, before anything is published, a selection whose handling could not all be recorded. */
-export function checkRecordable(session: DlqSession, records: readonly DlqRecord[]): void {
-  const fits = session.recordablePrefix(records);
-  if (fits === records.length) return;
+/** How an action cuts its records into the parts it publishes, audits and commits one after another. */
+export interface PartPlan {
+  /** Records per step: a step is read again (still unhandled?) before its parts go. */
+  readonly stepSize: number;
+  readonly entry: AuditEntry;
+  /** The batch a broker writes a record in (see Step); unset: a part is not cut by batch (nothing is published). */
+  readonly batchOf?: (record: DlqRecord) => string | undefined;
+}
+
+/** A replay's plan: steps of one second's worth at most, parts per target partition. */
+export function replayPlan(consumer: ConsumerModel, options: { readonly route: ReplayRoute; readonly rate: number; readonly by: string }): PartPlan {
+  return {
+    stepSize: Math.min(MAX_STEP_RECORDS, rateLimiter(options.rate).capacity),
+    entry: { action: 'replayed', by: options.by },
+    batchOf: (record) => {
+      const target = replayTarget(consumer, options.route, record);
+      return target.partition === undefined ? undefined : `${target.topic}:${target.partition}`;
+    },
+  };
+}
+
+/** A discard's plan: nothing is published, so a part is what its audit entries fit. */
+export function discardPlan(decision: { readonly reason: string; readonly by: string }): PartPlan {
+  return { stepSize: MAX_STEP_RECORDS, entry: { action: 'discarded', ...decision } };
+}
+
+/** The parts of one step, in the order inSteps commits them. */
+function partsOfStep(session: DlqSession, step: readonly DlqRecord[], plan: PartPlan, now: number): DlqRecord[][] {
+  return withinAuditBudget(session, step, plan.entry, now).flatMap((part) => (plan.batchOf ? publishBatches(part, plan.batchOf) : [part]));
+}
+
+/**
+ * Refuses, before anything is published, a selection whose handling could not all be
+ * recorded: the handled state after each part's commit, in the order the action commits
+ * them, must fit the replay group's commit metadata.
+ */
+export function checkRecordable(session: DlqSession, given: readonly DlqRecord[], plan: PartPlan): void {
+  const records = inLogOrder(given);
+  const parts: DlqRecord[][] = [];
+  for (let i = 0; i < records.length; i += plan.stepSize) parts.push(...partsOfStep(session, records.slice(i, i + plan.stepSize), plan, Date.now()));
+  const fitting = session.recordableParts(parts);
+  if (fitting === parts.length) return;
+  // The longest run of the selection, in log order (as --limit takes it), whose parts all fit.
+  const recorded = new Set(parts.slice(0, fitting).flat());
+  let fits = 0;
+  while (fits < records.length && recorded.has(records[fits]!)) fits++;
   const blocked = records[fits]!;
   // Handling the oldest unhandled records of the partition moves its committed offset over
   // them and merges the ranges behind: the state shrinks, so that always fits.
@@ -76,21 +119,18 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
   const { consumer } = session;
   const records = inLogOrder(given);
   for (const r of records) replayTarget(consumer, options.route, r);
-  checkRecordable(session, records);
+  const plan = replayPlan(consumer, options);
+  checkRecordable(session, records, plan);
   const limiter = rateLimiter(options.rate, options.clock);
   const now = options.now ?? Date.now;
   const waiting: WaitingRecord[] = [];
   const throughTier = options.route.name === REPLAY_ROUTES.firstTier;
-  const { handled, unreached } = await inSteps(kafka, session, records, Math.min(MAX_STEP_RECORDS, limiter.capacity), { action: 'replayed', by: options.by }, options, {
+  const { handled, unreached } = await inSteps(kafka, session, records, plan, options, {
     ready: async (step) => {
       if (!throughTier) return step;
       const busy = await recordsWaitingForTheirKey(kafka, consumer, step);
       waiting.push(...busy);
       return step.filter((r) => !busy.some((w) => w.record === r));
-    },
-    batchOf: (record) => {
-      const target = replayTarget(consumer, options.route, record);
-      return target.partition === undefined ? undefined : `${target.topic}:${target.partition}`;
     },
     publish: async (producer, step, signal) => {
       const acknowledged = await limiter.take(step.length, signal).catch((error: unknown) => {
@@ -120,8 +160,9 @@ export async function discardRecords(
   options: { readonly now?: () => number; readonly signal?: AbortSignal } = {},
 ): Promise<DiscardResult> {
   const records = inLogOrder(given);
-  checkRecordable(session, records);
-  return inSteps(kafka, session, records, MAX_STEP_RECORDS, { action: 'discarded', ...decision }, options, { publish: async () => {} });
+  const plan = discardPlan(decision);
+  checkRecordable(session, records, plan);
+  return inSteps(kafka, session, records, plan, options, { publish: async () => {} });
 }
 
 /** Each record once, in log order (partition, then offset), however the caller listed them. */
@@ -134,13 +175,6 @@ interface Step {
   readonly ready?: (step: readonly DlqRecord[]) => Promise<readonly DlqRecord[]>;
   /** Throws StoppedBeforeSend when `signal` ends its wait before it sent anything. */
   readonly publish: (producer: ReturnType<Kafka['producer']>, step: readonly DlqRecord[], signal?: AbortSignal) => Promise<void>;
-  /**
-   * The batch a broker appends a record in (its target topic and partition), or undefined when
-   * the producer picks the partition. A broker writes or refuses each partition's batch of a
-   * send on its own, so records published together share one: a refusal then leaves nothing
-   * published that is not recorded. Unset: a part publishes as one.
-   */
-  readonly batchOf?: (record: DlqRecord) => string | undefined;
 }
 
 /**
@@ -155,8 +189,7 @@ async function inSteps(
   kafka: Kafka,
   session: DlqSession,
   records: readonly DlqRecord[],
-  stepSize: number,
-  entry: AuditEntry,
+  plan: PartPlan,
   options: { onProgress?: (done: number, total: number) => void; now?: () => number; signal?: AbortSignal },
   step: Step,
 ): Promise<DiscardResult> {
@@ -172,11 +205,11 @@ async function inSteps(
     await producer.connect();
     // A stop is heard between parts only: after a part's commit, never between its publish and its commit.
     while (done < records.length && !stopped()) {
-      const chunk = records.slice(done, done + stepSize);
+      const chunk = records.slice(done, done + plan.stepSize);
       done += chunk.length;
       const unhandled = await session.stillUnhandled(chunk);
       const ready = step.ready ? await step.ready(unhandled) : unhandled;
-      const parts = withinAuditBudget(session, ready, entry, now()).flatMap((p) => (step.batchOf ? publishBatches(p, step.batchOf) : [p]));
+      const parts = partsOfStep(session, ready, plan, now());
       for (const [i, part] of parts.entries()) {
         const prepared = stopped() ? undefined : session.prepare(part);
         const sent = prepared && (await publishOrStop(step, producer, part, options.signal, handled.length));
@@ -184,7 +217,7 @@ async function inSteps(
           unreached.push(...parts.slice(i).flat());
           break;
         }
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry, expired: prepared.expired }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired }, now()));
         await session.commit(prepared);
         handled.push(...part);
       }
@@ -236,7 +269,7 @@ const recordBytes = (r: DlqRecord) =>
  * still go in the order they were read. A broker refusing one batch leaves the others written,
  * and each written batch is recorded as handled before the next is sent.
  */
-export function publishBatches(part: readonly DlqRecord[], batchOf: NonNullable<Step['batchOf']>): DlqRecord[][] {
+export function publishBatches(part: readonly DlqRecord[], batchOf: NonNullable<PartPlan['batchOf']>): DlqRecord[][] {
   const out: DlqRecord[][] = [];
   let open = new Map<string, { records: DlqRecord[]; bytes: number }>();
   const flush = () => {

@@ -240,6 +240,28 @@ export class DlqSession {
    * to handled ones: no consumer ever sees such an offset, so nothing could ever handle it.
    */
   prepare(records: readonly DlqRecord[]): PreparedCommit {
+    return this.prepareOver(this.states, records);
+  }
+
+  /**
+   * How many of these parts, each committed after the one before as inSteps commits them,
+   * can be recorded: the state after every commit is checked to fit, not only the last one
+   * (records committed in another order than the log's leave holes between commits).
+   */
+  recordableParts(parts: readonly (readonly DlqRecord[])[]): number {
+    const states = new Map(this.states);
+    for (const [i, part] of parts.entries()) {
+      try {
+        for (const [partition, state] of this.prepareOver(states, part).states) states.set(partition, state);
+      } catch (error) {
+        if (error instanceof DlqError) return i;
+        throw error;
+      }
+    }
+    return parts.length;
+  }
+
+  private prepareOver(committed: ReadonlyMap<number, HandledState>, records: readonly DlqRecord[]): PreparedCommit {
     const byPartition = new Map<number, bigint[]>();
     for (const r of records) {
       const list = byPartition.get(r.partition);
@@ -251,7 +273,7 @@ export class DlqSession {
     const expired: ExpiredRecords[] = [];
     for (const [partition, offsets] of byPartition) {
       const logStart = this.logStarts.get(partition) ?? 0n;
-      const before = this.states.get(partition) ?? decodeHandled(0n, null);
+      const before = committed.get(partition) ?? decodeHandled(0n, null);
       const gap = expiredGap(before, logStart);
       const next = absorbNoRecordOffsets(markHandled(passExpired(before, logStart), offsets), this.noRecords.get(partition) ?? []);
       // A partition with no record of this step joins the commit only when markers move its state.
@@ -261,28 +283,6 @@ export class DlqSession {
       if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
     }
     return { states, expired };
-  }
-
-  /** How many of these records, in order, can be handled in this session: each prefix is checked to fit. */
-  recordablePrefix(records: readonly DlqRecord[]): number {
-    const fits = (n: number) => {
-      try {
-        this.prepare(records.slice(0, n));
-        return true;
-      } catch (error) {
-        if (error instanceof DlqError) return false;
-        throw error;
-      }
-    };
-    if (fits(records.length)) return records.length;
-    let low = 0;
-    let high = records.length;
-    while (high - low > 1) {
-      const mid = (low + high) >> 1;
-      if (fits(mid)) low = mid;
-      else high = mid;
-    }
-    return low;
   }
 
   /**
