@@ -82,10 +82,15 @@ async function withSession(
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** What a command stopped by a signal left undone, or nothing when it did all. */
-function stoppedLine(unreached: readonly DlqRecord[]): string {
+/**
+ * What a command stopped by a signal left undone, and how to go on, or nothing when it did
+ * all. A selection by --ids names records now handled too, which a rerun refuses: it gets
+ * the ids left.
+ */
+function stoppedLine(unreached: readonly DlqRecord[], byIds: boolean): string {
   if (unreached.length === 0) return '';
-  return `stopped by a signal after the step in hand: ${plural(unreached.length, 'record')} left unhandled in the DLQ (${unreached[0]!.id}${unreached.length > 1 ? ` to ${unreached[unreached.length - 1]!.id}` : ''}); run the same command again to go on\n`;
+  const goOn = byIds ? `run it again with --ids ${unreached.map((r) => r.id).join(',')}` : 'run the same command again';
+  return `stopped by a signal after the step in hand: ${plural(unreached.length, 'record')} left unhandled in the DLQ; to go on, ${goOn}\n`;
 }
 
 /** One sentence on what retention deleted unhandled, or nothing when it deleted nothing. */
@@ -261,7 +266,7 @@ export async function dlqReplayCommand(given: CliIo, name: string, options: Repl
     }
     const result = await replayRecords(kafka, session, chosen, { route, rate, by, onProgress: progressReporter(io, 'replayed'), signal: stop });
     io.stdout(`replayed ${plural(result.replayed, 'record')} to ${route.topic}; recorded in ${consumer.dlqAudit.name} as done by ${by}\n`);
-    io.stdout(stoppedLine(result.unreached));
+    io.stdout(stoppedLine(result.unreached, selection.ids !== undefined));
     if (result.waiting.length > 0) {
       io.stdout(
         `left ${plural(result.waiting.length, 'record')} in the DLQ, so as not to overtake records of their key: ${result.waiting.map((w) => `${w.record.id} (${w.reason})`).join('; ')}. Run the same command again once those retries end, or replay them with ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic}, where they queue behind them\n`,
@@ -281,7 +286,7 @@ export async function dlqDiscardCommand(given: CliIo, name: string, options: { i
     const chosen = selectRecords(session.records, selection);
     const { handled: done, unreached } = await discardRecords(kafka, session, chosen, { reason: options.reason!, by: options.by! }, { signal: stop });
     io.stdout(`discarded ${done.length} record${done.length === 1 ? '' : 's'} of ${session.consumer.dlq.name} (${done.map((r) => r.id).join(', ')}); recorded in ${session.consumer.dlqAudit.name}: "${options.reason}" by ${options.by}\n`);
-    io.stdout(stoppedLine(unreached));
+    io.stdout(stoppedLine(unreached, true));
     const accounted = new Set([...done, ...unreached]);
     const meanwhile = chosen.filter((r) => !accounted.has(r));
     if (meanwhile.length > 0) io.stdout(`${plural(meanwhile.length, 'record')} (${meanwhile.map((r) => r.id).join(', ')}) another command replayed or discarded meanwhile, left as it did\n`);

@@ -15,6 +15,8 @@ export interface Child {
   assertRunning(what: string): void;
   /** Everything it has written to stdout so far. */
   stdout(): string;
+  /** Everything it has written to stderr so far. */
+  stderr(): string;
 }
 
 /**
@@ -46,6 +48,7 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
       if (exit) throw new Error(`${what} exited (code ${exit.code}, signal ${exit.signal}); its stderr ends with:\n${stderr.split('\n').slice(-20).join('\n')}`);
     },
     stdout: () => stdout,
+    stderr: () => stderr,
   };
 }
 
