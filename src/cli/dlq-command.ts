@@ -64,10 +64,12 @@ async function withSession(
   const stop = new AbortController();
   let worked: Promise<unknown> = Promise.resolve();
   const stopLeavingOnSignal = leaveOnSignal(async () => {
-    io.stderr(`stopping after the part in hand, then leaving ${consumer.groups.replay} (a second Ctrl-C ends at once: what it published then is published again by the next run)\n`);
+    io.stderr(
+      `stopping after the part in hand (at most ${(LEAVE_DEADLINE_MS - LEAVE_MARGIN_MS) / 1000} s), then leaving ${consumer.groups.replay}; a part still unrecorded then, or at a second Ctrl-C (which ends at once), is published again by the next run\n`,
+    );
     stop.abort();
     // The part in hand ends within most of the deadline; the lease is left either way, so no later command waits for a session timeout.
-    await Promise.race([worked.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, LEAVE_DEADLINE_MS - 1_500).unref())]);
+    await Promise.race([worked.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, LEAVE_DEADLINE_MS - LEAVE_MARGIN_MS).unref())]);
     await session.close();
   });
   try {
@@ -80,17 +82,19 @@ async function withSession(
   }
 }
 
+/** What a command stopped by a signal keeps of its deadline to leave the replay group after the part in hand. */
+const LEAVE_MARGIN_MS = 1_000;
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * What a command stopped by a signal left undone, and how to go on, or nothing when it did
- * all. A selection by --ids names records now handled too, which a rerun refuses: it gets
- * the ids left.
+ * all. By the ids left: a rerun of the same --ids refuses the records now handled, and one of
+ * --all or --error-class takes its limit again, records it never listed among them.
  */
-function stoppedLine(unreached: readonly DlqRecord[], byIds: boolean): string {
+function stoppedLine(unreached: readonly DlqRecord[]): string {
   if (unreached.length === 0) return '';
-  const goOn = byIds ? `run it again with --ids ${unreached.map((r) => r.id).join(',')}` : 'run the same command again';
-  return `stopped by a signal after the step in hand: ${plural(unreached.length, 'record')} left unhandled in the DLQ; to go on, ${goOn}\n`;
+  return `stopped by a signal after the part in hand: ${plural(unreached.length, 'record')} left unhandled in the DLQ; to go on, run it again with --ids ${unreached.map((r) => r.id).join(',')}\n`;
 }
 
 /** One sentence on what retention deleted unhandled, or nothing when it deleted nothing. */
@@ -266,10 +270,10 @@ export async function dlqReplayCommand(given: CliIo, name: string, options: Repl
     }
     const result = await replayRecords(kafka, session, chosen, { route, rate, by, onProgress: progressReporter(io, 'replayed'), signal: stop });
     io.stdout(`replayed ${plural(result.replayed, 'record')} to ${route.topic}; recorded in ${consumer.dlqAudit.name} as done by ${by}\n`);
-    io.stdout(stoppedLine(result.unreached, selection.ids !== undefined));
+    io.stdout(stoppedLine(result.unreached));
     if (result.waiting.length > 0) {
       io.stdout(
-        `left ${plural(result.waiting.length, 'record')} in the DLQ, so as not to overtake records of their key: ${result.waiting.map((w) => `${w.record.id} (${w.reason})`).join('; ')}. Run the same command again once those retries end, or replay them with ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic}, where they queue behind them\n`,
+        `left ${plural(result.waiting.length, 'record')} in the DLQ, so as not to overtake records of their key: ${result.waiting.map((w) => `${w.record.id} (${w.reason})`).join('; ')}. Once those retries end, replay them with --ids ${result.waiting.map((w) => w.record.id).join(',')}, or now with ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic}, where they queue behind them\n`,
       );
     }
     return EXIT.ok;
@@ -286,7 +290,7 @@ export async function dlqDiscardCommand(given: CliIo, name: string, options: { i
     const chosen = selectRecords(session.records, selection);
     const { handled: done, unreached } = await discardRecords(kafka, session, chosen, { reason: options.reason!, by: options.by! }, { signal: stop });
     io.stdout(`discarded ${done.length} record${done.length === 1 ? '' : 's'} of ${session.consumer.dlq.name} (${done.map((r) => r.id).join(', ')}); recorded in ${session.consumer.dlqAudit.name}: "${options.reason}" by ${options.by}\n`);
-    io.stdout(stoppedLine(unreached, true));
+    io.stdout(stoppedLine(unreached));
     const accounted = new Set([...done, ...unreached]);
     const meanwhile = chosen.filter((r) => !accounted.has(r));
     if (meanwhile.length > 0) io.stdout(`${plural(meanwhile.length, 'record')} (${meanwhile.map((r) => r.id).join(', ')}) another command replayed or discarded meanwhile, left as it did\n`);

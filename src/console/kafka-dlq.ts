@@ -31,11 +31,16 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
     queues.set(consumer.name, next.catch(() => undefined));
     return next;
   };
+  // The sessions open now: close() leaves with them, so an action still in its part when the
+  // console stops does not keep the replay group's member (the lease) for a session timeout.
+  const open = new Set<DlqSession>();
   const inSession = async <T>(consumer: ConsumerModel, keep: Keep, work: (session: DlqSession) => Promise<T>, scope?: ReadScope) => {
     const session = await DlqSession.open(kafka, consumer, undefined, keep, scope, readers);
+    open.add(session);
     try {
       return await work(session);
     } finally {
+      open.delete(session);
       await session.close();
     }
   };
@@ -108,7 +113,10 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
     },
     auditLog,
     warm: (consumers) => readers.warm(consumers),
-    close: () => readers.close(),
+    close: async () => {
+      await Promise.all([...open].map((session) => session.close().catch(() => undefined)));
+      await readers.close();
+    },
   };
 }
 

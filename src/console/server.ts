@@ -266,7 +266,8 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   // The actions end first, each at its next step boundary (Jobs.stop): they read and commit
   // through the DLQ that closes after them.
   app.addHook('onClose', async () => {
-    // A part in hand past this (a slow broker) does not keep the readers in their groups: they leave anyway.
+    // A part in hand past this (a slow broker) does not keep the lease or the readers: the
+    // DLQ's close leaves with its sessions and readers anyway (that part is published again by the next run).
     await Promise.race([jobs.stop(), new Promise((resolve) => setTimeout(resolve, JOBS_STOP_MS).unref())]);
     await options.dlq.close?.();
   });

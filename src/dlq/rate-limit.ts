@@ -2,12 +2,22 @@ import { DefectError } from '../runtime/krt-error';
 
 export interface LimiterClock {
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`; a clock may end its timer early when `signal` is aborted (take() stops waiting either way). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 const systemClock: LimiterClock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  // Its timer ends with the signal: a stopped wait holds the process no longer.
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      const stop = () => clearTimeout(timer);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', stop, { once: true });
+    }),
 };
 
 export interface RateLimiter {
@@ -69,7 +79,7 @@ async function sleepUnlessAborted(clock: LimiterClock, ms: number, signal: Abort
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    await Promise.race([clock.sleep(ms), aborted]);
+    await Promise.race([clock.sleep(ms, signal), aborted]);
   } finally {
     signal.removeEventListener('abort', onAbort!);
   }

@@ -124,13 +124,22 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
   const limiter = rateLimiter(options.rate, options.clock);
   const now = options.now ?? Date.now;
   const waiting: WaitingRecord[] = [];
+  const waitingKeys = new Set<string>();
+  // A key's order is kept per main partition, the one the tier record names (a record without a key has one of its own).
+  const keyOf = (r: DlqRecord) => `${replayTarget(consumer, options.route, r).partition}/${r.key === null ? `null:${r.id}` : r.key.toString('hex')}`;
   const throughTier = options.route.name === REPLAY_ROUTES.firstTier;
   const { handled, unreached } = await inSteps(kafka, session, records, plan, options, {
     ready: async (step) => {
       if (!throughTier) return step;
       const busy = await recordsWaitingForTheirKey(kafka, consumer, step);
+      const left = new Set(busy.map((w) => w.record));
+      // Once a record of a key waits, every later one of that key in this run waits behind it,
+      // even after the key's retry ended: a later step must not send it ahead of the one left.
+      for (const r of step) if (!left.has(r) && waitingKeys.has(keyOf(r))) busy.push({ record: r, reason: 'an earlier record of its key waits in the DLQ, left by this replay' });
+      for (const w of busy) waitingKeys.add(keyOf(w.record));
       waiting.push(...busy);
-      return step.filter((r) => !busy.some((w) => w.record === r));
+      const waits = new Set(busy.map((w) => w.record));
+      return step.filter((r) => !waits.has(r));
     },
     publish: async (producer, step, signal) => {
       const acknowledged = await limiter.take(step.length, signal).catch((error: unknown) => {
@@ -210,6 +219,10 @@ async function inSteps(
       const unhandled = await session.stillUnhandled(chunk);
       const ready = step.ready ? await step.ready(unhandled) : unhandled;
       const parts = partsOfStep(session, ready, plan, now());
+      // Checked again on what the step really cuts (records handled meanwhile or waiting for
+      // their key leave holes the first check did not see), before any of it is published.
+      const fitting = session.recordableParts(parts);
+      if (fitting < parts.length) throw notRecordable(parts[fitting]!, handled.length);
       for (const [i, part] of parts.entries()) {
         const prepared = stopped() ? undefined : session.prepare(part);
         const sent = prepared && (await publishOrStop(step, producer, part, options.signal, handled.length));
@@ -227,6 +240,13 @@ async function inSteps(
     await Promise.all([producer.disconnect(), session.release()]);
   }
   return { handled, unreached: [...unreached, ...records.slice(done)] };
+}
+
+/** A step whose part would leave the handled state too scattered to commit: nothing of the step was published. */
+function notRecordable(part: readonly DlqRecord[], before: number): DlqError {
+  return new DlqError(
+    `recording ${part.map((r) => r.id).join(', ')} as handled would leave partition ${part[0]!.partition}'s handled records too scattered for the replay group's commit; nothing of their step was published. The ${before} records before it were published and recorded as handled; first replay or discard the oldest unhandled records of that partition, then run again`,
+  );
 }
 
 /** Thrown by a publish that was stopped before it sent anything (a rate limiter's wait cut short). */

@@ -81,7 +81,7 @@ describe('krt dlq replay stopped with Ctrl-C, on a real broker', () => {
       // Its stderr, when the exit is not the signal's, says why.
       expect({ exit, members, stderr: exit !== 'still running' && exit.signal === 'SIGINT' ? '' : first.stderr() }).toEqual({ exit: { code: null, signal: 'SIGINT' }, members: 0, stderr: '' });
       expect(first.stderr()).toContain('stopping after the part in hand');
-      const left = /stopped by a signal after the step in hand: \d+ records? left unhandled in the DLQ; to go on, run it again with --ids ([\d:,]+)/.exec(first.stdout())?.[1];
+      const left = /stopped by a signal after the part in hand: \d+ records? left unhandled in the DLQ; to go on, run it again with --ids ([\d:,]+)/.exec(first.stdout())?.[1];
       expect(left?.split(',').length).toBeGreaterThan(0);
 
       // As the line says: the ids left, at a rate that takes them at once.

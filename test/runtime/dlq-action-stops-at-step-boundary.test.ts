@@ -30,7 +30,7 @@ function dlqOf(count: number, originalPartitions = 1): { consumer: ConsumerModel
 }
 
 describe('a DLQ action told to stop', () => {
-  it('a replay ends after the step in hand: what it published is audited and committed, the rest stays unhandled', async () => {
+  it('a replay stopped as a step ends begins no other step: what it published is audited and committed, the rest stays unhandled', async () => {
     const { consumer, double } = dlqOf(10);
     const kafka = double.kafka();
     const session = await DlqSession.open(kafka, consumer);

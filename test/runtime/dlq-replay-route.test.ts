@@ -9,6 +9,11 @@ import { DlqKafkaDouble } from './dlq-kafka-double';
 
 const modelOf = (overrides: Record<string, unknown>): ConsumerModel => compile(aTopology({ consumers: [aConsumer(overrides)] })).model!.topologies[0]!.consumers[0]!;
 const clock = { now: () => 0, sleep: async () => {} };
+/** A rate limiter's clock whose waits pass at once, in simulated time. */
+function advancingClock() {
+  let at = 0;
+  return { now: () => at, sleep: async (ms: number) => void (at += ms) };
+}
 
 function dlqFor(consumer: ConsumerModel, records: { key: string; partition: number; originalOffset?: string }[]): DlqKafkaDouble {
   const double = new DlqKafkaDouble();
@@ -96,5 +101,32 @@ describe('the default replay route', () => {
     const next = await DlqSession.open(kafka, consumer);
     await next.close();
     expect(next.records.map((r) => r.id)).toEqual(['0:0', '0:1']);
+  });
+
+  it('keeps a key\'s later record waiting behind the one it left, even once the key\'s retry ended', async () => {
+    const consumer = modelOf({ ordering: 'park-by-key' });
+    const double = dlqFor(consumer, [
+      { key: 'held', partition: 3, originalOffset: '10' },
+      { key: 'free', partition: 3, originalOffset: '11' },
+      { key: 'held', partition: 3, originalOffset: '12' },
+    ]);
+    const state = emptyParkState(60n);
+    state.held.set(keyHash(Buffer.from('held')), 50n);
+    double.commit(consumer.groups.main, consumer.mainTopic.name, 3, committedOffsetOf(state).toString(), encodeParkState(state));
+    // The key's retry ends while the replay runs, after its first step (one record a step at rate 1).
+    double.fault = (operation) => {
+      if (operation.kind === 'commit' && operation.group === consumer.groups.replay) {
+        double.commit(consumer.groups.main, consumer.mainTopic.name, 3, '61', encodeParkState(emptyParkState(61n)));
+      }
+    };
+    const kafka = double.kafka();
+    const session = await DlqSession.open(kafka, consumer);
+    const result = await replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 1, by: 'tester', clock: advancingClock() });
+    await session.close();
+    expect(result.waiting.map((w) => [w.record.id, w.reason])).toEqual([
+      ['0:0', 'its key is in retry (offset 50 of orders.confirmed[3])'],
+      ['0:2', 'an earlier record of its key waits in the DLQ, left by this replay'],
+    ]);
+    expect(double.messages(consumer.tiers[0]!.name).map((m) => m.key!.toString())).toEqual(['free']);
   });
 });
