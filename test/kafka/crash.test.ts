@@ -10,7 +10,7 @@ import { eventually } from '../helpers/eventually';
 import { bootstrapServers, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
 import { DEFAULT_COMMIT_POLICY } from '../../src/runtime/offset-committer';
-import { concurrentlyForEachClientOrdering } from './clients';
+import { CLIENTS, concurrentlyForEachClientOrdering, thisNode } from './clients';
 import type { ClientName } from './clients';
 import { failureOf, RECORD_MS, WORKER_PARTITIONS_AT_ONCE } from './crash-worker';
 
@@ -122,7 +122,7 @@ async function createAndFill(d: ConsumerDescriptor): Promise<number[]> {
   // Idempotent: on a loaded broker the send can time out after the broker wrote it, and a
   // plain producer's retry would write the 2,000 again: every record would then run twice,
   // which no commit policy bounds. The count below says so at once if it ever happens.
-  const producer = kafkaAsAdmin().producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafkaAsAdmin().producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 10, maxRetryTime: 5_000 } });
   await producer.connect();
   const ids = Array.from({ length: RECORDS }, (_, i) => i);
   await producer.send({ topic: d.mainTopic, acks: -1, messages: ids.map((id) => ({ key: `order-${id % 97}`, value: String(id) })) });
@@ -131,22 +131,32 @@ async function createAndFill(d: ConsumerDescriptor): Promise<number[]> {
   return ids;
 }
 
-/**
- * The cases' set-ups, one at a time: kafkajs's createTopics({ waitForLeaders }) asks for the
- * new topics' metadata at once, and with several cases creating 36 partitions together the
- * broker answered "does not host this topic-partition", which kafkajs does not retry.
- */
-let setUps: Promise<unknown> = Promise.resolve();
-function inTurn<T>(work: () => Promise<T>): Promise<T> {
-  const next = setUps.then(work);
-  setUps = next.catch(() => undefined);
-  return next;
+/** The descriptor of a case: its own topics and groups; park-by-key with one group for main and tier. */
+function descriptorFor(ordering: ConsumerDescriptor['ordering']): ConsumerDescriptor {
+  const base = testDescriptor('crash', [1]);
+  return ordering === 'park-by-key' ? { ...base, ordering, groups: { ...base.groups, retry: base.groups.main } } : base;
 }
 
+/**
+ * Every case's topics and records, made one after another before any case starts. Made while
+ * other cases' workers ran, they met a broker still electing their leaders ("does not host
+ * this topic-partition" to kafkajs's createTopics, "not the leader" to the producer), which
+ * neither waits out.
+ */
+const prepared = new Map<string, { d: ConsumerDescriptor; ids: number[] }>();
+const caseKey = (client: ClientName, ordering: ConsumerDescriptor['ordering']) => `${client}/${ordering}`;
+beforeAll(async () => {
+  for (const client of CLIENTS) {
+    if (client.unavailable(thisNode()) !== undefined) continue;
+    for (const ordering of client.orderings) {
+      const d = descriptorFor(ordering);
+      prepared.set(caseKey(client.name, ordering), { d, ids: await createAndFill(d) });
+    }
+  }
+}, 5 * 60_000);
+
 async function crashCase(client: ClientName, ordering: ConsumerDescriptor['ordering'], output: string, diagnostics: string | undefined): Promise<void> {
-  const base = testDescriptor('crash', [1]);
-  const d: ConsumerDescriptor = ordering === 'park-by-key' ? { ...base, ordering, groups: { ...base.groups, retry: base.groups.main } } : base;
-  const ids = await inTurn(() => createAndFill(d));
+  const { d, ids } = prepared.get(caseKey(client, ordering))!;
 
   let kills = 0;
   for (; kills < KILLS; kills++) {
@@ -157,7 +167,7 @@ async function crashCase(client: ClientName, ordering: ConsumerDescriptor['order
     await eventually('the worker to make progress', () => {
       worker.assertRunning('a crash worker');
       return lines(output).length > before ? true : undefined;
-    }, 60_000);
+    }, 2 * 60_000);
     await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1_500)));
     worker.process.kill('SIGKILL');
     await worker.exited;
@@ -172,7 +182,7 @@ async function crashCase(client: ClientName, ordering: ConsumerDescriptor['order
       last.assertRunning('the last crash worker');
       const done = new Set(lines(output));
       return expectedProcessed.every((id) => done.has(id)) ? true : undefined;
-    }, 5 * 60_000);
+    }, 8 * 60_000);
     const dead = await deadLetterIds(d.dlqTopic, expectedDead.length);
     const processed = lines(output);
     const seen = new Set([...processed, ...dead]);
