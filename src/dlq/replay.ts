@@ -86,14 +86,21 @@ function partsOfStep(session: DlqSession, step: readonly DlqRecord[], plan: Part
  */
 export function checkRecordable(session: DlqSession, given: readonly DlqRecord[], plan: PartPlan): void {
   const records = inLogOrder(given);
-  const parts: DlqRecord[][] = [];
-  for (let i = 0; i < records.length; i += plan.stepSize) parts.push(...partsOfStep(session, records.slice(i, i + plan.stepSize), plan, Date.now()));
-  const fitting = session.recordableParts(parts);
-  if (fitting === parts.length) return;
-  // The longest run of the selection, in log order (as --limit takes it), whose parts all fit.
-  const recorded = new Set(parts.slice(0, fitting).flat());
+  // Whether the first n records, as a selection of their own, commit part after part within the limit.
+  const fitsAlone = (n: number) => {
+    const parts: DlqRecord[][] = [];
+    for (let i = 0; i < n; i += plan.stepSize) parts.push(...partsOfStep(session, records.slice(i, Math.min(n, i + plan.stepSize)), plan, Date.now()));
+    return session.recordableParts(parts) === parts.length;
+  };
+  if (fitsAlone(records.length)) return;
+  // The longest such run (as --limit takes it): handled records only merge as more join them.
   let fits = 0;
-  while (fits < records.length && recorded.has(records[fits]!)) fits++;
+  let high = records.length;
+  while (high - fits > 1) {
+    const mid = (fits + high) >> 1;
+    if (fitsAlone(mid)) fits = mid;
+    else high = mid;
+  }
   const blocked = records[fits]!;
   // Handling the oldest unhandled records of the partition moves its committed offset over
   // them and merges the ranges behind: the state shrinks, so that always fits.
