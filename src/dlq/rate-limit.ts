@@ -1,23 +1,16 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DefectError } from '../runtime/krt-error';
 
 export interface LimiterClock {
   now(): number;
-  /** Resolves after `ms`; a clock may end its timer early when `signal` is aborted (take() stops waiting either way). */
+  /** Resolves after `ms`; a clock may end its wait early (rejecting) when `signal` is aborted (take() stops waiting either way). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 const systemClock: LimiterClock = {
   now: () => Date.now(),
-  // Its timer ends with the signal: a stopped wait holds the process no longer.
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const stop = () => clearTimeout(timer);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', stop);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', stop, { once: true });
-    }),
+  // Node's own timer ends with the signal (rejecting): a stopped wait holds the process no longer.
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }),
 };
 
 export interface RateLimiter {
