@@ -23,6 +23,8 @@ import type { CliIo } from './io';
 import { progressReporter } from './progress';
 import { reportDiagnostics } from './report';
 import { UsageError } from './topology-files';
+import { systemClock } from '../runtime/clock';
+import { settlesWithin } from '../runtime/settles-within';
 
 /** Every consumer of the topologies of the working directory, or undefined after printing their problems. */
 async function topologyConsumers(io: CliIo): Promise<readonly ConsumerModel[] | undefined> {
@@ -69,7 +71,7 @@ async function withSession(
     );
     stop.abort();
     // The part in hand ends within most of the deadline; the lease is left either way, so no later command waits for a session timeout.
-    await Promise.race([worked.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, LEAVE_DEADLINE_MS - LEAVE_MARGIN_MS).unref())]);
+    await settlesWithin(systemClock, worked, LEAVE_DEADLINE_MS - LEAVE_MARGIN_MS);
     await session.close();
   });
   try {

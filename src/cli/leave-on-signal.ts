@@ -1,3 +1,6 @@
+import { systemClock } from '../runtime/clock';
+import { settlesWithin } from '../runtime/settles-within';
+
 /** Longest a command told to stop waits for what it leaves, before it ends anyway. */
 export const LEAVE_DEADLINE_MS = 5_000;
 
@@ -14,8 +17,7 @@ export function leaveOnSignal(leave: () => Promise<void>, deadlineMs = LEAVE_DEA
   };
   function onSignal(signal: NodeJS.Signals): void {
     remove();
-    const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs).unref());
-    void Promise.race([leave().catch(() => undefined), deadline]).then(() => process.kill(process.pid, signal));
+    void settlesWithin(systemClock, leave(), deadlineMs).then(() => process.kill(process.pid, signal));
   }
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   return remove;

@@ -21,6 +21,8 @@ import { recordPage } from './pages/record';
 import { cursorOf, headScan, pageScan, PREVIEW_BYTES } from './scan';
 import { summaryCache } from './summary-cache';
 import { describeSelection, resolveSelection, selectionChooser, selectionOf } from './selection';
+import { systemClock } from '../runtime/clock';
+import { settlesWithin } from '../runtime/settles-within';
 
 export interface ConsoleOptions {
   readonly topologies: readonly TopologyModel[];
@@ -268,7 +270,7 @@ export function buildConsoleServer(options: ConsoleOptions): FastifyInstance {
   app.addHook('onClose', async () => {
     // A part in hand past this (a slow broker) does not keep the lease or the readers: the
     // DLQ's close leaves with its sessions and readers anyway (that part is published again by the next run).
-    await Promise.race([jobs.stop(), new Promise((resolve) => setTimeout(resolve, JOBS_STOP_MS).unref())]);
+    await settlesWithin(systemClock, jobs.stop(), JOBS_STOP_MS);
     await options.dlq.close?.();
   });
   return app;
