@@ -16,4 +16,5 @@ export type {
   TopologySpec,
 } from './spec/types';
 export type { Duration, DurationUnit } from './duration';
-export type { AlertKey, HeaderStyle, NamingStyle } from './naming';
+export type { AlertKey } from './alerts';
+export type { HeaderStyle, NamingStyle } from './naming';

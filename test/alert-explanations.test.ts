@@ -6,8 +6,8 @@
  */
 import type { AlertModule } from '../src/alerts';
 import { ALERT_MODULES, explanationsOf } from '../src/alerts';
-import type { AlertKey } from '../src/naming';
-import { ALERTS } from '../src/naming';
+import { ALERTS } from '../src/alerts';
+import type { AlertKey } from '../src/alerts';
 import { aConsumer, aTopology, compile } from './helpers/specs';
 
 interface InhibitRule {

@@ -2,12 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
-import { ALERT_MODULES } from '../src/alerts';
+import { ALERT_KEYS, ALERT_MODULES, ALERTS } from '../src/alerts';
 import { formatDuration } from '../src/duration';
 import { emitPrometheus } from '../src/emitters/prometheus';
 import { emitRunbooks } from '../src/emitters/runbook';
 import { TEMPLATES_DIR } from '../src/util/templates-dir';
-import { ALERT_KEYS, ALERTS } from '../src/naming';
+import { alertName } from '../src/naming';
 import { CRITICALITIES } from '../src/spec/types';
 import { REPO_ROOT } from './helpers/project';
 import { aConsumer, aTopology, compile } from './helpers/specs';
@@ -17,9 +17,21 @@ jest.setTimeout(60_000);
 const doc = (name: string) => readFileSync(path.join(REPO_ROOT, 'docs', name), 'utf8');
 
 describe('the list of alert modules', () => {
-  it('has one module for each alert the naming module names, under that name', () => {
-    expect(ALERT_MODULES.map((alert) => alert.key).sort()).toEqual([...ALERT_KEYS].sort());
-    for (const alert of ALERT_MODULES) expect(alert.name).toBe(ALERTS[alert.key]);
+  it('gives each alert its key and the name the naming module makes of it, the key once', () => {
+    expect(ALERT_KEYS).toEqual(ALERT_MODULES.map((alert) => alert.key));
+    expect(new Set(ALERT_KEYS).size).toBe(ALERT_KEYS.length);
+    for (const alert of ALERT_MODULES) expect([alert.name, ALERTS[alert.key]]).toEqual([alertName(alert.key), alertName(alert.key)]);
+    expect(Object.values(ALERTS)).toEqual([
+      'KafkaDlqNewMessages',
+      'KafkaDlqBacklog',
+      'KafkaDlqOldestMessageAge',
+      'KafkaRetryTierStuck',
+      'KafkaRetryRateSpike',
+      'KafkaDlqRecordsExpired',
+      'KafkaRetryMainConsumerLag',
+      'KafkaRetryConsumerDown',
+      'KafkaRetryMonitorDown',
+    ]);
   });
 
   it("lays out each alert's runbook section with its module's own template, and keeps no alert template elsewhere", () => {
@@ -85,7 +97,7 @@ describe('the docs of the alerts', () => {
   it('give the inhibit table of docs/alerts.md as the alert modules say which alert explains which', () => {
     const rows = doc('alerts.md').split('\n## Inhibit rules\n')[1]!.split('\n## ')[0]!.split('\n').filter((line) => line.startsWith('| `'));
     const documented = rows.map((row) => row.split('|').slice(1, 3).map((cell) => [...cell.matchAll(/`(\w+)`/g)].map((m) => m[1]!)));
-    const stated = ALERT_MODULES.filter((alert) => alert.explains).map((alert) => [[alert.name], alert.explains!.map((key) => ALERTS[key])]);
+    const stated = ALERT_MODULES.filter((alert) => alert.explains).map((alert) => [[alert.name], alert.explains!.map((key) => alertName(key))]);
     expect(documented.sort()).toEqual(stated.sort());
   });
 });
@@ -103,12 +115,13 @@ describe('an alert module that leaves out a part', () => {
     return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   }
 
-  it('does not compile: without its runbook facts or text, without a preset for a criticality, or left out of the list', () => {
+  it('does not compile: without its runbook facts or text, without a preset for a criticality, or naming an alert the list lacks', () => {
     const errors = errorsWithoutDirectives();
-    expect(errors).toHaveLength(4);
+    expect(errors).toHaveLength(5);
     expect(errors[0]).toContain("Property 'runbook' is missing");
     expect(errors[1]).toContain("Property 'runbookTemplate' is missing");
     expect(errors[2]).toContain("Property 'analytics' is missing");
-    expect(errors[3]).toContain('modulesMissingFor: "monitorDown"');
+    expect(errors[3]).toContain('unknownAlertKeys: "dlqNewMessages"');
+    expect(errors[4]).toContain('unknownAlertKeys: "dlqBaklog"');
   });
 });

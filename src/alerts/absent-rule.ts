@@ -1,5 +1,5 @@
-import type { AlertPolicy } from '../model/types';
-import type { Criticality } from '../spec/types';
+import type { AlertPolicy } from '../model/parts';
+import type { Criticality } from '../spec/vocabulary';
 import { alertBasics, environment, MINUTE, minutes } from './context';
 import type { AlertContext } from './context';
 import { selector } from './promql';
@@ -11,7 +11,7 @@ import type { AlertRule } from './rule';
  * also an environment whose series was there in the last hour and is gone now, which a
  * bare `absent()` misses while another environment still exports.
  */
-function absentExpr(ctx: AlertContext, series: string): string {
+function absentExpr(ctx: AlertContext<string>, series: string): string {
   const env = environment(ctx);
   const gone = env.labels.length > 0 ? `(group${env.by}(last_over_time(${series}[1h])) unless group${env.by}(${series})) or on() ` : '';
   return `${gone}absent(${series})`;
@@ -25,7 +25,7 @@ export const ABSENCE_PRESETS: Readonly<Record<Criticality, AlertPolicy>> = {
 };
 
 /** The alert that fires while the series `scraped` of the consumer and `topic` is missing. */
-export function absentRule(ctx: AlertContext, key: 'consumerDown' | 'monitorDown', topic: string, scraped: string, text: { summary: string; description: string }): AlertRule {
+export function absentRule<K extends 'consumerDown' | 'monitorDown'>(ctx: AlertContext<K>, key: K, topic: string, scraped: string, text: { summary: string; description: string }): AlertRule {
   const basics = alertBasics(ctx, key, { topic });
   const forMinutes = minutes(basics.policy.forMs);
   // Prometheus still sees a series for 5 minutes (its lookback) after its last sample.

@@ -1,8 +1,8 @@
-import { ALERTS } from '../naming';
-import type { AlertKey } from '../naming';
-import type { AlertPolicy, ConsumerModel } from '../model/types';
-import type { Criticality } from '../spec/types';
-import type { AlertContext } from './context';
+import { alertName } from '../naming';
+import type { AlertName } from '../naming';
+import type { AlertPolicy } from '../model/parts';
+import type { Criticality } from '../spec/vocabulary';
+import type { AlertContext, AlertedConsumer } from './context';
 import type { AlertRule } from './rule';
 
 /** What an alert watches; the rules file groups its rules by it, in this order. */
@@ -20,9 +20,13 @@ export interface RunbookFacts {
   readonly [field: string]: unknown;
 }
 
-/** Everything an alert is, in one module; the naming module holds its user-visible name. */
-export interface AlertParts<K extends AlertKey> {
-  /** Its key in the spec's `alerts` overrides, and in the naming module's table of alert names. */
+/**
+ * Everything an alert is, in one module: adding an alert is its module and its entry in
+ * ALERT_MODULES (src/alerts/index.ts). `K` is its key; `R` the keys of the alerts it
+ * mentions (its own, others' whose policies it reads, those it explains), each checked there to be an alert's.
+ */
+export interface AlertParts<K extends string, R extends string = K> {
+  /** Its key in the spec's `alerts` overrides; the naming module makes its name of it. */
   readonly key: K;
   readonly watches: Watched;
   /** What its threshold counts, for the table of presets in the docs. */
@@ -30,11 +34,12 @@ export interface AlertParts<K extends AlertKey> {
   /** Threshold, `for` and severity per criticality (R16); the spec can override each. */
   readonly presets: Readonly<Record<Criticality, AlertPolicy>>;
   /** Whether a consumer has this alert at all; every consumer has it when absent. */
-  readonly appliesTo?: (consumer: ConsumerModel) => boolean;
+  // Methods, not function properties: one list holds modules that read different policies.
+  appliesTo?(consumer: AlertedConsumer<R>): boolean;
   /** Its rules for one consumer, each with the promtool cases that fire it and keep it quiet. */
-  readonly rules: (ctx: AlertContext) => AlertRule[];
+  rules(ctx: AlertContext<R>): AlertRule[];
   /** What its runbook section says for one consumer. */
-  readonly runbook: (consumer: ConsumerModel) => RunbookFacts;
+  runbook(consumer: AlertedConsumer<R>): RunbookFacts;
   /**
    * The rest of its runbook section, after the "Fires when" line: a Handlebars template of
    * the fields `runbook` gives and of the consumer's whole runbook page under `page`.
@@ -45,31 +50,37 @@ export interface AlertParts<K extends AlertKey> {
    * The alerts whose firing this one explains, for the same consumer: Alertmanager holds
    * them back while it fires (one page per cause, never the cause and its symptoms).
    */
-  readonly explains?: readonly AlertKey[];
+  readonly explains?: readonly R[];
 }
 
-export interface AlertModule<K extends AlertKey = AlertKey> extends AlertParts<K> {
-  /** The alert's name, from the naming module. */
-  readonly name: (typeof ALERTS)[K];
+export interface AlertModule<K extends string = string, R extends string = string> extends AlertParts<K, R> {
+  /** The alert's name, made by the naming module of its key. */
+  readonly name: AlertName<K>;
+  /** The keys of the policies it reads, as its parts' types say (for the check in everyAlert; never set). */
+  readonly reads?: R;
 }
 
 /** An alert module: its parts, named by the naming module. Leaving out a part does not compile. */
-export function defineAlert<K extends AlertKey>(parts: AlertParts<K>): AlertModule<K> {
-  return { ...parts, name: ALERTS[parts.key] };
+export function defineAlert<const K extends string, R extends string = K>(parts: AlertParts<K, R | K>): AlertModule<K, R | K> {
+  return { ...parts, name: alertName(parts.key) };
 }
 
 /** Whether the consumer has the alert. */
-export function appliesTo(alert: AlertModule, consumer: ConsumerModel): boolean {
+export function appliesTo(alert: AlertModule, consumer: AlertedConsumer<string>): boolean {
   return alert.appliesTo?.(consumer) ?? true;
 }
 
-/** The keys of the naming module's alert table that none of the modules covers. */
-export type Uncovered<M extends readonly AlertModule[]> = Exclude<AlertKey, M[number]['key']>;
+type KeysOf<M extends readonly AlertModule[]> = M[number]['key'];
+type ReadsOf<M extends readonly AlertModule[]> = M[number] extends infer A ? (A extends AlertModule<string, infer R> ? R : never) : never;
+
+/** Keys a module reads or explains that no module of the list has: each a typo or a module left out of it. */
+export type Unknown<M extends readonly AlertModule[]> = Exclude<ReadsOf<M>, KeysOf<M>>;
 
 /**
- * Takes a list of alert modules as it is, and compiles only while it has a module for
- * every alert the naming module names: the error shows the keys that have none.
+ * Takes the list of alert modules as it is (their keys make the spec's override keys),
+ * and compiles only while every key a module reads or explains is one of theirs: the
+ * error shows the keys that are not.
  */
-export function everyAlert<const M extends readonly AlertModule[]>(modules: M & ([Uncovered<M>] extends [never] ? unknown : { readonly modulesMissingFor: Uncovered<M> })): M {
+export function everyAlert<const M extends readonly AlertModule[]>(modules: M & ([Unknown<M>] extends [never] ? unknown : { readonly unknownAlertKeys: Unknown<M> })): M {
   return modules;
 }

@@ -1,22 +1,28 @@
 import { formatDuration } from '../duration';
-import { ALERTS, runbookUrl } from '../naming';
-import type { AlertKey } from '../naming';
-import type { AlertPolicy, ConsumerModel, TopologyModel } from '../model/types';
+import { alertName, runbookUrl } from '../naming';
+import type { AlertPolicy, ConsumerParts, TopologyParts } from '../model/parts';
 
 /** Presets and rules state durations in milliseconds; most of them are whole minutes. */
 export const MINUTE = 60_000;
 
-export interface AlertContext {
-  readonly consumer: ConsumerModel;
-  readonly topology: TopologyModel;
+/**
+ * A consumer as an alert module reads it: the model's parts, and the policies of the
+ * alerts it names (`R`: its own key, and any other alert's it reads).
+ */
+export type AlertedConsumer<R extends string> = ConsumerParts & { readonly alerts: Readonly<Record<R, AlertPolicy>> };
+
+/** What an alert's rules are made of: its consumer (with the policies `R` it reads) and topology. */
+export interface AlertContext<R extends string> {
+  readonly consumer: AlertedConsumer<R>;
+  readonly topology: TopologyParts;
 }
 
 /** The parts every alert of a consumer shares: name, policy, labels, runbook link. */
-export function alertBasics(ctx: AlertContext, key: AlertKey, extraLabels: Readonly<Record<string, string>> = {}) {
+export function alertBasics<K extends string>(ctx: AlertContext<K>, key: K, extraLabels: Readonly<Record<string, string>> = {}) {
   const policy: AlertPolicy = ctx.consumer.alerts[key];
   return {
     key,
-    alert: ALERTS[key],
+    alert: alertName(key),
     policy,
     labels: { severity: policy.severity, team: ctx.topology.owner.team, consumer: ctx.consumer.name, ...extraLabels },
     runbookUrl: runbookUrl(ctx.topology.runbookBaseUrl, ctx.consumer.name, key),
@@ -28,7 +34,7 @@ export function alertBasics(ctx: AlertContext, key: AlertKey, extraLabels: Reado
  * that scrapes staging and prod must not merge them): `by (cluster)` for aggregations,
  * `on(cluster)` for binary operators; empty lists without environment labels.
  */
-export function environment(ctx: AlertContext) {
+export function environment(ctx: AlertContext<string>) {
   const labels = ctx.topology.environmentLabels.join(', ');
   return { by: labels ? ` by (${labels})` : '', on: `on(${labels})`, labels: ctx.topology.environmentLabels };
 }

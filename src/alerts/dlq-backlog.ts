@@ -1,5 +1,5 @@
 import { METRICS } from '../naming';
-import type { ConsumerModel } from '../model/types';
+import type { AlertedConsumer } from './context';
 import { defineAlert } from './alert-module';
 import { alertBasics, describeDuration, environment, GAP_WINDOW, MINUTE, minutes, plural } from './context';
 import type { AlertContext } from './context';
@@ -7,10 +7,10 @@ import { selector } from './promql';
 import type { AlertRule } from './rule';
 
 /** Unhandled DLQ records that fire the alert. */
-export const dlqBacklogRecords = (c: ConsumerModel) => Math.ceil(c.alerts.dlqBacklog.threshold);
+export const dlqBacklogRecords = (c: AlertedConsumer<'dlqBacklog'>) => Math.ceil(c.alerts.dlqBacklog.threshold);
 
 /** Unhandled DLQ records (the replay group's lag) at or over the threshold. */
-function rules(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext<'dlqBacklog'>): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqBacklog', { topic: consumer.dlq.name });
   const records = dlqBacklogRecords(consumer);

@@ -1,6 +1,6 @@
 import { formatDuration } from '../duration';
-import { ALERTS, METRICS, runbookAnchor } from '../naming';
-import type { ConsumerModel } from '../model/types';
+import { alertName, METRICS, runbookAnchor } from '../naming';
+import type { AlertedConsumer } from './context';
 import { defineAlert } from './alert-module';
 import { alertBasics, environment, MINUTE, minutes, plural } from './context';
 import type { AlertContext } from './context';
@@ -8,10 +8,10 @@ import { selector } from './promql';
 import type { AlertRule } from './rule';
 
 /** DLQ records in 10 minutes that fire the alert. */
-export const dlqNewRecords = (c: ConsumerModel) => Math.ceil(c.alerts.dlqNewMessages.threshold);
+export const dlqNewRecords = (c: AlertedConsumer<'dlqNewMessages'>) => Math.ceil(c.alerts.dlqNewMessages.threshold);
 
 /** How long the alert stays firing after the last arrival: until KafkaDlqBacklog has taken over. */
-const keepFiringForMs = (c: ConsumerModel) => c.alerts.dlqBacklog.forMs + 5 * MINUTE;
+const keepFiringForMs = (c: AlertedConsumer<'dlqBacklog'>) => c.alerts.dlqBacklog.forMs + 5 * MINUTE;
 
 /**
  * Records reached the DLQ in the last 10 minutes (R16: for money, one is an incident).
@@ -21,7 +21,7 @@ const keepFiringForMs = (c: ConsumerModel) => c.alerts.dlqBacklog.forMs + 5 * MI
  * It keeps firing for as long as KafkaDlqBacklog takes to fire, so one unhandled record
  * is one continuous incident, not a page, a resolve and a second page.
  */
-function rules(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext<'dlqNewMessages' | 'dlqBacklog'>): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqNewMessages', { topic: consumer.dlq.name });
   const records = dlqNewRecords(consumer);
@@ -102,7 +102,7 @@ export const dlqNewMessages = defineAlert({
   },
   rules,
   runbook: (c) => ({
-    condition: `${dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes (counted by the services and by the monitor); it stays firing ${formatDuration(keepFiringForMs(c))} longer, so that [${ALERTS.dlqBacklog}](#${runbookAnchor('dlqBacklog')}) takes over an unhandled record without a gap`,
+    condition: `${dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes (counted by the services and by the monitor); it stays firing ${formatDuration(keepFiringForMs(c))} longer, so that [${alertName('dlqBacklog')}](#${runbookAnchor('dlqBacklog')}) takes over an unhandled record without a gap`,
   }),
   runbookTemplate: RUNBOOK,
 });

@@ -1,6 +1,6 @@
 import { formatDuration } from '../duration';
 import { METRICS } from '../naming';
-import type { ConsumerModel } from '../model/types';
+import type { AlertedConsumer } from './context';
 import { defineAlert } from './alert-module';
 import { alertBasics, environment, GAP_WINDOW, minutes, percent } from './context';
 import type { AlertContext } from './context';
@@ -8,10 +8,10 @@ import { promDuration, selector } from './promql';
 import type { AlertRule } from './rule';
 
 /** Age in seconds of the oldest unhandled DLQ record that fires the alert: a share of the DLQ's retention. */
-export const dlqOldestAgeSeconds = (c: ConsumerModel) => Math.round((c.alerts.dlqOldestMessageAge.threshold * c.dlq.retentionMs) / 1000);
+export const dlqOldestAgeSeconds = (c: AlertedConsumer<'dlqOldestMessageAge'>) => Math.round((c.alerts.dlqOldestMessageAge.threshold * c.dlq.retentionMs) / 1000);
 
 /** The oldest unhandled DLQ record is a share of the way to deletion by retention. */
-function rules(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext<'dlqOldestMessageAge'>): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqOldestMessageAge', { topic: consumer.dlq.name });
   const limitSeconds = dlqOldestAgeSeconds(consumer);

@@ -1,6 +1,6 @@
 import { formatDuration } from '../duration';
 import { METRICS } from '../naming';
-import type { ConsumerModel } from '../model/types';
+import type { AlertedConsumer } from './context';
 import { defineAlert } from './alert-module';
 import { alertBasics, environment, minutes, plural } from './context';
 import type { AlertContext } from './context';
@@ -8,10 +8,10 @@ import { selector } from './promql';
 import type { AlertRule } from './rule';
 
 /** Unhandled DLQ records deleted by retention in an hour that fire the alert. */
-export const dlqExpiredRecords = (c: ConsumerModel) => Math.ceil(c.alerts.dlqRecordsExpired.threshold);
+export const dlqExpiredRecords = (c: AlertedConsumer<'dlqRecordsExpired'>) => Math.ceil(c.alerts.dlqRecordsExpired.threshold);
 
 /** Retention deleted unhandled DLQ records in the last hour: they are lost. */
-function rules(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext<'dlqRecordsExpired'>): AlertRule[] {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'dlqRecordsExpired', { topic: consumer.dlq.name });
   const records = dlqExpiredRecords(consumer);

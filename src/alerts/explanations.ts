@@ -1,11 +1,10 @@
 import { DefectError } from '../runtime/krt-error';
-import type { AlertKey } from '../naming';
 import type { AlertModule } from './alert-module';
 
 /** One alert that explains others: while it fires, Alertmanager holds them back. */
 export interface Explanation {
-  readonly source: AlertKey;
-  readonly targets: readonly AlertKey[];
+  readonly source: string;
+  readonly targets: readonly string[];
 }
 
 /**
@@ -16,7 +15,7 @@ export interface Explanation {
 export function explanationsOf(modules: readonly AlertModule[]): Explanation[] {
   const explanations = modules.flatMap((alert) => (alert.explains && alert.explains.length > 0 ? [{ source: alert.key, targets: alert.explains }] : []));
   const targetsOf = new Map(explanations.map((e) => [e.source, e.targets]));
-  const loop = (from: AlertKey, path: readonly AlertKey[]): readonly AlertKey[] | undefined => {
+  const loop = (from: string, path: readonly string[]): readonly string[] | undefined => {
     if (path.includes(from)) return [...path.slice(path.indexOf(from)), from];
     for (const next of targetsOf.get(from) ?? []) {
       const found = loop(next, [...path, from]);

@@ -1,6 +1,6 @@
 import { formatDuration } from '../duration';
 import { METRICS } from '../naming';
-import type { ConsumerModel } from '../model/types';
+import type { AlertedConsumer } from './context';
 import { defineAlert } from './alert-module';
 import { alertBasics, describeDuration, environment, GAP_WINDOW, MINUTE, minutes } from './context';
 import type { AlertContext } from './context';
@@ -8,14 +8,14 @@ import { promDuration, selector } from './promql';
 import type { AlertRule } from './rule';
 
 /** Seconds behind (age of the main group's next record) that fire the alert. */
-export const mainLagSeconds = (c: ConsumerModel) => Math.round(c.alerts.mainConsumerLag.threshold);
+export const mainLagSeconds = (c: AlertedConsumer<'mainConsumerLag'>) => Math.round(c.alerts.mainConsumerLag.threshold);
 
 /**
  * The main group falls behind: its next record on the main topic was written more than
  * the threshold ago (time lag, as kafka-lag-exporter defines it). A stopped consumer
  * shows here too, as a lag that grows with the clock.
  */
-function rules(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext<'mainConsumerLag'>): AlertRule[] {
   const { consumer } = ctx;
   const main = consumer.mainTopic.name;
   const basics = alertBasics(ctx, 'mainConsumerLag', { topic: main });

@@ -1,5 +1,5 @@
 import { METRICS } from '../naming';
-import type { ConsumerModel } from '../model/types';
+import type { AlertedConsumer } from './context';
 import { defineAlert } from './alert-module';
 import { alertBasics, describeDuration, environment, MINUTE, minutes, percent } from './context';
 import type { AlertContext } from './context';
@@ -18,10 +18,10 @@ const VOLUME_WINDOW_MINUTES = 30;
 const RECORDS_PER_MINUTE = 20;
 
 /** Share of main-topic records sent to retry that fires the alert. */
-export const retrySpikeShare = (c: ConsumerModel) => c.alerts.retryRateSpike.threshold;
+export const retrySpikeShare = (c: AlertedConsumer<'retryRateSpike'>) => c.alerts.retryRateSpike.threshold;
 
 /** The share of main-topic records sent to retry is over the threshold. */
-function rules(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext<'retryRateSpike'>): AlertRule[] {
   const { consumer } = ctx;
   const main = consumer.mainTopic.name;
   const basics = alertBasics(ctx, 'retryRateSpike', { topic: main });

@@ -1,6 +1,7 @@
 import { formatDuration } from '../duration';
 import { HEADERS, METRICS } from '../naming';
-import type { ConsumerModel, RetryTierModel } from '../model/types';
+import type { RetryTierModel } from '../model/parts';
+import type { AlertedConsumer } from './context';
 import { defineAlert } from './alert-module';
 import { alertBasics, describeDuration, environment, GAP_WINDOW, MINUTE, minutes } from './context';
 import type { AlertContext } from './context';
@@ -8,7 +9,7 @@ import { promDuration, selector } from './promql';
 import type { AlertRule } from './rule';
 
 /** Seconds a tier partition's head record may be overdue before its tier counts as stuck. */
-export const tierOverdueSeconds = (c: ConsumerModel, tier: RetryTierModel) => Math.round((c.alerts.retryTierStuck.threshold * tier.delayMs) / 1000);
+export const tierOverdueSeconds = (c: AlertedConsumer<'retryTierStuck'>, tier: RetryTierModel) => Math.round((c.alerts.retryTierStuck.threshold * tier.delayMs) / 1000);
 
 /**
  * A tier whose head record, on any partition, is overdue by `threshold` times the tier's
@@ -17,11 +18,11 @@ export const tierOverdueSeconds = (c: ConsumerModel, tier: RetryTierModel) => Ma
  * the monitor or the service does not reset the count. Whether the retry consumer is
  * stopped or merely slow, its records are late the same way.
  */
-function rules(ctx: AlertContext): AlertRule[] {
+function rules(ctx: AlertContext<'retryTierStuck'>): AlertRule[] {
   return ctx.consumer.tiers.map((tier) => overdue(ctx, tier));
 }
 
-function overdue(ctx: AlertContext, tier: RetryTierModel): AlertRule {
+function overdue(ctx: AlertContext<'retryTierStuck'>, tier: RetryTierModel): AlertRule {
   const { consumer } = ctx;
   const basics = alertBasics(ctx, 'retryTierStuck', { tier: tier.label, topic: tier.name });
   const factor = basics.policy.threshold;

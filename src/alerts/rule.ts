@@ -1,5 +1,3 @@
-import type { AlertKey } from '../naming';
-
 /** Prometheus's template function that renders an alert's value in its description. */
 export type ValueFormat = 'humanize' | 'humanizeDuration' | 'humanizePercentage';
 
@@ -24,7 +22,8 @@ export interface RuleScenario {
  * threshold that fires, one just short of it that stays quiet.
  */
 export interface AlertRule {
-  readonly key: AlertKey;
+  /** The alert's key (its module's). */
+  readonly key: string;
   readonly alert: string;
   readonly expr: string;
   readonly forMs: number;

@@ -1,5 +1,5 @@
 import { ALERT_MODULES } from '../alerts';
-import type { AlertKey } from '../naming';
+import type { AlertKey } from '../alerts';
 import { CRITICALITIES } from '../spec/types';
 import type { Criticality } from '../spec/types';
 import type { AlertPolicy } from './types';

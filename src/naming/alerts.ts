@@ -1,29 +1,26 @@
-/** Alert names, one rule group per consumer; the keys are the spec's override keys. */
-export const ALERTS = {
-  dlqNewMessages: 'KafkaDlqNewMessages',
-  dlqBacklog: 'KafkaDlqBacklog',
-  dlqOldestMessageAge: 'KafkaDlqOldestMessageAge',
-  retryTierStuck: 'KafkaRetryTierStuck',
-  retryRateSpike: 'KafkaRetryRateSpike',
-  dlqRecordsExpired: 'KafkaDlqRecordsExpired',
-  mainConsumerLag: 'KafkaRetryMainConsumerLag',
-  consumerDown: 'KafkaRetryConsumerDown',
-  monitorDown: 'KafkaRetryMonitorDown',
-} as const;
+/**
+ * An alert's name, from its key (the spec's override key, which its module in
+ * src/alerts/ declares): `Kafka`, then `Retry` unless the key already names the DLQ or a
+ * retry part, then the key with its first letter in capitals: `dlqBacklog` ->
+ * `KafkaDlqBacklog`, `consumerDown` -> `KafkaRetryConsumerDown`.
+ */
+export type AlertName<K extends string> = K extends `${'dlq' | 'retry'}${Capitalize<string>}` ? `Kafka${Capitalize<K>}` : `KafkaRetry${Capitalize<K>}`;
 
-export type AlertKey = keyof typeof ALERTS;
-export const ALERT_KEYS = Object.keys(ALERTS) as AlertKey[];
+export function alertName<K extends string>(key: K): AlertName<K> {
+  const named = /^(dlq|retry)[A-Z]/.test(key) ? '' : 'Retry';
+  return `Kafka${named}${key.charAt(0).toUpperCase()}${key.slice(1)}` as AlertName<K>;
+}
 
 export function runbookFileName(consumer: string): string {
   return `${consumer}.md`;
 }
 
-/** The heading anchor of an alert's runbook section: the alert name in lower case. */
-export function runbookAnchor(alert: AlertKey): string {
-  return ALERTS[alert].toLowerCase();
+/** The heading anchor of an alert's runbook section (by its key): the alert name in lower case. */
+export function runbookAnchor(alert: string): string {
+  return alertName(alert).toLowerCase();
 }
 
-export function runbookUrl(runbookBaseUrl: string, consumer: string, alert: AlertKey): string {
+export function runbookUrl(runbookBaseUrl: string, consumer: string, alert: string): string {
   return `${runbookBaseUrl.replace(/\/+$/, '')}/${runbookFileName(consumer)}#${runbookAnchor(alert)}`;
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatDuration, parseDuration } from '../duration';
+import { ALERT_KEYS } from '../alerts';
 import {
-  ALERT_KEYS,
   ALERT_LABELS,
   PROMETHEUS_LABEL_PATTERN,
   HEADER_STYLES,

@@ -1,6 +1,11 @@
 import type { ZodType } from 'zod';
 import type { Duration } from '../duration';
-import type { AlertKey, HeaderStyle, NamingStyle } from '../naming';
+import type { AlertKey } from '../alerts';
+import type { HeaderStyle, NamingStyle } from '../naming';
+import type { Criticality, OrderingStrategy, Severity } from './vocabulary';
+
+export { CRITICALITIES, ORDERING_STRATEGIES, SEVERITIES } from './vocabulary';
+export type { Criticality, OrderingStrategy, Severity } from './vocabulary';
 
 /**
  * The topology spec: what a team writes in `topologies/*.ts`. Every optional field
@@ -180,13 +185,6 @@ export interface DlqSpec {
   readonly auditRetention?: Duration;
 }
 
-/** `money`: one DLQ record is an incident; `analytics`: about a thousand are. */
-export type Criticality = 'money' | 'standard' | 'analytics';
-export const CRITICALITIES = ['money', 'standard', 'analytics'] as const;
-
-export type Severity = 'critical' | 'warning';
-export const SEVERITIES = ['critical', 'warning'] as const;
-
 export interface TopologyAlertsSpec {
   /**
    * Labels that tell environments apart in a Prometheus that scrapes several, e.g.
@@ -213,10 +211,3 @@ export interface ErrorPolicySpec {
   readonly ambiguousTiers?: number;
 }
 
-/**
- * - `unordered`: failures go to the tiers; later records of the key go on (the handler must tolerate reordering).
- * - `park-by-key`: later records of a key in retry wait behind it, in order; costs a durable set of failing keys.
- * - `in-place-only`: retry in the handler only, then the DLQ; keeps order, blocks the partition while retrying.
- */
-export type OrderingStrategy = 'unordered' | 'park-by-key' | 'in-place-only';
-export const ORDERING_STRATEGIES = ['unordered', 'park-by-key', 'in-place-only'] as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALERT_KEYS } from '../naming';
+import { ALERT_KEYS } from '../alerts';
 
 /**
  * The shape a model snapshot must have for the guards to read it: every field they or the

@@ -1,6 +1,7 @@
 import { DashboardLinkBuilder, DashboardLinkType } from '@grafana/grafana-foundation-sdk/dashboard';
-import { ALERTS, runbookPageUrl, runbookProcedureUrl, runbookUrl } from '../../naming';
-import type { AlertKey } from '../../naming';
+import { runbookPageUrl, runbookProcedureUrl, runbookUrl } from '../../naming';
+import { ALERTS } from '../../alerts';
+import type { AlertKey } from '../../alerts';
 
 /** Where a consumer's runbook lives: the same base URL the alerts' runbook_url uses. */
 export interface RunbookLocation {

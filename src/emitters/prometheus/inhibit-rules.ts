@@ -1,5 +1,5 @@
 import { ALERT_MODULES, explanationsOf } from '../../alerts';
-import { ALERTS } from '../../naming';
+import { alertName } from '../../naming';
 import type { TopologyModel } from '../../model/types';
 
 /**
@@ -8,7 +8,7 @@ import type { TopologyModel } from '../../model/types';
  * cause that explains the most comes first.
  */
 const EXPLAINS = explanationsOf(ALERT_MODULES).sort(
-  (a, b) => b.targets.length - a.targets.length || ALERTS[a.source].localeCompare(ALERTS[b.source], 'en'),
+  (a, b) => b.targets.length - a.targets.length || alertName(a.source).localeCompare(alertName(b.source), 'en'),
 );
 
 /**
@@ -19,8 +19,8 @@ export function inhibitRulesDocument(topology: TopologyModel) {
   return {
     inhibit_rules: topology.consumers.flatMap((consumer) =>
       EXPLAINS.map(({ source, targets }) => ({
-        source_matchers: [`alertname="${ALERTS[source]}"`, `consumer="${consumer.name}"`],
-        target_matchers: [`alertname=~"${targets.map((t) => ALERTS[t]).join('|')}"`, `consumer="${consumer.name}"`],
+        source_matchers: [`alertname="${alertName(source)}"`, `consumer="${consumer.name}"`],
+        target_matchers: [`alertname=~"${targets.map((t) => alertName(t)).join('|')}"`, `consumer="${consumer.name}"`],
         equal: ['consumer', ...topology.environmentLabels],
       })),
     ),

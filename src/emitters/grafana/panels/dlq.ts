@@ -1,6 +1,7 @@
 import { dlqBacklogRecords, dlqOldestAgeSeconds } from '../../../alerts';
 import { formatDuration } from '../../../duration';
-import { ALERTS, METRICS } from '../../../naming';
+import { METRICS } from '../../../naming';
+import { ALERTS } from '../../../alerts';
 import { alertSectionLink, inspectDlqLink } from '../links';
 import { aggregate, series, TIME_RANGE } from '../promql';
 import type { PanelContext } from './context';

@@ -1,5 +1,6 @@
 import { retrySpikeShare, SHARE_WINDOW_MINUTES } from '../../../alerts';
-import { ALERTS, METRICS } from '../../../naming';
+import { METRICS } from '../../../naming';
+import { ALERTS } from '../../../alerts';
 import { alertSectionLink, inspectDlqLink } from '../links';
 import { series, sumRate } from '../promql';
 import type { PanelContext } from './context';

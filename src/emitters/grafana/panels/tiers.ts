@@ -1,5 +1,6 @@
 import type { RetryTierModel } from '../../../model/types';
-import { ALERTS, METRICS } from '../../../naming';
+import { METRICS } from '../../../naming';
+import { ALERTS } from '../../../alerts';
 import { alertSectionLink } from '../links';
 import { aggregate, quantile, series } from '../promql';
 import type { PanelContext } from './context';
