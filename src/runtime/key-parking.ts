@@ -675,12 +675,29 @@ function oldestOf(offsets: bigint[]): bigint | undefined {
 
 /**
  * A tier record the state cannot judge: its main record came before the offset where the
- * partition's state was found lost, so its key's hold may have been lost with it. It runs
- * as a replayed record does (its turn if the key is busy); a copy of a record read again
- * since the loss is judged by the hold as ever.
+ * partition's state was found lost, or before a shed's mark while its key is not held by a
+ * hold the shed kept, so its key's hold may have been lost or given up. It runs as a
+ * replayed record does (its turn if the key is busy); a copy of a record read again since
+ * is judged by the hold as ever.
  */
-function unproven(state: ParkState, original: bigint | undefined): boolean {
-  return state.lostBefore !== undefined && original !== undefined && original < state.lostBefore;
+function unproven(state: ParkState, original: bigint | undefined, hash: string): boolean {
+  if (original === undefined) return false;
+  if (state.lostBefore !== undefined && original < state.lostBefore) return true;
+  return state.shedBefore !== undefined && original < state.shedBefore && !keptByShed(state, state.held.get(hash));
+}
+
+/**
+ * Whether a hold is one a shed kept: below the shed's mark, where no other record takes a
+ * hold (mayTakeHold), and not below a lost state's mark, where an unproven copy may have
+ * taken it. Such a hold judges its key's copies from below the shed's mark as ever.
+ */
+function keptByShed(state: ParkState, hold: bigint | undefined): boolean {
+  return hold !== undefined && inShedRange(state, hold);
+}
+
+/** Below the mark of a shed and not below a lost state's: the holds there were whole until the shed. */
+function inShedRange(state: ParkState, offset: bigint): boolean {
+  return state.shedBefore !== undefined && offset < state.shedBefore && (state.lostBefore === undefined || offset >= state.lostBefore);
 }
 
 /**
@@ -689,7 +706,7 @@ function unproven(state: ParkState, original: bigint | undefined): boolean {
  * be lost without running). One written under another state is not judged either (onTierRecord).
  */
 function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
-  return original === undefined || isReplay(record) || unproven(state, original);
+  return original === undefined || isReplay(record) || unproven(state, original, keyHash(record.message.key));
 }
 
 /** Written by `krt dlq replay` into the tier (its copies carry no mark: the state id they carry says how they are judged). */
@@ -704,7 +721,8 @@ const isReplay = (record: ConsumedRecord) => decodeRetryHeaders(record.message.h
  * skipped as stale and lost).
  */
 function mayTakeHold(state: ParkState, foreign: boolean, original: bigint | undefined): boolean {
-  return !foreign && original !== undefined && original < state.position;
+  // Below a shed's mark a hold must be one the shed kept (keptByShed): a record there whose hold was given up takes none again.
+  return !foreign && original !== undefined && original < state.position && !inShedRange(state, original);
 }
 
 /** `state` as it is once its parked record at `offset` has run (what a hold is measured against). */

@@ -21,6 +21,16 @@ export interface ParkState {
    */
   lostBefore?: bigint;
   /**
+   * Set when a shed gave up holds (shedToFit): past the newest record whose hold it gave up.
+   * A tier record from below it runs unjudged, as one from below `lostBefore` does, unless
+   * its key is still held by a hold the shed kept (at or past `lostBefore`, below this
+   * mark): the state was whole until the shed, so that hold judges its key's copies as
+   * before, and a stale one is still skipped (found by attack 11, when the shed moved
+   * `lostBefore` itself and unjudged the kept keys' stale copies). No record below it takes
+   * a hold: a hold there must be one the shed kept.
+   */
+  shedBefore?: bigint;
+  /**
    * The state's id, taken when it began from nothing: the group had no commit of the
    * partition (a new group, the main topic deleted and created again, its offsets expired).
    * The copy of a record whose key it holds carries it (PARK_STATE_HEADER); a tier record
@@ -98,7 +108,7 @@ export function committedOffsetOf(state: ParkState): bigint {
 /**
  * `krt-parked/2 +<d> [~<d>] [!<id>] <entry> <entry> ... .`: the position `d` past the committed
  * offset, then `~d` when the state was once lost (`lostBefore`, `d` below the position,
- * 0 included), then `!id` when it began from nothing or in place of a lost state (its id, 8
+ * 0 included), then `^d` when a shed gave up holds (`shedBefore`, the same way), then `!id` when it began from nothing or in place of a lost state (its id, 8
  * characters), then one entry per key: `hash`, then `@d` when the key is held by the record `d`
  * before the position, then `:d,d` for its parked records (distances below the position, all
  * in base 36), then the end token `.`. Without the end, a byte after the last field (a hold's
@@ -120,8 +130,9 @@ function stateFields(state: ParkState): string[] {
     return `${hash}${holder === undefined ? '' : `@${distance(holder)}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
   });
   const lost = state.lostBefore === undefined ? [] : [`~${(state.position - state.lostBefore).toString(36)}`];
+  const shed = state.shedBefore === undefined ? [] : [`^${(state.position - state.shedBefore).toString(36)}`];
   const id = state.id === undefined ? [] : [`!${state.id}`];
-  return [`+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...id, ...entries];
+  return [`+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...shed, ...id, ...entries];
 }
 
 /**
@@ -137,6 +148,7 @@ export function parkStateMetadata(state: ParkState): string {
 
 const DISTANCE = /^\+([0-9a-z]{1,13})$/;
 const LOST = /^~([0-9a-z]{1,13})$/;
+const SHED = /^\^([0-9a-z]{1,13})$/;
 // Exactly 8 characters, so a byte after it (a reader that lost the NUL) is no id.
 const ID = /^!([A-Za-z0-9_-]{8})$/;
 const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13}))?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
@@ -198,10 +210,15 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
   const lost = tokens[0] === undefined ? null : LOST.exec(tokens[0]);
   const lostBefore = lost ? position - base36(lost[1]!) : undefined;
   if (lostBefore !== undefined && lostBefore < 0n) return undefined;
-  const rest = lost ? tokens.slice(1) : tokens;
+  const afterLost = lost ? tokens.slice(1) : tokens;
+  const shed = afterLost[0] === undefined ? null : SHED.exec(afterLost[0]);
+  const shedBefore = shed ? position - base36(shed[1]!) : undefined;
+  if (shedBefore !== undefined && shedBefore < 0n) return undefined;
+  const rest = shed ? afterLost.slice(1) : afterLost;
   const began = rest[0] === undefined ? null : ID.exec(rest[0]);
   const state: ParkState = emptyParkState(position);
   if (lostBefore !== undefined) state.lostBefore = lostBefore;
+  if (shedBefore !== undefined) state.shedBefore = shedBefore;
   if (began) state.id = began[1]!;
   for (const entry of began ? rest.slice(1) : rest) {
     const match = ENTRY.exec(entry);

@@ -66,8 +66,13 @@ export class ParkingBudget {
    * it would unjudge the held keys' stale copies too): it pauses at the budget until a release.
    */
   fitMark(state: ParkState): void {
-    if (state.held.size > 0 || state.parked.size > 0 || state.lostBefore === undefined || state.lostBefore >= state.position) return;
-    if (Buffer.byteLength(parkStateMetadata(state)) > this.current) state.lostBefore = state.position;
+    if (state.held.size > 0 || state.parked.size > 0) return;
+    const below = (mark: bigint | undefined) => mark !== undefined && mark < state.position;
+    if (!below(state.lostBefore) && !below(state.shedBefore)) return;
+    if (Buffer.byteLength(parkStateMetadata(state)) <= this.current) return;
+    // Holding nothing, a shed's mark judges nothing more than a lost mark does: one mark, at the position.
+    state.lostBefore = state.position;
+    delete state.shedBefore;
   }
 
   /**
@@ -161,6 +166,7 @@ const SOME_KEY_HASH = keyHash(null);
 function oneHoldBytes(state: ParkState): number {
   const oneHold: ParkState = { ...emptyParkState(state.position), held: new Map([[SOME_KEY_HASH, state.position > 0n ? 0n : -1n]]) };
   if (state.lostBefore !== undefined) oneHold.lostBefore = state.lostBefore;
+  if (state.shedBefore !== undefined) oneHold.shedBefore = state.shedBefore;
   if (state.id !== undefined) oneHold.id = state.id;
   return Buffer.byteLength(parkStateMetadata(oneHold));
 }

@@ -21,9 +21,11 @@ export interface ShedParkState {
  * Nothing is lost, by construction of what is kept: the position moves back to the
  * committed offset (the oldest parked record), so every parked record, and every record
  * after it, is read again and taken as the lost-state path takes it; holds of records below
- * that offset are kept oldest first while the state fits, and a hold given up moves
- * `lostBefore` past its record, so its tier copy runs as one from before a lost state does,
- * never skipped as stale. A hold at or past the offset is dropped: its record is read again.
+ * that offset are kept oldest first while the state fits (the first that does not fit gives
+ * up the rest), and the holds given up move `shedBefore` past their records, so their tier
+ * copies run as ones from before a lost state do, never skipped as stale, while the holds
+ * kept (all below the mark) still judge their keys' copies. A hold at or past the offset is
+ * dropped: its record is read again.
  */
 export function shedToFit(stored: ParkState, budgetBytes: number): ShedParkState | undefined {
   // An empty state has nothing to shed: a budget under it costs the id (fitId), never a record.
@@ -42,19 +44,19 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   if (stored.id !== undefined) state.id = stored.id;
   // A mark past the new position would be a negative distance: the records up to it are read again anyway.
   if (stored.lostBefore !== undefined) state.lostBefore = stored.lostBefore < position ? stored.lostBefore : position;
+  if (stored.shedBefore !== undefined) state.shedBefore = stored.shedBefore < position ? stored.shedBefore : position;
   const below = [...stored.held].filter(([, offset]) => offset < position).sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
   let holdsDropped = stored.held.size - below.length;
   /** Gives up a hold: the mark moves past its record, so its tier copy runs rather than be skipped as stale. */
   const drop = (hash: string, offset: bigint) => {
     state.held.delete(hash);
     holdsDropped++;
-    if (state.lostBefore === undefined || state.lostBefore <= offset) state.lostBefore = offset + 1n;
+    if (state.shedBefore === undefined || state.shedBefore <= offset) state.shedBefore = offset + 1n;
   };
-  for (const [hash, offset] of below) {
-    state.held.set(hash, offset);
-    if (bytesOf(state) > budgetBytes) drop(hash, offset);
-  }
-  // A mark taken for a dropped hold can make the kept ones too large: give up the newest until it fits.
+  // The oldest holds while they fit; from the first that does not, none: every hold kept is below the mark.
+  const stop = below.findIndex(([hash, offset]) => (state.held.set(hash, offset), bytesOf(state) > budgetBytes));
+  for (const [hash, offset] of stop < 0 ? [] : below.slice(stop)) drop(hash, offset);
+  // A mark taken for the dropped holds can make the kept ones too large: give up the newest until it fits.
   while (bytesOf(state) > budgetBytes && state.held.size > 0) drop(...[...state.held].reduce((newest, hold) => (hold[1] > newest[1] ? hold : newest)));
   return { state, holdsDropped, rerunTo: stored.position };
 }

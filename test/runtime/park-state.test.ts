@@ -99,6 +99,18 @@ describe('the park-by-key state in commit metadata', () => {
     }
   });
 
+  it('keeps the mark of a shed (^, after the lost mark, before the id) and reads it back; out of place, twice or with digits the encoder would not write, not ours', () => {
+    const state: ParkState = { ...emptyParkState(12n), lostBefore: 2n, shedBefore: 9n, id: 'AbC-_123' };
+    state.held.set(a, 5n);
+    expect(encodeParkState(state)).toBe(`krt-parked/2 +0 ~a ^3 !AbC-_123 ${a}@7 .`);
+    expect(readParkState(12n, parkStateMetadata(state), ID)).toEqual({ state });
+    const shedOnly: ParkState = { ...emptyParkState(4n), shedBefore: 4n };
+    expect(decodeParkState(4n, encodeParkState(shedOnly))).toEqual(shedOnly);
+    for (const metadata of ['krt-parked/2 +0 ^b .', 'krt-parked/2 +0 ^1 ~1 .', 'krt-parked/2 +0 ^1 ^1 .', 'krt-parked/2 +0 ^01 .', 'krt-parked/2 +0 !AbC-_123 ^1 .', `krt-parked/2 +0 ${a}@1 ^1 .`]) {
+      expect(readParkState(10n, metadata, ID).lost).toBe('unreadable');
+    }
+  });
+
   it('keeps the id of a state begun from nothing (!, after the lost mark) and reads it back; an id of another length, out of place or twice is not ours', () => {
     const state: ParkState = { ...emptyParkState(12n), lostBefore: 10n, id: 'AbC-_123' };
     state.held.set(a, 11n);
@@ -134,8 +146,9 @@ describe('the park-by-key state in commit metadata', () => {
         fc.nat({ max: 12 }),
         fc.option(fc.nat({ max: 40 })),
         fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 })), { maxLength: 3 }),
+        fc.option(fc.nat({ max: 40 })),
       )
-      .map(([d, lost, entries]) => [d % 2 === 0 ? PARK_STATE_FORMAT : LEGACY_PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`), ...(lost !== null && lost % 2 === 0 ? [] : ['.'])].join(' ')),
+      .map(([d, lost, entries, shed]) => [d % 2 === 0 ? PARK_STATE_FORMAT : LEGACY_PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(shed === null ? [] : [`^${shed.toString(36)}`]), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`), ...(lost !== null && lost % 2 === 0 ? [] : ['.'])].join(' ')),
   );
   /** What an earlier release wrote for `state`: the legacy tag, no end token. */
   const legacyText = (state: ParkState) => encodeParkState(state).replace(PARK_STATE_FORMAT, LEGACY_PARK_STATE_FORMAT).replace(/ \.$/, '');
@@ -144,7 +157,7 @@ describe('the park-by-key state in commit metadata', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 20n }), nearState, (committed, text) => {
         const state = decodeParkState(committed, text);
-        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.id === undefined;
+        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.shedBefore === undefined && state.id === undefined;
         expect(empty || ((encodeParkState(state) === text || legacyText(state) === text) && committedOffsetOf(state) === committed)).toBe(true);
       }),
       { numRuns: 2000 },
@@ -158,9 +171,11 @@ describe('the park-by-key state in commit metadata', () => {
         fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 1n, max: 50n })), { maxLength: 3 }),
         fc.uniqueArray(fc.tuple(fc.bigInt({ min: 1n, max: 50n }), fc.constantFrom(...hashes)), { selector: ([d]) => d, maxLength: 6 }),
         fc.option(fc.bigInt({ min: 0n, max: 50n })),
+        fc.option(fc.bigInt({ min: 0n, max: 50n })),
         fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{8}$/)),
-        (position, held, parked, lost, id) => {
+        (position, held, parked, lost, shed, id) => {
           const state: ParkState = lost === null ? emptyParkState(position + 50n) : { ...emptyParkState(position + 50n), lostBefore: position + 50n - lost };
+          if (shed !== null) state.shedBefore = state.position - shed;
           if (id !== null) state.id = id;
           for (const [h, d] of held) state.held.set(h, state.position - d);
           for (const [d, h] of parked) state.parked.set(state.position - d, h);

@@ -6,21 +6,23 @@ import { shedToFit } from '../../src/runtime/shed-park-state';
 const bytesOf = (state: ParkState) => Buffer.byteLength(parkStateMetadata(state));
 const hashes = Array.from({ length: 12 }, (_, i) => keyHash(Buffer.from(`key-${i}`)));
 
-/** States the runtime could store: holds and parked records below the position, an id, maybe a lost mark. */
+/** States the runtime could store: holds and parked records below the position, an id, maybe a lost mark and a shed's. */
 const storedState = fc
   .record({
     position: fc.bigInt({ min: 1n, max: 5_000n }),
     holds: fc.uniqueArray(fc.tuple(fc.constantFrom(...hashes), fc.double({ min: 0, max: 0.999, noNaN: true })), { selector: ([h]) => h, maxLength: 10 }),
     parked: fc.array(fc.tuple(fc.double({ min: 0, max: 0.999, noNaN: true }), fc.constantFrom(...hashes)), { maxLength: 10 }),
     lost: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
+    shed: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
     id: fc.option(fc.constant('AbCd-_12')),
   })
-  .map(({ position, holds, parked, lost, id }) => {
+  .map(({ position, holds, parked, lost, shed, id }) => {
     const at = (fraction: number) => BigInt(Math.floor(fraction * Number(position)));
     const state = emptyParkState(position);
     for (const [hash, fraction] of holds) state.held.set(hash, at(fraction));
     for (const [fraction, hash] of parked) state.parked.set(at(fraction), hash);
     if (lost !== null) state.lostBefore = at(lost);
+    if (shed !== null) state.shedBefore = at(shed);
     if (id !== null) state.id = id;
     return state;
   });
@@ -44,12 +46,13 @@ describe('a park-by-key state shed to a budget the broker keeps', () => {
     state.held.set(hashes[2]!, 60n); // at or past the oldest parked record: its record runs again
     state.parked.set(50n, hashes[0]!);
     state.parked.set(70n, hashes[1]!);
-    const oneHold: ParkState = { ...emptyParkState(50n), held: new Map([[hashes[0]!, 10n]]), lostBefore: 21n };
+    const oneHold: ParkState = { ...emptyParkState(50n), held: new Map([[hashes[0]!, 10n]]), shedBefore: 21n };
     const shed = shedToFit(state, bytesOf(oneHold))!;
     expect(shed.state.position).toBe(50n);
     expect(shed.state.parked.size).toBe(0);
     expect([...shed.state.held]).toEqual([[hashes[0], 10n]]);
-    expect(shed.state.lostBefore).toBe(21n); // past the hold it gave up (20), so that record's retry runs
+    expect(shed.state.shedBefore).toBe(21n); // past the hold it gave up (20), so that record's retry runs
+    expect(shed.state.lostBefore).toBeUndefined(); // the hold kept (10) still judges its key's copies
     expect(shed.holdsDropped).toBe(2);
     expect(shed.rerunTo).toBe(100n);
   });
@@ -75,14 +78,24 @@ describe('a park-by-key state shed to a budget the broker keeps', () => {
           expect(offset < state.position).toBe(true);
         }
         // A hold given up below the position is marked, so its tier copy runs rather than be skipped as stale.
+        const below = (mark: bigint | undefined, offset: bigint) => mark !== undefined && offset < mark;
         for (const [hash, offset] of stored.held) {
           if (state.held.has(hash) || offset >= state.position) continue;
-          expect(state.lostBefore !== undefined && offset < state.lostBefore).toBe(true);
+          expect(below(state.lostBefore, offset) || below(state.shedBefore, offset)).toBe(true);
         }
+        // Every hold kept is below the shed's mark, so it judges its key's copies from there (keptByShed).
+        const droppedBelow = [...stored.held].some(([hash, offset]) => !state.held.has(hash) && offset < state.position);
+        if (droppedBelow) for (const offset of state.held.values()) expect(below(state.shedBefore, offset)).toBe(true);
         expect(state.lostBefore === undefined || state.lostBefore <= state.position).toBe(true);
+        expect(state.shedBefore === undefined || state.shedBefore <= state.position).toBe(true);
         if (stored.lostBefore !== undefined) expect(state.lostBefore! >= (stored.lostBefore < state.position ? stored.lostBefore : state.position)).toBe(true);
         expect(shed.holdsDropped).toBe(stored.held.size - state.held.size);
-        const emptyWithMark: ParkState = { ...emptyParkState(state.position), ...(state.lostBefore === undefined ? {} : { lostBefore: state.lostBefore }), ...(state.id === undefined ? {} : { id: state.id }) };
+        const emptyWithMark: ParkState = {
+          ...emptyParkState(state.position),
+          ...(state.lostBefore === undefined ? {} : { lostBefore: state.lostBefore }),
+          ...(state.shedBefore === undefined ? {} : { shedBefore: state.shedBefore }),
+          ...(state.id === undefined ? {} : { id: state.id }),
+        };
         if (state.id === undefined && stored.id !== undefined) expect(state.held.size).toBeGreaterThan(0); // the id went for a hold
         if (bytesOf(emptyWithMark) <= budget) expect(bytesOf(state)).toBeLessThanOrEqual(budget);
       }),
