@@ -1,8 +1,7 @@
-import { CRITICALITY_PRESETS } from '../model/criticality';
 import { isKeptStack } from '../model/hand-over';
-import type { ConsumerModel, HandOver, HeldResources, ProjectModel, TopologyModel } from '../model/types';
+import type { HandOver, HeldResources, ProjectModel, TopologyModel } from '../model/types';
 import { defaultDriftPrincipal } from '../naming';
-import { ALERTS_ADDED_UNDER_VERSION_1 } from './model-snapshot-schema';
+import { withEveryAlert } from './snapshot-alerts';
 import type { ModelSnapshotV1 } from './model-snapshot-schema';
 
 /** What a migration knows besides the old snapshot: the state kept stacks may hold. */
@@ -46,16 +45,9 @@ export function migrateFromVersion1(snapshot: ModelSnapshotV1, sources: Migratio
       ...raw,
       principals: { ...t.principals, drift: t.principals.drift ?? defaultDriftPrincipal(t.name) },
       environmentLabels: t.environmentLabels ?? [],
-      consumers: raw.consumers.map(withAllAlerts),
+      consumers: raw.consumers.map(withEveryAlert),
       ...(t.handedOver ? { handedOver: t.handedOver.map(keptStack) } : {}),
     };
   });
   return { model: { topologies }, unknownHoldings: [...new Set(unknownHoldings)].sort() };
-}
-
-function withAllAlerts(consumer: ConsumerModel): ConsumerModel {
-  const missing = ALERTS_ADDED_UNDER_VERSION_1.filter((key) => consumer.alerts[key] === undefined);
-  if (missing.length === 0) return consumer;
-  const presets = CRITICALITY_PRESETS[consumer.criticality];
-  return { ...consumer, alerts: { ...consumer.alerts, ...Object.fromEntries(missing.map((key) => [key, presets[key]])) } };
 }

@@ -4,6 +4,7 @@ import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
 import type { ProjectModel } from '../model/types';
 import { modelSnapshotSchema, modelSnapshotV1Schema } from './model-snapshot-schema';
+import { withEveryAlert } from './snapshot-alerts';
 import type { ModelSnapshotV1 } from './model-snapshot-schema';
 import { migrateFromVersion1 } from './model-snapshot-v1';
 import type { MigrationSources } from './model-snapshot-v1';
@@ -67,7 +68,8 @@ export function readModelSnapshot(outDir: string, sources: MigrationSources = {}
     const issue = checked.error.issues[0]!;
     throw new SnapshotError(`${file} is not a model snapshot this krt can read (${issue.path.join('.')}: ${issue.message}), although it says version ${SNAPSHOT_VERSION}: ${restore}`);
   }
-  return { model: { topologies: parsed.topologies as ProjectModel['topologies'] } };
+  const topologies = (parsed.topologies as ProjectModel['topologies']).map((t) => ({ ...t, consumers: t.consumers.map(withEveryAlert) }));
+  return { model: { topologies } };
 }
 
 function migrated(file: string, parsed: unknown, sources: MigrationSources, restore: string): ModelSnapshot {
