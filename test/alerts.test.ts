@@ -115,13 +115,16 @@ describe('an alert module that leaves out a part', () => {
     return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   }
 
-  it('does not compile: without its runbook facts or text, without a preset for a criticality, or naming an alert the list lacks', () => {
+  it('does not compile: without its runbook facts or text, without a preset for a criticality, naming an alert the list lacks, or a key or name twice', () => {
     const errors = errorsWithoutDirectives();
-    expect(errors).toHaveLength(5);
+    expect(errors).toHaveLength(8);
     expect(errors[0]).toContain("Property 'runbook' is missing");
     expect(errors[1]).toContain("Property 'runbookTemplate' is missing");
     expect(errors[2]).toContain("Property 'analytics' is missing");
     expect(errors[3]).toContain('unknownAlertKeys: "dlqNewMessages"');
     expect(errors[4]).toContain('unknownAlertKeys: "dlqBaklog"');
+    expect(errors[5]).toContain('duplicateAlertKeys: "dlqBacklog"');
+    expect(errors[6]).toContain('duplicateAlertNames: "KafkaRetryTierStuck"');
+    expect(errors[7]).toContain(`'"dlqNewMesages"' is not assignable to parameter of type '"dlqBacklog"'`);
   });
 });

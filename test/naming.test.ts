@@ -1,4 +1,8 @@
+import { ALERT_MODULES } from '../src/alerts';
 import {
+  ALERT_KEY_PATTERN,
+  ALERT_NAME_PATTERN,
+  alertName,
   dlqTopicName,
   metricCollisionKey,
   replayGroupName,
@@ -53,5 +57,28 @@ describe('naming', () => {
   it('gives Terraform addresses that are legal identifiers', () => {
     expect(topicResourceId('orders.confirmed.retry.1m')).toBe('orders_confirmed_retry_1m');
     expect(topicResourceId('2024.orders')).toBe('_2024_orders');
+  });
+});
+
+describe('alert names', () => {
+  it('are Kafka, then Retry unless the key names the DLQ or a retry part, then the key capitalized: the same in the type and the function', () => {
+    // Each line also checks the type: the name the compiler gives is the one the function returns.
+    const names: readonly string[] = [
+      alertName('dlqBacklog') satisfies 'KafkaDlqBacklog',
+      alertName('retryTierStuck') satisfies 'KafkaRetryTierStuck',
+      alertName('consumerDown') satisfies 'KafkaRetryConsumerDown',
+      alertName('dlq2Backlog') satisfies 'KafkaRetryDlq2Backlog',
+      alertName('dlq') satisfies 'KafkaRetryDlq',
+      alertName('dlqbacklog') satisfies 'KafkaRetryDlqbacklog',
+      alertName('retry') satisfies 'KafkaRetryRetry',
+    ];
+    expect(names).toEqual(['KafkaDlqBacklog', 'KafkaRetryTierStuck', 'KafkaRetryConsumerDown', 'KafkaRetryDlq2Backlog', 'KafkaRetryDlq', 'KafkaRetryDlqbacklog', 'KafkaRetryRetry']);
+  });
+
+  it('of every alert module: a camelCase key and a name Prometheus and the runbook anchors take as they are', () => {
+    for (const alert of ALERT_MODULES) {
+      expect(alert.key).toMatch(ALERT_KEY_PATTERN);
+      expect(alert.name).toMatch(ALERT_NAME_PATTERN);
+    }
   });
 });

@@ -56,7 +56,10 @@ export interface AlertParts<K extends string, R extends string = K> {
 export interface AlertModule<K extends string = string, R extends string = string> extends AlertParts<K, R> {
   /** The alert's name, made by the naming module of its key. */
   readonly name: AlertName<K>;
-  /** The keys of the policies it reads, as its parts' types say (for the check in everyAlert; never set). */
+  /**
+   * Never set: it carries `R` (the keys its parts' types say it mentions) to everyAlert,
+   * which checks each is an alert's.
+   */
   readonly reads?: R;
 }
 
@@ -76,11 +79,22 @@ type ReadsOf<M extends readonly AlertModule[]> = M[number] extends infer A ? (A 
 /** Keys a module reads or explains that no module of the list has: each a typo or a module left out of it. */
 export type Unknown<M extends readonly AlertModule[]> = Exclude<ReadsOf<M>, KeysOf<M>>;
 
+/** The items of a tuple that come more than once. */
+type Repeated<T extends readonly unknown[], Seen = never> = T extends readonly [infer First, ...infer Rest] ? ([First] extends [Seen] ? First | Repeated<Rest, Seen> : Repeated<Rest, Seen | First>) : never;
+type KeysInOrder<M extends readonly AlertModule[]> = { readonly [I in keyof M]: M[I]['key'] };
+type NamesInOrder<M extends readonly AlertModule[]> = { readonly [I in keyof M]: M[I]['name'] };
+
+/** What is wrong with a list of alert modules, as the compile error shows it; nothing when nothing is. */
+type ListProblems<M extends readonly AlertModule[]> = ([Unknown<M>] extends [never] ? unknown : { readonly unknownAlertKeys: Unknown<M> }) &
+  ([Repeated<KeysInOrder<M>>] extends [never] ? unknown : { readonly duplicateAlertKeys: Repeated<KeysInOrder<M>> }) &
+  ([Repeated<NamesInOrder<M>>] extends [never] ? unknown : { readonly duplicateAlertNames: Repeated<NamesInOrder<M>> });
+
 /**
  * Takes the list of alert modules as it is (their keys make the spec's override keys),
- * and compiles only while every key a module reads or explains is one of theirs: the
- * error shows the keys that are not.
+ * and compiles only while every key a module reads or explains is one of theirs, and no
+ * key or name comes twice (two keys can make one name: `tierStuck` and `retryTierStuck`):
+ * the error shows what is wrong.
  */
-export function everyAlert<const M extends readonly AlertModule[]>(modules: M & ([Unknown<M>] extends [never] ? unknown : { readonly unknownAlertKeys: Unknown<M> })): M {
+export function everyAlert<const M extends readonly AlertModule[]>(modules: M & ListProblems<M>): M {
   return modules;
 }

@@ -1,5 +1,5 @@
 import { formatDuration } from '../duration';
-import { alertName, runbookUrl } from '../naming';
+import { alertName, runbookAnchor, runbookUrl } from '../naming';
 import type { AlertPolicy, ConsumerParts, TopologyParts } from '../model/parts';
 
 /** Presets and rules state durations in milliseconds; most of them are whole minutes. */
@@ -15,6 +15,14 @@ export type AlertedConsumer<R extends string> = ConsumerParts & { readonly alert
 export interface AlertContext<R extends string> {
   readonly consumer: AlertedConsumer<R>;
   readonly topology: TopologyParts;
+}
+
+/**
+ * Another alert that this one's text mentions, by a key its consumer's type says it reads,
+ * so everyAlert checks that key is an alert's: its name and its runbook anchor.
+ */
+export function mentioned<R extends string>(_consumer: AlertedConsumer<R>, key: R): { readonly name: string; readonly anchor: string } {
+  return { name: alertName(key), anchor: runbookAnchor(key) };
 }
 
 /** The parts every alert of a consumer shares: name, policy, labels, runbook link. */

@@ -1,8 +1,8 @@
 import { formatDuration } from '../duration';
-import { alertName, METRICS, runbookAnchor } from '../naming';
+import { METRICS } from '../naming';
 import type { AlertedConsumer } from './context';
 import { defineAlert } from './alert-module';
-import { alertBasics, environment, MINUTE, minutes, plural } from './context';
+import { alertBasics, environment, mentioned, MINUTE, minutes, plural } from './context';
 import type { AlertContext } from './context';
 import { selector } from './promql';
 import type { AlertRule } from './rule';
@@ -101,8 +101,11 @@ export const dlqNewMessages = defineAlert({
     analytics: { threshold: 1000, forMs: 0, severity: 'warning' },
   },
   rules,
-  runbook: (c) => ({
-    condition: `${dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes (counted by the services and by the monitor); it stays firing ${formatDuration(keepFiringForMs(c))} longer, so that [${alertName('dlqBacklog')}](#${runbookAnchor('dlqBacklog')}) takes over an unhandled record without a gap`,
-  }),
+  runbook: (c) => {
+    const backlog = mentioned(c, 'dlqBacklog');
+    return {
+      condition: `${dlqNewRecords(c)} or more records reach \`${c.dlq.name}\` within 10 minutes (counted by the services and by the monitor); it stays firing ${formatDuration(keepFiringForMs(c))} longer, so that [${backlog.name}](#${backlog.anchor}) takes over an unhandled record without a gap`,
+    };
+  },
   runbookTemplate: RUNBOOK,
 });

@@ -1,15 +1,25 @@
 /**
- * An alert's name, from its key (the spec's override key, which its module in
+ * An alert's name, from its key (the spec's override key, a camelCase word its module in
  * src/alerts/ declares): `Kafka`, then `Retry` unless the key already names the DLQ or a
- * retry part, then the key with its first letter in capitals: `dlqBacklog` ->
- * `KafkaDlqBacklog`, `consumerDown` -> `KafkaRetryConsumerDown`.
+ * retry part (`dlq` or `retry` and then a capital letter), then the key with its first
+ * letter in capitals: `dlqBacklog` -> `KafkaDlqBacklog`, `consumerDown` ->
+ * `KafkaRetryConsumerDown`. The type and the function say the same for every key.
  */
-export type AlertName<K extends string> = K extends `${'dlq' | 'retry'}${Capitalize<string>}` ? `Kafka${Capitalize<K>}` : `KafkaRetry${Capitalize<K>}`;
+export type AlertName<K extends string> = K extends `${'dlq' | 'retry'}${infer Rest}` ? (StartsWithCapital<Rest> extends true ? `Kafka${Capitalize<K>}` : `KafkaRetry${Capitalize<K>}`) : `KafkaRetry${Capitalize<K>}`;
+
+/** Whether a text begins with a capital letter (one that has a small form: not a digit, nor `_`). */
+type StartsWithCapital<S extends string> = S extends `${infer First}${string}` ? (Uppercase<First> extends First ? (Lowercase<First> extends First ? false : true) : false) : false;
 
 export function alertName<K extends string>(key: K): AlertName<K> {
-  const named = /^(dlq|retry)[A-Z]/.test(key) ? '' : 'Retry';
-  return `Kafka${named}${key.charAt(0).toUpperCase()}${key.slice(1)}` as AlertName<K>;
+  const rest = /^(dlq|retry)(.*)$/s.exec(key)?.[2];
+  const first = rest?.charAt(0) ?? '';
+  const namesItself = first !== '' && first === first.toUpperCase() && first !== first.toLowerCase();
+  return `Kafka${namesItself ? '' : 'Retry'}${key.charAt(0).toUpperCase()}${key.slice(1)}` as AlertName<K>;
 }
+
+/** The form of an alert's key (camelCase, as the spec's override keys are written) and of its name. */
+export const ALERT_KEY_PATTERN = /^[a-z][A-Za-z0-9]*$/;
+export const ALERT_NAME_PATTERN = /^Kafka[A-Z][A-Za-z0-9]*$/;
 
 export function runbookFileName(consumer: string): string {
   return `${consumer}.md`;

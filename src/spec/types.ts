@@ -195,7 +195,7 @@ export interface TopologyAlertsSpec {
 }
 
 export interface AlertOverrideSpec {
-  /** The alert's threshold, in the unit the alert table of the README gives. */
+  /** The alert's threshold, in the unit the presets table of docs/spec.md gives. */
   readonly threshold?: number;
   /** How long the condition must hold before the alert fires, e.g. `'5m'`. */
   readonly for?: Duration;

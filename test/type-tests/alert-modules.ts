@@ -4,6 +4,7 @@
  * compiles this file without them to see which error each one is.
  */
 import { defineAlert, everyAlert } from '../../src/alerts/alert-module';
+import { mentioned } from '../../src/alerts/context';
 import type { AlertedConsumer } from '../../src/alerts/context';
 import { consumerDown } from '../../src/alerts/consumer-down';
 import { dlqBacklog } from '../../src/alerts/dlq-backlog';
@@ -33,3 +34,12 @@ everyAlert([dlqBacklog, dlqOldestMessageAge, retryTierStuck, retryRateSpike, dlq
 const misspelt = defineAlert({ ...dlqBacklog, key: 'dlqBacklogAge', runbook: (c: AlertedConsumer<'dlqBaklog'>) => ({ condition: String(c.alerts.dlqBaklog.threshold) }) });
 // @ts-expect-error a module that reads the policy of an alert no module has (a misspelt key)
 everyAlert([dlqNewMessages, dlqBacklog, misspelt]);
+
+// @ts-expect-error a list with one module twice: its key and its name come twice
+everyAlert([dlqNewMessages, dlqBacklog, dlqBacklog]);
+
+// @ts-expect-error two keys that make one name (KafkaRetryTierStuck)
+everyAlert([retryTierStuck, defineAlert({ ...retryTierStuck, key: 'tierStuck' })]);
+
+// @ts-expect-error a module whose text mentions an alert by a key its type does not read
+defineAlert({ ...dlqBacklog, runbook: (c: AlertedConsumer<'dlqBacklog'>) => ({ condition: mentioned(c, 'dlqNewMesages').name }) });
