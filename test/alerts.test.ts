@@ -9,6 +9,7 @@ import { emitRunbooks } from '../src/emitters/runbook';
 import { TEMPLATES_DIR } from '../src/util/templates-dir';
 import { alertName } from '../src/naming';
 import { CRITICALITIES } from '../src/spec/types';
+import { ALERT_DOCS } from '../scripts/docs/alert-tables';
 import { REPO_ROOT } from './helpers/project';
 import { aConsumer, aTopology, compile } from './helpers/specs';
 
@@ -78,6 +79,14 @@ describe('a consumer’s alerts', () => {
 });
 
 describe('the docs of the alerts', () => {
+  it('say why each alert that explains others holds them back', () => {
+    for (const alert of ALERT_MODULES.filter((a) => (a.explains ?? []).length > 0)) expect(alert.docs.explainsBecause).toEqual(expect.stringMatching(/\S/));
+  });
+
+  it.each(Object.entries(ALERT_DOCS))('are in docs/%s as `npm run docs:alerts` writes them from the list', (name, withTables) => {
+    expect(doc(name)).toBe(withTables(doc(name)));
+  });
+
   it('give the presets table of docs/spec.md as the alert modules state it', () => {
     const cell = (policy: { threshold: number; forMs: number; severity: string }) => `${policy.threshold}${policy.forMs ? ` for ${formatDuration(policy.forMs)}` : ''}, ${policy.severity}`;
     const table = [

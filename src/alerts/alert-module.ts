@@ -31,6 +31,12 @@ export interface AlertParts<K extends string, R extends string = K> {
   readonly watches: Watched;
   /** What its threshold counts, for the table of presets in the docs. */
   readonly thresholdUnit: string;
+  /**
+   * Its row of the alert table in docs/alerts.md (what it means, its query simplified), and,
+   * when it explains other alerts, why (the inhibit table there): `npm run docs:alerts`
+   * writes those tables, and the presets table of docs/spec.md, from the list.
+   */
+  readonly docs: { readonly meaning: string; readonly query: string; readonly explainsBecause?: string };
   /** Threshold, `for` and severity per criticality (R16); the spec can override each. */
   readonly presets: Readonly<Record<Criticality, AlertPolicy>>;
   /** Whether a consumer has this alert at all; every consumer has it when absent. */

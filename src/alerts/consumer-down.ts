@@ -34,6 +34,11 @@ export const consumerDown = defineAlert({
   key: 'consumerDown',
   watches: 'metrics',
   thresholdUnit: "unused (0); `for` is how long the service's metrics may be missing",
+  docs: {
+    meaning: 'no service of the consumer exports metrics (down, or not scraped)',
+    query: '`absent(kafka_retry_messages_total{topic="<main>"})`',
+    explainsBecause: 'a stopped service leaves its tiers and main topic unconsumed',
+  },
   presets: ABSENCE_PRESETS,
   // A stopped service leaves its tiers and its main topic unconsumed.
   explains: ['retryTierStuck', 'mainConsumerLag'],

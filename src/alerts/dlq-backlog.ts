@@ -70,6 +70,11 @@ export const dlqBacklog = defineAlert({
   key: 'dlqBacklog',
   watches: 'dlq',
   thresholdUnit: 'unhandled DLQ records',
+  docs: {
+    meaning: 'DLQ records nobody has replayed or discarded (the replay group\'s lag)',
+    query: '`max(last_over_time(kafka_dlq_size[5m])) >= N`',
+    explainsBecause: 'the same unhandled records, already paging',
+  },
   // The backlog is the same unhandled records, still paging.
   explains: ['dlqNewMessages'],
   presets: {

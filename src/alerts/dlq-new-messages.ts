@@ -95,6 +95,10 @@ export const dlqNewMessages = defineAlert({
   key: 'dlqNewMessages',
   watches: 'dlq',
   thresholdUnit: 'DLQ records in 10 minutes',
+  docs: {
+    meaning: 'records reached the DLQ, counted by the services and, for a record routed before a new pod\'s first scrape, by the monitor\'s rise of unhandled records; it keeps firing (`keep_firing_for`) until `KafkaDlqBacklog` can take over',
+    query: '`round(sum(increase(kafka_dlq_routed_total[10m]))) >= N or on() (max(kafka_dlq_size) - min(min_over_time(kafka_dlq_size[10m])) >= N)`',
+  },
   presets: {
     money: { threshold: 1, forMs: 0, severity: 'critical' },
     standard: { threshold: 10, forMs: 0, severity: 'warning' },

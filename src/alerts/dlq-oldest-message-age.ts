@@ -72,6 +72,10 @@ export const dlqOldestMessageAge = defineAlert({
   key: 'dlqOldestMessageAge',
   watches: 'dlq',
   thresholdUnit: 'share of the DLQ retention',
+  docs: {
+    meaning: 'the oldest unhandled DLQ record is on its way to deletion by retention',
+    query: '`max(time() - last_over_time(kafka_dlq_oldest_unhandled_timestamp_seconds[5m])) > share × retention`',
+  },
   presets: {
     money: { threshold: 0.25, forMs: 0, severity: 'critical' },
     standard: { threshold: 0.5, forMs: 0, severity: 'warning' },

@@ -71,6 +71,10 @@ export const dlqRecordsExpired = defineAlert({
   key: 'dlqRecordsExpired',
   watches: 'dlq',
   thresholdUnit: 'unhandled DLQ records deleted by retention in an hour',
+  docs: {
+    meaning: 'retention deleted unhandled DLQ records: they are lost',
+    query: '`round(sum(increase(kafka_dlq_expired_total[1h]))) >= N`',
+  },
   presets: {
     // Each expired record is lost: only analytics tolerates some.
     money: { threshold: 1, forMs: 0, severity: 'critical' },

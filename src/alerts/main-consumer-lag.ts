@@ -78,6 +78,10 @@ export const mainConsumerLag = defineAlert({
   key: 'mainConsumerLag',
   watches: 'main topic',
   thresholdUnit: "seconds since the main group's next record was written",
+  docs: {
+    meaning: 'the main group\'s next record was written more than N seconds ago: it is stopped or too slow',
+    query: '`max(last_over_time(kafka_retry_main_lag_seconds[5m])) > N`',
+  },
   presets: {
     money: { threshold: 300, forMs: 5 * MINUTE, severity: 'critical' },
     standard: { threshold: 900, forMs: 10 * MINUTE, severity: 'warning' },

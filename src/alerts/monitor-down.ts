@@ -32,6 +32,10 @@ export const monitorDown = defineAlert({
   key: 'monitorDown',
   watches: 'metrics',
   thresholdUnit: "unused (0); `for` is how long the monitor's gauges may be missing",
+  docs: {
+    meaning: 'no monitor exports the DLQ and tier gauges (down, cannot read Kafka, or not scraped)',
+    query: '`absent(kafka_dlq_size{topic="<dlq>"})`',
+  },
   presets: ABSENCE_PRESETS,
   rules: (ctx) => {
     const { consumer } = ctx;

@@ -92,6 +92,10 @@ export const retryRateSpike = defineAlert({
   key: 'retryRateSpike',
   watches: 'main topic',
   thresholdUnit: 'share of records sent to retry',
+  docs: {
+    meaning: 'the share of main-topic records sent to retry (a downstream outage), with at least 10 records in 30 minutes',
+    query: '`sum(rate(kafka_retry_messages_total{outcome="retry"}[10m])) / sum(rate(kafka_retry_messages_total[10m])) > share and on() sum(increase(kafka_retry_messages_total[30m])) >= 10`',
+  },
   presets: {
     money: { threshold: 0.05, forMs: 10 * MINUTE, severity: 'critical' },
     standard: { threshold: 0.1, forMs: 10 * MINUTE, severity: 'warning' },

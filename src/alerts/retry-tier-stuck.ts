@@ -102,6 +102,10 @@ export const retryTierStuck = defineAlert({
   key: 'retryTierStuck',
   watches: 'tiers',
   thresholdUnit: "times the tier's own delay overdue",
+  docs: {
+    meaning: 'per tier, the head record of some partition is overdue by more than N times the tier\'s delay, whether the retry consumer is stopped or slow',
+    query: '`max(last_over_time(kafka_retry_tier_overdue_seconds[5m])) > N × delay`',
+  },
   presets: {
     money: { threshold: 3, forMs: 5 * MINUTE, severity: 'critical' },
     standard: { threshold: 5, forMs: 10 * MINUTE, severity: 'warning' },
