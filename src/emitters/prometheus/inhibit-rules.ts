@@ -7,9 +7,7 @@ import type { TopologyModel } from '../../model/types';
  * back the others. Alertmanager reads every rule whatever the order; for the reader, the
  * cause that explains the most comes first.
  */
-const EXPLAINS = explanationsOf(ALERT_MODULES).sort(
-  (a, b) => b.targets.length - a.targets.length || alertName(a.source).localeCompare(alertName(b.source), 'en'),
-);
+const EXPLAINS = explanationsOf(ALERT_MODULES);
 
 /**
  * Alertmanager `inhibit_rules` for a topology's consumers, to paste or include in the

@@ -1,7 +1,6 @@
-import { dlqBacklogRecords, dlqOldestAgeSeconds } from '../../../alerts';
 import { formatDuration } from '../../../duration';
 import { METRICS } from '../../../naming';
-import { ALERTS } from '../../../alerts';
+import { ALERTS, dlqBacklogRecords, dlqOldestAgeSeconds } from '../../../alerts';
 import { alertSectionLink, inspectDlqLink } from '../links';
 import { aggregate, series, TIME_RANGE } from '../promql';
 import type { PanelContext } from './context';

@@ -1,6 +1,5 @@
-import { retrySpikeShare, SHARE_WINDOW_MINUTES } from '../../../alerts';
 import { METRICS } from '../../../naming';
-import { ALERTS } from '../../../alerts';
+import { ALERTS, retrySpikeShare, SHARE_WINDOW_MINUTES } from '../../../alerts';
 import { alertSectionLink, inspectDlqLink } from '../links';
 import { series, sumRate } from '../promql';
 import type { PanelContext } from './context';
