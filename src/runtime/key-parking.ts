@@ -683,16 +683,9 @@ function oldestOf(offsets: bigint[]): bigint | undefined {
 function unproven(state: ParkState, original: bigint | undefined, hash: string): boolean {
   if (original === undefined) return false;
   if (state.lostBefore !== undefined && original < state.lostBefore) return true;
-  return state.shedBefore !== undefined && original < state.shedBefore && !keptByShed(state, state.held.get(hash));
-}
-
-/**
- * Whether a hold is one a shed kept: below the shed's mark, where no other record takes a
- * hold (mayTakeHold), and not below a lost state's mark, where an unproven copy may have
- * taken it. Such a hold judges its key's copies from below the shed's mark as ever.
- */
-function keptByShed(state: ParkState, hold: bigint | undefined): boolean {
-  return hold !== undefined && inShedRange(state, hold);
+  // A hold in the shed's range is one the shed kept (no record there takes a hold: mayTakeHold): it judges its key as ever.
+  const hold = state.held.get(hash);
+  return state.shedBefore !== undefined && original < state.shedBefore && !(hold !== undefined && inShedRange(state, hold));
 }
 
 /** Below the mark of a shed and not below a lost state's: the holds there were whole until the shed. */
@@ -721,7 +714,7 @@ const isReplay = (record: ConsumedRecord) => decodeRetryHeaders(record.message.h
  * skipped as stale and lost).
  */
 function mayTakeHold(state: ParkState, foreign: boolean, original: bigint | undefined): boolean {
-  // Below a shed's mark a hold must be one the shed kept (keptByShed): a record there whose hold was given up takes none again.
+  // Below a shed's mark a hold must be one the shed kept (unproven): a record there whose hold was given up takes none again.
   return !foreign && original !== undefined && original < state.position && !inShedRange(state, original);
 }
 

@@ -108,7 +108,8 @@ export function committedOffsetOf(state: ParkState): bigint {
 /**
  * `krt-parked/2 +<d> [~<d>] [!<id>] <entry> <entry> ... .`: the position `d` past the committed
  * offset, then `~d` when the state was once lost (`lostBefore`, `d` below the position,
- * 0 included), then `^d` when a shed gave up holds (`shedBefore`, the same way), then `!id` when it began from nothing or in place of a lost state (its id, 8
+ * 0 included), then `^d` when a shed gave up holds (`shedBefore`, the same way), then
+ * `!id` when it began from nothing or in place of a lost state (its id, 8
  * characters), then one entry per key: `hash`, then `@d` when the key is held by the record `d`
  * before the position, then `:d,d` for its parked records (distances below the position, all
  * in base 36), then the end token `.`. Without the end, a byte after the last field (a hold's

@@ -54,8 +54,15 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
     if (state.shedBefore === undefined || state.shedBefore <= offset) state.shedBefore = offset + 1n;
   };
   // The oldest holds while they fit; from the first that does not, none: every hold kept is below the mark.
-  const stop = below.findIndex(([hash, offset]) => (state.held.set(hash, offset), bytesOf(state) > budgetBytes));
-  for (const [hash, offset] of stop < 0 ? [] : below.slice(stop)) drop(hash, offset);
+  let fitting = true;
+  for (const [hash, offset] of below) {
+    if (fitting) {
+      state.held.set(hash, offset);
+      fitting = bytesOf(state) <= budgetBytes;
+      if (fitting) continue;
+    }
+    drop(hash, offset);
+  }
   // A mark taken for the dropped holds can make the kept ones too large: give up the newest until it fits.
   while (bytesOf(state) > budgetBytes && state.held.size > 0) drop(...[...state.held].reduce((newest, hold) => (hold[1] > newest[1] ? hold : newest)));
   return { state, holdsDropped, rerunTo: stored.position };
