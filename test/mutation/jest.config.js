@@ -12,6 +12,10 @@ const unit = projects.find((project) => project.displayName === 'unit');
 // seconds (npm test runs the full count). A mutant only more cases would find is
 // reported as surviving, never hidden. KRT_PROPERTY_RUNS, when set, still rules.
 process.env.KRT_PROPERTY_RUNS ??= '10';
+// One seed for every run: each mutant meets the cases the coverage run measured, and a
+// property that asks for at least one case of its kind among ten gets the same ten each
+// time (at a random seed attack 15's recreated-tier property drew none, and failed the dry run).
+process.env.KRT_PROPERTY_SEED ??= '1';
 
 module.exports = {
   ...unit,
