@@ -21,7 +21,9 @@ module.exports = {
   ...unit,
   displayName: undefined,
   testMatch: ['<rootDir>/test/runtime/**/*.test.ts', '<rootDir>/test/plan*.test.ts', '<rootDir>/test/review-plan.test.ts'],
-  setupFilesAfterEnv: [...unit.setupFilesAfterEnv, '<rootDir>/test/mutation/suite-coverage.js', '<rootDir>/test/mutation/fail-fast.js'],
+  setupFilesAfterEnv: [...unit.setupFilesAfterEnv, '<rootDir>/test/mutation/scaled-timeouts.js', '<rootDir>/test/mutation/suite-coverage.js', '<rootDir>/test/mutation/fail-fast.js'],
+  // Five times jest's default, as scaled-timeouts.js scales the timeouts suites set.
+  testTimeout: 25_000,
   filter: '<rootDir>/test/mutation/related-suites.js',
   testSequencer: '<rootDir>/test/mutation/smallest-first.js',
 };
