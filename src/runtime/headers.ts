@@ -65,10 +65,32 @@ export function decodeRetryHeaders(headers: RawHeaders | undefined): RetryHeader
   };
 }
 
+/**
+ * PARK_STATE_HEADER: `<id>`, the park-by-key state a tier record was written under, then
+ * `.<retry id>` when the retry is a replayed record's (the hold's retry id: park-state.ts
+ * takeHold); either may be left out. Anything else carries neither.
+ */
+const PARK_STATE_VALUE = /^([A-Za-z0-9_-]{8})?(?:\.([A-Za-z0-9_-]{6}))?$/;
+
 /** The park-by-key state id a tier record was written under (PARK_STATE_HEADER), or undefined when it carries none that could be one. */
 export function parkStateIdOf(headers: RawHeaders | undefined): string | undefined {
-  const id = text(headers ?? {}, PARK_STATE_HEADER);
-  return id !== undefined && /^[A-Za-z0-9_-]{8}$/.test(id) ? id : undefined;
+  return parkStateValueOf(headers)?.[1];
+}
+
+/** The retry id a tier record's copy carries (PARK_STATE_HEADER): its retry is a replayed record's. */
+export function retryIdOf(headers: RawHeaders | undefined): string | undefined {
+  return parkStateValueOf(headers)?.[2];
+}
+
+function parkStateValueOf(headers: RawHeaders | undefined): RegExpExecArray | null {
+  const value = text(headers ?? {}, PARK_STATE_HEADER);
+  return value === undefined ? null : PARK_STATE_VALUE.exec(value);
+}
+
+/** The PARK_STATE_HEADER value of a copy: the state's id and the retry id, each when there is one; undefined for neither. */
+export function parkStateHeaderValue(stateId: string | undefined, retryId: string | undefined): string | undefined {
+  if (stateId === undefined && retryId === undefined) return undefined;
+  return `${stateId ?? ''}${retryId === undefined ? '' : `.${retryId}`}`;
 }
 
 export function truncate(message: string, max = MAX_ERROR_MESSAGE_LENGTH): string {

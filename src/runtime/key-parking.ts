@@ -1,7 +1,7 @@
 import type { RetryEventListener } from './events';
-import { decodeRetryHeaders, parkStateIdOf } from './headers';
+import { decodeRetryHeaders, parkStateHeaderValue, parkStateIdOf, retryIdOf } from './headers';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
@@ -286,19 +286,22 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * NO_STATE_ID: no partition-wide mark is moved, so no other key's stale copies are unjudged
    * (a mark moved here did that: found by attack 11).
    */
-  function holdOrSkip(partition: number, parking: PartitionParking, hash: string, offset: bigint, fits: boolean): void {
-    if (fits) return hold(partition, parking, hash, offset);
-    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes: budget.bytes, neededBytes: heldBytes(parking.state, hash, offset) });
+  function holdOrSkip(partition: number, parking: PartitionParking, hash: string, offset: bigint, fits: boolean, retryId?: string): void {
+    if (fits) return hold(partition, parking, hash, offset, retryId);
+    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes: budget.bytes, neededBytes: heldBytes(parking.state, hash, offset, retryId) });
   }
 
-  /** The state id a record's copy carries: this state's while its key may be held, else NO_STATE_ID (holdFits). */
-  const copyIdFor = (state: ParkState, fits: boolean): string | undefined => (fits ? idForCopies(state) : NO_STATE_ID);
+  /**
+   * What a record's copy carries in PARK_STATE_HEADER: this state's id while its key may be
+   * held, with the retry id of a replayed record's retry; else NO_STATE_ID (holdFits).
+   */
+  const copyIdFor = (state: ParkState, fits: boolean, retryId?: string): string | undefined => (fits ? parkStateHeaderValue(idForCopies(state), retryId) : NO_STATE_ID);
 
   /** Timers that release expired holds, one per main partition. */
   const expiryTimers = new Map<number, () => void>();
 
-  function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint): void {
-    parking.state.held.set(hash, offset);
+  function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint, retryId?: string): void {
+    takeHold(parking.state, hash, offset, retryId);
     parking.heldSince.set(hash, options.now());
     // An earlier hold's timer comes first; it sets the next one.
     if (!expiryTimers.has(partition)) watchHolds(partition, parking);
@@ -336,7 +339,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const ran: TierCommit[] = [];
     for (const hash of expired) {
       emit({ type: 'hold-expired', topic: mainTopic, partition, offset: parking.state.held.get(hash)!.toString(), heldMs: now - parking.heldSince.get(hash)! });
-      parking.state.held.delete(hash);
+      releaseHold(parking.state, hash);
       parking.heldSince.delete(hash);
       await drain(partition, parking, hash, ran);
     }
@@ -358,17 +361,18 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
-        if (!budget.roomToHold(parking.state, hash, originalOffsetOf(turn.record))) return; // waits for room, its key's parked records behind it
+        if (!budget.roomToHold(parking.state, hash, originalOffsetOf(turn.record), retryIdTakenBy(turn.record))) return; // waits for room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
         const original = originalOffsetOf(turn.record);
         const holdable = mayTakeHold(state, foreign, original);
-        const fits = holdable && budget.holdFits(state, hash, original!);
-        const { outcome, commit } = await turn.handle(holdable ? copyIdFor(state, fits) : NO_STATE_ID);
+        const retryId = retryIdTakenBy(turn.record);
+        const fits = holdable && budget.holdFits(state, hash, original!, retryId);
+        const { outcome, commit } = await turn.handle(holdable ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
         turns.done(partition, turn);
         // One read on a log since gone (the tier recreated) commits nothing on the log now.
         if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(commit));
-        if (outcome === 'tier' && holdable) holdOrSkip(partition, parking, hash, original!, fits);
+        if (outcome === 'tier' && holdable) holdOrSkip(partition, parking, hash, original!, fits, retryId);
         await commitDrained(partition, parking, ran);
         continue;
       }
@@ -577,7 +581,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // Nor is a replay: its own retry ended in the DLQ, and a hold at its offset is another
         // chain's (the record read again and failing anew, or another log's record at that offset:
         // found by attack 13, a replay released that hold and the chain's own copy was lost).
-        const current = !foreign && !isReplay(record) && holder !== undefined && original !== undefined && original === holder;
+        // And a copy is its key's current retry only with the hold's retry id (none for a main
+        // record's retry): two retries can share a key and an offset (found in session 37: a
+        // replay's copy read again after a refused tier commit released another replay's hold,
+        // whose own copy was then skipped as stale and lost).
+        const current = !foreign && !isReplay(record) && holder !== undefined && original !== undefined && original === holder && retryIdOf(record.message.headers) === state.retryIds?.get(hash);
         if (!keyless && !current && !held) {
           if (!foreign && !unjudged(state, record, original)) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
@@ -587,7 +595,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
             return;
           }
-          if (keyWaits(record.partition, parking, hash) || !budget.roomToHold(parking.state, hash, original)) {
+          if (keyWaits(record.partition, parking, hash) || !budget.roomToHold(parking.state, hash, original, retryIdTakenBy(record))) {
             // Not judged a copy, but its key is busy (or the state has no room for the hold
             // it may take): it waits its turn behind the key's hold and parked records, or
             // for a release, uncommitted (its tier partition's commit stays at it).
@@ -599,9 +607,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // The current retry keeps its key's hold; any other record may take one only as mayTakeHold() says.
         const holdable = !current && mayTakeHold(state, foreign, original);
         // Keyless records hold nothing: their copies are never judged by a hold.
-        const fits = current || keyless || (holdable && budget.holdFits(state, hash, original!));
+        const retryId = current ? state.retryIds?.get(hash) : retryIdTakenBy(record);
+        const fits = current || keyless || (holdable && budget.holdFits(state, hash, original!, retryId));
         try {
-          ran = await handle(current || holdable ? copyIdFor(state, fits) : NO_STATE_ID);
+          ran = await handle(current || holdable ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
         } catch (error) {
           if (error instanceof PublishHeld) return; // nothing committed, nothing changed: the record comes again
           throw error;
@@ -615,7 +624,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
           if (ran.outcome === 'tier' && holdable) {
-            holdOrSkip(record.partition, parking, hash, original!, fits);
+            holdOrSkip(record.partition, parking, hash, original!, fits, retryId);
             await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
           } else await commit(record.partition, parking, [done]);
           return;
@@ -624,7 +633,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           await commit(record.partition, parking, [done]); // still in retry: the key stays held
           return;
         }
-        state.held.delete(hash);
+        releaseHold(state, hash);
         parking.heldSince.delete(hash);
         const drained: TierCommit[] = [];
         await drain(record.partition, parking, hash, drained);
@@ -704,6 +713,14 @@ function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | u
 
 /** Written by `krt dlq replay` into the tier (its copies carry no mark: the state id they carry says how they are judged). */
 const isReplay = (record: ConsumedRecord) => decodeRetryHeaders(record.message.headers).replayedFromDlq === true;
+
+/**
+ * The retry id of the hold a tier record takes if it goes on to a later tier while it is not its
+ * key's current retry: a replayed record's own (from where it was written), else the one its
+ * record carries (the copy of a replayed record's retry whose hold this state cannot judge).
+ */
+const retryIdTakenBy = (record: ConsumedRecord): string | undefined =>
+  isReplay(record) ? retryIdOfReplay(record.topic, record.partition, record.message.offset) : retryIdOf(record.message.headers);
 
 /**
  * Whether a tier record not judged by a hold may take its key's hold if it goes on to a later

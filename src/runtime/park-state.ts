@@ -11,6 +11,16 @@ export interface ParkState {
   position: bigint;
   /** Keys (hashed) with a record in the tiers, and that record's main-topic offset. */
   readonly held: Map<string, bigint>;
+  /**
+   * The retry id of a hold taken by a record replayed from the DLQ (retryIdOfReplay), by the
+   * hold's key; its copies carry it (PARK_STATE_HEADER). Two retries can share a key and an
+   * original offset (two logs' DLQ records replayed, a replay and the record now in retry),
+   * and a copy of the one that ended, read again after a refused tier commit, released the
+   * other's hold: that retry's own copy was then skipped as stale, and lost. A hold without
+   * one is a main record's retry, whose copies carry none. Absent: no such hold. Changed
+   * only through takeHold() and releaseHold(), so a retry id never outlives its hold.
+   */
+  readonly retryIds?: Map<string, string>;
   /** Parked records below `position`: offset -> key hash. Run in offset order once their key is not held. */
   readonly parked: Map<bigint, string>;
   /**
@@ -69,6 +79,43 @@ export function writtenUnderAnotherState(state: ParkState, written: string | und
   return written === NO_STATE_ID || (state.id !== undefined && written !== undefined && written !== state.id);
 }
 
+/** Holds `hash` at `offset` for a retry, with its retry id when a replayed record's retry takes it. */
+export function takeHold(state: ParkState, hash: string, offset: bigint, retryId?: string): void {
+  state.held.set(hash, offset);
+  if (retryId !== undefined) retryIdsOf(state).set(hash, retryId);
+  else forgetRetryId(state, hash);
+}
+
+/** Frees the key: its hold and the hold's retry id. */
+export function releaseHold(state: ParkState, hash: string): void {
+  state.held.delete(hash);
+  forgetRetryId(state, hash);
+}
+
+type WithRetryIds = { retryIds?: Map<string, string> };
+
+function retryIdsOf(state: ParkState): Map<string, string> {
+  return ((state as WithRetryIds).retryIds ??= new Map());
+}
+
+/** Without any, a state has no retryIds at all: one state, one shape (a state read back equals the one written). */
+function forgetRetryId(state: ParkState, hash: string): void {
+  state.retryIds?.delete(hash);
+  if (state.retryIds?.size === 0) delete (state as WithRetryIds).retryIds;
+}
+
+/** A retry id: 6 URL-safe characters (36 bits of a hash). */
+export const RETRY_ID_PATTERN = /^[A-Za-z0-9_-]{6}$/;
+
+/**
+ * The retry id of a hold a replayed record takes: from where `krt dlq replay` wrote it (topic,
+ * partition, offset), which no other record shares, so two replays of one DLQ record, or of two
+ * logs' records at one offset, are two retries.
+ */
+export function retryIdOfReplay(topic: string, partition: number, offset: string): string {
+  return createHash('sha256').update(`${topic}\u0000${partition}\u0000${offset}`).digest('base64url').slice(0, 6);
+}
+
 /** The format the runtime writes: ends with END, so nothing read back can extend or cut a state and still parse. */
 export const PARK_STATE_FORMAT = 'krt-parked/2';
 /** The format of earlier releases, read as written (its last field is open-ended: a trailing byte extends it). */
@@ -111,7 +158,8 @@ export function committedOffsetOf(state: ParkState): bigint {
  * 0 included), then `^d` when a shed gave up holds (`shedBefore`, the same way), then
  * `!id` when it began from nothing or in place of a lost state (its id, 8
  * characters), then one entry per key: `hash`, then `@d` when the key is held by the record `d`
- * before the position, then `:d,d` for its parked records (distances below the position, all
+ * before the position, with `=r` after it when a replayed record's retry holds it (its retry
+ * id, 6 characters), then `:d,d` for its parked records (distances below the position, all
  * in base 36), then the end token `.`. Without the end, a byte after the last field (a hold's
  * distance, say) would read as a valid state with another value, and a state cut short as a
  * shorter valid one; with it both read as lost. Releases before `/2` read it as lost.
@@ -128,7 +176,8 @@ function stateFields(state: ParkState): string[] {
     const holder = state.held.get(hash);
     const parked = [...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset);
     parked.sort((a, b) => (a < b ? -1 : 1));
-    return `${hash}${holder === undefined ? '' : `@${distance(holder)}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
+    const retryId = holder === undefined ? undefined : state.retryIds?.get(hash);
+    return `${hash}${holder === undefined ? '' : `@${distance(holder)}${retryId === undefined ? '' : `=${retryId}`}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
   });
   const lost = state.lostBefore === undefined ? [] : [`~${(state.position - state.lostBefore).toString(36)}`];
   const shed = state.shedBefore === undefined ? [] : [`^${(state.position - state.shedBefore).toString(36)}`];
@@ -152,7 +201,7 @@ const LOST = /^~([0-9a-z]{1,13})$/;
 const SHED = /^\^([0-9a-z]{1,13})$/;
 // Exactly 8 characters, so a byte after it (a reader that lost the NUL) is no id.
 const ID = /^!([A-Za-z0-9_-]{8})$/;
-const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13}))?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
+const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13})(?:=([A-Za-z0-9_-]{6}))?)?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
 
 /** A base-36 distance as a bigint (13 digits hold any Kafka offset; the patterns allow no more). */
 function base36(digits: string): bigint {
@@ -224,12 +273,12 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
   for (const entry of began ? rest.slice(1) : rest) {
     const match = ENTRY.exec(entry);
     if (!match) return undefined;
-    const [, hash, holder, parked] = match;
+    const [, hash, holder, retryId, parked] = match;
     const distances = [...(holder === undefined ? [] : [holder]), ...(parked?.split(',') ?? [])].map(base36);
     // Every hold and parked record is below the position and at or after offset 0.
     if (distances.some((d) => d < 1n || d > state.position)) return undefined;
     const offsets = distances.map((d) => state.position - d);
-    if (holder !== undefined) state.held.set(hash!, offsets[0]!);
+    if (holder !== undefined) takeHold(state, hash!, offsets[0]!, retryId);
     for (const o of offsets.slice(holder === undefined ? 0 : 1)) state.parked.set(o, hash!);
   }
   // Anything the encoder would not have written for this state (a truncated state, a

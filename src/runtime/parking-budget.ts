@@ -1,6 +1,6 @@
 import type { RetryEventListener } from './events';
 import { refusedAsTooLarge, tooLargeOnlyGuessed } from './metadata-too-large';
-import { emptyParkState, encodeParkState, keyHash, parkStateMetadata } from './park-state';
+import { emptyParkState, encodeParkState, keyHash, parkStateMetadata, retryIdOfReplay, takeHold } from './park-state';
 import type { ParkState } from './park-state';
 
 /**
@@ -92,10 +92,10 @@ export class ParkingBudget {
    * one hold. `state` is the state as the record's run leaves it (a drained parked record
    * taken out).
    */
-  holdFits(state: ParkState, hash: string, offset: bigint): boolean {
+  holdFits(state: ParkState, hash: string, offset: bigint, retryId?: string): boolean {
     this.fitId(state);
     if (state.held.size > 0 || state.parked.size > 0) return true;
-    return heldBytes(state, hash, offset) <= this.current;
+    return heldBytes(state, hash, offset, retryId) <= this.current;
   }
 
   /**
@@ -103,12 +103,11 @@ export class ParkingBudget {
    * `original`: a tier record that may take a hold runs only then (no readable original: it
    * can take none). Without room it waits, uncommitted, for a release to make some.
    */
-  roomToHold(state: ParkState, hash: string, original: bigint | undefined): boolean {
+  roomToHold(state: ParkState, hash: string, original: bigint | undefined, retryId?: string): boolean {
     this.fitId(state);
     // An empty state waits for no release: the record runs, and holdFits() decides its hold.
     if (original === undefined || original >= state.position || (state.held.size === 0 && state.parked.size === 0)) return true;
-    const held = new Map(state.held).set(hash, original);
-    return Buffer.byteLength(parkStateMetadata({ ...state, held })) <= this.current;
+    return Buffer.byteLength(parkStateMetadata(withHold(state, new Map(state.held), hash, original, retryId))) <= this.current;
   }
 
   /**
@@ -119,7 +118,7 @@ export class ParkingBudget {
    * below the partition's state emptied to one hold (its lost mark and id kept): an outage that
    * looked like a refusal would otherwise cost the id for good, and with it the old log's
    * retries after a main topic recreated (skipped as stale), or a key's hold; a broker that
-   * keeps less than that (43 bytes and more; the default is 4096) cannot keep park-by-key's
+   * keeps less than that (50 bytes and more; the default is 4096) cannot keep park-by-key's
    * state on that client.
    */
   commitRefused(error: unknown, sent: number, state: ParkState, partition: number): void {
@@ -149,22 +148,34 @@ export class ParkingBudget {
   }
 }
 
-/** The commit metadata of `state` with `hash` its one hold, at `offset`. */
-export function heldBytes(state: ParkState, hash: string, offset: bigint): number {
-  return Buffer.byteLength(parkStateMetadata({ ...state, held: new Map([[hash, offset]]) }));
+/** The commit metadata of `state` with `hash` its one hold, at `offset` (with `retryId`, a replayed record's retry). */
+export function heldBytes(state: ParkState, hash: string, offset: bigint, retryId?: string): number {
+  return Buffer.byteLength(parkStateMetadata(withHold(state, new Map(), hash, offset, retryId)));
+}
+
+/** A copy of `state` to measure, holding `held` and `hash` at `offset` with its retry id. */
+function withHold(state: ParkState, held: Map<string, bigint>, hash: string, offset: bigint, retryId: string | undefined): ParkState {
+  const measured: ParkState = { ...state, held, retryIds: new Map(state.retryIds) };
+  takeHold(measured, hash, offset, retryId);
+  return measured;
 }
 
 /** Any key's hash: they are all 12 characters, so one stands for every key when measuring a hold. */
 const SOME_KEY_HASH = keyHash(null);
 
+/** Any retry id: they are all 6 characters, so one stands for every replayed record's when measuring a hold. */
+const SOME_RETRY_ID = retryIdOfReplay('', 0, '0');
+
 /**
  * The commit metadata of `state` emptied to one hold: its position, its lost mark and its id
- * kept, and the hold as far below the position as any can be (offset 0: a replay or a retry
- * from long ago holds its key at its own offset). What must fit for the id to stay (fitId),
- * and the least a guessed refusal leaves.
+ * kept, and the hold as wide as any can be: as far below the position as any can be (offset 0:
+ * a replay or a retry from long ago holds its key at its own offset), with a retry id (a
+ * replayed record's retry). What must fit for the id to stay (fitId), and the least a guessed
+ * refusal leaves.
  */
 function oneHoldBytes(state: ParkState): number {
-  const oneHold: ParkState = { ...emptyParkState(state.position), held: new Map([[SOME_KEY_HASH, state.position > 0n ? 0n : -1n]]) };
+  const oneHold: ParkState = emptyParkState(state.position);
+  takeHold(oneHold, SOME_KEY_HASH, state.position > 0n ? 0n : -1n, SOME_RETRY_ID);
   if (state.lostBefore !== undefined) oneHold.lostBefore = state.lostBefore;
   if (state.shedBefore !== undefined) oneHold.shedBefore = state.shedBefore;
   if (state.id !== undefined) oneHold.id = state.id;

@@ -1,4 +1,4 @@
-import { committedOffsetOf, emptyParkState, parkStateMetadata } from './park-state';
+import { committedOffsetOf, emptyParkState, parkStateMetadata, releaseHold, takeHold } from './park-state';
 import type { ParkState } from './park-state';
 
 /** A stored state shed to a budget it was over: what took its place, and what that costs. */
@@ -49,7 +49,7 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   let holdsDropped = stored.held.size - below.length;
   /** Gives up a hold: the mark moves past its record, so its tier copy runs rather than be skipped as stale. */
   const drop = (hash: string, offset: bigint) => {
-    state.held.delete(hash);
+    releaseHold(state, hash);
     holdsDropped++;
     if (state.shedBefore === undefined || state.shedBefore <= offset) state.shedBefore = offset + 1n;
   };
@@ -57,7 +57,7 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   let fitting = true;
   for (const [hash, offset] of below) {
     if (fitting) {
-      state.held.set(hash, offset);
+      takeHold(state, hash, offset, stored.retryIds?.get(hash));
       fitting = bytesOf(state) <= budgetBytes;
       if (fitting) continue;
     }

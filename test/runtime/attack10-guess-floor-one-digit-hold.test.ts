@@ -90,7 +90,7 @@ describe('park-by-key, a budget guessed down to its floor, then a replayed recor
     outage = 1;
     await expect(parking.onMainRecord(main(150, 'h', '1'))).rejects.toThrow();
     await parking.onMainRecord(main(150, 'h', '1')); // read again: fails again, its hold committed
-    expect(events.filter((e) => e.type === 'parking-budget-lowered')).toMatchObject([{ budgetBytes: 44 }]); // the floor: one hold at offset 0 (`@46`); was 43, one hold at `@1`
+    expect(events.filter((e) => e.type === 'parking-budget-lowered')).toMatchObject([{ budgetBytes: 51 }]); // the floor: one hold at offset 0 with a retry id (`@46=r`, a replayed record's); was 43, one hold at `@1`
     expect(broker.committedMetadata('g', MAIN, 0)).toMatch(/@1 \.\0$/);
     // h's retry succeeds: its hold is released, the state is empty again.
     await runTier(tier(0, 'h', '1', { [HEADERS.originalOffset]: '150', [PARK_STATE_HEADER]: ID }));

@@ -1,5 +1,5 @@
-import { HEADERS, SPRING_DLT_HEADERS } from '../../src/naming/headers';
-import { decodeRetryHeaders, encodeRetryHeaders, MAX_ERROR_MESSAGE_LENGTH, passThroughHeaders } from '../../src/runtime/headers';
+import { HEADERS, PARK_STATE_HEADER, SPRING_DLT_HEADERS } from '../../src/naming/headers';
+import { decodeRetryHeaders, encodeRetryHeaders, MAX_ERROR_MESSAGE_LENGTH, parkStateHeaderValue, parkStateIdOf, passThroughHeaders, retryIdOf } from '../../src/runtime/headers';
 import { decodeSpringDltHeaders, encodeSpringDltHeaders } from '../../src/runtime/spring-headers';
 
 describe('the x-* header codec (R9)', () => {
@@ -108,5 +108,27 @@ describe("Spring Kafka's dead-letter headers (R10)", () => {
   it('decodes what it encodes, and reads a header of the wrong size as absent', () => {
     expect(decodeSpringDltHeaders(headers)).toMatchObject({ originalPartition: 3, originalOffset: '4', originalTimestamp: 1_700_000_000_123, exceptionFqcn: 'HTTPError' });
     expect(decodeSpringDltHeaders({ ...headers, [SPRING_DLT_HEADERS.originalPartition]: Buffer.from([1, 2]) }).originalPartition).toBeUndefined();
+  });
+});
+
+describe('x-park-state: the state a copy was written under, and its retry id', () => {
+  const read = (value: string) => ({ id: parkStateIdOf({ [PARK_STATE_HEADER]: Buffer.from(value) }), retryId: retryIdOf({ [PARK_STATE_HEADER]: Buffer.from(value) }) });
+
+  it('writes the state id, then the retry id of a replayed record\'s retry after a dot, each only when there is one', () => {
+    expect(parkStateHeaderValue('AbC-_123', undefined)).toBe('AbC-_123');
+    expect(parkStateHeaderValue('AbC-_123', 'r-_9Zz')).toBe('AbC-_123.r-_9Zz');
+    expect(parkStateHeaderValue(undefined, 'r-_9Zz')).toBe('.r-_9Zz');
+    expect(parkStateHeaderValue(undefined, undefined)).toBeUndefined();
+  });
+
+  it('reads back each part it writes', () => {
+    expect(read('AbC-_123')).toEqual({ id: 'AbC-_123', retryId: undefined });
+    expect(read('AbC-_123.r-_9Zz')).toEqual({ id: 'AbC-_123', retryId: 'r-_9Zz' });
+    expect(read('.r-_9Zz')).toEqual({ id: undefined, retryId: 'r-_9Zz' });
+    expect(read('no-state')).toEqual({ id: 'no-state', retryId: undefined });
+  });
+
+  it('reads a value of any other shape as carrying neither', () => {
+    for (const value of ['AbC-_12', 'AbC-_1234', 'AbC-_123.r-_9Z', 'AbC-_123.r-_9Zzz', 'AbC-_123r-_9Zz', 'AbC-_123.', 'AbC-_123 .r-_9Zz']) expect(read(value)).toEqual({ id: undefined, retryId: undefined });
   });
 });

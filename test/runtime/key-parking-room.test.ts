@@ -1,10 +1,16 @@
-import { emptyParkState, keyHash, parkStateMetadata } from '../../src/runtime/park-state';
+import { emptyParkState, keyHash, parkStateMetadata, retryIdOfReplay, takeHold } from '../../src/runtime/park-state';
 import type { ParkState } from '../../src/runtime/park-state';
-import { MAIN, mainRecord, parkingWorld, replayedRecord, tierRecord } from './key-parking-world';
+import { MAIN, mainRecord, parkingWorld, replayedRecord, TIER, tierRecord } from './key-parking-world';
 
 const hash = (key: string) => keyHash(Buffer.from(key));
 const bytes = (state: ParkState) => Buffer.byteLength(parkStateMetadata(state));
 const holding = (position: bigint, holds: Record<string, bigint>): ParkState => ({ position, held: new Map(Object.entries(holds).map(([k, o]) => [hash(k), o])), parked: new Map() });
+/** `state` with `key` held by the retry of the record replayed at tier offset `replayedAt` (its hold carries the replay's retry id). */
+const withReplayHold = (state: ParkState, key: string, original: bigint, replayedAt: number): ParkState => {
+  const held: ParkState = { ...state, held: new Map(state.held), retryIds: new Map(state.retryIds) };
+  takeHold(held, hash(key), original, retryIdOfReplay(TIER, 0, String(replayedAt)));
+  return held;
+};
 
 /**
  * A tier record the hold cannot judge (here: replayed from the DLQ) may go on to a later
@@ -19,14 +25,15 @@ describe('key parking: room in the state for the hold a tier record may take', (
   }
 
   it('runs a tier record whose hold fills the budget to the byte', async () => {
-    const w = world(bytes(holding(POSITION, { j: 60n })));
+    const w = world(bytes(withReplayHold(emptyParkState(POSITION), 'j', 60n, 0)), emptyParkState(POSITION), { outcomes: { 'tier j@60': 'tier' } });
     await w.runTier(replayedRecord(0, 'j', 60));
     expect(w.handled).toEqual(['tier j@60']);
+    expect([...w.state().held]).toEqual([[hash('j'), 60n]]);
   });
 
   // With another key held (an empty state never waits: a hold that cannot fit even alone is skipped, see park-by-key-budget-floor.test.ts).
   it('a tier record whose hold would pass the budget by a byte waits, uncommitted', async () => {
-    const w = world(bytes(holding(POSITION, { k: 50n, j: 60n })) - 1, holding(POSITION, { k: 50n }));
+    const w = world(bytes(withReplayHold(holding(POSITION, { k: 50n }), 'j', 60n, 0)) - 1, holding(POSITION, { k: 50n }));
     await w.runTier(replayedRecord(0, 'j', 60));
     expect(w.handled).toEqual([]);
     expect(w.ofType('parked')).toHaveLength(1);
@@ -42,7 +49,7 @@ describe('key parking: room in the state for the hold a tier record may take', (
   describe('a hold that expires makes room: the waiting records of free keys run, oldest first, as far as the room goes', () => {
     // k holds; j and m wait for room (each hold alone fits, two do not).
     const setup = (outcomes: Record<string, 'tier' | 'success'>) => {
-      const w = world(bytes(holding(POSITION, { j: 60n })) + 2, holding(POSITION, { k: 50n }), { outcomes });
+      const w = world(bytes(withReplayHold(emptyParkState(POSITION), 'j', 60n, 0)) + 2, holding(POSITION, { k: 50n }), { outcomes });
       return w;
     };
 
@@ -54,6 +61,7 @@ describe('key parking: room in the state for the hold a tier record may take', (
       await w.advanceTo(1_000);
       expect(w.handled).toEqual(['tier j@60']);
       expect([...w.state().held]).toEqual([[hash('j'), 60n]]);
+      expect([...w.state().retryIds!]).toEqual([[hash('j'), retryIdOfReplay(TIER, 0, '0')]]);
     });
 
     it('one that succeeds takes no hold, and the next runs too', async () => {
@@ -80,7 +88,7 @@ describe('key parking: room in the state for the hold a tier record may take', (
 
   it('a tier record whose hold made its commit too large for the broker waits for room when delivered again, instead of being refused again', async () => {
     // k is held, so the state is not empty and waiting for room can end (k's release).
-    const withHold = bytes(holding(POSITION, { k: 50n, j: 60n }));
+    const withHold = bytes(withReplayHold(holding(POSITION, { k: 50n }), 'j', 60n, 0));
     const w = world(4000, holding(POSITION, { k: 50n }), { outcomes: { 'tier j@60': 'tier' }, brokerMaxBytes: withHold - 1 });
     await expect(w.runTier(replayedRecord(0, 'j', 60))).rejects.toThrow('too large');
     await w.runTier(replayedRecord(0, 'j', 60));

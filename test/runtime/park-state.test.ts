@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, LEGACY_PARK_STATE_FORMAT, PARK_STATE_FORMAT, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata, readParkState, writtenUnderAnotherState } from '../../src/runtime/park-state';
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, LEGACY_PARK_STATE_FORMAT, PARK_STATE_FORMAT, RETRY_ID_PATTERN, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from '../../src/runtime/park-state';
 import type { ParkState } from '../../src/runtime/park-state';
 
 const ID = () => 'AbC-_123';
@@ -137,6 +137,42 @@ describe('the park-by-key state in commit metadata', () => {
     expect(decodeParkState(10n, `krt-parked/1 +0 ${a}@1:0`)).toEqual(emptyParkState(10n));
   });
 
+  describe('a hold taken by a replayed record\'s retry', () => {
+    const retryId = retryIdOfReplay('billing.retry.1m', 0, '41');
+
+    it('keeps its retry id after the hold\'s distance, and reads it back', () => {
+      const state = emptyParkState(12n);
+      takeHold(state, a, 10n, retryId);
+      const text = encodeParkState(state);
+      expect(text).toBe(`${PARK_STATE_FORMAT} +0 ${a}@2=${retryId} .`);
+      expect(decodeParkState(12n, text)).toEqual(state);
+    });
+
+    it('reads a retry id with no hold before it, or of another length, as lost', () => {
+      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}=${retryId} .`, ID).lost).toBe('unreadable');
+      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}@2=${retryId.slice(1)} .`, ID).lost).toBe('unreadable');
+      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}@2=${retryId}x .`, ID).lost).toBe('unreadable');
+    });
+
+    it('gives a replay written at another place another retry id, one of 6 URL-safe characters', () => {
+      expect(retryId).toMatch(RETRY_ID_PATTERN);
+      expect(retryIdOfReplay('billing.retry.1m', 0, '42')).not.toBe(retryId);
+      expect(retryIdOfReplay('billing.retry.1m', 1, '41')).not.toBe(retryId);
+      expect(retryIdOfReplay('billing.retry.10m', 0, '41')).not.toBe(retryId);
+    });
+
+    it('goes with its hold: released, or taken again by a main record\'s retry, the key keeps none', () => {
+      const state = emptyParkState(12n);
+      takeHold(state, a, 10n, retryId);
+      takeHold(state, b, 11n, retryId);
+      releaseHold(state, a);
+      expect(state.retryIds).toEqual(new Map([[b, retryId]]));
+      takeHold(state, b, 11n);
+      expect(state.retryIds).toBeUndefined();
+      expect(encodeParkState(state)).toBe(`${PARK_STATE_FORMAT} +0 ${b}@1 .`);
+    });
+  });
+
   const hashes = [a, b, keyHash(Buffer.from('order-44'))];
   /** Text near the format: the tag, a distance, entries of known hashes with small distances, or any string. */
   const nearState = fc.oneof(
@@ -145,10 +181,10 @@ describe('the park-by-key state in commit metadata', () => {
       .tuple(
         fc.nat({ max: 12 }),
         fc.option(fc.nat({ max: 40 })),
-        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 })), { maxLength: 3 }),
+        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 }), fc.option(fc.constantFrom('Ab-_9z', 'Ab-_9', 'Ab-_9zz', 'Ab.9zz'))), { maxLength: 3 }),
         fc.option(fc.nat({ max: 40 })),
       )
-      .map(([d, lost, entries, shed]) => [d % 2 === 0 ? PARK_STATE_FORMAT : LEGACY_PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(shed === null ? [] : [`^${shed.toString(36)}`]), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`), ...(lost !== null && lost % 2 === 0 ? [] : ['.'])].join(' ')),
+      .map(([d, lost, entries, shed]) => [d % 2 === 0 ? PARK_STATE_FORMAT : LEGACY_PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(shed === null ? [] : [`^${shed.toString(36)}`]), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked, retryId]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${retryId === null ? '' : `=${retryId}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`), ...(lost !== null && lost % 2 === 0 ? [] : ['.'])].join(' ')),
   );
   /** What an earlier release wrote for `state`: the legacy tag, no end token. */
   const legacyText = (state: ParkState) => encodeParkState(state).replace(PARK_STATE_FORMAT, LEGACY_PARK_STATE_FORMAT).replace(/ \.$/, '');
@@ -157,7 +193,7 @@ describe('the park-by-key state in commit metadata', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 20n }), nearState, (committed, text) => {
         const state = decodeParkState(committed, text);
-        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.shedBefore === undefined && state.id === undefined;
+        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.shedBefore === undefined && state.id === undefined && state.retryIds === undefined;
         expect(empty || ((encodeParkState(state) === text || legacyText(state) === text) && committedOffsetOf(state) === committed)).toBe(true);
       }),
       { numRuns: 2000 },
@@ -168,7 +204,7 @@ describe('the park-by-key state in commit metadata', () => {
     fc.assert(
       fc.property(
         fc.bigInt({ min: 0n, max: 1000n }),
-        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 1n, max: 50n })), { maxLength: 3 }),
+        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 1n, max: 50n }), fc.option(fc.stringMatching(RETRY_ID_PATTERN))), { maxLength: 3 }),
         fc.uniqueArray(fc.tuple(fc.bigInt({ min: 1n, max: 50n }), fc.constantFrom(...hashes)), { selector: ([d]) => d, maxLength: 6 }),
         fc.option(fc.bigInt({ min: 0n, max: 50n })),
         fc.option(fc.bigInt({ min: 0n, max: 50n })),
@@ -177,7 +213,7 @@ describe('the park-by-key state in commit metadata', () => {
           const state: ParkState = lost === null ? emptyParkState(position + 50n) : { ...emptyParkState(position + 50n), lostBefore: position + 50n - lost };
           if (shed !== null) state.shedBefore = state.position - shed;
           if (id !== null) state.id = id;
-          for (const [h, d] of held) state.held.set(h, state.position - d);
+          for (const [h, d, retryId] of held) takeHold(state, h, state.position - d, retryId ?? undefined);
           for (const [d, h] of parked) state.parked.set(state.position - d, h);
           expect(decodeParkState(committedOffsetOf(state), encodeParkState(state))).toEqual(state);
           expect(decodeParkState(committedOffsetOf(state), legacyText(state))).toEqual(state); // and what an earlier release wrote
