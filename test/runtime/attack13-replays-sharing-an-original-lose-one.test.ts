@@ -2,7 +2,7 @@ import { HEADERS } from '../../src/naming/headers';
 import { consumer, refuseOnce, T0, tier1m, world } from './park-by-key-world';
 
 /**
- * Found while tracing attack 13's order property (session 37): a LOST record, on HEAD.
+ * Found while tracing attack 13's order property (session 37): a LOST record. Fixed the same day.
  *
  * Scenario: the DLQ holds two records of key k with the same original offset 0 and different
  * values: one from a main log deleted since, one from the log now (offsets start over on a new
@@ -26,10 +26,10 @@ import { consumer, refuseOnce, T0, tier1m, world } from './park-by-key-world';
  *
  * Class: a retry's identity by (key, offset) alone.
  *
- * Fix I'd make: give a hold taken by a replayed record's retry an identity of its own (a short
- * hash of the replay record's tier coordinates, kept beside the hold in the state and carried
- * by its copies in a header), so a copy is the current retry only when its identity matches
- * the hold's. Not done in session 37: it changes the state's format and the copies' headers.
+ * Fixed (b8cd49b): a replayed record's retry holds its key with a retry id of its own (a hash of
+ * where the replay was written), kept beside the hold in the state and carried by its copies in
+ * x-park-state; a copy is the current retry only with the hold's retry id. c1, read again, is
+ * then a stale copy (committed unrun), and c2 runs.
  */
 jest.setTimeout(60_000);
 
@@ -66,5 +66,8 @@ describe('park-by-key, two replays of one key naming the same original offset (t
     // Seen: ['j:z', 'k:old FAIL', 'k:old', 'k:new FAIL', 'k:old'], and a stale-tier-record for k:new's 10m copy.
     expect(w.handled).toContain('k:old');
     expect(w.handled).toContain('k:new');
+    // c1 read again is a stale copy, committed unrun; c2 is the current retry.
+    expect(w.events.filter((e) => e.type === 'stale-tier-record')).toHaveLength(1);
+    expect(w.handled.filter((h) => h === 'k:old')).toHaveLength(1);
   });
 });
