@@ -61,7 +61,10 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
       errorMessage: failure.message,
     }),
   };
+  // The state a copy was written under is the runtime's to say: a main record's own value (headers
+  // an upstream service copied from a tier record) would judge its copy by a retry it is not.
   if (options.parkState !== undefined) headers[PARK_STATE_HEADER] = options.parkState;
+  else if (fromMain) delete headers[PARK_STATE_HEADER];
   carryTraceContext(record.message.headers, headers);
   const spring: SpringHeaderValues = {
     ...original,

@@ -82,6 +82,11 @@ export function retryIdOf(headers: RawHeaders | undefined): string | undefined {
   return parkStateValueOf(headers)?.[2];
 }
 
+/** Whether a tier record's PARK_STATE_HEADER, if it has one, reads as one the runtime writes. */
+export function parkStateReadable(headers: RawHeaders | undefined): boolean {
+  return text(headers ?? {}, PARK_STATE_HEADER) === undefined || parkStateValueOf(headers) !== null;
+}
+
 function parkStateValueOf(headers: RawHeaders | undefined): RegExpExecArray | null {
   const value = text(headers ?? {}, PARK_STATE_HEADER);
   return value === undefined ? null : PARK_STATE_VALUE.exec(value);

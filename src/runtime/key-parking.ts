@@ -1,5 +1,5 @@
 import type { RetryEventListener } from './events';
-import { decodeRetryHeaders, parkStateHeaderValue, parkStateIdOf, retryIdOf } from './headers';
+import { decodeRetryHeaders, parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
@@ -585,7 +585,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // record's retry): two retries can share a key and an offset (found in session 37: a
         // replay's copy read again after a refused tier commit released another replay's hold,
         // whose own copy was then skipped as stale and lost).
-        const current = !foreign && !isReplay(record) && holder !== undefined && original !== undefined && original === holder && retryIdOf(record.message.headers) === state.retryIds?.get(hash);
+        const current = !foreign && !isReplay(record) && holder !== undefined && original !== undefined && original === holder && sameRetry(state, record, hash);
         if (!keyless && !current && !held) {
           if (!foreign && !unjudged(state, record, original)) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
@@ -689,8 +689,13 @@ function oldestOf(offsets: bigint[]): bigint | undefined {
  * replayed record does (its turn if the key is busy); a copy of a record read again since
  * is judged by the hold as ever.
  */
-function unproven(state: ParkState, original: bigint | undefined, hash: string): boolean {
+function unproven(state: ParkState, original: bigint | undefined, hash: string, retryId?: string): boolean {
   if (original === undefined) return false;
+  // A replayed record's retry: reading the main topic again never makes it again, so once the
+  // state was lost or gave up holds, a copy of one its hold is not in may be one it lost (found
+  // by session 37's review: a replay's hold at or past the committed offset, shed or lost, and
+  // its copy skipped as stale).
+  if (retryId !== undefined && (state.lostBefore !== undefined || state.shedBefore !== undefined) && state.retryIds?.get(hash) !== retryId) return true;
   if (state.lostBefore !== undefined && original < state.lostBefore) return true;
   // A hold in the shed's range is one the shed kept (no record there takes a hold: mayTakeHold): it judges its key as ever.
   const hold = state.held.get(hash);
@@ -708,7 +713,16 @@ function inShedRange(state: ParkState, offset: bigint): boolean {
  * be lost without running). One written under another state is not judged either (onTierRecord).
  */
 function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
-  return original === undefined || isReplay(record) || unproven(state, original, keyHash(record.message.key));
+  return original === undefined || isReplay(record) || unproven(state, original, keyHash(record.message.key), retryIdOf(record.message.headers));
+}
+
+/**
+ * Whether a copy is its key's retry by the hold's retry id: both none (a main record's retry),
+ * or the same. A header that is there and unreadable (damaged) proves nothing: the offset alone
+ * decides, as it did before retry ids, rather than skip the copy as stale.
+ */
+function sameRetry(state: ParkState, record: ConsumedRecord, hash: string): boolean {
+  return !parkStateReadable(record.message.headers) || retryIdOf(record.message.headers) === state.retryIds?.get(hash);
 }
 
 /** Written by `krt dlq replay` into the tier (its copies carry no mark: the state id they carry says how they are judged). */
@@ -720,7 +734,7 @@ const isReplay = (record: ConsumedRecord) => decodeRetryHeaders(record.message.h
  * record carries (the copy of a replayed record's retry whose hold this state cannot judge).
  */
 const retryIdTakenBy = (record: ConsumedRecord): string | undefined =>
-  isReplay(record) ? retryIdOfReplay(record.topic, record.partition, record.message.offset) : retryIdOf(record.message.headers);
+  isReplay(record) ? retryIdOfReplay(record.topic, record.partition, record.message.offset, record.message.timestamp) : retryIdOf(record.message.headers);
 
 /**
  * Whether a tier record not judged by a hold may take its key's hold if it goes on to a later

@@ -109,11 +109,12 @@ export const RETRY_ID_PATTERN = /^[A-Za-z0-9_-]{6}$/;
 
 /**
  * The retry id of a hold a replayed record takes: from where `krt dlq replay` wrote it (topic,
- * partition, offset), which no other record shares, so two replays of one DLQ record, or of two
- * logs' records at one offset, are two retries.
+ * partition, offset) and when (its timestamp: a tier created again starts its offsets over),
+ * which no other record shares, so two replays of one DLQ record, or of two logs' records at one
+ * offset, are two retries.
  */
-export function retryIdOfReplay(topic: string, partition: number, offset: string): string {
-  return createHash('sha256').update(`${topic}\u0000${partition}\u0000${offset}`).digest('base64url').slice(0, 6);
+export function retryIdOfReplay(topic: string, partition: number, offset: string, timestamp = ''): string {
+  return createHash('sha256').update(`${topic}\u0000${partition}\u0000${offset}\u0000${timestamp}`).digest('base64url').slice(0, 6);
 }
 
 /** The format the runtime writes: ends with END, so nothing read back can extend or cut a state and still parse. */

@@ -25,7 +25,8 @@ export interface ShedParkState {
  * up the rest), and the holds given up move `shedBefore` past their records, so their tier
  * copies run as ones from before a lost state do, never skipped as stale, while the holds
  * kept (all below the mark) still judge their keys' copies. A hold at or past the offset is
- * dropped: its record is read again.
+ * dropped: its record is read again; a replayed record's retry there is not, so it sets the
+ * mark (at the new position, if none), under which its copies run unjudged.
  */
 export function shedToFit(stored: ParkState, budgetBytes: number): ShedParkState | undefined {
   // An empty state has nothing to shed: a budget under it costs the id (fitId), never a record.
@@ -47,6 +48,9 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   if (stored.shedBefore !== undefined) state.shedBefore = stored.shedBefore < position ? stored.shedBefore : position;
   const below = [...stored.held].filter(([, offset]) => offset < position).sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
   let holdsDropped = stored.held.size - below.length;
+  // A replayed record's retry at or past the offset is not read again with the main records: a
+  // mark says holds were given up, so its copies run unjudged (key-parking.ts unproven).
+  if ([...stored.held.keys()].some((hash) => stored.held.get(hash)! >= position && stored.retryIds?.has(hash))) state.shedBefore ??= position;
   /** Gives up a hold: the mark moves past its record, so its tier copy runs rather than be skipped as stale. */
   const drop = (hash: string, offset: bigint) => {
     releaseHold(state, hash);

@@ -8,7 +8,7 @@ const holding = (position: bigint, holds: Record<string, bigint>): ParkState => 
 /** `state` with `key` held by the retry of the record replayed at tier offset `replayedAt` (its hold carries the replay's retry id). */
 const withReplayHold = (state: ParkState, key: string, original: bigint, replayedAt: number): ParkState => {
   const held: ParkState = { ...state, held: new Map(state.held), retryIds: new Map(state.retryIds) };
-  takeHold(held, hash(key), original, retryIdOfReplay(TIER, 0, String(replayedAt)));
+  takeHold(held, hash(key), original, retryIdOfReplay(TIER, 0, String(replayedAt), '0'));
   return held;
 };
 
@@ -61,7 +61,7 @@ describe('key parking: room in the state for the hold a tier record may take', (
       await w.advanceTo(1_000);
       expect(w.handled).toEqual(['tier j@60']);
       expect([...w.state().held]).toEqual([[hash('j'), 60n]]);
-      expect([...w.state().retryIds!]).toEqual([[hash('j'), retryIdOfReplay(TIER, 0, '0')]]);
+      expect([...w.state().retryIds!]).toEqual([[hash('j'), retryIdOfReplay(TIER, 0, '0', '0')]]);
     });
 
     it('one that succeeds takes no hold, and the next runs too', async () => {
