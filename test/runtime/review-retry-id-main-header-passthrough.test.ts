@@ -27,7 +27,7 @@ describe('park-by-key retry ids (session 37 review): a main record carrying x-pa
       await w.broker.run({ until: T0 + 3 * 3_600_000 });
       await retrying.stop();
       const copy = w.broker.records(consumer.tiers[0]!.topic, 0)[0];
-
+      expect(copy?.headers[PARK_STATE_HEADER]?.toString() ?? '').not.toContain('.abcdef'); // the record's own value is not the copy's
       expect(w.handled).toEqual(['K:m FAIL', 'K:m']);
     });
   }
