@@ -587,7 +587,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // whose own copy was then skipped as stale and lost).
         const current = !foreign && !isReplay(record) && holder !== undefined && original !== undefined && original === holder && sameRetry(state, record, hash);
         if (!keyless && !current && !held) {
-          if (!foreign && !unjudged(state, record, original)) {
+          // A replayed record whose own retry holds its key is that retry's record read again (a
+          // rebalance or a refused commit before its tier commit): run again, it applied its update
+          // a second time after its key's newer records (found by attack 13's order property).
+          const stale = !foreign && (!unjudged(state, record, original) || (isReplay(record) && state.retryIds?.get(hash) === retryIdTakenBy(record)));
+          if (stale) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
             // its key's retry ended or a later record holds it. Running it would apply an older
             // update over a newer one.
