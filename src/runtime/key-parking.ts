@@ -361,12 +361,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
-        if (!budget.roomToHold(parking.state, hash, originalOffsetOf(turn.record), retryIdTakenBy(turn.record))) return; // waits for room, its key's parked records behind it
+        const retryId = retryIdTakenBy(turn.record);
+        if (!budget.roomToHold(parking.state, hash, originalOffsetOf(turn.record), retryId)) return; // waits for room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
         const original = originalOffsetOf(turn.record);
         const holdable = mayTakeHold(state, foreign, original);
-        const retryId = retryIdTakenBy(turn.record);
         const fits = holdable && budget.holdFits(state, hash, original!, retryId);
         const { outcome, commit } = await turn.handle(holdable ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
         turns.done(partition, turn);
@@ -574,6 +574,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const hash = keyHash(record.message.key);
         const holder = state.held.get(hash);
         const original = originalOffsetOf(record);
+        /** The retry id of the hold this record takes if it is not its key's current retry. */
+        const takenRetryId = retryIdTakenBy(record);
         // Written under another state (a log deleted since, offsets expired): its original offset
         // may name a record of another log, so no hold of this state is its.
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(record.message.headers));
@@ -590,7 +592,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // A replayed record whose own retry holds its key is that retry's record read again (a
           // rebalance or a refused commit before its tier commit): run again, it applied its update
           // a second time after its key's newer records (found by attack 13's order property).
-          const stale = !foreign && (!unjudged(state, record, original) || (isReplay(record) && state.retryIds?.get(hash) === retryIdTakenBy(record)));
+          const stale = !foreign && (!unjudged(state, record, original) || (isReplay(record) && state.retryIds?.get(hash) === takenRetryId));
           if (stale) {
             // A stale copy (redelivered, or published again after a crash or a refused commit):
             // its key's retry ended or a later record holds it. Running it would apply an older
@@ -599,7 +601,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
             return;
           }
-          if (keyWaits(record.partition, parking, hash) || !budget.roomToHold(parking.state, hash, original, retryIdTakenBy(record))) {
+          if (keyWaits(record.partition, parking, hash) || !budget.roomToHold(parking.state, hash, original, takenRetryId)) {
             // Not judged a copy, but its key is busy (or the state has no room for the hold
             // it may take): it waits its turn behind the key's hold and parked records, or
             // for a release, uncommitted (its tier partition's commit stays at it).
@@ -611,7 +613,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // The current retry keeps its key's hold; any other record may take one only as mayTakeHold() says.
         const holdable = !current && mayTakeHold(state, foreign, original);
         // Keyless records hold nothing: their copies are never judged by a hold.
-        const retryId = current ? state.retryIds?.get(hash) : retryIdTakenBy(record);
+        const retryId = current ? state.retryIds?.get(hash) : takenRetryId;
         const fits = current || keyless || (holdable && budget.holdFits(state, hash, original!, retryId));
         try {
           ran = await handle(current || holdable ? copyIdFor(state, fits, retryId) : NO_STATE_ID);

@@ -1,5 +1,4 @@
-import { HEADERS } from '../../src/naming/headers';
-import { consumer, refuseOnce, T0, tier1m, world } from './park-by-key-world';
+import { consumer, refuseOnce, T0, world } from './park-by-key-world';
 
 /**
  * Found while tracing attack 13's order property (session 37): a LOST record. Fixed the same day.
@@ -40,24 +39,10 @@ describe('park-by-key, two replays of one key naming the same original offset (t
     w.produce('j', 'z'); // the main position past offset 0
     const retrying = await w.start();
     await w.broker.run({ stopWhen: () => w.handled.includes('j:z') });
-    const replay = (value: string, dlqOffset: number) =>
-      w.broker.append(tier1m!.topic, {
-        key: Buffer.from('k'),
-        value: Buffer.from(value),
-        partition: 0,
-        headers: {
-          [HEADERS.attempt]: '2',
-          [HEADERS.dueAt]: String(w.clock.now()),
-          [HEADERS.originalTopic]: consumer.mainTopic,
-          [HEADERS.originalPartition]: '0',
-          [HEADERS.originalOffset]: '0',
-          [HEADERS.replayedFromDlq]: `billing.dlq/0:${dlqOffset}`,
-        },
-      });
     w.failOnce.add('k:old');
     w.failOnce.add('k:new');
-    replay('old', 7);
-    replay('new', 8);
+    w.replay('k', 'old', 0, 7);
+    w.replay('k', 'new', 0, 8);
     // The 10m commit after the first replay's copy succeeded is refused once.
     const tier10m = consumer.tiers[1]!.topic;
     refuseOnce(w.broker, (o) => o.topic === tier10m && w.handled.includes('k:old'));

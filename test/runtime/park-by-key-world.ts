@@ -1,3 +1,4 @@
+import { HEADERS } from '../../src/naming/headers';
 import type { RetryEvent } from '../../src/runtime/events';
 import { decodeParkState } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
@@ -60,7 +61,25 @@ export function world() {
     const lost = how === 'empty' ? { metadata: '' } : how === 'none' ? {} : { metadata: `${metadata.replace(/\0$/, '')}0` };
     broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition, offset: String(offset), ...lost }]);
   };
-  return { clock, broker, handled, runs, events, failOnce, alwaysFail, start, produce, parkState, loseState };
+  /**
+   * What `krt dlq replay`'s default route writes for the DLQ record at `dlqOffset`: into the first
+   * tier, due now, naming main partition 0's record at `original`.
+   */
+  const replay = (key: string, value: string, original: number, dlqOffset: number) =>
+    broker.append(tier1m!.topic, {
+      key: Buffer.from(key),
+      value: Buffer.from(value),
+      partition: 0,
+      headers: {
+        [HEADERS.attempt]: '2',
+        [HEADERS.dueAt]: String(clock.now()),
+        [HEADERS.originalTopic]: consumer.mainTopic,
+        [HEADERS.originalPartition]: '0',
+        [HEADERS.originalOffset]: String(original),
+        [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/0:${dlqOffset}`,
+      },
+    });
+  return { clock, broker, handled, runs, events, failOnce, alwaysFail, start, produce, replay, parkState, loseState };
 }
 
 /** The broker refuses the first commit with an offset that `matches` (the coordinator unavailable, once). */

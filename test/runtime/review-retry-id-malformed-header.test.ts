@@ -1,5 +1,5 @@
-import { HEADERS, PARK_STATE_HEADER } from '../../src/naming/headers';
-import { consumer, T0, tier1m, world } from './park-by-key-world';
+import { PARK_STATE_HEADER } from '../../src/naming/headers';
+import { consumer, T0, world } from './park-by-key-world';
 
 /**
  * Found by session 37's review of the retry ids (b8cd49b): a LOST record. A replay's copy whose
@@ -23,10 +23,7 @@ describe('park-by-key retry ids (session 37 review): a replay chain copy with an
     const retrying = await w.start();
     await w.broker.run({ stopWhen: () => w.handled.includes('j:z') });
     w.failOnce.add('k:r');
-    w.broker.append(tier1m!.topic, {
-      key: Buffer.from('k'), value: Buffer.from('r'), partition: 0,
-      headers: { [HEADERS.attempt]: '2', [HEADERS.dueAt]: String(w.clock.now()), [HEADERS.originalTopic]: consumer.mainTopic, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: '0', [HEADERS.replayedFromDlq]: 'billing.dlq/0:7' },
-    });
+    w.replay('k', 'r', 0, 7);
     await w.broker.run({ until: T0 + 3 * 3_600_000 });
     await retrying.stop();
 

@@ -1,5 +1,4 @@
-import { HEADERS } from '../../src/naming/headers';
-import { consumer, T0, tier1m, world } from './park-by-key-world';
+import { consumer, T0, world } from './park-by-key-world';
 
 /**
  * Found by session 37's review of the retry ids (older than them): a LOST record. A replayed
@@ -25,19 +24,7 @@ async function replayHeldPastTheCommittedOffset() {
   w.alwaysFail.delete('A:a1');
   // `krt dlq replay` of a DLQ record of key C naming offset 2 (an old log's record, say).
   w.failOnce.add('C:r');
-  w.broker.append(tier1m!.topic, {
-    key: Buffer.from('C'),
-    value: Buffer.from('r'),
-    partition: 0,
-    headers: {
-      [HEADERS.attempt]: '2',
-      [HEADERS.dueAt]: String(w.clock.now()),
-      [HEADERS.originalTopic]: consumer.mainTopic,
-      [HEADERS.originalPartition]: '0',
-      [HEADERS.originalOffset]: '2',
-      [HEADERS.replayedFromDlq]: 'billing.dlq/0:9',
-    },
-  });
+  w.replay('C', 'r', 2, 9);
   await w.broker.run({ stopWhen: () => w.handled.includes('C:r FAIL') && w.broker.records(consumer.tiers[1]!.topic, 0).length > 1 });
   return { w, retrying };
 }
