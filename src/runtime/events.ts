@@ -71,12 +71,14 @@ export type RetryEvent =
    */
   | { readonly type: 'parking-budget-raised'; readonly topic: string; readonly budgetBytes: number; readonly loweredBytes: number }
   /**
-   * Park-by-key: the broker keeps less commit metadata (`budgetBytes`) than the empty state
-   * plus one hold takes (`neededBytes`), so the key of the main record at `offset` is not
-   * held while it is in retry: its newer records may run before the retry. The partition
-   * goes on rather than pause for good. Raise the broker's `offset.metadata.max.bytes`.
+   * Park-by-key: the partition's state cannot take the hold of a record gone on to a tier
+   * within what the broker keeps (`budgetBytes`; the state with that hold takes `neededBytes`):
+   * not even alone, or beside parked records while nothing is held (no release can make room).
+   * So `key` (the main record at `offset`, a tier record's original) is not held while it is in
+   * retry: its newer records may run before the retry. The partition goes on rather than pause
+   * for good. Raise the broker's `offset.metadata.max.bytes`.
    */
-  | { readonly type: 'parking-hold-skipped'; readonly topic: string; readonly partition: number; readonly offset: string; readonly budgetBytes: number; readonly neededBytes: number }
+  | { readonly type: 'parking-hold-skipped'; readonly topic: string; readonly partition: number; readonly offset: string; readonly key: string; readonly budgetBytes: number; readonly neededBytes: number }
   /** Park-by-key state of a main partition reached its commit-metadata budget: the partition waits for a key's retry to end. */
   | { readonly type: 'parking-full'; readonly topic: string; readonly partition: number; readonly keys: number; readonly parked: number };
 

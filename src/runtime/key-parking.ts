@@ -286,9 +286,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * NO_STATE_ID: no partition-wide mark is moved, so no other key's stale copies are unjudged
    * (a mark moved here did that: found by attack 11).
    */
-  function holdOrSkip(partition: number, parking: PartitionParking, hash: string, offset: bigint, fits: boolean, retryId?: string): void {
-    if (fits) return hold(partition, parking, hash, offset, retryId);
-    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition, offset: offset.toString(), budgetBytes: budget.bytes, neededBytes: heldBytes(parking.state, hash, offset, retryId) });
+  function holdOrSkip(record: ConsumedRecord, parking: PartitionParking, hash: string, offset: bigint, fits: boolean, retryId?: string): void {
+    if (fits) return hold(record.partition, parking, hash, offset, retryId);
+    // The record's own main-topic offset, not the hold's: a replay past the position holds short of its own (holdOffsetOf).
+    const of = record.topic === mainTopic ? record.message.offset : (originalOffsetOf(record) ?? offset).toString();
+    emit({ type: 'parking-hold-skipped', topic: mainTopic, partition: record.partition, offset: of, key: keyText(record), budgetBytes: budget.bytes, neededBytes: heldBytes(parking.state, hash, offset, retryId) });
   }
 
   /**
@@ -362,17 +364,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const turn = turns.next(partition, hash);
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
         const retryId = retryIdTakenBy(turn.record);
-        if (!budget.roomToHold(parking.state, hash, originalOffsetOf(turn.record), retryId)) return; // waits for room, its key's parked records behind it
-        emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
-        const original = originalOffsetOf(turn.record);
-        const holdable = mayTakeHold(state, foreign, original);
-        const fits = holdable && budget.holdFits(state, hash, original!, retryId);
-        const { outcome, commit } = await turn.handle(holdable ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
+        const holdAt = holdOffsetOf(state, foreign, originalOffsetOf(turn.record), retryId);
+        const room = budget.roomForHold(parking.state, hash, holdAt, retryId);
+        if (room === 'wait') return; // waits for a release to make room, its key's parked records behind it
+        emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
+        const fits = holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId);
+        const { outcome, commit } = await turn.handle(holdAt !== undefined ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
         turns.done(partition, turn);
         // One read on a log since gone (the tier recreated) commits nothing on the log now.
         if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(commit));
-        if (outcome === 'tier' && holdable) holdOrSkip(partition, parking, hash, original!, fits, retryId);
+        if (outcome === 'tier' && holdAt !== undefined) holdOrSkip(turn.record, parking, hash, holdAt, fits, retryId);
         await commitDrained(partition, parking, ran);
         continue;
       }
@@ -383,7 +385,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       const outcome = await options.handle(record, true, copyIdFor(state, fits));
       state.parked.delete(next);
       parking.records.delete(next);
-      if (outcome === 'tier') holdOrSkip(partition, parking, hash, next, fits);
+      if (outcome === 'tier') holdOrSkip(record, parking, hash, next, fits);
       await commitDrained(partition, parking, ran);
     }
   }
@@ -544,7 +546,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // Keyless records hold nothing, and their copies are never judged by a hold.
           const fits = keyless || budget.holdFits(state, hash, offset);
           const outcome = await options.handle(record, false, copyIdFor(state, fits));
-          if (outcome === 'tier' && !keyless) holdOrSkip(partition, parking, hash, offset, fits);
+          if (outcome === 'tier' && !keyless) holdOrSkip(record, parking, hash, offset, fits);
         }
         state.position = offset + 1n;
         await commit(partition, parking, [stateCommit(partition, parking)]);
@@ -572,7 +574,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const keyless = record.message.key === null;
         const { state, turns } = parking;
         const hash = keyHash(record.message.key);
-        const holder = state.held.get(hash);
         const original = originalOffsetOf(record);
         /** The retry id of the hold this record takes if it is not its key's current retry. */
         const takenRetryId = retryIdTakenBy(record);
@@ -587,7 +588,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // record's retry): two retries can share a key and an offset (found in session 37: a
         // replay's copy read again after a refused tier commit released another replay's hold,
         // whose own copy was then skipped as stale and lost).
-        const current = !foreign && !isReplay(record) && holder !== undefined && original !== undefined && original === holder && sameRetry(state, record, hash);
+        const current = !foreign && !isReplay(record) && isCurrentRetry(state, record, hash, original);
+        // Where it holds its key if it is not the current retry and goes on to a later tier (none: it may take no hold).
+        const holdAt = current ? undefined : holdOffsetOf(state, foreign, original, takenRetryId);
+        const room = holdAt === undefined ? 'room' : budget.roomForHold(parking.state, hash, holdAt, takenRetryId);
         if (!keyless && !current && !held) {
           // A replayed record whose own retry holds its key is that retry's record read again (a
           // rebalance or a refused commit before its tier commit): run again, it applied its update
@@ -601,7 +605,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
             return;
           }
-          if (keyWaits(record.partition, parking, hash) || !budget.roomToHold(parking.state, hash, original, takenRetryId)) {
+          if (keyWaits(record.partition, parking, hash) || room === 'wait') {
             // Not judged a copy, but its key is busy (or the state has no room for the hold
             // it may take): it waits its turn behind the key's hold and parked records, or
             // for a release, uncommitted (its tier partition's commit stays at it).
@@ -610,13 +614,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           }
         }
         let ran: { outcome: HandleOutcome; commit: TopicPartitionOffset };
-        // The current retry keeps its key's hold; any other record may take one only as mayTakeHold() says.
-        const holdable = !current && mayTakeHold(state, foreign, original);
+        // The current retry keeps its key's hold; any other record may take one only as holdOffsetOf() says.
         // Keyless records hold nothing: their copies are never judged by a hold.
         const retryId = current ? state.retryIds?.get(hash) : takenRetryId;
-        const fits = current || keyless || (holdable && budget.holdFits(state, hash, original!, retryId));
+        const fits = current || keyless || (holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId));
         try {
-          ran = await handle(current || holdable ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
+          ran = await handle(current || holdAt !== undefined ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
         } catch (error) {
           if (error instanceof PublishHeld) return; // nothing committed, nothing changed: the record comes again
           throw error;
@@ -629,8 +632,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!current) {
           // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
-          if (ran.outcome === 'tier' && holdable) {
-            holdOrSkip(record.partition, parking, hash, original!, fits, retryId);
+          if (ran.outcome === 'tier' && holdAt !== undefined) {
+            holdOrSkip(record, parking, hash, holdAt, fits, retryId);
             await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
           } else await commit(record.partition, parking, [done]);
           return;
@@ -703,7 +706,7 @@ function unproven(state: ParkState, original: bigint | undefined, hash: string, 
   // its copy skipped as stale).
   if (retryId !== undefined && (state.lostBefore !== undefined || state.shedBefore !== undefined) && state.retryIds?.get(hash) !== retryId) return true;
   if (state.lostBefore !== undefined && original < state.lostBefore) return true;
-  // A hold in the shed's range is one the shed kept (no record there takes a hold: mayTakeHold): it judges its key as ever.
+  // A hold in the shed's range is one the shed kept (no record there takes a hold: holdOffsetOf): it judges its key as ever.
   const hold = state.held.get(hash);
   return state.shedBefore !== undefined && original < state.shedBefore && !(hold !== undefined && inShedRange(state, hold));
 }
@@ -743,16 +746,35 @@ const retryIdTakenBy = (record: ConsumedRecord): string | undefined =>
   isReplay(record) ? retryIdOfReplay(record.topic, record.partition, record.message.offset, record.message.timestamp) : retryIdOf(record.message.headers);
 
 /**
- * Whether a tier record not judged by a hold may take its key's hold if it goes on to a later
- * tier: not one written under another state, and only with an original offset below the
- * position, which this state can hold. Any other copy carries NO_STATE_ID, so every later hop
- * runs it unjudged too (a record written under another state, or replayed from before this
- * state, whose offset this state cannot hold: judged by the holds, its next copy would be
- * skipped as stale and lost).
+ * Where a tier record not judged by a hold holds its key if it goes on to a later tier, or
+ * undefined when it may take no hold: one written under another state, or without a readable
+ * original offset, takes none. With an original offset below the position, at that offset. A
+ * replayed record's retry (it has a retry id) with one at or past the position, a record back
+ * from the position, the nearest a state can hold: its copies are known by the retry id
+ * (isCurrentRetry), and without a hold newer records of its key ran between its hops and a
+ * stale copy of it, read again after a refused commit, ran over them (attack 13's order
+ * property). Any other copy carries NO_STATE_ID, so every later hop runs it unjudged too (a
+ * record written under another state, or a main record's retry from past the position, which
+ * is read again: judged by the holds, its next copy would be skipped as stale and lost).
  */
-function mayTakeHold(state: ParkState, foreign: boolean, original: bigint | undefined): boolean {
+function holdOffsetOf(state: ParkState, foreign: boolean, original: bigint | undefined, retryId: string | undefined): bigint | undefined {
+  if (foreign || original === undefined) return undefined;
+  const at = original < state.position ? original : retryId !== undefined && state.position > 0n ? state.position - 1n : undefined;
   // Below a shed's mark a hold must be one the shed kept (unproven): a record there whose hold was given up takes none again.
-  return !foreign && original !== undefined && original < state.position && !inShedRange(state, original);
+  return at === undefined || inShedRange(state, at) ? undefined : at;
+}
+
+/**
+ * Whether a tier copy is its key's current retry: at the hold's offset with the hold's retry id
+ * (sameRetry), or a copy of a replayed record's retry that holds its key short of its own
+ * offset (holdOffsetOf), known by its retry id alone, which no other retry shares.
+ */
+function isCurrentRetry(state: ParkState, record: ConsumedRecord, hash: string, original: bigint | undefined): boolean {
+  const holder = state.held.get(hash);
+  if (holder === undefined || original === undefined) return false;
+  if (original === holder) return sameRetry(state, record, hash);
+  const retryId = retryIdOf(record.message.headers);
+  return original > holder && retryId !== undefined && retryId === state.retryIds?.get(hash);
 }
 
 /** `state` as it is once its parked record at `offset` has run (what a hold is measured against). */

@@ -99,15 +99,20 @@ export class ParkingBudget {
   }
 
   /**
-   * Whether the state's commit metadata stays within the budget with `hash` held at
-   * `original`: a tier record that may take a hold runs only then (no readable original: it
-   * can take none). Without room it waits, uncommitted, for a release to make some.
+   * What a tier record that may hold `hash` at `holdAt` (below the position; undefined: it takes
+   * no hold) does before it runs: 'room' when the state's commit metadata stays within the
+   * budget with that hold, or the state is empty (it waits for no release: holdFits() decides);
+   * else 'wait', uncommitted, for a release to make room, while some key is held; with nothing
+   * held no release can come (the records parked wait behind waiting tier records, its own key's
+   * among them), so 'none': it runs and its hold is skipped, as one that cannot fit at all is.
+   * Found by attack 12's widened property: a replay waiting for room behind its own key's parked
+   * record, nothing held, stalled its key for good.
    */
-  roomToHold(state: ParkState, hash: string, original: bigint | undefined, retryId?: string): boolean {
+  roomForHold(state: ParkState, hash: string, holdAt: bigint | undefined, retryId?: string): 'room' | 'wait' | 'none' {
     this.fitId(state);
-    // An empty state waits for no release: the record runs, and holdFits() decides its hold.
-    if (original === undefined || original >= state.position || (state.held.size === 0 && state.parked.size === 0)) return true;
-    return Buffer.byteLength(parkStateMetadata(withHold(state, new Map(state.held), hash, original, retryId))) <= this.current;
+    if (holdAt === undefined || (state.held.size === 0 && state.parked.size === 0)) return 'room';
+    if (Buffer.byteLength(parkStateMetadata(withHold(state, new Map(state.held), hash, holdAt, retryId))) <= this.current) return 'room';
+    return state.held.size > 0 ? 'wait' : 'none';
   }
 
   /**

@@ -133,7 +133,7 @@ export async function simulate(scenario: Scenario, ordering?: OrderingStrategy):
       case 'publish-held':
         return line(e.record.topic, `${labelOf(e.record)} HELD (the DLQ refused even its trimmed copy as too large): its partition waits`);
       case 'parking-hold-skipped':
-        return line(e.topic, `partition ${e.partition} cannot keep one hold in ${e.budgetBytes} bytes (needs ${e.neededBytes}): the key of offset ${e.offset} is not held, its newer records may run first`);
+        return line(e.topic, `partition ${e.partition} cannot keep a hold in ${e.budgetBytes} bytes (needs ${e.neededBytes}): key ${e.key} (offset ${e.offset}) is not held, its newer records may run first`);
       case 'parking-budget-raised':
         return line(e.topic, `try the configured ${e.budgetBytes} bytes of state again (lowered to ${e.loweredBytes})`);
       case 'commit-failed':

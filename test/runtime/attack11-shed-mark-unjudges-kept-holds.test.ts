@@ -38,7 +38,7 @@ import { VirtualClock } from '../../src/simulate/virtual-clock';
  * Fixed: a shed marks the holds it gives up with a mark of its own (`shedBefore`, `^` in the
  * metadata), kept apart from a lost state's; below it a hold the shed kept judges its key's
  * copies as before (key-parking.ts unproven), and no record there takes a hold again
- * (mayTakeHold), so a hold there is always one the shed kept. Left as it is (docs/runtime.md,
+ * (holdOffsetOf), so a hold there is always one the shed kept. Left as it is (docs/runtime.md,
  * the shed): a stale copy of a kept key arriving after its hold's release still runs, as
  * nothing in the state then says the key was kept.
  */

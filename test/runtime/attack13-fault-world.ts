@@ -202,7 +202,7 @@ export function faultWorld(options: FaultWorldOptions) {
       ...(options.parkingBudgetBytes === undefined ? {} : { parkingBudgetBytes: options.parkingBudgetBytes }),
       onEvent: (event) => {
         // Under a broker that cannot keep one hold the runtime gives up the key's order, and says so.
-        if (event.type === 'parking-hold-skipped') lostKeys.add(broker.records(consumer.mainTopic, event.partition)[Number(event.offset)]!.key!.toString());
+        if (event.type === 'parking-hold-skipped') lostKeys.add(event.key);
         options.onEvent?.(event);
       },
       handler: async (record) => {

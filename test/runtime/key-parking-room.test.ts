@@ -39,7 +39,7 @@ describe('key parking: room in the state for the hold a tier record may take', (
     expect(w.ofType('parked')).toHaveLength(1);
   });
 
-  it('runs a tier record of a main record past the position at a full partition: it can take no hold, so it needs no room', async () => {
+  it('runs tier records of main records past the position when the empty state fills the budget: an empty state waits for no release', async () => {
     const w = world(bytes(emptyParkState(POSITION)));
     await w.runTier(replayedRecord(0, 'j', Number(POSITION)));
     await w.runTier(replayedRecord(1, 'm', Number(POSITION) + 5));
@@ -74,16 +74,24 @@ describe('key parking: room in the state for the hold a tier record may take', (
     });
   });
 
-  it('a waiting record of a main record past the position takes no hold when it goes on to a later tier', async () => {
+  it('a waiting record of a main record past the position holds its key a record back from the position when it goes on to a later tier', async () => {
     const w = world(4000, holding(POSITION, { j: 50n }), { outcomes: { [`tier j@${POSITION}`]: 'tier' } });
     await w.runTier(replayedRecord(0, 'j', Number(POSITION))); // j is held: it waits its turn
     expect(w.handled).toEqual([]);
     await w.runTier(tierRecord(1, 'j', 50)); // j's retry succeeds: the waiting record runs
     expect(w.handled).toEqual(['tier j@50', `tier j@${POSITION}`]);
-    // j is free: its next main record runs instead of parking behind a hold.
+    // j is held by the replay's retry: its next main record waits for it.
     await w.parking.onMainRecord(mainRecord(Number(POSITION), 'j', 'next'));
-    expect(w.handled).toEqual(['tier j@50', `tier j@${POSITION}`, 'j:next']);
-    expect(w.state().held.size).toBe(0);
+    expect(w.handled).toEqual(['tier j@50', `tier j@${POSITION}`]);
+    expect([...w.state().held]).toEqual([[hash('j'), POSITION - 1n]]);
+    expect([...w.state().retryIds!]).toEqual([[hash('j'), retryIdOfReplay(TIER, 0, '0', '0')]]);
+  });
+
+  it('a record of a main record past the position waits for room for the hold it may take, as one below it does', async () => {
+    const w = world(bytes(withReplayHold(holding(POSITION, { k: 50n }), 'j', POSITION - 1n, 0)) - 1, holding(POSITION, { k: 50n }));
+    await w.runTier(replayedRecord(0, 'j', Number(POSITION) + 5));
+    expect(w.handled).toEqual([]);
+    expect(w.ofType('parked')).toHaveLength(1);
   });
 
   it('a tier record whose hold made its commit too large for the broker waits for room when delivered again, instead of being refused again', async () => {

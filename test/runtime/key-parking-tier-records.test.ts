@@ -1,4 +1,5 @@
-import { emptyParkState, keyHash, parkStateMetadata } from '../../src/runtime/park-state';
+import { PARK_STATE_HEADER } from '../../src/naming/headers';
+import { emptyParkState, keyHash, parkStateMetadata, retryIdOfReplay } from '../../src/runtime/park-state';
 import { MAIN, mainRecord, parkingWorld, replayedRecord, TIER, tierRecord } from './key-parking-world';
 
 const POSITION = 10;
@@ -25,11 +26,40 @@ describe('key parking: a tier record the hold cannot judge', () => {
     expect(w.committed(TIER)).toBe(1);
   });
 
-  it('a replayed record of a main record not yet read takes no hold when it goes on to a later tier: the next main record of its key runs', async () => {
-    const w = world({ outcomes: { [`tier j@${POSITION}`]: 'tier' } });
-    await w.runTier(replayedRecord(0, 'j', POSITION));
-    await w.parking.onMainRecord(mainRecord(POSITION, 'j', 'next'));
-    expect(w.handled).toEqual([`tier j@${POSITION}`, 'j:next']);
+  describe('a replayed record of a main record not yet read (its original offset at or past the position)', () => {
+    const RETRY_ID = retryIdOfReplay(TIER, 0, '0', '0');
+    /** The copy its retry writes to the next tier: it carries the retry id (the state has no id). */
+    const copy = (offset: number) => tierRecord(offset, 'j', POSITION, { [PARK_STATE_HEADER]: `.${RETRY_ID}` });
+
+    it('holds its key a record back from the position when it goes on to a later tier, with its retry id', async () => {
+      const w = world({ outcomes: { [`tier j@${POSITION}`]: 'tier' } });
+      await w.runTier(replayedRecord(0, 'j', POSITION));
+      expect([...w.state().held]).toEqual([[keyHash(Buffer.from('j')), BigInt(POSITION - 1)]]);
+      expect([...w.state().retryIds!]).toEqual([[keyHash(Buffer.from('j')), RETRY_ID]]);
+    });
+
+    it("the next main record of its key waits for the retry, which its copy ends and runs it after", async () => {
+      const w = world({ outcomes: { [`tier j@${POSITION}`]: 'tier' } });
+      await w.runTier(replayedRecord(0, 'j', POSITION));
+      await w.parking.onMainRecord(mainRecord(POSITION, 'j', 'next'));
+      expect(w.handled).toEqual([`tier j@${POSITION}`]);
+      w.outcomes[`tier j@${POSITION}`] = 'success';
+      await w.runTier(copy(1));
+      expect(w.handled).toEqual([`tier j@${POSITION}`, `tier j@${POSITION}`, 'j:next']);
+      expect(w.state().held.size).toBe(0);
+    });
+
+    it('a second copy of the same hop, read after the first ended the retry, is stale and committed unrun', async () => {
+      const w = world({ outcomes: { [`tier j@${POSITION}`]: 'tier' } });
+      await w.runTier(replayedRecord(0, 'j', POSITION));
+      w.outcomes[`tier j@${POSITION}`] = 'success';
+      await w.runTier(copy(1));
+      await w.parking.onMainRecord(mainRecord(POSITION, 'j', 'next'));
+      await w.runTier(copy(2)); // published again after a refused commit of the replay: it would run over j:next
+      expect(w.handled).toEqual([`tier j@${POSITION}`, `tier j@${POSITION}`, 'j:next']);
+      expect(w.ofType('stale-tier-record')).toHaveLength(1);
+      expect(w.committed(TIER)).toBe(3);
+    });
   });
 
   it('one without a readable original offset waits behind a record of its key that waits for room, though the key is not held', async () => {

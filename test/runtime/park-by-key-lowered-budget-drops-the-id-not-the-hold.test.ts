@@ -36,7 +36,7 @@ import { consumer, T0 } from './park-by-key-world';
  * lowered while a state with an id is loaded.
  *
  * Fix I'd make: drop the id where the budget is decided, before any hold is measured: in
- * `mayHold` (and `roomToHold`) measure without the id when `idCrowdsOutAHold`, or apply
+ * `mayHold` (and `roomToHold`, now `roomForHold`) measure without the id when `idCrowdsOutAHold`, or apply
  * `idCrowdsOutAHold` to the state in `load()` and when the budget is lowered.
  */
 const BROKER_MAX_BYTES = 42;
