@@ -295,9 +295,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /**
    * What a record's copy carries in PARK_STATE_HEADER: this state's id while its key may be
-   * held, with the retry id of a replayed record's retry; else NO_STATE_ID (holdFits).
+   * held, with the retry id of a replayed record's retry; else NO_STATE_ID (holdFits), with
+   * the retry id too (unheldCopyId).
    */
-  const copyIdFor = (state: ParkState, fits: boolean, retryId?: string): string | undefined => (fits ? parkStateHeaderValue(idForCopies(state), retryId) : NO_STATE_ID);
+  const copyIdFor = (state: ParkState, fits: boolean, retryId?: string): string | undefined => (fits ? parkStateHeaderValue(idForCopies(state), retryId) : unheldCopyId(retryId));
 
   /** Timers that release expired holds, one per main partition. */
   const expiryTimers = new Map<number, () => void>();
@@ -366,11 +367,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const retryId = retryIdTakenBy(turn.record);
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
         const holdAt = holdOffsetOf(state, foreign, originalOffsetOf(turn.record), retryId);
-        const room = budget.roomForHold(parking.state, hash, holdAt, retryId);
+        const room = budget.roomForHold(parking.state, hash, holdAt, retryId, roomMayCome(parking));
         if (room === 'wait') return; // waits for a release to make room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const fits = holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId);
-        const { outcome, commit } = await turn.handle(holdAt !== undefined ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
+        const { outcome, commit } = await turn.handle(holdAt !== undefined ? copyIdFor(state, fits, retryId) : unheldCopyId(retryId));
         turns.done(partition, turn);
         // One read on a log since gone (the tier recreated) commits nothing on the log now.
         if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(commit));
@@ -588,10 +589,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // record's retry): two retries can share a key and an offset (found in session 37: a
         // replay's copy read again after a refused tier commit released another replay's hold,
         // whose own copy was then skipped as stale and lost).
-        const current = !foreign && !isReplay(record) && isCurrentRetry(state, record, hash, original);
+        const current = !isReplay(record) && isCurrentRetry(state, record, hash, original, foreign);
         // Where it holds its key if it is not the current retry and goes on to a later tier (none: it may take no hold).
         const holdAt = current ? undefined : holdOffsetOf(state, foreign, original, takenRetryId);
-        const room = holdAt === undefined ? 'room' : budget.roomForHold(parking.state, hash, holdAt, takenRetryId);
+        const room = holdAt === undefined ? 'room' : budget.roomForHold(parking.state, hash, holdAt, takenRetryId, roomMayCome(parking));
         if (!keyless && !current && !held) {
           // A replayed record whose own retry holds its key is that retry's record read again (a
           // rebalance or a refused commit before its tier commit): run again, it applied its update
@@ -619,7 +620,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const retryId = current ? state.retryIds?.get(hash) : takenRetryId;
         const fits = current || keyless || (holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId));
         try {
-          ran = await handle(current || holdAt !== undefined ? copyIdFor(state, fits, retryId) : NO_STATE_ID);
+          ran = await handle(current || holdAt !== undefined ? copyIdFor(state, fits, retryId) : unheldCopyId(retryId));
         } catch (error) {
           if (error instanceof PublishHeld) return; // nothing committed, nothing changed: the record comes again
           throw error;
@@ -680,6 +681,11 @@ function unlessTakenAgain(takenAgain: () => boolean, operation: Promise<void>): 
   return operation.catch((error: unknown) => {
     if (!takenAgain()) throw error;
   });
+}
+
+/** Whether room may still come to a state: a key is held (its release makes room) or a parked record is still to be read again (its run does). */
+function roomMayCome(parking: PartitionParking): boolean {
+  return parking.state.held.size > 0 || oldestMissing(parking) !== undefined;
 }
 
 /** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
@@ -749,33 +755,52 @@ const retryIdTakenBy = (record: ConsumedRecord): string | undefined =>
  * Where a tier record not judged by a hold holds its key if it goes on to a later tier, or
  * undefined when it may take no hold: one written under another state, or without a readable
  * original offset, takes none. With an original offset below the position, at that offset. A
- * replayed record's retry (it has a retry id) with one at or past the position, a record back
- * from the position, the nearest a state can hold: its copies are known by the retry id
- * (isCurrentRetry), and without a hold newer records of its key ran between its hops and a
- * stale copy of it, read again after a refused commit, ran over them (attack 13's order
- * property). Any other copy carries NO_STATE_ID, so every later hop runs it unjudged too (a
- * record written under another state, or a main record's retry from past the position, which
- * is read again: judged by the holds, its next copy would be skipped as stale and lost).
+ * replayed record's retry (it has a retry id) with one at or past the position, at the
+ * position (`@0` in the state): its copies are known by the retry id (isCurrentRetry). Without a
+ * hold, newer records of its key ran between its hops and a stale copy of it, read again after a
+ * refused commit, ran over them (attack 13's order property); held a record back from the
+ * position, it could take none at position 0 or in a shed's range, so one run of it went unheld
+ * and a later run held, and the unheld copy ran over its key's newer records (attack 19). Any
+ * other copy carries NO_STATE_ID, so every later hop runs it unjudged too (a record written under
+ * another state, or a main record's retry from past the position, which is read again: judged
+ * by the holds, its next copy would be skipped as stale and lost).
  */
 function holdOffsetOf(state: ParkState, foreign: boolean, original: bigint | undefined, retryId: string | undefined): bigint | undefined {
   if (foreign || original === undefined) return undefined;
-  const at = original < state.position ? original : retryId !== undefined && state.position > 0n ? state.position - 1n : undefined;
+  if (original >= state.position) return retryId === undefined ? undefined : state.position;
   // Below a shed's mark a hold must be one the shed kept (unproven): a record there whose hold was given up takes none again.
-  return at === undefined || inShedRange(state, at) ? undefined : at;
+  return inShedRange(state, original) ? undefined : original;
 }
 
 /**
- * Whether a tier copy is its key's current retry: at the hold's offset with the hold's retry id
- * (sameRetry), or a copy of a replayed record's retry that holds its key short of its own
- * offset (holdOffsetOf), known by its retry id alone, which no other retry shares.
+ * Whether a tier copy is its key's current retry: it carries the retry id of its key's hold (a
+ * replayed record's retry, whose id no other retry shares: whatever state its copy was written
+ * under, NO_STATE_ID included, and wherever the hold is: a replay past the position holds its
+ * key short of its own offset, holdOffsetOf), or, written under this state, it is at the hold's
+ * offset with the hold's retry id, none for a main record's retry (sameRetry). Found by attack
+ * 19: a replay run first where it could take no hold (position 0) and again after a refused
+ * commit, holding: its first copy carried only NO_STATE_ID, ran unjudged after the retry ended,
+ * and landed over its key's newer record.
  */
-function isCurrentRetry(state: ParkState, record: ConsumedRecord, hash: string, original: bigint | undefined): boolean {
+function isCurrentRetry(state: ParkState, record: ConsumedRecord, hash: string, original: bigint | undefined, foreign: boolean): boolean {
   const holder = state.held.get(hash);
   if (holder === undefined || original === undefined) return false;
-  if (original === holder) return sameRetry(state, record, hash);
   const retryId = retryIdOf(record.message.headers);
-  return original > holder && retryId !== undefined && retryId === state.retryIds?.get(hash);
+  if (retryId !== undefined && retryId === state.retryIds?.get(hash)) return true;
+  // A damaged value proves nothing, and a replayed record's retry may hold short of its copies'
+  // offset: such a copy past the hold is taken for the hold's retry, as one at it is (sameRetry),
+  // rather than skipped as stale and lost (found by attack 19).
+  if (!foreign && !parkStateReadable(record.message.headers) && state.retryIds?.has(hash) === true && original > holder) return true;
+  return !foreign && original === holder && sameRetry(state, record, hash);
 }
+
+/**
+ * The PARK_STATE_HEADER of a copy no hold of this state judges (a record written under another
+ * state, a replay that could take no hold, a hold that did not fit): NO_STATE_ID, so every later
+ * hop runs it unjudged, with the retry id of a replayed record's retry, so the hold that retry
+ * takes on a later run knows it as its own (isCurrentRetry).
+ */
+const unheldCopyId = (retryId: string | undefined): string | undefined => parkStateHeaderValue(NO_STATE_ID, retryId);
 
 /** `state` as it is once its parked record at `offset` has run (what a hold is measured against). */
 function withoutParked(state: ParkState, offset: bigint): ParkState {

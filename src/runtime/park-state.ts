@@ -160,7 +160,7 @@ export function committedOffsetOf(state: ParkState): bigint {
  * `!id` when it began from nothing or in place of a lost state (its id, 8
  * characters), then one entry per key: `hash`, then `@d` when the key is held by the record `d`
  * before the position, with `=r` after it when a replayed record's retry holds it (its retry
- * id, 6 characters), then `:d,d` for its parked records (distances below the position, all
+ * id, 6 characters; only such a hold may be at the position, `@0`), then `:d,d` for its parked records (distances below the position, all
  * in base 36), then the end token `.`. Without the end, a byte after the last field (a hold's
  * distance, say) would read as a valid state with another value, and a state cut short as a
  * shorter valid one; with it both read as lost. Releases before `/2` read it as lost.
@@ -214,7 +214,8 @@ function base36(digits: string): bigint {
 /**
  * Reads the state a previous commit left at offset `committed`. No metadata, or metadata
  * that is not ours or not exactly what the encoder writes for some state at this offset
- * (an offset before 0, a hold or a parked record at or past the position, a position
+ * (an offset before 0, a parked record at or past the position, a main record's
+ * retry's hold at it, a position
  * that is not the oldest parked record's distance, entries out of order or repeated,
  * digits the encoder would not write), is an empty state at the committed offset:
  * nothing held or parked, every record from there on runs again, none is skipped. So
@@ -276,8 +277,9 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
     if (!match) return undefined;
     const [, hash, holder, retryId, parked] = match;
     const distances = [...(holder === undefined ? [] : [holder]), ...(parked?.split(',') ?? [])].map(base36);
-    // Every hold and parked record is below the position and at or after offset 0.
-    if (distances.some((d) => d < 1n || d > state.position)) return undefined;
+    // Every parked record is below the position, every hold below it or, a replayed record's retry's, at it (holdOffsetOf); all at or after offset 0.
+    const holdAtPosition = holder !== undefined && retryId !== undefined && distances[0] === 0n;
+    if (distances.some((d, i) => (d < 1n && !(i === 0 && holdAtPosition)) || d > state.position)) return undefined;
     const offsets = distances.map((d) => state.position - d);
     if (holder !== undefined) takeHold(state, hash!, offsets[0]!, retryId);
     for (const o of offsets.slice(holder === undefined ? 0 : 1)) state.parked.set(o, hash!);

@@ -102,17 +102,19 @@ export class ParkingBudget {
    * What a tier record that may hold `hash` at `holdAt` (below the position; undefined: it takes
    * no hold) does before it runs: 'room' when the state's commit metadata stays within the
    * budget with that hold, or the state is empty (it waits for no release: holdFits() decides);
-   * else 'wait', uncommitted, for a release to make room, while some key is held; with nothing
-   * held no release can come (the records parked wait behind waiting tier records, its own key's
-   * among them), so 'none': it runs and its hold is skipped, as one that cannot fit at all is.
+   * else 'wait', uncommitted, while room may still come (`roomMayCome`: a key is held, whose
+   * release makes room, or a parked record is still to be read again, whose run does); else
+   * 'none': every parked record waits behind a waiting tier record (its own key's among them),
+   * so no room can come, and it runs with its hold skipped, as one that cannot fit at all is.
    * Found by attack 12's widened property: a replay waiting for room behind its own key's parked
-   * record, nothing held, stalled its key for good.
+   * record, nothing held, stalled its key for good; and by attack 19: 'none' before a re-read
+   * that would have made room gave up the key's order for nothing.
    */
-  roomForHold(state: ParkState, hash: string, holdAt: bigint | undefined, retryId?: string): 'room' | 'wait' | 'none' {
+  roomForHold(state: ParkState, hash: string, holdAt: bigint | undefined, retryId: string | undefined, roomMayCome: boolean): 'room' | 'wait' | 'none' {
     this.fitId(state);
     if (holdAt === undefined || (state.held.size === 0 && state.parked.size === 0)) return 'room';
     if (Buffer.byteLength(parkStateMetadata(withHold(state, new Map(state.held), hash, holdAt, retryId))) <= this.current) return 'room';
-    return state.held.size > 0 ? 'wait' : 'none';
+    return roomMayCome ? 'wait' : 'none';
   }
 
   /**

@@ -46,6 +46,10 @@ export interface FaultWorldOptions {
   readonly loweredMetadataLimitBytes?: number | readonly number[];
   /** Sees the runtime's events (to debug a case). */
   readonly onEvent?: RetryEventListener;
+  /** Attack 19: when replays come due (ms after T0; default 1000, after the main records are read; 0: before, past the position). */
+  readonly replayDueAfterMs?: number;
+  /** Attack 19: replays may name a main record of their own key (default: only other keys'), or the offset just past their partition's log. */
+  readonly replayNames?: 'other-key' | 'any' | 'own-key';
   /** When a run counts as stalled (DEFAULT_STALL_BUDGET unless given). */
   readonly stallBudget?: StallBudget;
 }
@@ -174,12 +178,13 @@ export function faultWorld(options: FaultWorldOptions) {
    */
   const named = new Set<number>();
   /** Attack 13: replays come due once the main records have been read (a DLQ record's original is below the position). */
-  const REPLAY_DUE_AFTER_MS = 1_000;
+  const REPLAY_DUE_AFTER_MS = options.replayDueAfterMs ?? 1_000;
   const replayOriginal = (r: PlannedRecord) => {
     let offset = 0;
     for (const m of options.records) {
       if (m.partition !== r.partition) continue;
-      if (m.key !== r.key && !named.has(offset) && named.add(offset)) return offset;
+      const names = options.replayNames === 'any' ? true : options.replayNames === 'own-key' ? m.key === r.key : m.key !== r.key;
+      if (names && !named.has(offset) && named.add(offset)) return offset;
       offset++;
     }
     return 100_000 + named.size + 1_000 * r.partition;

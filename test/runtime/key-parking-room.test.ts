@@ -74,7 +74,7 @@ describe('key parking: room in the state for the hold a tier record may take', (
     });
   });
 
-  it('a waiting record of a main record past the position holds its key a record back from the position when it goes on to a later tier', async () => {
+  it('a waiting record of a main record past the position holds its key at the position when it goes on to a later tier', async () => {
     const w = world(4000, holding(POSITION, { j: 50n }), { outcomes: { [`tier j@${POSITION}`]: 'tier' } });
     await w.runTier(replayedRecord(0, 'j', Number(POSITION))); // j is held: it waits its turn
     expect(w.handled).toEqual([]);
@@ -83,12 +83,12 @@ describe('key parking: room in the state for the hold a tier record may take', (
     // j is held by the replay's retry: its next main record waits for it.
     await w.parking.onMainRecord(mainRecord(Number(POSITION), 'j', 'next'));
     expect(w.handled).toEqual(['tier j@50', `tier j@${POSITION}`]);
-    expect([...w.state().held]).toEqual([[hash('j'), POSITION - 1n]]);
+    expect([...w.state().held]).toEqual([[hash('j'), POSITION]]);
     expect([...w.state().retryIds!]).toEqual([[hash('j'), retryIdOfReplay(TIER, 0, '0', '0')]]);
   });
 
   it('a record of a main record past the position waits for room for the hold it may take, as one below it does', async () => {
-    const w = world(bytes(withReplayHold(holding(POSITION, { k: 50n }), 'j', POSITION - 1n, 0)) - 1, holding(POSITION, { k: 50n }));
+    const w = world(bytes(withReplayHold(holding(POSITION, { k: 50n }), 'j', POSITION, 0)) - 1, holding(POSITION, { k: 50n }));
     await w.runTier(replayedRecord(0, 'j', Number(POSITION) + 5));
     expect(w.handled).toEqual([]);
     expect(w.ofType('parked')).toHaveLength(1);

@@ -31,10 +31,10 @@ describe('key parking: a tier record the hold cannot judge', () => {
     /** The copy its retry writes to the next tier: it carries the retry id (the state has no id). */
     const copy = (offset: number) => tierRecord(offset, 'j', POSITION, { [PARK_STATE_HEADER]: `.${RETRY_ID}` });
 
-    it('holds its key a record back from the position when it goes on to a later tier, with its retry id', async () => {
+    it('holds its key at the position when it goes on to a later tier, with its retry id', async () => {
       const w = world({ outcomes: { [`tier j@${POSITION}`]: 'tier' } });
       await w.runTier(replayedRecord(0, 'j', POSITION));
-      expect([...w.state().held]).toEqual([[keyHash(Buffer.from('j')), BigInt(POSITION - 1)]]);
+      expect([...w.state().held]).toEqual([[keyHash(Buffer.from('j')), BigInt(POSITION)]]);
       expect([...w.state().retryIds!]).toEqual([[keyHash(Buffer.from('j')), RETRY_ID]]);
     });
 

@@ -148,6 +148,16 @@ describe('the park-by-key state in commit metadata', () => {
       expect(decodeParkState(12n, text)).toEqual(state);
     });
 
+    it('may hold its key at the position (a replay of a record not read yet), and reads it back; a main record\'s retry there is not ours', () => {
+      const state = emptyParkState(12n);
+      takeHold(state, a, 12n, retryId);
+      const text = encodeParkState(state);
+      expect(text).toBe(`${PARK_STATE_FORMAT} +0 ${a}@0=${retryId} .`);
+      expect(decodeParkState(12n, text)).toEqual(state);
+      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}@0 .`, ID).lost).toBe('unreadable');
+      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}@0=${retryId}:0 .`, ID).lost).toBe('unreadable'); // a parked record there still is not
+    });
+
     it('reads a retry id with no hold before it, or of another length, as lost', () => {
       expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}=${retryId} .`, ID).lost).toBe('unreadable');
       expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}@2=${retryId.slice(1)} .`, ID).lost).toBe('unreadable');
@@ -204,7 +214,7 @@ describe('the park-by-key state in commit metadata', () => {
     fc.assert(
       fc.property(
         fc.bigInt({ min: 0n, max: 1000n }),
-        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 1n, max: 50n }), fc.option(fc.stringMatching(RETRY_ID_PATTERN))), { maxLength: 3 }),
+        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 0n, max: 50n }), fc.option(fc.stringMatching(RETRY_ID_PATTERN))), { maxLength: 3 }),
         fc.uniqueArray(fc.tuple(fc.bigInt({ min: 1n, max: 50n }), fc.constantFrom(...hashes)), { selector: ([d]) => d, maxLength: 6 }),
         fc.option(fc.bigInt({ min: 0n, max: 50n })),
         fc.option(fc.bigInt({ min: 0n, max: 50n })),
@@ -213,7 +223,8 @@ describe('the park-by-key state in commit metadata', () => {
           const state: ParkState = lost === null ? emptyParkState(position + 50n) : { ...emptyParkState(position + 50n), lostBefore: position + 50n - lost };
           if (shed !== null) state.shedBefore = state.position - shed;
           if (id !== null) state.id = id;
-          for (const [h, d, retryId] of held) takeHold(state, h, state.position - d, retryId ?? undefined);
+          // At the position (distance 0) only a replayed record's retry holds.
+          for (const [h, d, retryId] of held) takeHold(state, h, state.position - (d === 0n && retryId === null ? 1n : d), retryId ?? undefined);
           for (const [d, h] of parked) state.parked.set(state.position - d, h);
           expect(decodeParkState(committedOffsetOf(state), encodeParkState(state))).toEqual(state);
           expect(decodeParkState(committedOffsetOf(state), legacyText(state))).toEqual(state); // and what an earlier release wrote
