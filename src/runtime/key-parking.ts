@@ -728,7 +728,21 @@ function inShedRange(state: ParkState, offset: bigint): boolean {
  * be lost without running). One written under another state is not judged either (onTierRecord).
  */
 function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
-  return original === undefined || isReplay(record) || unproven(state, original, keyHash(record.message.key), retryIdOf(record.message.headers));
+  const hash = keyHash(record.message.key);
+  return original === undefined || isReplay(record) || damagedPastReplayHold(state, record, hash, original) || unproven(state, original, hash, retryIdOf(record.message.headers));
+}
+
+/**
+ * A copy whose PARK_STATE_HEADER does not read, past its key's hold when a replayed record's
+ * retry holds it: that retry holds short of its copies' offset (at the position), so only the
+ * retry id the damage took could tell its copy from a stale one of another retry. Skipped as
+ * stale, the retry's copy was lost (attack 19); taken for the retry, a stale copy released the
+ * live retry's hold and its copy was then lost (attack 20). It runs unjudged in its turn: it
+ * releases no hold, and a retry whose last copy it was keeps its key until the hold expires.
+ */
+function damagedPastReplayHold(state: ParkState, record: ConsumedRecord, hash: string, original: bigint | undefined): boolean {
+  const holder = state.held.get(hash);
+  return !parkStateReadable(record.message.headers) && state.retryIds?.has(hash) === true && holder !== undefined && original !== undefined && original > holder;
 }
 
 /**
@@ -787,10 +801,6 @@ function isCurrentRetry(state: ParkState, record: ConsumedRecord, hash: string, 
   if (holder === undefined || original === undefined) return false;
   const retryId = retryIdOf(record.message.headers);
   if (retryId !== undefined && retryId === state.retryIds?.get(hash)) return true;
-  // A damaged value proves nothing, and a replayed record's retry may hold short of its copies'
-  // offset: such a copy past the hold is taken for the hold's retry, as one at it is (sameRetry),
-  // rather than skipped as stale and lost (found by attack 19).
-  if (!foreign && !parkStateReadable(record.message.headers) && state.retryIds?.has(hash) === true && original > holder) return true;
   return !foreign && original === holder && sameRetry(state, record, hash);
 }
 

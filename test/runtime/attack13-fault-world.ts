@@ -131,8 +131,10 @@ export function faultWorld(options: FaultWorldOptions) {
     const byHash = new Map(options.records.map((r) => [keyHash(Buffer.from(r.key)), r.key]));
     const state = decodeParkState(BigInt(offset), metadata);
     for (const hash of [...state.held.keys(), ...state.parked.values()]) lostKeys.add(byHash.get(hash)!);
-    // Main records from the committed offset on run again, and tier records not yet committed may run again.
+    // Main records from the committed offset on run again (an older update of their keys may then
+    // land over a newer one: attack 20's helper saw it at seed 7), and tier records not yet committed may run again.
     lossReruns += Number(state.position) - offset;
+    for (const r of broker.records(consumer.mainTopic, p).slice(offset, Number(state.position))) lostKeys.add(r.key!.toString());
     for (const tier of consumer.tiers) {
       const pending = broker.records(tier.topic, p).slice(broker.committedOffset(consumer.groups.main, tier.topic, p) ?? 0);
       for (const r of pending) lostKeys.add(r.key!.toString());
