@@ -31,7 +31,9 @@ export default {
   ],
   // The tests read generated/, examples/ and the topologies: only output and reports stay out of the sandbox.
   ignorePatterns: ['dist', 'reports', 'cdktf.out', '.mutation-*'],
-  reporters: ['clear-text', 'progress', 'json'],
+  // event-recorder: a file per mutant judged, so a run cut short keeps what it judged (`npm run mutation:so-far`).
+  reporters: ['clear-text', 'progress', 'json', 'event-recorder'],
+  eventReporter: { baseDir: 'reports/mutation/events' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 90, low: 85, break: null },
 };
