@@ -2,8 +2,9 @@
  * The suites Stryker runs against each mutant: the in-memory suites of the runtime and the
  * plan (no broker, no child processes), so a mutant is judged in seconds. Per mutant, jest
  * loads only the suites that reached it in the coverage run (`related-suites.js`), the
- * smallest first (`smallest-first.js`), and stops running tests at the first that fails
- * (`fail-fast.js`).
+ * suites that killed the most mutants so far first, then the smallest (`smallest-first.js`),
+ * and stops at the first test that fails (`fail-fast.js`), loading no suite after it
+ * (`skip-after-kill.js`).
  */
 const { projects } = require('../../jest.config.js');
 const unit = projects.find((project) => project.displayName === 'unit');
@@ -26,4 +27,5 @@ module.exports = {
   testTimeout: 25_000,
   filter: '<rootDir>/test/mutation/related-suites.js',
   testSequencer: '<rootDir>/test/mutation/smallest-first.js',
+  runner: '<rootDir>/test/mutation/skip-after-kill.js',
 };
