@@ -1,6 +1,5 @@
 import { PARK_STATE_HEADER } from '../../src/naming/headers';
 import { emptyParkState, keyHash, parkStateMetadata, retryIdOfReplay } from '../../src/runtime/park-state';
-import type { ConsumedRecord } from '../../src/runtime/router';
 import { MAIN, mainRecord, parkingWorld, replayedRecord, TIER, tierRecord } from './key-parking-world';
 
 /**
@@ -16,32 +15,23 @@ import { MAIN, mainRecord, parkingWorld, replayedRecord, TIER, tierRecord } from
  * skipped as stale. The replay never succeeds nor reaches the DLQ.
  */
 describe('attack 20: a damaged stale copy past a replay\'s hold', () => {
-  const run = (w: ReturnType<typeof parkingWorld>, copies: string[], record: ConsumedRecord, outcome: 'tier' | 'success') =>
-    w.parking.onTierRecord(record, async (parkState) => {
-      w.handled.push(`tier ${record.message.value}@${record.message.offset}`);
-      copies.push(parkState ?? '');
-      return { outcome, commit: { topic: record.topic, partition: 0, offset: String(Number(record.message.offset) + 1) } };
-    });
-
-
   it('a damaged duplicate copy of a main record\'s ended retry does not end a replay\'s retry held below it', async () => {
     const w = parkingWorld({ outcomes: { 'k:recent': 'tier' } });
-    const copies: string[] = [];
     await w.parking.onMainRecord(mainRecord(0, 'x', 'a'));
     await w.parking.onMainRecord(mainRecord(1, 'x', 'b'));
     await w.parking.onMainRecord(mainRecord(2, 'k', 'recent')); // fails: k held at 2 (a main record's retry)
     const stateId = w.state().id!;
-    await run(w, copies, tierRecord(0, 'k', 2, { [PARK_STATE_HEADER]: stateId }), 'success'); // its copy ends it: k free
+    await w.runTierAs(tierRecord(0, 'k', 2, { [PARK_STATE_HEADER]: stateId }), 'success'); // its copy ends it: k free
     expect(w.state().held.size).toBe(0);
     // krt dlq replay writes an older DLQ record of k (original offset 0): it holds k at 0 with its retry id.
-    await run(w, copies, replayedRecord(1, 'k', 0), 'tier');
-    const replayCopy = copies[1]!;
+    await w.runTierAs(replayedRecord(1, 'k', 0), 'tier');
+    const replayCopy = w.copies[1]!;
     expect([...w.state().held]).toEqual([[keyHash(Buffer.from('k')), 0n]]);
     await w.parking.onMainRecord(mainRecord(3, 'k', 'newer')); // parks behind the replay's hold
     // k:recent's hop was published twice (a producer retry); the duplicate's x-park-state arrives damaged.
-    await run(w, copies, tierRecord(2, 'k', 2, { [PARK_STATE_HEADER]: `${stateId}X` }), 'success');
+    await w.runTierAs(tierRecord(2, 'k', 2, { [PARK_STATE_HEADER]: `${stateId}X` }), 'success');
     // The replay's own (only) copy.
-    await run(w, copies, tierRecord(3, 'k', 0, { [PARK_STATE_HEADER]: replayCopy }), 'success');
+    await w.runTierAs(tierRecord(3, 'k', 0, { [PARK_STATE_HEADER]: replayCopy }), 'success');
     await w.settle();
     expect(w.handled).toContain('tier k@0@3'); // now: skipped as stale, the replay never succeeds nor reaches the DLQ
     expect(w.ofType('stale-tier-record').map((e) => e.record.message.offset)).not.toContain('3');
@@ -50,20 +40,19 @@ describe('attack 20: a damaged stale copy past a replay\'s hold', () => {
   it('two replays of one key past the position: a damaged duplicate of the first one\'s ended hop does not release the second\'s hold', async () => {
     const w = parkingWorld();
     w.broker.commit('g', [{ topic: MAIN, partition: 0, offset: '10', metadata: parkStateMetadata(emptyParkState(10n)) }]);
-    const copies: string[] = [];
     const R2 = retryIdOfReplay(TIER, 0, '2', '0');
-    await run(w, copies, replayedRecord(0, 'k', 15), 'tier'); // replay 1: holds k at 10 with its retry id
-    const firstCopy = copies[0]!;
-    await run(w, copies, tierRecord(1, 'k', 15, { [PARK_STATE_HEADER]: firstCopy }), 'success'); // its copy ends it: k free
+    await w.runTierAs(replayedRecord(0, 'k', 15), 'tier'); // replay 1: holds k at 10 with its retry id
+    const firstCopy = w.copies[0]!;
+    await w.runTierAs(tierRecord(1, 'k', 15, { [PARK_STATE_HEADER]: firstCopy }), 'success'); // its copy ends it: k free
     expect(w.state().held.size).toBe(0);
-    await run(w, copies, replayedRecord(2, 'k', 16), 'tier'); // replay 2: holds k at 10 with its own retry id
+    await w.runTierAs(replayedRecord(2, 'k', 16), 'tier'); // replay 2: holds k at 10 with its own retry id
     expect(w.state().retryIds?.get(keyHash(Buffer.from('k')))).toBe(R2);
-    const secondCopy = copies[2]!;
+    const secondCopy = w.copies[2]!;
     await w.parking.onMainRecord(mainRecord(10, 'k', 'newer')); // parks behind replay 2's hold
     // The first replay's hop published twice; the duplicate's x-park-state arrives damaged.
-    await run(w, copies, tierRecord(3, 'k', 15, { [PARK_STATE_HEADER]: `${firstCopy}X` }), 'success');
+    await w.runTierAs(tierRecord(3, 'k', 15, { [PARK_STATE_HEADER]: `${firstCopy}X` }), 'success');
     // Replay 2's own copy.
-    await run(w, copies, tierRecord(4, 'k', 16, { [PARK_STATE_HEADER]: secondCopy }), 'success');
+    await w.runTierAs(tierRecord(4, 'k', 16, { [PARK_STATE_HEADER]: secondCopy }), 'success');
     await w.settle();
     // Replay 2's copy must run (it is its retry's only copy); now it is skipped as stale: lost.
     expect(w.handled).toContain('tier k@16@4');

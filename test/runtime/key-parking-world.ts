@@ -141,6 +141,19 @@ export function parkingWorld(
       const outcome = outcomes[label] ?? 'success';
       return { outcome, commit: { topic: record.topic, partition: record.partition, offset: String(Number(record.message.offset) + 1) } };
     });
+  /** The `x-park-state` each tier record run by `runTierAs` was told to give its next copy, in order. */
+  const copies: string[] = [];
+  /**
+   * A tier record run with the `outcome` given (labelled `tier <key>@<original>@<offset>` in
+   * `handled`), committing its tier offset + 1, its copy's `x-park-state` kept in `copies`.
+   * A refusal of the run is left to the caller: `runTierAs(...).catch(...)` where one is expected.
+   */
+  const runTierAs = (record: ConsumedRecord, outcome: HandleOutcome) =>
+    parking.onTierRecord(record, async (parkState) => {
+      handled.push(`tier ${record.message.value}@${record.message.offset}`);
+      copies.push(parkState ?? '');
+      return { outcome, commit: { topic: record.topic, partition: record.partition, offset: String(Number(record.message.offset) + 1) } };
+    });
   const committed = (topic = MAIN, partition = 0) => broker.committedOffset('g', topic, partition);
   const state = (partition = 0): ParkState =>
     decodeParkState(BigInt(broker.committedOffset('g', MAIN, partition) ?? 0), broker.committedMetadata('g', MAIN, partition));
@@ -168,6 +181,8 @@ export function parkingWorld(
     advanceTo,
     settle,
     runTier,
+    runTierAs,
+    copies,
     committed,
     state,
     pendingTimers,
