@@ -46,6 +46,14 @@ export interface FaultWorldOptions {
   readonly loweredMetadataLimitBytes?: number | readonly number[];
   /** Sees the runtime's events (to debug a case). */
   readonly onEvent?: RetryEventListener;
+  /** When replays come due, in ms after T0 (default 0: before the main records are read). */
+  readonly replayDueAfterMs?: number;
+  /**
+   * The main record a replay names as its original (attack 13): 'past-log' (the default) an
+   * offset past every log; 'other-key' a record of another key of its partition, 'own-key' one
+   * of its own key, 'any' either (each record named once, then past the log).
+   */
+  readonly replayNames?: 'past-log' | 'other-key' | 'any' | 'own-key';
   /** When a run counts as stalled (DEFAULT_STALL_BUDGET unless given). */
   readonly stallBudget?: StallBudget;
 }
@@ -73,6 +81,8 @@ export interface Attempt {
   readonly seq: number;
   /** Handled in a tier before the tier's delay passed since the record failed on the hop before. */
   readonly early: boolean;
+  /** Which record was run (topic, partition, offset): a copy, or the same record delivered again. */
+  readonly copy?: string;
 }
 
 export function descriptorFor(ordering: FaultWorldOptions['ordering']): ConsumerDescriptor {
@@ -165,9 +175,27 @@ export function faultWorld(options: FaultWorldOptions) {
   /** Every record whose fate counts: the main topic's, then the replays (ids after them; `failures` as hops, from the main topic). */
   const planned: PlannedRecord[] = [...options.records, ...(options.replays ?? []).map((r) => ({ ...r, failures: r.failures + 1 }))];
   const isReplay = (id: number) => id >= options.records.length;
+  /**
+   * The original a replay names (`replayNames`). Naming a main record of its partition (as
+   * `krt dlq replay` writes one) below the state's position lets it hold its key (attack 13);
+   * by default none is shared (a replay naming its own key's record in retry releases that
+   * record's hold, attack13-replay-releases-anothers-hold.test.ts).
+   */
+  const named = new Set<number>();
+  const replayOriginal = (r: PlannedRecord, id: number) => {
+    if ((options.replayNames ?? 'past-log') === 'past-log') return 100_000 + id;
+    let offset = 0;
+    for (const m of options.records) {
+      if (m.partition !== r.partition) continue;
+      const names = options.replayNames === 'any' ? true : options.replayNames === 'own-key' ? m.key === r.key : m.key !== r.key;
+      if (names && !named.has(offset) && named.add(offset)) return offset;
+      offset++;
+    }
+    return 100_000 + named.size + 1_000 * r.partition;
+  };
   planned.forEach((r, id) => {
     if (!isReplay(id)) return;
-    const headers = { [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/${r.partition}-${id}`, [HEADERS.attempt]: '2', [HEADERS.originalTopic]: consumer.mainTopic, [HEADERS.originalPartition]: String(r.partition), [HEADERS.originalOffset]: String(100_000 + id), [HEADERS.dueAt]: String(T0) };
+    const headers = { [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/${r.partition}-${id}`, [HEADERS.attempt]: '2', [HEADERS.originalTopic]: consumer.mainTopic, [HEADERS.originalPartition]: String(r.partition), [HEADERS.originalOffset]: String(replayOriginal(r, id)), [HEADERS.dueAt]: String(T0 + (options.replayDueAfterMs ?? 0)) };
     broker.append(consumer.tiers[0]!.topic, { key: Buffer.from(r.key), value: Buffer.from(String(id)), partition: r.partition, headers });
   });
 
@@ -198,7 +226,7 @@ export function faultWorld(options: FaultWorldOptions) {
         const replayed = isReplay(id) && hop === 1;
         const early = tier !== undefined && !replayed && (failedBefore === undefined || clock.now() < failedBefore.at + tier.delayMs);
         const ok = hop >= planned[id]!.failures;
-        attempts.push({ id, key: planned[id]!.key, hop, at: clock.now(), ok, seq: seq++, early });
+        attempts.push({ id, key: planned[id]!.key, hop, at: clock.now(), ok, seq: seq++, early, copy: `${record.topic}/${record.partition}@${record.message.offset}` });
         if (!ok) throw httpError(503);
       },
     });
@@ -301,6 +329,25 @@ export function faultWorld(options: FaultWorldOptions) {
         const lastEarlier = lastSuccess.get(earlier);
         const lastLater = lastSuccess.get(later);
         if (lastEarlier !== undefined && lastLater !== undefined && lastEarlier > lastLater) violations.push(`${r.key}: record ${earlier} last ran after ${later}`);
+      });
+    });
+    // A stale copy (attack 13: another tier record of a record, not the same one delivered
+    // again, which any at-least-once run may repeat): a record done (its first success) must
+    // not succeed again from another copy after a record of its key first tried once it was
+    // done, and land over that record's last success (an older update over a newer one).
+    const firstOk = new Map<number, Attempt>();
+    for (const a of attempts) if (a.ok && !firstOk.has(a.id)) firstOk.set(a.id, a);
+    planned.forEach((x, xi) => {
+      const done = firstOk.get(xi);
+      if (done === undefined) return;
+      const otherCopies = attempts.filter((a) => a.id === xi && a.ok && a.seq > done.seq && a.copy !== done.copy);
+      planned.forEach((y, yi) => {
+        if (xi === yi || x.key !== y.key || x.partition !== y.partition) return;
+        const triedY = firstTry.get(yi);
+        const lastY = lastSuccess.get(yi);
+        if (triedY === undefined || lastY === undefined || triedY < done.seq) return;
+        const over = otherCopies.find((a) => a.seq > lastY);
+        if (over !== undefined) violations.push(`${x.key}: ${isReplay(xi) ? 'replay' : 'record'} ${xi}'s copy ${over.copy} ran over ${yi}`);
       });
     });
     return violations;
