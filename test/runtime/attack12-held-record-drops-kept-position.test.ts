@@ -1,13 +1,7 @@
 import { HEADERS } from '../../src/naming/headers';
-import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { BrokerRefusedError, MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { httpError, valueOf } from './harness';
+import { BrokerRefusedError } from '../../src/simulate/memory-broker';
+import { heldReplaysWorld } from './held-replays-world';
 import { consumer, T0, tier1m } from './park-by-key-world';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
 
 /**
  * Found by attack 12 (duplicates past the bound; no record lost).
@@ -46,39 +40,9 @@ jest.setTimeout(120_000);
 const BIG = `big${'x'.repeat(1_497)}`;
 const REPLAYS = 1_200;
 
-function world() {
-  const clock = new VirtualClock(T0);
-  const broker = new MemoryBroker(clock);
-  broker.throwReaction = 'kafkajs';
-  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
-  // The 10m tier and the DLQ keep less than the big record: its copy past the 1m tier is held.
-  const limits = new Map<string, number>();
-  const kafka: KafkaPort = checkedSends(broker, (records) => {
-    if (records.some((r) => r.messages.some((m) => messageBytes(m) > (limits.get(r.topic) ?? Infinity)))) throw tooLargeError();
-  });
-  const handled: string[] = [];
-  const events: RetryEvent[] = [];
-  const runsOf = (label: string) => handled.filter((h) => h.startsWith(label)).length;
-  const start = async () => {
-    const retrying = createRetryingConsumer(consumer, {
-      kafka,
-      clock,
-      random: () => 0.5,
-      onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        const value = valueOf(record);
-        const label = `${record.message.key?.toString()}:${value.slice(0, 3)}`;
-        // k:a fails for good; k's big replay succeeds on its turn, and fails when it runs again.
-        const fails = label === 'k:a' || (label === 'k:big' && runsOf('k:big') >= 1);
-        handled.push(fails ? `${label} FAIL` : label);
-        if (fails) throw httpError(503);
-      },
-    });
-    await retrying.start();
-    return retrying;
-  };
-  return { clock, broker, limits, handled, events, runsOf, start };
-}
+
+/** k:big, a replay of k, succeeds on its turn and fails when it runs again. */
+const world = () => heldReplaysWorld((label, runsOf) => label === 'k:big' && runsOf('k:big') >= 1);
 
 describe('park-by-key, a kept tier position, then the record at the commit held (its copy too large for the DLQ)', () => {
   it('skips the records done behind it after the held record is read again, instead of running them all again', async () => {

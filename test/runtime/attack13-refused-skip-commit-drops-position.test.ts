@@ -1,14 +1,8 @@
 import { HEADERS } from '../../src/naming/headers';
-import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { decodeTierCommit } from '../../src/runtime/tier-commit-metadata';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { BrokerRefusedError, MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { httpError, valueOf } from './harness';
+import { BrokerRefusedError } from '../../src/simulate/memory-broker';
+import { heldReplaysWorld } from './held-replays-world';
 import { consumer, T0, tier1m } from './park-by-key-world';
-import { checkedSends, messageBytes, tooLargeError } from './too-large-port';
 
 /**
  * Found by attack 13 (duplicates past the bound; no record lost), against e66afe8 ("keeps a
@@ -48,42 +42,10 @@ jest.setTimeout(120_000);
 
 const REPLAYS = 1_600;
 
-function world() {
-  const clock = new VirtualClock(T0);
-  const broker = new MemoryBroker(clock);
-  broker.throwReaction = 'kafkajs';
-  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
-  // The 10m tier and the DLQ keep less than the big record: its copy past the 1m tier is held.
-  const limits = new Map<string, number>();
-  const kafka: KafkaPort = checkedSends(broker, (records) => {
-    if (records.some((r) => r.messages.some((m) => messageBytes(m) > (limits.get(r.topic) ?? Infinity)))) throw tooLargeError();
-  });
-  const handled: string[] = [];
-  const events: RetryEvent[] = [];
-  const runsOf = (label: string) => handled.filter((h) => h.startsWith(label)).length;
-  const start = async () => {
-    const retrying = createRetryingConsumer(consumer, {
-      kafka,
-      clock,
-      random: () => 0.5,
-      onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        const value = valueOf(record);
-        const label = `${record.message.key?.toString()}:${value.slice(0, 3)}`;
-        const fails = label === 'k:a'; // k:a fails for good
-        handled.push(fails ? `${label} FAIL` : label);
-        if (fails) throw httpError(503);
-      },
-    });
-    await retrying.start();
-    return retrying;
-  };
-  return { clock, broker, limits, handled, events, runsOf, start };
-}
 
 /** The skips behind a kept position, and one refused commit during them: a skip's own tier commit, or a main record's state commit of the same partition. */
 async function skipsMeetARefusal(during: 'a skip' | 'a main record') {
-  const w = world();
+  const w = heldReplaysWorld();
   w.broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from('a'), partition: 0 });
   const retrying = await w.start();
   await w.broker.run({ stopWhen: () => w.handled.includes('k:a FAIL') });
