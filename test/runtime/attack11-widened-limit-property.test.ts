@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { PORT_OPERATIONS } from '../../src/simulate/faulty-port';
 import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns } from './fault-runs';
-import { COMMIT_MAX_RECORDS, descriptorFor, faultWorld } from './fault-world';
+import { expectEveryRecordsFate } from './fault-scenarios';
+import { faultWorld } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
 /**
@@ -39,11 +40,6 @@ const limitsSetTwice = fc.record({
   parkingBudgetBytes: budget,
 });
 
-function duplicateBound(options: FaultWorldOptions, incidents: number): number {
-  const topics = 1 + descriptorFor(options.ordering).tiers.length;
-  return incidents * (COMMIT_MAX_RECORDS + PARTITIONS * topics);
-}
-
 describe('attack 11: the lowered-metadata-limit property, widened', () => {
   it('park-by-key whose broker metadata limit is set twice at any steps loses no record and stops no partition; order suffers only for keys then in retry', async () => {
     let bit = 0;
@@ -58,13 +54,7 @@ describe('attack 11: the lowered-metadata-limit property, widened', () => {
         const options: FaultWorldOptions = { ...base, faults, events: [...events, ...lowerings], loweredMetadataLimitBytes: s.limits };
         const result = await faultWorld(options).run();
         if (result.lossReruns > 0 || result.lostKeys.size > 0) bit++;
-        const incidents = result.crashes + result.injected + result.restarts + result.rebalances + result.statesLost + result.metadataLimitsLowered;
-        expect(result.stoppedForGood).toBe(0);
-        expect(result.lost).toEqual([]);
-        expect(result.early).toEqual([]);
-        expect(result.paused).toEqual([]);
-        expect(result.outOfOrder.filter((v) => !result.lostKeys.has(v.split(':')[0]!))).toEqual([]);
-        expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents) + result.lossReruns);
+        expectEveryRecordsFate(options, result, 'kept-but-where-lost');
       }),
       PARAMETERS,
     );

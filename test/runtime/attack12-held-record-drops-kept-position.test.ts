@@ -40,7 +40,6 @@ jest.setTimeout(120_000);
 const BIG = `big${'x'.repeat(1_497)}`;
 const REPLAYS = 1_200;
 
-
 /** k:big, a replay of k, succeeds on its turn and fails when it runs again. */
 const world = () => heldReplaysWorld((label, runsOf) => label === 'k:big' && runsOf('k:big') >= 1);
 

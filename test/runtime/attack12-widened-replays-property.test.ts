@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { StepEvent } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns, expectEnoughCasesHit } from './fault-runs';
-import { budget, duplicateBound, event, fault, keys, PARTITIONS, placed, position, records } from './fault-scenarios';
+import { budget, expectEveryRecordsFate, event, fault, keys, PARTITIONS, placed, position, records } from './fault-scenarios';
 import { DEFAULT_STALL_BUDGET, faultWorld } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
@@ -56,14 +56,8 @@ describe('attack 12: park-by-key with many replays waiting their turn, under fau
         const world = faultWorld(options);
         const result = idle(await world.run());
         cases++;
-        const incidents = result.crashes + result.injected + result.restarts + result.rebalances;
+        const incidents = expectEveryRecordsFate(options, result);
         if (incidents > 0) withFaults++;
-        expect(result.stoppedForGood).toBe(0);
-        expect(result.lost).toEqual([]);
-        expect(result.early).toEqual([]);
-        expect(result.paused).toEqual([]);
-        if (s.ordering === 'park-by-key') expect(result.outOfOrder).toEqual([]);
-        expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents));
       }),
       PARAMETERS,
     );
@@ -97,13 +91,7 @@ describe('attack 12: park-by-key with many replays waiting their turn, under fau
         const lowered: StepEvent[] = s.lowered === undefined ? [] : [{ kind: 'metadata-limit-lowered', at: Math.floor(s.lowered.at * dry.steps) }];
         const options: FaultWorldOptions = { ...base, faults, events: [...events, ...losses, ...lowered], ...(s.lowered === undefined ? {} : { loweredMetadataLimitBytes: s.lowered.limit }) };
         const result = idle(await faultWorld(options).run());
-        const incidents = result.crashes + result.injected + result.restarts + result.rebalances + result.statesLost + result.metadataLimitsLowered;
-        expect(result.stoppedForGood).toBe(0);
-        expect(result.lost).toEqual([]);
-        expect(result.early).toEqual([]);
-        expect(result.paused).toEqual([]);
-        expect(result.outOfOrder.filter((v) => !result.lostKeys.has(v.split(':')[0]!))).toEqual([]);
-        expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents) + result.lossReruns);
+        expectEveryRecordsFate(options, result, 'kept-but-where-lost');
       }),
       PARAMETERS,
     );

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { PORT_OPERATIONS } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns } from './fault-runs';
-import { budget, duplicateBound, keys, nonRetriable, PARTITIONS, placed, position, records } from './fault-scenarios';
+import { budget, expectEveryRecordsFate, keys, nonRetriable, PARTITIONS, placed, position, records } from './fault-scenarios';
 import { faultWorld } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
@@ -42,13 +42,7 @@ describe('attack 13: park-by-key with replays that fail on, under refused commit
         const base: FaultWorldOptions = { ordering: 'park-by-key', reaction: s.reaction, records: s.records, replays: s.replays, parkingBudgetBytes: s.parkingBudgetBytes, partitions: PARTITIONS };
         const options: FaultWorldOptions = { ...base, ...(await placed(base, s.faults, s.events)) };
         const result = await faultWorld(options).run();
-        const incidents = result.crashes + result.injected + result.restarts + result.rebalances;
-        expect(result.stoppedForGood).toBe(0);
-        expect(result.lost).toEqual([]);
-        expect(result.early).toEqual([]);
-        expect(result.paused).toEqual([]);
-        expect(result.outOfOrder).toEqual([]);
-        expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents));
+        expectEveryRecordsFate(options, result);
       }),
       PARAMETERS,
     );

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { PORT_OPERATIONS } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns } from './fault-runs';
-import { budget, duplicateBound, keys, nonRetriable, PARTITIONS, placed, position, records } from './fault-scenarios';
+import { budget, expectEveryRecordsFate, keys, nonRetriable, PARTITIONS, placed, position, records } from './fault-scenarios';
 import { faultWorld } from './attack13-fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './attack13-fault-world';
 
@@ -49,13 +49,7 @@ describe('attack 19: replays at or past the position', () => {
         const options: FaultWorldOptions = { ...base, ...(await placed(base, s.faults, s.events)), loweredMetadataLimitBytes: s.limits };
         const world = faultWorld(options);
         const result = await world.run();
-        const incidents = result.crashes + result.injected + result.restarts + result.rebalances + result.statesLost + result.metadataLimitsLowered;
-        expect(result.stoppedForGood).toBe(0);
-        expect(result.lost).toEqual([]);
-        expect(result.early).toEqual([]);
-        expect(result.paused).toEqual([]);
-        expect(result.outOfOrder.filter((v) => !result.lostKeys.has(v.split(':')[0]!))).toEqual([]);
-        expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents) + result.lossReruns);
+        expectEveryRecordsFate(options, result, 'kept-but-where-lost');
       }),
       PARAMETERS,
     );

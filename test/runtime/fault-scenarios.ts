@@ -44,7 +44,33 @@ export const budget = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 60, max
 export function duplicateBound(options: FaultWorldOptions, incidents: number): number {
   const topics = 1 + descriptorFor(options.ordering).tiers.length;
   const consumers = options.ordering === 'park-by-key' ? 1 : 2;
-  return incidents * (consumers * COMMIT_MAX_RECORDS + PARTITIONS * topics);
+  return incidents * (consumers * COMMIT_MAX_RECORDS + options.partitions * topics);
+}
+
+/** The result of a fault world's run. */
+export type FaultRunResult = Awaited<ReturnType<ReturnType<typeof faultWorld>['run']>>;
+
+/** Every incident of a run that may cost records run again. */
+export const incidentsOf = (result: FaultRunResult) => result.crashes + result.injected + result.restarts + result.rebalances + result.statesLost + result.metadataLimitsLowered;
+
+/**
+ * What every fault property asks of a run: no consumer stopped for good, no record lost or run
+ * early, no partition left paused, and duplicates within the bound per incident; under
+ * park-by-key, each key in order. `order`: 'kept' asks it of every key; 'kept-but-where-lost'
+ * excuses what a lost or shed state may cost (order for the keys it held or whose hold it
+ * skipped, and the records it runs again); 'unchecked' leaves order to the caller.
+ * Returns the incidents counted.
+ */
+export function expectEveryRecordsFate(options: FaultWorldOptions, result: FaultRunResult, order: 'kept' | 'kept-but-where-lost' | 'unchecked' = 'kept'): number {
+  const incidents = incidentsOf(result);
+  const excused = order === 'kept-but-where-lost';
+  expect(result.stoppedForGood).toBe(0);
+  expect(result.lost).toEqual([]);
+  expect(result.early).toEqual([]);
+  expect(result.paused).toEqual([]);
+  if (order !== 'unchecked' && options.ordering === 'park-by-key') expect(result.outOfOrder.filter((v) => !excused || !result.lostKeys.has(v.split(':')[0]!))).toEqual([]);
+  expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents) + (excused ? result.lossReruns : 0));
+  return incidents;
 }
 
 /** A case's faults and events at their fractions of a run without faults of the same records. */

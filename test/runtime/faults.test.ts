@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { PORT_OPERATIONS } from '../../src/simulate/faulty-port';
 import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns, expectEnoughCasesHit } from './fault-runs';
-import { budget, duplicateBound, event, failures, fault, keys, nonRetriable, PARTITIONS, placed, position, records } from './fault-scenarios';
+import { budget, expectEveryRecordsFate, event, failures, fault, keys, nonRetriable, PARTITIONS, placed, position, records } from './fault-scenarios';
 import { DEFAULT_STALL_BUDGET, faultWorld } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
@@ -90,17 +90,6 @@ const limitLowered = fc.record({
   parkingBudgetBytes: budget,
 });
 
-/** What a lost state may cost: order only for the keys it held (or had in the tiers), duplicates only the records it runs again. */
-function expectLossOnlyCostsWhatItMay(options: FaultWorldOptions, result: Awaited<ReturnType<ReturnType<typeof faultWorld>['run']>>) {
-  const incidents = result.crashes + result.injected + result.restarts + result.rebalances + result.statesLost + result.metadataLimitsLowered;
-  expect(result.stoppedForGood).toBe(0);
-  expect(result.lost).toEqual([]);
-  expect(result.early).toEqual([]);
-  expect(result.paused).toEqual([]);
-  expect(result.outOfOrder.filter((v) => !result.lostKeys.has(v.split(':')[0]!))).toEqual([]);
-  expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents) + result.lossReruns);
-}
-
 describe('the runtime under faults at every step', () => {
   it('park-by-key whose committed state is lost at any step loses no record; order suffers only for keys then in retry', async () => {
     let lossesThatBit = 0;
@@ -113,7 +102,7 @@ describe('the runtime under faults at every step', () => {
         const options: FaultWorldOptions = { ...base, faults, events: [...events, ...losses] };
         const result = idle(await faultWorld(options).run());
         if (result.lostKeys.size > 0) lossesThatBit++;
-        expectLossOnlyCostsWhatItMay(options, result);
+        expectEveryRecordsFate(options, result, 'kept-but-where-lost');
       }),
       PARAMETERS,
     );
@@ -132,7 +121,7 @@ describe('the runtime under faults at every step', () => {
         const options: FaultWorldOptions = { ...base, faults, events: [...events, lowered], loweredMetadataLimitBytes: s.limit };
         const result = idle(await faultWorld(options).run());
         if (result.lossReruns > 0 || result.lostKeys.size > 0) limitsThatBit++;
-        expectLossOnlyCostsWhatItMay(options, result);
+        expectEveryRecordsFate(options, result, 'kept-but-where-lost');
       }),
       PARAMETERS,
     );
@@ -157,7 +146,7 @@ describe('the runtime under faults at every step', () => {
         const options: FaultWorldOptions = { ...base, events: [{ kind: 'state-lost', at }] };
         const result = idle(await faultWorld(options).run());
         if (result.lostKeys.size > 0) bit++;
-        expectLossOnlyCostsWhatItMay(options, result);
+        expectEveryRecordsFate(options, result, 'kept-but-where-lost');
       }
       expect(bit).toBeGreaterThan(dry.steps / 3);
     }
@@ -191,14 +180,8 @@ describe('the runtime under faults at every step', () => {
         const world = faultWorld(options);
         const result = idle(await world.run());
         cases++;
-        const incidents = result.crashes + result.injected + result.restarts + result.rebalances;
+        const incidents = expectEveryRecordsFate(options, result);
         if (incidents > 0) withFaults++;
-        expect(result.stoppedForGood).toBe(0);
-        expect(result.lost).toEqual([]);
-        expect(result.early).toEqual([]);
-        expect(result.paused).toEqual([]);
-        if (s.ordering === 'park-by-key') expect(result.outOfOrder).toEqual([]);
-        expect(result.duplicates).toBeLessThanOrEqual(duplicateBound(options, incidents));
       }),
       PARAMETERS,
     );
