@@ -79,6 +79,15 @@ export type RetryEvent =
    * for good. Raise the broker's `offset.metadata.max.bytes`.
    */
   | { readonly type: 'parking-hold-skipped'; readonly topic: string; readonly partition: number; readonly offset: string; readonly key: string; readonly budgetBytes: number; readonly neededBytes: number }
+  /**
+   * Park-by-key: records parked behind their keys' retries (at `offsets` of main partition
+   * `partition`) were deleted from the main topic before they could be read again: the
+   * partition, read from `from`, has no record before `to` (retention, a delete-records
+   * request or compaction took them; a consumer lagging near the topic's retention parks
+   * records retention is about to take). They never run; their keys go on with their newer
+   * records. Keep the main topic's retention well past the consumer's lag and its ladder.
+   */
+  | { readonly type: 'parked-records-deleted'; readonly topic: string; readonly partition: number; readonly offsets: readonly string[]; readonly from: string; readonly to: string }
   /** Park-by-key state of a main partition reached its commit-metadata budget: the partition waits for a key's retry to end. */
   | { readonly type: 'parking-full'; readonly topic: string; readonly partition: number; readonly keys: number; readonly parked: number };
 

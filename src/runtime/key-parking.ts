@@ -199,7 +199,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // Parked records are not in memory yet: read p again from the committed offset (the
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
-    if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
+    if (parking.state.parked.size > 0) {
+      seekMain(partition, committedOffsetOf(parking.state));
+      parking.next = committedOffsetOf(parking.state);
+    }
     partitions.set(partition, parking);
     watchHolds(partition, parking);
     // Keys the loaded state holds no more may have tier records waiting their turn: a shed freed
@@ -448,6 +451,23 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * is not atomic, and a tier record committed past without the state that covers it (its
    * hold, its key's release) would never be read again to take or release the hold.
    */
+  /**
+   * Parked records the main topic no longer has: read from `from`, the partition's next record
+   * came at `to`, past them (retention, a delete-records request or compaction took them; a
+   * consumer lagging near the topic's retention parks records retention is about to take).
+   * Waiting for them would stop their keys for good, and the partition's commit with them:
+   * they are given up, said so, and their keys go on.
+   */
+  async function giveUpDeleted(partition: number, parking: PartitionParking, gone: readonly bigint[], from: bigint, to: bigint): Promise<void> {
+    const keys = new Set(gone.map((offset) => parking.state.parked.get(offset)!));
+    for (const offset of gone) parking.state.parked.delete(offset);
+    emit({ type: 'parked-records-deleted', topic: mainTopic, partition, offsets: gone.map(String), from: String(from), to: String(to) });
+    const ran: TierCommit[] = [];
+    for (const hash of keys) await drain(partition, parking, hash, ran);
+    await drainFreeKeys(partition, parking, ran);
+    await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
+  }
+
   async function commit(partition: number, parking: PartitionParking, commits: (OffsetCommit | TierCommit)[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
     const latest = lastPerPartition(commits);
@@ -506,7 +526,21 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           seekMain(partition, offset);
           return;
         }
+        const readFrom = parking.next;
         parking.next = offset + 1n;
+        // Before the read-in-order check, which may seek to the position, past the deleted records.
+        const gone = readFrom === undefined ? [] : parkedMissingBetween(parking, readFrom, offset);
+        if (gone.length > 0) {
+          // Confirmed by a seek of its own first: a record fetched before an earlier seek would
+          // read the same, and giving up a parked record still in the log would lose it.
+          if (parking.gapSoughtTo !== gone[0]) {
+            parking.gapSoughtTo = gone[0];
+            seekMain(partition, gone[0]!);
+            return;
+          }
+          parking.gapSoughtTo = undefined;
+          await giveUpDeleted(partition, parking, gone, readFrom!, offset);
+        }
         if (!parking.inOrder) {
           if (offset > state.position && parking.soughtTo !== state.position) {
             // The first record since the state was loaded comes past its position: the records
@@ -689,6 +723,11 @@ function roomMayCome(parking: PartitionParking): boolean {
 }
 
 /** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
+/** The parked records from `from` up to `to` that are not in memory, oldest first. */
+function parkedMissingBetween({ state, records }: PartitionParking, from: bigint, to: bigint): bigint[] {
+  return [...state.parked.keys()].filter((offset) => offset >= from && offset < to && !records.has(offset)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 function oldestMissing({ state, records }: PartitionParking): bigint | undefined {
   return oldestOf([...state.parked.keys()].filter((offset) => !records.has(offset)));
 }

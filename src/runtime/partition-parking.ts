@@ -28,6 +28,11 @@ export interface PartitionParking {
   /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
   soughtTo?: bigint;
   /**
+   * The oldest parked record not in memory that a record read past it skipped, sought to once
+   * to confirm that the log no longer has it (key-parking.ts giveUpDeleted).
+   */
+  gapSoughtTo?: bigint;
+  /**
    * The offset the next main record should come at or past: one past the last taken, or where
    * this parking sought. One before it was not read again by this parking: the partition moved
    * back under it (the topic deleted and created again with no rebalance, an offset reset).

@@ -77,6 +77,8 @@ export class MemoryBroker {
   private readonly consumers: MemoryConsumer[] = [];
   private readonly refusals = new Map<string, number>();
   private readonly commitRefusals = new Map<string, number>();
+  /** Per partition, the first offset retention (or a delete-records request) left. */
+  private readonly logStarts = new Map<string, number>();
   /** Heartbeats consumers sent from inside eachMessage (during long waits on one record). */
   heartbeats = 0;
   /** Most records in one eachBatch call. */
@@ -111,6 +113,7 @@ export class MemoryBroker {
     const partitions = this.partitionsOf(topic);
     if (partitions === 0) throw new BrokerRefusedError(`This server does not host this topic-partition: ${topic}`);
     this.logs.set(topic, Array.from({ length: partitions }, () => []));
+    for (let p = 0; p < partitions; p++) this.logStarts.delete(tp(topic, p));
     for (const group of this.committed.values()) for (let p = 0; p < partitions; p++) group.delete(tp(topic, p));
     if (!rebalance) return;
     const readers = new Set(this.consumers.filter((c) => c.connected && c.reads(topic)).map((c) => c.groupId));
@@ -120,6 +123,22 @@ export class MemoryBroker {
   /** kafkajs's answer to OFFSET_OUT_OF_RANGE with fromBeginning: every member reading the topic reads the partition from offset 0, no rejoin. */
   readFromEarliest(topic: string, partition: number): void {
     for (const c of this.consumers.filter((c) => c.connected && c.reads(topic))) c.seek({ topic, partition, offset: '0' });
+  }
+
+  /**
+   * Retention (or a delete-records request) deletes a partition's records below `offset`. A
+   * fetch below the log's start reads from it, as both clients answer OFFSET_OUT_OF_RANGE when
+   * reading from the earliest offset (the runtime subscribes `fromBeginning`). `records()`
+   * still lists the deleted records, for the tests to name them.
+   */
+  deleteRecordsBefore(topic: string, partition: number, offset: number): void {
+    this.partitionLog(topic, partition);
+    this.logStarts.set(tp(topic, partition), Math.max(this.logStartOf(topic, partition), offset));
+  }
+
+  /** The first offset a fetch of the partition can read. */
+  logStartOf(topic: string, partition: number): number {
+    return this.logStarts.get(tp(topic, partition)) ?? 0;
   }
 
   /** The next `count` writes to a topic fail, as when its write ACL is missing. */
@@ -405,7 +424,7 @@ class MemoryConsumer implements ConsumerPort {
       const { topic, partition } = all[(this.cursor + i) % all.length]!;
       const id = tp(topic, partition);
       if (this.paused.has(id)) continue;
-      const position = this.positions.get(id) ?? this.broker.fetchPosition(this.groupId, topic, partition);
+      const position = this.readPosition(id, topic, partition);
       const record = this.broker.records(topic, partition)[position];
       if (!record) continue;
       this.cursor = (this.cursor + i + 1) % all.length;
@@ -440,6 +459,12 @@ class MemoryConsumer implements ConsumerPort {
     return false;
   }
 
+  /** Where the partition's next fetch reads: its position, or its log's start when retention passed it. */
+  private readPosition(id: string, topic: string, partition: number): number {
+    const position = this.positions.get(id) ?? this.broker.fetchPosition(this.groupId, topic, partition);
+    return Math.max(position, this.broker.logStartOf(topic, partition));
+  }
+
   /**
    * Starts eachBatch on the next unpaused partition with records and no batch running,
    * round robin. Only resolved records move the read position, as with the real clients.
@@ -451,7 +476,7 @@ class MemoryConsumer implements ConsumerPort {
       const { topic, partition } = all[(this.cursor + i) % all.length]!;
       const id = tp(topic, partition);
       if (this.paused.has(id) || this.inBatch.has(id)) continue;
-      const position = this.positions.get(id) ?? this.broker.fetchPosition(this.groupId, topic, partition);
+      const position = this.readPosition(id, topic, partition);
       const records = this.broker.records(topic, partition).slice(position, position + this.broker.batchSize);
       if (records.length === 0) continue;
       this.cursor = (this.cursor + i + 1) % all.length;

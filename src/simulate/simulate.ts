@@ -126,6 +126,8 @@ export async function simulate(scenario: Scenario, ordering?: OrderingStrategy):
         return line(e.topic, `partition ${e.partition}: no park-by-key state in its commit at ${e.offset} (${e.metadata === 'none' ? 'no metadata' : 'unreadable metadata'}): records from there run again, tier records from before it run`);
       case 'park-state-shed':
         return line(e.topic, `partition ${e.partition}: its stored state is over the ${e.budgetBytes} bytes the broker keeps now: shed, records ${e.offset} to ${e.rerunTo} run again, ${e.holdsDropped} keys in retry no longer held`);
+      case 'parked-records-deleted':
+        return line(e.topic, `partition ${e.partition}: parked records at ${e.offsets.join(', ')} were deleted before they were read again (nothing from ${e.from} to ${e.to}): they never run`);
       case 'parking-full':
         return line(e.topic, `pause partition ${e.partition}: ${e.keys} keys in retry fill its commit metadata`);
       case 'parking-budget-lowered':
