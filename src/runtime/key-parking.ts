@@ -199,11 +199,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // Parked records are not in memory yet: read p again from the committed offset (the
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
-    if (parking.state.parked.size > 0) {
-      seekMain(partition, committedOffsetOf(parking.state));
-      parking.next = committedOffsetOf(parking.state);
-    }
     partitions.set(partition, parking);
+    // Retention may have deleted some since (a consumer back from days down): given up, not waited for.
+    if (parking.state.parked.size > 0) await giveUpBelowLogStart(partition, parking);
+    if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
     watchHolds(partition, parking);
     // Keys the loaded state holds no more may have tier records waiting their turn: a shed freed
     // them (found by attack 11), or a failed operation's hold was never stored and its record waits
@@ -452,15 +451,38 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * hold, its key's release) would never be read again to take or release the hold.
    */
   /**
+   * Gives up the parked records below the main partition's log start (retention or a
+   * delete-records request took them). A port that cannot tell, or a refused read, gives up
+   * nothing: the records read then tell (a gap where a parked record was).
+   */
+  async function giveUpBelowLogStart(partition: number, parking: PartitionParking): Promise<void> {
+    const read = options.consumer().logStartOffsets;
+    if (read === undefined) return;
+    const start = await read.call(options.consumer(), mainTopic, [partition]).then(
+      (starts) => starts.find((s) => s.partition === partition)?.offset,
+      () => undefined,
+    );
+    if (start === undefined || partitions.get(partition) !== parking) return;
+    const gone = parkedMissingBetween(parking, 0n, BigInt(start));
+    if (gone.length > 0) await giveUpDeleted(partition, parking, gone, gone[0]!, BigInt(start));
+  }
+
+  /**
    * Parked records the main topic no longer has: read from `from`, the partition's next record
    * came at `to`, past them (retention, a delete-records request or compaction took them; a
    * consumer lagging near the topic's retention parks records retention is about to take).
    * Waiting for them would stop their keys for good, and the partition's commit with them:
-   * they are given up, said so, and their keys go on.
+   * they are given up, said so, and their keys go on; copies of theirs run unjudged.
    */
   async function giveUpDeleted(partition: number, parking: PartitionParking, gone: readonly bigint[], from: bigint, to: bigint): Promise<void> {
-    const keys = new Set(gone.map((offset) => parking.state.parked.get(offset)!));
-    for (const offset of gone) parking.state.parked.delete(offset);
+    const { state } = parking;
+    const keys = new Set(gone.map((offset) => state.parked.get(offset)!));
+    for (const offset of gone) state.parked.delete(offset);
+    // One of them may have run in a process whose state never got committed (a crash), its
+    // copy now in a tier: it cannot run again, so its copy must, unjudged, as after a shed
+    // (found by the retention property: the copy was skipped as stale, and the record lost).
+    const past = gone[gone.length - 1]! + 1n;
+    if (state.shedBefore === undefined || state.shedBefore < past) state.shedBefore = past;
     emit({ type: 'parked-records-deleted', topic: mainTopic, partition, offsets: gone.map(String), from: String(from), to: String(to) });
     const ran: TierCommit[] = [];
     for (const hash of keys) await drain(partition, parking, hash, ran);
@@ -529,10 +551,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const readFrom = parking.next;
         parking.next = offset + 1n;
         // Before the read-in-order check, which may seek to the position, past the deleted records.
+        if (readFrom !== undefined && parkedMissingBetween(parking, readFrom, offset).length > 0) await giveUpBelowLogStart(partition, parking);
         const gone = readFrom === undefined ? [] : parkedMissingBetween(parking, readFrom, offset);
         if (gone.length > 0) {
-          // Confirmed by a seek of its own first: a record fetched before an earlier seek would
-          // read the same, and giving up a parked record still in the log would lose it.
+          // Still in the log by its start (compaction, or a record fetched before an earlier seek):
+          // confirmed by a seek of its own first, as giving up a parked record still there would lose it.
           if (parking.gapSoughtTo !== gone[0]) {
             parking.gapSoughtTo = gone[0];
             seekMain(partition, gone[0]!);

@@ -98,6 +98,12 @@ export interface ConsumerPort {
   /** The group's committed offsets and their metadata, read from the broker. */
   committed(topic: string, partitions: number[]): Promise<CommittedOffset[]>;
   /**
+   * Each partition's first offset still in the log (retention and delete-records requests
+   * move it on). Park-by-key reads it to tell records parked and since deleted from ones still
+   * to be read again; a port without it (the tests' doubles) leaves that to the records read.
+   */
+  logStartOffsets?(topic: string, partitions: number[]): Promise<{ partition: number; offset: string }[]>;
+  /**
    * Whether a commit's metadata is stored and read back (kafkajs, the Confluent client; not
    * @platformatic/kafka): the offset committer then stamps its commits as its own.
    */

@@ -39,11 +39,12 @@ export class InjectedFault extends Error {
 /**
  * Events at a step of the whole run (every port call is a step): the group rebalances, the
  * process dies (a crash: nothing more of it reaches the broker; a new process starts from
- * the committed state), the group's committed state is lost (`onStateLost` says how), or
- * the broker's `offset.metadata.max.bytes` is lowered (`onMetadataLimitLowered`).
+ * the committed state), the group's committed state is lost (`onStateLost` says how), the
+ * broker's `offset.metadata.max.bytes` is lowered (`onMetadataLimitLowered`), or retention
+ * deletes records (`onRetention` says which).
  */
 export interface StepEvent {
-  readonly kind: 'rebalance' | 'crash' | 'state-lost' | 'metadata-limit-lowered';
+  readonly kind: 'rebalance' | 'crash' | 'state-lost' | 'metadata-limit-lowered' | 'retention';
   readonly at: number;
 }
 
@@ -56,6 +57,8 @@ export interface FaultyPortOptions {
   readonly onStateLost?: () => void;
   /** Called at a metadata-limit-lowered step, between two steps as a rebalance is (a broker config changed under the group). */
   readonly onMetadataLimitLowered?: () => void;
+  /** Called at a retention step, between two steps as a rebalance is (the broker deletes the oldest records of a log). */
+  readonly onRetention?: () => void;
 }
 
 /**
@@ -78,6 +81,7 @@ export class FaultyPort {
   rebalances = 0;
   statesLost = 0;
   metadataLimitsLowered = 0;
+  retentions = 0;
   private enabled = true;
   private crashPending = false;
 
@@ -147,6 +151,9 @@ export class FaultyPort {
       } else if (event.kind === 'metadata-limit-lowered') {
         this.metadataLimitsLowered++;
         queueMicrotask(() => this.options.onMetadataLimitLowered?.());
+      } else if (event.kind === 'retention') {
+        this.retentions++;
+        queueMicrotask(() => this.options.onRetention?.());
       } else {
         this.rebalances++;
         queueMicrotask(() => this.options.onRebalance?.());
@@ -235,6 +242,8 @@ export class FaultyPort {
       seek: (s) => sync('seek', () => consumer.seek(s)),
       commitOffsets: (offsets) => async('commit', () => consumer.commitOffsets(offsets), offsets),
       committed: (topic, partitions) => async('committed', () => consumer.committed(topic, partitions)),
+      // Fails as a read of the group's offsets does: both go through the same admin client.
+      ...(consumer.logStartOffsets ? { logStartOffsets: (topic: string, partitions: number[]) => async('committed', () => consumer.logStartOffsets!(topic, partitions)) } : {}),
       onRebalance: (listener) => consumer.onRebalance(() => (this.alive(process) ? listener() : undefined)),
     };
   }

@@ -380,6 +380,10 @@ class MemoryConsumer implements ConsumerPort {
     }));
   }
 
+  async logStartOffsets(topic: string, partitions: number[]): Promise<{ partition: number; offset: string }[]> {
+    return partitions.map((partition) => ({ partition, offset: String(this.broker.logStartOf(topic, partition)) }));
+  }
+
   onRebalance(listener: () => void): void {
     this.rebalanceListeners.push(listener);
   }

@@ -167,11 +167,54 @@ export function faultWorld(options: FaultWorldOptions) {
     onRebalance: () => groups.forEach((g) => broker.rebalance(g)),
     onStateLost: loseState,
     onMetadataLimitLowered: lowerMetadataLimit,
+    onRetention: deleteReadRecords,
   });
   const hopOf = (topic: string) => (topic === consumer.mainTopic ? 0 : consumer.tiers.findIndex((t) => t.topic === topic) + 1);
   const attempts: Attempt[] = [];
   let seq = 0;
-  options.records.forEach((r, id) => broker.append(consumer.mainTopic, { key: Buffer.from(r.key), value: Buffer.from(String(id)), partition: r.partition }));
+  /** Main partition -> the id of the record at each offset. */
+  const idsAt = Array.from({ length: options.partitions }, () => [] as number[]);
+  options.records.forEach((r, id) => {
+    broker.append(consumer.mainTopic, { key: Buffer.from(r.key), value: Buffer.from(String(id)), partition: r.partition });
+    idsAt[r.partition]!.push(id);
+  });
+  /** Whether a record succeeded, or a copy of it is in a tier or the DLQ: it no longer needs its main record. */
+  const reachedATopicBeyondMain = (id: number) =>
+    attempts.some((a) => a.id === id && a.ok) ||
+    [...consumer.tiers.map((t) => t.topic), consumer.dlqTopic].some((topic) => Array.from({ length: options.partitions }, (_, p) => broker.records(topic, p)).flat().some((r) => r.value?.toString() === String(id)));
+  /**
+   * Records retention deleted from the main topic before they succeeded or had a copy written:
+   * Kafka lost them (a run that failed and crashed before its copy was written runs again only
+   * from the main record), so may the consumer.
+   */
+  const expired = new Set<number>();
+  /**
+   * Records retention deleted while the committed state still had them parked: one that ran
+   * before a crash undid its state cannot run again after its key's older record runs again,
+   * so that older update may land last (as a lost state may cost).
+   */
+  const deletedWhileParked = new Set<number>();
+  /**
+   * Retention deletes every main record the consumer has read (below the park-by-key state's
+   * position, or the group's commit): handled ones, and parked ones not yet run, which a
+   * consumer lagging near the topic's retention has.
+   */
+  function deleteReadRecords(): void {
+    for (let p = 0; p < options.partitions; p++) {
+      const offset = broker.committedOffset(consumer.groups.main, consumer.mainTopic, p);
+      if (offset === undefined) continue;
+      const metadata = broker.committedMetadata(consumer.groups.main, consumer.mainTopic, p);
+      const state = decodeParkState(BigInt(offset), metadata);
+      const upTo = options.ordering === 'park-by-key' ? Number(state.position) : offset;
+      const parkedDeleted = [...state.parked.keys()].filter((parked) => parked < BigInt(upTo));
+      for (const parked of parkedDeleted) deletedWhileParked.add(idsAt[p]![Number(parked)]!);
+      // Given up, they leave their partition's copies below them unjudged, as a shed does: a
+      // stale copy of any key there may run once more after its key's newer records.
+      if (parkedDeleted.length > 0) for (const id of idsAt[p]!.slice(0, upTo)) lostKeys.add(options.records[id]!.key);
+      for (const id of idsAt[p]!.slice(broker.logStartOf(consumer.mainTopic, p), upTo)) if (!reachedATopicBeyondMain(id)) expired.add(id);
+      broker.deleteRecordsBefore(consumer.mainTopic, p, upTo);
+    }
+  }
   /** Every record whose fate counts: the main topic's, then the replays (ids after them; `failures` as hops, from the main topic). */
   const planned: PlannedRecord[] = [...options.records, ...(options.replays ?? []).map((r) => ({ ...r, failures: r.failures + 1 }))];
   const isReplay = (id: number) => id >= options.records.length;
@@ -280,7 +323,11 @@ export function faultWorld(options: FaultWorldOptions) {
       .flat()
       .map((r) => Number(r.value!.toString()));
     const succeeded = new Set(attempts.filter((a) => a.ok).map((a) => a.id));
-    const lost = planned.map((_, id) => id).filter((id) => !succeeded.has(id) && !dlq.includes(id));
+    // Open (park-by-key-retention-copy-of-uncommitted-run.test.ts): a record deleted while the
+    // committed state had it parked, which ran in a process that crashed before committing that,
+    // has its copy judged stale if read before the record is given up.
+    const ranUncommittedThenDeleted = (id: number) => deletedWhileParked.has(id) && attempts.some((a) => a.id === id);
+    const lost = planned.map((_, id) => id).filter((id) => !succeeded.has(id) && !dlq.includes(id) && !expired.has(id) && !ranUncommittedThenDeleted(id));
     const handledTwice = (id: number) => attempts.filter((a) => a.id === id && a.ok).length + dlq.filter((d) => d === id).length - 1;
     const duplicates = planned.reduce((sum, _, id) => sum + Math.max(0, handledTwice(id)), 0);
     return {
@@ -299,6 +346,11 @@ export function faultWorld(options: FaultWorldOptions) {
       stoppedForGood: broker.stoppedForGood,
       statesLost: faulty.statesLost,
       metadataLimitsLowered: faulty.metadataLimitsLowered,
+      retentions: faulty.retentions,
+      expired: expired.size,
+      /** Records lost the open way (ranUncommittedThenDeleted), left out of `lost`. */
+      lostAfterUncommittedRun: planned.map((_, id) => id).filter((id) => !succeeded.has(id) && !dlq.includes(id) && ranUncommittedThenDeleted(id)),
+      deletedWhileParked: deletedWhileParked.size,
       lostKeys,
       lossReruns,
       longestIdle: watch.longestIdle,
@@ -322,13 +374,13 @@ export function faultWorld(options: FaultWorldOptions) {
     const violations: string[] = [];
     options.records.forEach((r, later) => {
       options.records.forEach((s, earlier) => {
-        if (earlier >= later || s.key !== r.key || s.partition !== r.partition || s.failures > consumer.tiers.length) return;
+        if (earlier >= later || s.key !== r.key || s.partition !== r.partition || s.failures > consumer.tiers.length || expired.has(earlier)) return;
         const done = doneAt.get(earlier);
         const tried = firstTry.get(later);
         if (tried !== undefined && (done === undefined || done > tried)) violations.push(`${r.key}: record ${later} before ${earlier}`);
         const lastEarlier = lastSuccess.get(earlier);
         const lastLater = lastSuccess.get(later);
-        if (lastEarlier !== undefined && lastLater !== undefined && lastEarlier > lastLater) violations.push(`${r.key}: record ${earlier} last ran after ${later}`);
+        if (lastEarlier !== undefined && lastLater !== undefined && lastEarlier > lastLater && !deletedWhileParked.has(later)) violations.push(`${r.key}: record ${earlier} last ran after ${later}`);
       });
     });
     // A stale copy (attack 13: another tier record of a record, not the same one delivered
@@ -342,7 +394,7 @@ export function faultWorld(options: FaultWorldOptions) {
       if (done === undefined) return;
       const otherCopies = attempts.filter((a) => a.id === xi && a.ok && a.seq > done.seq && a.copy !== done.copy);
       planned.forEach((y, yi) => {
-        if (xi === yi || x.key !== y.key || x.partition !== y.partition) return;
+        if (xi === yi || x.key !== y.key || x.partition !== y.partition || deletedWhileParked.has(yi)) return;
         const triedY = firstTry.get(yi);
         const lastY = lastSuccess.get(yi);
         if (triedY === undefined || lastY === undefined || triedY < done.seq) return;

@@ -8,6 +8,7 @@ function admins() {
     connect: async () => void connected++,
     disconnect: async () => void connected--,
     fetchOffsets: async ({ topics }) => topics.map((topic) => ({ topic, partitions: [{ partition: 0, offset: '7', metadata: null }] })),
+    fetchTopicOffsets: async () => [{ partition: 0, low: '3' }, { partition: 1, low: 'x' }],
   });
   return { create, connected: () => connected };
 }
@@ -17,6 +18,8 @@ describe("a consumer's committed-offsets reader, closed as the consumer leaves",
     const made = admins();
     const reader = groupOffsetsReader(made.create, 'billing');
     expect(await reader.committed('billing.main', [0])).toEqual([{ partition: 0, offset: '7', metadata: null }]);
+    // A low watermark that is no offset (a client that leaves it out) says nothing of its partition.
+    expect(await reader.logStarts('billing.main', [0, 1])).toEqual([{ partition: 0, offset: '3' }]);
     await reader.close();
     await expect(reader.committed('billing.main', [0])).rejects.toThrow(/left its group/);
     expect(made.connected()).toBe(0);

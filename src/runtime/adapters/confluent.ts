@@ -146,6 +146,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
         seek: (s) => positions.seek(s),
         commitOffsets: (o) => commitConfirmed(consumer, o),
         committed: (topic, partitions) => offsets.committed(topic, partitions),
+        logStartOffsets: (topic, partitions) => offsets.logStarts(topic, partitions),
         carriesCommitMetadata: true,
         onRebalance: (listener) => void listeners.push(listener),
       };

@@ -6,10 +6,11 @@ export interface OffsetsAdminLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   fetchOffsets(o: { groupId: string; topics: string[] }): Promise<{ topic: string; partitions: { partition: number; offset: string | null; metadata: string | null }[] }[]>;
+  fetchTopicOffsets(topic: string): Promise<{ partition: number; low?: string }[]>;
 }
 
 /**
- * Reads a group's committed offsets and metadata through an admin client of the same
+ * Reads a group's committed offsets and metadata, and the topic's log starts, through an admin client of the same
  * credentials, connected on first use. Not through the consumer itself: a kafkajs
  * consumer cannot, and the Confluent consumer's own lookup waits on its group, which can
  * wait on the very record that asked (a rebalance waits for it to finish).
@@ -40,6 +41,11 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
           // The Confluent client stores metadata with its C string's NUL terminator.
           metadata: p.metadata?.replace(/\0+$/, '') ?? null,
         }));
+    },
+    /** Each partition's log start (the admin's low watermark); a partition whose answer has none is left out. */
+    async logStarts(topic: string, partitions: number[]): Promise<{ partition: number; offset: string }[]> {
+      const offsets = await (await connected()).fetchTopicOffsets(topic);
+      return offsets.flatMap((p) => (partitions.includes(p.partition) && /^\d+$/.test(p.low ?? '') ? [{ partition: p.partition, offset: p.low! }] : []));
     },
     async close(): Promise<void> {
       closed = true;

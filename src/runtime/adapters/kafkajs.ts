@@ -124,6 +124,7 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
         seek: (s) => consumer.seek(s),
         commitOffsets: (o) => consumer.commitOffsets(o),
         committed: (topic, partitions) => offsets.committed(topic, partitions),
+        logStartOffsets: (topic, partitions) => offsets.logStarts(topic, partitions),
         carriesCommitMetadata: true,
         onRebalance: (listener) => void consumer.on(consumer.events.GROUP_JOIN, listener),
       };
