@@ -77,6 +77,9 @@ export interface KeyParking {
  * again from the oldest parked record; the state says which records to skip, which to
  * park again. A record delivered twice is skipped or parked once.
  */
+/** The offset kafkajs commits when it resets a partition whose fetch fell out of range, reading from the earliest. */
+const KAFKAJS_EARLIEST = '-2';
+
 export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const { mainTopic, emit } = options;
   const partitions = new Map<number, PartitionParking>();
@@ -162,7 +165,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
     // -1: nothing committed yet. A new log (the next record rule) begins from nothing whatever
     // the group's commit says: that commit may be this member's old state, committed onto it.
-    const offset = committed && /^\d+$/.test(committed.offset) && !newLogs.delete(partition) ? BigInt(committed.offset) : undefined;
+    const newLog = newLogs.delete(partition);
+    const offset = committed && /^\d+$/.test(committed.offset) && !newLog ? BigInt(committed.offset) : !newLog && committed?.offset === KAFKAJS_EARLIEST ? await logStartOf(partition) : undefined;
     const { state: read, lost, legacy } = readParkState(offset, committed?.metadata);
     // A state an earlier release wrote (one that reads ours as lost, in a rolling upgrade) takes
     // an id as well: without it, a main topic recreated later would have the new state judge
@@ -450,6 +454,19 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * is not atomic, and a tier record committed past without the state that covers it (its
    * hold, its key's release) would never be read again to take or release the hold.
    */
+  /**
+   * Main partition p's log start, or 0 when the port cannot tell. Read for a commit of -2:
+   * kafkajs commits that (the earliest offset, with no metadata) when a fetch falls out of
+   * range, retention having passed the group's commit, which erases the state. Read as a
+   * state lost at the log start (event `park-state-lost`), not as a partition never
+   * committed: the tier records written before then run unjudged, none skipped as stale.
+   */
+  async function logStartOf(partition: number): Promise<bigint> {
+    const starts = await options.consumer().logStartOffsets?.(mainTopic, [partition]).catch(() => undefined);
+    const start = starts?.find((s) => s.partition === partition)?.offset;
+    return start === undefined ? 0n : BigInt(start);
+  }
+
   /**
    * Gives up the parked records below the main partition's log start (retention or a
    * delete-records request took them). A port that cannot tell, or a refused read, gives up

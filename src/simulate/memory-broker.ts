@@ -136,6 +136,18 @@ export class MemoryBroker {
     this.logStarts.set(tp(topic, partition), Math.max(this.logStartOf(topic, partition), offset));
   }
 
+  /**
+   * kafkajs answers a fetch out of range by committing the earliest offset's sentinel (-2,
+   * no metadata) for the group, then reading from the log start: the commit's metadata is gone.
+   */
+  outOfRangeCommitsEarliest = false;
+
+  resetCommitToEarliest(groupId: string, topic: string, partition: number): void {
+    const group = this.committed.get(groupId) ?? new Map<string, { offset: number; metadata: string | null }>();
+    group.set(tp(topic, partition), { offset: -2, metadata: null });
+    this.committed.set(groupId, group);
+  }
+
   /** The first offset a fetch of the partition can read. */
   logStartOf(topic: string, partition: number): number {
     return this.logStarts.get(tp(topic, partition)) ?? 0;
@@ -463,10 +475,17 @@ class MemoryConsumer implements ConsumerPort {
     return false;
   }
 
-  /** Where the partition's next fetch reads: its position, or its log's start when retention passed it. */
+  /**
+   * Where the partition's next fetch reads: its position, or its log's start when retention
+   * passed it (and, as kafkajs does, the reset committed: `outOfRangeCommitsEarliest`).
+   */
   private readPosition(id: string, topic: string, partition: number): number {
     const position = this.positions.get(id) ?? this.broker.fetchPosition(this.groupId, topic, partition);
-    return Math.max(position, this.broker.logStartOf(topic, partition));
+    const start = this.broker.logStartOf(topic, partition);
+    if (position >= start) return position;
+    if (this.broker.outOfRangeCommitsEarliest) this.broker.resetCommitToEarliest(this.groupId, topic, partition);
+    this.positions.set(id, start);
+    return start;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
-import type { AclEntry } from 'kafkajs';
+import type { AclEntry, Admin } from 'kafkajs';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import {
   prepareTerraformWorkingCopy as sharedPrepareTerraformWorkingCopy,
@@ -87,6 +87,19 @@ export async function createTopicsOf(d: ConsumerDescriptor, partitions: number):
  * restart its partitions have no leader for a few seconds ("not the leader for that
  * topic-partition"): the producer retries for up to about half a minute, past kafkajs's default.
  */
+/**
+ * Retention is played by the admin API's DeleteRecords: it moves a partition's log start
+ * exactly as retention does when it deletes segments (consumers, ListOffsets and fetches
+ * see nothing else), but to the offset the test names and at once, where retention.ms
+ * would need a lowered broker-wide log.retention.check.interval.ms, segments rolled by
+ * time, and waiting on the broker's schedule. kafkajs deletes only from topics whose
+ * metadata it loaded.
+ */
+export async function expireBelow(admin: Admin, topic: string, partition: number, offset: number): Promise<void> {
+  await admin.fetchTopicMetadata({ topics: [topic] });
+  await admin.deleteTopicRecords({ topic, partitions: [{ partition, offset: String(offset) }] });
+}
+
 export async function produceAsAdmin(topic: string, records: { key: string; value: string; partition: number }[]): Promise<void> {
   const producer = kafkaAsAdmin().producer({ retry: { retries: 10, maxRetryTime: 5_000 } });
   await producer.connect();

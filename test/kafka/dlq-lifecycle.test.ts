@@ -15,22 +15,10 @@ import { createDlqMonitor } from '../../src/runtime/monitor';
 import { discardRecords } from '../../src/dlq/replay';
 import { DlqSession } from '../../src/dlq/session';
 import { dlqReaderGroupName } from '../../src/naming';
-import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
+import { bootstrapServers, expireBelow, kafkaAsAdmin } from '../helpers/kafka';
 import { REPO_ROOT, ScratchProject } from '../helpers/project';
 
 jest.setTimeout(300_000);
-
-/**
- * Retention is played by the admin API's DeleteRecords: it moves a partition's log start
- * exactly as retention does when it deletes segments (consumers, ListOffsets and fetches
- * see nothing else), but to the offset the test names and at once, where retention.ms
- * would need a lowered broker-wide log.retention.check.interval.ms, segments rolled by
- * time, and waiting on the broker's schedule.
- */
-async function expireBelow(admin: Admin, topic: string, partition: number, offset: number): Promise<void> {
-  await admin.fetchTopicMetadata({ topics: [topic] });
-  await admin.deleteTopicRecords({ topic, partitions: [{ partition, offset: String(offset) }] });
-}
 
 /** A scratch project with one topology of two consumers on fresh topics, created as an admin. */
 async function lifecycleProject(): Promise<{ project: ScratchProject; consumers: ConsumerModel[] }> {

@@ -101,6 +101,8 @@ export function faultWorld(options: FaultWorldOptions) {
   const clock = new VirtualClock(T0);
   const broker = new MemoryBroker(clock);
   broker.throwReaction = options.reaction;
+  // kafkajs commits the earliest offset's sentinel when a fetch falls out of range (retention).
+  broker.outOfRangeCommitsEarliest = options.reaction === 'kafkajs';
   // kafkajs keeps pauses across a rebalance: the runtime must derive them again itself.
   broker.pausesSurviveRebalance = options.reaction === 'kafkajs';
   for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, options.partitions);
@@ -206,6 +208,9 @@ export function faultWorld(options: FaultWorldOptions) {
       const metadata = broker.committedMetadata(consumer.groups.main, consumer.mainTopic, p);
       const state = decodeParkState(BigInt(offset), metadata);
       const upTo = options.ordering === 'park-by-key' ? Number(state.position) : offset;
+      // kafkajs answers the fetch below the log start that follows (a restart, a seek to a parked
+      // record) by committing the earliest offset without metadata: the state is lost.
+      if (options.reaction === 'kafkajs' && offset < upTo) countWhatALossMayCost(p, offset, metadata);
       const parkedDeleted = [...state.parked.keys()].filter((parked) => parked < BigInt(upTo));
       for (const parked of parkedDeleted) deletedWhileParked.add(idsAt[p]![Number(parked)]!);
       // Given up, they leave their partition's copies below them unjudged, as a shed does: a

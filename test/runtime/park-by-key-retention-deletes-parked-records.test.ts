@@ -32,4 +32,27 @@ describe('park-by-key: retention deletes parked records before they are read aga
     expect(w.broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(5);
     expect(w.events.filter((e) => e.type === 'parked-records-deleted')).toHaveLength(1);
   });
+
+  it('on kafkajs, whose answer to a fetch below the log start commits -2 without metadata, takes the state for lost: the retry and the newer records run, none is skipped', async () => {
+    const w = world();
+    w.broker.outOfRangeCommitsEarliest = true;
+    w.failOnce.add('k:a');
+    w.produce('k', 'a');
+    w.produce('k', 'b');
+    w.produce('k', 'c');
+    let retrying = await w.start();
+    await w.broker.run({ stopWhen: () => w.events.filter((e) => e.type === 'parked').length === 2 });
+    await retrying.stop();
+
+    w.broker.deleteRecordsBefore(consumer.mainTopic, 0, 3);
+    w.produce('k', 'd');
+    w.produce('x', 'e');
+    retrying = await w.start();
+    await w.broker.run({ until: w.clock.now() + 10 * 60_000 });
+    await retrying.stop();
+
+    expect(w.events.filter((e) => e.type === 'park-state-lost')).toEqual([expect.objectContaining({ partition: 0, offset: '3' })]);
+    expect(w.handled).toEqual(expect.arrayContaining(['k:a FAIL', 'k:a', 'x:e', 'k:d']));
+    expect(w.broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0)).toBe(5);
+  });
 });
