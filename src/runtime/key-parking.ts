@@ -77,6 +77,9 @@ export interface KeyParking {
  * again from the oldest parked record; the state says which records to skip, which to
  * park again. A record delivered twice is skipped or parked once.
  */
+/** How long a free key waits for its next parked record to be read again before the log start is read again. */
+const LOG_START_CHECK_MS = 5_000;
+
 /** The offset kafkajs commits when it resets a partition whose fetch fell out of range, reading from the earliest. */
 const KAFKAJS_EARLIEST = '-2';
 
@@ -386,7 +389,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         continue;
       }
       const record = next === undefined ? undefined : parking.records.get(next);
-      if (next === undefined || !record) return;
+      if (next === undefined) return;
+      if (!record) return checkLogStartLater(partition, parking); // read again soon, unless retention took it
       emit({ type: 'unparked', record, key: keyText(record) });
       const fits = budget.holdFits(withoutParked(state, next), hash, next);
       const outcome = await options.handle(record, true, copyIdFor(state, fits));
@@ -467,6 +471,26 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     return start === undefined ? 0n : BigInt(start);
   }
 
+  /** Main partitions whose log start is to be read again (checkLogStartLater). */
+  const logStartChecks = new Set<number>();
+  /**
+   * Reads p's log start again in a while, under p's lock: after a refused read, and while a
+   * free key's next parked record is missing (not read again yet): retention may have deleted
+   * it after the load, and with no record past it nothing else would tell (found by attack 21).
+   * Once per partition at a time; a state forgotten (a rebalance, stop()) drops it.
+   */
+  function checkLogStartLater(partition: number, parking: PartitionParking): void {
+    if (logStartChecks.has(partition) || options.consumer().logStartOffsets === undefined) return;
+    logStartChecks.add(partition);
+    options.setTimer(LOG_START_CHECK_MS, () => {
+      logStartChecks.delete(partition);
+      if (partitions.get(partition) !== parking) return;
+      locked(partition, async () => {
+        if (partitions.get(partition) === parking) await giveUpBelowLogStart(partition, parking);
+      }).catch(() => {});
+    });
+  }
+
   /**
    * Gives up the parked records below the main partition's log start (retention or a
    * delete-records request took them). A port that cannot tell, or a refused read, gives up
@@ -479,7 +503,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       (starts) => starts.find((s) => s.partition === partition)?.offset,
       () => undefined,
     );
-    if (start === undefined || partitions.get(partition) !== parking) return;
+    if (partitions.get(partition) !== parking) return;
+    // Refused (an admin not connected yet, a timeout): asked again, as nothing else may ask (found by attack 21).
+    if (start === undefined) return checkLogStartLater(partition, parking);
     const gone = parkedMissingBetween(parking, 0n, BigInt(start));
     if (gone.length > 0) await giveUpDeleted(partition, parking, gone, gone[0]!, BigInt(start));
   }

@@ -3,7 +3,10 @@ import { faultWorld } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
 /**
- * Open, found by the retention property (seed 1 at 150 runs): LOST, in a narrow case.
+ * Found by the retention property (seed 1 at 150 runs): LOST, in a narrow case. Passes since a
+ * free key whose next parked record is missing has the log start read again after a while
+ * (checkLogStartLater): the record is given up before its copy comes. The class stays open
+ * (attack21-given-up-copy-judged-by-hold-below-mark.test.ts, docs/runtime.md).
  *
  * Scenario: A's retry holds A; A@1 and A@2 (record 3) park. The retry ends, the drain runs A@2,
  * which fails: its copy goes to the 1m tier, and the process crashes before the state that
@@ -21,7 +24,7 @@ import type { FaultWorldOptions, PlannedRecord } from './fault-world';
  * start again (giveUpBelowLogStart), so a deleted record is given up even when no record follows.
  */
 describe('park-by-key: the copy of a parked record run in a process that crashed before committing it, the record then deleted by retention', () => {
-  it.failing('runs the copy: the record reaches its fate', async () => {
+  it('runs the copy: the record reaches its fate', async () => {
     const A = (failures: number): PlannedRecord => ({ key: 'A', partition: 1, failures });
     const records = [A(1), A(1), { key: 'B', partition: 0, failures: 1 }, A(1), { key: 'D', partition: 0, failures: 3 }, A(1), A(0)];
     const base: FaultWorldOptions = { ordering: 'park-by-key', reaction: 'kafkajs', records, parkingBudgetBytes: 97, partitions: 2 };
