@@ -64,19 +64,27 @@ eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: 
     return consumer;
   };
 
-  it('remembers across a restart which key is in retry and which records wait behind it', async () => {
-    const d = await parkByKeyConsumer();
-    const { handled, handler } = recorder(new Set(['order-42:created']));
+  /**
+   * A first process that leaves order-42 in retry (its `created` failed into the 3s tier), with
+   * order-42's `paid` parked behind it when `withPaid`, and order-7 handled; then it stops.
+   */
+  const stoppedWithOrder42InRetry = async (d: ConsumerDescriptor, handled: string[], handler: (r: ConsumedRecord) => Promise<void>, withPaid: boolean) => {
     const first = await start(d, handler);
     await produceAsAdmin(d.mainTopic, [
       { key: 'order-42', value: 'created', partition: 0 },
-      { key: 'order-42', value: 'paid', partition: 0 },
+      ...(withPaid ? [{ key: 'order-42', value: 'paid', partition: 0 }] : []),
       { key: 'order-7', value: 'x', partition: 0 },
     ]);
     await eventually('order-7 handled while order-42 waits in the tier', () => (handled.includes('order-7:x') ? true : undefined), 60_000);
     await first.stop();
     running.splice(running.indexOf(first), 1);
     expect(handled).toEqual(['order-42:created FAIL', 'order-7:x']);
+  };
+
+  it('remembers across a restart which key is in retry and which records wait behind it', async () => {
+    const d = await parkByKeyConsumer();
+    const { handled, handler } = recorder(new Set(['order-42:created']));
+    await stoppedWithOrder42InRetry(d, handled, handler, true);
 
     const state = await committedState(d, 0);
     expect(state.offset).toBe(1n); // the parked record: a new process reads again from there
@@ -95,15 +103,7 @@ eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: 
   it('gives up parked records that retention deleted while the consumer was down, and runs the key\'s retry and newer records', async () => {
     const d = await parkByKeyConsumer();
     const { handled, handler } = recorder(new Set(['order-42:created']));
-    const first = await start(d, handler);
-    await produceAsAdmin(d.mainTopic, [
-      { key: 'order-42', value: 'created', partition: 0 },
-      { key: 'order-42', value: 'paid', partition: 0 },
-      { key: 'order-7', value: 'x', partition: 0 },
-    ]);
-    await eventually('order-7 handled while order-42 waits in the tier', () => (handled.includes('order-7:x') ? true : undefined), 60_000);
-    await first.stop();
-    running.splice(running.indexOf(first), 1);
+    await stoppedWithOrder42InRetry(d, handled, handler, true);
     expect([...(await committedState(d, 0)).parked]).toEqual([[1n, keyHash(Buffer.from('order-42'))]]);
 
     // Retention (here a delete-records request) takes offsets 0 and 1 while no consumer runs.
@@ -138,15 +138,7 @@ eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: 
   it('runs a retry in flight after an operator reset the group\'s offsets (the commit keeps its offset, its state is gone)', async () => {
     const d = await parkByKeyConsumer();
     const { handled, handler } = recorder(new Set(['order-42:created']));
-    const first = await start(d, handler);
-    await produceAsAdmin(d.mainTopic, [
-      { key: 'order-42', value: 'created', partition: 0 },
-      { key: 'order-7', value: 'x', partition: 0 },
-    ]);
-    await eventually('order-7 handled while order-42 waits in the tier', () => (handled.includes('order-7:x') ? true : undefined), 60_000);
-    await first.stop();
-    running.splice(running.indexOf(first), 1);
-    expect(handled).toEqual(['order-42:created FAIL', 'order-7:x']);
+    await stoppedWithOrder42InRetry(d, handled, handler, false);
 
     // What kafka-consumer-groups --reset-offsets --to-current leaves: the same offset, no metadata.
     const admin = kafkaAsAdmin().admin();
