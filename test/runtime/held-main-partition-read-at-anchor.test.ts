@@ -110,4 +110,25 @@ describe('a main partition paused for a held copy, read again at its last record
     await p.pipeline.onBatch(batchOf([6, 7]));
     expect(p.handled).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
+
+  // From the mutation run of 2026-12-04: readAtAnchor's seek-again and stale-batch branches.
+  it('seeks back to the anchor when the client read below it, and runs none of the records below it again', async () => {
+    const p = heldPartition((offset) => offset === 0);
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch(batchOf([1, 2])); // the client did not read from the seek
+    expect(p.seeks).toEqual(['3', '3']);
+    await p.pipeline.onBatch(batchOf([3, 4]));
+    expect(p.handled).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('judges nothing by a batch fetched before the seek to the anchor: it neither seeks again nor runs a record', async () => {
+    const p = heldPartition((offset) => offset === 0);
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch({ ...batchOf([1, 2]), isStale: () => true });
+    expect(p.seeks).toEqual(['3']);
+    await p.pipeline.onBatch(batchOf([3, 4]));
+    expect(p.handled).toEqual([0, 1, 2, 3, 4]);
+  });
 });
