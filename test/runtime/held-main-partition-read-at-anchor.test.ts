@@ -131,4 +131,14 @@ describe('a main partition paused for a held copy, read again at its last record
     await p.pipeline.onBatch(batchOf([3, 4]));
     expect(p.handled).toEqual([0, 1, 2, 3, 4]);
   });
+
+  it('after a rebalance, a batch ending before the last record taken is not judged against it: the partition is read again from its first record not finished', async () => {
+    const p = heldPartition((offset) => offset === 1);
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3])); // 1's copy is not acknowledged yet
+    p.pipeline.forget(); // a rebalance: 1's publish gives up
+    await p.pipeline.onBatch(batchOf([0, 1])); // the client reads from the group's commit, a short batch
+    expect(p.seeks).toEqual(['1']); // not the anchor (3): records 1 and 2 would never run again
+    await p.pipeline.onBatch(batchOf([1, 2, 3, 4]));
+    expect(p.handled.slice(4)).toEqual([1, 2, 3, 4]);
+  });
 });
