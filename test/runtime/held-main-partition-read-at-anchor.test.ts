@@ -18,14 +18,16 @@ const destination = { kind: 'dlq' } as RoutedDestination;
 function heldPartition(fails: (offset: number) => boolean) {
   const clock = new VirtualClock(0);
   const seeks: string[] = [];
+  /** The client's pause and resume calls, in order. */
+  const pauses: string[] = [];
   let committed: string | undefined;
   const consumer = {
     commitOffsets: async (offsets: OffsetCommit[]) => {
       for (const o of offsets) committed = o.offset;
     },
     committed: async () => [{ partition: 0, offset: committed ?? '-1', metadata: null }],
-    pause: () => {},
-    resume: () => {},
+    pause: () => void pauses.push('pause'),
+    resume: () => void pauses.push('resume'),
     seek: (at: { offset: string }) => void seeks.push(at.offset),
   } as unknown as ConsumerPort;
   const handled: number[] = [];
@@ -74,7 +76,7 @@ function heldPartition(fails: (offset: number) => boolean) {
       await settled();
     }
   };
-  return { pipeline, handled, seeks, holdThenAcknowledge, runTimers, committed: () => committed };
+  return { pipeline, handled, seeks, pauses, publishes, holdThenAcknowledge, runTimers, committed: () => committed };
 }
 
 describe('a main partition paused for a held copy, read again at its last record taken', () => {
@@ -140,5 +142,14 @@ describe('a main partition paused for a held copy, read again at its last record
     expect(p.seeks).toEqual(['1']); // not the anchor (3): records 1 and 2 would never run again
     await p.pipeline.onBatch(batchOf([1, 2, 3, 4]));
     expect(p.handled.slice(4)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('does not pause a partition a rebalance took for a publish held after it: nothing would resume it', async () => {
+    const p = heldPartition((offset) => offset === 0);
+    await p.pipeline.onBatch(batchOf([0, 1]));
+    p.pipeline.forget(); // a rebalance: the partition's progress is dropped
+    p.publishes.get(0)!.hold(); // the old publish is held only now
+    await settled();
+    expect(p.pauses).toEqual([]);
   });
 });
