@@ -152,4 +152,14 @@ describe('a main partition paused for a held copy, read again at its last record
     await settled();
     expect(p.pauses).toEqual([]);
   });
+
+  it('commits nothing of a partition a rebalance took when a publish of it is acknowledged after', async () => {
+    const p = heldPartition((offset) => offset === 0);
+    await p.pipeline.onBatch(batchOf([0, 1, 2]));
+    p.pipeline.forget(); // a rebalance: the partition may be another member's now
+    p.publishes.get(0)!.acknowledge();
+    await settled();
+    await p.runTimers();
+    expect(p.committed()).toBeUndefined();
+  });
 });
