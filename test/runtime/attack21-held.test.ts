@@ -1,4 +1,3 @@
-import { HEADERS } from '../../src/naming/headers';
 import { attackWorld, consumer } from './attack21-world';
 import type { LogStart } from './attack21-world';
 import { mainRecord, parkingWorld, tierRecord } from './key-parking-world';
@@ -27,19 +26,7 @@ describe('attack 21 held: retention deleting parked records', () => {
     w.broker.deleteRecordsBefore(consumer.mainTopic, 0, 2);
     const retrying = await w.start();
     await w.runFor(5 * 60_000);
-    w.broker.append(consumer.tiers[0]!.topic, {
-      key: Buffer.from('k'),
-      value: Buffer.from('z'),
-      partition: 0,
-      headers: {
-        [HEADERS.attempt]: '2',
-        [HEADERS.dueAt]: String(w.clock.now()),
-        [HEADERS.originalTopic]: consumer.mainTopic,
-        [HEADERS.originalPartition]: '0',
-        [HEADERS.originalOffset]: '0',
-        [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/0:7`,
-      },
-    });
+    w.replay('k', 'z', 0);
     await w.runFor(3_600_000);
     await retrying.stop();
     expect(w.succeeded()).toEqual(new Set(['k:a', 'k:z']));

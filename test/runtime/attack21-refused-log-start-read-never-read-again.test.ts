@@ -1,4 +1,3 @@
-import { HEADERS } from '../../src/naming/headers';
 import { attackWorld, consumer } from './attack21-world';
 
 /**
@@ -34,7 +33,6 @@ import { attackWorld, consumer } from './attack21-world';
 describe('attack 21: the log-start read refused once when a state loads after retention', () => {
   it('reads it again: the deleted parked record is given up, the commit moves on, the replay of its key runs', async () => {
     const w = attackWorld({ reaction: 'confluent' });
-    const [tier1m] = consumer.tiers;
     w.fails.set('k:a', 1);
     w.produce('k', 'a'); // offset 0: k held
     w.produce('k', 'b'); // offset 1: parked
@@ -54,19 +52,7 @@ describe('attack 21: the log-start read refused once when a state loads after re
     retrying = await w.start();
     await w.runFor(5 * 60_000);
     // An old record of k, replayed from the DLQ into the 1m tier, due now.
-    w.broker.append(tier1m!.topic, {
-      key: Buffer.from('k'),
-      value: Buffer.from('z'),
-      partition: 0,
-      headers: {
-        [HEADERS.attempt]: '2',
-        [HEADERS.dueAt]: String(w.clock.now()),
-        [HEADERS.originalTopic]: consumer.mainTopic,
-        [HEADERS.originalPartition]: '0',
-        [HEADERS.originalOffset]: '0',
-        [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/0:7`,
-      },
-    });
+    w.replay('k', 'z', 0);
     await w.runFor(24 * 3_600_000);
     await retrying.stop();
 
