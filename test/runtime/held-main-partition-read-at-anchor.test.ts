@@ -20,6 +20,8 @@ function heldPartition(fails: (offset: number) => boolean) {
   const seeks: string[] = [];
   /** The client's pause and resume calls, in order. */
   const pauses: string[] = [];
+  /** How many resume calls the client refuses next (a rejoin in progress). */
+  let refuseResumes = 0;
   let committed: string | undefined;
   const consumer = {
     commitOffsets: async (offsets: OffsetCommit[]) => {
@@ -27,7 +29,10 @@ function heldPartition(fails: (offset: number) => boolean) {
     },
     committed: async () => [{ partition: 0, offset: committed ?? '-1', metadata: null }],
     pause: () => void pauses.push('pause'),
-    resume: () => void pauses.push('resume'),
+    resume: () => {
+      pauses.push('resume');
+      if (refuseResumes > 0 && refuseResumes--) throw new Error('The client is rejoining its group');
+    },
     seek: (at: { offset: string }) => void seeks.push(at.offset),
   } as unknown as ConsumerPort;
   const handled: number[] = [];
@@ -76,7 +81,7 @@ function heldPartition(fails: (offset: number) => boolean) {
       await settled();
     }
   };
-  return { pipeline, handled, seeks, pauses, publishes, holdThenAcknowledge, runTimers, committed: () => committed };
+  return { pipeline, handled, seeks, pauses, publishes, holdThenAcknowledge, runTimers, committed: () => committed, refuseResumes: (n: number) => void (refuseResumes = n) };
 }
 
 describe('a main partition paused for a held copy, read again at its last record taken', () => {
@@ -161,5 +166,15 @@ describe('a main partition paused for a held copy, read again at its last record
     await settled();
     await p.runTimers();
     expect(p.committed()).toBeUndefined();
+  });
+
+  it('asks a client that refuses to resume the held partition again after a pause, not in a tight loop', async () => {
+    const p = heldPartition((offset) => offset === 0);
+    await p.pipeline.onBatch(batchOf([0, 1]));
+    p.refuseResumes(1);
+    await p.holdThenAcknowledge(0);
+    expect(p.pauses).toEqual(['pause', 'resume']); // refused: the next try waits
+    await p.runTimers();
+    expect(p.pauses).toEqual(['pause', 'resume', 'resume']);
   });
 });
