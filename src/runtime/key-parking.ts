@@ -68,6 +68,12 @@ export interface KeyParking {
   forget(): void;
 }
 
+/** How long a free key waits for its next parked record to be read again before the log start is read again. */
+const LOG_START_CHECK_MS = 5_000;
+
+/** The offset kafkajs commits when it resets a partition whose fetch fell out of range, reading from the earliest. */
+const KAFKAJS_EARLIEST = '-2';
+
 /**
  * Durable park-by-key (R15). The state of main partition p (keys in retry, parked
  * offsets, the read position) lives in the metadata of the group's commit of p, whose
@@ -77,12 +83,6 @@ export interface KeyParking {
  * again from the oldest parked record; the state says which records to skip, which to
  * park again. A record delivered twice is skipped or parked once.
  */
-/** How long a free key waits for its next parked record to be read again before the log start is read again. */
-const LOG_START_CHECK_MS = 5_000;
-
-/** The offset kafkajs commits when it resets a partition whose fetch fell out of range, reading from the earliest. */
-const KAFKAJS_EARLIEST = '-2';
-
 export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const { mainTopic, emit } = options;
   const partitions = new Map<number, PartitionParking>();
@@ -448,17 +448,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
   /**
-   * Commits one offset per partition, the tier partitions' never past a waiting record; only
-   * while `parking` is still the partition's state. A rebalance during the operation forgot
-   * it (and the records waiting their turn): the partition is read again from its commit, so
-   * committing now could pass a record that waited (as the broker refuses a commit from an
-   * earlier generation). The main state goes first, in a request of its own, and the tier
-   * offsets only once it is stored: the broker refuses per partition (a state too large for
-   * `offset.metadata.max.bytes` while it stores the tier offsets beside it), so one request
-   * is not atomic, and a tier record committed past without the state that covers it (its
-   * hold, its key's release) would never be read again to take or release the hold.
-   */
-  /**
    * Main partition p's log start, or 0 when the port cannot tell. Read for a commit of -2:
    * kafkajs commits that (the earliest offset, with no metadata) when a fetch falls out of
    * range, retention having passed the group's commit, which erases the state. Read as a
@@ -466,9 +455,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * committed: the tier records written before then run unjudged, none skipped as stale.
    */
   async function logStartOf(partition: number): Promise<bigint> {
+    return (await readLogStart(partition)) ?? 0n;
+  }
+
+  /** p's log start as the port reads it; undefined when it cannot tell or the read is refused. */
+  async function readLogStart(partition: number): Promise<bigint | undefined> {
     const starts = await options.consumer().logStartOffsets?.(mainTopic, [partition]).catch(() => undefined);
     const start = starts?.find((s) => s.partition === partition)?.offset;
-    return start === undefined ? 0n : BigInt(start);
+    return start === undefined ? undefined : BigInt(start);
   }
 
   /** Main partitions whose log start is to be read again (checkLogStartLater). */
@@ -497,17 +491,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * nothing: the records read then tell (a gap where a parked record was).
    */
   async function giveUpBelowLogStart(partition: number, parking: PartitionParking): Promise<void> {
-    const read = options.consumer().logStartOffsets;
-    if (read === undefined) return;
-    const start = await read.call(options.consumer(), mainTopic, [partition]).then(
-      (starts) => starts.find((s) => s.partition === partition)?.offset,
-      () => undefined,
-    );
+    if (options.consumer().logStartOffsets === undefined) return;
+    const start = await readLogStart(partition);
     if (partitions.get(partition) !== parking) return;
     // Refused (an admin not connected yet, a timeout): asked again, as nothing else may ask (found by attack 21).
     if (start === undefined) return checkLogStartLater(partition, parking);
-    const gone = parkedMissingBetween(parking, 0n, BigInt(start));
-    if (gone.length > 0) await giveUpDeleted(partition, parking, gone, gone[0]!, BigInt(start));
+    const gone = parkedMissingBetween(parking, 0n, start);
+    if (gone.length > 0) await giveUpDeleted(partition, parking, gone, gone[0]!, start);
   }
 
   /**
@@ -533,6 +523,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
   }
 
+  /**
+   * Commits one offset per partition, the tier partitions' never past a waiting record; only
+   * while `parking` is still the partition's state. A rebalance during the operation forgot
+   * it (and the records waiting their turn): the partition is read again from its commit, so
+   * committing now could pass a record that waited (as the broker refuses a commit from an
+   * earlier generation). The main state goes first, in a request of its own, and the tier
+   * offsets only once it is stored: the broker refuses per partition (a state too large for
+   * `offset.metadata.max.bytes` while it stores the tier offsets beside it), so one request
+   * is not atomic, and a tier record committed past without the state that covers it (its
+   * hold, its key's release) would never be read again to take or release the hold.
+   */
   async function commit(partition: number, parking: PartitionParking, commits: (OffsetCommit | TierCommit)[]): Promise<void> {
     if (partitions.get(partition) !== parking) return;
     const latest = lastPerPartition(commits);
@@ -788,12 +789,12 @@ function roomMayCome(parking: PartitionParking): boolean {
   return parking.state.held.size > 0 || oldestMissing(parking) !== undefined;
 }
 
-/** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
 /** The parked records from `from` up to `to` that are not in memory, oldest first. */
 function parkedMissingBetween({ state, records }: PartitionParking, from: bigint, to: bigint): bigint[] {
   return [...state.parked.keys()].filter((offset) => offset >= from && offset < to && !records.has(offset)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
 function oldestMissing({ state, records }: PartitionParking): bigint | undefined {
   return oldestOf([...state.parked.keys()].filter((offset) => !records.has(offset)));
 }

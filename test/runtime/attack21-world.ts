@@ -1,4 +1,3 @@
-import { HEADERS } from '../../src/naming/headers';
 import type { RetryEvent } from '../../src/runtime/events';
 import { decodeParkState } from '../../src/runtime/park-state';
 import type { ConsumerPort, KafkaPort, OffsetCommit } from '../../src/runtime/port';
@@ -10,7 +9,7 @@ import { MemoryBroker } from '../../src/simulate/memory-broker';
 import type { ThrowReaction } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { httpError, valueOf } from './harness';
-import { consumer } from './park-by-key-world';
+import { consumer, replayInto } from './park-by-key-world';
 
 export { consumer };
 export const T0 = 1_000_000;
@@ -111,21 +110,7 @@ export function attackWorld(options: { reaction?: Exclude<ThrowReaction, 'fail'>
 
   const produce = (key: string | null, value: string, partition = 0) =>
     broker.append(consumer.mainTopic, { key: key === null ? null : Buffer.from(key), value: Buffer.from(value), partition });
-  /** What `krt dlq replay` writes for main partition 0's record at `original` (the DLQ's record at `dlqOffset`): into the 1m tier, due now. */
-  const replay = (key: string, value: string, original: number, dlqOffset = 7) =>
-    broker.append(consumer.tiers[0]!.topic, {
-      key: Buffer.from(key),
-      value: Buffer.from(value),
-      partition: 0,
-      headers: {
-        [HEADERS.attempt]: '2',
-        [HEADERS.dueAt]: String(clock.now()),
-        [HEADERS.originalTopic]: consumer.mainTopic,
-        [HEADERS.originalPartition]: '0',
-        [HEADERS.originalOffset]: String(original),
-        [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/0:${dlqOffset}`,
-      },
-    });
+  const replay = (key: string, value: string, original: number, dlqOffset = 7) => replayInto(broker, clock, key, value, original, dlqOffset);
   const parkState = (partition = 0) =>
     decodeParkState(BigInt(broker.committedOffset(consumer.groups.main, consumer.mainTopic, partition) ?? 0), broker.committedMetadata(consumer.groups.main, consumer.mainTopic, partition));
   const committed = (topic = consumer.mainTopic, partition = 0) => broker.committedOffset(consumer.groups.main, topic, partition);

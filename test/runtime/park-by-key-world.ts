@@ -14,6 +14,26 @@ export const consumer = billingDescriptor({ ordering: 'park-by-key', groups: { .
 export const [tier1m] = consumer.tiers;
 export const T0 = 1_000_000;
 
+/**
+ * What `krt dlq replay`'s default route writes for the DLQ record at `dlqOffset`: into the first
+ * tier, due now, naming main partition 0's record at `original`.
+ */
+export function replayInto(broker: MemoryBroker, clock: VirtualClock, key: string, value: string, original: number, dlqOffset: number): number {
+  return broker.append(tier1m!.topic, {
+    key: Buffer.from(key),
+    value: Buffer.from(value),
+    partition: 0,
+    headers: {
+      [HEADERS.attempt]: '2',
+      [HEADERS.dueAt]: String(clock.now()),
+      [HEADERS.originalTopic]: consumer.mainTopic,
+      [HEADERS.originalPartition]: '0',
+      [HEADERS.originalOffset]: String(original),
+      [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/0:${dlqOffset}`,
+    },
+  });
+}
+
 /** A broker that outlives its consumers, so a test can stop one and start the next, as a restart does. */
 export function world() {
   const clock = new VirtualClock(T0);
@@ -65,20 +85,7 @@ export function world() {
    * What `krt dlq replay`'s default route writes for the DLQ record at `dlqOffset`: into the first
    * tier, due now, naming main partition 0's record at `original`.
    */
-  const replay = (key: string, value: string, original: number, dlqOffset: number) =>
-    broker.append(tier1m!.topic, {
-      key: Buffer.from(key),
-      value: Buffer.from(value),
-      partition: 0,
-      headers: {
-        [HEADERS.attempt]: '2',
-        [HEADERS.dueAt]: String(clock.now()),
-        [HEADERS.originalTopic]: consumer.mainTopic,
-        [HEADERS.originalPartition]: '0',
-        [HEADERS.originalOffset]: String(original),
-        [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/0:${dlqOffset}`,
-      },
-    });
+  const replay = (key: string, value: string, original: number, dlqOffset: number) => replayInto(broker, clock, key, value, original, dlqOffset);
   return { clock, broker, handled, runs, events, failOnce, alwaysFail, start, produce, replay, parkState, loseState };
 }
 
