@@ -372,6 +372,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     while (partitions.get(partition) === parking && !state.held.has(hash)) {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
+      if (turn !== undefined && (next === undefined || next >= turn.behind) && turn.copyOf !== undefined && !unproven(state, turn.copyOf, hash, retryIdOf(turn.record.message.headers))) {
+        // The copy of a parked record whose record ran again since (or is read again, past a
+        // shed's position): stale. Given up (retention took it), its record is below the mark: it runs.
+        emit({ type: 'stale-tier-record', record: turn.record, key: keyText(turn.record) });
+        turns.done(partition, turn);
+        if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(options.commitOffsetFor(turn.record)));
+        continue;
+      }
       if (turn !== undefined && (next === undefined || next >= turn.behind)) {
         const retryId = retryIdTakenBy(turn.record);
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
@@ -694,6 +702,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // Where it holds its key if it is not the current retry and goes on to a later tier (none: it may take no hold).
         const holdAt = current ? undefined : holdOffsetOf(state, foreign, original, takenRetryId);
         const room = holdAt === undefined ? 'room' : budget.roomForHold(parking.state, hash, holdAt, takenRetryId, roomMayCome(parking));
+        if (!keyless && !current && !held && copyOfParked(state, record, hash, original, foreign) !== undefined) {
+          // A copy of a record the state has parked, which never ran under it: the copy is from a
+          // run whose state never got committed (a crash between the copy and the commit). The
+          // record runs again in its turn, so the copy may be a duplicate; but retention may take
+          // the record first (found by attack 21: skipped as stale, the copy was its only carrier).
+          // It waits right behind its record and is judged when its turn comes (drain).
+          if (turns.wait(record.partition, { record, hash, behind: original! + 1n, copyOf: original!, handle })) emit({ type: 'parked', record, key: keyText(record) });
+          return;
+        }
         if (!keyless && !current && !held) {
           // A replayed record whose own retry holds its key is that retry's record read again (a
           // rebalance or a refused commit before its tier commit): run again, it applied its update
@@ -818,9 +835,21 @@ function unproven(state: ParkState, original: bigint | undefined, hash: string, 
   // its copy skipped as stale).
   if (retryId !== undefined && (state.lostBefore !== undefined || state.shedBefore !== undefined) && state.retryIds?.get(hash) !== retryId) return true;
   if (state.lostBefore !== undefined && original < state.lostBefore) return true;
-  // A hold in the shed's range is one the shed kept (no record there takes a hold: holdOffsetOf): it judges its key as ever.
+  // A hold in the shed's range is one the shed kept (no record there takes a hold: holdOffsetOf):
+  // it judges its key's copies of its record and older ones as ever. Not a copy of a newer record
+  // of its key: under a whole state those were parked behind the hold, and one below the mark is
+  // one a give-up dropped (giveUpDeleted), whose copy is all that is left of it (found by attack 21).
   const hold = state.held.get(hash);
-  return state.shedBefore !== undefined && original < state.shedBefore && !(hold !== undefined && inShedRange(state, hold));
+  return state.shedBefore !== undefined && original < state.shedBefore && !(hold !== undefined && inShedRange(state, hold) && original <= hold);
+}
+
+/**
+ * The parked record a tier record is a copy of, if it is one: written under this state, not
+ * replayed, of a record the state has parked under its key. A parked record never ran under
+ * the state, so its copy is from a run whose state was never committed.
+ */
+function copyOfParked(state: ParkState, record: ConsumedRecord, hash: string, original: bigint | undefined, foreign: boolean): bigint | undefined {
+  return !foreign && original !== undefined && !isReplay(record) && state.parked.get(original) === hash ? original : undefined;
 }
 
 /** Below the mark of a shed and not below a lost state's: the holds there were whole until the shed. */

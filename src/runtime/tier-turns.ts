@@ -14,6 +14,13 @@ export interface WaitingTierRecord {
   readonly hash: string;
   /** The main partition's position when it came due: parked main records before it are ahead of it. */
   readonly behind: bigint;
+  /**
+   * The parked main record this is a copy of, when it came due while its record was still
+   * parked: a copy from a run whose state was never committed (a crash between the copy and
+   * the commit). It waits right behind that record, and is judged when its turn comes: stale
+   * if the record ran again, run in its place if the record was given up (retention took it).
+   */
+  readonly copyOf?: bigint;
   readonly handle: (parkState?: string) => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>;
 }
 

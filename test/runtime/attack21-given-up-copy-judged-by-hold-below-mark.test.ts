@@ -1,10 +1,11 @@
 import { attackWorld, consumer } from './attack21-world';
 
 /**
- * Attack 21 (retention deletes parked records), finding 1: LOST. Open, as docs/runtime.md says:
- * the same class as park-by-key-retention-copy-of-uncommitted-run (a copy of a parked record
- * from a run whose state was never committed), whose fix is to have such a copy wait its turn
- * and be judged once its record is run again or given up.
+ * Attack 21 (retention deletes parked records), finding 1: LOST; fixed. The same class as
+ * park-by-key-retention-copy-of-uncommitted-run (a copy of a parked record from a run whose
+ * state was never committed): read before the give-up, such a copy now waits behind its record
+ * (park-by-key-copy-of-parked-record-waits-behind-it); read after it, as here, the kept hold
+ * below the mark judges only copies of its own record and older ones (key-parking.ts unproven).
  *
  * Scenario: key k's record a (offset 0) fails on the main topic and in the 1m tier (k held at
  * 0); k's record b (offset 1) parks behind it. a's 10m copy succeeds: the release drains b,
@@ -39,7 +40,7 @@ import { attackWorld, consumer } from './attack21-world';
  * the retention property (a record deleted while parked that ran at all is never counted lost).
  */
 describe('attack 21: a given-up record whose copy is read while its key is still held below the shed mark', () => {
-  it.failing('runs the copy of the given-up record: it ran once in a crashed process, and the copy is its only carrier', async () => {
+  it('runs the copy of the given-up record: it ran once in a crashed process, and the copy is its only carrier', async () => {
     const w = attackWorld({ reaction: 'confluent' });
     const [tier1m] = consumer.tiers;
     w.fails.set('k:a', 2); // main and 1m fail; the 10m copy succeeds

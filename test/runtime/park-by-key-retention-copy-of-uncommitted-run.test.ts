@@ -5,8 +5,9 @@ import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 /**
  * Found by the retention property (seed 1 at 150 runs): LOST, in a narrow case. Passes since a
  * free key whose next parked record is missing has the log start read again after a while
- * (checkLogStartLater): the record is given up before its copy comes. The class stays open
- * (attack21-given-up-copy-judged-by-hold-below-mark.test.ts, docs/runtime.md).
+ * (checkLogStartLater): the record is given up before its copy comes. The class is closed since
+ * (park-by-key-copy-of-parked-record-waits-behind-it.test.ts): a copy read before its record is
+ * given up waits behind it.
  *
  * Scenario: A's retry holds A; A@1 and A@2 (record 3) park. The retry ends, the drain runs A@2,
  * which fails: its copy goes to the 1m tier, and the process crashes before the state that
@@ -35,6 +36,6 @@ describe('park-by-key: the copy of a parked record run in a process that crashed
     ];
     const result = await faultWorld({ ...base, events }).run();
     expect(result.crashes).toBe(1);
-    expect(result.lostAfterUncommittedRun).toEqual([]);
+    expect(result.lost).toEqual([]);
   });
 });
