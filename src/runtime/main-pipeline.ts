@@ -185,7 +185,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * the anchor, when it was read again), or undefined when the partition is read again from
    * elsewhere: from its start on a new log, from the anchor when the client read elsewhere.
    */
-  function readAtAnchor(batch: EachBatchPayload): readonly PortMessage[] | undefined {
+  async function readAtAnchor(batch: EachBatchPayload): Promise<readonly PortMessage[] | undefined> {
     const progress = partitions.get(partitionId(batch));
     const waiting = progress === undefined ? undefined : resumedAtAnchor.get(progress);
     if (progress === undefined || waiting === undefined) return batch.messages;
@@ -204,8 +204,15 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     // Past the anchor proves nothing when the group's commit moved back as well (a control
     // record at the anchor's offset of a new log): read from that commit as from a new log.
     if (judged === 'moved-on' && movedBackTo !== undefined) judged = 'new-log';
+    let from = movedBackTo ?? 0n;
+    if (judged === 'moved-on') {
+      const moved = await movedOnFrom(batch, anchor);
+      // Fetched before a seek made meanwhile: judged again at the next batch, nothing forgotten.
+      if (batch.isStale()) return undefined;
+      if (moved !== undefined) [judged, from] = ['new-log', moved];
+    }
     // Sought first: refused, the batch is handed out again and judged again, nothing forgotten (attack 18).
-    if (judged === 'new-log') options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: (movedBackTo ?? 0n).toString() });
+    if (judged === 'new-log') options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: from.toString() });
     resumedAtAnchor.delete(progress);
     readBelowAnchor.delete(progress);
     if (judged === 'new-log') {
@@ -217,6 +224,27 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     options.commits.allow(progress.topic, progress.partition);
     options.commits.markProgress(progress)?.catch(options.onCommitError);
     return judged === 'anchor' ? batch.messages.slice(1) : batch.messages;
+  }
+
+  /**
+   * A partition read past its anchor proves the same log only when the log no longer has the
+   * anchor's offset: retention moved the log start past it. A log that starts at or below it
+   * and skips it is a new log whose record there is never handed out (a transaction's control
+   * record, an aborted record: found by attack 17), or the same log compacted: either way it
+   * is read again, from the group's commit when it lies between the log start and the anchor
+   * (a compacted log runs again only what was not committed), else from the log start, and
+   * nothing read past is taken as done. Undefined: the same log, read on: also when the group's
+   * commit is this member's own (its stamp: a recreated topic's commits go with it), and when
+   * the port cannot read the log start or the read is refused (as before this check).
+   */
+  async function movedOnFrom(batch: EachBatchPayload, anchor: PortMessage): Promise<bigint | undefined> {
+    const starts = await options.consumer().logStartOffsets?.(batch.topic, [batch.partition]).catch(() => undefined);
+    const start = starts?.find((s) => s.partition === batch.partition)?.offset;
+    if (start === undefined || BigInt(start) > BigInt(anchor.offset)) return undefined;
+    const read = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
+    if (read !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, read.offset, read.metadata)) return undefined;
+    const committed = read?.offset;
+    return committed !== undefined && committed >= BigInt(start) && committed <= BigInt(anchor.offset) ? committed : BigInt(start);
   }
 
   async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {
@@ -375,7 +403,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   async function onBatch(batch: EachBatchPayload): Promise<void> {
     const { topic, partition } = batch;
     if (batch.messages.length === 0) return;
-    const messages = readAtAnchor(batch);
+    const messages = await readAtAnchor(batch);
     if (messages === undefined) return;
     /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */
     let taken: string | undefined = messages === batch.messages ? undefined : batch.messages[0]!.offset;

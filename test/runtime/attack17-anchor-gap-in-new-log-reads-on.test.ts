@@ -2,7 +2,9 @@ import { BIG, HeldMainWorld } from './held-main-world';
 import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
 
 /**
- * Found by attack 17: LOST records.
+ * Found by attack 17: LOST records. Fixed: a partition read past its anchor reads the log start
+ * (main-pipeline.ts movedOnFrom); at or below the anchor, the log skips the anchor's offset and
+ * is read again as a new log (from the group's commit when it lies between, else from the start).
  *
  * Scenario: a deploy reads the main topic on from the group's commit, 5, and the first record it
  * takes, big at 5, is held (no copy of it fits even the DLQ), so this process has no commit
@@ -34,7 +36,7 @@ import { CONTROL_RECORD, hidingControlRecords } from './control-record-port';
  */
 
 describe('unordered: a main topic created again (no rebalance) while the first record a run took is held, the new log with no record at its offset', () => {
-  it.failing('reads the new log from its start, not on past the held record\'s offset', async () => {
+  it('reads the new log from its start, not on past the held record\'s offset', async () => {
     const world = new HeldMainWorld({ port: hidingControlRecords });
     for (let i = 0; i < 5; i++) world.produce(`o${i}`);
     await world.start();

@@ -21,6 +21,7 @@ export function mappingBatches(port: KafkaPort, map: (batch: EachBatchPayload) =
         seek: (p) => inner.seek(p),
         commitOffsets: (o) => inner.commitOffsets(o),
         committed: (t, p) => inner.committed(t, p),
+        ...(inner.logStartOffsets ? { logStartOffsets: (t: string, p: number[]) => inner.logStartOffsets!(t, p) } : {}),
         carriesCommitMetadata: inner.carriesCommitMetadata,
         onRebalance: (l) => inner.onRebalance(l),
         run: (run) => {
