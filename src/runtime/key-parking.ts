@@ -186,6 +186,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (kept !== undefined) read.id = kept;
     else if (takesId) read.id ??= newParkStateId();
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
+    // Retention may have deleted parked records since (a consumer back from days down): given up
+    // before the shed decides, so a give-up that makes the state larger than the broker keeps is
+    // shed with it, not committed and refused at every load (found by attack 22).
+    const logStartRead = read.parked.size > 0 ? await giveUpStoredBelowLogStart(partition, read) : 'not-needed';
     const shed = loadedIn === generation ? await shedOverBudget(partition, read, () => loadedIn === generation) : undefined;
     const state = shed?.state ?? read;
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierRead: new Map(), inOrder: false };
@@ -207,8 +211,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
     partitions.set(partition, parking);
-    // Retention may have deleted some since (a consumer back from days down): given up, not waited for.
-    if (parking.state.parked.size > 0) await giveUpBelowLogStart(partition, parking);
+    // Refused (an admin not connected yet, a timeout): asked again, as nothing else may ask (found by attack 21).
+    if (logStartRead === 'refused' && parking.state.parked.size > 0) checkLogStartLater(partition, parking);
     if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
     watchHolds(partition, parking);
     // Keys the loaded state holds no more may have tier records waiting their turn: a shed freed
@@ -509,6 +513,35 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /**
+   * Gives up the parked records of a state being loaded that lie below p's log start: the
+   * state is changed and the give-up said, nothing committed (the load commits, or the next
+   * operation). 'refused' when the port could not tell now.
+   */
+  async function giveUpStoredBelowLogStart(partition: number, state: ParkState): Promise<'read' | 'refused' | 'not-needed'> {
+    if (options.consumer().logStartOffsets === undefined) return 'not-needed';
+    const start = await readLogStart(partition);
+    if (start === undefined) return 'refused';
+    const gone = [...state.parked.keys()].filter((offset) => offset < start).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (gone.length > 0) markGivenUp(partition, state, gone, gone[0]!, start);
+    return 'read';
+  }
+
+  /**
+   * Drops given-up parked records from the state and says so. One of them may have run in a
+   * process whose state never got committed (a crash), its copy now in a tier: it cannot run
+   * again, so its copy must, unjudged, as after a shed (found by the retention property: the
+   * copy was skipped as stale, and the record lost): the shed mark moves past them.
+   */
+  function markGivenUp(partition: number, state: ParkState, gone: readonly bigint[], from: bigint, to: bigint): Set<string> {
+    const keys = new Set(gone.map((offset) => state.parked.get(offset)!));
+    for (const offset of gone) state.parked.delete(offset);
+    const past = gone[gone.length - 1]! + 1n;
+    if (state.shedBefore === undefined || state.shedBefore < past) state.shedBefore = past;
+    emit({ type: 'parked-records-deleted', topic: mainTopic, partition, offsets: gone.map(String), from: String(from), to: String(to) });
+    return keys;
+  }
+
+  /**
    * Parked records the main topic no longer has: read from `from`, the partition's next record
    * came at `to`, past them (retention, a delete-records request or compaction took them; a
    * consumer lagging near the topic's retention parks records retention is about to take).
@@ -516,15 +549,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * they are given up, said so, and their keys go on; copies of theirs run unjudged.
    */
   async function giveUpDeleted(partition: number, parking: PartitionParking, gone: readonly bigint[], from: bigint, to: bigint): Promise<void> {
-    const { state } = parking;
-    const keys = new Set(gone.map((offset) => state.parked.get(offset)!));
-    for (const offset of gone) state.parked.delete(offset);
-    // One of them may have run in a process whose state never got committed (a crash), its
-    // copy now in a tier: it cannot run again, so its copy must, unjudged, as after a shed
-    // (found by the retention property: the copy was skipped as stale, and the record lost).
-    const past = gone[gone.length - 1]! + 1n;
-    if (state.shedBefore === undefined || state.shedBefore < past) state.shedBefore = past;
-    emit({ type: 'parked-records-deleted', topic: mainTopic, partition, offsets: gone.map(String), from: String(from), to: String(to) });
+    const keys = markGivenUp(partition, parking.state, gone, from, to);
     const ran: TierCommit[] = [];
     for (const hash of keys) await drain(partition, parking, hash, ran);
     await drainFreeKeys(partition, parking, ran);
