@@ -1,7 +1,7 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders, parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, keyHash, markGivenUpWhileHeld, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
@@ -535,6 +535,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   function markGivenUp(partition: number, state: ParkState, gone: readonly bigint[], from: bigint, to: bigint): Set<string> {
     const keys = new Set(gone.map((offset) => state.parked.get(offset)!));
     for (const offset of gone) state.parked.delete(offset);
+    // A held key's copies newer than its hold are then not all stale (unproven).
+    for (const hash of keys) markGivenUpWhileHeld(state, hash);
     const past = gone[gone.length - 1]! + 1n;
     if (state.shedBefore === undefined || state.shedBefore < past) state.shedBefore = past;
     emit({ type: 'parked-records-deleted', topic: mainTopic, partition, offsets: gone.map(String), from: String(from), to: String(to) });
@@ -861,11 +863,13 @@ function unproven(state: ParkState, original: bigint | undefined, hash: string, 
   if (retryId !== undefined && (state.lostBefore !== undefined || state.shedBefore !== undefined) && state.retryIds?.get(hash) !== retryId) return true;
   if (state.lostBefore !== undefined && original < state.lostBefore) return true;
   // A hold in the shed's range is one the shed kept (no record there takes a hold: holdOffsetOf):
-  // it judges its key's copies of its record and older ones as ever. Not a copy of a newer record
-  // of its key: under a whole state those were parked behind the hold, and one below the mark is
-  // one a give-up dropped (giveUpDeleted), whose copy is all that is left of it (found by attack 21).
+  // it judges its key's copies as ever. When parked records of its key were given up under it,
+  // only copies of its record and older ones: a newer one may be a given-up record's copy, all
+  // that is left of it (found by attack 21). Every other copy stays judged: a replay's hold at an
+  // old offset comes after its key's newer records ran, and their late copies are stale (attack 22).
   const hold = state.held.get(hash);
-  return state.shedBefore !== undefined && original < state.shedBefore && !(hold !== undefined && inShedRange(state, hold) && original <= hold);
+  const keptHoldJudges = hold !== undefined && inShedRange(state, hold) && (original <= hold || state.givenUpWhileHeld?.has(hash) !== true);
+  return state.shedBefore !== undefined && original < state.shedBefore && !keptHoldJudges;
 }
 
 /**

@@ -21,6 +21,15 @@ export interface ParkState {
    * only through takeHold() and releaseHold(), so a retry id never outlives its hold.
    */
   readonly retryIds?: Map<string, string>;
+  /**
+   * Held keys whose parked records were given up while they were held (retention deleted
+   * them: key-parking.ts giveUpDeleted). A copy of such a record, from a run whose state was
+   * never committed, may still come, newer than the hold; the hold then judges only copies of
+   * its own record and older ones. Other holds below the shed mark judge every copy of their
+   * key: a replay's hold at an old offset comes after its key's newer records ran, whose late
+   * duplicate copies are stale (attack 22). Dropped with the hold (releaseHold). Absent: none.
+   */
+  readonly givenUpWhileHeld?: Set<string>;
   /** Parked records below `position`: offset -> key hash. Run in offset order once their key is not held. */
   readonly parked: Map<bigint, string>;
   /**
@@ -86,10 +95,24 @@ export function takeHold(state: ParkState, hash: string, offset: bigint, retryId
   else forgetRetryId(state, hash);
 }
 
-/** Frees the key: its hold and the hold's retry id. */
+/** Frees the key: its hold, the hold's retry id and whether records of it were given up under it. */
 export function releaseHold(state: ParkState, hash: string): void {
   state.held.delete(hash);
   forgetRetryId(state, hash);
+  forgetGivenUp(state, hash);
+}
+
+/** Says that a parked record of the held key `hash` was given up while it held. */
+export function markGivenUpWhileHeld(state: ParkState, hash: string): void {
+  if (state.held.has(hash)) ((state as WithGivenUp).givenUpWhileHeld ??= new Set()).add(hash);
+}
+
+type WithGivenUp = { givenUpWhileHeld?: Set<string> };
+
+/** Without any, a state has no givenUpWhileHeld at all (one state, one shape). */
+function forgetGivenUp(state: ParkState, hash: string): void {
+  state.givenUpWhileHeld?.delete(hash);
+  if (state.givenUpWhileHeld?.size === 0) delete (state as WithGivenUp).givenUpWhileHeld;
 }
 
 type WithRetryIds = { retryIds?: Map<string, string> };
@@ -160,10 +183,12 @@ export function committedOffsetOf(state: ParkState): bigint {
  * `!id` when it began from nothing or in place of a lost state (its id, 8
  * characters), then one entry per key: `hash`, then `@d` when the key is held by the record `d`
  * before the position, with `=r` after it when a replayed record's retry holds it (its retry
- * id, 6 characters; only such a hold may be at the position, `@0`), then `:d,d` for its parked records (distances below the position, all
+ * id, 6 characters; only such a hold may be at the position, `@0`), then `*` when parked records
+ * of the key were given up while it held, then `:d,d` for its parked records (distances below the position, all
  * in base 36), then the end token `.`. Without the end, a byte after the last field (a hold's
  * distance, say) would read as a valid state with another value, and a state cut short as a
- * shorter valid one; with it both read as lost. Releases before `/2` read it as lost.
+ * shorter valid one; with it both read as lost. Releases before `/2` read it as lost, and
+ * releases before the `*` mark read a state with one as lost (rare: a give-up under a hold).
  */
 export function encodeParkState(state: ParkState): string {
   return [PARK_STATE_FORMAT, ...stateFields(state), END].join(' ');
@@ -178,7 +203,8 @@ function stateFields(state: ParkState): string[] {
     const parked = [...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset);
     parked.sort((a, b) => (a < b ? -1 : 1));
     const retryId = holder === undefined ? undefined : state.retryIds?.get(hash);
-    return `${hash}${holder === undefined ? '' : `@${distance(holder)}${retryId === undefined ? '' : `=${retryId}`}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
+    const givenUp = holder !== undefined && state.givenUpWhileHeld?.has(hash) === true ? GIVEN_UP_MARK : '';
+    return `${hash}${holder === undefined ? '' : `@${distance(holder)}${retryId === undefined ? '' : `=${retryId}`}${givenUp}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
   });
   const lost = state.lostBefore === undefined ? [] : [`~${(state.position - state.lostBefore).toString(36)}`];
   const shed = state.shedBefore === undefined ? [] : [`^${(state.position - state.shedBefore).toString(36)}`];
@@ -202,7 +228,9 @@ const LOST = /^~([0-9a-z]{1,13})$/;
 const SHED = /^\^([0-9a-z]{1,13})$/;
 // Exactly 8 characters, so a byte after it (a reader that lost the NUL) is no id.
 const ID = /^!([A-Za-z0-9_-]{8})$/;
-const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13})(?:=([A-Za-z0-9_-]{6}))?)?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
+const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13})(?:=([A-Za-z0-9_-]{6}))?(\*)?)?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
+/** After a hold: parked records of its key were given up while it held (ParkState.givenUpWhileHeld). */
+const GIVEN_UP_MARK = '*';
 
 /** A base-36 distance as a bigint (13 digits hold any Kafka offset; the patterns allow no more). */
 function base36(digits: string): bigint {
@@ -275,13 +303,14 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
   for (const entry of began ? rest.slice(1) : rest) {
     const match = ENTRY.exec(entry);
     if (!match) return undefined;
-    const [, hash, holder, retryId, parked] = match;
+    const [, hash, holder, retryId, givenUp, parked] = match;
     const distances = [...(holder === undefined ? [] : [holder]), ...(parked?.split(',') ?? [])].map(base36);
     // Every parked record is below the position, every hold below it or, a replayed record's retry's, at it (holdOffsetOf); all at or after offset 0.
     const holdAtPosition = holder !== undefined && retryId !== undefined && distances[0] === 0n;
     if (distances.some((d, i) => (d < 1n && !(i === 0 && holdAtPosition)) || d > state.position)) return undefined;
     const offsets = distances.map((d) => state.position - d);
     if (holder !== undefined) takeHold(state, hash!, offsets[0]!, retryId);
+    if (givenUp !== undefined) markGivenUpWhileHeld(state, hash!);
     for (const o of offsets.slice(holder === undefined ? 0 : 1)) state.parked.set(o, hash!);
   }
   // Anything the encoder would not have written for this state (a truncated state, a

@@ -1,4 +1,4 @@
-import { committedOffsetOf, emptyParkState, parkStateMetadata, releaseHold, takeHold } from './park-state';
+import { committedOffsetOf, emptyParkState, markGivenUpWhileHeld, parkStateMetadata, releaseHold, takeHold } from './park-state';
 import type { ParkState } from './park-state';
 
 /** A stored state shed to a budget it was over: what took its place, and what that costs. */
@@ -62,6 +62,7 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   for (const [hash, offset] of below) {
     if (fitting) {
       takeHold(state, hash, offset, stored.retryIds?.get(hash));
+      if (stored.givenUpWhileHeld?.has(hash)) markGivenUpWhileHeld(state, hash);
       fitting = bytesOf(state) <= budgetBytes;
       if (fitting) continue;
     }

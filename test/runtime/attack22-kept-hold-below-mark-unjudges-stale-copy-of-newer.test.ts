@@ -2,11 +2,8 @@ import { attackWorld, consumer } from './attack21-world';
 
 /**
  * Attack 22, finding: ORDER (a regression of fdf18ff's narrowed exemption in `unproven()`).
- * Open, `it.failing`, traded knowingly: the exemption as it was lost a record (attack 21: the
- * copy of a record given up behind its key's hold, skipped as stale); kept for a replay's hold
- * alone, it would lose the copy of a record parked behind a replay. The fix is the one named
- * below: the state keeping what a give-up dropped (per held key), which the metadata budget
- * then has to carry.
+ * Fixed: the state marks a held key whose parked records were given up under its hold
+ * (park-state.ts givenUpWhileHeld, `@d*`); only such a hold lets a copy newer than it run.
  *
  * fdf18ff narrows what a hold kept below the shed mark judges to copies of "its own record and
  * older ones", reasoning that a newer record of its key "under a whole state could only be
@@ -42,7 +39,7 @@ import { attackWorld, consumer } from './attack21-world';
  * hold with a retry id (a replay's), whose key's newer records may have run before it.
  */
 describe('attack 22: a replay\'s hold kept below the give-up mark no longer judges a stale copy of a newer record of its key', () => {
-  it.failing('skips the late duplicate of s\'s copy: t, newer, already ran', async () => {
+  it('skips the late duplicate of s\'s copy: t, newer, already ran', async () => {
     const w = attackWorld({ reaction: 'kafkajs' });
     const [tier1m] = consumer.tiers;
     w.fails.set('k:s', 1); // fails on main, its 1m copy succeeds
