@@ -1,7 +1,7 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders, parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, keyHash, markGivenUpWhileHeld, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
@@ -535,10 +535,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   function markGivenUp(partition: number, state: ParkState, gone: readonly bigint[], from: bigint, to: bigint): Set<string> {
     const keys = new Set(gone.map((offset) => state.parked.get(offset)!));
     for (const offset of gone) state.parked.delete(offset);
-    // A held key's copies newer than its hold are then not all stale (unproven).
-    for (const hash of keys) markGivenUpWhileHeld(state, hash);
     const past = gone[gone.length - 1]! + 1n;
-    if (state.shedBefore === undefined || state.shedBefore < past) state.shedBefore = past;
+    if (state.givenUpBefore === undefined || state.givenUpBefore < past) state.givenUpBefore = past;
     emit({ type: 'parked-records-deleted', topic: mainTopic, partition, offsets: gone.map(String), from: String(from), to: String(to) });
     return keys;
   }
@@ -755,7 +753,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             // Not judged a copy, but its key is busy (or the state has no room for the hold
             // it may take): it waits its turn behind the key's hold and parked records, or
             // for a release, uncommitted (its tier partition's commit stays at it).
-            if (turns.wait(record.partition, { record, hash, behind: state.position, handle })) emit({ type: 'parked', record, key: keyText(record) });
+            // A copy from below a give-up's mark waits in its record's place: the record may be the given-up one (found by attack 23).
+            const behind = original !== undefined && givenUpBelow(state, original) ? original + 1n : state.position;
+            if (turns.wait(record.partition, { record, hash, behind, handle })) emit({ type: 'parked', record, key: keyText(record) });
             return;
           }
         }
@@ -862,15 +862,15 @@ function unproven(state: ParkState, original: bigint | undefined, hash: string, 
   // its copy skipped as stale).
   if (retryId !== undefined && (state.lostBefore !== undefined || state.shedBefore !== undefined) && state.retryIds?.get(hash) !== retryId) return true;
   if (state.lostBefore !== undefined && original < state.lostBefore) return true;
-  // A hold in the shed's range is one the shed kept (no record there takes a hold: holdOffsetOf):
-  // it judges its key's copies as ever. When parked records of its key were given up under it,
-  // only copies of its record and older ones: a newer one may be a given-up record's copy, all
-  // that is left of it (found by attack 21). Every other copy stays judged: a replay's hold at an
-  // old offset comes after its key's newer records ran, and their late copies are stale (attack 22).
+  // Below a give-up's mark no hold judges: the copy may be a given-up record's, all that is left of it (ParkState.givenUpBefore).
+  if (givenUpBelow(state, original)) return true;
+  // A hold in the shed's range is one the shed kept (no record there takes a hold: holdOffsetOf): it judges its key as ever.
   const hold = state.held.get(hash);
-  const keptHoldJudges = hold !== undefined && inShedRange(state, hold) && (original <= hold || state.givenUpWhileHeld?.has(hash) !== true);
-  return state.shedBefore !== undefined && original < state.shedBefore && !keptHoldJudges;
+  return state.shedBefore !== undefined && original < state.shedBefore && !(hold !== undefined && inShedRange(state, hold));
 }
+
+/** Below the mark of a give-up: a parked record there may have been given up (ParkState.givenUpBefore). */
+const givenUpBelow = (state: ParkState, original: bigint) => state.givenUpBefore !== undefined && original < state.givenUpBefore;
 
 /**
  * The parked record a tier record is a copy of, if it is one: written under this state, not

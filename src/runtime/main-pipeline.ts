@@ -235,16 +235,18 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * (a compacted log runs again only what was not committed), else from the log start, and
    * nothing read past is taken as done. Undefined: the same log, read on: also when the group's
    * commit is this member's own (its stamp: a recreated topic's commits go with it), and when
-   * the port cannot read the log start or the read is refused (as before this check).
+   * the port cannot read the log start or the group's commit, or a read is refused (as before
+   * this check). No commit at all (a recreated topic) reads -1: from the log start.
    */
   async function movedOnFrom(batch: EachBatchPayload, anchor: PortMessage): Promise<bigint | undefined> {
     const starts = await options.consumer().logStartOffsets?.(batch.topic, [batch.partition]).catch(() => undefined);
     const start = starts?.find((s) => s.partition === batch.partition)?.offset;
     if (start === undefined || BigInt(start) > BigInt(anchor.offset)) return undefined;
     const read = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
-    if (read !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, read.offset, read.metadata)) return undefined;
-    const committed = read?.offset;
-    return committed !== undefined && committed >= BigInt(start) && committed <= BigInt(anchor.offset) ? committed : BigInt(start);
+    // Not read (the coordinator away past the read's timeout): it tells nothing, and a compacted
+    // log read again from its start would run its whole history again (found by attack 23).
+    if (read === undefined || options.commits.isOwnCommit(batch.topic, batch.partition, read.offset, read.metadata)) return undefined;
+    return read.offset >= BigInt(start) && read.offset <= BigInt(anchor.offset) ? read.offset : BigInt(start);
   }
 
   async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {

@@ -21,15 +21,6 @@ export interface ParkState {
    * only through takeHold() and releaseHold(), so a retry id never outlives its hold.
    */
   readonly retryIds?: Map<string, string>;
-  /**
-   * Held keys whose parked records were given up while they were held (retention deleted
-   * them: key-parking.ts giveUpDeleted). A copy of such a record, from a run whose state was
-   * never committed, may still come, newer than the hold; the hold then judges only copies of
-   * its own record and older ones. Other holds below the shed mark judge every copy of their
-   * key: a replay's hold at an old offset comes after its key's newer records ran, whose late
-   * duplicate copies are stale (attack 22). Dropped with the hold (releaseHold). Absent: none.
-   */
-  readonly givenUpWhileHeld?: Set<string>;
   /** Parked records below `position`: offset -> key hash. Run in offset order once their key is not held. */
   readonly parked: Map<bigint, string>;
   /**
@@ -49,6 +40,18 @@ export interface ParkState {
    * a hold: a hold there must be one the shed kept.
    */
   shedBefore?: bigint;
+  /**
+   * Set when parked records were given up (retention or compaction deleted them before they
+   * were read again: key-parking.ts giveUpDeleted): past the newest of them. One of them may
+   * have run in a process whose state was never committed, its copy in a tier the only thing
+   * left of it, so a tier record from below this mark runs unjudged (in its key's turn, in its
+   * record's place) unless it is its key's current retry. No hold judges it: a hold in this
+   * range may be older than the given-up record (the copy is newer than the hold) or newer
+   * (taken since), and skipped, its copy was lost (attacks 21 and 23). Kept apart from
+   * `shedBefore`, whose kept holds judge their keys: a give-up moving that mark took holds
+   * taken since for kept ones. Its cost: a stale copy from below it runs once more.
+   */
+  givenUpBefore?: bigint;
   /**
    * The state's id, taken when it began from nothing: the group had no commit of the
    * partition (a new group, the main topic deleted and created again, its offsets expired).
@@ -95,24 +98,10 @@ export function takeHold(state: ParkState, hash: string, offset: bigint, retryId
   else forgetRetryId(state, hash);
 }
 
-/** Frees the key: its hold, the hold's retry id and whether records of it were given up under it. */
+/** Frees the key: its hold and the hold's retry id. */
 export function releaseHold(state: ParkState, hash: string): void {
   state.held.delete(hash);
   forgetRetryId(state, hash);
-  forgetGivenUp(state, hash);
-}
-
-/** Says that a parked record of the held key `hash` was given up while it held. */
-export function markGivenUpWhileHeld(state: ParkState, hash: string): void {
-  if (state.held.has(hash)) ((state as WithGivenUp).givenUpWhileHeld ??= new Set()).add(hash);
-}
-
-type WithGivenUp = { givenUpWhileHeld?: Set<string> };
-
-/** Without any, a state has no givenUpWhileHeld at all (one state, one shape). */
-function forgetGivenUp(state: ParkState, hash: string): void {
-  state.givenUpWhileHeld?.delete(hash);
-  if (state.givenUpWhileHeld?.size === 0) delete (state as WithGivenUp).givenUpWhileHeld;
 }
 
 type WithRetryIds = { retryIds?: Map<string, string> };
@@ -179,16 +168,16 @@ export function committedOffsetOf(state: ParkState): bigint {
 /**
  * `krt-parked/2 +<d> [~<d>] [!<id>] <entry> <entry> ... .`: the position `d` past the committed
  * offset, then `~d` when the state was once lost (`lostBefore`, `d` below the position,
- * 0 included), then `^d` when a shed gave up holds (`shedBefore`, the same way), then
+ * 0 included), then `^d` when a shed gave up holds (`shedBefore`, the same way), then `&d`
+ * when parked records were given up (`givenUpBefore`, the same way), then
  * `!id` when it began from nothing or in place of a lost state (its id, 8
  * characters), then one entry per key: `hash`, then `@d` when the key is held by the record `d`
  * before the position, with `=r` after it when a replayed record's retry holds it (its retry
- * id, 6 characters; only such a hold may be at the position, `@0`), then `*` when parked records
- * of the key were given up while it held, then `:d,d` for its parked records (distances below the position, all
+ * id, 6 characters; only such a hold may be at the position, `@0`), then `:d,d` for its parked records (distances below the position, all
  * in base 36), then the end token `.`. Without the end, a byte after the last field (a hold's
  * distance, say) would read as a valid state with another value, and a state cut short as a
  * shorter valid one; with it both read as lost. Releases before `/2` read it as lost, and
- * releases before the `*` mark read a state with one as lost (rare: a give-up under a hold).
+ * releases before `&d` read a state with one as lost (rare: only after a give-up).
  */
 export function encodeParkState(state: ParkState): string {
   return [PARK_STATE_FORMAT, ...stateFields(state), END].join(' ');
@@ -203,13 +192,13 @@ function stateFields(state: ParkState): string[] {
     const parked = [...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset);
     parked.sort((a, b) => (a < b ? -1 : 1));
     const retryId = holder === undefined ? undefined : state.retryIds?.get(hash);
-    const givenUp = holder !== undefined && state.givenUpWhileHeld?.has(hash) === true ? GIVEN_UP_MARK : '';
-    return `${hash}${holder === undefined ? '' : `@${distance(holder)}${retryId === undefined ? '' : `=${retryId}`}${givenUp}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
+    return `${hash}${holder === undefined ? '' : `@${distance(holder)}${retryId === undefined ? '' : `=${retryId}`}`}${parked.length ? `:${parked.map(distance).join(',')}` : ''}`;
   });
   const lost = state.lostBefore === undefined ? [] : [`~${(state.position - state.lostBefore).toString(36)}`];
   const shed = state.shedBefore === undefined ? [] : [`^${(state.position - state.shedBefore).toString(36)}`];
+  const givenUp = state.givenUpBefore === undefined ? [] : [`&${(state.position - state.givenUpBefore).toString(36)}`];
   const id = state.id === undefined ? [] : [`!${state.id}`];
-  return [`+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...shed, ...id, ...entries];
+  return [`+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...shed, ...givenUp, ...id, ...entries];
 }
 
 /**
@@ -226,11 +215,10 @@ export function parkStateMetadata(state: ParkState): string {
 const DISTANCE = /^\+([0-9a-z]{1,13})$/;
 const LOST = /^~([0-9a-z]{1,13})$/;
 const SHED = /^\^([0-9a-z]{1,13})$/;
+const GIVEN_UP = /^&([0-9a-z]{1,13})$/;
 // Exactly 8 characters, so a byte after it (a reader that lost the NUL) is no id.
 const ID = /^!([A-Za-z0-9_-]{8})$/;
-const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13})(?:=([A-Za-z0-9_-]{6}))?(\*)?)?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
-/** After a hold: parked records of its key were given up while it held (ParkState.givenUpWhileHeld). */
-const GIVEN_UP_MARK = '*';
+const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13})(?:=([A-Za-z0-9_-]{6}))?)?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
 
 /** A base-36 distance as a bigint (13 digits hold any Kafka offset; the patterns allow no more). */
 function base36(digits: string): bigint {
@@ -294,23 +282,27 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
   const shed = afterLost[0] === undefined ? null : SHED.exec(afterLost[0]);
   const shedBefore = shed ? position - base36(shed[1]!) : undefined;
   if (shedBefore !== undefined && shedBefore < 0n) return undefined;
-  const rest = shed ? afterLost.slice(1) : afterLost;
+  const afterShed = shed ? afterLost.slice(1) : afterLost;
+  const givenUp = afterShed[0] === undefined ? null : GIVEN_UP.exec(afterShed[0]);
+  const givenUpBefore = givenUp ? position - base36(givenUp[1]!) : undefined;
+  if (givenUpBefore !== undefined && givenUpBefore < 0n) return undefined;
+  const rest = givenUp ? afterShed.slice(1) : afterShed;
   const began = rest[0] === undefined ? null : ID.exec(rest[0]);
   const state: ParkState = emptyParkState(position);
   if (lostBefore !== undefined) state.lostBefore = lostBefore;
   if (shedBefore !== undefined) state.shedBefore = shedBefore;
+  if (givenUpBefore !== undefined) state.givenUpBefore = givenUpBefore;
   if (began) state.id = began[1]!;
   for (const entry of began ? rest.slice(1) : rest) {
     const match = ENTRY.exec(entry);
     if (!match) return undefined;
-    const [, hash, holder, retryId, givenUp, parked] = match;
+    const [, hash, holder, retryId, parked] = match;
     const distances = [...(holder === undefined ? [] : [holder]), ...(parked?.split(',') ?? [])].map(base36);
     // Every parked record is below the position, every hold below it or, a replayed record's retry's, at it (holdOffsetOf); all at or after offset 0.
     const holdAtPosition = holder !== undefined && retryId !== undefined && distances[0] === 0n;
     if (distances.some((d, i) => (d < 1n && !(i === 0 && holdAtPosition)) || d > state.position)) return undefined;
     const offsets = distances.map((d) => state.position - d);
     if (holder !== undefined) takeHold(state, hash!, offsets[0]!, retryId);
-    if (givenUp !== undefined) markGivenUpWhileHeld(state, hash!);
     for (const o of offsets.slice(holder === undefined ? 0 : 1)) state.parked.set(o, hash!);
   }
   // Anything the encoder would not have written for this state (a truncated state, a

@@ -68,11 +68,12 @@ export class ParkingBudget {
   fitMark(state: ParkState): void {
     if (state.held.size > 0 || state.parked.size > 0) return;
     const below = (mark: bigint | undefined) => mark !== undefined && mark < state.position;
-    if (!below(state.lostBefore) && !below(state.shedBefore)) return;
+    if (!below(state.lostBefore) && !below(state.shedBefore) && !below(state.givenUpBefore)) return;
     if (Buffer.byteLength(parkStateMetadata(state)) <= this.current) return;
-    // Holding nothing, a shed's mark judges nothing more than a lost mark does: one mark, at the position.
+    // Holding nothing, a shed's or a give-up's mark judges nothing more than a lost mark does: one mark, at the position.
     state.lostBefore = state.position;
     delete state.shedBefore;
+    delete state.givenUpBefore;
   }
 
   /**
@@ -185,6 +186,7 @@ function oneHoldBytes(state: ParkState): number {
   takeHold(oneHold, SOME_KEY_HASH, state.position > 0n ? 0n : -1n, SOME_RETRY_ID);
   if (state.lostBefore !== undefined) oneHold.lostBefore = state.lostBefore;
   if (state.shedBefore !== undefined) oneHold.shedBefore = state.shedBefore;
+  if (state.givenUpBefore !== undefined) oneHold.givenUpBefore = state.givenUpBefore;
   if (state.id !== undefined) oneHold.id = state.id;
   return Buffer.byteLength(parkStateMetadata(oneHold));
 }

@@ -1,4 +1,4 @@
-import { committedOffsetOf, emptyParkState, markGivenUpWhileHeld, parkStateMetadata, releaseHold, takeHold } from './park-state';
+import { committedOffsetOf, emptyParkState, parkStateMetadata, releaseHold, takeHold } from './park-state';
 import type { ParkState } from './park-state';
 
 /** A stored state shed to a budget it was over: what took its place, and what that costs. */
@@ -46,6 +46,7 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   // A mark past the new position would be a negative distance: the records up to it are read again anyway.
   if (stored.lostBefore !== undefined) state.lostBefore = stored.lostBefore < position ? stored.lostBefore : position;
   if (stored.shedBefore !== undefined) state.shedBefore = stored.shedBefore < position ? stored.shedBefore : position;
+  if (stored.givenUpBefore !== undefined) state.givenUpBefore = stored.givenUpBefore < position ? stored.givenUpBefore : position;
   const below = [...stored.held].filter(([, offset]) => offset < position).sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
   let holdsDropped = stored.held.size - below.length;
   // A replayed record's retry at or past the offset is not read again with the main records: a
@@ -62,7 +63,6 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   for (const [hash, offset] of below) {
     if (fitting) {
       takeHold(state, hash, offset, stored.retryIds?.get(hash));
-      if (stored.givenUpWhileHeld?.has(hash)) markGivenUpWhileHeld(state, hash);
       fitting = bytesOf(state) <= budgetBytes;
       if (fitting) continue;
     }

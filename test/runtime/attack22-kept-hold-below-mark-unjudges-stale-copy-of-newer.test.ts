@@ -2,8 +2,13 @@ import { attackWorld, consumer } from './attack21-world';
 
 /**
  * Attack 22, finding: ORDER (a regression of fdf18ff's narrowed exemption in `unproven()`).
- * Fixed: the state marks a held key whose parked records were given up under its hold
- * (park-state.ts givenUpWhileHeld, `@d*`); only such a hold lets a copy newer than it run.
+ * Open, `it.failing`, a cost taken knowingly: a give-up has a mark of its own now
+ * (ParkState.givenUpBefore), below which no hold judges a copy, because every way of letting a
+ * hold judge there lost a given-up record's copy: a bit per held key (7caca14) and a hold
+ * taken after an earlier give-up (attack 23). So a late duplicate copy from below a give-up's
+ * mark runs once more, as one from below a shed's mark or a lost state's does. Telling it apart
+ * needs the given-up offsets themselves in the state, kept until their copies can no longer
+ * come, which the metadata budget would have to carry.
  *
  * fdf18ff narrows what a hold kept below the shed mark judges to copies of "its own record and
  * older ones", reasoning that a newer record of its key "under a whole state could only be
@@ -39,7 +44,7 @@ import { attackWorld, consumer } from './attack21-world';
  * hold with a retry id (a replay's), whose key's newer records may have run before it.
  */
 describe('attack 22: a replay\'s hold kept below the give-up mark no longer judges a stale copy of a newer record of its key', () => {
-  it('skips the late duplicate of s\'s copy: t, newer, already ran', async () => {
+  it.failing('skips the late duplicate of s\'s copy: t, newer, already ran', async () => {
     const w = attackWorld({ reaction: 'kafkajs' });
     const [tier1m] = consumer.tiers;
     w.fails.set('k:s', 1); // fails on main, its 1m copy succeeds

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, LEGACY_PARK_STATE_FORMAT, PARK_STATE_FORMAT, RETRY_ID_PATTERN, decodeParkState, emptyParkState, encodeParkState, keyHash, markGivenUpWhileHeld, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from '../../src/runtime/park-state';
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, LEGACY_PARK_STATE_FORMAT, PARK_STATE_FORMAT, RETRY_ID_PATTERN, decodeParkState, emptyParkState, encodeParkState, keyHash, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from '../../src/runtime/park-state';
 import type { ParkState } from '../../src/runtime/park-state';
 
 const ID = () => 'AbC-_123';
@@ -183,34 +183,19 @@ describe('the park-by-key state in commit metadata', () => {
     });
   });
 
-  describe('a held key whose parked records were given up while it held', () => {
-    const retryId = retryIdOfReplay('billing.retry.1m', 0, '41');
-    it('is written after the hold (and its retry id), and read back', () => {
-      const state = emptyParkState(12n);
-      takeHold(state, a, 10n, retryId);
-      takeHold(state, b, 11n);
-      markGivenUpWhileHeld(state, a);
-      markGivenUpWhileHeld(state, b);
+  describe('the mark of a give-up', () => {
+    it('is written after the shed\'s mark and before the id, as a distance below the position, and read back', () => {
+      const state: ParkState = { ...emptyParkState(12n), shedBefore: 8n, givenUpBefore: 10n, id: 'AbC-_123' };
+      takeHold(state, a, 4n);
       const text = encodeParkState(state);
-      expect(text).toBe(`${PARK_STATE_FORMAT} +0 ${a}@2=${retryId}* ${b}@1* .`);
+      expect(text).toBe(`${PARK_STATE_FORMAT} +0 ^4 &2 !AbC-_123 ${a}@8 .`);
       expect(decodeParkState(12n, text)).toEqual(state);
     });
 
-    it('is said only of a held key: one not held, or released, keeps no mark', () => {
-      const state = emptyParkState(12n);
-      markGivenUpWhileHeld(state, a);
-      expect(state.givenUpWhileHeld).toBeUndefined();
-      takeHold(state, a, 10n);
-      markGivenUpWhileHeld(state, a);
-      releaseHold(state, a);
-      expect(state.givenUpWhileHeld).toBeUndefined();
-      expect(encodeParkState(state)).toBe(`${PARK_STATE_FORMAT} +0 .`);
-    });
-
-    it('reads a mark with no hold before it, or doubled, as lost', () => {
-      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}* .`, ID).lost).toBe('unreadable');
-      expect(readParkState(12n, `${PARK_STATE_FORMAT} +2 ${a}*:2 .`, ID).lost).toBe('unreadable');
-      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 ${a}@2** .`, ID).lost).toBe('unreadable');
+    it('reads a mark out of its place, doubled, or below offset 0, as lost', () => {
+      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 &2 ^4 .`, ID).lost).toBe('unreadable');
+      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 &2 &2 .`, ID).lost).toBe('unreadable');
+      expect(readParkState(12n, `${PARK_STATE_FORMAT} +0 &d .`, ID).lost).toBe('unreadable');
     });
   });
 
@@ -222,10 +207,10 @@ describe('the park-by-key state in commit metadata', () => {
       .tuple(
         fc.nat({ max: 12 }),
         fc.option(fc.nat({ max: 40 })),
-        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 }), fc.option(fc.constantFrom('Ab-_9z', 'Ab-_9', 'Ab-_9zz', 'Ab.9zz')), fc.boolean()), { maxLength: 3 }),
+        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.option(fc.nat({ max: 12 })), fc.array(fc.nat({ max: 12 }), { maxLength: 3 }), fc.option(fc.constantFrom('Ab-_9z', 'Ab-_9', 'Ab-_9zz', 'Ab.9zz'))), { maxLength: 3 }),
         fc.option(fc.nat({ max: 40 })),
       )
-      .map(([d, lost, entries, shed]) => [d % 2 === 0 ? PARK_STATE_FORMAT : LEGACY_PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(shed === null ? [] : [`^${shed.toString(36)}`]), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked, retryId, givenUp]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${retryId === null ? '' : `=${retryId}`}${givenUp ? '*' : ''}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`), ...(lost !== null && lost % 2 === 0 ? [] : ['.'])].join(' ')),
+      .map(([d, lost, entries, shed]) => [d % 2 === 0 ? PARK_STATE_FORMAT : LEGACY_PARK_STATE_FORMAT, `+${d.toString(36)}`, ...(lost === null ? [] : [`~${lost.toString(36)}`]), ...(shed === null ? [] : [`^${shed.toString(36)}`]), ...(d % 5 === 1 ? [`&${(d + 1).toString(36)}`] : []), ...(d % 3 === 0 ? [`!${'AbC-_123xyz'.slice(0, 6 + (d % 4))}`] : []), ...entries.map(([h, held, parked, retryId]) => `${h}${held === null ? '' : `@${held.toString(36)}`}${retryId === null ? '' : `=${retryId}`}${parked.length ? `:${parked.map((p) => p.toString(36)).join(',')}` : ''}`), ...(lost !== null && lost % 2 === 0 ? [] : ['.'])].join(' ')),
   );
   /** What an earlier release wrote for `state`: the legacy tag, no end token. */
   const legacyText = (state: ParkState) => encodeParkState(state).replace(PARK_STATE_FORMAT, LEGACY_PARK_STATE_FORMAT).replace(/ \.$/, '');
@@ -234,7 +219,7 @@ describe('the park-by-key state in commit metadata', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 20n }), nearState, (committed, text) => {
         const state = decodeParkState(committed, text);
-        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.shedBefore === undefined && state.id === undefined && state.retryIds === undefined && state.givenUpWhileHeld === undefined;
+        const empty = state.held.size === 0 && state.parked.size === 0 && state.position === committed && state.lostBefore === undefined && state.shedBefore === undefined && state.id === undefined && state.retryIds === undefined && state.givenUpBefore === undefined;
         expect(empty || ((encodeParkState(state) === text || legacyText(state) === text) && committedOffsetOf(state) === committed)).toBe(true);
       }),
       { numRuns: 2000 },
@@ -245,7 +230,7 @@ describe('the park-by-key state in commit metadata', () => {
     fc.assert(
       fc.property(
         fc.bigInt({ min: 0n, max: 1000n }),
-        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 0n, max: 50n }), fc.option(fc.stringMatching(RETRY_ID_PATTERN)), fc.boolean()), { maxLength: 3 }),
+        fc.array(fc.tuple(fc.constantFrom(...hashes), fc.bigInt({ min: 0n, max: 50n }), fc.option(fc.stringMatching(RETRY_ID_PATTERN))), { maxLength: 3 }),
         fc.uniqueArray(fc.tuple(fc.bigInt({ min: 1n, max: 50n }), fc.constantFrom(...hashes)), { selector: ([d]) => d, maxLength: 6 }),
         fc.option(fc.bigInt({ min: 0n, max: 50n })),
         fc.option(fc.bigInt({ min: 0n, max: 50n })),
@@ -253,10 +238,10 @@ describe('the park-by-key state in commit metadata', () => {
         (position, held, parked, lost, shed, id) => {
           const state: ParkState = lost === null ? emptyParkState(position + 50n) : { ...emptyParkState(position + 50n), lostBefore: position + 50n - lost };
           if (shed !== null) state.shedBefore = state.position - shed;
+          if (lost !== null && shed !== null) state.givenUpBefore = state.position - ((lost + shed) % 50n);
           if (id !== null) state.id = id;
           // At the position (distance 0) only a replayed record's retry holds.
           for (const [h, d, retryId] of held) takeHold(state, h, state.position - (d === 0n && retryId === null ? 1n : d), retryId ?? undefined);
-          for (const [h, , , givenUp] of held) if (givenUp) markGivenUpWhileHeld(state, h);
           for (const [d, h] of parked) state.parked.set(state.position - d, h);
           expect(decodeParkState(committedOffsetOf(state), encodeParkState(state))).toEqual(state);
           expect(decodeParkState(committedOffsetOf(state), legacyText(state))).toEqual(state); // and what an earlier release wrote
