@@ -36,7 +36,12 @@ export interface WaitingTierRecord {
 export interface TierTurns {
   /** Adds a record to its key's queue; false if it already waits there (delivered again). */
   wait(partition: number, entry: WaitingTierRecord): boolean;
-  /** The key's oldest waiting tier record. */
+  /**
+   * The key's next waiting tier record: the one whose place (`behind`) comes first, the first
+   * to wait of those. A copy from below a give-up's mark waits in its record's place, before a
+   * turn that came earlier to wait at the position (found by attack 24: a replay waiting first
+   * put a given-up record's copy after its key's newer parked record).
+   */
   next(partition: number, hash: string): WaitingTierRecord | undefined;
   /**
    * It ran: it no longer holds back its tier partition's commit. Until the operation's commit
@@ -149,7 +154,7 @@ export function createTierTurns(): TierTurns {
       waiting.set(partition, [...queue, entry]);
       return true;
     },
-    next: (partition, hash) => of(partition).find((w) => w.hash === hash),
+    next: (partition, hash) => of(partition).reduce<WaitingTierRecord | undefined>((first, w) => (w.hash === hash && (first === undefined || w.behind < first.behind) ? w : first), undefined),
     done(partition, entry) {
       const rest = of(partition).filter((w) => w !== entry);
       if (rest.length > 0) waiting.set(partition, rest);

@@ -78,6 +78,24 @@ describe('attack 13 (replays naming a main record, order of every record): park-
     );
   });
 
+  /**
+   * Open (found by the fresh-clone CI of session 40, on Node 22, at random seed 1070699144; it
+   * fails on faf7570 too, before that session's changes): "A: replay 5's copy 10m/1@3 ran over
+   * 6", two replays of one key under refused commits, a rebalance and a 60-byte parking budget.
+   * The shrunk counterexample run alone passes (its fault positions print rounded), so it is
+   * pinned by seed and path, which replay it at once. Not yet understood; an ORDER case, no
+   * record lost (the first property holds at the same seed).
+   */
+  it.failing('keeps each key in order at the case the CI of session 40 found', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const { result } = await runCase(s);
+        expect(result.outOfOrder).toEqual([]);
+      }),
+      { ...PARAMETERS, seed: 1070699144, path: '55:0:6:6:12:16:18:20:20:21:25:37:40:43:44:51:52:54:37:13:23:27:22:24:24:24:24:24:24:24:24:24:24:24:24:24:24:24:24:29:24:26:25:25:27:29:35:4:21:21:26:4:23:23:23:23:23:23:23:23:23:23:23:23:23:23:23:28:3:20:20:20:20:20:20:20:20:20:20:20:20:20:20:20:20:26:21:21:21:21:20:20:22:21:26:24:19:19:21:19:19:20:20' },
+    );
+  });
+
   it('keeps each key in order, replays and their copies included', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {

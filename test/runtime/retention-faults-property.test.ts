@@ -55,6 +55,9 @@ describe('retention deleting main records the consumer has read, at any step, un
       PARAMETERS,
     );
     console.log(`retention: ${parkedAtRetention} of ${RUNS} cases deleted parked records, ${deletedParked} before they were read again`);
-    expectEnoughCasesHit(parkedAtRetention, RUNS, 0.1);
+    // About one case in six deletes parked records (6 to 13 of 60 seen): a share of 0.1 failed
+    // the suite at a random seed's 6 of 60 (session 40). At least 2 of 60: missed about once in
+    // a thousand runs, and still no run that exercised nothing of it.
+    expectEnoughCasesHit(parkedAtRetention, RUNS, 0.03);
   });
 });
