@@ -849,8 +849,9 @@ function oldestOf(offsets: bigint[]): bigint | undefined {
 
 /**
  * A tier record the state cannot judge: its main record came before the offset where the
- * partition's state was found lost, or before a shed's mark while its key is not held by a
- * hold the shed kept, so its key's hold may have been lost or given up. It runs as a
+ * partition's state was found lost, before a give-up's mark (its record may be a given-up
+ * one), or before a shed's mark while its key is not held by a hold the shed kept, so its
+ * key's hold may have been lost or given up. It runs as a
  * replayed record does (its turn if the key is busy); a copy of a record read again since
  * is judged by the hold as ever.
  */
