@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { canonicalJson } from './helpers/canonical-json';
@@ -23,8 +23,10 @@ describe('cdktf synth through cdktf.json', () => {
   beforeAll(async () => {
     // cdktf-cli loads its pseudo-terminal addon at start, which has no prebuilt binary for every Node line.
     await prepareTools(['scripts/tools/node-pty.sh']);
-    // cdktf.json runs `npx krt cdktf`, which is the built CLI.
-    execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
+    // cdktf.json runs `npx krt cdktf`, which is the built CLI. `npm test` builds it before any
+    // suite runs; a build here (rm -rf dist, then tsc) pulled dist/ from under the suites that
+    // run it beside this one (synth-cache.test.ts failed a fresh-clone CI so, in session 40).
+    if (!existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run build` (npm test builds it first)');
     execFileSync('npx', ['cdktf', 'synth', '--output', outDir], {
       cwd: REPO_ROOT,
       stdio: 'pipe',

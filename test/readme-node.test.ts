@@ -32,8 +32,8 @@ function listTests(config: string): string[] {
 describe('the Node lines', () => {
   const lines = plan();
 
-  it('are what npm test runs after the type check', () => {
-    expect(packageJson.scripts.test).toBe('npm run typecheck && bash scripts/tools/node-matrix.sh');
+  it('are what npm test runs after the type check and the build (no suite rebuilds dist/ under the others)', () => {
+    expect(packageJson.scripts.test).toBe('npm run typecheck && npm run build && bash scripts/tools/node-matrix.sh');
     expect(lines.map((l) => l.line)).toEqual(['24', '22', '20']);
   });
 
