@@ -66,4 +66,19 @@ describe('park-by-key: the copy of a parked record read before its record', () =
     // Nothing waits: every tier partition is committed past the copy.
     expect(Number(w.committed(consumer.tiers[0]!.topic))).toBe(w.broker.records(consumer.tiers[0]!.topic, 0).length);
   });
+
+  it('judges the copy stale in its record\'s place, the key\'s next parked record right behind it', async () => {
+    const w = crashedAfterCopyOfB();
+    w.produce('k', 'c'); // offset 2, parked behind b: the copy's place (behind b, offset 2) is c's
+    await w.start();
+    await w.runFor(30 * 60_000, () => w.faulty.crashes > 0);
+    w.advanceBy(5 * 60_000);
+    w.fails.set('k:b', 0);
+    const runsBefore = w.runs.length;
+    await w.start();
+    await w.runFor(3 * 3_600_000);
+
+    expect(w.runs.slice(runsBefore)).toEqual(['k:a@2 ok', 'k:b@0 ok', 'k:c@0 ok']);
+    expect(w.ofType('stale-tier-record').map((e) => `${e.record.topic}:${e.record.message.value?.toString()}`)).toEqual([`${consumer.tiers[0]!.topic}:b`]);
+  });
 });
