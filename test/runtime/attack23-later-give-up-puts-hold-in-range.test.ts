@@ -68,6 +68,7 @@ describe('attack 23: a later give-up puts a hold taken since the earlier one in 
     await w.start();
     await w.runFor(3 * 3_600_000);
     expect(w.ofType('parked-records-deleted').map((e) => e.offsets)).toEqual([['2'], ['4']]);
+    expect(w.parkState().givenUpBefore).toBe(5n); // the later give-up moved the mark past e
     expect(w.runs).toContain('j:c@0 FAIL'); // c ran once, its copy is its only carrier
     expect(w.ofType('stale-tier-record').map((e) => e.record.message.value?.toString())).not.toContain('c'); // fails on 7caca14
     expect(w.succeeded()).toContain('j:c'); // fails on 7caca14: c is lost
