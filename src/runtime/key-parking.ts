@@ -1,5 +1,6 @@
 import type { RetryEventListener } from './events';
 import { decodeRetryHeaders, parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
+import { readLogStart as readLogStartOf } from './log-start';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
@@ -471,11 +472,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /** p's log start as the port reads it; undefined when it cannot tell or the read is refused. */
-  async function readLogStart(partition: number): Promise<bigint | undefined> {
-    const starts = await options.consumer().logStartOffsets?.(mainTopic, [partition]).catch(() => undefined);
-    const start = starts?.find((s) => s.partition === partition)?.offset;
-    return start === undefined ? undefined : BigInt(start);
-  }
+  const readLogStart = (partition: number): Promise<bigint | undefined> => readLogStartOf(options.consumer(), mainTopic, partition);
 
   /** Main partitions whose log start is to be read again (checkLogStartLater). */
   const logStartChecks = new Set<number>();

@@ -11,6 +11,7 @@ import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
 import { groupCommitOf, judgeLog } from './group-commit';
 import { isNewLog } from './new-log';
+import { readLogStart } from './log-start';
 import { recordIdentity } from './record-identity';
 import { judgeReadAtAnchor, judgeRewind } from './resume-anchor';
 import type { RewindJudgement } from './resume-anchor';
@@ -239,14 +240,13 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * this check). No commit at all (a recreated topic) reads -1: from the log start.
    */
   async function movedOnFrom(batch: EachBatchPayload, anchor: PortMessage): Promise<bigint | undefined> {
-    const starts = await options.consumer().logStartOffsets?.(batch.topic, [batch.partition]).catch(() => undefined);
-    const start = starts?.find((s) => s.partition === batch.partition)?.offset;
-    if (start === undefined || BigInt(start) > BigInt(anchor.offset)) return undefined;
+    const start = await readLogStart(options.consumer(), batch.topic, batch.partition);
+    if (start === undefined || start > BigInt(anchor.offset)) return undefined;
     const read = await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock);
     // Not read (the coordinator away past the read's timeout): it tells nothing, and a compacted
     // log read again from its start would run its whole history again (found by attack 23).
     if (read === undefined || options.commits.isOwnCommit(batch.topic, batch.partition, read.offset, read.metadata)) return undefined;
-    return read.offset >= BigInt(start) && read.offset <= BigInt(anchor.offset) ? read.offset : BigInt(start);
+    return read.offset >= start && read.offset <= BigInt(anchor.offset) ? read.offset : start;
   }
 
   async function publishInBackground(progress: PartitionProgress, record: ConsumedRecord, pending: PendingPublish, failure: RoutedFailure): Promise<void> {

@@ -1,4 +1,4 @@
-import { attackWorld, consumer } from './attack21-world';
+import { attackWorld, consumer, crashAfterCopyOfParked } from './attack21-world';
 
 /**
  * Attack 21 (retention deletes parked records), finding 1: LOST; fixed. The same class as
@@ -43,15 +43,8 @@ describe('attack 21: a given-up record whose copy is read while its key is still
   it('runs the copy of the given-up record: it ran once in a crashed process, and the copy is its only carrier', async () => {
     const w = attackWorld({ reaction: 'confluent' });
     const [tier1m] = consumer.tiers;
-    w.fails.set('k:a', 2); // main and 1m fail; the 10m copy succeeds
-    w.fails.set('k:b', 1); // its drained run fails; its 1m copy would succeed
-    w.produce('k', 'a'); // offset 0
-    w.produce('k', 'b'); // offset 1, parked behind a's hold
     // The process dies as it commits the state after b's drained run (b's copy is in the 1m tier by then).
-    w.crashAt((offsets) => w.runs.includes('k:b@0 FAIL') && offsets.some((o) => w.isStateCommit(o)));
-    await w.start();
-    await w.runFor(30 * 60_000, () => w.faulty.crashes > 0);
-    expect(w.faulty.crashes).toBe(1);
+    await crashAfterCopyOfParked(w);
     expect(w.broker.records(tier1m!.topic, 0).map((r) => r.value?.toString())).toEqual(['a', 'b']);
     // What the broker kept: k held at 0, b parked (the run of b and its copy are not in it).
     const stored = w.parkState();

@@ -153,3 +153,22 @@ export function attackWorld(options: { reaction?: Exclude<ThrowReaction, 'fail'>
     runFor: (ms: number, stopWhen?: () => boolean) => broker.run({ until: clock.now() + ms, ...(stopWhen ? { stopWhen } : {}) }),
   };
 }
+
+/**
+ * Attack 21's crash, the start of every copy-of-a-parked-record scenario: k's a (offset 0) fails
+ * on the main topic and in the 1m tier (k held at 0; its 10m copy succeeds), b (offset 1) parks
+ * behind it; a's 10m copy ends the retry, the drain runs b, which fails, and b's 1m copy is
+ * written; the process dies as it commits the state that says so (the broker keeps k held at 0
+ * and b parked). `alsoProduce` adds main records after b.
+ */
+export async function crashAfterCopyOfParked(w: ReturnType<typeof attackWorld>, alsoProduce: () => void = () => {}): Promise<void> {
+  w.fails.set('k:a', 2);
+  w.fails.set('k:b', 1);
+  w.produce('k', 'a');
+  w.produce('k', 'b');
+  alsoProduce();
+  w.crashAt((offsets) => w.runs.includes('k:b@0 FAIL') && offsets.some((o) => w.isStateCommit(o)));
+  await w.start();
+  await w.runFor(30 * 60_000, () => w.faulty.crashes > 0);
+  expect(w.faulty.crashes).toBe(1);
+}

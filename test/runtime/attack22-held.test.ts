@@ -1,4 +1,4 @@
-import { attackWorld, consumer } from './attack21-world';
+import { attackWorld, consumer, crashAfterCopyOfParked } from './attack21-world';
 
 /**
  * Attack 22: scenarios tried against fdf18ff (the copy of a parked record waits behind it) that held.
@@ -14,15 +14,7 @@ describe('attack 22: what held', () => {
   for (const limit of [40, 44]) {
     it(`a copy of a parked record, retention during a refused commit under a limit of ${limit}: b still succeeds`, async () => {
       const w = attackWorld({ reaction: 'kafkajs' });
-      w.fails.set('k:a', 2);
-      w.fails.set('k:b', 1);
-      w.produce('k', 'a');
-      w.produce('k', 'b');
-      w.produce('j', 'c');
-      w.crashAt((offsets) => w.runs.includes('k:b@0 FAIL') && offsets.some((o) => w.isStateCommit(o)));
-      await w.start();
-      await w.runFor(30 * 60_000, () => w.faulty.crashes > 0);
-      expect(w.faulty.crashes).toBe(1);
+      await crashAfterCopyOfParked(w, () => w.produce('j', 'c'));
       w.advanceBy(5 * 60_000);
       let deleted = false;
       w.onEvent((e) => {

@@ -1,4 +1,4 @@
-import { attackWorld, consumer } from './attack21-world';
+import { attackWorld, consumer, crashAfterCopyOfParked } from './attack21-world';
 
 /**
  * Attack 23: scenarios tried against 7caca14 that held.
@@ -13,15 +13,7 @@ describe('attack 23: what held', () => {
   for (const limit of [36, 40, 44, 50]) {
     it(`a marked hold through a shed under a limit of ${limit}: b's copy still runs`, async () => {
       const w = attackWorld({ reaction: 'kafkajs' });
-      w.fails.set('k:a', 2);
-      w.fails.set('k:b', 1);
-      w.produce('k', 'a');
-      w.produce('k', 'b');
-      w.produce('j', 'c');
-      w.crashAt((offsets) => w.runs.includes('k:b@0 FAIL') && offsets.some((o) => w.isStateCommit(o)));
-      await w.start();
-      await w.runFor(30 * 60_000, () => w.faulty.crashes > 0);
-      expect(w.faulty.crashes).toBe(1);
+      await crashAfterCopyOfParked(w, () => w.produce('j', 'c'));
       w.advanceBy(5 * 60_000);
       w.broker.deleteRecordsBefore(consumer.mainTopic, 0, 2);
       w.broker.metadataMaxBytes = limit;

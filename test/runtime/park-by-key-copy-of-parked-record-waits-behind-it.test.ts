@@ -1,4 +1,4 @@
-import { attackWorld, consumer } from './attack21-world';
+import { attackWorld, consumer, crashAfterCopyOfParked } from './attack21-world';
 
 /**
  * The copy of a parked record, from a run whose state never got committed, read while the record
@@ -13,13 +13,9 @@ import { attackWorld, consumer } from './attack21-world';
  * at 0 and b parked.
  */
 describe('park-by-key: the copy of a parked record read before its record', () => {
-  function crashedAfterCopyOfB() {
+  async function crashedAfterCopyOfB(alsoProduce?: (w: ReturnType<typeof attackWorld>) => void) {
     const w = attackWorld({ reaction: 'confluent' });
-    w.fails.set('k:a', 2);
-    w.fails.set('k:b', 1);
-    w.produce('k', 'a');
-    w.produce('k', 'b');
-    w.crashAt((offsets) => w.runs.includes('k:b@0 FAIL') && offsets.some((o) => w.isStateCommit(o)));
+    await crashAfterCopyOfParked(w, () => alsoProduce?.(w));
     return w;
   }
   type Seen = { type: string; record?: { topic: string; message: { value: Buffer | null } } };
@@ -27,10 +23,7 @@ describe('park-by-key: the copy of a parked record read before its record', () =
   const isCopyOfB = (e: Seen) => e.type === 'parked' && ofCopyOfB(e);
 
   it('runs the copy in its record\'s place when retention deletes the record after the copy was read', async () => {
-    const w = crashedAfterCopyOfB();
-    await w.start();
-    await w.runFor(30 * 60_000, () => w.faulty.crashes > 0);
-    expect(w.faulty.crashes).toBe(1);
+    const w = await crashedAfterCopyOfB();
     w.advanceBy(5 * 60_000);
     // Retention takes the main records the moment b's copy is judged (taken to wait, or skipped): b cannot be read again.
     let deleted = false;
@@ -51,9 +44,7 @@ describe('park-by-key: the copy of a parked record read before its record', () =
   });
 
   it('skips the copy as stale once its record ran again (no record runs twice for it)', async () => {
-    const w = crashedAfterCopyOfB();
-    await w.start();
-    await w.runFor(30 * 60_000, () => w.faulty.crashes > 0);
+    const w = await crashedAfterCopyOfB();
     w.advanceBy(5 * 60_000);
     w.fails.set('k:b', 0); // b succeeds when it runs again from the main topic
     const runsBefore = w.runs.length;
@@ -68,10 +59,8 @@ describe('park-by-key: the copy of a parked record read before its record', () =
   });
 
   it('judges the copy stale in its record\'s place, the key\'s next parked record right behind it', async () => {
-    const w = crashedAfterCopyOfB();
-    w.produce('k', 'c'); // offset 2, parked behind b: the copy's place (behind b, offset 2) is c's
-    await w.start();
-    await w.runFor(30 * 60_000, () => w.faulty.crashes > 0);
+    // c (offset 2) parks behind b: the copy's place (behind b, offset 2) is c's.
+    const w = await crashedAfterCopyOfB((world) => world.produce('k', 'c'));
     w.advanceBy(5 * 60_000);
     w.fails.set('k:b', 0);
     const runsBefore = w.runs.length;
