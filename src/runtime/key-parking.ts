@@ -570,17 +570,50 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const state = latest.filter((c) => c.topic === mainTopic) as OffsetCommit[];
     const handled = latest.filter((c): c is TierCommit => c.topic !== mainTopic);
     const tiers = handled.map((c) => withTierMetadata(parking, c, budget));
+    if (state.length > 0) {
+      await payOwedTierCommits(partition, parking);
+      if (partitions.get(partition) !== parking) return;
+    }
     if (state.length > 0 && tiers.length > 0) {
       await commitState(partition, parking.state, state);
       // What the tier records it ran changed (their holds) is stored: they are done with, even
-      // if the tier commits are refused (then they are read again, and judged, as any record).
+      // if the tier commits are refused (then owed: sent before the next state).
       parking.turns.settled(partition);
       if (partitions.get(partition) !== parking) return;
+      try {
+        await commitState(partition, parking.state, tiers);
+      } catch (error) {
+        parking.turns.owe(partition, handled.map((c, i) => ({ commit: c, sent: tiers[i]! })));
+        throw error;
+      }
+    } else {
+      await commitState(partition, parking.state, [...state, ...tiers]);
     }
-    await commitState(partition, parking.state, state.length > 0 && tiers.length > 0 ? tiers : [...state, ...tiers]);
     parking.turns.settled(partition);
-    handled.forEach((c, i) => parking.turns.accepted(c, tiers[i]!.offset));
-    for (const c of tiers) anchoredBy(parking.turns, c);
+    acceptedTierCommits(parking, handled, tiers);
+  }
+
+  function acceptedTierCommits(parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
+    handled.forEach((c, i) => parking.turns.accepted(c, sent[i]!.offset));
+    for (const c of sent) anchoredBy(parking.turns, c);
+  }
+
+  /**
+   * The tier commits refused after their state was stored (tier-turns.ts owe), in a request of
+   * their own, before a state that may hold the next record of a key they record as run. One
+   * refused as too large goes again without its kept position (the offset alone records the
+   * run; the records past it are read again and judged), not again and again as it was.
+   */
+  async function payOwedTierCommits(partition: number, parking: PartitionParking): Promise<void> {
+    const owed = parking.turns.owed(partition);
+    if (owed.length === 0) return;
+    try {
+      await commitState(partition, parking.state, owed.map((o) => o.sent));
+    } catch (error) {
+      if (refusedAsTooLarge(error)) parking.turns.owe(partition, owed.map((o) => ({ commit: o.commit, sent: { topic: o.sent.topic, partition: o.sent.partition, offset: o.sent.offset } })));
+      throw error;
+    }
+    acceptedTierCommits(parking, owed.map((o) => o.commit), owed.map((o) => o.sent));
   }
 
   /**

@@ -1,5 +1,5 @@
 import { isAnotherRecordAt, isSameRecord } from './record-identity';
-import type { TopicPartitionOffset } from './port';
+import type { OffsetCommit, TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
 
@@ -76,6 +76,17 @@ export interface TierTurns {
    */
   accepted(commit: TierCommit, storedOffset: string): void;
   /**
+   * Tier commits the broker refused after the state they go with was stored: owed, and sent
+   * before the partition's next state (key-parking.ts commit), so that the broker never holds a
+   * state ahead of the tier commits of the state before it. A replay's run is recorded by its
+   * tier's commit alone (no hold judges a replay): with a later state stored over it, a rebalance
+   * read the replay again as fresh, and it ran after a newer record of its key (found by the CI of
+   * session 40). A later commit of the same tier partition accepted pays it.
+   */
+  owe(partition: number, commits: readonly OwedTierCommit[]): void;
+  /** What `owe` keeps for main partition p and no accepted commit has paid since. */
+  owed(partition: number): OwedTierCommit[];
+  /**
    * A tier record is read: one below the last read of its partition, or another record at its
    * offset, means the log moved back (the tier deleted and created again with no rebalance,
    * its offsets reset), and how far the old log was handled says nothing of the new one (found
@@ -110,6 +121,12 @@ export interface TierTurns {
   isAnchored(topic: string, partition: number, offset: bigint, timestamp: bigint): boolean;
 }
 
+/** A refused tier commit: as asked for, and as sent (with the metadata of the state stored then). */
+export interface OwedTierCommit {
+  readonly commit: TierCommit;
+  readonly sent: OffsetCommit;
+}
+
 /** A tier commit, with how far its partition is handled once the broker accepts it. */
 export interface TierCommit extends TopicPartitionOffset {
   /** Every record below it is done or waiting (what `handledBelow` says once this commit is accepted). */
@@ -132,6 +149,14 @@ export function createTierTurns(): TierTurns {
   const logs = new Map<string, number>();
   /** The log each waiting record was read on. */
   const logOf = new WeakMap<WaitingTierRecord, number>();
+  /** Refused tier commits of a stored state, per main partition. */
+  const owedBy = new Map<number, OwedTierCommit[]>();
+  /** Pays what is owed for one tier partition: a commit of it accepted, or its log gone. */
+  const paid = (topic: string, partition: number) => {
+    const rest = (owedBy.get(partition) ?? []).filter((o) => o.commit.topic !== topic);
+    if (rest.length > 0) owedBy.set(partition, rest);
+    else owedBy.delete(partition);
+  };
   const id = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   const logNow = (r: ConsumedRecord) => logs.get(id(r.topic, r.partition)) ?? 0;
   const ofThisLog = (w: WaitingTierRecord) => logOf.get(w) === logNow(w.record);
@@ -139,7 +164,8 @@ export function createTierTurns(): TierTurns {
   const same = (a: ConsumedRecord, b: ConsumedRecord) => a.topic === b.topic && a.partition === b.partition && isSameRecord(a.message, b.message);
   const of = (partition: number) => waiting.get(partition) ?? [];
   /** How far the old log was handled, and its anchor, say nothing of the new one. */
-  const newLog = (key: string) => {
+  const newLog = (key: string, topic: string, partition: number) => {
+    paid(topic, partition);
     doneUpTo.delete(key);
     acceptedAt.delete(key);
     anchors.delete(key);
@@ -184,12 +210,18 @@ export function createTierTurns(): TierTurns {
       acceptedAt.set(key, BigInt(storedOffset));
       const before = doneUpTo.get(key);
       if (before === undefined || commit.handledBelow > before) doneUpTo.set(key, commit.handledBelow);
+      paid(commit.topic, commit.partition);
     },
+    owe(partition, commits) {
+      const topics = new Set(commits.map((o) => o.commit.topic));
+      owedBy.set(partition, [...(owedBy.get(partition) ?? []).filter((o) => !topics.has(o.commit.topic)), ...commits]);
+    },
+    owed: (partition) => [...(owedBy.get(partition) ?? [])],
     read(record) {
       const key = id(record.topic, record.partition);
       const last = lastRead.get(key);
       // Below the last read, or another record at its offset (a log read only at offset 0, then made again: attack 15).
-      if (last !== undefined && (BigInt(record.message.offset) < BigInt(last.offset) || isAnotherRecordAt(last, record.message))) newLog(key);
+      if (last !== undefined && (BigInt(record.message.offset) < BigInt(last.offset) || isAnotherRecordAt(last, record.message))) newLog(key, record.topic, record.partition);
       lastRead.set(key, record.message);
     },
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
