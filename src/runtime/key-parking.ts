@@ -16,7 +16,7 @@ import { anchoredBy, doneBeforeLoad, tierHandledOf, withTierMetadata } from './t
 import { encodeTierCommit } from './tier-commit-metadata';
 import { agreedStateId } from './tier-commit-state-id';
 import { createTierTurns, lastPerPartition } from './tier-turns';
-import type { TierCommit } from './tier-turns';
+import type { OwedTierCommit, TierCommit } from './tier-turns';
 import type { TierTurns } from './tier-turns';
 
 export interface KeyParkingOptions {
@@ -600,20 +600,29 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /**
    * The tier commits refused after their state was stored (tier-turns.ts owe), in a request of
-   * their own, before a state that may hold the next record of a key they record as run. One
-   * refused as too large goes again without its kept position (the offset alone records the
-   * run; the records past it are read again and judged), not again and again as it was.
+   * their own, before a state that may hold the next record of a key they record as run. Only
+   * onto the log they were owed on: one whose group commit is gone (-1: the tier deleted and
+   * created again) or past them is forgiven, as paying it would put an old log's position on a
+   * new one, past its records (found by attack 25). Best effort: a refused payment stays owed
+   * for the next state, unless refused as too large, and fails nothing, as one tier partition's
+   * refusals must not stop its main partition (attack 25: its record ran again at each refusal).
    */
   async function payOwedTierCommits(partition: number, parking: PartitionParking): Promise<void> {
     const owed = parking.turns.owed(partition);
     if (owed.length === 0) return;
     try {
-      await commitState(partition, parking.state, owed.map((o) => o.sent));
+      const due: OwedTierCommit[] = [];
+      for (const debt of owed) {
+        const [group] = await options.consumer().committed(debt.sent.topic, [debt.sent.partition]);
+        if (group !== undefined && /^\d+$/.test(group.offset) && BigInt(group.offset) <= BigInt(debt.sent.offset)) due.push(debt);
+        else parking.turns.forgive(partition, debt);
+      }
+      if (due.length === 0 || partitions.get(partition) !== parking) return;
+      await commitState(partition, parking.state, due.map((o) => o.sent));
+      acceptedTierCommits(parking, due.map((o) => o.commit), due.map((o) => o.sent));
     } catch (error) {
-      if (refusedAsTooLarge(error)) parking.turns.owe(partition, owed.map((o) => ({ commit: o.commit, sent: { topic: o.sent.topic, partition: o.sent.partition, offset: o.sent.offset } })));
-      throw error;
+      if (refusedAsTooLarge(error)) for (const debt of owed) parking.turns.forgive(partition, debt);
     }
-    acceptedTierCommits(parking, owed.map((o) => o.commit), owed.map((o) => o.sent));
   }
 
   /**

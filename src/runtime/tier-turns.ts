@@ -86,6 +86,8 @@ export interface TierTurns {
   owe(partition: number, commits: readonly OwedTierCommit[]): void;
   /** What `owe` keeps for main partition p and no accepted commit has paid since. */
   owed(partition: number): OwedTierCommit[];
+  /** Drops a debt that can no longer be paid (its tier's log gone, or committed past it). */
+  forgive(partition: number, debt: OwedTierCommit): void;
   /**
    * A tier record is read: one below the last read of its partition, or another record at its
    * offset, means the log moved back (the tier deleted and created again with no rebalance,
@@ -217,6 +219,11 @@ export function createTierTurns(): TierTurns {
       owedBy.set(partition, [...(owedBy.get(partition) ?? []).filter((o) => !topics.has(o.commit.topic)), ...commits]);
     },
     owed: (partition) => [...(owedBy.get(partition) ?? [])],
+    forgive(partition, debt) {
+      const rest = (owedBy.get(partition) ?? []).filter((o) => o !== debt);
+      if (rest.length > 0) owedBy.set(partition, rest);
+      else owedBy.delete(partition);
+    },
     read(record) {
       const key = id(record.topic, record.partition);
       const last = lastRead.get(key);
