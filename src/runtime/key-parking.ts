@@ -1,15 +1,16 @@
 import type { RetryEventListener } from './events';
-import { decodeRetryHeaders, parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
+import { parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
 import { readLogStart as readLogStartOf } from './log-start';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
+import { fitRanReplays, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore } from './ran-replays';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
-import { BUDGET_RETRY_AFTER_COMMITS, heldBytes, ParkingBudget } from './parking-budget';
+import { BUDGET_RETRY_AFTER_COMMITS, budgetedBytes, heldBytes, ParkingBudget } from './parking-budget';
 import type { PartitionParking } from './partition-parking';
 import { shedToFit } from './shed-park-state';
 import { anchoredBy, doneBeforeLoad, tierHandledOf, withTierMetadata } from './tier-position';
@@ -182,6 +183,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // reset to earlier offsets, whose copies this state cannot tell from its own), nor at 0:
     // a log committed at 0 handled none of its records, so no tier record is its own.
     const tierCommits = await tierCommitsOf(partition);
+    forgetBelowGroupCommits(read, options.tierTopics, tierCommits);
     const agreed = lost === undefined ? undefined : agreedStateId(tierCommits.map((c) => c.metadata));
     const kept = agreed !== undefined && offset !== undefined && offset > 0n && offset >= agreed.committed ? agreed.id : undefined;
     if (kept !== undefined) read.id = kept;
@@ -285,6 +287,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const stateCommit = (partition: number, { state }: { readonly state: ParkState }): OffsetCommit => {
     budget.fitId(state);
     budget.fitMark(state);
+    fitRanReplays(state, budget.bytes);
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };
 
@@ -395,6 +398,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const fits = holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId);
         const { outcome, commit } = await turn.handle(holdAt !== undefined ? copyIdFor(state, fits, retryId) : unheldCopyId(retryId));
         turns.done(partition, turn);
+        if (!turns.ofAnotherLog(turn)) markRan(state, turn.record, options.tierTopics);
         // One read on a log since gone (the tier recreated) commits nothing on the log now.
         if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(commit));
         if (outcome === 'tier' && holdAt !== undefined) holdOrSkip(turn.record, parking, hash, holdAt, fits, retryId);
@@ -576,8 +580,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
     if (state.length > 0 && tiers.length > 0) {
       await commitState(partition, parking.state, state);
-      // What the tier records it ran changed (their holds) is stored: they are done with, even
-      // if the tier commits are refused (then owed: sent before the next state).
+      // What the tier records it ran changed (their holds, the replays it ran) is stored: they are
+      // done with, even if the tier commits are refused (then owed: sent before the next state).
       parking.turns.settled(partition);
       if (partitions.get(partition) !== parking) return;
       try {
@@ -595,33 +599,38 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   function acceptedTierCommits(parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
     handled.forEach((c, i) => parking.turns.accepted(c, sent[i]!.offset));
+    forgetCommittedPast(parking.state, options.tierTopics, handled);
     for (const c of sent) anchoredBy(parking.turns, c);
   }
 
   /**
    * The tier commits refused after their state was stored (tier-turns.ts owe), in a request of
-   * their own, before a state that may hold the next record of a key they record as run. Only
-   * onto the log they were owed on: one whose group commit is gone (-1: the tier deleted and
-   * created again) or past them is forgiven, as paying it would put an old log's position on a
-   * new one, past its records (found by attack 25). Best effort: a refused payment stays owed
-   * for the next state, unless refused as too large, and fails nothing, as one tier partition's
-   * refusals must not stop its main partition (attack 25: its record ran again at each refusal).
+   * their own, before a state that may hold the next record of a key they record as run: in
+   * this generation, a replay's run the state could not carry (ran-replays.ts: a budget with no
+   * room for it). Only over a commit this member stored last (turns.lastAccepted): anything else
+   * there (a load's stamp on a tier created again, another log's commit) is not the log the debt
+   * was owed on, and paying it would put its offset past a new log's records (found by attacks
+   * 25 and 26): the debt is forgiven. Best effort: a refused payment stays owed for the next
+   * state (one refused as too large goes again as its offset alone) and fails nothing, as one
+   * tier partition's refusals must not stop its main partition (attack 25).
    */
   async function payOwedTierCommits(partition: number, parking: PartitionParking): Promise<void> {
     const owed = parking.turns.owed(partition);
     if (owed.length === 0) return;
+    const due: OwedTierCommit[] = [];
     try {
-      const due: OwedTierCommit[] = [];
       for (const debt of owed) {
-        const [group] = await options.consumer().committed(debt.sent.topic, [debt.sent.partition]);
-        if (group !== undefined && /^\d+$/.test(group.offset) && BigInt(group.offset) <= BigInt(debt.sent.offset)) due.push(debt);
+        const { topic, partition: tierPartition } = debt.sent;
+        const [group] = await options.consumer().committed(topic, [tierPartition]);
+        if (group !== undefined && /^\d+$/.test(group.offset) && BigInt(group.offset) === parking.turns.lastAccepted(topic, tierPartition)) due.push(debt);
         else parking.turns.forgive(partition, debt);
       }
       if (due.length === 0 || partitions.get(partition) !== parking) return;
       await commitState(partition, parking.state, due.map((o) => o.sent));
       acceptedTierCommits(parking, due.map((o) => o.commit), due.map((o) => o.sent));
     } catch (error) {
-      if (refusedAsTooLarge(error)) for (const debt of owed) parking.turns.forgive(partition, debt);
+      // Too large (the broker's, or a guess the Confluent client makes): the offset is what records the run.
+      if (refusedAsTooLarge(error)) parking.turns.owe(partition, due.map((o) => ({ commit: o.commit, sent: { topic: o.commit.topic, partition: o.commit.partition, offset: o.commit.offset } })));
     }
   }
 
@@ -630,7 +639,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * state the commits are of (passed: load() commits one not yet in `partitions`).
    */
   async function commitState(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
-    const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
+    // The state's as the budget counts it: the ran replays it carries are dropped, not paid for (ran-replays.ts).
+    const sent = Math.max(0, ...commits.map((c) => (!c.metadata ? 0 : c.topic === mainTopic ? budgetedBytes(state) : Buffer.byteLength(c.metadata))));
     try {
       await options.consumer().commitOffsets(commits);
     } catch (error) {
@@ -745,6 +755,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
           return;
         }
+        if (ranBefore(parking.state, record, options.tierTopics)) {
+          // A replay that ran under this state, read again before its tier's commit was stored.
+          emit({ type: 'stale-tier-record', record, key: keyText(record) });
+          await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
+          return;
+        }
         const keyless = record.message.key === null;
         const { state, turns } = parking;
         const hash = keyHash(record.message.key);
@@ -817,10 +833,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!current) {
           // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
-          if (ran.outcome === 'tier' && holdAt !== undefined) {
-            holdOrSkip(record, parking, hash, holdAt, fits, retryId);
-            await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
-          } else await commit(record.partition, parking, [done]);
+          // A replay's run goes into the state, committed before its tier's commit (ran-replays.ts).
+          const holds = ran.outcome === 'tier' && holdAt !== undefined;
+          if (holds) holdOrSkip(record, parking, hash, holdAt, fits, retryId);
+          markRan(state, record, options.tierTopics);
+          const stateChanged = holds || isReplay(record);
+          await commit(record.partition, parking, stateChanged ? [stateCommit(record.partition, parking), done] : [done]);
           return;
         }
         if (ran.outcome === 'tier') {
@@ -959,7 +977,6 @@ function sameRetry(state: ParkState, record: ConsumedRecord, hash: string): bool
 }
 
 /** Written by `krt dlq replay` into the tier (its copies carry no mark: the state id they carry says how they are judged). */
-const isReplay = (record: ConsumedRecord) => decodeRetryHeaders(record.message.headers).replayedFromDlq === true;
 
 /**
  * The retry id of the hold a tier record takes if it goes on to a later tier while it is not its

@@ -60,6 +60,33 @@ export interface ParkState {
    * records of another log, so this state's holds never judge it.
    */
   id?: string;
+  /**
+   * Replays that ran under this state, by their retry id (retryIdOfReplay: where `krt dlq
+   * replay` wrote them, and when), with where they were read (the tier's index among the
+   * consumer's tiers, and the offset), kept until a commit of their tier partition past them is
+   * accepted. A replay's run is recorded by its tier's commit alone (no hold judges a replay
+   * once its retry ended, or when it took none): read again after that commit was lost (refused,
+   * with a rebalance or a crash before it was sent again), a replay ran once more, after a newer
+   * record of its key (found by attack 25). Read again, a replay named here is skipped as run.
+   */
+  ranReplays?: Map<string, RanReplay>;
+}
+
+/** Where a replay that ran was read: its tier's index among the consumer's tiers, and its offset there. */
+export interface RanReplay {
+  readonly tier: number;
+  readonly offset: bigint;
+}
+
+/** Records that `retryId`'s replay, read at `at`, ran: until its tier's commit passes it (forgetRanReplays). */
+export function markReplayRan(state: ParkState, retryId: string, at: RanReplay): void {
+  ((state as { ranReplays?: Map<string, RanReplay> }).ranReplays ??= new Map()).set(retryId, at);
+}
+
+/** Forgets the ran replays `gone` says no read can bring back; without any, a state has no ranReplays at all. */
+export function forgetRanReplays(state: ParkState, gone: (at: RanReplay) => boolean): void {
+  for (const [retryId, at] of state.ranReplays ?? []) if (gone(at)) state.ranReplays!.delete(retryId);
+  if (state.ranReplays?.size === 0) delete (state as { ranReplays?: unknown }).ranReplays;
 }
 
 /** A new state id: 8 URL-safe characters (48 random bits). */
@@ -171,13 +198,17 @@ export function committedOffsetOf(state: ParkState): bigint {
  * 0 included), then `^d` when a shed gave up holds (`shedBefore`, the same way), then `&d`
  * when parked records were given up (`givenUpBefore`, the same way), then
  * `!id` when it began from nothing or in place of a lost state (its id, 8
- * characters), then one entry per key: `hash`, then `@d` when the key is held by the record `d`
+ * characters), then `%t.o=r` per replay that ran and whose tier commit is not known stored
+ * (`ranReplays`: the tier's index and the offset in base 36, the retry id; in string order),
+ * then one entry per key: `hash`, then `@d` when the key is held by the record `d`
  * before the position, with `=r` after it when a replayed record's retry holds it (its retry
  * id, 6 characters; only such a hold may be at the position, `@0`), then `:d,d` for its parked records (distances below the position, all
  * in base 36), then the end token `.`. Without the end, a byte after the last field (a hold's
  * distance, say) would read as a valid state with another value, and a state cut short as a
  * shorter valid one; with it both read as lost. Releases before `/2` read it as lost, and
- * releases before `&d` read a state with one as lost (rare: only after a give-up).
+ * releases before `&d` read a state with one as lost (rare: only after a give-up), and
+ * releases before `%t.o=r` one with a replay's run in it (rare: between a replay's run and
+ * the next commit of the partition's state).
  */
 export function encodeParkState(state: ParkState): string {
   return [PARK_STATE_FORMAT, ...stateFields(state), END].join(' ');
@@ -198,7 +229,8 @@ function stateFields(state: ParkState): string[] {
   const shed = state.shedBefore === undefined ? [] : [`^${(state.position - state.shedBefore).toString(36)}`];
   const givenUp = state.givenUpBefore === undefined ? [] : [`&${(state.position - state.givenUpBefore).toString(36)}`];
   const id = state.id === undefined ? [] : [`!${state.id}`];
-  return [`+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...shed, ...givenUp, ...id, ...entries];
+  const ran = [...(state.ranReplays ?? [])].map(([retryId, at]) => `%${at.tier.toString(36)}.${at.offset.toString(36)}=${retryId}`).sort();
+  return [`+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...shed, ...givenUp, ...id, ...ran, ...entries];
 }
 
 /**
@@ -218,6 +250,7 @@ const SHED = /^\^([0-9a-z]{1,13})$/;
 const GIVEN_UP = /^&([0-9a-z]{1,13})$/;
 // Exactly 8 characters, so a byte after it (a reader that lost the NUL) is no id.
 const ID = /^!([A-Za-z0-9_-]{8})$/;
+const RAN_REPLAY = /^%([0-9a-z]{1,2})\.([0-9a-z]{1,13})=([A-Za-z0-9_-]{6})$/;
 const ENTRY = /^([A-Za-z0-9_-]{12})(?:@([0-9a-z]{1,13})(?:=([A-Za-z0-9_-]{6}))?)?(?::([0-9a-z]{1,13}(?:,[0-9a-z]{1,13})*))?$/;
 
 /** A base-36 distance as a bigint (13 digits hold any Kafka offset; the patterns allow no more). */
@@ -293,7 +326,12 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
   if (shedBefore !== undefined) state.shedBefore = shedBefore;
   if (givenUpBefore !== undefined) state.givenUpBefore = givenUpBefore;
   if (began) state.id = began[1]!;
-  for (const entry of began ? rest.slice(1) : rest) {
+  const afterId = began ? rest.slice(1) : rest;
+  let entriesFrom = 0;
+  for (let ran = RAN_REPLAY.exec(afterId[0] ?? ''); ran; ran = RAN_REPLAY.exec(afterId[++entriesFrom] ?? '')) {
+    markReplayRan(state, ran[3]!, { tier: parseInt(ran[1]!, 36), offset: base36(ran[2]!) });
+  }
+  for (const entry of afterId.slice(entriesFrom)) {
     const match = ENTRY.exec(entry);
     if (!match) return undefined;
     const [, hash, holder, retryId, parked] = match;

@@ -1,6 +1,6 @@
 import type { RetryEventListener } from './events';
 import { refusedAsTooLarge, tooLargeOnlyGuessed } from './metadata-too-large';
-import { emptyParkState, encodeParkState, keyHash, parkStateMetadata, retryIdOfReplay, takeHold } from './park-state';
+import { emptyParkState, encodeParkState as encodeWhole, keyHash, parkStateMetadata as metadataWhole, retryIdOfReplay, takeHold } from './park-state';
 import type { ParkState } from './park-state';
 
 /**
@@ -155,6 +155,19 @@ export class ParkingBudget {
     this.emit({ type: 'parking-budget-raised', topic: this.mainTopic, budgetBytes: this.current, loweredBytes });
   }
 }
+
+/**
+ * The budget measures a state without the replays it records as run (`ranReplays`): they are
+ * dropped from a state commit they do not fit (key-parking.ts stateCommit), never paid for
+ * with a key's hold or a pause (a partition paused by one would wait for a release that its
+ * tier commit, not a release, ends).
+ */
+const withoutRanReplays = (state: ParkState): ParkState => (state.ranReplays === undefined ? state : { ...state, ranReplays: undefined });
+const encodeParkState = (state: ParkState) => encodeWhole(withoutRanReplays(state));
+const parkStateMetadata = (state: ParkState) => metadataWhole(withoutRanReplays(state));
+
+/** The bytes of a state's commit metadata as the budget counts them (without `ranReplays`): what a refusal of it teaches. */
+export const budgetedBytes = (state: ParkState): number => Buffer.byteLength(parkStateMetadata(state));
 
 /** The commit metadata of `state` with `hash` its one hold, at `offset` (with `retryId`, a replayed record's retry). */
 export function heldBytes(state: ParkState, hash: string, offset: bigint, retryId?: string): number {

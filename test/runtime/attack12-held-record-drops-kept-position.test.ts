@@ -1,4 +1,5 @@
-import { HEADERS } from '../../src/naming/headers';
+import { HEADERS, PARK_STATE_HEADER } from '../../src/naming/headers';
+import { NO_STATE_ID } from '../../src/runtime/park-state';
 import { BrokerRefusedError } from '../../src/simulate/memory-broker';
 import { heldReplaysWorld } from './held-replays-world';
 import { consumer, T0, tier1m } from './park-by-key-world';
@@ -57,7 +58,15 @@ describe('park-by-key, a kept tier position, then the record at the commit held 
         partition: 0,
         headers: { ...template.headers, [HEADERS.originalOffset]: String(original), [HEADERS.replayedFromDlq]: 'true', [HEADERS.dueAt]: String(T0) },
       });
-    replay('k', BIG, 999); // waits its turn behind k's hold
+    // k's record is a copy written under another state (NO_STATE_ID), which no hold judges either:
+    // unlike a replay, whose run the state now records (ran-replays.ts), it runs again when read
+    // again after its tier commit was lost, which is the re-read this test is about.
+    w.broker.append(tier1m!.topic, {
+      key: Buffer.from('k'),
+      value: Buffer.from(BIG),
+      partition: 0,
+      headers: { ...template.headers, [HEADERS.originalOffset]: '999', [PARK_STATE_HEADER]: `${NO_STATE_ID}`, [HEADERS.dueAt]: String(T0) },
+    }); // waits its turn behind k's hold
     const waitingAt = w.broker.records(tier1m!.topic, 0).length - 1;
     for (let i = 1; i <= REPLAYS; i++) replay(`r${i}`, 'rep', 1_000 + i);
     const runsOfReplays = () => w.handled.filter((h) => h.startsWith('r')).length;

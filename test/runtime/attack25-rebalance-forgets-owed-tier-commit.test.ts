@@ -37,6 +37,11 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * the anchor still reads as this log's (else drops them), before any record is taken. Or, for
  * turns that took no hold (a replay run 'done' or to the DLQ: nothing in the state covers them),
  * send their tier commit in the same request as the state, or before it.
+ *
+ * Fixed: a replay's run goes into the state, committed before its tier's commit and kept until a
+ * commit of its tier partition past it is accepted (ParkState.ranReplays, ran-replays.ts): the
+ * new generation loads it and skips the replay read again. The debt stays for the run the state
+ * has no room for (a budget near one hold), within the generation.
  */
 jest.setTimeout(60_000);
 
@@ -75,7 +80,7 @@ async function releaseWithRefusedTierCommit(rebalance: boolean) {
 }
 
 describe('park-by-key, the tier commit that records a waiting replay\'s run refused after its state was stored', () => {
-  it.failing('with a rebalance at the refusal: the replay does not run again after the newer record of its key parked behind it', async () => {
+  it('with a rebalance at the refusal: the replay does not run again after the newer record of its key parked behind it', async () => {
     const ofK = await releaseWithRefusedTierCommit(true);
     // Seen: k:x0, k:a FAIL, k:a FAIL, k:a, k:w, k:b, k:w
     expect(ofK).toContain('k:b');

@@ -1,0 +1,68 @@
+import { HEADERS } from '../../src/naming/headers';
+import { emptyParkState, parkStateMetadata } from '../../src/runtime/park-state';
+import { fitRanReplays, forgetBelowGroupCommits, forgetCommittedPast, markRan, ranBefore } from '../../src/runtime/ran-replays';
+import type { ConsumedRecord } from '../../src/runtime/router';
+
+const TIERS = ['orders.retry.1m', 'orders.retry.10m'];
+
+function tierRecord(topic: string, offset: number, { key = 'k', replayed = true, timestamp = '1000' } = {}): ConsumedRecord {
+  return {
+    topic,
+    partition: 0,
+    message: { key: key === '' ? null : Buffer.from(key), value: Buffer.from('v'), offset: String(offset), timestamp, headers: replayed ? { [HEADERS.replayedFromDlq]: 'orders.dlq/0-3' } : {} },
+  } as ConsumedRecord;
+}
+
+describe('the replays a park-by-key state records as run', () => {
+  it('records a keyed replay of one of the tiers, and knows it again only at its own place, as written then', () => {
+    const state = emptyParkState(5n);
+    markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 3), TIERS)).toBe(true);
+    // Another log's record at that offset (the tier created again): another time of writing.
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 3, { timestamp: '2000' }), TIERS)).toBe(false);
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 4), TIERS)).toBe(false);
+    expect(ranBefore(state, tierRecord(TIERS[1]!, 3), TIERS)).toBe(false);
+  });
+
+  it('records no copy, no keyless replay and nothing of another topic: their runs are judged otherwise', () => {
+    const state = emptyParkState(5n);
+    markRan(state, tierRecord(TIERS[0]!, 3, { replayed: false }), TIERS);
+    markRan(state, tierRecord(TIERS[0]!, 4, { key: '' }), TIERS);
+    markRan(state, tierRecord('orders', 5), TIERS);
+    expect(state.ranReplays).toBeUndefined();
+  });
+
+  it('forgets a ran replay once an accepted commit of its tier passes it, and not before', () => {
+    const state = emptyParkState(5n);
+    markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
+    markRan(state, tierRecord(TIERS[1]!, 3), TIERS);
+    forgetCommittedPast(state, TIERS, [{ topic: TIERS[0]!, partition: 0, offset: '3' }]);
+    expect(state.ranReplays?.size).toBe(2);
+    forgetCommittedPast(state, TIERS, [{ topic: TIERS[0]!, partition: 0, offset: '4' }]);
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 3), TIERS)).toBe(false);
+    expect(ranBefore(state, tierRecord(TIERS[1]!, 3), TIERS)).toBe(true);
+    forgetCommittedPast(state, TIERS, [{ topic: TIERS[1]!, partition: 0, offset: '9' }]);
+    expect(state.ranReplays).toBeUndefined();
+  });
+
+  it('at a load, keeps only the ran replays at or past their tier\'s group commit: one below is never read again, one of a tier with no commit is of a log gone', () => {
+    const state = emptyParkState(5n);
+    markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
+    markRan(state, tierRecord(TIERS[0]!, 6), TIERS);
+    markRan(state, tierRecord(TIERS[1]!, 3), TIERS);
+    forgetBelowGroupCommits(state, TIERS, [{ topic: TIERS[0]!, offset: '4' }]);
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 3), TIERS)).toBe(false);
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 6), TIERS)).toBe(true);
+    expect(ranBefore(state, tierRecord(TIERS[1]!, 3), TIERS)).toBe(false);
+  });
+
+  it('drops them from a state they would take over the budget, and keeps them where they fit', () => {
+    const state = emptyParkState(5n);
+    markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
+    const bytes = Buffer.byteLength(parkStateMetadata(state));
+    fitRanReplays(state, bytes);
+    expect(state.ranReplays?.size).toBe(1);
+    fitRanReplays(state, bytes - 1);
+    expect(state.ranReplays).toBeUndefined();
+  });
+});
