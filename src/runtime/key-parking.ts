@@ -2,11 +2,11 @@ import type { RetryEventListener } from './events';
 import { parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
 import { readLogStart as readLogStartOf } from './log-start';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, forgetRanUnjudged, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
-import { fitRanReplays, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore } from './ran-replays';
+import { fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore } from './ran-unjudged';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
@@ -195,7 +195,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const logStartRead = read.parked.size > 0 ? await giveUpStoredBelowLogStart(partition, read) : 'not-needed';
     const shed = loadedIn === generation ? await shedOverBudget(partition, read, () => loadedIn === generation) : undefined;
     const state = shed?.state ?? read;
-    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierRead: new Map(), inOrder: false };
+    const tierCommitted = new Map(tierCommits.map((c) => [c.topic, BigInt(c.offset)]));
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierCommitted, tierRead: new Map(), inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
     // A state begun from nothing, in place of a lost one, or an earlier release's, is committed
@@ -241,7 +242,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // Only a state the broker refused, by name, at its size or less (found by attack 11): a
     // budget lowered by a guess (an outage on the Confluent client) or by configuration is
     // met by pausing at it, as the broker keeps the stored state and releases shrink it.
-    const refusedAsIs = () => budget.refusedBytes !== undefined && Buffer.byteLength(parkStateMetadata(stored)) >= budget.refusedBytes;
+    // Measured as the budget measures (without the runs it records: ran-unjudged.ts), which a commit drops first (attack 27).
+    const refusedAsIs = () => budget.refusedBytes !== undefined && budgetedBytes(stored) >= budget.refusedBytes;
     const shedAtBudget = () => (refusedAsIs() ? shedToFit((budget.fitId(stored), stored), budget.bytes) : undefined);
     let shed = shedAtBudget();
     if (shed === undefined) return undefined;
@@ -287,7 +289,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const stateCommit = (partition: number, { state }: { readonly state: ParkState }): OffsetCommit => {
     budget.fitId(state);
     budget.fitMark(state);
-    fitRanReplays(state, budget.bytes);
+    fitRanUnjudged(state, budget.bytes);
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };
 
@@ -587,7 +589,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       try {
         await commitState(partition, parking.state, tiers);
       } catch (error) {
-        parking.turns.owe(partition, handled.map((c, i) => ({ commit: c, sent: tiers[i]! })));
+        owe(partition, parking, handled, tiers);
         throw error;
       }
     } else {
@@ -595,6 +597,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
     parking.turns.settled(partition);
     acceptedTierCommits(parking, handled, tiers);
+  }
+
+  /**
+   * Owes the tier commits refused after their state was stored, each over the group's commit of
+   * its partition as this member knows it: the last it stored in this generation, else the one
+   * read at the load. None known (no commit yet): nothing can tell the log it was owed on, so
+   * none is owed.
+   */
+  function owe(partition: number, parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
+    const debts = handled.flatMap((commit, i) => {
+      const over = parking.turns.lastAccepted(commit.topic, commit.partition) ?? parking.tierCommitted.get(commit.topic);
+      return over === undefined ? [] : [{ commit, sent: sent[i]!, over }];
+    });
+    parking.turns.owe(partition, debts);
   }
 
   function acceptedTierCommits(parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
@@ -606,10 +622,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /**
    * The tier commits refused after their state was stored (tier-turns.ts owe), in a request of
    * their own, before a state that may hold the next record of a key they record as run: in
-   * this generation, a replay's run the state could not carry (ran-replays.ts: a budget with no
-   * room for it). Only over a commit this member stored last (turns.lastAccepted): anything else
-   * there (a load's stamp on a tier created again, another log's commit) is not the log the debt
-   * was owed on, and paying it would put its offset past a new log's records (found by attacks
+   * this generation, a replay's run the state could not carry (ran-unjudged.ts: a budget with no
+   * room for it). Only over the group commit it was owed over (`over`: the last this member
+   * stored, or read at the load): anything else there (a load's stamp on a tier created again,
+   * another log's commit) is not the log the debt was owed on, and paying it would put its offset past a new log's records (found by attacks
    * 25 and 26): the debt is forgiven. Best effort: a refused payment stays owed for the next
    * state (one refused as too large goes again as its offset alone) and fails nothing, as one
    * tier partition's refusals must not stop its main partition (attack 25).
@@ -622,7 +638,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       for (const debt of owed) {
         const { topic, partition: tierPartition } = debt.sent;
         const [group] = await options.consumer().committed(topic, [tierPartition]);
-        if (group !== undefined && /^\d+$/.test(group.offset) && BigInt(group.offset) === parking.turns.lastAccepted(topic, tierPartition)) due.push(debt);
+        if (group !== undefined && /^\d+$/.test(group.offset) && BigInt(group.offset) === debt.over) due.push(debt);
         else parking.turns.forgive(partition, debt);
       }
       if (due.length === 0 || partitions.get(partition) !== parking) return;
@@ -630,7 +646,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       acceptedTierCommits(parking, due.map((o) => o.commit), due.map((o) => o.sent));
     } catch (error) {
       // Too large (the broker's, or a guess the Confluent client makes): the offset is what records the run.
-      if (refusedAsTooLarge(error)) parking.turns.owe(partition, due.map((o) => ({ commit: o.commit, sent: { topic: o.commit.topic, partition: o.commit.partition, offset: o.commit.offset } })));
+      if (refusedAsTooLarge(error)) parking.turns.owe(partition, due.map((o) => ({ ...o, sent: { topic: o.commit.topic, partition: o.commit.partition, offset: o.commit.offset } })));
     }
   }
 
@@ -639,8 +655,22 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * state the commits are of (passed: load() commits one not yet in `partitions`).
    */
   async function commitState(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
-    // The state's as the budget counts it: the ran replays it carries are dropped, not paid for (ran-replays.ts).
-    const sent = Math.max(0, ...commits.map((c) => (!c.metadata ? 0 : c.topic === mainTopic ? budgetedBytes(state) : Buffer.byteLength(c.metadata))));
+    try {
+      await sendCommits(partition, state, commits);
+    } catch (error) {
+      // A state refused as too large with the runs it records goes again at once without them
+      // (they cost order only): the refusal taught the budget its size with them, not whether
+      // the state fits without (found by attack 19's property: read as the state's own size,
+      // the budget came down under a state the broker keeps, and a shed gave up a hold).
+      if (!refusedAsTooLarge(error) || state.ranUnjudged === undefined || !commits.some((c) => c.topic === mainTopic)) throw error;
+      forgetRanUnjudged(state, () => true);
+      await sendCommits(partition, state, commits.map((c) => (c.topic === mainTopic ? { ...c, metadata: parkStateMetadata(state) } : c)));
+    }
+  }
+
+  /** One request; a refusal as too large lowers the budget under what it carried. */
+  async function sendCommits(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
+    const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
     try {
       await options.consumer().commitOffsets(commits);
     } catch (error) {
@@ -756,7 +786,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           return;
         }
         if (ranBefore(parking.state, record, options.tierTopics)) {
-          // A replay that ran under this state, read again before its tier's commit was stored.
+          // A record that ran unjudged under this state, read again before its tier's commit was stored.
           emit({ type: 'stale-tier-record', record, key: keyText(record) });
           await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
           return;
@@ -833,12 +863,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!current) {
           // Not judged a copy (replayed, unproven, no readable original) while its key was free: if it
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
-          // A replay's run goes into the state, committed before its tier's commit (ran-replays.ts).
-          const holds = ran.outcome === 'tier' && holdAt !== undefined;
-          if (holds) holdOrSkip(record, parking, hash, holdAt, fits, retryId);
+          // Its run goes into the state, committed before its tier's commit (ran-unjudged.ts).
+          if (ran.outcome === 'tier' && holdAt !== undefined) holdOrSkip(record, parking, hash, holdAt, fits, retryId);
           markRan(state, record, options.tierTopics);
-          const stateChanged = holds || isReplay(record);
-          await commit(record.partition, parking, stateChanged ? [stateCommit(record.partition, parking), done] : [done]);
+          await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
           return;
         }
         if (ran.outcome === 'tier') {

@@ -61,32 +61,33 @@ export interface ParkState {
    */
   id?: string;
   /**
-   * Replays that ran under this state, by their retry id (retryIdOfReplay: where `krt dlq
-   * replay` wrote them, and when), with where they were read (the tier's index among the
+   * Tier records that ran under this state unjudged by any hold (a replay from the DLQ, a copy
+   * from before a lost state or a shed, one of another state's), by their run id (retryIdOfReplay
+   * of where and when they were written), with where they were read (the tier's index among the
    * consumer's tiers, and the offset), kept until a commit of their tier partition past them is
-   * accepted. A replay's run is recorded by its tier's commit alone (no hold judges a replay
-   * once its retry ended, or when it took none): read again after that commit was lost (refused,
-   * with a rebalance or a crash before it was sent again), a replay ran once more, after a newer
-   * record of its key (found by attack 25). Read again, a replay named here is skipped as run.
+   * accepted. Such a run is recorded by its tier's commit alone: read again after that commit was
+   * lost (refused, with a rebalance or a crash before it went again), the record ran once more,
+   * after a newer record of its key (found by attacks 25 and 27). Read again, a record named here
+   * is skipped as run (ran-unjudged.ts).
    */
-  ranReplays?: Map<string, RanReplay>;
+  ranUnjudged?: Map<string, RanUnjudged>;
 }
 
-/** Where a replay that ran was read: its tier's index among the consumer's tiers, and its offset there. */
-export interface RanReplay {
+/** Where a tier record that ran unjudged was read: its tier's index among the consumer's tiers, and its offset there. */
+export interface RanUnjudged {
   readonly tier: number;
   readonly offset: bigint;
 }
 
-/** Records that `retryId`'s replay, read at `at`, ran: until its tier's commit passes it (forgetRanReplays). */
-export function markReplayRan(state: ParkState, retryId: string, at: RanReplay): void {
-  ((state as { ranReplays?: Map<string, RanReplay> }).ranReplays ??= new Map()).set(retryId, at);
+/** Records that the record with run id `runId`, read at `at`, ran: until its tier's commit passes it (forgetRanUnjudged). */
+export function markRanUnjudged(state: ParkState, runId: string, at: RanUnjudged): void {
+  ((state as { ranUnjudged?: Map<string, RanUnjudged> }).ranUnjudged ??= new Map()).set(runId, at);
 }
 
-/** Forgets the ran replays `gone` says no read can bring back; without any, a state has no ranReplays at all. */
-export function forgetRanReplays(state: ParkState, gone: (at: RanReplay) => boolean): void {
-  for (const [retryId, at] of state.ranReplays ?? []) if (gone(at)) state.ranReplays!.delete(retryId);
-  if (state.ranReplays?.size === 0) delete (state as { ranReplays?: unknown }).ranReplays;
+/** Forgets the runs `gone` says no read can bring back; without any, a state has no ranUnjudged at all. */
+export function forgetRanUnjudged(state: ParkState, gone: (at: RanUnjudged) => boolean): void {
+  for (const [runId, at] of state.ranUnjudged ?? []) if (gone(at)) state.ranUnjudged!.delete(runId);
+  if (state.ranUnjudged?.size === 0) delete (state as { ranUnjudged?: unknown }).ranUnjudged;
 }
 
 /** A new state id: 8 URL-safe characters (48 random bits). */
@@ -198,8 +199,8 @@ export function committedOffsetOf(state: ParkState): bigint {
  * 0 included), then `^d` when a shed gave up holds (`shedBefore`, the same way), then `&d`
  * when parked records were given up (`givenUpBefore`, the same way), then
  * `!id` when it began from nothing or in place of a lost state (its id, 8
- * characters), then `%t.o=r` per replay that ran and whose tier commit is not known stored
- * (`ranReplays`: the tier's index and the offset in base 36, the retry id; in string order),
+ * characters), then `%t.o=r` per tier record that ran unjudged and whose tier commit is not known stored
+ * (`ranUnjudged`: the tier's index and the offset in base 36, the run id; in string order),
  * then one entry per key: `hash`, then `@d` when the key is held by the record `d`
  * before the position, with `=r` after it when a replayed record's retry holds it (its retry
  * id, 6 characters; only such a hold may be at the position, `@0`), then `:d,d` for its parked records (distances below the position, all
@@ -207,8 +208,8 @@ export function committedOffsetOf(state: ParkState): bigint {
  * distance, say) would read as a valid state with another value, and a state cut short as a
  * shorter valid one; with it both read as lost. Releases before `/2` read it as lost, and
  * releases before `&d` read a state with one as lost (rare: only after a give-up), and
- * releases before `%t.o=r` one with a replay's run in it (rare: between a replay's run and
- * the next commit of the partition's state).
+ * releases before `%t.o=r` one with such a run in it (rare: between an unjudged run and the
+ * next commit of the partition's state).
  */
 export function encodeParkState(state: ParkState): string {
   return [PARK_STATE_FORMAT, ...stateFields(state), END].join(' ');
@@ -229,7 +230,7 @@ function stateFields(state: ParkState): string[] {
   const shed = state.shedBefore === undefined ? [] : [`^${(state.position - state.shedBefore).toString(36)}`];
   const givenUp = state.givenUpBefore === undefined ? [] : [`&${(state.position - state.givenUpBefore).toString(36)}`];
   const id = state.id === undefined ? [] : [`!${state.id}`];
-  const ran = [...(state.ranReplays ?? [])].map(([retryId, at]) => `%${at.tier.toString(36)}.${at.offset.toString(36)}=${retryId}`).sort();
+  const ran = [...(state.ranUnjudged ?? [])].map(([retryId, at]) => `%${at.tier.toString(36)}.${at.offset.toString(36)}=${retryId}`).sort();
   return [`+${(state.position - committedOffsetOf(state)).toString(36)}`, ...lost, ...shed, ...givenUp, ...id, ...ran, ...entries];
 }
 
@@ -329,7 +330,7 @@ function parseParkState(committed: bigint, metadata: string | null | undefined):
   const afterId = began ? rest.slice(1) : rest;
   let entriesFrom = 0;
   for (let ran = RAN_REPLAY.exec(afterId[0] ?? ''); ran; ran = RAN_REPLAY.exec(afterId[++entriesFrom] ?? '')) {
-    markReplayRan(state, ran[3]!, { tier: parseInt(ran[1]!, 36), offset: base36(ran[2]!) });
+    markRanUnjudged(state, ran[3]!, { tier: parseInt(ran[1]!, 36), offset: base36(ran[2]!) });
   }
   for (const entry of afterId.slice(entriesFrom)) {
     const match = ENTRY.exec(entry);

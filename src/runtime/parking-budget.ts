@@ -157,16 +157,16 @@ export class ParkingBudget {
 }
 
 /**
- * The budget measures a state without the replays it records as run (`ranReplays`): they are
+ * The budget measures a state without the tier records it records as run unjudged (`ranUnjudged`): they are
  * dropped from a state commit they do not fit (key-parking.ts stateCommit), never paid for
  * with a key's hold or a pause (a partition paused by one would wait for a release that its
  * tier commit, not a release, ends).
  */
-const withoutRanReplays = (state: ParkState): ParkState => (state.ranReplays === undefined ? state : { ...state, ranReplays: undefined });
-const encodeParkState = (state: ParkState) => encodeWhole(withoutRanReplays(state));
-const parkStateMetadata = (state: ParkState) => metadataWhole(withoutRanReplays(state));
+const withoutRanUnjudged = (state: ParkState): ParkState => (state.ranUnjudged === undefined ? state : { ...state, ranUnjudged: undefined });
+const encodeParkState = (state: ParkState) => encodeWhole(withoutRanUnjudged(state));
+const parkStateMetadata = (state: ParkState) => metadataWhole(withoutRanUnjudged(state));
 
-/** The bytes of a state's commit metadata as the budget counts them (without `ranReplays`): what a refusal of it teaches. */
+/** The bytes of a state's commit metadata as the budget counts them: without the runs it records (`ranUnjudged`). */
 export const budgetedBytes = (state: ParkState): number => Buffer.byteLength(parkStateMetadata(state));
 
 /** The commit metadata of `state` with `hash` its one hold, at `offset` (with `retryId`, a replayed record's retry). */

@@ -21,6 +21,8 @@ export interface PartitionParking {
    * are skipped when read again. Dropped when a record comes below `from`: the log moved back.
    */
   readonly tierHandled: Map<string, TierHandled>;
+  /** Per tier topic, the group's commit of its partition p when the state loaded (none: no commit). */
+  readonly tierCommitted: ReadonlyMap<string, bigint>;
   /** Per tier topic, the last record of its partition p read since the state loaded. */
   readonly tierRead: Map<string, ConsumedRecord>;
   /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */

@@ -123,10 +123,12 @@ export interface TierTurns {
   isAnchored(topic: string, partition: number, offset: bigint, timestamp: bigint): boolean;
 }
 
-/** A refused tier commit: as asked for, and as sent (with the metadata of the state stored then). */
+/** A refused tier commit: as asked for, as sent (with the metadata of the state stored then), and over which group commit. */
 export interface OwedTierCommit {
   readonly commit: TierCommit;
   readonly sent: OffsetCommit;
+  /** The group's commit of its tier partition as this member knew it when it was owed: paid only over that one. */
+  readonly over: bigint;
 }
 
 /** A tier commit, with how far its partition is handled once the broker accepts it. */

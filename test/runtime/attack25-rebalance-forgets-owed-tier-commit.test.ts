@@ -39,7 +39,7 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * send their tier commit in the same request as the state, or before it.
  *
  * Fixed: a replay's run goes into the state, committed before its tier's commit and kept until a
- * commit of its tier partition past it is accepted (ParkState.ranReplays, ran-replays.ts): the
+ * commit of its tier partition past it is accepted (ParkState.ranUnjudged, ran-unjudged.ts): the
  * new generation loads it and skips the replay read again. The debt stays for the run the state
  * has no room for (a budget near one hold), within the generation.
  */

@@ -44,7 +44,7 @@ import { consumer, replayInto, tier1m } from './park-by-key-world';
  *
  * Fixed: a payment refused as too large is owed again as its offset alone, not forgiven
  * (key-parking.ts payOwedTierCommits); and the replay's run is in the state itself when the
- * budget has room for it (ran-replays.ts), so a restart skips it whatever became of the debt.
+ * budget has room for it (ran-unjudged.ts), so a restart skips it whatever became of the debt.
  */
 jest.setTimeout(60_000);
 

@@ -1,5 +1,5 @@
-import { emptyParkState, keyHash, markReplayRan, parkStateMetadata, retryIdOfReplay, takeHold } from '../../src/runtime/park-state';
-import { replayRetryId } from '../../src/runtime/ran-replays';
+import { emptyParkState, keyHash, markRanUnjudged, parkStateMetadata, retryIdOfReplay, takeHold } from '../../src/runtime/park-state';
+import { runIdOf } from '../../src/runtime/ran-unjudged';
 import type { ParkState } from '../../src/runtime/park-state';
 import { MAIN, mainRecord, parkingWorld, replayedRecord, TIER, tierRecord } from './key-parking-world';
 
@@ -101,10 +101,10 @@ describe('key parking: room in the state for the hold a tier record may take', (
     const w = world(4000, holding(POSITION, { k: 50n }), { outcomes: { 'tier j@60': 'tier' }, brokerMaxBytes: withHold - 1 });
     await expect(w.runTier(replayedRecord(0, 'j', 60))).rejects.toThrow('too large');
     await w.runTier(replayedRecord(0, 'j', 60));
-    // The state refused carried the replay's run too (ran-replays.ts); the budget learned from it without that.
+    // The state refused carried the replay's run too (ran-unjudged.ts), and went again at once without it.
     const sent = withReplayHold(holding(POSITION, { k: 50n }), 'j', 60n, 0);
-    markReplayRan(sent, replayRetryId(replayedRecord(0, 'j', 60)), { tier: 0, offset: 0n });
-    expect(w.refused).toEqual([bytes(sent)]);
+    markRanUnjudged(sent, runIdOf(replayedRecord(0, 'j', 60)), { tier: 0, offset: 0n });
+    expect(w.refused).toEqual([bytes(sent), withHold]);
     expect(w.handled).toEqual(['tier j@60']);
     expect(w.ofType('parked')).toHaveLength(1);
   });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, LEGACY_PARK_STATE_FORMAT, PARK_STATE_FORMAT, RETRY_ID_PATTERN, decodeParkState, emptyParkState, encodeParkState, keyHash, markReplayRan, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from '../../src/runtime/park-state';
+import { committedOffsetOf, DEFAULT_PARK_STATE_BUDGET, LEGACY_PARK_STATE_FORMAT, PARK_STATE_FORMAT, RETRY_ID_PATTERN, decodeParkState, emptyParkState, encodeParkState, keyHash, markRanUnjudged, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from '../../src/runtime/park-state';
 import type { ParkState } from '../../src/runtime/park-state';
 
 const ID = () => 'AbC-_123';
@@ -114,12 +114,12 @@ describe('the park-by-key state in commit metadata', () => {
   it('keeps the replays that ran (%tier.offset=retry id, after the id, in string order) and reads them back; out of place, twice, unsorted or with digits the encoder would not write, not ours', () => {
     const state: ParkState = { ...emptyParkState(12n), id: 'AbC-_123' };
     state.held.set(a, 5n);
-    markReplayRan(state, 'rrrrrr', { tier: 1, offset: 40n });
-    markReplayRan(state, 'qqqqqq', { tier: 0, offset: 7n });
+    markRanUnjudged(state, 'rrrrrr', { tier: 1, offset: 40n });
+    markRanUnjudged(state, 'qqqqqq', { tier: 0, offset: 7n });
     expect(encodeParkState(state)).toBe(`krt-parked/2 +0 !AbC-_123 %0.7=qqqqqq %1.14=rrrrrr ${a}@7 .`);
     expect(readParkState(12n, parkStateMetadata(state), ID)).toEqual({ state });
     const ranOnly: ParkState = emptyParkState(4n);
-    markReplayRan(ranOnly, 'zzzzzz', { tier: 2, offset: 0n });
+    markRanUnjudged(ranOnly, 'zzzzzz', { tier: 2, offset: 0n });
     expect(decodeParkState(4n, encodeParkState(ranOnly))).toEqual(ranOnly);
     for (const metadata of ['krt-parked/2 +0 %1.14=rrrrrr %0.7=qqqqqq .', 'krt-parked/2 +0 %0.7=qqqqqq %0.7=qqqqqq .', 'krt-parked/2 +0 %0.07=qqqqqq .', 'krt-parked/2 +0 %0.7=qqqqq .', 'krt-parked/2 +0 %0.7 .', `krt-parked/2 +0 ${a}@1 %0.7=qqqqqq .`, 'krt-parked/2 +0 %0.7=qqqqqq !AbC-_123 .']) {
       expect(readParkState(10n, metadata, ID).lost).toBe('unreadable');

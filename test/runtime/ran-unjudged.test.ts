@@ -1,6 +1,6 @@
 import { HEADERS } from '../../src/naming/headers';
 import { emptyParkState, parkStateMetadata } from '../../src/runtime/park-state';
-import { fitRanReplays, forgetBelowGroupCommits, forgetCommittedPast, markRan, ranBefore } from '../../src/runtime/ran-replays';
+import { fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, markRan, ranBefore } from '../../src/runtime/ran-unjudged';
 import type { ConsumedRecord } from '../../src/runtime/router';
 
 const TIERS = ['orders.retry.1m', 'orders.retry.10m'];
@@ -13,8 +13,8 @@ function tierRecord(topic: string, offset: number, { key = 'k', replayed = true,
   } as ConsumedRecord;
 }
 
-describe('the replays a park-by-key state records as run', () => {
-  it('records a keyed replay of one of the tiers, and knows it again only at its own place, as written then', () => {
+describe('the tier records a park-by-key state records as run unjudged', () => {
+  it('records a keyed record of one of the tiers, and knows it again only at its own place, as written then', () => {
     const state = emptyParkState(5n);
     markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
     expect(ranBefore(state, tierRecord(TIERS[0]!, 3), TIERS)).toBe(true);
@@ -24,28 +24,29 @@ describe('the replays a park-by-key state records as run', () => {
     expect(ranBefore(state, tierRecord(TIERS[1]!, 3), TIERS)).toBe(false);
   });
 
-  it('records no copy, no keyless replay and nothing of another topic: their runs are judged otherwise', () => {
+  it('records a copy as a replay, and nothing keyless or of another topic: those have no key order, or are no tier record', () => {
     const state = emptyParkState(5n);
     markRan(state, tierRecord(TIERS[0]!, 3, { replayed: false }), TIERS);
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 3, { replayed: false }), TIERS)).toBe(true);
     markRan(state, tierRecord(TIERS[0]!, 4, { key: '' }), TIERS);
     markRan(state, tierRecord('orders', 5), TIERS);
-    expect(state.ranReplays).toBeUndefined();
+    expect(state.ranUnjudged?.size).toBe(1);
   });
 
-  it('forgets a ran replay once an accepted commit of its tier passes it, and not before', () => {
+  it('forgets a run once an accepted commit of its tier passes it, and not before', () => {
     const state = emptyParkState(5n);
     markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
     markRan(state, tierRecord(TIERS[1]!, 3), TIERS);
     forgetCommittedPast(state, TIERS, [{ topic: TIERS[0]!, partition: 0, offset: '3' }]);
-    expect(state.ranReplays?.size).toBe(2);
+    expect(state.ranUnjudged?.size).toBe(2);
     forgetCommittedPast(state, TIERS, [{ topic: TIERS[0]!, partition: 0, offset: '4' }]);
     expect(ranBefore(state, tierRecord(TIERS[0]!, 3), TIERS)).toBe(false);
     expect(ranBefore(state, tierRecord(TIERS[1]!, 3), TIERS)).toBe(true);
     forgetCommittedPast(state, TIERS, [{ topic: TIERS[1]!, partition: 0, offset: '9' }]);
-    expect(state.ranReplays).toBeUndefined();
+    expect(state.ranUnjudged).toBeUndefined();
   });
 
-  it('at a load, keeps only the ran replays at or past their tier\'s group commit: one below is never read again, one of a tier with no commit is of a log gone', () => {
+  it('at a load, keeps only the runs at or past their tier\'s group commit: one below is never read again, one of a tier with no commit is of a log gone', () => {
     const state = emptyParkState(5n);
     markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
     markRan(state, tierRecord(TIERS[0]!, 6), TIERS);
@@ -60,9 +61,9 @@ describe('the replays a park-by-key state records as run', () => {
     const state = emptyParkState(5n);
     markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
     const bytes = Buffer.byteLength(parkStateMetadata(state));
-    fitRanReplays(state, bytes);
-    expect(state.ranReplays?.size).toBe(1);
-    fitRanReplays(state, bytes - 1);
-    expect(state.ranReplays).toBeUndefined();
+    fitRanUnjudged(state, bytes);
+    expect(state.ranUnjudged?.size).toBe(1);
+    fitRanUnjudged(state, bytes - 1);
+    expect(state.ranUnjudged).toBeUndefined();
   });
 });

@@ -1,0 +1,69 @@
+import { decodeRetryHeaders } from './headers';
+import { forgetRanUnjudged, markRanUnjudged, parkStateMetadata, retryIdOfReplay } from './park-state';
+import type { ParkState, RanUnjudged } from './park-state';
+import type { TopicPartitionOffset } from './port';
+import type { ConsumedRecord } from './router';
+
+/*
+ * Park-by-key: the tier records that ran unjudged, kept in the state until their tier's commit
+ * is stored (ParkState.ranUnjudged). A record no hold judges (a replay from the DLQ, a copy from
+ * before a lost state or a shed, one written under another state, one without a readable
+ * original offset) has its run recorded by its tier's commit alone. With that commit lost
+ * (refused, and a rebalance or a crash before it went again) and the state stored, the record
+ * read again ran once more, in its turn as read then: after a newer record of its key that it
+ * had run before (found by attacks 25 and 27). The state is committed before the tier commit,
+ * so whichever is lost, the run is known.
+ */
+
+/** A record `krt dlq replay` wrote (x-replayed-from-dlq), first read in a tier. */
+export const isReplay = (record: ConsumedRecord): boolean => decodeRetryHeaders(record.message.headers).replayedFromDlq === true;
+
+/** A tier record's identity: where it was written and when (a tier created again starts its offsets over). */
+export const runIdOf = (record: ConsumedRecord): string => retryIdOfReplay(record.topic, record.partition, record.message.offset, record.message.timestamp);
+
+/** Where a record of one of `tierTopics` was read; undefined for a record of no tier of theirs. */
+function placeOf(record: ConsumedRecord, tierTopics: readonly string[]): RanUnjudged | undefined {
+  const tier = tierTopics.indexOf(record.topic);
+  return tier < 0 ? undefined : { tier, offset: BigInt(record.message.offset) };
+}
+
+/** Records that the keyed tier record `record`, which no hold judged, ran under `state`. */
+export function markRan(state: ParkState, record: ConsumedRecord, tierTopics: readonly string[]): void {
+  const at = placeOf(record, tierTopics);
+  if (at !== undefined && record.message.key !== null) markRanUnjudged(state, runIdOf(record), at);
+}
+
+/** Whether the state records `record` as run: read again, it is skipped. */
+export function ranBefore(state: ParkState, record: ConsumedRecord, tierTopics: readonly string[]): boolean {
+  if (state.ranUnjudged === undefined) return false;
+  const at = state.ranUnjudged.get(runIdOf(record));
+  const here = placeOf(record, tierTopics);
+  return at !== undefined && here !== undefined && at.tier === here.tier && at.offset === here.offset;
+}
+
+/** Forgets the runs that accepted tier commits passed: no read of this log brings those records back. */
+export function forgetCommittedPast(state: ParkState, tierTopics: readonly string[], accepted: readonly TopicPartitionOffset[]): void {
+  const past = new Map(accepted.map((c) => [c.topic, BigInt(c.offset)]));
+  forgetRanUnjudged(state, (at) => {
+    const committed = past.get(tierTopics[at.tier] ?? '');
+    return committed !== undefined && at.offset < committed;
+  });
+}
+
+/**
+ * At a load: forgets the runs below their tier's group commit (stored since), and those of a
+ * tier with no commit or none of the consumer's (gone: a new log reads from its start, and its
+ * records are not these).
+ */
+export function forgetBelowGroupCommits(state: ParkState, tierTopics: readonly string[], commits: readonly { topic: string; offset: string }[]): void {
+  const group = new Map(commits.map((c) => [c.topic, BigInt(c.offset)]));
+  forgetRanUnjudged(state, (at) => {
+    const committed = group.get(tierTopics[at.tier] ?? '');
+    return committed === undefined || at.offset < committed;
+  });
+}
+
+/** Drops the runs from a state whose commit they would take over `bytes`: they cost order only, never a record. */
+export function fitRanUnjudged(state: ParkState, bytes: number): void {
+  if (state.ranUnjudged !== undefined && Buffer.byteLength(parkStateMetadata(state)) > bytes) forgetRanUnjudged(state, () => true);
+}
