@@ -386,6 +386,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // The copy of a parked record whose record ran again since (or is read again, past a
         // shed's position): stale. Given up (retention took it), its record is below the mark: it runs.
         emit({ type: 'stale-tier-record', record: turn.record, key: keyText(turn.record) });
+        turns.knownDone(turn.record);
         turns.done(partition, turn);
         if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(options.commitOffsetFor(turn.record)));
         continue;
@@ -400,7 +401,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const fits = holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId);
         const { outcome, commit } = await turn.handle(holdAt !== undefined ? copyIdFor(state, fits, retryId) : unheldCopyId(retryId));
         turns.done(partition, turn);
-        if (!turns.ofAnotherLog(turn)) markRan(state, turn.record, options.tierTopics);
+        if (!turns.ofAnotherLog(turn)) ranUnjudged(parking, turn.record);
         // One read on a log since gone (the tier recreated) commits nothing on the log now.
         if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(commit));
         if (outcome === 'tier' && holdAt !== undefined) holdOrSkip(turn.record, parking, hash, holdAt, fits, retryId);
@@ -582,9 +583,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
     if (state.length > 0 && tiers.length > 0) {
       await commitState(partition, parking.state, state);
-      // What the tier records it ran changed (their holds, the replays it ran) is stored: they are
-      // done with, even if the tier commits are refused (then owed: sent before the next state).
+      // What the tier records it ran changed (their holds, the records it ran unjudged) is stored:
+      // they are done with, even if the tier commits are refused (then owed: sent before the next state).
       parking.turns.settled(partition);
+      knownDoneSinceCommit(parking);
       if (partitions.get(partition) !== parking) return;
       try {
         await commitState(partition, parking.state, tiers);
@@ -596,6 +598,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       await commitState(partition, parking.state, [...state, ...tiers]);
     }
     parking.turns.settled(partition);
+    if (state.length > 0) knownDoneSinceCommit(parking);
     acceptedTierCommits(parking, handled, tiers);
   }
 
@@ -611,6 +614,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       return over === undefined ? [] : [{ commit, sent: sent[i]!, over }];
     });
     parking.turns.owe(partition, debts);
+  }
+
+  /** Records a record no hold judged as run: in the state (ran-unjudged.ts), and known done in this generation once that state is stored. */
+  function ranUnjudged(parking: PartitionParking, record: ConsumedRecord): void {
+    markRan(parking.state, record, options.tierTopics);
+    if (record.message.key !== null) (parking.ranSinceCommit ??= []).push(record);
+  }
+
+  function knownDoneSinceCommit(parking: PartitionParking): void {
+    for (const record of parking.ranSinceCommit?.splice(0) ?? []) parking.turns.knownDone(record);
   }
 
   function acceptedTierCommits(parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
@@ -785,8 +798,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
           return;
         }
-        if (ranBefore(parking.state, record, options.tierTopics)) {
-          // A record that ran unjudged under this state, read again before its tier's commit was stored.
+        if (ranBefore(parking.state, record, options.tierTopics) || parking.turns.isKnownDone(record)) {
+          // A record that ran unjudged under this state, or was judged done in this generation, read again before its tier's commit was stored.
           emit({ type: 'stale-tier-record', record, key: keyText(record) });
           await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
           return;
@@ -831,6 +844,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
             // its key's retry ended or a later record holds it. Running it would apply an older
             // update over a newer one.
             emit({ type: 'stale-tier-record', record, key: keyText(record) });
+            turns.knownDone(record);
             await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
             return;
           }
@@ -865,7 +879,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // goes on to a later tier, it holds the key there, so newer records of the key wait for it.
           // Its run goes into the state, committed before its tier's commit (ran-unjudged.ts).
           if (ran.outcome === 'tier' && holdAt !== undefined) holdOrSkip(record, parking, hash, holdAt, fits, retryId);
-          markRan(state, record, options.tierTopics);
+          ranUnjudged(parking, record);
           await commit(record.partition, parking, [stateCommit(record.partition, parking), done]);
           return;
         }

@@ -23,6 +23,8 @@ export interface PartitionParking {
   readonly tierHandled: Map<string, TierHandled>;
   /** Per tier topic, the group's commit of its partition p when the state loaded (none: no commit). */
   readonly tierCommitted: ReadonlyMap<string, bigint>;
+  /** Tier records run unjudged since the state's last commit: known done (turns.knownDone) once the next is stored. */
+  ranSinceCommit?: ConsumedRecord[];
   /** Per tier topic, the last record of its partition p read since the state loaded. */
   readonly tierRead: Map<string, ConsumedRecord>;
   /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */

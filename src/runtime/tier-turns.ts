@@ -84,6 +84,16 @@ export interface TierTurns {
    * session 40). A later commit of the same tier partition accepted pays it.
    */
   owe(partition: number, commits: readonly OwedTierCommit[]): void;
+  /**
+   * A tier record this generation knows is done: judged stale, skipped as done, or run unjudged
+   * with the state after its run stored. Read again in this generation (its commit refused, the
+   * operation failed), it is skipped whatever the state says by then: judged again after its
+   * key's hold had moved on, a replay read again was a fresh one and ran after a newer record of
+   * its key (found by attack 19's property at seed 42, where the state had no room to name it).
+   * Forgotten once an accepted commit of its partition passes it, or its log moves back.
+   */
+  knownDone(record: ConsumedRecord): void;
+  isKnownDone(record: ConsumedRecord): boolean;
   /** What `owe` keeps for main partition p and no accepted commit has paid since. */
   owed(partition: number): OwedTierCommit[];
   /** Drops a debt that can no longer be paid (its tier's log gone, or committed past it). */
@@ -153,6 +163,9 @@ export function createTierTurns(): TierTurns {
   const logs = new Map<string, number>();
   /** The log each waiting record was read on. */
   const logOf = new WeakMap<WaitingTierRecord, number>();
+  /** Records known done, by identity, per tier partition. */
+  const known = new Map<string, Map<string, bigint>>();
+  const identity = (r: ConsumedRecord) => `${r.message.offset}\u0000${r.message.timestamp}`;
   /** Refused tier commits of a stored state, per main partition. */
   const owedBy = new Map<number, OwedTierCommit[]>();
   /** Pays what is owed for one tier partition: a commit of it accepted, or its log gone. */
@@ -170,6 +183,7 @@ export function createTierTurns(): TierTurns {
   /** How far the old log was handled, and its anchor, say nothing of the new one. */
   const newLog = (key: string, topic: string, partition: number) => {
     paid(topic, partition);
+    known.delete(key);
     doneUpTo.delete(key);
     acceptedAt.delete(key);
     anchors.delete(key);
@@ -215,7 +229,13 @@ export function createTierTurns(): TierTurns {
       const before = doneUpTo.get(key);
       if (before === undefined || commit.handledBelow > before) doneUpTo.set(key, commit.handledBelow);
       paid(commit.topic, commit.partition);
+      for (const [record, offset] of known.get(key) ?? []) if (offset < BigInt(commit.offset)) known.get(key)!.delete(record);
     },
+    knownDone(record) {
+      const key = id(record.topic, record.partition);
+      known.set(key, (known.get(key) ?? new Map<string, bigint>()).set(identity(record), BigInt(record.message.offset)));
+    },
+    isKnownDone: (record) => known.get(id(record.topic, record.partition))?.has(identity(record)) === true,
     owe(partition, commits) {
       const topics = new Set(commits.map((o) => o.commit.topic));
       owedBy.set(partition, [...(owedBy.get(partition) ?? []).filter((o) => !topics.has(o.commit.topic)), ...commits]);
