@@ -1,6 +1,6 @@
-import { faultWorld } from "./attack13-fault-world";
-import type { FaultWorldOptions } from "./attack13-fault-world";
-import { expectEveryRecordsFate } from "./fault-scenarios";
+import { faultWorld } from './attack13-fault-world';
+import type { FaultWorldOptions } from './attack13-fault-world';
+import { expectEveryRecordsFate } from './fault-scenarios';
 
 /**
  * Found by attack 19's property (seed 42, 400 runs) in session 41; it fails on a7b51a0 too. An
@@ -15,69 +15,36 @@ import { expectEveryRecordsFate } from "./fault-scenarios";
  * done for the rest of the generation (tier-turns.ts knownDone): read again, it is skipped.
  */
 const CASE = {
-  ordering: "park-by-key",
-  reaction: "kafkajs",
+  ordering: 'park-by-key',
+  reaction: 'kafkajs',
   records: [
-    {
-      key: "A",
-      partition: 1,
-      failures: 2,
-    },
-    {
-      key: "A",
-      partition: 1,
-      failures: 2,
-    },
-    {
-      key: "A",
-      partition: 1,
-      failures: 2,
-    },
+    { key: 'A', partition: 1, failures: 2 },
+    { key: 'A', partition: 1, failures: 2 },
+    { key: 'A', partition: 1, failures: 2 },
   ],
   replays: [
-    {
-      key: "A",
-      partition: 1,
-      failures: 1,
-    },
-    {
-      key: "A",
-      partition: 1,
-      failures: 2,
-    },
+    { key: 'A', partition: 1, failures: 1 },
+    { key: 'A', partition: 1, failures: 2 },
   ],
   replayDueAfterMs: 0,
-  replayNames: "other-key",
+  replayNames: 'other-key',
   parkingBudgetBytes: 60,
   partitions: 2,
   faults: [
-    {
-      operation: "commit",
-      at: 7,
-      times: 1,
-      nonRetriable: false,
-    },
-    {
-      operation: "commit",
-      at: 5,
-      times: 1,
-      nonRetriable: false,
-    },
+    { operation: 'commit', at: 7, times: 1, nonRetriable: false },
+    { operation: 'commit', at: 5, times: 1, nonRetriable: false },
   ],
   events: [
-    {
-      kind: "rebalance",
-      at: 41,
-    },
+    { kind: 'rebalance', at: 41 },
   ],
   loweredMetadataLimitBytes: [40, 40],
 } satisfies FaultWorldOptions;
 
-describe("park-by-key with no room to name a run: a replay judged stale whose skip commit is refused, read again after its key moved on", () => {
-  it("is skipped again, not run after the newer record of its key", async () => {
+describe('park-by-key with no room to name a run: a replay judged stale whose skip commit is refused, read again after its key moved on', () => {
+  it('is skipped again, not run after the newer record of its key', async () => {
     const result = await faultWorld(CASE).run();
     expect(result.rebalances).toBe(1);
     expect(result.outOfOrder).toEqual([]);
-    expectEveryRecordsFate(CASE, result, "kept-but-where-lost");
+    expectEveryRecordsFate(CASE, result, 'kept-but-where-lost');
   });
 });
