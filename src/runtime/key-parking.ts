@@ -386,7 +386,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // The copy of a parked record whose record ran again since (or is read again, past a
         // shed's position): stale. Given up (retention took it), its record is below the mark: it runs.
         emit({ type: 'stale-tier-record', record: turn.record, key: keyText(turn.record) });
-        turns.knownDone(turn.record);
+        // Known done on its own log only: one read on a log since gone names nothing of the log now (attack 28).
+        if (!turns.ofAnotherLog(turn)) turns.knownDone(turn.record);
         turns.done(partition, turn);
         if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(options.commitOffsetFor(turn.record)));
         continue;

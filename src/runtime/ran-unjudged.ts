@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { decodeRetryHeaders } from './headers';
-import { forgetRanUnjudged, markRanUnjudged, parkStateMetadata, retryIdOfReplay } from './park-state';
+import { recordIdentity } from './record-identity';
+import { forgetRanUnjudged, markRanUnjudged, parkStateMetadata } from './park-state';
 import type { ParkState, RanUnjudged } from './park-state';
 import type { TopicPartitionOffset } from './port';
 import type { ConsumedRecord } from './router';
@@ -18,8 +20,13 @@ import type { ConsumedRecord } from './router';
 /** A record `krt dlq replay` wrote (x-replayed-from-dlq), first read in a tier. */
 export const isReplay = (record: ConsumedRecord): boolean => decodeRetryHeaders(record.message.headers).replayedFromDlq === true;
 
-/** A tier record's identity: where it was written and when (a tier created again starts its offsets over). */
-export const runIdOf = (record: ConsumedRecord): string => retryIdOfReplay(record.topic, record.partition, record.message.offset, record.message.timestamp);
+/**
+ * A tier record's run id: where it was written, when, and what it is (its key and value, as
+ * record-identity.ts tells records apart), so a tier created again, whose offsets start over,
+ * names another record at the same offset and millisecond another (attack 28).
+ */
+export const runIdOf = (record: ConsumedRecord): string =>
+  createHash('sha256').update(`${record.topic}\u0000${record.partition}\u0000${recordIdentity(record.message)}`).digest('base64url').slice(0, 6);
 
 /** Where a record of one of `tierTopics` was read; undefined for a record of no tier of theirs. */
 function placeOf(record: ConsumedRecord, tierTopics: readonly string[]): RanUnjudged | undefined {

@@ -1,4 +1,4 @@
-import { isAnotherRecordAt, isSameRecord } from './record-identity';
+import { isAnotherRecordAt, isSameRecord, recordIdentity } from './record-identity';
 import type { OffsetCommit, TopicPartitionOffset } from './port';
 import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
@@ -165,7 +165,8 @@ export function createTierTurns(): TierTurns {
   const logOf = new WeakMap<WaitingTierRecord, number>();
   /** Records known done, by identity, per tier partition. */
   const known = new Map<string, Map<string, bigint>>();
-  const identity = (r: ConsumedRecord) => `${r.message.offset}\u0000${r.message.timestamp}`;
+  // The record itself (offset, time, key, value), not its offset and time alone: another log's record there is another (attack 28).
+  const identity = (r: ConsumedRecord) => recordIdentity(r.message);
   /** Refused tier commits of a stored state, per main partition. */
   const owedBy = new Map<number, OwedTierCommit[]>();
   /** Pays what is owed for one tier partition: a commit of it accepted, or its log gone. */

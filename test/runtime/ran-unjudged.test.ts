@@ -5,11 +5,11 @@ import type { ConsumedRecord } from '../../src/runtime/router';
 
 const TIERS = ['orders.retry.1m', 'orders.retry.10m'];
 
-function tierRecord(topic: string, offset: number, { key = 'k', replayed = true, timestamp = '1000' } = {}): ConsumedRecord {
+function tierRecord(topic: string, offset: number, { key = 'k', replayed = true, timestamp = '1000', value = 'v' } = {}): ConsumedRecord {
   return {
     topic,
     partition: 0,
-    message: { key: key === '' ? null : Buffer.from(key), value: Buffer.from('v'), offset: String(offset), timestamp, headers: replayed ? { [HEADERS.replayedFromDlq]: 'orders.dlq/0-3' } : {} },
+    message: { key: key === '' ? null : Buffer.from(key), value: Buffer.from(value), offset: String(offset), timestamp, headers: replayed ? { [HEADERS.replayedFromDlq]: 'orders.dlq/0-3' } : {} },
   } as ConsumedRecord;
 }
 
@@ -20,6 +20,9 @@ describe('the tier records a park-by-key state records as run unjudged', () => {
     expect(ranBefore(state, tierRecord(TIERS[0]!, 3), TIERS)).toBe(true);
     // Another log's record at that offset (the tier created again): another time of writing.
     expect(ranBefore(state, tierRecord(TIERS[0]!, 3, { timestamp: '2000' }), TIERS)).toBe(false);
+    // ... or one written in the same millisecond: another key or value is another record.
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 3, { value: 'w' }), TIERS)).toBe(false);
+    expect(ranBefore(state, tierRecord(TIERS[0]!, 3, { key: 'j' }), TIERS)).toBe(false);
     expect(ranBefore(state, tierRecord(TIERS[0]!, 4), TIERS)).toBe(false);
     expect(ranBefore(state, tierRecord(TIERS[1]!, 3), TIERS)).toBe(false);
   });
