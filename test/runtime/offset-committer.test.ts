@@ -75,6 +75,30 @@ describe('the offset committer', () => {
     expect(s.requests).toEqual([[s.at(0, 5)]]);
   });
 
+  it('never moves a partition’s commit backwards when an older offset is marked while a newer one is in flight, unanswered', async () => {
+    const s = setup();
+    const release = s.holdNext();
+    await s.committer.mark(s.at(0, 5));
+    const inFlight = s.committer.flush();
+    await s.committer.mark(s.at(0, 3));
+    release();
+    await inFlight;
+    await s.committer.flush();
+    expect(s.requests).toEqual([[s.at(0, 5)]]);
+    expect(s.committed(0)).toBe(5);
+  });
+
+  it('never moves an acknowledged commit backwards after a rebalance: only a log that started over takes a commit below it', async () => {
+    const s = setup();
+    await s.committer.mark(s.at(0, 5));
+    await s.committer.flush();
+    s.committer.forget();
+    await s.committer.mark(s.at(0, 3)); // a record below it, read again after the rebalance
+    await s.committer.flush();
+    expect(s.requests).toEqual([[s.at(0, 5)]]);
+    expect(s.committed(0)).toBe(5);
+  });
+
   it('commits at once when maxRecords records wait, without waiting for the interval', async () => {
     const s = setup();
     for (let offset = 1; offset <= 5; offset++) await s.committer.mark(s.at(0, offset));
