@@ -1,5 +1,6 @@
 import { BrokerRefusedError } from '../../src/simulate/memory-broker';
-import { consumer, tier1m, world } from './park-by-key-world';
+import { tier1m, world } from './park-by-key-world';
+import { newTierRecordsAcrossRestart, parkNewerRecordOfKey, refuseReleaseTierCommit, replayWaitingBehindHeldKey } from './waiting-replay-world';
 
 /**
  * Attack 25, finding: LOST (caused by 9c99f0b: owed tier commits are paid with no check that the
@@ -44,45 +45,18 @@ jest.setTimeout(60_000);
 describe('park-by-key, a tier commit refused as its tier topic is deleted, then the topic created again', () => {
   it("never commits the old log's offset, owed, onto the new log: every record of the new log runs", async () => {
     const w = world();
-    w.broker.throwReaction = 'kafkajs';
-    w.produce('k', 'x0'); // main offset 0: the replay's original, below the position
-    w.failOnce.add('k:a');
-    w.produce('k', 'a'); // main offset 1: fails, k held, copy in the 1m tier
-    let retrying = await w.start();
-    await w.broker.run({ stopWhen: () => w.handled.includes('k:a FAIL') });
-    w.failOnce.add('k:a'); // its 1m copy fails too: k's retry goes on in the 10m tier
-    await w.broker.run({ stopWhen: () => w.handled.filter((h) => h === 'k:a FAIL').length === 2 });
-    w.replay('k', 'w', 0, 0); // 1m offset 1, due now: k is held, it waits its turn
-    await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === tier1m!.topic) });
-    w.produce('k', 'b'); // main offset 2: parked behind k's hold (and the replay's turn)
-    await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === consumer.mainTopic) });
-    const commit = w.broker.commit.bind(w.broker);
-    let refused = false;
-    w.broker.commit = (g, offsets) => {
-      // The release's 1m commit (past the replay: 2), sent once its state is stored, finds the 1m
-      // tier deleted: it is created again at once, with no rebalance.
-      if (!refused && offsets.some((o) => o.topic === tier1m!.topic && o.offset === '2')) {
-        refused = true;
-        w.broker.recreateTopic(tier1m!.topic, { rebalance: false });
-        w.broker.readFromEarliest(tier1m!.topic, 0);
-        throw new BrokerRefusedError(`This server does not host this topic-partition: ${tier1m!.topic}-0`);
-      }
-      commit(g, offsets);
-    };
+    const retrying = await replayWaitingBehindHeldKey(w, 'kafkajs');
+    await parkNewerRecordOfKey(w);
+    // The release's 1m commit finds the 1m tier deleted: it is created again at once, with no rebalance.
+    const refused = refuseReleaseTierCommit(w, () => {
+      w.broker.recreateTopic(tier1m!.topic, { rebalance: false });
+      w.broker.readFromEarliest(tier1m!.topic, 0);
+      throw new BrokerRefusedError(`This server does not host this topic-partition: ${tier1m!.topic}-0`);
+    });
     await w.broker.run({ stopWhen: () => w.handled.includes('k:b') });
-    expect(refused).toBe(true);
-    // Two records of other keys fail on the main topic: their copies are the new 1m log's offsets 0 and 1, due in a minute.
-    w.failOnce.add('n:1');
-    w.failOnce.add('m:2');
-    w.produce('n', '1');
-    w.produce('m', '2');
-    await w.broker.run({ stopWhen: () => w.broker.records(tier1m!.topic, 0).length === 2 });
+    expect(refused()).toBe(true);
     // Seen: 2, the old log's offset the owed commit carried, on a log of two records not yet run.
-    const committed = w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0);
-    await retrying.stop(); // a restart (a deploy) before they are due
-    retrying = await w.start();
-    await w.broker.run({ until: w.clock.now() + 3_600_000 });
-    await retrying.stop();
+    const committed = await newTierRecordsAcrossRestart(w, retrying);
     expect(w.handled).toContain('n:1'); // seen: never run
     expect(w.handled).toContain('m:2'); // seen: never run
     expect(committed ?? -1).toBeLessThanOrEqual(0);

@@ -1,5 +1,6 @@
 import { BrokerRefusedError } from '../../src/simulate/memory-broker';
 import { consumer, tier1m, world } from './park-by-key-world';
+import { replayWaitingBehindHeldKey } from './waiting-replay-world';
 
 /**
  * Attack 25, finding: DUPLICATES without bound and STALL (caused by 9c99f0b: every state commit of
@@ -47,16 +48,7 @@ const OUTAGE_COMMITS = 200;
 describe('park-by-key, a tier commit refused after its state was stored, the tier then refusing commits for a while', () => {
   it("still commits the main partition's records meanwhile: a main record of a free key runs once", async () => {
     const w = world();
-    w.broker.throwReaction = 'confluent';
-    w.produce('k', 'x0'); // main offset 0: the replay's original, below the position
-    w.failOnce.add('k:a');
-    w.produce('k', 'a'); // main offset 1: fails, k held, copy in the 1m tier
-    const retrying = await w.start();
-    await w.broker.run({ stopWhen: () => w.handled.includes('k:a FAIL') });
-    w.failOnce.add('k:a'); // its 1m copy fails too: k's retry goes on in the 10m tier
-    await w.broker.run({ stopWhen: () => w.handled.filter((h) => h === 'k:a FAIL').length === 2 });
-    w.replay('k', 'w', 0, 0); // 1m offset 1, due now: k is held, it waits its turn
-    await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === tier1m!.topic) });
+    const retrying = await replayWaitingBehindHeldKey(w, 'confluent');
     const commit = w.broker.commit.bind(w.broker);
     let gone = false;
     let refusals = 0;

@@ -1,5 +1,6 @@
 import { BrokerRefusedError } from '../../src/simulate/memory-broker';
-import { consumer, T0, tier1m, world } from './park-by-key-world';
+import { consumer, T0, world } from './park-by-key-world';
+import { parkNewerRecordOfKey, refuseReleaseTierCommit, replayWaitingBehindHeldKey } from './waiting-replay-world';
 
 /**
  * Attack 25, finding: ORDER (left open by 9c99f0b: owed tier commits live in the generation's
@@ -47,35 +48,18 @@ jest.setTimeout(60_000);
 
 async function releaseWithRefusedTierCommit(rebalance: boolean) {
   const w = world();
-  w.broker.throwReaction = 'kafkajs';
-  w.produce('k', 'x0'); // main offset 0: the replay's original, below the position
-  w.failOnce.add('k:a');
-  w.produce('k', 'a'); // main offset 1: fails, k held, copy in the 1m tier
-  const retrying = await w.start();
-  await w.broker.run({ stopWhen: () => w.handled.includes('k:a FAIL') });
-  w.failOnce.add('k:a'); // its 1m copy fails too: k's retry goes on in the 10m tier
-  await w.broker.run({ stopWhen: () => w.handled.filter((h) => h === 'k:a FAIL').length === 2 });
-  w.replay('k', 'w', 0, 0); // 1m offset 1, due now: k is held, it waits its turn
-  await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === tier1m!.topic) });
-  w.produce('k', 'b'); // main offset 2: parked behind k's hold (and the replay's turn)
-  await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === consumer.mainTopic) });
-  const commit = w.broker.commit.bind(w.broker);
-  let refused = false;
-  w.broker.commit = (g, offsets) => {
-    // The release's 1m commit (past the replay: 2), sent once its state is stored, is refused once.
-    if (!refused && offsets.some((o) => o.topic === tier1m!.topic && o.offset === '2')) {
-      refused = true;
-      if (rebalance) {
-        w.broker.rebalance(consumer.groups.main);
-        throw Object.assign(new BrokerRefusedError('The group is rebalancing, so a rejoin is needed'), { type: 'REBALANCE_IN_PROGRESS', retriable: true });
-      }
-      throw new BrokerRefusedError('The coordinator is not available');
+  const retrying = await replayWaitingBehindHeldKey(w, 'kafkajs');
+  await parkNewerRecordOfKey(w);
+  const refused = refuseReleaseTierCommit(w, () => {
+    if (rebalance) {
+      w.broker.rebalance(consumer.groups.main);
+      throw Object.assign(new BrokerRefusedError('The group is rebalancing, so a rejoin is needed'), { type: 'REBALANCE_IN_PROGRESS', retriable: true });
     }
-    commit(g, offsets);
-  };
+    throw new BrokerRefusedError('The coordinator is not available');
+  });
   await w.broker.run({ until: T0 + 3_600_000 });
   await retrying.stop();
-  expect(refused).toBe(true);
+  expect(refused()).toBe(true);
   return w.handled.filter((h) => h.startsWith('k:'));
 }
 

@@ -1,5 +1,6 @@
 import { BrokerRefusedError } from '../../src/simulate/memory-broker';
 import { consumer, tier1m, world } from './park-by-key-world';
+import { newTierRecordsAcrossRestart, refuseReleaseTierCommit, replayWaitingBehindHeldKey } from './waiting-replay-world';
 
 /**
  * Attack 26, finding: LOST (left open by 8034db8: a debt is paid whenever the group's commit of
@@ -51,45 +52,19 @@ jest.setTimeout(60_000);
 describe('park-by-key, a tier commit owed as the main topic and its tiers are deleted and created again', () => {
   it("never pays the old log's owed offset over the new state's birth stamp: every record of the new tier log runs", async () => {
     const w = world();
-    w.broker.throwReaction = 'kafkajs';
-    w.produce('k', 'x0'); // main offset 0: the replay's original, below the position
-    w.failOnce.add('k:a');
-    w.produce('k', 'a'); // main offset 1: fails, k held, copy in the 1m tier
-    let retrying = await w.start();
-    await w.broker.run({ stopWhen: () => w.handled.includes('k:a FAIL') });
-    w.failOnce.add('k:a'); // its 1m copy fails too: k's retry goes on in the 10m tier
-    await w.broker.run({ stopWhen: () => w.handled.filter((h) => h === 'k:a FAIL').length === 2 });
-    w.replay('k', 'w', 0, 0); // 1m offset 1, due now: k is held, it waits its turn
-    await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === tier1m!.topic) });
-    const commit = w.broker.commit.bind(w.broker);
-    let refused = false;
-    w.broker.commit = (g, offsets) => {
-      // The release's 1m commit (past the replay: 2), sent once its state is stored, meets the
-      // replacement: main topic and 1m tier deleted and created again, no rebalance.
-      if (!refused && offsets.some((o) => o.topic === tier1m!.topic && o.offset === '2')) {
-        refused = true;
-        for (const topic of [consumer.mainTopic, tier1m!.topic]) {
-          w.broker.recreateTopic(topic, { rebalance: false });
-          w.broker.readFromEarliest(topic, 0);
-        }
-        throw new BrokerRefusedError(`This server does not host this topic-partition: ${tier1m!.topic}-0`);
+    const retrying = await replayWaitingBehindHeldKey(w, 'kafkajs');
+    // The release's 1m commit meets the replacement: main topic and 1m tier deleted and created again, no rebalance.
+    const refused = refuseReleaseTierCommit(w, () => {
+      for (const topic of [consumer.mainTopic, tier1m!.topic]) {
+        w.broker.recreateTopic(topic, { rebalance: false });
+        w.broker.readFromEarliest(topic, 0);
       }
-      commit(g, offsets);
-    };
+      throw new BrokerRefusedError(`This server does not host this topic-partition: ${tier1m!.topic}-0`);
+    });
     await w.broker.run({ until: w.clock.now() + 1_000 });
-    expect(refused).toBe(true);
-    // Two records fail on the new main log: their copies are the new 1m log's offsets 0 and 1, due in a minute.
-    w.failOnce.add('n:1');
-    w.failOnce.add('m:2');
-    w.produce('n', '1');
-    w.produce('m', '2');
-    await w.broker.run({ stopWhen: () => w.broker.records(tier1m!.topic, 0).length === 2 });
+    expect(refused()).toBe(true);
     // Seen: 2, the old log's offset the debt carried, on a log of two records not yet run.
-    const committed = w.broker.committedOffset(consumer.groups.main, tier1m!.topic, 0);
-    await retrying.stop(); // a restart (a deploy) before they are due
-    retrying = await w.start();
-    await w.broker.run({ until: w.clock.now() + 3_600_000 });
-    await retrying.stop();
+    const committed = await newTierRecordsAcrossRestart(w, retrying);
     expect(w.handled).toContain('n:1'); // seen: never run
     expect(w.handled).toContain('m:2'); // seen: never run
     expect(committed ?? -1).toBeLessThanOrEqual(0);
