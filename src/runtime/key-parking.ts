@@ -6,7 +6,7 @@ import { committedOffsetOf, forgetRanUnjudged, keyHash, newParkStateId, NO_STATE
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
-import { fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore } from './ran-unjudged';
+import { fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore, withRun } from './ran-unjudged';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
@@ -396,7 +396,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const retryId = retryIdTakenBy(turn.record);
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
         const holdAt = holdOffsetOf(state, foreign, originalOffsetOf(turn.record), retryId);
-        const room = budget.roomForHold(parking.state, hash, holdAt, retryId, roomMayCome(parking));
+        // A run the state will name needs room for the name too (roomForRun).
+        const room = turns.ofAnotherLog(turn)
+          ? budget.roomForHold(parking.state, hash, holdAt, retryId, roomMayCome(parking))
+          : budget.roomForRun(parking.state, withRun(parking.state, turn.record, options.tierTopics), hash, holdAt, retryId, roomMayCome(parking));
         if (room === 'wait') return; // waits for a release to make room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const fits = holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId);
@@ -629,7 +632,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   function acceptedTierCommits(parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
     handled.forEach((c, i) => parking.turns.accepted(c, sent[i]!.offset));
-    forgetCommittedPast(parking.state, options.tierTopics, handled);
+    forgetCommittedPast(parking.state, options.tierTopics, sent);
     for (const c of sent) anchoredBy(parking.turns, c);
   }
 
@@ -825,7 +828,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const current = !isReplay(record) && isCurrentRetry(state, record, hash, original, foreign);
         // Where it holds its key if it is not the current retry and goes on to a later tier (none: it may take no hold).
         const holdAt = current ? undefined : holdOffsetOf(state, foreign, original, takenRetryId);
-        const room = holdAt === undefined ? 'room' : budget.roomForHold(parking.state, hash, holdAt, takenRetryId, roomMayCome(parking));
+        // Not the current retry, it runs unjudged, and the state names its run: room for the name too (roomForRun).
+        const room = current || keyless ? 'room' : budget.roomForRun(parking.state, withRun(parking.state, record, options.tierTopics), hash, holdAt, takenRetryId, roomMayCome(parking));
         if (!keyless && !current && !held && copyOfParked(state, record, hash, original, foreign) !== undefined) {
           // A copy of a record the state has parked, which never ran under it: the copy is from a
           // run whose state never got committed (a crash between the copy and the commit). The

@@ -119,6 +119,24 @@ export class ParkingBudget {
   }
 
   /**
+   * roomForHold() for a tier record no hold judges, whose run the state must name
+   * (ran-unjudged.ts): `withRun` is the state with its name, measured with the names as sent.
+   * Run with no room for its name, the name was dropped from the state commit, and with its
+   * tier commit then refused and a rebalance or a crash, the record ran again, after newer
+   * records of its key if the state stored since had let them run. Waiting as a record that
+   * needs room for a hold does, the name fits when it runs; with no room to come (or an empty
+   * state) it runs, and the name, not the hold, is dropped from its state commit, as before.
+   */
+  roomForRun(state: ParkState, withRun: ParkState, hash: string, holdAt: bigint | undefined, retryId: string | undefined, roomMayCome: boolean): 'room' | 'wait' | 'none' {
+    const forHold = this.roomForHold(state, hash, holdAt, retryId, roomMayCome);
+    if (forHold !== 'room' || (state.held.size === 0 && state.parked.size === 0)) return forHold;
+    const measured = holdAt === undefined ? withRun : withHold(withRun, new Map(withRun.held), hash, holdAt, retryId);
+    if (state.id === undefined) delete (measured as { id?: string }).id; // as fitId() left the state
+    // With no room to come it runs, its hold (if it takes one) kept: the name is what goes.
+    return roomMayCome && Buffer.byteLength(metadataWhole(measured)) > this.current ? 'wait' : 'room';
+  }
+
+  /**
    * A commit of `sent` bytes of metadata of `state` was refused with `error`. The broker's
    * offset.metadata.max.bytes is below what this state took: the budget comes down under it,
    * so the state is read again (the operation fails) and taken no further than the broker
@@ -159,8 +177,9 @@ export class ParkingBudget {
 /**
  * The budget measures a state without the tier records it records as run unjudged (`ranUnjudged`): they are
  * dropped from a state commit they do not fit (key-parking.ts stateCommit), never paid for
- * with a key's hold or a pause (a partition paused by one would wait for a release that its
- * tier commit, not a release, ends).
+ * with a key's hold or a partition's pause (a partition paused by one would wait for a release
+ * that its tier commit, not a release, ends). Only the record about to add one waits for room
+ * for it (roomForRun).
  */
 const withoutRanUnjudged = (state: ParkState): ParkState => (state.ranUnjudged === undefined ? state : { ...state, ranUnjudged: undefined });
 const encodeParkState = (state: ParkState) => encodeWhole(withoutRanUnjudged(state));

@@ -3,7 +3,8 @@ import { decodeRetryHeaders } from './headers';
 import { recordIdentity } from './record-identity';
 import { forgetRanUnjudged, markRanUnjudged, parkStateMetadata } from './park-state';
 import type { ParkState, RanUnjudged } from './park-state';
-import type { TopicPartitionOffset } from './port';
+import type { OffsetCommit } from './port';
+import { decodeTierCommit } from './tier-commit-metadata';
 import type { ConsumedRecord } from './router';
 
 /*
@@ -40,6 +41,13 @@ export function markRan(state: ParkState, record: ConsumedRecord, tierTopics: re
   if (at !== undefined && record.message.key !== null) markRanUnjudged(state, runIdOf(record), at);
 }
 
+/** A copy of `state` to measure, with `record`'s run recorded as markRan() would (`state` unchanged). */
+export function withRun(state: ParkState, record: ConsumedRecord, tierTopics: readonly string[]): ParkState {
+  const measured: ParkState = { ...state, ranUnjudged: state.ranUnjudged === undefined ? undefined : new Map(state.ranUnjudged) };
+  markRan(measured, record, tierTopics);
+  return measured;
+}
+
 /** Whether the state records `record` as run: read again, it is skipped. */
 export function ranBefore(state: ParkState, record: ConsumedRecord, tierTopics: readonly string[]): boolean {
   if (state.ranUnjudged === undefined) return false;
@@ -48,13 +56,25 @@ export function ranBefore(state: ParkState, record: ConsumedRecord, tierTopics: 
   return at !== undefined && here !== undefined && at.tier === here.tier && at.offset === here.offset;
 }
 
-/** Forgets the runs that accepted tier commits passed: no read of this log brings those records back. */
-export function forgetCommittedPast(state: ParkState, tierTopics: readonly string[], accepted: readonly TopicPartitionOffset[]): void {
-  const past = new Map(accepted.map((c) => [c.topic, BigInt(c.offset)]));
-  forgetRanUnjudged(state, (at) => {
-    const committed = past.get(tierTopics[at.tier] ?? '');
-    return committed !== undefined && at.offset < committed;
-  });
+/**
+ * Forgets the runs that accepted tier commits record: below the commit's offset, or done within
+ * the position its metadata keeps past it (tier-commit-metadata.ts: a record waiting its turn
+ * holds the offset back, and the records behind it that ran are skipped when read again). No
+ * read of this log runs those records again. Kept while a waiting record held the commit back,
+ * the names of the runs behind it filled the budget, and records that need room for one waited
+ * for the waiting record's key (found by attack 9's 600 replays).
+ */
+export function forgetCommittedPast(state: ParkState, tierTopics: readonly string[], accepted: readonly OffsetCommit[]): void {
+  const recorded = new Map(accepted.map((c) => [c.topic, recordedRuns(c)]));
+  forgetRanUnjudged(state, (at) => recorded.get(tierTopics[at.tier] ?? '')?.(at.offset) === true);
+}
+
+/** Whether the accepted tier commit `commit` records the record at `offset` as done. */
+function recordedRuns(commit: OffsetCommit): (offset: bigint) => boolean {
+  const offset = BigInt(commit.offset);
+  const kept = decodeTierCommit(offset, commit.metadata);
+  const waiting = new Set(kept.waiting);
+  return (at) => at < offset || (kept.handledBelow !== undefined && at < kept.handledBelow && !waiting.has(at) && (at > offset || kept.firstDone === true));
 }
 
 /**

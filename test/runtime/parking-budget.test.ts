@@ -1,6 +1,6 @@
 import type { RetryEvent } from '../../src/runtime/events';
 import { BUDGET_RETRY_AFTER_COMMITS, heldBytes, ParkingBudget } from '../../src/runtime/parking-budget';
-import { emptyParkState, keyHash, parkStateMetadata } from '../../src/runtime/park-state';
+import { emptyParkState, keyHash, markRanUnjudged, parkStateMetadata } from '../../src/runtime/park-state';
 import type { ParkState } from '../../src/runtime/park-state';
 
 /** The broker's answer to metadata over offset.metadata.max.bytes. */
@@ -20,6 +20,37 @@ describe('the parking budget of a main partition', () => {
     expect(budget.holdFits(emptyParkState(100n), keyHash(Buffer.from('b')), 99n)).toBe(false);
     const exact = heldBytes(emptyParkState(100n), keyHash(Buffer.from('b')), 99n);
     expect(budgetOf(exact).budget.holdFits(emptyParkState(100n), keyHash(Buffer.from('b')), 99n)).toBe(true);
+  });
+
+  describe('room for a run the state names (roomForRun)', () => {
+    const named = (state: ParkState): ParkState => {
+      const withName: ParkState = { ...state, ranUnjudged: new Map(state.ranUnjudged) };
+      markRanUnjudged(withName, 'abcdef', { tier: 0, offset: 7n });
+      return withName;
+    };
+    const b = keyHash(Buffer.from('b'));
+    const bytesWithName = Buffer.byteLength(parkStateMetadata(named(holding(100n))));
+
+    it('is room when the state keeps the name within the budget, names counted', () => {
+      expect(budgetOf(bytesWithName).budget.roomForRun(holding(100n), named(holding(100n)), b, undefined, undefined, true)).toBe('room');
+    });
+
+    it('waits one byte short of it while a release may make room, and runs (the name to be dropped) when none can come', () => {
+      const { budget } = budgetOf(bytesWithName - 1);
+      expect(budget.roomForRun(holding(100n), named(holding(100n)), b, undefined, undefined, true)).toBe('wait');
+      expect(budget.roomForRun(holding(100n), named(holding(100n)), b, undefined, undefined, false)).toBe('room');
+    });
+
+    it('counts the hold the record may take beside its name, and says what roomForHold says when the hold alone has no room', () => {
+      const withHoldAndName = Buffer.byteLength(parkStateMetadata({ ...named(holding(100n)), held: new Map([...holding(100n).held, [b, 50n]]) }));
+      expect(budgetOf(withHoldAndName).budget.roomForRun(holding(100n), named(holding(100n)), b, 50n, undefined, true)).toBe('room');
+      expect(budgetOf(withHoldAndName - 1).budget.roomForRun(holding(100n), named(holding(100n)), b, 50n, undefined, true)).toBe('wait');
+      expect(budgetOf(10).budget.roomForRun(holding(100n), named(holding(100n)), b, 50n, undefined, false)).toBe('none');
+    });
+
+    it('never waits in a state that holds and parks nothing: no release can come to it', () => {
+      expect(budgetOf(10).budget.roomForRun(emptyParkState(100n), named(emptyParkState(100n)), b, undefined, undefined, true)).toBe('room');
+    });
   });
 
   it('comes down under a refused commit, and never goes up on a refusal of more than it allows already', () => {

@@ -1,5 +1,6 @@
 import { HEADERS } from '../../src/naming/headers';
 import { emptyParkState, parkStateMetadata } from '../../src/runtime/park-state';
+import { encodeTierCommit } from '../../src/runtime/tier-commit-metadata';
 import { fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, markRan, ranBefore } from '../../src/runtime/ran-unjudged';
 import type { ConsumedRecord } from '../../src/runtime/router';
 
@@ -47,6 +48,18 @@ describe('the tier records a park-by-key state records as run unjudged', () => {
     expect(ranBefore(state, tierRecord(TIERS[1]!, 3), TIERS)).toBe(true);
     forgetCommittedPast(state, TIERS, [{ topic: TIERS[1]!, partition: 0, offset: '9' }]);
     expect(state.ranUnjudged).toBeUndefined();
+  });
+
+  it('forgets the runs within the position an accepted commit keeps past a waiting record, not the waiting one nor any past the position', () => {
+    const state = emptyParkState(5n);
+    for (const offset of [3, 4, 6, 9]) markRan(state, tierRecord(TIERS[0]!, offset), TIERS);
+    // Held back at 3 (a record waiting its turn there); 4 to 7 handled but 6, which waits too.
+    const metadata = encodeTierCommit(3n, { handledBelow: 8n, waiting: [6n], firstTimestamp: 1n });
+    forgetCommittedPast(state, TIERS, [{ topic: TIERS[0]!, partition: 0, offset: '3', ...(metadata === undefined ? {} : { metadata }) }]);
+    expect([3, 4, 6, 9].filter((offset) => ranBefore(state, tierRecord(TIERS[0]!, offset), TIERS))).toEqual([3, 6, 9]);
+    const anchoredDone = encodeTierCommit(3n, { handledBelow: 8n, waiting: [6n], firstTimestamp: 1n, firstDone: true });
+    forgetCommittedPast(state, TIERS, [{ topic: TIERS[0]!, partition: 0, offset: '3', ...(anchoredDone === undefined ? {} : { metadata: anchoredDone }) }]);
+    expect([3, 4, 6, 9].filter((offset) => ranBefore(state, tierRecord(TIERS[0]!, offset), TIERS))).toEqual([6, 9]);
   });
 
   it('at a load, keeps only the runs at or past their tier\'s group commit: one below is never read again, one of a tier with no commit is of a log gone', () => {
