@@ -6,7 +6,7 @@ import { committedOffsetOf, forgetRanUnjudged, keyHash, newParkStateId, NO_STATE
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { PublishHeld } from './record-handler';
-import { fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore, withRun } from './ran-unjudged';
+import { coveredBy, fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore, withRun } from './ran-unjudged';
 import type { HandleOutcome } from './record-handler';
 import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
@@ -286,10 +286,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await commitState(partition, state, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', ...(metadata === undefined ? {} : { metadata }) })));
   }
 
-  const stateCommit = (partition: number, { state }: { readonly state: ParkState }): OffsetCommit => {
+  /** The runs the last accepted commits of p's tier partitions record past their offsets, for now (coveredBy). */
+  const coveredNow = (parking: Pick<PartitionParking, 'lastAcceptedTierCommits'>) => coveredBy(parking.lastAcceptedTierCommits ?? new Map(), options.tierTopics);
+
+  const stateCommit = (partition: number, parking: Pick<PartitionParking, 'state' | 'lastAcceptedTierCommits'>): OffsetCommit => {
+    const { state } = parking;
     budget.fitId(state);
     budget.fitMark(state);
-    fitRanUnjudged(state, budget.bytes);
+    fitRanUnjudged(state, budget.bytes, coveredNow(parking));
     return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
   };
 
@@ -319,6 +323,27 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   const copyIdFor = (state: ParkState, fits: boolean, retryId?: string): string | undefined => (fits ? parkStateHeaderValue(idForCopies(state), retryId) : unheldCopyId(retryId));
 
+  /**
+   * A timer's work on main partition p (a hold's expiry, a read of the log start), done on p's
+   * state as it is when the timer fires, while this member owns p as it did when the timer was
+   * set (`setIn`, the generation then). The state that set the timer may be gone: a failed
+   * operation drops it, and the next one loads it again. On an idle partition no record comes to
+   * load it, and the work was skipped as the old state's, or dropped as already asked for by it:
+   * the partition waited for good (the retention property, seed 4201: a parked record deleted by
+   * retention, its copy waiting behind it, never given up). So the state is loaded here if need
+   * be, and work that fails is tried again after a while, as no client delivers a timer again.
+   */
+  function onTimer(partition: number, setIn: number, work: (parking: PartitionParking) => Promise<void>): void {
+    if (generation !== setIn) return;
+    locked(partition, async () => {
+      if (generation !== setIn) return;
+      const parking = await load(partition);
+      if (generation === setIn && partitions.get(partition) === parking) await work(parking);
+    }).catch(() => {
+      if (generation === setIn) options.setTimer(LOG_START_CHECK_MS, () => onTimer(partition, setIn, work));
+    });
+  }
+
   /** Timers that release expired holds, one per main partition. */
   const expiryTimers = new Map<number, () => void>();
 
@@ -344,7 +369,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       partition,
       options.setTimer(dueIn, () => {
         expiryTimers.delete(partition);
-        if (partitions.get(partition) === parking) locked(partition, () => releaseExpired(partition, parking)).catch(() => {});
+        onTimer(partition, generation, (now) => releaseExpired(partition, now));
       }),
     );
   }
@@ -399,7 +424,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // A run the state will name needs room for the name too (roomForRun).
         const room = turns.ofAnotherLog(turn)
           ? budget.roomForHold(parking.state, hash, holdAt, retryId, roomMayCome(parking))
-          : budget.roomForRun(parking.state, withRun(parking.state, turn.record, options.tierTopics), hash, holdAt, retryId, roomMayCome(parking));
+          : budget.roomForRun(parking.state, withRun(parking.state, turn.record, options.tierTopics, coveredNow(parking)), hash, holdAt, retryId, roomMayCome(parking));
         if (room === 'wait') return; // waits for a release to make room, its key's parked records behind it
         emit({ type: 'unparked', record: turn.record, key: keyText(turn.record) });
         const fits = holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId);
@@ -494,14 +519,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * Once per partition at a time; a state forgotten (a rebalance, stop()) drops it.
    */
   function checkLogStartLater(partition: number, parking: PartitionParking): void {
-    if (logStartChecks.has(partition) || options.consumer().logStartOffsets === undefined) return;
+    if (partitions.get(partition) !== parking || logStartChecks.has(partition) || options.consumer().logStartOffsets === undefined) return;
     logStartChecks.add(partition);
     options.setTimer(LOG_START_CHECK_MS, () => {
       logStartChecks.delete(partition);
-      if (partitions.get(partition) !== parking) return;
-      locked(partition, async () => {
-        if (partitions.get(partition) === parking) await giveUpBelowLogStart(partition, parking);
-      }).catch(() => {});
+      onTimer(partition, generation, (now) => giveUpBelowLogStart(partition, now));
     });
   }
 
@@ -632,7 +654,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   function acceptedTierCommits(parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
     handled.forEach((c, i) => parking.turns.accepted(c, sent[i]!.offset));
-    forgetCommittedPast(parking.state, options.tierTopics, sent);
+    forgetCommittedPast(parking.state, options.tierTopics, handled);
+    for (const c of sent) (parking.lastAcceptedTierCommits ??= new Map()).set(c.topic, c);
     for (const c of sent) anchoredBy(parking.turns, c);
   }
 
@@ -829,7 +852,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // Where it holds its key if it is not the current retry and goes on to a later tier (none: it may take no hold).
         const holdAt = current ? undefined : holdOffsetOf(state, foreign, original, takenRetryId);
         // Not the current retry, it runs unjudged, and the state names its run: room for the name too (roomForRun).
-        const room = current || keyless ? 'room' : budget.roomForRun(parking.state, withRun(parking.state, record, options.tierTopics), hash, holdAt, takenRetryId, roomMayCome(parking));
+        const room = current || keyless ? 'room' : budget.roomForRun(parking.state, withRun(parking.state, record, options.tierTopics, coveredNow(parking)), hash, holdAt, takenRetryId, roomMayCome(parking));
         if (!keyless && !current && !held && copyOfParked(state, record, hash, original, foreign) !== undefined) {
           // A copy of a record the state has parked, which never ran under it: the copy is from a
           // run whose state never got committed (a crash between the copy and the commit). The

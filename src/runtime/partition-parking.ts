@@ -1,4 +1,5 @@
 import type { ParkState } from './park-state';
+import type { OffsetCommit } from './port';
 import type { ConsumedRecord } from './router';
 import type { TierTurns } from './tier-turns';
 
@@ -23,6 +24,8 @@ export interface PartitionParking {
   readonly tierHandled: Map<string, TierHandled>;
   /** Per tier topic, the group's commit of its partition p when the state loaded (none: no commit). */
   readonly tierCommitted: ReadonlyMap<string, bigint>;
+  /** Per tier topic, the last commit of its partition p accepted from this state (with its metadata): what it records, for now (ran-unjudged.ts coveredBy). */
+  lastAcceptedTierCommits?: Map<string, OffsetCommit>;
   /** Tier records run unjudged since the state's last commit: known done (turns.knownDone) once the next is stored. */
   ranSinceCommit?: ConsumedRecord[];
   /** Per tier topic, the last record of its partition p read since the state loaded. */

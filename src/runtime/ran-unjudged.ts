@@ -3,7 +3,7 @@ import { decodeRetryHeaders } from './headers';
 import { recordIdentity } from './record-identity';
 import { forgetRanUnjudged, markRanUnjudged, parkStateMetadata } from './park-state';
 import type { ParkState, RanUnjudged } from './park-state';
-import type { OffsetCommit } from './port';
+import type { OffsetCommit, TopicPartitionOffset } from './port';
 import { decodeTierCommit } from './tier-commit-metadata';
 import type { ConsumedRecord } from './router';
 
@@ -41,9 +41,14 @@ export function markRan(state: ParkState, record: ConsumedRecord, tierTopics: re
   if (at !== undefined && record.message.key !== null) markRanUnjudged(state, runIdOf(record), at);
 }
 
-/** A copy of `state` to measure, with `record`'s run recorded as markRan() would (`state` unchanged). */
-export function withRun(state: ParkState, record: ConsumedRecord, tierTopics: readonly string[]): ParkState {
+/**
+ * A copy of `state` to measure, with `record`'s run recorded as markRan() would, and without the
+ * runs another commit records for now (`covered`): those go first when room is short
+ * (fitRanUnjudged). `state` is unchanged.
+ */
+export function withRun(state: ParkState, record: ConsumedRecord, tierTopics: readonly string[], covered: Covered = () => false): ParkState {
   const measured: ParkState = { ...state, ranUnjudged: state.ranUnjudged === undefined ? undefined : new Map(state.ranUnjudged) };
+  forgetRanUnjudged(measured, covered);
   markRan(measured, record, tierTopics);
   return measured;
 }
@@ -56,20 +61,31 @@ export function ranBefore(state: ParkState, record: ConsumedRecord, tierTopics: 
   return at !== undefined && here !== undefined && at.tier === here.tier && at.offset === here.offset;
 }
 
-/**
- * Forgets the runs that accepted tier commits record: below the commit's offset, or done within
- * the position its metadata keeps past it (tier-commit-metadata.ts: a record waiting its turn
- * holds the offset back, and the records behind it that ran are skipped when read again). No
- * read of this log runs those records again. Kept while a waiting record held the commit back,
- * the names of the runs behind it filled the budget, and records that need room for one waited
- * for the waiting record's key (found by attack 9's 600 replays).
- */
-export function forgetCommittedPast(state: ParkState, tierTopics: readonly string[], accepted: readonly OffsetCommit[]): void {
-  const recorded = new Map(accepted.map((c) => [c.topic, recordedRuns(c)]));
-  forgetRanUnjudged(state, (at) => recorded.get(tierTopics[at.tier] ?? '')?.(at.offset) === true);
+/** Forgets the runs that accepted tier commits passed: no read of this log brings those records back. */
+export function forgetCommittedPast(state: ParkState, tierTopics: readonly string[], accepted: readonly TopicPartitionOffset[]): void {
+  const past = new Map(accepted.map((c) => [c.topic, BigInt(c.offset)]));
+  forgetRanUnjudged(state, (at) => {
+    const committed = past.get(tierTopics[at.tier] ?? '');
+    return committed !== undefined && at.offset < committed;
+  });
 }
 
-/** Whether the accepted tier commit `commit` records the record at `offset` as done. */
+/** Whether a run (its tier, its offset there) is recorded elsewhere for now (coveredBy). */
+export type Covered = (at: RanUnjudged) => boolean;
+
+/**
+ * The runs the last accepted commit of each tier partition records past its offset, in the
+ * position its metadata keeps (tier-commit-metadata.ts: behind a record waiting its turn, the
+ * records that ran are skipped when read again). For now only: a later commit may keep less (cut
+ * to the budget, paid as its offset alone, an anchor gone), so such names are never forgotten
+ * for it (found by attack 29), only the first to go when the state has no room for them.
+ */
+export function coveredBy(lastAccepted: ReadonlyMap<string, OffsetCommit>, tierTopics: readonly string[]): Covered {
+  const recorded = new Map([...lastAccepted].map(([topic, commit]) => [topic, recordedRuns(commit)]));
+  return (at) => recorded.get(tierTopics[at.tier] ?? '')?.(at.offset) === true;
+}
+
+/** Whether the tier commit `commit` records the record at `offset` as done. */
 function recordedRuns(commit: OffsetCommit): (offset: bigint) => boolean {
   const offset = BigInt(commit.offset);
   const kept = decodeTierCommit(offset, commit.metadata);
@@ -90,7 +106,12 @@ export function forgetBelowGroupCommits(state: ParkState, tierTopics: readonly s
   });
 }
 
-/** Drops the runs from a state whose commit they would take over `bytes`: they cost order only, never a record. */
-export function fitRanUnjudged(state: ParkState, bytes: number): void {
-  if (state.ranUnjudged !== undefined && Buffer.byteLength(parkStateMetadata(state)) > bytes) forgetRanUnjudged(state, () => true);
+/**
+ * Drops the runs from a state whose commit they would take over `bytes`: first those another
+ * commit records for now (`covered`), then all. They cost order only, never a record.
+ */
+export function fitRanUnjudged(state: ParkState, bytes: number, covered: Covered = () => false): void {
+  const over = () => state.ranUnjudged !== undefined && Buffer.byteLength(parkStateMetadata(state)) > bytes;
+  if (over()) forgetRanUnjudged(state, covered);
+  if (over()) forgetRanUnjudged(state, () => true);
 }

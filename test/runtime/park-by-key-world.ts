@@ -47,7 +47,7 @@ export function world() {
   const failOnce = new Set<string>();
   /** Values that fail with a 503 every time: up the ladder into the DLQ. */
   const alwaysFail = new Set<string>();
-  const start = async (options: { parkingBudgetBytes?: number } = {}): Promise<RetryingConsumer> => {
+  const start = async (options: { parkingBudgetBytes?: number; parkedHoldExpiryMs?: number } = {}): Promise<RetryingConsumer> => {
     const retrying = createRetryingConsumer(consumer, {
       kafka: broker.port(),
       clock,

@@ -1,7 +1,8 @@
 import { HEADERS } from '../../src/naming/headers';
 import { emptyParkState, parkStateMetadata } from '../../src/runtime/park-state';
 import { encodeTierCommit } from '../../src/runtime/tier-commit-metadata';
-import { fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, markRan, ranBefore } from '../../src/runtime/ran-unjudged';
+import { coveredBy, fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, markRan, ranBefore } from '../../src/runtime/ran-unjudged';
+import type { Covered } from '../../src/runtime/ran-unjudged';
 import type { ConsumedRecord } from '../../src/runtime/router';
 
 const TIERS = ['orders.retry.1m', 'orders.retry.10m'];
@@ -50,16 +51,29 @@ describe('the tier records a park-by-key state records as run unjudged', () => {
     expect(state.ranUnjudged).toBeUndefined();
   });
 
-  it('forgets the runs within the position an accepted commit keeps past a waiting record, not the waiting one nor any past the position', () => {
-    const state = emptyParkState(5n);
-    for (const offset of [3, 4, 6, 9]) markRan(state, tierRecord(TIERS[0]!, offset), TIERS);
+  it('takes the runs within the position a commit keeps past a waiting record as covered for now, not the waiting one nor any past the position', () => {
     // Held back at 3 (a record waiting its turn there); 4 to 7 handled but 6, which waits too.
-    const metadata = encodeTierCommit(3n, { handledBelow: 8n, waiting: [6n], firstTimestamp: 1n });
-    forgetCommittedPast(state, TIERS, [{ topic: TIERS[0]!, partition: 0, offset: '3', ...(metadata === undefined ? {} : { metadata }) }]);
-    expect([3, 4, 6, 9].filter((offset) => ranBefore(state, tierRecord(TIERS[0]!, offset), TIERS))).toEqual([3, 6, 9]);
-    const anchoredDone = encodeTierCommit(3n, { handledBelow: 8n, waiting: [6n], firstTimestamp: 1n, firstDone: true });
-    forgetCommittedPast(state, TIERS, [{ topic: TIERS[0]!, partition: 0, offset: '3', ...(anchoredDone === undefined ? {} : { metadata: anchoredDone }) }]);
-    expect([3, 4, 6, 9].filter((offset) => ranBefore(state, tierRecord(TIERS[0]!, offset), TIERS))).toEqual([6, 9]);
+    const kept = (firstDone: boolean) => {
+      const metadata = encodeTierCommit(3n, { handledBelow: 8n, waiting: [6n], firstTimestamp: 1n, firstDone });
+      return coveredBy(new Map([[TIERS[0]!, { topic: TIERS[0]!, partition: 0, offset: '3', ...(metadata === undefined ? {} : { metadata }) }]]), TIERS);
+    };
+    const coveredAt = (covered: Covered) => [2, 3, 4, 6, 7, 8].filter((offset) => covered({ tier: 0, offset: BigInt(offset) }));
+    expect(coveredAt(kept(false))).toEqual([2, 4, 7]);
+    expect(coveredAt(kept(true))).toEqual([2, 3, 4, 7]);
+    expect(kept(false)({ tier: 1, offset: 4n })).toBe(false); // another tier's
+  });
+
+  it('drops the covered runs first when the state has no room for every name, and the others only if it still has none', () => {
+    const state = emptyParkState(5n);
+    markRan(state, tierRecord(TIERS[0]!, 3), TIERS);
+    markRan(state, tierRecord(TIERS[0]!, 4), TIERS);
+    const covered: Covered = (at) => at.offset === 4n;
+    const coveredFirst = [...state.ranUnjudged!.entries()].find(([, at]) => at.offset === 4n)![0];
+    const bytesWithOne = Buffer.byteLength(parkStateMetadata({ ...state, ranUnjudged: new Map([...state.ranUnjudged!].filter(([id]) => id !== coveredFirst)) }));
+    fitRanUnjudged(state, bytesWithOne, covered);
+    expect([3, 4].filter((offset) => ranBefore(state, tierRecord(TIERS[0]!, offset), TIERS))).toEqual([3]);
+    fitRanUnjudged(state, bytesWithOne - 1, covered);
+    expect(state.ranUnjudged).toBeUndefined();
   });
 
   it('at a load, keeps only the runs at or past their tier\'s group commit: one below is never read again, one of a tier with no commit is of a log gone', () => {
