@@ -46,6 +46,8 @@ export interface KeyParkingOptions {
   readonly setTimer: (ms: number, work: () => void) => () => void;
   /** Runs `work` again shortly (a refused pause or resume is tried again); nothing once the consumer stops. */
   readonly retryLater: (work: () => void) => void;
+  /** Work a timer started, which may run the handler: stop() waits for it, within the drain deadline. */
+  readonly track?: (work: Promise<void>) => void;
 }
 
 /** Park-by-key for one consumer: its keys in retry and their parked records, durable in the group's commits. */
@@ -192,7 +194,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // Retention may have deleted parked records since (a consumer back from days down): given up
     // before the shed decides, so a give-up that makes the state larger than the broker keeps is
     // shed with it, not committed and refused at every load (found by attack 22).
-    const logStartRead = read.parked.size > 0 ? await giveUpStoredBelowLogStart(partition, read) : 'not-needed';
+    if (read.parked.size > 0) await giveUpStoredBelowLogStart(partition, read);
     const shed = loadedIn === generation ? await shedOverBudget(partition, read, () => loadedIn === generation) : undefined;
     const state = shed?.state ?? read;
     const tierCommitted = new Map(tierCommits.map((c) => [c.topic, BigInt(c.offset)]));
@@ -215,8 +217,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // oldest of them). After an assignment the client starts there anyway; after a failed
     // operation or an earlier seek it would not.
     partitions.set(partition, parking);
-    // Refused (an admin not connected yet, a timeout): asked again, as nothing else may ask (found by attack 21).
-    if (logStartRead === 'refused' && parking.state.parked.size > 0) checkLogStartLater(partition, parking);
+    // The log start is read again later: the read above may have been refused (an admin not
+    // connected yet, a timeout: found by attack 21), and retention may take a parked record
+    // between it and the re-read below; with no record past it nothing else would tell (the
+    // retention property, seed 4201: the copy of such a record waited behind it for good).
+    if (parking.state.parked.size > 0) checkLogStartLater(partition, parking);
     if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
     watchHolds(partition, parking);
     // Keys the loaded state holds no more may have tier records waiting their turn: a shed freed
@@ -335,41 +340,73 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    */
   function onTimer(partition: number, setIn: number, work: (parking: PartitionParking) => Promise<void>): void {
     if (generation !== setIn) return;
-    locked(partition, async () => {
+    const done = locked(partition, async () => {
       if (generation !== setIn) return;
       const parking = await load(partition);
       if (generation === setIn && partitions.get(partition) === parking) await work(parking);
     }).catch(() => {
       if (generation === setIn) options.setTimer(LOG_START_CHECK_MS, () => onTimer(partition, setIn, work));
     });
+    // It may run the handler (a drain): stop() waits for it as for a record's work.
+    options.track?.(done);
   }
 
   /** Timers that release expired holds, one per main partition. */
   const expiryTimers = new Map<number, () => void>();
 
+  /**
+   * When this member first saw each hold in this generation, by partition, key and offset: kept
+   * apart from the state, which a failed operation drops, so a hold loaded again after one is
+   * not timed again from the reload (found by attack 30: a release refused once, retried, put
+   * the expiry a whole period later, and failures more often than that held the key for good).
+   * A rebalance forgets them (a hold read from another member's commit counts from the load:
+   * never shorter, as an early expiry would skip its tier record as stale); an entry goes when
+   * a stored state no longer holds it.
+   */
+  const holdsSeen = new Map<number, Map<string, number>>();
+  const holdSeenKey = (hash: string, offset: bigint) => `${hash} ${offset}`;
+
+  /** When this member first saw `hash` held at `offset` on p in this generation: now, if never. */
+  function firstSeen(partition: number, hash: string, offset: bigint): number {
+    const seen = holdsSeen.get(partition) ?? new Map<string, number>();
+    holdsSeen.set(partition, seen);
+    const key = holdSeenKey(hash, offset);
+    if (!seen.has(key)) seen.set(key, options.now());
+    return seen.get(key)!;
+  }
+
+  /** Forgets the holds a state stored for p no longer has. */
+  function forgetHoldsSeen(partition: number, stored: ParkState): void {
+    const seen = holdsSeen.get(partition);
+    if (seen === undefined) return;
+    const held = new Set([...stored.held].map(([hash, offset]) => holdSeenKey(hash, offset)));
+    for (const key of seen.keys()) if (!held.has(key)) seen.delete(key);
+  }
+
   function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint, retryId?: string): void {
     takeHold(parking.state, hash, offset, retryId);
-    parking.heldSince.set(hash, options.now());
+    parking.heldSince.set(hash, firstSeen(partition, hash, offset));
     // An earlier hold's timer comes first; it sets the next one.
     if (!expiryTimers.has(partition)) watchHolds(partition, parking);
   }
 
-  /** Sets the partition's timer to its oldest hold's expiry (holds loaded from a commit count from now). */
+  /** Sets the partition's timer to its oldest hold's expiry (holds loaded from a commit count from when this member first saw them). */
   function watchHolds(partition: number, parking: PartitionParking): void {
     // A state a rebalance forgot sets no timer: it would cancel the next generation's.
     if (partitions.get(partition) !== parking) return;
     const now = options.now();
-    for (const hash of parking.state.held.keys()) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, now);
+    for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, firstSeen(partition, hash, offset));
     expiryTimers.get(partition)?.();
     expiryTimers.delete(partition);
     const since = [...parking.state.held.keys()].map((hash) => parking.heldSince.get(hash)!);
     if (since.length === 0) return;
     const dueIn = Math.max(0, Math.min(...since) + options.holdExpiryMs - now);
+    const setIn = generation;
     expiryTimers.set(
       partition,
       options.setTimer(dueIn, () => {
         expiryTimers.delete(partition);
-        onTimer(partition, generation, (now) => releaseExpired(partition, now));
+        onTimer(partition, setIn, (now) => releaseExpired(partition, now));
       }),
     );
   }
@@ -521,9 +558,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   function checkLogStartLater(partition: number, parking: PartitionParking): void {
     if (partitions.get(partition) !== parking || logStartChecks.has(partition) || options.consumer().logStartOffsets === undefined) return;
     logStartChecks.add(partition);
+    const setIn = generation;
     options.setTimer(LOG_START_CHECK_MS, () => {
       logStartChecks.delete(partition);
-      onTimer(partition, generation, (now) => giveUpBelowLogStart(partition, now));
+      onTimer(partition, setIn, (now) => giveUpBelowLogStart(partition, now));
     });
   }
 
@@ -545,15 +583,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /**
    * Gives up the parked records of a state being loaded that lie below p's log start: the
    * state is changed and the give-up said, nothing committed (the load commits, or the next
-   * operation). 'refused' when the port could not tell now.
+   * operation). A refused read gives up nothing: load() reads the log start again later.
    */
-  async function giveUpStoredBelowLogStart(partition: number, state: ParkState): Promise<'read' | 'refused' | 'not-needed'> {
-    if (options.consumer().logStartOffsets === undefined) return 'not-needed';
+  async function giveUpStoredBelowLogStart(partition: number, state: ParkState): Promise<void> {
+    if (options.consumer().logStartOffsets === undefined) return;
     const start = await readLogStart(partition);
-    if (start === undefined) return 'refused';
+    if (start === undefined) return; // refused: load() reads it again later
     const gone = [...state.parked.keys()].filter((offset) => offset < start).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (gone.length > 0) markGivenUp(partition, state, gone, gone[0]!, start);
-    return 'read';
   }
 
   /**
@@ -609,6 +646,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
     if (state.length > 0 && tiers.length > 0) {
       await commitState(partition, parking.state, state);
+      if (partitions.get(partition) === parking) forgetHoldsSeen(partition, parking.state);
       // What the tier records it ran changed (their holds, the records it ran unjudged) is stored:
       // they are done with, even if the tier commits are refused (then owed: sent before the next state).
       parking.turns.settled(partition);
@@ -622,6 +660,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       }
     } else {
       await commitState(partition, parking.state, [...state, ...tiers]);
+      if (state.length > 0 && partitions.get(partition) === parking) forgetHoldsSeen(partition, parking.state);
     }
     parking.turns.settled(partition);
     if (state.length > 0) knownDoneSinceCommit(parking);
@@ -860,6 +899,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // the record first (found by attack 21: skipped as stale, the copy was its only carrier).
           // It waits right behind its record and is judged when its turn comes (drain).
           if (turns.wait(record.partition, { record, hash, behind: original! + 1n, copyOf: original!, handle })) emit({ type: 'parked', record, key: keyText(record) });
+          // Its record not read again yet: retention may have taken it since the load.
+          if (!parking.records.has(original!)) checkLogStartLater(record.partition, parking);
           return;
         }
         if (!keyless && !current && !held) {
@@ -928,6 +969,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     forget() {
       generation++;
       partitions.clear();
+      holdsSeen.clear();
+      logStartChecks.clear(); // the timers set before are the old generation's: they do nothing
       newLogs.clear(); // read from the group's commits again, whoever committed them since
       turns = createTierTurns();
       for (const cancel of expiryTimers.values()) cancel();

@@ -373,6 +373,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
           });
           retries.add(cancel);
         },
+        // A hold's expiry or a give-up runs the handler on a timer: stop() waits for it too (found by attack 30).
+        track: (work) => void tracked(work),
       });
       await mainConsumer.connect();
       if (stopping) return;
