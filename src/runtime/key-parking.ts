@@ -364,13 +364,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * a stored state no longer holds it.
    */
   const holdsSeen = new Map<number, Map<string, number>>();
-  const holdSeenKey = (hash: string, offset: bigint) => `${hash} ${offset}`;
+  /** A hold as it is told apart: its key, its offset and its retry id (a replay's retry holds at its record's offset too). */
+  const holdSeenKey = (hash: string, offset: bigint, retryId: string | undefined) => `${hash} ${offset} ${retryId ?? ''}`;
 
   /** When this member first saw `hash` held at `offset` on p in this generation: now, if never. */
-  function firstSeen(partition: number, hash: string, offset: bigint): number {
+  function firstSeen(partition: number, hash: string, offset: bigint, retryId: string | undefined): number {
     const seen = holdsSeen.get(partition) ?? new Map<string, number>();
     holdsSeen.set(partition, seen);
-    const key = holdSeenKey(hash, offset);
+    const key = holdSeenKey(hash, offset, retryId);
     if (!seen.has(key)) seen.set(key, options.now());
     return seen.get(key)!;
   }
@@ -379,13 +380,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   function forgetHoldsSeen(partition: number, stored: ParkState): void {
     const seen = holdsSeen.get(partition);
     if (seen === undefined) return;
-    const held = new Set([...stored.held].map(([hash, offset]) => holdSeenKey(hash, offset)));
+    const held = new Set([...stored.held].map(([hash, offset]) => holdSeenKey(hash, offset, stored.retryIds?.get(hash))));
     for (const key of seen.keys()) if (!held.has(key)) seen.delete(key);
   }
 
   function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint, retryId?: string): void {
     takeHold(parking.state, hash, offset, retryId);
-    parking.heldSince.set(hash, firstSeen(partition, hash, offset));
+    parking.heldSince.set(hash, firstSeen(partition, hash, offset, retryId));
     // An earlier hold's timer comes first; it sets the next one.
     if (!expiryTimers.has(partition)) watchHolds(partition, parking);
   }
@@ -395,7 +396,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // A state a rebalance forgot sets no timer: it would cancel the next generation's.
     if (partitions.get(partition) !== parking) return;
     const now = options.now();
-    for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, firstSeen(partition, hash, offset));
+    for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, firstSeen(partition, hash, offset, parking.state.retryIds?.get(hash)));
     expiryTimers.get(partition)?.();
     expiryTimers.delete(partition);
     const since = [...parking.state.held.keys()].map((hash) => parking.heldSince.get(hash)!);
