@@ -207,6 +207,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // of taking another (which would make this one's copies another state's). A refusal fails
     // the operation; the next one begins again.
     if (takesId) {
+      // A state begun anew: the holds this member saw on p were another state's (attack 31).
+      holdsSeen.delete(partition);
       // A new id goes to the tiers' commits first: a state lost later takes it back from there.
       budget.fitId(state);
       if (kept === undefined && state.id !== undefined) await stampTiers(partition, state, tierCommits);
@@ -364,14 +366,18 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * a stored state no longer holds it.
    */
   const holdsSeen = new Map<number, Map<string, number>>();
-  /** A hold as it is told apart: its key, its offset and its retry id (a replay's retry holds at its record's offset too). */
-  const holdSeenKey = (hash: string, offset: bigint, retryId: string | undefined) => `${hash} ${offset} ${retryId ?? ''}`;
+  /**
+   * A hold as it is told apart: the state's id (a main topic created again begins a state with
+   * another, whose holds are new: found by attack 31), its key, its offset and its retry id (a
+   * replay's retry holds at its record's offset too).
+   */
+  const holdSeenKey = (state: ParkState, hash: string, offset: bigint, retryId: string | undefined) => `${state.id ?? ''} ${hash} ${offset} ${retryId ?? ''}`;
 
   /** When this member first saw `hash` held at `offset` on p in this generation: now, if never. */
-  function firstSeen(partition: number, hash: string, offset: bigint, retryId: string | undefined): number {
+  function firstSeen(partition: number, state: ParkState, hash: string, offset: bigint, retryId: string | undefined): number {
     const seen = holdsSeen.get(partition) ?? new Map<string, number>();
     holdsSeen.set(partition, seen);
-    const key = holdSeenKey(hash, offset, retryId);
+    const key = holdSeenKey(state, hash, offset, retryId);
     if (!seen.has(key)) seen.set(key, options.now());
     return seen.get(key)!;
   }
@@ -380,13 +386,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   function forgetHoldsSeen(partition: number, stored: ParkState): void {
     const seen = holdsSeen.get(partition);
     if (seen === undefined) return;
-    const held = new Set([...stored.held].map(([hash, offset]) => holdSeenKey(hash, offset, stored.retryIds?.get(hash))));
+    const held = new Set([...stored.held].map(([hash, offset]) => holdSeenKey(stored, hash, offset, stored.retryIds?.get(hash))));
     for (const key of seen.keys()) if (!held.has(key)) seen.delete(key);
   }
 
   function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint, retryId?: string): void {
     takeHold(parking.state, hash, offset, retryId);
-    parking.heldSince.set(hash, firstSeen(partition, hash, offset, retryId));
+    parking.heldSince.set(hash, firstSeen(partition, parking.state, hash, offset, retryId));
     // An earlier hold's timer comes first; it sets the next one.
     if (!expiryTimers.has(partition)) watchHolds(partition, parking);
   }
@@ -396,7 +402,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // A state a rebalance forgot sets no timer: it would cancel the next generation's.
     if (partitions.get(partition) !== parking) return;
     const now = options.now();
-    for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, firstSeen(partition, hash, offset, parking.state.retryIds?.get(hash)));
+    for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, firstSeen(partition, parking.state, hash, offset, parking.state.retryIds?.get(hash)));
     expiryTimers.get(partition)?.();
     expiryTimers.delete(partition);
     const since = [...parking.state.held.keys()].map((hash) => parking.heldSince.get(hash)!);
@@ -647,7 +653,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
     if (state.length > 0 && tiers.length > 0) {
       await commitState(partition, parking.state, state);
-      if (partitions.get(partition) === parking) forgetHoldsSeen(partition, parking.state);
       // What the tier records it ran changed (their holds, the records it ran unjudged) is stored:
       // they are done with, even if the tier commits are refused (then owed: sent before the next state).
       parking.turns.settled(partition);
@@ -661,7 +666,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       }
     } else {
       await commitState(partition, parking.state, [...state, ...tiers]);
-      if (state.length > 0 && partitions.get(partition) === parking) forgetHoldsSeen(partition, parking.state);
     }
     parking.turns.settled(partition);
     if (state.length > 0) knownDoneSinceCommit(parking);
@@ -758,6 +762,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       throw error;
     }
     budget.commitAccepted(sent);
+    // Every stored state of p (a load's, a shed's, a release's) forgets the holds it no longer has.
+    if (commits.some((c) => c.topic === mainTopic)) forgetHoldsSeen(partition, state);
   }
 
   return {
