@@ -5,6 +5,7 @@ import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, forgetRanUnjudged, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
+import { createHoldClocks } from './hold-clocks';
 import { PublishHeld } from './record-handler';
 import { coveredBy, fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore, withRun } from './ran-unjudged';
 import type { HandleOutcome } from './record-handler';
@@ -208,7 +209,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // the operation; the next one begins again.
     if (takesId) {
       // A state begun anew: the holds this member saw on p were another state's (attack 31).
-      holdsSeen.delete(partition);
+      holdClocks.forget(partition);
       // A new id goes to the tiers' commits first: a state lost later takes it back from there.
       budget.fitId(state);
       if (kept === undefined && state.id !== undefined) await stampTiers(partition, state, tierCommits);
@@ -356,43 +357,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** Timers that release expired holds, one per main partition. */
   const expiryTimers = new Map<number, () => void>();
 
-  /**
-   * When this member first saw each hold in this generation, by partition, key and offset: kept
-   * apart from the state, which a failed operation drops, so a hold loaded again after one is
-   * not timed again from the reload (found by attack 30: a release refused once, retried, put
-   * the expiry a whole period later, and failures more often than that held the key for good).
-   * A rebalance forgets them (a hold read from another member's commit counts from the load:
-   * never shorter, as an early expiry would skip its tier record as stale); an entry goes when
-   * a stored state no longer holds it.
-   */
-  const holdsSeen = new Map<number, Map<string, number>>();
-  /**
-   * A hold as it is told apart: the state's id (a main topic created again begins a state with
-   * another, whose holds are new: found by attack 31), its key, its offset and its retry id (a
-   * replay's retry holds at its record's offset too).
-   */
-  const holdSeenKey = (state: ParkState, hash: string, offset: bigint, retryId: string | undefined) => `${state.id ?? ''} ${hash} ${offset} ${retryId ?? ''}`;
-
-  /** When this member first saw `hash` held at `offset` on p in this generation: now, if never. */
-  function firstSeen(partition: number, state: ParkState, hash: string, offset: bigint, retryId: string | undefined): number {
-    const seen = holdsSeen.get(partition) ?? new Map<string, number>();
-    holdsSeen.set(partition, seen);
-    const key = holdSeenKey(state, hash, offset, retryId);
-    if (!seen.has(key)) seen.set(key, options.now());
-    return seen.get(key)!;
-  }
-
-  /** Forgets the holds a state stored for p no longer has. */
-  function forgetHoldsSeen(partition: number, stored: ParkState): void {
-    const seen = holdsSeen.get(partition);
-    if (seen === undefined) return;
-    const held = new Set([...stored.held].map(([hash, offset]) => holdSeenKey(stored, hash, offset, stored.retryIds?.get(hash))));
-    for (const key of seen.keys()) if (!held.has(key)) seen.delete(key);
-  }
+  /** When this member first saw each hold (hold-clocks.ts). */
+  const holdClocks = createHoldClocks(options.now);
 
   function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint, retryId?: string): void {
     takeHold(parking.state, hash, offset, retryId);
-    parking.heldSince.set(hash, firstSeen(partition, parking.state, hash, offset, retryId));
+    parking.heldSince.set(hash, holdClocks.firstSeen(partition, parking.state, hash, offset, retryId));
     // An earlier hold's timer comes first; it sets the next one.
     if (!expiryTimers.has(partition)) watchHolds(partition, parking);
   }
@@ -402,7 +372,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // A state a rebalance forgot sets no timer: it would cancel the next generation's.
     if (partitions.get(partition) !== parking) return;
     const now = options.now();
-    for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, firstSeen(partition, parking.state, hash, offset, parking.state.retryIds?.get(hash)));
+    for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, holdClocks.firstSeen(partition, parking.state, hash, offset, parking.state.retryIds?.get(hash)));
     expiryTimers.get(partition)?.();
     expiryTimers.delete(partition);
     const since = [...parking.state.held.keys()].map((hash) => parking.heldSince.get(hash)!);
@@ -763,7 +733,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
     budget.commitAccepted(sent);
     // Every stored state of p (a load's, a shed's, a release's) forgets the holds it no longer has.
-    if (commits.some((c) => c.topic === mainTopic)) forgetHoldsSeen(partition, state);
+    if (commits.some((c) => c.topic === mainTopic)) holdClocks.stored(partition, state);
   }
 
   return {
@@ -976,7 +946,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     forget() {
       generation++;
       partitions.clear();
-      holdsSeen.clear();
+      holdClocks.forget();
       logStartChecks.clear(); // the timers set before are the old generation's: they do nothing
       newLogs.clear(); // read from the group's commits again, whoever committed them since
       turns = createTierTurns();
