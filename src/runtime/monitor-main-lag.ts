@@ -6,15 +6,20 @@ import type { RetryMetrics } from './metrics';
 /**
  * The main group's lag per partition of the main topic, in records and in seconds (how
  * long ago its next record was written: kafka-lag-exporter's time lag, read exactly from
- * the record instead of interpolated, so it is right from the monitor's first poll).
+ * the record instead of interpolated, so it is right from the monitor's first poll). A
+ * lagging partition whose head record could not be read keeps its last lag in seconds (0
+ * would say "caught up": found by attack 32); returns those partitions, `topic/partition`.
  */
-export async function collectMainLag(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number, signal?: AbortSignal): Promise<void> {
+export async function collectMainLag(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number, signal?: AbortSignal): Promise<string[]> {
+  const unread: string[] = [];
   const lags = await partitionLags(port, consumer.mainTopic, consumer.groups.main);
   const written = await headTimestamps(port, consumer.mainTopic, lags, signal);
-  for (const { partition, lag } of lags) {
+  for (const { partition, lag, head } of lags) {
     const labels = { consumer: consumer.name, topic: consumer.mainTopic, partition: String(partition) };
     const at = written.get(partition);
     metrics.mainLag.set(labels, lag);
-    metrics.mainLagSeconds.set(labels, at === undefined ? 0 : Math.max(0, now - at) / 1000);
+    if (at === undefined && head !== undefined) unread.push(`${consumer.mainTopic}/${partition}`);
+    else metrics.mainLagSeconds.set(labels, at === undefined ? 0 : Math.max(0, now - at) / 1000);
   }
+  return unread;
 }

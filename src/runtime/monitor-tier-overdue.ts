@@ -8,16 +8,24 @@ import type { RetryMetrics } from './metrics';
  * partition's head record (its write time plus the tier's delay, the `x-due-at` the
  * router wrote), 0 when the head is not due yet or the partition is empty. The value
  * carries the age, so an alert on it survives restarts, and one stuck partition shows
- * however busy the others are.
+ * however busy the others are. A lagging partition whose head record could not be read
+ * keeps its last value (0 is "on time": one such poll resolved RetryTierStuck, found by
+ * attack 32); returns those partitions, `topic/partition`.
  */
-export async function collectTierOverdue(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number, signal?: AbortSignal): Promise<void> {
+export async function collectTierOverdue(port: MonitorPort, consumer: ConsumerDescriptor, metrics: RetryMetrics, now: number, signal?: AbortSignal): Promise<string[]> {
+  const unread: string[] = [];
   for (const tier of consumer.tiers) {
     const lags = await partitionLags(port, tier.topic, consumer.groups.retry);
     const written = await headTimestamps(port, tier.topic, lags, signal);
-    for (const { partition } of lags) {
+    for (const { partition, head } of lags) {
       const at = written.get(partition);
+      if (at === undefined && head !== undefined) {
+        unread.push(`${tier.topic}/${partition}`);
+        continue;
+      }
       const overdueMs = at === undefined ? 0 : Math.max(0, now - (at + tier.delayMs));
       metrics.tierOverdue.set({ consumer: consumer.name, topic: tier.topic, partition: String(partition) }, overdueMs / 1000);
     }
   }
+  return unread;
 }

@@ -113,8 +113,8 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       tierLag[tier.topic] = await lagOf(tier.topic, consumer.groups.retry);
       metrics.tierLag.set({ consumer: consumer.name, topic: tier.topic }, tierLag[tier.topic]!);
     }
-    await collectTierOverdue(options.port, consumer, metrics, Date.now(), signal);
-    await collectMainLag(options.port, consumer, metrics, Date.now(), signal);
+    const unread = [...(await collectTierOverdue(options.port, consumer, metrics, Date.now(), signal)), ...(await collectMainLag(options.port, consumer, metrics, Date.now(), signal))];
+    if (unread.length > 0) options.onError?.(new KrtError(`could not read the head record of ${unread.join(', ')}; kept their last overdue and lag seconds`));
     return { dlqSize: size, oldestUnhandledAt: shownOldest, dlqExpired: expired, tierLag };
   }
 
