@@ -58,7 +58,12 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
   const registry = new Registry();
   const monitors = consumers.map((consumer) => ({
     name: consumer.name,
-    monitor: createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafka, consumer.groups.monitor), registry }),
+    monitor: createDlqMonitor(consumerDescriptor(consumer), {
+      port: kafkajsMonitorPort(kafka, consumer.groups.monitor),
+      registry,
+      // A poll that succeeds in part (a head record not read in time: the gauges kept) says so.
+      onError: (error) => io.stderr(`krt monitor: ${consumer.name}: ${error instanceof Error ? error.message : String(error)}\n`),
+    }),
   }));
   const exporter = await serveMonitors(io, monitors, registry, { port, host: options.host, intervalMs, interval: options.interval });
   await untilSignal();
