@@ -1,5 +1,6 @@
 import type { Clock } from './clock';
 import type { ConsumerPort } from './port';
+import { settlesWithin } from './settles-within';
 
 /**
  * How long the first batch after a rebalance waits for the group's commit; past it the read
@@ -31,7 +32,7 @@ export async function groupCommitOf(consumer: ConsumerPort, at: { topic: string;
         const [committed] = await consumer.committed(at.topic, [at.partition]);
         return committed === undefined ? undefined : { offset: BigInt(committed.offset), metadata: committed.metadata ?? null };
       } catch {
-        await Promise.race([clock.sleep(READ_AGAIN_AFTER_MS), timedOut]);
+        await settlesWithin(clock, timedOut, READ_AGAIN_AFTER_MS); // a wait whose timer goes with it
       }
     }
     return undefined;
