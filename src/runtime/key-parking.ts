@@ -49,6 +49,8 @@ export interface KeyParkingOptions {
   readonly retryLater: (work: () => void) => void;
   /** Work a timer started, which may run the handler: stop() waits for it, within the drain deadline. */
   readonly track?: (work: Promise<void>) => void;
+  /** Waits `ms` (rejects once the consumer stops): the pause before an operation of a partition whose last ones failed. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** Park-by-key for one consumer: its keys in retry and their parked records, durable in the group's commits. */
@@ -72,6 +74,10 @@ export interface KeyParking {
   /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
   forget(): void;
 }
+
+/** The wait before an operation of a partition whose last one failed, doubled after each failure in a row up to PACED_MAX_MS. */
+const PACED_FIRST_MS = 100;
+const PACED_MAX_MS = 5_000;
 
 /** How long a free key waits for its next parked record to be read again before the log start is read again. */
 const LOG_START_CHECK_MS = 5_000;
@@ -126,10 +132,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * state afterwards: no event has to remember to resume it.
    */
   function locked(partition: number, work: () => Promise<void>): Promise<void> {
-    const run = (locks.get(partition) ?? Promise.resolve()).catch(() => {}).then(work);
+    const run = (locks.get(partition) ?? Promise.resolve())
+      .catch(() => {})
+      .then(() => paced(partition))
+      .then(work);
     const guarded = run.then(
-      () => reconcile(partition),
+      () => {
+        failedInARow.delete(partition);
+        reconcile(partition);
+      },
       (error: unknown) => {
+        failedInARow.set(partition, (failedInARow.get(partition) ?? 0) + 1);
         // The tier records it ran wait their turn again: what their run changed is read anew.
         partitions.get(partition)?.turns.restore(partition);
         partitions.delete(partition);
@@ -139,6 +152,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     );
     locks.set(partition, guarded);
     return guarded;
+  }
+
+  /** Operations of each main partition that failed since its last one that did not. */
+  const failedInARow = new Map<number, number>();
+
+  /**
+   * Waits before an operation of a partition whose last ones failed, longer after each (up to
+   * PACED_MAX_MS): a failed operation hands its record back to the client, which delivers it
+   * again at once (the Confluent client; kafkajs waits a little), so through a coordinator
+   * outage the handler ran once per refused commit, as fast as they came (found by attack 32).
+   */
+  async function paced(partition: number): Promise<void> {
+    const failed = failedInARow.get(partition) ?? 0;
+    if (failed > 0 && options.sleep !== undefined) await options.sleep(Math.min(PACED_MAX_MS, PACED_FIRST_MS * 2 ** (failed - 1)));
   }
 
   /**

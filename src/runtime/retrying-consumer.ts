@@ -377,6 +377,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
         },
         // A hold's expiry or a give-up runs the handler on a timer: stop() waits for it too (found by attack 30).
         track: (work) => void tracked(work),
+        sleep: waitUnlessStopped,
       });
       await mainConsumer.connect();
       if (stopping) return;
