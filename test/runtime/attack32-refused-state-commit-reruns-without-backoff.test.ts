@@ -1,4 +1,4 @@
-import { faultWorld, T0 } from './fault-world';
+import { faultWorld } from './fault-world';
 import type { PlannedRecord } from './fault-world';
 
 /*
