@@ -1,4 +1,4 @@
-import { consumer, refuseOnce, T0, tier1m, world } from './park-by-key-world';
+import { consumer, holdWhoseReleaseIsRefusedOnce, T0, world } from './park-by-key-world';
 
 /*
  * Attack 30 (work a timer starts). Class: a hold's expiry whose own work fails once.
@@ -35,14 +35,7 @@ jest.setTimeout(60_000);
 it('retries a refused expiry release within a minute, not a whole expiry later', async () => {
   const w = world();
   const expiry = 600_000;
-  w.failOnce.add('k:a');
-  w.produce('k', 'a');
-  w.produce('k', 'b');
-  const retrying = await w.start({ parkedHoldExpiryMs: expiry });
-  await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked') });
-  // The hold's tier record never comes (tier retention took it).
-  w.broker.deleteRecordsBefore(tier1m!.topic, 0, w.broker.records(tier1m!.topic, 0).length);
-  refuseOnce(w.broker, (o) => o.topic === consumer.mainTopic && w.clock.now() >= T0 + expiry);
+  const retrying = await holdWhoseReleaseIsRefusedOnce(w, expiry);
   // When the group's commit of main partition 0 first passes k:b (the key released for good).
   let releasedAt: number | undefined;
   const commit = w.broker.commit.bind(w.broker);

@@ -89,6 +89,23 @@ export function world() {
   return { clock, broker, handled, runs, events, failOnce, alwaysFail, start, produce, replay, parkState, loseState };
 }
 
+/**
+ * k:a fails once (k held, its copy in the 1m tier) and k:b parks behind it, on a partition
+ * nothing more comes to; the hold's tier record is then deleted (tier retention), so only the
+ * hold's expiry, after `expiryMs`, releases k, and the first main commit from then on is
+ * refused once. Returns the running consumer.
+ */
+export async function holdWhoseReleaseIsRefusedOnce(w: ReturnType<typeof world>, expiryMs: number): Promise<RetryingConsumer> {
+  w.failOnce.add('k:a');
+  w.produce('k', 'a');
+  w.produce('k', 'b');
+  const retrying = await w.start({ parkedHoldExpiryMs: expiryMs });
+  await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked') });
+  w.broker.deleteRecordsBefore(tier1m!.topic, 0, w.broker.records(tier1m!.topic, 0).length);
+  refuseOnce(w.broker, (o) => o.topic === consumer.mainTopic && w.clock.now() >= T0 + expiryMs);
+  return retrying;
+}
+
 /** The broker refuses the first commit with an offset that `matches` (the coordinator unavailable, once). */
 export function refuseOnce(broker: MemoryBroker, matches: (offset: OffsetCommit) => boolean): void {
   const commit = broker.commit.bind(broker);

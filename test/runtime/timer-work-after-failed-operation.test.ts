@@ -1,7 +1,7 @@
 import { faultWorld } from './fault-world';
 import type { Fault } from '../../src/simulate/faulty-port';
 import type { PlannedRecord } from './fault-world';
-import { consumer, refuseOnce, T0, tier1m, world } from './park-by-key-world';
+import { consumer, holdWhoseReleaseIsRefusedOnce, T0, world } from './park-by-key-world';
 
 /*
  * Park-by-key work that a timer starts (a hold's expiry, a read of the main partition's log
@@ -12,6 +12,24 @@ import { consumer, refuseOnce, T0, tier1m, world } from './park-by-key-world';
  * and their copies waited for good. Found by the retention property (seed 4201).
  */
 jest.setTimeout(120_000);
+
+/**
+ * Runs `records` under `faults` on both clients, with retention at each step of the run in turn,
+ * and says where a record was lost or a partition left paused. Records retention deleted before
+ * any run of theirs are Kafka's loss, and not counted (fault-world.ts).
+ */
+async function lostOrPausedWithRetentionAtEveryStep(records: readonly PlannedRecord[], faults: readonly Fault[]): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const reaction of ['kafkajs', 'confluent'] as const) {
+    const base = { ordering: 'park-by-key' as const, reaction, records, parkingBudgetBytes: 160, partitions: 2 };
+    const { steps } = await faultWorld({ ...base, faults }).run();
+    for (let at = 0; at <= steps; at++) {
+      const result = await faultWorld({ ...base, faults, events: [{ kind: 'retention', at }] }).run();
+      if (result.lost.length > 0 || result.paused.length > 0) wrong.push(`${reaction}, retention at ${at}: lost ${result.lost.join(', ')}; paused ${result.paused.join(', ')}`);
+    }
+  }
+  return wrong;
+}
 
 describe('park-by-key, work a timer starts, after an operation failed', () => {
   it('gives up parked records retention deleted, and runs their copies, whatever step retention comes at after three refused commits (both clients)', async () => {
@@ -25,18 +43,8 @@ describe('park-by-key, work a timer starts, after an operation failed', () => {
       { key: 'B', partition: 0, failures: 0 },
     ];
     const faults: Fault[] = [{ operation: 'commit', at: 12, times: 3 }];
-    const lost: string[] = [];
-    for (const reaction of ['kafkajs', 'confluent'] as const) {
-      const base = { ordering: 'park-by-key' as const, reaction, records, parkingBudgetBytes: 160, partitions: 2 };
-      const { steps } = await faultWorld({ ...base, faults }).run();
-      for (let at = 0; at <= steps; at++) {
-        const result = await faultWorld({ ...base, faults, events: [{ kind: 'retention', at }] }).run();
-        // Records retention deleted before any run of theirs are Kafka's loss (fault-world.ts).
-        if (result.lost.length > 0 || result.paused.length > 0) lost.push(`${reaction}, retention at ${at}: lost ${result.lost.join(', ')}; paused ${result.paused.join(', ')}`);
-      }
-    }
     // Seen: kafkajs, retention at 58 (and others): lost 1
-    expect(lost).toEqual([]);
+    expect(await lostOrPausedWithRetentionAtEveryStep(records, faults)).toEqual([]);
   });
 
   it('gives up parked records retention takes after a reload read the log start, before they are read again (both clients)', async () => {
@@ -53,30 +61,14 @@ describe('park-by-key, work a timer starts, after an operation failed', () => {
       { key: 'C', partition: 1, failures: 0 },
     ];
     const faults: Fault[] = [{ operation: 'commit', at: 13, times: 3 }];
-    const lost: string[] = [];
-    for (const reaction of ['kafkajs', 'confluent'] as const) {
-      const base = { ordering: 'park-by-key' as const, reaction, records, parkingBudgetBytes: 160, partitions: 2 };
-      const { steps } = await faultWorld({ ...base, faults }).run();
-      for (let at = 0; at <= steps; at++) {
-        const result = await faultWorld({ ...base, faults, events: [{ kind: 'retention', at }] }).run();
-        if (result.lost.length > 0 || result.paused.length > 0) lost.push(`${reaction}, retention at ${at}: lost ${result.lost.join(', ')}; paused ${result.paused.join(', ')}`);
-      }
-    }
     // Seen: kafkajs, retention at 58 (and others): lost 2
-    expect(lost).toEqual([]);
+    expect(await lostOrPausedWithRetentionAtEveryStep(records, faults)).toEqual([]);
   });
 
   it('releases an expired hold on an idle partition whose release commit is refused once: the parked record runs', async () => {
     const w = world();
     const expiry = 600_000;
-    w.failOnce.add('k:a');
-    w.produce('k', 'a');
-    w.produce('k', 'b');
-    const retrying = await w.start({ parkedHoldExpiryMs: expiry });
-    await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked') });
-    // The hold's tier record never comes (tier retention took it).
-    w.broker.deleteRecordsBefore(tier1m!.topic, 0, w.broker.records(tier1m!.topic, 0).length);
-    refuseOnce(w.broker, (o) => o.topic === consumer.mainTopic && w.clock.now() >= T0 + expiry);
+    const retrying = await holdWhoseReleaseIsRefusedOnce(w, expiry);
     await w.broker.run({ until: T0 + 4 * expiry });
     await retrying.stop();
     expect(w.events.some((e) => e.type === 'hold-expired')).toBe(true);
