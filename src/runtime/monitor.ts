@@ -7,6 +7,7 @@ import { startPollLoop } from './monitor-loop';
 import type { PollLoop } from './monitor-loop';
 import { collectMainLag } from './monitor-main-lag';
 import { collectTierOverdue } from './monitor-tier-overdue';
+import { createHeadTimes } from './monitor-head-times';
 import type { RetryMetrics } from './metrics';
 import type { MonitorPort } from './monitor-port';
 import { KrtError } from './krt-error';
@@ -64,6 +65,8 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
   let countedExpired = 0;
   // The oldest-record timestamp reported last: kept while a head record cannot be read.
   let shownOldest: number | undefined;
+  // The write times of the tier and main heads read before: a head not read again still ages.
+  const heads = createHeadTimes();
 
   async function lagOf(topic: string, groupId: string): Promise<number> {
     const [ends, committed] = await Promise.all([options.port.endOffsets(topic), options.port.committedOffsets(groupId, topic)]);
@@ -113,8 +116,8 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       tierLag[tier.topic] = await lagOf(tier.topic, consumer.groups.retry);
       metrics.tierLag.set({ consumer: consumer.name, topic: tier.topic }, tierLag[tier.topic]!);
     }
-    const unread = [...(await collectTierOverdue(options.port, consumer, metrics, Date.now(), signal)), ...(await collectMainLag(options.port, consumer, metrics, Date.now(), signal))];
-    if (unread.length > 0) options.onError?.(new KrtError(`could not read the head record of ${unread.join(', ')}; kept their last overdue and lag seconds`));
+    const unread = [...(await collectTierOverdue(options.port, consumer, metrics, heads, Date.now(), signal)), ...(await collectMainLag(options.port, consumer, metrics, heads, Date.now(), signal))];
+    if (unread.length > 0) options.onError?.(new KrtError(`could not read the head record of ${unread.join(', ')}; their overdue and lag seconds grow from the head read before, or keep their last value`));
     return { dlqSize: size, oldestUnhandledAt: shownOldest, dlqExpired: expired, tierLag };
   }
 

@@ -4,6 +4,7 @@ import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { forgetMonitorGauges } from '../../src/runtime/monitor-forget';
 import { collectMainLag } from '../../src/runtime/monitor-main-lag';
 import { collectTierOverdue } from '../../src/runtime/monitor-tier-overdue';
+import { createHeadTimes } from '../../src/runtime/monitor-head-times';
 import { emptyParkState, encodeParkState, keyHash } from '../../src/runtime/park-state';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 
@@ -65,7 +66,7 @@ describe('the monitor gauges for tier overdue records and main lag', () => {
         written: { '0:7': NOW - 600_000, '1:4': NOW - 30_000 },
       },
     });
-    await collectTierOverdue(port, consumer, retryMetrics(registry), NOW);
+    await collectTierOverdue(port, consumer, retryMetrics(registry), createHeadTimes(), NOW);
     expect(await gauge(registry, 'kafka_retry_tier_overdue_seconds')).toEqual({ '0': 540, '1': 0, '2': 0 });
   });
 
@@ -82,7 +83,7 @@ describe('the monitor gauges for tier overdue records and main lag', () => {
         written: { '1:50': NOW - 120_000 },
       },
     });
-    await collectMainLag(port, consumer, retryMetrics(registry), NOW);
+    await collectMainLag(port, consumer, retryMetrics(registry), createHeadTimes(), NOW);
     expect(await gauge(registry, 'kafka_retry_main_lag')).toEqual({ '0': 0, '1': 10 });
     expect(await gauge(registry, 'kafka_retry_main_lag_seconds')).toEqual({ '0': 0, '1': 120 });
   });
@@ -101,7 +102,7 @@ describe('the monitor gauges for tier overdue records and main lag', () => {
         written: {},
       },
     });
-    await collectMainLag(port, { ...consumer, ordering: 'park-by-key' }, retryMetrics(registry), NOW);
+    await collectMainLag(port, { ...consumer, ordering: 'park-by-key' }, retryMetrics(registry), createHeadTimes(), NOW);
     expect(await gauge(registry, 'kafka_retry_main_lag')).toEqual({ '0': 0 });
     expect(await gauge(registry, 'kafka_retry_main_lag_seconds')).toEqual({ '0': 0 });
   });
