@@ -29,7 +29,10 @@ class FakeConsumer extends EventEmitter implements PlatformaticConsumerLike {
     super();
     FakeConsumer.last = this;
   }
+  /** The partitions of each fetch request that reached the client (past the gate). */
+  requests: number[][] = [];
   fetch(options: GatedFetchOptions, callback: FetchCallback): void {
+    this.requests.push(options.topics.flatMap((t) => t.partitions.map((p) => p.partition)));
     const partitions = options.topics.flatMap((t) =>
       t.partitions.map((p) => {
         const from = Number((p as unknown as { fetchOffset: bigint }).fetchOffset);
@@ -144,11 +147,11 @@ describe('the @platformatic/kafka adapter', () => {
     consumer = undefined;
   });
 
-  async function consuming(handler: (record: EachMessagePayload) => Promise<void>): Promise<ConsumerPort> {
-    consumer = port().consumer('g.retry', { maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 });
+  async function consuming(handler: (record: EachMessagePayload) => Promise<void>, { maxBytesPerPartition = 16 * 1024, partitionsConsumedConcurrently = 1 } = {}): Promise<ConsumerPort> {
+    consumer = port().consumer('g.retry', { maxBytesPerPartition, maxWaitTimeInMs: 100 });
     await consumer.connect();
     await consumer.subscribe({ topics: [TOPIC], fromBeginning: true });
-    await consumer.run({ eachMessage: handler });
+    await consumer.run({ eachMessage: handler, partitionsConsumedConcurrently });
     return consumer;
   }
 
@@ -161,6 +164,25 @@ describe('the @platformatic/kafka adapter', () => {
     const needs = (v: string) => `@platformatic/kafka needs Node 22.22 or newer and this is Node ${v}; run this service on Node 22.22+ or 24, or use kafkajsPort or confluentPort`;
     for (const v of ['v20.19.2', 'v22.12.0', 'v22.21.9']) expect(() => port(v)).toThrow(needs(v));
     for (const v of ['v22.22.0', 'v23.0.0', 'v24.5.0', 'v26.1.0']) expect(() => port(v)).not.toThrow();
+  });
+
+  it('fetches a partition again while less than one fetch of it is queued, and not while more is', async () => {
+    // Each record weighs 3 bytes (key and value) and a response carries two: 6 bytes, one fetch's worth at 5.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const seen: string[] = [];
+    await consuming(async ({ message }) => {
+      if (message.value!.toString() === 'a0') await released;
+      seen.push(message.value!.toString());
+    }, { maxBytesPerPartition: 5, partitionsConsumedConcurrently: 2 });
+    await until('partition 1 to be read to its end', () => (seen.includes('b3') ? true : undefined));
+    await new Promise((r) => setTimeout(r, 50));
+    const fetchesOfPartition0 = () => FakeConsumer.last.requests.filter((partitions) => partitions.includes(0)).length;
+    // a0 in hand, a1 queued (3 bytes): a2 and a3 fetched ahead; then 9 bytes queued, so no more.
+    expect(fetchesOfPartition0()).toBe(2);
+    release();
+    await until('partition 0 to be read to its end', () => (seen.includes('a3') ? true : undefined));
+    expect(seen.filter((v) => v.startsWith('a'))).toEqual(['a0', 'a1', 'a2', 'a3']);
   });
 
   it('hands out no record of a paused partition while the other partition goes on, and reads it again from its head once resumed', async () => {

@@ -81,13 +81,14 @@ export interface PlatformaticPortOptions {
 
 /**
  * The main consumer fetches at most this much per partition (the client's default is its
- * whole 50 MB fetch), kafkajs's default: the adapter holds one fetch of each partition.
+ * whole 50 MB fetch), kafkajs's default: the adapter holds about two fetches of each
+ * partition (one queued, the next on its way).
  */
 const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
 /**
  * The longest fetch wait when the runtime sets none (the client's default is 5 s). The
  * stream has one fetch in flight per broker, and a partition left out of it (its records
- * still queued) is fetched again only with the next: a partition whose queue drained while
+ * still queued: a fetch's worth) is fetched again only with the next: a partition whose queue drained while
  * the others idle waits out this long poll.
  */
 const DEFAULT_MAX_WAIT_MS = 500;
@@ -120,7 +121,7 @@ export function platformaticPort(kafka: PlatformaticKafkaLike, options: Platform
         maxBytesPerPartition: maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION,
         maxWaitTime: maxWaitTimeInMs ?? DEFAULT_MAX_WAIT_MS,
       });
-      return streamConsumer(consumer, onError);
+      return streamConsumer(consumer, onError, maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION);
     },
     producer(): ProducerPort {
       const producer = new kafka.Producer({ ...connection, idempotent: true, acks: -1 });
@@ -139,7 +140,7 @@ export function platformaticPort(kafka: PlatformaticKafkaLike, options: Platform
 }
 
 /** One consumer: its stream, the fetch gate, the partition runs, and a new stream when the client ends one. */
-function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unknown, retryInMs?: number) => void): ConsumerPort {
+function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unknown, retryInMs?: number) => void, prefetchBytes: number): ConsumerPort {
   let topics: string[] = [];
   let stream: PlatformaticStreamLike | undefined;
   let disconnected = false;
@@ -155,6 +156,7 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
   });
   const gate: FetchGate = createFetchGate(consumer, () => topics, (t) => watch.observe(t));
   const runs = createPartitionRuns({
+    prefetchBytes,
     onFetchable: () => gate.wake(),
     onHandlerError: onError,
     onReposition: (topic, partition, offset) => {
