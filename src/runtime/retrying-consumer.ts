@@ -67,7 +67,7 @@ export interface RetryingConsumerOptions<Received extends ConsumedRecord = Consu
   readonly onEvent?: RetryEventListener;
   /**
    * How offsets are committed (never before the publish is acknowledged): the records
-   * done within `intervalMs` (100) go in one commit, or `maxRecords` (2,000) at once. A
+   * done within `intervalMs` (100) go in one commit, or `maxRecords` (10,000) at once. A
    * crash runs those records again. `{ intervalMs: 0 }` commits each record on its own.
    * Park-by-key commits each record with its state.
    */
