@@ -25,6 +25,9 @@ import { ScratchProject } from './helpers/project';
  * Suggested fix: in `differsFromSnapshot`, also report a committed topic whose address is not
  * `kafka_topic.<topicResourceId(name)>` (the address the emitter gives it), so the stack is
  * judged from the committed file, where `Context.deleted` refuses the deletion.
+ *
+ * Fixed (session 43) as suggested; the refusal and the plan name both addresses
+ * (`refusal.readdressed`).
  */
 
 jest.setTimeout(120_000);
@@ -52,18 +55,22 @@ beforeEach(async () => {
 });
 afterEach(() => project.remove());
 
-it('control: the same committed DLQ with fewer partitions than the snapshot says is judged', async () => {
+it('control: a committed DLQ at krt\'s address with fewer partitions than the snapshot says is judged', async () => {
   const stack = JSON.parse(project.read('generated/terraform/a/cdk.tf.json'));
-  stack.resource.kafka_topic.a_events_dlq_v0.partitions = 12;
+  const topics = stack.resource.kafka_topic;
+  topics.a_events_dlq = { ...topics.a_events_dlq_v0, partitions: 12 };
+  delete topics.a_events_dlq_v0;
   project.write('generated/terraform/a/cdk.tf.json', `${JSON.stringify(stack, null, 2)}\n`);
   const synth = await project.krt('synth');
   expect(synth.code).toBe(1);
   expect(synth.stderr).toContain('terraform/a/cdk.tf.json gives it 12 partitions');
 });
 
-it.failing('does not rewrite a committed DLQ to another address (a destroy and a create) while calling it no change', async () => {
+it('does not rewrite a committed DLQ to another address (a destroy and a create) while calling it no change', async () => {
   const plan = await project.krt('plan');
   const synth = await project.krt('synth');
-  // Today: plan exit 0 "no changes against generated/.krt-model.json"; synth exit 0, DLQ moved back to kafka_topic.a_events_dlq.
+  // Before the fix: plan exit 0 "no changes against generated/.krt-model.json"; synth exit 0, DLQ moved back to kafka_topic.a_events_dlq.
   expect({ plan: plan.code === 0 ? plan.stdout.trim() : 'refused or destructive', synth: synth.code }).toEqual({ plan: 'refused or destructive', synth: 1 });
+  expect(synth.stderr).toContain("stack 'a' would move 'a.events.dlq' from kafka_topic.a_events_dlq_v0 to kafka_topic.a_events_dlq");
+  expect(plan.stdout).toContain("'a.events.dlq' moves from kafka_topic.a_events_dlq_v0 to kafka_topic.a_events_dlq in stack 'a'");
 });

@@ -118,8 +118,8 @@ function reclaimingHosts(before: ProjectModel, after: ProjectModel, pending: Rea
 
 /**
  * The topologies whose committed stacks hold a topic the snapshot does not name, or name
- * otherwise: other partitions, replication factor or any config (retention, cleanup policy,
- * tiered storage). The committed Terraform is then ahead of the snapshot (a hand edit, an
+ * otherwise: at another address, with other partitions, replication factor or any config
+ * (retention, cleanup policy, tiered storage). The committed Terraform is then ahead of the snapshot (a hand edit, an
  * emergency `terraform apply`, a merge that kept one side's snapshot and the other's
  * stacks), so an unchanged model can still delete records, and those topologies are
  * judged too, from the committed stack as Terraform sees it.
@@ -145,6 +145,9 @@ function committedAhead(before: ProjectModel, committed: ReadonlyMap<string, Sta
 /** How a committed topic differs from what the snapshot gives it, in a clause; undefined when it does not. */
 function differsFromSnapshot(topic: TopicResource, snapshot: TopicModel | undefined, topology: TopologyModel): string | undefined {
   if (snapshot === undefined) return 'holds it, which the model snapshot does not name';
+  // An address is the resource: a topic moved to another one is deleted there and created here (found by attack 33).
+  const address = `kafka_topic.${topicResourceId(topic.name)}`;
+  if (topic.address !== address) return `holds it at ${topic.address}, where krt writes ${address}`;
   if (snapshot.partitions !== topic.partitions) return `gives it ${topic.partitions} partitions where the model snapshot says ${snapshot.partitions}`;
   if (topology.cluster.replicationFactor !== topic.replicationFactor) return `gives it replication factor ${topic.replicationFactor} where the model snapshot says ${topology.cluster.replicationFactor}`;
   // min.insync.replicas comes from the cluster settings, not the topic's config.
@@ -228,6 +231,12 @@ class Context {
       if (owner.topic.kind === 'retry' && owner.topic.draining && now) {
         this.say(owner, { action: 'delete', stacks: [old.stack], topics: [old.name] }, 'destructive', `drained tier ${owner.topic.label} dropped: deletes '${old.name}'; anything still in it is lost, so apply only after \`krt plan --live\` reported it empty`);
       } else this.gone.set(owner.consumer.name, [...(this.gone.get(owner.consumer.name) ?? []), owner]);
+      return;
+    }
+    const moved = [...(this.now.get(old.stack)?.topics.values() ?? [])].find((t) => t.name === old.name);
+    if (moved) {
+      this.refuse(refusal.readdressed(old, moved.address), old.name);
+      this.say(owner, { action: 'replace', stacks: [old.stack], topics: [old.name] }, 'destructive', `'${old.name}' moves from ${old.address} to ${moved.address} in stack '${old.stack}': Terraform deletes it at the old address with every record and creates it empty at the new one (krt synth refuses this)`);
       return;
     }
     const elsewhere = [...this.now.values()].find((s) => s.stack !== old.stack && [...s.topics.values()].some((t) => t.name === old.name));

@@ -73,6 +73,14 @@ export const refusal = {
     }
   },
 
+  readdressed(old: TopicResource, address: string): Diagnostic {
+    return specError(
+      'topologies',
+      '',
+      `stack '${old.stack}' would move '${old.name}' from ${old.address} to ${address}: Terraform deletes a resource whose address changes and creates the new one empty, so every record in it would be lost; put back the stack that holds it at ${old.address}, or move it in Terraform's state first (terraform state mv ${old.address} ${address})`,
+    );
+  },
+
   stillHeld(stack: string, topics: readonly string[], owner: TopicOwner): Diagnostic {
     const c = owner.consumer;
     return specError(
