@@ -11,7 +11,7 @@ import type { StackResources, TopicResource } from './stack-resources';
 import type { PlannedChange, TerraformChange } from './types';
 import { refusal } from './refusals';
 import { renamedTier } from './renamed-tier';
-import { heldResources } from './removed-stacks';
+import { heldResources, removedStacks } from './removed-stacks';
 import { role, topicOwners } from './topic-owner';
 import type { TopicOwner } from './topic-owner';
 
@@ -172,6 +172,8 @@ class Context {
   private readonly moves = new Map<string, { owner: TopicOwner; from: string; to: string; topics: string[] }>();
   /** Topics declared again that a kept stack may still hold, by consumer and stack. */
   private readonly held = new Map<string, { owner: TopicOwner; stack: string; topics: string[] }>();
+  /** Topics a kept stack may still hold that the spec generating that stack again no longer declares, by stack. */
+  private readonly reclaimed = new Map<string, string[]>();
 
   constructor(
     readonly before: ProjectModel,
@@ -257,7 +259,12 @@ class Context {
    */
   private stillHeld(old: TopicResource): void {
     const owner = this.ownersAfter.get(old.name);
-    if (!owner) return;
+    if (!owner) {
+      // The stack is generated again (a topology of its name, or a rename's former stack) and no longer kept: once the
+      // snapshot stops carrying it, nothing would remember what its unapplied state holds (found by attack 33).
+      if (this.now.has(old.stack) && !removedStacks(this.after).has(old.stack)) this.reclaimed.set(old.stack, [...(this.reclaimed.get(old.stack) ?? []), old.name]);
+      return;
+    }
     const key = `${owner.consumer.name}\0${old.stack}`;
     const held = this.held.get(key) ?? { owner, stack: old.stack, topics: [] };
     held.topics.push(old.name);
@@ -384,6 +391,15 @@ class Context {
       const names = topics.sort(compareStrings);
       this.refuse(refusal.stillHeld(stack, names, owner));
       this.say(owner, { action: 'delete', stacks: [stack, at], topics: names }, 'destructive', `${quote(names)} declared again in stack '${at}' while the kept stack '${stack}' of a deleted topology may still hold them: unless '${stack}' was applied, '${at}' fails to create them and applying '${stack}' deletes them with every record (krt synth refuses this until told \`--applied ${stack}\`)`);
+    }
+    for (const [stack, topics] of this.reclaimed) {
+      const names = topics.sort(compareStrings);
+      const by = this.after.topologies.find((t) => stacksOf(t).includes(stack));
+      this.refuse(refusal.reclaimsHeld(stack, names, by));
+      this.changes.push({
+        topology: by?.name ?? stack,
+        change: { risk: 'destructive', terraform: { action: 'delete', stacks: [stack], topics: names }, text: `stack '${stack}' is generated again while its state may still hold ${quote(names)}, kept since its topology file was deleted and never applied: applying it deletes them, and krt would then forget them (krt synth refuses this until told \`--applied ${stack}\`)` },
+      });
     }
     return { changes: this.changes, refused: this.refused };
   }

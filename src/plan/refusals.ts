@@ -1,5 +1,5 @@
 import { formatDuration } from '../duration';
-import type { ConsumerModel, RetryTierModel } from '../model/types';
+import type { ConsumerModel, RetryTierModel, TopologyModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { renamedTier } from './renamed-tier';
@@ -71,6 +71,14 @@ export const refusal = {
           ? specError(now.source.file, `${now.source.path}.topic.managed`, `main topic '${topic.name}' is no longer managed here, so stack '${old.stack}' would delete it with every record; to hand it back to its producers, set previouslyManaged: true beside managed: false: the stack then forgets it (removed, destroy = false) and the topic stays`)
           : specError(now.source.file, `${now.source.path}.topic.name`, `the managed main topic changes from '${topic.name}' to '${now.mainTopic.name}', so stack '${old.stack}' would delete '${topic.name}' with every record; first hand '${topic.name}' over to its producers (managed: false, previouslyManaged: true) and apply, then switch topics`);
     }
+  },
+
+  reclaimsHeld(stack: string, topics: readonly string[], by: TopologyModel | undefined): Diagnostic {
+    return specError(
+      by?.source.file ?? 'topologies',
+      '',
+      `stack '${stack}', kept (empty) since its topology file was deleted, is generated again${by ? ` by topology '${by.name}'` : ''} while its Terraform state may still hold ${topics.map((t) => `'${t}'`).join(', ')}, which it no longer declares: applying it deletes them (as the plan said when the topology was deleted), and once the stack is no longer kept krt would forget them, so a spec declaring them again elsewhere would have them deleted under their new consumer; apply '${stack}' first, as committed (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then run krt synth (or krt plan) again with --applied ${stack}`,
+    );
   },
 
   readdressed(old: TopicResource, address: string): Diagnostic {
