@@ -6,6 +6,7 @@ import { MANIFEST_FILE } from '../writer/write-generated';
 import { readCommittedStacks } from './committed-stacks';
 import { heldIn } from './removed-stacks';
 import { snapshotInHead } from './snapshot-in-head';
+import { assertNotHalfWritten } from '../writer/writing-marker';
 
 export interface BaselineOptions {
   /** Kept stacks the operator applied (`--applied`): a migrated snapshot takes their state as empty. */
@@ -26,6 +27,7 @@ export interface BaselineOptions {
  * committed stacks declare (`folder`: see `readCommittedStacks`), never rebuilt from the spec.
  */
 export function readBaseline(outDir: string, cwd: string, options: BaselineOptions = {}, folder = 'terraform'): ProjectModel | undefined {
+  assertNotHalfWritten(outDir, cwd);
   const shown = `./${path.relative(cwd, path.join(outDir, MODEL_SNAPSHOT_FILE)).split(path.sep).join('/')}`;
   let committed: ReturnType<typeof readCommittedStacks> | undefined;
   const committedHolding = (stack: string) => {

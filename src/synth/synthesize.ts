@@ -16,6 +16,7 @@ import { knownBaseline, rememberBaseline } from './known-baseline';
 import { ModelKeys } from './model-keys';
 import { stacksAsGenerated } from './stacks-as-generated';
 import { assertOutputFolderPath } from '../writer/output-folder-path';
+import { assertNotHalfWritten } from '../writer/writing-marker';
 
 export interface SynthRequest {
   /** The project folder: where the cache lives and paths are shown from. */
@@ -61,6 +62,8 @@ export type SynthResult =
 export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const { cwd, files, outDir, check } = request;
   assertOutputFolderPath(outDir, cwd);
+  // Before the cache may vouch for the snapshot: a folder a synth did not finish is no baseline.
+  assertNotHalfWritten(outDir, cwd);
   // No fingerprint (a library version that cannot be read): no cache, as with --no-cache.
   const fingerprint = request.cache !== false ? krtFingerprint() : undefined;
   const cache = fingerprint === undefined ? undefined : new SynthCache(cwd, fingerprint);

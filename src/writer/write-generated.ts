@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
-import { KrtError } from '../runtime/krt-error';
+import { OutputFolderError } from './output-folder-error';
+import { assertNotHalfWritten, beginWriting, endWriting } from './writing-marker';
 
 /**
  * The list of files the last synth wrote. Stale files are removed only when listed
@@ -22,7 +23,7 @@ export interface WriteSummary {
   readonly unchanged: number;
 }
 
-export class OutputFolderError extends KrtError {}
+export { OutputFolderError } from './output-folder-error';
 
 /** The manifest listing these paths, in this order. */
 function manifestFile(paths: readonly string[]): GeneratedFile {
@@ -54,17 +55,22 @@ export function contentHash(content: string | Buffer): string {
 /**
  * The output folder during one synth: files are written (or, with `check`, compared) one
  * at a time as the emitters produce them, so a large synth never holds them all; `finish`
- * writes the manifest and removes what the previous synth wrote and this one did not.
+ * writes the manifest and removes what the previous synth wrote and this one did not. From
+ * the first write to the end of `finish` the writing marker stands (writing-marker.ts): a
+ * folder a synth did not finish is refused, not judged against.
  */
 export class OutputFolder {
   private readonly previous: string[] | undefined;
   private readonly written: string[] = [];
   private readonly drift = new Map<string, Drift['reason']>();
+  /** Whether this synth put up the writing marker (before its first write). */
+  private writing = false;
 
   constructor(
     private readonly outDir: string,
     private readonly mode: 'write' | 'check',
   ) {
+    assertNotHalfWritten(outDir);
     this.previous = previousManifest(outDir);
     if (mode === 'write' && this.previous === undefined && existsSync(outDir) && readdirSync(outDir).length > 0) {
       throw new OutputFolderError(
@@ -83,6 +89,10 @@ export class OutputFolder {
       return;
     }
     mkdirSync(path.dirname(target), { recursive: true });
+    if (!this.writing) {
+      beginWriting(this.outDir);
+      this.writing = true;
+    }
     // A name of this process's own: two synths into one folder must not rename each other's file.
     const temporary = `${target}.${process.pid}.tmp`;
     writeFileSync(temporary, file.content);
@@ -110,6 +120,8 @@ export class OutputFolder {
       rmSync(path.join(this.outDir, old));
       removeEmptyParents(this.outDir, path.dirname(path.join(this.outDir, old)));
     }
+    // Every file, the manifest and the removals done: the folder is one synth's again.
+    if (this.writing) endWriting(this.outDir);
     const order = new Map(all.map((p, i) => [p, i]));
     const written = [...this.written].sort((a, b) => order.get(a)! - order.get(b)!);
     return { written, removed: stale, unchanged: all.length - written.length, drift: [] };
