@@ -74,13 +74,18 @@ function stacksOf(topology: TopologyModel): string[] {
 }
 
 /**
- * The stacks before: those committed, as applied, when the folder has them all for a
- * topology; else synthesized from the snapshot (a first synth, or a guard given models only).
+ * The stacks before, each on its own: the committed one, as applied, where the folder has
+ * it; else synthesized from the snapshot (a first synth, a stack folder deleted, a stack the
+ * cache vouched for as the emitter's own, or a guard given models only). Taken per
+ * topology, one stack missing made a topology's committed stacks all go unread, and an
+ * edited one went unjudged (found by attack 33).
  */
 function stacksBefore(topologies: readonly TopologyModel[], committed: ReadonlyMap<string, StackResources> | undefined): Map<string, StackResources> {
-  const fromDisk = topologies.filter((t) => committed && stacksOf(t).every((s) => committed.has(s)));
-  const stacks = synthesizeStacks(topologies.filter((t) => !fromDisk.includes(t)));
-  for (const stack of fromDisk.flatMap(stacksOf)) stacks.set(stack, committed!.get(stack)!);
+  const stacks = synthesizeStacks(topologies.filter((t) => !committed || !stacksOf(t).every((s) => committed.has(s))));
+  for (const stack of topologies.flatMap(stacksOf)) {
+    const onDisk = committed?.get(stack);
+    if (onDisk) stacks.set(stack, onDisk);
+  }
   // A kept stack's committed file is empty from its first synth on; its state is not until it is applied.
   for (const [stack, held] of heldResources({ topologies })) stacks.set(stack, withHeld(stacks.get(stack), stack, held));
   return stacks;
