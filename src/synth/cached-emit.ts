@@ -3,7 +3,7 @@ import { modelKey } from '../cache/synth-cache';
 import type { CachedOutput, SynthCache } from '../cache/synth-cache';
 import type { GeneratedFile } from '../emitters/types';
 import { deepFreeze } from '../model/build';
-import type { ProjectModel, TopologyModel } from '../model/types';
+import type { ProjectModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { DefectError } from '../runtime/krt-error';
 import { contentHash } from '../writer/write-generated';
@@ -32,16 +32,18 @@ export function emitModel(model: ProjectModel, folder: OutputFolder, cache: Synt
   let reused = 0;
   for (const topology of model.topologies) {
     // The model after every step across files (a move's hand-over included), as JSON: the
-    // emitters get this very text back, parsed, so their output is a function of what it is keyed on.
+    // emitters get what this very text parses to, so their output is a function of what it is keyed on.
     // (The keys are made with the cache's fingerprint: none without a cache.)
-    const { json, key } = models.of(topology);
+    const { key } = models.of(topology);
     const known = key !== undefined ? cache?.get('model', key) : undefined;
     let outputs: readonly CachedOutput[];
     if (known && verified(hashes, known.outputs)) {
       outputs = known.outputs;
       reused++;
     } else {
-      outputs = emitInto(folder, emitters().emitTopology(fromJson<TopologyModel>(json)));
+      // The model itself when it is plain JSON (what parsing its JSON gives back): then the
+      // Terraform emitter finds the stacks the outcome guard built for this very object.
+      outputs = emitInto(folder, emitters().emitTopology(models.parsed(topology)));
       if (key !== undefined) cache?.put('model', key, { outputs });
     }
     paths.push(...outputs.map((o) => o.path));
@@ -57,11 +59,6 @@ export function emitModel(model: ProjectModel, folder: OutputFolder, cache: Synt
   const doubled = paths.find((p, i) => i > 0 && paths[i - 1] === p);
   if (doubled) throw new DefectError(`two emitters produced ${doubled}`);
   return { paths, reused };
-}
-
-/** A model as the emitters get it: parsed from the JSON it is keyed by, and frozen as the compiled model is. */
-function fromJson<T>(json: string): T {
-  return deepFreeze(JSON.parse(json) as T);
 }
 
 /** Whether every file of a cached record is in the output folder with the content it had (hashed, so a hand edit or a deletion is always seen). */
