@@ -34,6 +34,31 @@ describe('the committer\'s own commits, as a rebalance judges the group\'s commi
     expect([20n, 30n].map((offset) => committer.isOwnCommit('orders', 0, offset))).toEqual([false, true]);
   });
 
+  it('knows a commit sent while an older one was in flight as its own when the older one is acknowledged and its own answer is lost', async () => {
+    const stored = new Map<number, string>();
+    let answerFirst!: () => void;
+    let calls = 0;
+    const consumer = {
+      commitOffsets: async (offsets: OffsetCommit[]) => {
+        for (const o of offsets) stored.set(o.partition, o.offset);
+        // The first commit's answer comes when the test says; the second's is lost to an outage.
+        if (++calls === 1) return new Promise<void>((resolve) => (answerFirst = resolve));
+        throw Object.assign(new Error('Connection error: read ECONNRESET'), { retriable: true });
+      },
+    } as unknown as ConsumerPort;
+    const committer = createOffsetCommitter(() => consumer, new VirtualClock(0), { intervalMs: 0, maxRecords: 500 }, () => {});
+    const first = committer.mark(at(10));
+    const second = committer.mark(at(20));
+    await new Promise((r) => setImmediate(r));
+    answerFirst();
+    await Promise.all([first, second]);
+    committer.forget();
+    expect(stored.get(0)).toBe('20');
+    expect(committer.acknowledgedOffset('orders', 0)).toBe(10n);
+    // Found by mutation testing (offset-committer.ts, the acknowledgement's clean-up of offsets sent since): 20 was forgotten with 10.
+    expect([10n, 20n].map((offset) => committer.isOwnCommit('orders', 0, offset))).toEqual([true, true]);
+  });
+
   it.each([
     ['the group\'s commit below this member\'s acknowledged one: a new log', 5n, 10n, false, false, 'new-log'],
     ['the group\'s commit is this member\'s own: read past what it finished', 20n, 10n, true, false, 'read-past'],
