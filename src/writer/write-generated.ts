@@ -88,11 +88,13 @@ export class OutputFolder {
       this.drift.set(file.path, current === undefined ? 'missing' : 'differs');
       return;
     }
-    mkdirSync(path.dirname(target), { recursive: true });
     if (!this.writing) {
+      // Up before anything of this synth reaches the folder, a new stack's folder included.
+      mkdirSync(this.outDir, { recursive: true });
       beginWriting(this.outDir);
       this.writing = true;
     }
+    mkdirSync(path.dirname(target), { recursive: true });
     // A name of this process's own: two synths into one folder must not rename each other's file.
     const temporary = `${target}.${process.pid}.tmp`;
     writeFileSync(temporary, file.content);
