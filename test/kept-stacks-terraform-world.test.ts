@@ -202,16 +202,21 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
     ])).toThrow("--applied paymnets: not a stack krt keeps for a deleted topology file (the stacks kept are 'payments'); name only those you applied");
   });
 
-  it('held: renamed onto the deleted name (refused without previousName), two deleted and one restored, restored live', () => {
+  it('held: renamed onto the deleted name (refused without previousName, and until the kept stack was applied), two deleted and one restored, restored live', () => {
     const ledgerLive = consumer('ledger', 'payments.settled');
     const ledgerGone = consumer('ledger', 'payments.settled', { decommissioned: true });
     const billing = consumer('billing', 'orders.confirmed');
-    const held = {
-      renamedOntoTheDeletedName: run([
+    const renamedOntoTheDeletedName = (applied?: string[]) =>
+      run([
         { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
         { specs: [orders], apply: ['orders'] },
-        { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: 'all' },
-      ]),
+        { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: 'all', ...(applied ? { applied } : {}) },
+      ]);
+    // The renamed topology takes the kept stack 'payments' over without declaring what its state
+    // may still hold (refunds' topics): refused until that stack was applied (attack 33, finding 2).
+    expect(renamedOntoTheDeletedName().refused).toEqual([expect.stringContaining("stack 'payments', kept (empty) since its topology file was deleted, is generated again by topology 'payments' while its Terraform state may still hold 'refunds.requested.dlq'")]);
+    const held = {
+      renamedOntoTheDeletedName: renamedOntoTheDeletedName(['payments']),
       twoDeletedOneRestored: run([
         { specs: [orders, topology('payments', [refundsGone]), topology('shipping', [ledgerGone])], apply: 'all' },
         { specs: [orders], apply: ['orders'] },
@@ -229,7 +234,10 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
       { specs: [orders], apply: ['orders'] },
       { specs: [topology('payments', [billing])], apply: 'all' },
     ]);
-    expect(renamedWithout.refused).toEqual([expect.stringContaining("consumer 'billing' moved from topology 'orders' to 'payments'")]);
+    expect(renamedWithout.refused).toEqual([
+      expect.stringContaining("consumer 'billing' moved from topology 'orders' to 'payments'"),
+      expect.stringContaining("stack 'payments', kept (empty) since its topology file was deleted, is generated again"),
+    ]);
   });
 
   // The same defect when the topology that carries the kept stack is itself deleted: the

@@ -96,8 +96,8 @@ export interface OffsetCommitter {
  * A window of 10,000 records. A commit round trip costs at least 5 ms on a Kafka 4.1 broker
  * however idle (its group coordinator holds writes to `__consumer_offsets` for
  * `group.coordinator.append.linger.ms`, 5 ms by default), and a consumer whose window is full
- * waits for one: at 2,000 a fast consumer waited every 2,000 records and ran at 0.75x (kafkajs)
- * and 0.21x (@platformatic/kafka) of the plain loop it is measured against (docs/benchmarks.md).
+ * waits for one: at 2,000 a fast consumer waited every 2,000 records, a large share of its time
+ * (the figures are in docs/benchmarks.md).
  * A crash runs at most this many records again per consumer: about what that plain loop runs
  * again, one fetch (1 MiB) of each of six partitions handled side by side, some 12,000 records
  * of 512 bytes. A service that wants fewer run again sets it lower, at that cost.
