@@ -1,5 +1,6 @@
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { ScratchProject } from './helpers/project';
+import { consumerSource, topologyOf as topology } from './helpers/topology-source';
 
 /*
  * Attack 33, finding 1 (class: an interrupted synth leaves generated/ in a state where the
@@ -61,22 +62,9 @@ jest.mock('../src/writer/write-generated', () => {
   return { ...actual, OutputFolder: KilledFolder };
 });
 
-const topology = (name: string, consumers: string[]) =>
-  [
-    "import { defineTopology } from 'kafka-retry-topology';",
-    'export default defineTopology({',
-    `  name: '${name}',`,
-    `  owner: { team: '${name}', onCall: '#${name}' },`,
-    "  runbookBaseUrl: 'https://runbooks.example.com/kafka',",
-    '  consumers: [',
-    ...consumers.map((c) => `    ${c},`),
-    '  ],',
-    '});',
-    '',
-  ].join('\n');
 
 const A = "{ name: 'a-consumer', topic: { name: 'a.events', partitions: 6 }, principal: 'User:a', ladder: ['1m', '10m'] }";
-const X = (extra = '') => `{ name: 'x', topic: { name: 'x.events', partitions: 6 }, principal: 'User:x', ladder: ['1m', '10m']${extra} }`;
+const X = (extra = '') => consumerSource('x', extra);
 
 let project: ScratchProject;
 beforeEach(() => {

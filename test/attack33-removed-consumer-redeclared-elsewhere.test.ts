@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { ScratchProject } from './helpers/project';
+import { consumerSource as consumer, topologyOf as topology } from './helpers/topology-source';
 
 /*
  * Attack 33, finding 6 (class: two ordinary edits, each accepted, whose Terraform cannot be
@@ -34,15 +35,6 @@ import { ScratchProject } from './helpers/project';
 
 jest.setTimeout(120_000);
 
-const topology = (name: string, consumers: string[]) =>
-  [
-    "import { defineTopology } from 'kafka-retry-topology';",
-    `export default defineTopology({ name: '${name}', owner: { team: '${name}', onCall: '#${name}' }, runbookBaseUrl: 'https://runbooks.example.com/kafka', consumers: [`,
-    ...consumers.map((c) => `  ${c},`),
-    ']});',
-    '',
-  ].join('\n');
-const consumer = (name: string, extra = '') => `{ name: '${name}', topic: { name: '${name}.events', partitions: 6 }, principal: 'User:${name}', ladder: ['1m', '10m']${extra} }`;
 
 let project: ScratchProject;
 beforeEach(() => {

@@ -1,5 +1,6 @@
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { fileTree, ScratchProject } from './helpers/project';
+import { consumerSource as consumer, topologyOf as topology } from './helpers/topology-source';
 
 /*
  * A synth cut short between any two of its writes (SIGKILL, out of memory, a power loss)
@@ -26,15 +27,6 @@ jest.mock('../src/writer/write-generated', () => {
   return { ...actual, OutputFolder: CrashingFolder };
 });
 
-const topology = (name: string, consumers: string[]) =>
-  [
-    "import { defineTopology } from 'kafka-retry-topology';",
-    `export default defineTopology({ name: '${name}', owner: { team: '${name}', onCall: '#${name}' }, runbookBaseUrl: 'https://runbooks.example.com/kafka', consumers: [`,
-    ...consumers.map((c) => `  ${c},`),
-    ']});',
-    '',
-  ].join('\n');
-const consumer = (name: string, extra = '') => `{ name: '${name}', topic: { name: '${name}.events', partitions: 6 }, principal: 'User:${name}', ladder: ['1m', '10m']${extra} }`;
 
 let project: ScratchProject;
 afterEach(() => project.remove());

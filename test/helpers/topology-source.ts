@@ -24,3 +24,19 @@ export function topologySource(name: string, consumers: number, header = "import
     '',
   ].join('\n');
 }
+
+/** A topology file of the given consumers (each a spec object literal, as `consumerSource` writes it). */
+export function topologyOf(name: string, consumers: readonly string[]): string {
+  return [
+    "import { defineTopology } from 'kafka-retry-topology';",
+    `export default defineTopology({ name: '${name}', owner: { team: '${name}', onCall: '#${name}' }, runbookBaseUrl: 'https://runbooks.example.com/kafka', consumers: [`,
+    ...consumers.map((c) => `  ${c},`),
+    ']});',
+    '',
+  ].join('\n');
+}
+
+/** A consumer of topic `<name>.events` with a two-tier ladder; `extra` adds fields (`, decommissioned: true`). */
+export function consumerSource(name: string, extra = ''): string {
+  return `{ name: '${name}', topic: { name: '${name}.events', partitions: 6 }, principal: 'User:${name}', ladder: ['1m', '10m']${extra} }`;
+}
