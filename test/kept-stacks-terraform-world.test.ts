@@ -1,6 +1,6 @@
 import { emitTerraform } from '../src/emitters/terraform';
 import type { ProjectModel } from '../src/model/types';
-import { guardChanges, planChanges, withAppliedStacks, withRemovedStacks } from '../src/plan';
+import { guardChanges, judgeOutcome, planChanges, withAppliedStacks, withDeletionsRecorded, withRemovedStacks } from '../src/plan';
 import { compile } from './helpers/specs';
 
 /*
@@ -97,12 +97,16 @@ function run(steps: { specs: Json[]; apply: string[] | 'all'; applied?: string[]
     const next = withRemovedStacks(model, compiled);
     // What krt plan says of this step, refused or not.
     if (model) plans.push(planChanges(model, next).groups.flatMap((g) => g.changes.map((c) => `${c.risk}: ${c.text}`)));
+    let recorded = next;
     if (model) {
-      const problems = guardChanges(model, next);
+      const outcome = judgeOutcome(model, next);
+      const problems = guardChanges(model, next, outcome);
       if (problems.length > 0) {
         refused.push(...problems.map((p) => `step ${i}: ${p.message}`));
         break;
       }
+      // What krt synth writes in the snapshot: what each stack deleted, until it is said applied.
+      recorded = withDeletionsRecorded(next, outcome.held);
       const named = new Set(next.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name])));
       // A topic the spec names again is live again: it may no longer go.
       for (const topic of named) world.declaredGone.delete(topic);
@@ -112,7 +116,7 @@ function run(steps: { specs: Json[]; apply: string[] | 'all'; applied?: string[]
     }
     const stacks = configs(next);
     for (const [stack, config] of stacks) if (apply === 'all' || apply.includes(stack)) world.apply(stack, config);
-    model = next;
+    model = recorded;
   }
   return { world, refused, plans };
 }
@@ -199,10 +203,10 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
       { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
       { specs: [orders], apply: 'all' },
       { specs: [orders], apply: 'all', applied: ['paymnets'] },
-    ])).toThrow("--applied paymnets: not a stack krt keeps for a deleted topology file (the stacks kept are 'payments'); name only those you applied");
+    ])).toThrow("--applied paymnets: not a stack of the committed output (the stacks whose state may still hold what they no longer declare are 'payments'); name only stacks you applied");
   });
 
-  it('held: renamed onto the deleted name (refused without previousName, and until the kept stack was applied), two deleted and one restored, restored live', () => {
+  it('held: renamed onto the deleted name (refused without previousName), two deleted and one restored, restored live', () => {
     const ledgerLive = consumer('ledger', 'payments.settled');
     const ledgerGone = consumer('ledger', 'payments.settled', { decommissioned: true });
     const billing = consumer('billing', 'orders.confirmed');
@@ -212,11 +216,24 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
         { specs: [orders], apply: ['orders'] },
         { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: 'all', ...(applied ? { applied } : {}) },
       ]);
-    // The renamed topology takes the kept stack 'payments' over without declaring what its state
-    // may still hold (refunds' topics): refused until that stack was applied (attack 33, finding 2).
-    expect(renamedOntoTheDeletedName().refused).toEqual([expect.stringContaining("stack 'payments', kept (empty) since its topology file was deleted, is generated again by topology 'payments' while its Terraform state may still hold 'refunds.requested.dlq'")]);
+    // The renamed topology takes the kept stack 'payments' over, and with it what its state may
+    // still hold (refunds' topics, deleted by its next apply as the plan said): declaring them
+    // again elsewhere stays refused until 'payments' is said applied (attack 33, finding 2).
+    const redeclared = run([
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [orders], apply: ['orders'] },
+      { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: [] },
+      { specs: [topology('payments', [billing], { previousName: 'orders' }), topology('refunds', [refundsLive])], apply: 'all' },
+    ]);
+    expect(redeclared.refused).toEqual([expect.stringContaining("again in stack 'refunds', but stack 'payments', whose configuration no longer declares them since a synth deleted them, may still hold them")]);
     const held = {
-      renamedOntoTheDeletedName: renamedOntoTheDeletedName(['payments']),
+      renamedOntoTheDeletedName: renamedOntoTheDeletedName(),
+      renamedThenAppliedThenRedeclared: run([
+        { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+        { specs: [orders], apply: ['orders'] },
+        { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: 'all' },
+        { specs: [topology('payments', [billing]), topology('refunds', [refundsLive])], apply: 'all', applied: ['payments'] },
+      ]),
       twoDeletedOneRestored: run([
         { specs: [orders, topology('payments', [refundsGone]), topology('shipping', [ledgerGone])], apply: 'all' },
         { specs: [orders], apply: ['orders'] },
@@ -234,10 +251,7 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
       { specs: [orders], apply: ['orders'] },
       { specs: [topology('payments', [billing])], apply: 'all' },
     ]);
-    expect(renamedWithout.refused).toEqual([
-      expect.stringContaining("consumer 'billing' moved from topology 'orders' to 'payments'"),
-      expect.stringContaining("stack 'payments', kept (empty) since its topology file was deleted, is generated again"),
-    ]);
+    expect(renamedWithout.refused).toEqual([expect.stringContaining("consumer 'billing' moved from topology 'orders' to 'payments'")]);
   });
 
   // The same defect when the topology that carries the kept stack is itself deleted: the
@@ -253,5 +267,66 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
     expect(plans[2]!.filter((line) => !line.startsWith('safe'))).toEqual([expect.stringContaining("the kept stack 'payments' of a deleted topology may still hold them")]);
     expect(refused).toEqual([expect.stringContaining("consumer 'refunds' declares")]);
     expect(world.losses).toEqual([]);
+  });
+});
+
+// Attack 33, finding 6: the live-stack twin of the above. A synth that takes a consumer out
+// of a topology that stays only writes configuration; the stack's state holds the topics
+// until it is applied, and krt must remember that as it does for a kept stack.
+describe('a consumer removed from a topology that stays, whose stack was not applied yet', () => {
+  const p = consumer('p', 'p.events');
+  const qGone = consumer('q', 'q.events', { decommissioned: true });
+  const qLive = consumer('q', 'q.events');
+  const r = consumer('r', 'r.events');
+
+  it('declared again in another topology before that apply: refused, and the plan says why', () => {
+    const { world, refused, plans } = run([
+      { specs: [topology('a', [p, qGone]), topology('b', [r])], apply: 'all' },
+      { specs: [topology('a', [p]), topology('b', [r])], apply: [] },
+      { specs: [topology('a', [p]), topology('b', [r, qLive])], apply: 'all' },
+    ]);
+    expect(refused).toEqual([expect.stringContaining("consumer 'q' declares 'q.events.dlq', 'q.events.dlq.audit', 'q.events.retry.10m', 'q.events.retry.1m' again in stack 'b', but stack 'a', whose configuration no longer declares them since a synth deleted them, may still hold them")]);
+    expect(plans[1]!.filter((line) => !line.startsWith('safe'))).toEqual([expect.stringContaining("while stack 'a', whose configuration no longer declares them, may still hold them")]);
+    expect(world.losses).toEqual([]);
+  });
+
+  it('declared again elsewhere once the operator says the stack was applied: nothing lost', () => {
+    const { world, refused } = run([
+      { specs: [topology('a', [p, qGone]), topology('b', [r])], apply: 'all' },
+      { specs: [topology('a', [p]), topology('b', [r])], apply: ['a'] },
+      { specs: [topology('a', [p]), topology('b', [r, qLive])], apply: 'all', applied: ['a'] },
+    ]);
+    expect({ refused, losses: world.losses }).toEqual({ refused: [], losses: [] });
+  });
+
+  it('remembered across unrelated edits of both topologies, and across the topology being deleted', () => {
+    const s = consumer('s', 's.events');
+    const later = run([
+      { specs: [topology('a', [p, qGone]), topology('b', [r])], apply: 'all' },
+      { specs: [topology('a', [p]), topology('b', [r])], apply: [] },
+      { specs: [topology('a', [p, s]), topology('b', [r])], apply: ['b'] },
+      { specs: [topology('a', [p, s]), topology('b', [r, qLive])], apply: 'all' },
+    ]);
+    expect(later.refused).toEqual([expect.stringContaining("again in stack 'b', but stack 'a'")]);
+    const deleted = run([
+      { specs: [topology('a', [consumer('p', 'p.events', { decommissioned: true }), qGone]), topology('b', [r])], apply: 'all' },
+      { specs: [topology('a', [consumer('p', 'p.events', { decommissioned: true })]), topology('b', [r])], apply: [] },
+      { specs: [topology('b', [r])], apply: ['b'] },
+      { specs: [topology('b', [r, qLive])], apply: 'all' },
+    ]);
+    expect(deleted.refused).toEqual([expect.stringContaining("again in stack 'b', but stack 'a', kept (empty) since its topology file was deleted")]);
+    expect({ later: later.world.losses, deleted: deleted.world.losses }).toEqual({ later: [], deleted: [] });
+  });
+
+  it('declared again in its own stack: accepted, nothing lost, and no longer remembered', () => {
+    const { world, refused } = run([
+      { specs: [topology('a', [p, qGone]), topology('b', [r])], apply: 'all' },
+      { specs: [topology('a', [p]), topology('b', [r])], apply: [] },
+      { specs: [topology('a', [p, qLive]), topology('b', [r])], apply: 'all' },
+      { specs: [topology('a', [p, qGone]), topology('b', [r])], apply: 'all' },
+      { specs: [topology('a', [p]), topology('b', [r])], apply: 'all' },
+      { specs: [topology('a', [p]), topology('b', [r, qLive])], apply: 'all', applied: ['a'] },
+    ]);
+    expect({ refused, losses: world.losses }).toEqual({ refused: [], losses: [] });
   });
 });

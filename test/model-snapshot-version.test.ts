@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readModelSnapshot, SNAPSHOT_VERSION, SnapshotError } from '../src/writer/model-snapshot';
@@ -144,10 +144,32 @@ describe('a model snapshot krt cannot read', () => {
     ['without a version', '{"topologies": []}', 'has no snapshot version krt knows (none): restore it from git'],
     ['of a version that is no number', '{"version": "2", "topologies": []}', 'has no snapshot version krt knows ("2"): restore it from git'],
     ['of version 1 in no shape version 1 had', '{"version": 1, "topologies": [{"name": "orders"}]}', 'says snapshot version 1 but is not one krt can migrate (topologies.0.'],
-    ['of a newer version', '{"version": 3, "topologies": []}', 'was written by a newer krt (snapshot version 3), and this krt reads versions 1 to 2: run the krt that wrote it, or a newer one'],
+    ['of a newer version', '{"version": 4, "topologies": []}', 'was written by a newer krt (snapshot version 4), and this krt reads versions 1 to 3: run the krt that wrote it, or a newer one'],
   ])('is refused when %s, with a way out that keeps the kept stacks', (_, content, expected) => {
     const message = refusal(content);
     expect(message).toContain(expected);
     expect(message).not.toMatch(/delete the output folder|first synth/);
+  });
+});
+
+/*
+ * Version 3 records what a live stack deleted and may still hold (a topology's `mayHold`).
+ * Version 2 had no such record: it reads as a version 3 in which no live stack holds
+ * anything, told as a migration, and the next synth writes version 3.
+ */
+describe('a version-2 snapshot', () => {
+  it('reads as the same model, migrated from version 2', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-snapshot-'));
+    try {
+      const current = JSON.parse(readFileSync(path.join(__dirname, '..', 'generated', '.krt-model.json'), 'utf8')) as { version: number };
+      writeFileSync(path.join(dir, '.krt-model.json'), JSON.stringify({ ...current, version: 2 }));
+      const asVersion2 = readModelSnapshot(dir);
+      writeFileSync(path.join(dir, '.krt-model.json'), JSON.stringify(current));
+      const asVersion3 = readModelSnapshot(dir);
+      expect(asVersion2).toEqual({ model: asVersion3!.model, migratedFrom: 2 });
+      expect(asVersion3!.model.topologies.length).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

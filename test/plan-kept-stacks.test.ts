@@ -58,6 +58,6 @@ describe('the kept stack of a deleted topology file, through the CLI', () => {
   it('says which stacks are kept when --applied names another', async () => {
     const synth = await project.krt('synth', '--applied', 'analytcs');
     expect(synth.code).toBe(2);
-    expect(synth.stderr).toContain("--applied analytcs: not a stack krt keeps for a deleted topology file (the stacks kept are 'analytics'); name only those you applied");
+    expect(synth.stderr).toContain("--applied analytcs: not a stack of the committed output (the stacks whose state may still hold what they no longer declare are 'analytics'); name only stacks you applied");
   });
 });

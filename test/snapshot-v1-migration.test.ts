@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { stackTopics } from '../src/model/hand-over';
 import type { ProjectModel } from '../src/model/types';
 import { guardChanges, planChanges, withAppliedStacks, withRemovedStacks } from '../src/plan';
-import { heldIn } from '../src/plan/removed-stacks';
+import { heldIn } from '../src/plan/held-by-state';
 import { synthesizeStacks } from '../src/plan/stack-resources';
 import type { StackResources } from '../src/plan/stack-resources';
 import { modelSnapshotFile, readModelSnapshot, SnapshotError } from '../src/writer/model-snapshot';

@@ -33,6 +33,13 @@ export interface TopologyParts {
    * Set across files, once every topology is known (see \`handOverMoves\`).
    */
   readonly handedOver?: readonly HandOver[];
+  /**
+   * What the topology's own stack deleted (a consumer removed, a tier dropped) and its
+   * Terraform state may still hold until that stack is applied, which krt cannot tell
+   * offline: judged as still there until the operator says so (\`krt synth --applied
+   * <stack>\`) or the stack declares it again. Nothing is generated from it.
+   */
+  readonly mayHold?: HeldResources;
 }
 
 /** The topics and ACLs a Terraform stack forgets (\`removed\`, \`destroy = false\`) because another stack imports them. */
@@ -42,10 +49,11 @@ export interface HandOver {
   /** Resource ids of the ACLs the moved consumers are granted in their new stack. */
   readonly acls: readonly string[];
   /**
-   * Only on the stack kept for a deleted topology file: the resources it last held, which
-   * its Terraform state still holds until that empty stack is applied. krt cannot tell
-   * offline when that happens, so they are judged as still there until the operator says
-   * so (`krt synth --applied <stack>`). Nothing is generated from them.
+   * What this stack's Terraform state may still hold that its configuration no longer
+   * declares: on a stack kept for a deleted topology file, what it last held, until that
+   * empty stack is applied. krt cannot tell offline when that happens, so it is judged as
+   * still there until the operator says so (`krt synth --applied <stack>`). Nothing is
+   * generated from it.
    */
   readonly mayHold?: HeldResources;
 }

@@ -4,7 +4,7 @@ import type { HeldResources, ProjectModel } from '../model/types';
 import { MODEL_SNAPSHOT_FILE, migrationNotice, readModelSnapshot, SnapshotError } from '../writer/model-snapshot';
 import { MANIFEST_FILE } from '../writer/write-generated';
 import { readCommittedStacks } from './committed-stacks';
-import { heldIn } from './removed-stacks';
+import { heldIn } from './held-by-state';
 import { snapshotInHead } from './snapshot-in-head';
 import { assertNotHalfWritten } from '../writer/writing-marker';
 

@@ -11,7 +11,8 @@ import type { StackResources, TopicResource } from './stack-resources';
 import type { PlannedChange, TerraformChange } from './types';
 import { refusal } from './refusals';
 import { renamedTier } from './renamed-tier';
-import { heldResources, removedStacks } from './removed-stacks';
+import { heldIn, heldResources } from './held-by-state';
+import { removedStacks } from './removed-stacks';
 import { role, topicOwners } from './topic-owner';
 import type { TopicOwner } from './topic-owner';
 
@@ -26,6 +27,12 @@ export interface Outcome {
   readonly changes: readonly OutcomeChange[];
   /** What `krt synth` refuses: a topic deleted or replaced that the spec did not declare gone. */
   readonly refused: readonly Diagnostic[];
+  /**
+   * For every stack judged, what its state may hold once this change is synthesized and
+   * before it is applied: what it held or may still hold that its configuration no longer
+   * declares (undefined: nothing). The snapshot records it (see held-by-state.ts).
+   */
+  readonly held: ReadonlyMap<string, HeldResources | undefined>;
 }
 
 /**
@@ -65,7 +72,24 @@ export function judgeOutcome(before: ProjectModel, after: ProjectModel, committe
   }
   for (const name of [...new Set([...was.keys(), ...now.keys()])].sort(compareStrings)) context.droppedMoves(name);
   context.ownersChanged();
-  return context.result();
+  return { ...context.result(), held: heldAfter(was, now) };
+}
+
+/**
+ * What each judged stack's state may hold that its configuration no longer declares:
+ * whatever it held before (as applied, and what it may still hold) that it neither
+ * declares nor forgets now. Taken from the outcome, whatever the edit that led there.
+ */
+function heldAfter(was: ReadonlyMap<string, StackResources>, now: ReadonlyMap<string, StackResources>): Map<string, HeldResources | undefined> {
+  const held = new Map<string, HeldResources | undefined>();
+  for (const stack of now.values()) {
+    const old = was.get(stack.stack);
+    const gone = (address: string, declared: ReadonlySet<string> | ReadonlyMap<string, unknown>) => !declared.has(address) && !stack.forgotten.has(address);
+    const topics = new Map([...(old?.topics ?? [])].filter(([address]) => gone(address, stack.topics)));
+    const acls = new Set([...(old?.acls ?? [])].filter((address) => gone(address, stack.acls)));
+    held.set(stack.stack, heldIn({ ...stack, topics, acls }));
+  }
+  return held;
 }
 
 /** Every stack a topology's Terraform holds: its own, and those it keeps for a move or a rename. */
@@ -86,7 +110,7 @@ function stacksBefore(topologies: readonly TopologyModel[], committed: ReadonlyM
     const onDisk = committed?.get(stack);
     if (onDisk) stacks.set(stack, onDisk);
   }
-  // A kept stack's committed file is empty from its first synth on; its state is not until it is applied.
+  // A committed file no longer declares what the stack deleted; its state holds it until it is applied.
   for (const [stack, held] of heldResources({ topologies })) stacks.set(stack, withHeld(stacks.get(stack), stack, held));
   return stacks;
 }
@@ -104,21 +128,22 @@ function withHeld(stack: StackResources | undefined, name: string, held: HeldRes
   };
 }
 
-/** The topics kept stacks may still hold, with the stack: by topic name. */
+/** The topics stacks may still hold that their configuration no longer declares, with the stack: by topic name. */
 function pendingTopics(before: ProjectModel): Map<string, string> {
   return new Map([...heldResources(before)].flatMap(([stack, held]) => held.topics.map((t) => [t.name, stack] as const)));
 }
 
 /**
- * The topologies carrying a kept stack whose topics the spec names again: judged whatever
- * else changed, since the topic's new stack would be created over what the kept stack's
- * state may still hold. Without any, what the kept stacks hold was judged when they were kept.
+ * The topologies generating a stack that may still hold a topic the spec names again:
+ * judged whatever else changed, since the topic's new stack would be created over what
+ * that stack's state may still hold. Without any, what they hold was judged when it left
+ * their configuration.
  */
 function reclaimingHosts(before: ProjectModel, after: ProjectModel, pending: ReadonlyMap<string, string>): string[] {
   if (pending.size === 0) return [];
   const named = topicOwners(after);
   const stacks = new Set([...pending].filter(([topic]) => named.has(topic)).map(([, stack]) => stack));
-  return [before, after].flatMap((m) => m.topologies.filter((t) => (t.handedOver ?? []).some((h) => stacks.has(h.stack))).map((t) => t.name));
+  return [before, after].flatMap((m) => m.topologies.filter((t) => stacksOf(t).some((s) => stacks.has(s))).map((t) => t.name));
 }
 
 /**
@@ -175,10 +200,8 @@ class Context {
   /** Topics of decommissioned consumers that left the spec, by consumer: told in one line each. */
   private readonly gone = new Map<string, TopicOwner[]>();
   private readonly moves = new Map<string, { owner: TopicOwner; from: string; to: string; topics: string[] }>();
-  /** Topics declared again that a kept stack may still hold, by consumer and stack. */
+  /** Topics declared again that another stack may still hold, by consumer and stack. */
   private readonly held = new Map<string, { owner: TopicOwner; stack: string; topics: string[] }>();
-  /** Topics a kept stack may still hold that the spec generating that stack again no longer declares, by stack. */
-  private readonly reclaimed = new Map<string, string[]>();
 
   constructor(
     readonly before: ProjectModel,
@@ -187,7 +210,7 @@ class Context {
     readonly now: Map<string, StackResources>,
     /** Why a topic is judged from a committed stack that is ahead of the snapshot, by topic name. */
     private readonly ahead: ReadonlyMap<string, string>,
-    /** Topics a kept stack's state may still hold (see `withRemovedStacks`), with that stack. */
+    /** Topics a stack's state may still hold that its configuration no longer declares (see held-by-state.ts), with that stack. */
     private readonly pending: ReadonlyMap<string, string> = new Map(),
   ) {
     this.ownersBefore = topicOwners(before);
@@ -256,20 +279,17 @@ class Context {
   }
 
   /**
-   * A topic a kept stack's state may still hold: its deletion was judged when the topology
-   * was deleted, and applying that stack does it. Declared again by the spec, the topic
-   * would be created over the one that exists (that apply fails), and the kept stack's
-   * apply would then delete it under its new consumer, with every record. Told once per
-   * consumer and kept stack, in `result`.
+   * A topic a stack's state may still hold that its configuration no longer declares: its
+   * deletion was judged when it left the configuration (a consumer removed, a tier dropped,
+   * a topology file deleted), and applying that stack does it. Declared again in another
+   * stack, the topic would be created over the one that exists (that apply fails), and the
+   * first stack's apply would then delete it under its new consumer, with every record.
+   * Told once per consumer and stack, in `result`. Not declared again, it stays recorded
+   * (`heldAfter`), also when another topology takes the stack over.
    */
   private stillHeld(old: TopicResource): void {
     const owner = this.ownersAfter.get(old.name);
-    if (!owner) {
-      // The stack is generated again (a topology of its name, or a rename's former stack) and no longer kept: once the
-      // snapshot stops carrying it, nothing would remember what its unapplied state holds (found by attack 33).
-      if (this.now.has(old.stack) && !removedStacks(this.after).has(old.stack)) this.reclaimed.set(old.stack, [...(this.reclaimed.get(old.stack) ?? []), old.name]);
-      return;
-    }
+    if (!owner) return;
     const key = `${owner.consumer.name}\0${old.stack}`;
     const held = this.held.get(key) ?? { owner, stack: old.stack, topics: [] };
     held.topics.push(old.name);
@@ -313,13 +333,17 @@ class Context {
    * blocks, whose loss `droppedMoves` tells.
    */
   vanished(old: StackResources): void {
-    if (old.topics.size + old.acls.size === 0) return;
+    // What it may still hold only is the former stack of a rename dropped after the apply the docs ask for: told by droppedMoves.
+    const held = heldResources(this.before).get(old.stack);
+    const topics = [...old.topics.values()].filter((t) => !held?.topics.some((h) => h.address === t.address)).length;
+    const acls = [...old.acls].filter((a) => !held?.acls.includes(a.replace(/^kafka_acl\./, ''))).length;
+    if (topics + acls === 0) return;
     const topology = this.before.topologies.find((t) => t.name === old.stack);
     this.refuse(
       specError(
         topology?.source.file ?? 'topologies',
         '',
-        `stack '${old.stack}' would no longer be generated while its Terraform state holds ${old.topics.size} topics and ${old.acls.size} ACLs, so nothing could apply their deletion: the state would be orphaned and the ACLs left in Kafka; keep generating the stack, empty, until it is applied (krt synth does so for a deleted topology file)`,
+        `stack '${old.stack}' would no longer be generated while its Terraform state holds ${topics} topics and ${acls} ACLs, so nothing could apply their deletion: the state would be orphaned and the ACLs left in Kafka; keep generating the stack, empty, until it is applied (krt synth does so for a deleted topology file)`,
       ),
     );
   }
@@ -375,7 +399,7 @@ class Context {
     }
   }
 
-  result(): Outcome {
+  result(): Omit<Outcome, 'held'> {
     for (const [name, owners] of this.gone) {
       const order = stackTopics(owners[0]!.consumer);
       const topics = owners.map((o) => o.topic.name).sort((a, b) => order.indexOf(a) - order.indexOf(b)).map((t) => `'${t}'`).join(', ');
@@ -394,17 +418,9 @@ class Context {
     for (const { owner, stack, topics } of this.held.values()) {
       const at = owner.consumer.topology;
       const names = topics.sort(compareStrings);
-      this.refuse(refusal.stillHeld(stack, names, owner));
-      this.say(owner, { action: 'delete', stacks: [stack, at], topics: names }, 'destructive', `${quote(names)} declared again in stack '${at}' while the kept stack '${stack}' of a deleted topology may still hold them: unless '${stack}' was applied, '${at}' fails to create them and applying '${stack}' deletes them with every record (krt synth refuses this until told \`--applied ${stack}\`)`);
-    }
-    for (const [stack, topics] of this.reclaimed) {
-      const names = topics.sort(compareStrings);
-      const by = this.after.topologies.find((t) => stacksOf(t).includes(stack));
-      this.refuse(refusal.reclaimsHeld(stack, names, by));
-      this.changes.push({
-        topology: by?.name ?? stack,
-        change: { risk: 'destructive', terraform: { action: 'delete', stacks: [stack], topics: names }, text: `stack '${stack}' is generated again while its state may still hold ${quote(names)}, kept since its topology file was deleted and never applied: applying it deletes them, and krt would then forget them (krt synth refuses this until told \`--applied ${stack}\`)` },
-      });
+      const kept = removedStacks(this.before).has(stack);
+      this.refuse(refusal.stillHeld(stack, kept, names, owner));
+      this.say(owner, { action: 'delete', stacks: [stack, at], topics: names }, 'destructive', `${quote(names)} declared again in stack '${at}' while ${kept ? `the kept stack '${stack}' of a deleted topology` : `stack '${stack}', whose configuration no longer declares them,`} may still hold them: unless '${stack}' was applied, '${at}' fails to create them and applying '${stack}' deletes them with every record (krt synth refuses this until told \`--applied ${stack}\`)`);
     }
     return { changes: this.changes, refused: this.refused };
   }

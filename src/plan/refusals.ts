@@ -1,5 +1,5 @@
 import { formatDuration } from '../duration';
-import type { ConsumerModel, RetryTierModel, TopologyModel } from '../model/types';
+import type { ConsumerModel, RetryTierModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { renamedTier } from './renamed-tier';
@@ -73,14 +73,6 @@ export const refusal = {
     }
   },
 
-  reclaimsHeld(stack: string, topics: readonly string[], by: TopologyModel | undefined): Diagnostic {
-    return specError(
-      by?.source.file ?? 'topologies',
-      '',
-      `stack '${stack}', kept (empty) since its topology file was deleted, is generated again${by ? ` by topology '${by.name}'` : ''} while its Terraform state may still hold ${topics.map((t) => `'${t}'`).join(', ')}, which it no longer declares: applying it deletes them (as the plan said when the topology was deleted), and once the stack is no longer kept krt would forget them, so a spec declaring them again elsewhere would have them deleted under their new consumer; apply '${stack}' first, as committed (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then run krt synth (or krt plan) again with --applied ${stack}`,
-    );
-  },
-
   readdressed(old: TopicResource, address: string): Diagnostic {
     return specError(
       'topologies',
@@ -89,12 +81,13 @@ export const refusal = {
     );
   },
 
-  stillHeld(stack: string, topics: readonly string[], owner: TopicOwner): Diagnostic {
+  stillHeld(stack: string, kept: boolean, topics: readonly string[], owner: TopicOwner): Diagnostic {
     const c = owner.consumer;
+    const since = kept ? 'kept (empty) since its topology file was deleted' : 'whose configuration no longer declares them since a synth deleted them';
     return specError(
       c.source.file,
       c.source.path,
-      `consumer '${c.name}' declares ${topics.map((t) => `'${t}'`).join(', ')} again in stack '${c.topology}', but stack '${stack}', kept (empty) since its topology file was deleted, may still hold them in its Terraform state: krt cannot tell offline whether it was applied, and if not, '${c.topology}' would fail to create them and applying '${stack}' would then delete them with every record; apply '${stack}' first, as committed (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then run krt synth (or krt plan) again with --applied ${stack}`,
+      `consumer '${c.name}' declares ${topics.map((t) => `'${t}'`).join(', ')} again in stack '${c.topology}', but stack '${stack}', ${since}, may still hold them in its Terraform state: krt cannot tell offline whether it was applied, and if not, '${c.topology}' would fail to create them and applying '${stack}' would then delete them with every record; apply '${stack}' first, as committed (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then run krt synth (or krt plan) again with --applied ${stack}`,
     );
   },
 

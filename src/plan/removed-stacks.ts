@@ -1,7 +1,7 @@
 import { isKeptStack } from '../model/hand-over';
 import type { HandOver, HeldResources, ProjectModel, TopologyModel } from '../model/types';
-import { KrtError } from '../runtime/krt-error';
 import { compareStrings } from '../util/compare';
+import { heldIn, withHeldCarried } from './held-by-state';
 import { synthesizeStacks } from './stack-resources';
 import type { StackResources } from './stack-resources';
 import type { PlannedChange } from './types';
@@ -37,13 +37,14 @@ export function withRemovedStacks(baseline: ProjectModel | undefined, model: Pro
   const generated = generatedStacks({ topologies: stripped });
   const gone = [...new Set([...(baseline?.topologies ?? []).map((t) => t.name), ...removedStacks(baseline)])].filter((s) => !generated.has(s)).sort(compareStrings);
   const [host, ...rest] = stripped;
-  if (!host || gone.length === 0) return stripped.every((t, i) => t === model.topologies[i]) ? model : { ...model, topologies: stripped };
+  if (!host || gone.length === 0) return withHeldCarried(baseline, stripped.every((t, i) => t === model.topologies[i]) ? model : { ...model, topologies: stripped });
   const kept: HandOver[] = gone.map((stack) => {
     const mayHold = heldBy(baseline!, stack, committed);
     return mayHold ? { stack, topics: [], acls: [], mayHold } : { stack, topics: [], acls: [] };
   });
   const handedOver = [...(host.handedOver ?? []), ...kept].sort((a, b) => compareStrings(a.stack, b.stack));
-  return { ...model, topologies: [{ ...host, handedOver }, ...rest] };
+  // What the deleted topologies' own stacks deleted before they were, too (see withHeldCarried).
+  return withHeldCarried(baseline, { ...model, topologies: [{ ...host, handedOver }, ...rest] });
 }
 
 /**
@@ -55,45 +56,6 @@ function heldBy(baseline: ProjectModel, stack: string, committed: ReadonlyMap<st
   const topology = baseline.topologies.find((t) => t.name === stack);
   if (!topology) return baseline.topologies.flatMap((t) => t.handedOver ?? []).find((h) => h.stack === stack && isKeptStack(h))?.mayHold;
   return heldIn(committed?.get(stack) ?? synthesizeStacks([topology]).get(stack)!);
-}
-
-/** What a stack's Terraform declares, as a kept stack's `mayHold` says it; undefined when nothing. */
-export function heldIn(resources: StackResources): HeldResources | undefined {
-  const topics = [...resources.topics.values()].map(({ stack: _, ...topic }) => topic).sort((a, b) => compareStrings(a.address, b.address));
-  // Resource ids, as a hand-over names ACLs; the stack's set holds addresses.
-  const acls = [...resources.acls].map((a) => a.replace(/^kafka_acl\./, '')).sort(compareStrings);
-  return topics.length + acls.length > 0 ? { topics, acls } : undefined;
-}
-
-/**
- * The committed model as it is once the operator applied these kept stacks (`--applied`):
- * their state then holds nothing, so nothing they last held stands in the way, and the
- * next snapshot no longer carries it. A name that is no kept stack is a usage error.
- */
-export function withAppliedStacks(baseline: ProjectModel | undefined, applied: readonly string[]): ProjectModel | undefined {
-  if (applied.length === 0) return baseline;
-  const kept = removedStacks(baseline);
-  const unknown = [...new Set(applied)].filter((s) => !kept.has(s)).sort(compareStrings);
-  if (unknown.length > 0) {
-    const list = kept.size > 0 ? `the stacks kept are ${[...kept].sort(compareStrings).map((s) => `'${s}'`).join(', ')}` : 'no stack is kept';
-    throw new KrtError(`--applied ${unknown.join(', ')}: not a stack krt keeps for a deleted topology file (${list}); name only those you applied`, { exit: 'usage' });
-  }
-  const names = new Set(applied);
-  const topologies = baseline!.topologies.map((t) => {
-    if (!(t.handedOver ?? []).some((h) => names.has(h.stack) && h.mayHold)) return t;
-    const handedOver = t.handedOver!.map((h) => {
-      if (!names.has(h.stack) || !h.mayHold) return h;
-      const { mayHold: _, ...rest } = h;
-      return rest;
-    });
-    return { ...t, handedOver };
-  });
-  return { ...baseline, topologies };
-}
-
-/** The kept stacks whose state may still hold resources, and what: by stack name. */
-export function heldResources(model: ProjectModel): Map<string, HeldResources> {
-  return new Map(model.topologies.flatMap((t) => t.handedOver ?? []).flatMap((h) => (isKeptStack(h) && h.mayHold ? [[h.stack, h.mayHold] as const] : [])));
 }
 
 function withoutRemovedStacks(topology: TopologyModel): TopologyModel {

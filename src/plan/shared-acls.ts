@@ -4,7 +4,8 @@ import type { ProjectModel } from '../model/types';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 import { compareStrings } from '../util/compare';
-import { heldResources } from './removed-stacks';
+import { heldResources } from './held-by-state';
+import { removedStacks } from './removed-stacks';
 
 /** Kafka keeps one ACL per (principal, operation, resource), however many stacks declare it. */
 const aclKey = (r: { principal: string; operation: string; resourceType: string; resourceName: string }) => `${r.principal} ${r.operation} ${r.resourceType} '${r.resourceName}'`;
@@ -50,14 +51,16 @@ export function sharedAclsDropped(before: ProjectModel, after: ProjectModel, cha
 }
 
 /**
- * An ACL that the kept stack of a deleted topology file may still hold in its state (see
- * `withRemovedStacks`), declared again by a changed topology: Kafka keeps one such ACL,
- * so applying the kept stack would revoke it under the new stack's consumer. Refused, as
- * its topics are, until the operator says the kept stack was applied (`--applied`).
+ * An ACL that a stack may still hold in its state while its configuration no longer
+ * declares it (see held-by-state.ts), declared again in another stack by a changed
+ * topology: Kafka keeps one such ACL, so applying the first stack would revoke it under
+ * the other stack's consumer. Refused, as its topics are, until the operator says the
+ * first stack was applied (`--applied`).
  */
 export function heldAclsDeclared(after: ProjectModel, changed: ReadonlySet<string>): Diagnostic[] {
   const held = new Map([...heldResources(after)].flatMap(([stack, h]) => h.acls.map((id) => [id, stack] as const)));
   if (held.size === 0) return [];
+  const kept = removedStacks(after);
   const problems: Diagnostic[] = [];
   for (const topology of after.topologies.filter((t) => changed.has(t.name))) {
     for (const rule of aclRules(topology)) {
@@ -67,7 +70,7 @@ export function heldAclsDeclared(after: ProjectModel, changed: ReadonlySet<strin
         specError(
           topology.source.file,
           'consumers',
-          `stack '${topology.name}' declares the ACL ${aclKey(rule)}, but stack '${stack}', kept (empty) since its topology file was deleted, may still hold it in its Terraform state: krt cannot tell offline whether it was applied, and if not, applying '${stack}' would delete it from Kafka under '${topology.name}''s consumer; apply '${stack}' first, as committed (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then run krt synth (or krt plan) again with --applied ${stack}`,
+          `stack '${topology.name}' declares the ACL ${aclKey(rule)}, but stack '${stack}', ${kept.has(stack) ? 'kept (empty) since its topology file was deleted' : 'whose configuration no longer declares it since a synth deleted it'}, may still hold it in its Terraform state: krt cannot tell offline whether it was applied, and if not, applying '${stack}' would delete it from Kafka under '${topology.name}''s consumer; apply '${stack}' first, as committed (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then run krt synth (or krt plan) again with --applied ${stack}`,
         ),
       );
     }

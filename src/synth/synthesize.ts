@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { krtFingerprint } from '../cache/fingerprint';
 import { OutputHashes } from '../cache/output-hashes';
@@ -6,7 +6,7 @@ import { SynthCache, TRANSPILE_DIR } from '../cache/synth-cache';
 import { compileFiles } from '../compile';
 import type { CompileResult } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { guardChanges, readBaseline, readCommittedStacks, withAppliedStacks, withRemovedStacks, withUntouched } from '../plan';
+import { guardChanges, judgeOutcome, readBaseline, readCommittedStacks, withAppliedStacks, withDeletionsRecorded, withRemovedStacks, withUntouched } from '../plan';
 import type { Diagnostic } from '../validate/diagnostic';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
 import { OutputFolder } from '../writer/write-generated';
@@ -46,6 +46,7 @@ export type SynthResult =
   | {
       readonly kind: 'done';
       readonly compiled: CompileResult;
+      /** The model as the snapshot records it. */
       readonly model: ProjectModel;
       /** What the guards said that does not stop the synth (warnings). */
       readonly guardNotes: readonly Diagnostic[];
@@ -75,7 +76,7 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   // A synth of some files keeps the other topologies as committed (see withUntouched), and
   // every synth keeps the stacks of deleted topology files (see withRemovedStacks).
   const applied = request.applied ?? [];
-  const needed = !check || request.someFiles || applied.length > 0 || hasOtherStacks(outDir, compiled.model);
+  const needed = !check || request.someFiles || applied.length > 0 || hasOtherStacks(outDir, compiled.model) || recordsHeld(outDir);
   // A version-1 snapshot was never recorded by this krt: it always goes through the migrating read.
   const read = needed ? ((cache && knownBaseline(cache, hashes, models, compiled.model)) ?? readBaseline(outDir, cwd, { applied, notice: request.notice })) : undefined;
   const baseline = withAppliedStacks(read, applied);
@@ -83,19 +84,22 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model, committed);
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
-  const guardNotes = check ? [] : guardChanges(baseline, model, undefined, committed);
+  const outcome = check || !baseline ? undefined : judgeOutcome(baseline, model, committed);
+  const guardNotes = outcome ? guardChanges(baseline, model, outcome, committed) : [];
   if (guardNotes.some((d) => d.severity === 'error')) return { kind: 'refused', compiled, refusals: guardNotes };
 
   const folder = new OutputFolder(outDir, check ? 'check' : 'write');
   const { paths, reused } = emitModel(model, folder, cache, hashes, models);
-  const snapshot = modelSnapshotFile(model);
+  // What the stacks deleted stays recorded until they are applied (see held-by-state.ts); nothing is generated from it.
+  const recorded = outcome ? withDeletionsRecorded(model, outcome.held) : model;
+  const snapshot = modelSnapshotFile(recorded);
   folder.put(snapshot);
   const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
   // The folder holds this snapshot now (written, or found equal by a check).
-  if (cache && !summary.drift.some((d) => d.path === MODEL_SNAPSHOT_FILE)) rememberBaseline(cache, models, model, snapshot.content);
+  if (cache && !summary.drift.some((d) => d.path === MODEL_SNAPSHOT_FILE)) rememberBaseline(cache, models, recorded, snapshot.content);
   hashes.save();
   cache?.save();
-  return { kind: 'done', compiled, model, guardNotes, summary, reused };
+  return { kind: 'done', compiled, model: recorded, guardNotes, summary, reused };
 }
 
 /**
@@ -112,4 +116,17 @@ function hasOtherStacks(outDir: string, model: ProjectModel): boolean {
   }
   const generated = new Set(model.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]));
   return stacks.some((stack) => !generated.has(stack));
+}
+
+/**
+ * Whether the committed snapshot records what a stack may still hold (see held-by-state.ts),
+ * which the specs do not say, so a check must read it. Searching the text is cheap;
+ * parsing it is not. A snapshot that cannot be read is read (and refused) by the caller.
+ */
+function recordsHeld(outDir: string): boolean {
+  try {
+    return readFileSync(path.join(outDir, MODEL_SNAPSHOT_FILE), 'utf8').includes('"mayHold"');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
 }

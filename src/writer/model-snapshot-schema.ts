@@ -54,6 +54,7 @@ const topology = z.object({
   consumers: z.array(consumer),
   previousName: z.string().optional(),
   handedOver: z.array(z.object({ stack: z.string(), topics: z.array(z.string()), acls: z.array(z.string()), mayHold: held.optional() })).optional(),
+  mayHold: held.optional(),
 });
 
 export const modelSnapshotSchema = z.object({ version: z.number(), topologies: z.array(topology) });

@@ -19,12 +19,14 @@ export const MODEL_SNAPSHOT_FILE = '.krt-model.json';
 
 /**
  * Bumped whenever the model gains, loses or changes a field (2: environment labels, the
- * drift principal, four alerts, mayHold of kept stacks). An older snapshot is migrated,
- * never rebuilt from the spec: it holds state the spec no longer has (kept stacks and
- * what they may hold), so a bump comes with a migration from the version before it
- * (model-snapshot-v1.ts). An absent field must never decide for a guard.
+ * drift principal, four alerts, mayHold of kept stacks; 3: mayHold of live stacks, which
+ * an older krt would drop on its next synth, so it must refuse the snapshot instead). An
+ * older snapshot is migrated, never rebuilt from the spec: it holds state the spec no
+ * longer has (kept stacks and what they may hold), so a bump comes with a migration from
+ * the version before it (model-snapshot-v1.ts; a version 2 is a version 3 in which no live
+ * stack records anything). An absent field must never decide for a guard.
  */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 
 export function modelSnapshotFile(model: ProjectModel): GeneratedFile {
   const snapshot = { '//': GENERATED_NOTICE, version: SNAPSHOT_VERSION, ...model };
@@ -57,7 +59,7 @@ export function readModelSnapshot(outDir: string, sources: MigrationSources = {}
     throw new SnapshotError(`${file} is not valid JSON: ${restore}`);
   }
   if (parsed.version === 1) return migrated(file, parsed, sources, restore);
-  if (parsed.version !== SNAPSHOT_VERSION) {
+  if (parsed.version !== SNAPSHOT_VERSION && parsed.version !== 2) {
     if (typeof parsed.version === 'number' && Number.isInteger(parsed.version) && parsed.version > SNAPSHOT_VERSION) {
       throw new SnapshotError(`${file} was written by a newer krt (snapshot version ${parsed.version}), and this krt reads versions 1 to ${SNAPSHOT_VERSION}: run the krt that wrote it, or a newer one (the version the project's package.json pins)`);
     }
@@ -66,10 +68,11 @@ export function readModelSnapshot(outDir: string, sources: MigrationSources = {}
   const checked = modelSnapshotSchema.safeParse(parsed);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw new SnapshotError(`${file} is not a model snapshot this krt can read (${issue.path.join('.')}: ${issue.message}), although it says version ${SNAPSHOT_VERSION}: ${restore}`);
+    throw new SnapshotError(`${file} is not a model snapshot this krt can read (${issue.path.join('.')}: ${issue.message}), although it says version ${String(parsed.version)}: ${restore}`);
   }
   const topologies = (parsed.topologies as ProjectModel['topologies']).map((t) => ({ ...t, consumers: t.consumers.map(withEveryAlert) }));
-  return { model: { topologies } };
+  // Version 2 recorded nothing a live stack deleted: what it says holds as a version 3 (see SNAPSHOT_VERSION).
+  return parsed.version === 2 ? { model: { topologies }, migratedFrom: 2 } : { model: { topologies } };
 }
 
 function migrated(file: string, parsed: unknown, sources: MigrationSources, restore: string): ModelSnapshot {
