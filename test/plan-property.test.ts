@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { emitTerraform } from '../src/emitters/terraform';
 import type { ProjectModel } from '../src/model/types';
-import { guardChanges } from '../src/plan';
+import { guardChanges, judgeOutcome, withAppliedStacks, withDeletionsRecorded, withRemovedStacks } from '../src/plan';
 import { compile } from './helpers/specs';
 
 // Each step compiles, guards and synthesizes Terraform: a few seconds per hundred steps.
@@ -147,6 +147,10 @@ function edit(specs: Json[], { kind, a, b, flag }: Edit): Json[] {
       t.consumers.push({ name, topic: { name: `${name}.events`, partitions: 6 }, principal: `User:${name}`, ladder: ['1m', '10m'] });
       break;
     }
+    case 'deleteTopology':
+      // A topology file deleted: its stack is kept, empty, until a topology generates it again.
+      if (next.length > 1) next.splice(next.indexOf(t), 1);
+      break;
     case 'clearDeclarations':
       for (const topology of next) {
         delete topology.previousName;
@@ -233,13 +237,16 @@ class World {
   }
 }
 
+/** Every topic a model names, in any role. */
+const named = (model: ProjectModel) => new Set(model.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), ...c.drainingTiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name])));
+
 /** What the spec says may go: the topics of decommissioned consumers and retired tiers that the new spec no longer names. */
 function declaredGone(before: ProjectModel, after: ProjectModel): string[] {
-  const named = new Set(after.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), ...c.drainingTiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name])));
+  const live = named(after);
   const gone = before.topologies.flatMap((t) =>
     t.consumers.flatMap((c) => [...c.drainingTiers.map((x) => x.name), ...(c.decommissioned ? [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name] : [])]),
   );
-  return gone.filter((topic) => !named.has(topic));
+  return gone.filter((topic) => !live.has(topic));
 }
 
 /** The blocks every stack carries, as text, to see when some disappear. */
@@ -249,13 +256,26 @@ function blocks(stacks: Map<string, StackConfig>): Set<string> {
 
 const modelOf = (specs: Json[]): ProjectModel | undefined => compile(...specs).model;
 
-const EDIT_KINDS = ['renameConsumer', 'renameTopology', 'renameTopic', 'move', 'retime', 'retire', 'dropTier', 'managedFlip', 'config', 'partitions', 'decommission', 'removeConsumer', 'removeDecommissioned', 'addConsumer', 'clearDeclarations'];
+const EDIT_KINDS = ['renameConsumer', 'renameTopology', 'renameTopic', 'move', 'retime', 'retire', 'dropTier', 'managedFlip', 'config', 'partitions', 'decommission', 'removeConsumer', 'removeDecommissioned', 'addConsumer', 'deleteTopology', 'clearDeclarations'];
 const step = fc.record({
   /** One change of the spec may combine edits, e.g. a move and a managed flip in one commit. */
   edits: fc.array(fc.record({ kind: fc.constantFrom(...EDIT_KINDS), a: fc.nat(20), b: fc.nat(20), flag: fc.boolean() }), { minLength: 1, maxLength: 2 }),
   /** Which generated stacks are applied after the synth, as bits. */
   apply: fc.nat(15),
+  /** Whether the operator tells krt which stacks were applied since the last synth (`--applied`), truthfully. */
+  tell: fc.boolean(),
 });
+
+/**
+ * What `krt synth` does with the committed model and the specs: the stacks of deleted
+ * files kept, the guard, and the snapshot that records what each stack deleted.
+ */
+function synth(committed: ProjectModel, compiled: ProjectModel): { refused: boolean; model: ProjectModel } {
+  const next = withRemovedStacks(committed, compiled);
+  const outcome = judgeOutcome(committed, next);
+  if (guardChanges(committed, next, outcome).length > 0) return { refused: true, model: committed };
+  return { refused: false, model: withDeletionsRecorded(next, outcome.held) };
+}
 
 describe('no sequence of spec edits deletes a topic that holds records, judged on the Terraform outcome', () => {
   it('either krt synth refuses, or every apply keeps every topic the state holds, except those the spec declared gone', () => {
@@ -271,11 +291,13 @@ describe('no sequence of spec edits deletes a topic that holds records, judged o
         for (const c of model.topologies.flatMap((t) => t.consumers)) if (!c.mainTopic.managed) world.exists(c.mainTopic.name, c.mainTopic.partitions);
         for (const [stack, config] of stacks) world.apply(stack, config);
         const applied = new Set(stacks.keys());
-        for (const { edits, apply } of steps) {
+        for (const { edits, apply, tell } of steps) {
           const nextSpecs = edits.reduce(edit, specs);
-          const next = modelOf(nextSpecs);
-          if (!next) continue;
-          if (guardChanges(model, next).length > 0) {
+          const compiled = modelOf(nextSpecs);
+          if (!compiled) continue;
+          const said = tell ? withAppliedStacks(model, [...applied].filter((s) => stacks.has(s)))! : model;
+          const { refused, model: next } = synth(said, compiled);
+          if (refused) {
             refusedSteps++;
             continue;
           }
@@ -291,6 +313,8 @@ describe('no sequence of spec edits deletes a topic that holds records, judged o
             for (const [stack, config] of stacks) world.apply(stack, config);
           }
           for (const topic of declaredGone(model, next)) world.declaredGone.add(topic);
+          // A topic the spec names again is live again: it may no longer go.
+          for (const topic of named(next)) world.declaredGone.delete(topic);
           // Unmanaged main topics belong to their producers, who create them.
           for (const c of next.topologies.flatMap((t) => t.consumers)) if (!c.mainTopic.managed) world.exists(c.mainTopic.name, c.mainTopic.partitions);
           [specs, model, stacks] = [nextSpecs, next, nextStacks];
@@ -314,7 +338,15 @@ describe('no sequence of spec edits deletes a topic that holds records, judged o
           { edits: [{ kind: 'decommission', a: 0, b: 0, flag: false }], apply: 15 },
           { edits: [{ kind: 'removeDecommissioned', a: 0, b: 0, flag: false }], apply: 15 },
           { edits: [{ kind: 'addConsumer', a: 1, b: 0, flag: true }], apply: 15 },
-        ]]],
+        ].map((s) => ({ ...s, tell: false }))],
+        // Attack 33, finding 6: a consumer added, decommissioned and removed from a topology
+        // that stays, whose stack is not applied, then added again in the other topology.
+        [[
+          { edits: [{ kind: 'addConsumer', a: 0, b: 0, flag: true }], apply: 15 },
+          { edits: [{ kind: 'decommission', a: 2, b: 0, flag: false }], apply: 15 },
+          { edits: [{ kind: 'removeDecommissioned', a: 0, b: 0, flag: false }], apply: 0 },
+          { edits: [{ kind: 'addConsumer', a: 3, b: 0, flag: true }], apply: 2 },
+        ].map((s) => ({ ...s, tell: false }))]],
       },
     );
     // The property is only as strong as the edits that get through: some must be refused, many applied.
