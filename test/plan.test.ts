@@ -90,7 +90,7 @@ describe('krt plan, offline against the committed model', () => {
     const plan = planChanges(decommissioned, modelOf(other));
     expect(plan.refused).toEqual([]);
     expect(lines(plan)).toContain(
-      "destructive: consumer removed: deletes 'orders.confirmed.retry.1m', 'orders.confirmed.retry.10m', 'orders.confirmed.retry.1h', 'orders.confirmed.dlq', 'orders.confirmed.dlq.audit' and their ACLs; first make sure `krt dlq inspect billing-order-confirmed` shows nothing left and `krt plan --live` reports its tiers empty",
+      "destructive: consumer removed: deletes 'orders.confirmed.retry.1m', 'orders.confirmed.retry.10m', 'orders.confirmed.retry.1h', 'orders.confirmed.dlq', 'orders.confirmed.dlq.audit' and their ACLs; first make sure `krt dlq inspect billing-order-confirmed` shows nothing left and `krt plan --live` reports its tiers empty; until you say that stack was applied (`krt synth --applied orders`), krt refuses to declare them elsewhere",
     );
   });
 

@@ -403,7 +403,7 @@ class Context {
     for (const [name, owners] of this.gone) {
       const order = stackTopics(owners[0]!.consumer);
       const topics = owners.map((o) => o.topic.name).sort((a, b) => order.indexOf(a) - order.indexOf(b)).map((t) => `'${t}'`).join(', ');
-      this.say(owners[0], { action: 'delete', stacks: [owners[0]!.consumer.topology], topics: owners.map((o) => o.topic.name).sort(compareStrings) }, 'destructive', `consumer removed: deletes ${topics} and their ACLs; first make sure \`krt dlq inspect ${name}\` shows nothing left and \`krt plan --live\` reports its tiers empty`);
+      this.say(owners[0], { action: 'delete', stacks: [owners[0]!.consumer.topology], topics: owners.map((o) => o.topic.name).sort(compareStrings) }, 'destructive', `consumer removed: deletes ${topics} and their ACLs; first make sure \`krt dlq inspect ${name}\` shows nothing left and \`krt plan --live\` reports its tiers empty; until you say that stack was applied (\`krt synth --applied ${owners[0]!.consumer.topology}\`), krt refuses to declare them elsewhere`);
     }
     for (const move of this.moves.values()) {
       const topics = move.topics.sort(compareStrings).map((t) => `'${t}'`).join(', ');

@@ -10,7 +10,7 @@ export const registerPlan: CommandRegistration = (program, { io, exit }) => {
     .description('compare the specs with the committed generated/ and say, per consumer, what changes and how safe it is; writes nothing')
     .argument('[files...]', FILES_HELP)
     .option('--out <dir>', 'the output folder holding the committed model snapshot', 'generated')
-    .option('--applied <stacks...>', 'kept stacks of deleted topology files you applied since the last synth: their Terraform state holds nothing now', [])
+    .option('--applied <stacks...>', 'stacks you applied since the last synth: their Terraform state holds nothing their configuration does not declare, so what they deleted may be declared elsewhere', [])
     .option('--json', 'print JSON for CI', false)
     .option('--live', 'compare the cluster with the spec instead: topics, partitions, configs, ACLs, draining tiers; read-only', false)
     .option('--min-insync-replicas <n>', 'with --live: the min_insync_replicas Terraform was applied with, if not the spec\'s')

@@ -8,7 +8,7 @@ export const registerSynth: CommandRegistration = (program, { io, exit }) => {
     .argument('[files...]', FILES_HELP)
     .option('--check', 'generate in memory and list every file that differs from the output folder; writes nothing', false)
     .option('--out <dir>', 'output folder', 'generated')
-    .option('--applied <stacks...>', 'kept stacks of deleted topology files you applied since the last synth (cdktf deploy <stack>): their Terraform state holds nothing now', [])
+    .option('--applied <stacks...>', 'stacks you applied since the last synth (cdktf deploy <stack>): their Terraform state holds nothing their configuration does not declare, so what they deleted may be declared elsewhere', [])
     .option('--no-cache', 'load every topology file and generate every output again, ignoring what earlier runs left in node_modules/.cache/kafka-retry-topology')
     .addHelpText('after', '\nExit codes: 0 done (or up to date with --check), 1 spec errors or stale output, 2 usage error.')
     .action(async (files: string[], options: { check: boolean; out: string; cache: boolean; applied: string[] }) => {
