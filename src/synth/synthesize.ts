@@ -16,7 +16,7 @@ import { knownBaseline, rememberBaseline } from './known-baseline';
 import { ModelKeys } from './model-keys';
 import { stacksAsGenerated } from './stacks-as-generated';
 import { assertOutputFolderPath } from '../writer/output-folder-path';
-import { assertNotHalfWritten } from '../writer/writing-marker';
+import { assertNotHalfWritten, stampOf } from '../writer/writing-marker';
 
 export interface SynthRequest {
   /** The project folder: where the cache lives and paths are shown from. */
@@ -65,6 +65,8 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   assertOutputFolderPath(outDir, cwd);
   // Before the cache may vouch for the snapshot: a folder a synth did not finish is no baseline.
   assertNotHalfWritten(outDir, cwd);
+  // Before anything is read: a synth that writes the folder meanwhile is told apart at this one's first write.
+  const judgedAgainst = { path: MODEL_SNAPSHOT_FILE, stamp: stampOf(path.join(outDir, MODEL_SNAPSHOT_FILE)) };
   // No fingerprint (a library version that cannot be read): no cache, as with --no-cache.
   const fingerprint = request.cache !== false ? krtFingerprint() : undefined;
   const cache = fingerprint === undefined ? undefined : new SynthCache(cwd, fingerprint);
@@ -88,7 +90,7 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const guardNotes = outcome ? guardChanges(baseline, model, outcome, committed) : [];
   if (guardNotes.some((d) => d.severity === 'error')) return { kind: 'refused', compiled, refusals: guardNotes };
 
-  const folder = new OutputFolder(outDir, check ? 'check' : 'write');
+  const folder = new OutputFolder(outDir, check ? 'check' : 'write', judgedAgainst);
   const { paths, reused } = emitModel(model, folder, cache, hashes, models);
   // What the stacks deleted stays recorded until they are applied (see held-by-state.ts); nothing is generated from it.
   const recorded = outcome ? withDeletionsRecorded(model, outcome.held) : model;

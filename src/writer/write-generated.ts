@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
 import { OutputFolderError } from './output-folder-error';
-import { assertNotHalfWritten, beginWriting, endWriting } from './writing-marker';
+import { assertNotHalfWritten, beginWriting, endWriting, stampOf } from './writing-marker';
 
 /**
  * The list of files the last synth wrote. Stale files are removed only when listed
@@ -69,6 +69,8 @@ export class OutputFolder {
   constructor(
     private readonly outDir: string,
     private readonly mode: 'write' | 'check',
+    /** The file the synth judged against (\`path\`, in the folder) and its \`stamp\` (writing-marker.ts stampOf) when the synth read it. */
+    private readonly judgedAgainst?: { readonly path: string; readonly stamp: string },
   ) {
     assertNotHalfWritten(outDir);
     this.previous = previousManifest(outDir);
@@ -77,6 +79,14 @@ export class OutputFolder {
         `${outDir} is not empty and has no ${MANIFEST_FILE}, so krt did not make it; choose an empty or new folder with --out, or move its contents away`,
       );
     }
+  }
+
+  /** Refuses to write (taking its marker down) once another synth wrote the folder after this one read it. */
+  private assertJudgedAgainstUnchanged(): void {
+    if (!this.judgedAgainst || stampOf(path.join(this.outDir, this.judgedAgainst.path)) === this.judgedAgainst.stamp) return;
+    endWriting(this.outDir);
+    this.writing = false;
+    throw new OutputFolderError(`${path.relative(process.cwd(), this.outDir) || "."} was written by another krt synth while this one ran, so this one's output was judged against what the folder held before; nothing was written: run this again`);
   }
 
   /** Writes the file when it differs from the folder's copy, or records the difference. */
@@ -93,6 +103,7 @@ export class OutputFolder {
       mkdirSync(this.outDir, { recursive: true });
       beginWriting(this.outDir);
       this.writing = true;
+      this.assertJudgedAgainstUnchanged();
     }
     mkdirSync(path.dirname(target), { recursive: true });
     // A name of this process's own: two synths into one folder must not rename each other's file.

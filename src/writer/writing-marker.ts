@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { OutputFolderError } from './output-folder-error';
 
@@ -18,7 +18,7 @@ export function assertNotHalfWritten(outDir: string, cwd = process.cwd()): void 
   if (!existsSync(marker)) return;
   const folder = path.relative(cwd, outDir) || '.';
   const { pid, since } = writerOf(marker);
-  const restore = `restore the folder as committed, \`git checkout HEAD -- ${folder} && git clean -fd -- ${folder}\` (your spec edits stay), or delete it if it was never committed, then run this again`;
+  const restore = `${restoreAdvice(folder)}, or delete it if it was never committed, then run this again`;
   if (pid !== undefined && isRunning(pid)) {
     throw new OutputFolderError(`${folder} is being written by krt synth (process ${pid}, since ${since}): wait for it to finish and run this again; if no krt synth runs there (the process number now belongs to another program), ${restore}`);
   }
@@ -27,9 +27,31 @@ export function assertNotHalfWritten(outDir: string, cwd = process.cwd()): void 
   );
 }
 
-/** Puts the marker up before the first file is written. */
-export function beginWriting(outDir: string): void {
-  writeFileSync(path.join(outDir, WRITING_MARKER), `${JSON.stringify({ pid: process.pid, since: new Date().toISOString() })}\n`);
+/**
+ * How to get a folder back as committed. git commands only for a folder of this project:
+ * one outside it (\`--out ../elsewhere\`) is not in this repository, and `git checkout` there
+ * would fail or touch another one.
+ */
+function restoreAdvice(folder: string): string {
+  if (path.isAbsolute(folder) || folder === '..' || folder.startsWith(`..${path.sep}`)) return `restore ${folder} from wherever it is kept as committed (it is outside this project, so not in its git repository)`;
+  return `restore the folder as committed, \`git checkout HEAD -- ${folder} && git clean -fd -- ${folder}\` (your spec edits stay)`;
+}
+
+/**
+ * Puts the marker up before the first file is written, only if none stands: a synth
+ * started at the same instant as another one (both found no marker) must not write over
+ * it, nor take its marker down when it finishes first. The one that comes second is refused
+ * as any synth is while another one writes.
+ */
+export function beginWriting(outDir: string, cwd = process.cwd()): void {
+  try {
+    writeFileSync(path.join(outDir, WRITING_MARKER), `${JSON.stringify({ pid: process.pid, since: new Date().toISOString() })}\n`, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    assertNotHalfWritten(outDir, cwd);
+    // Gone again already: the other synth finished in between, and this one computed its output before that.
+    throw new OutputFolderError(`${path.relative(cwd, outDir) || '.'} was written by another krt synth while this one ran, so this one's output was judged against what the folder held before: run this again`);
+  }
 }
 
 /** Takes the marker down once every file and the manifest are written. */
@@ -53,5 +75,20 @@ function isRunning(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * What the file a synth judges against looks like on disk (size, modification time, inode),
+ * or 'absent': taken when the synth starts and again once its marker is up, so that a synth
+ * which read the folder before another one wrote it does not write over that one's output
+ * with its own, judged against what the folder held before.
+ */
+export function stampOf(file: string): string {
+  try {
+    const stat = statSync(file, { bigint: true });
+    return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+  } catch {
+    return 'absent';
   }
 }
