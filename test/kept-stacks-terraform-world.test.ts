@@ -254,6 +254,26 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
     expect(renamedWithout.refused).toEqual([expect.stringContaining("consumer 'billing' moved from topology 'orders' to 'payments'")]);
   });
 
+  // Noticed in session 43: refused as importing a topic "which no stack held before".
+  it('a consumer brought back from the kept stack by a move: refused for what it is, and the way the refusal gives keeps the records', () => {
+    const refundsBack = consumer('refunds', 'refunds.requested', { previousTopology: 'payments' });
+    const moved = run([
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [orders], apply: ['orders'] },
+      { specs: [orders, topology('refunds', [refundsBack], { previousName: 'payments' })], apply: 'all' },
+    ]);
+    expect(moved.refused).toEqual(expect.arrayContaining([expect.stringContaining("stack 'refunds' would import 'refunds.requested.dlq', which an earlier synth deleted with its consumer: the kept stack 'payments' of a deleted topology file may still hold it")]));
+    // As it says: declared again where it was (the kept stack not applied), then moved.
+    const wayOut = run([
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [orders], apply: ['orders'] },
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [orders, topology('refunds', [refundsBack], { previousName: 'payments' })], apply: 'all' },
+    ]);
+    expect({ refused: wayOut.refused, losses: wayOut.world.losses }).toEqual({ refused: [], losses: [] });
+    expect(wayOut.world.topics.has('refunds.requested.dlq')).toBe(true);
+  });
+
   // The same defect when the topology that carries the kept stack is itself deleted: the
   // kept stack moves to the next topology, and was still judged empty.
   it('the kept stack carried over after its host topology is deleted too: refused, or nothing lost', () => {

@@ -301,7 +301,8 @@ class Context {
     const existed = this.ownersBefore.get(current.name);
     if (imported) {
       if (!existed) {
-        this.refuse(refusal.importsMissing(current, owner));
+        const heldBy = this.pending.get(current.name);
+        this.refuse(heldBy === undefined ? refusal.importsMissing(current, owner) : refusal.importsDeleted(current, owner, heldBy, removedStacks(this.before).has(heldBy)));
         return;
       }
       const prior = [...this.was.values()].flatMap((s) => [...s.topics.values()]).find((t) => t.stack !== current.stack && t.name === current.name);

@@ -99,6 +99,16 @@ export const refusal = {
     );
   },
 
+  /** An import of a topic the spec declared gone, which a stack's unapplied state may still hold: it may exist or not. */
+  importsDeleted(current: TopicResource, owner: TopicOwner | undefined, heldBy: string, kept: boolean): Diagnostic {
+    const where = kept ? `the kept stack '${heldBy}' of a deleted topology file` : `stack '${heldBy}'`;
+    return at(
+      owner,
+      'previousTopology',
+      `stack '${current.stack}' would import '${current.name}', which an earlier synth deleted with its consumer: ${where} may still hold it until it is applied, and krt cannot tell offline whether it was, so the import may fail on a topic that no longer exists; to keep its records, first declare the consumer again where it was (in '${heldBy}', decommissioned if need be), synth, and move it from there in a later change; or, once '${heldBy}' is applied (--applied ${heldBy}), declare it here without previousTopology and its topics are created empty`,
+    );
+  },
+
   importsMissing(current: TopicResource, owner: TopicOwner | undefined): Diagnostic {
     const adopting = owner?.topic.kind === 'main' && owner.consumer.mainTopic.previouslyManaged === false;
     return at(
