@@ -232,7 +232,7 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
         { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
         { specs: [orders], apply: ['orders'] },
         { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: 'all' },
-        { specs: [topology('payments', [billing]), topology('refunds', [refundsLive])], apply: 'all', applied: ['payments'] },
+        { specs: [topology('payments', [billing]), topology('refunds', [refundsLive])], apply: 'all', applied: ['payments', 'orders'] },
       ]),
       twoDeletedOneRestored: run([
         { specs: [orders, topology('payments', [refundsGone]), topology('shipping', [ledgerGone])], apply: 'all' },
@@ -246,6 +246,15 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
       ]),
     };
     for (const r of Object.values(held)) expect({ refused: r.refused, losses: r.world.losses }).toEqual({ refused: [], losses: [] });
+    // The former stack 'orders' took its own principals' ACLs out of its configuration: previousName goes once it is said applied (attack 35).
+    const droppedBeforeSaid = run([
+      { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
+      { specs: [orders], apply: ['orders'] },
+      { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: 'all' },
+      { specs: [topology('payments', [billing])], apply: 'all', applied: ['payments'] },
+    ]);
+    expect(droppedBeforeSaid.refused).toEqual([expect.stringContaining("stack 'orders' would no longer be generated while its Terraform state holds 0 topics and 31 ACLs")]);
+    expect(droppedBeforeSaid.refused[0]).toContain('say so: krt synth --applied orders');
     const renamedWithout = run([
       { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
       { specs: [orders], apply: ['orders'] },
@@ -262,7 +271,7 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
       { specs: [orders], apply: ['orders'] },
       { specs: [orders, topology('refunds', [refundsBack], { previousName: 'payments' })], apply: 'all' },
     ]);
-    expect(moved.refused).toEqual(expect.arrayContaining([expect.stringContaining("stack 'refunds' would import 'refunds.requested.dlq', which an earlier synth deleted with its consumer: the kept stack 'payments' of a deleted topology file may still hold it")]));
+    expect(moved.refused).toEqual(expect.arrayContaining([expect.stringContaining("stack 'refunds' would import 'refunds.requested.dlq', which an earlier synth took out of the kept stack 'payments' of a deleted topology file (a consumer removed, a tier dropped, a topology file deleted): that stack may still hold it")]));
     // As it says: declared again where it was (the kept stack not applied), then moved.
     const wayOut = run([
       { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },

@@ -59,7 +59,7 @@ describe('a version-1 snapshot holding a kept stack', () => {
     const synth = await project.krt('synth');
     expect(synth.code).toBe(0);
     expect(synth.stderr).toContain(
-      `./generated/.krt-model.json was written by an older krt (snapshot version 1): migrated to version ${SNAPSHOT_VERSION}, kept stacks and what they may still hold included; \`krt synth\` writes it as version ${SNAPSHOT_VERSION} (commit it)\n`,
+      `./generated/.krt-model.json was written by an older krt (snapshot version 1): migrated to version ${SNAPSHOT_VERSION}, kept stacks and what they may still hold included; \`krt synth\` writes it as version ${SNAPSHOT_VERSION} (commit it); a consumer or tier that krt removed and whose stack was not applied since is not known to this krt: apply every stack before declaring such topics elsewhere\n`,
     );
     expect(fileTree(project.path('generated'))).toEqual(written);
     expect((await project.krt('synth', '--check')).code).toBe(0);

@@ -299,14 +299,21 @@ class Twins {
         this.save(t);
         break;
       }
-      case 'settle':
+      case 'settle': {
         // Applied: the declarations go, as the docs say to do; models of files whose text did not change change with them.
+        // A former stack's apply revoked the old name's own ACLs, which krt records until told so (--applied).
+        const applied = this.topologies.flatMap((t) => (t.previousName ? [t.previousName] : []));
         for (const t of this.topologies) {
           delete t.previousName;
           for (const c of t.consumers) delete c.previousTopology;
           this.save(t);
         }
+        if (applied.length > 0) {
+          await this.synth('--applied', ...applied);
+          return;
+        }
         break;
+      }
       case 'edit-generated': {
         const file = this.runbook(step.index);
         if (!file) return;

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { App } from 'cdktf';
-import { guardChanges, heldResources, readBaseline, readCommittedStacks, removedStacks, withRemovedStacks, withUntouched } from '../plan';
+import { guardChanges, heldResources, readBaseline, readCommittedStacks, removedStacks, withHeldOf, withRemovedStacks, withUntouched } from '../plan';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
 import { topologyStacks } from '../emitters/terraform';
@@ -66,7 +66,8 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
     io.stderr(`krt cdktf cannot use ${path.join(app.outdir, MODEL_SNAPSHOT_FILE)}, what it built last (${error.message.split(': ')[0]}), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);
     return EXIT.problems;
   }
-  const fromPrevious = guardChanges(previous, model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'));
+  // What stacks may still hold is the operator's word (--applied), given to krt synth and committed: judged by that record, not by cdktf's older copy.
+  const fromPrevious = guardChanges(previous && withHeldOf(baseline, previous), model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'));
   if (reportDiagnostics(io, { diagnostics: fromPrevious })) {
     io.stderr(
       `krt cdktf judges the committed output against what it built last in ${app.outdir} (what cdktf deployed), and refuses the change above: if that build was deployed, make the change as a spec edit krt synth accepts (a git revert of deployed output undoes it behind the guard); if it never was, delete ${app.outdir} and run again; no stack was built\n`,

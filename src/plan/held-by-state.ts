@@ -22,7 +22,7 @@ export function heldResources(model: ProjectModel): Map<string, HeldResources> {
   const held = new Map<string, HeldResources>();
   for (const topology of model.topologies) {
     if (topology.mayHold) held.set(topology.name, topology.mayHold);
-    for (const h of topology.handedOver ?? []) if (h.mayHold) held.set(h.stack, h.mayHold);
+    for (const h of topology.handedOver ?? []) if (h.mayHold && h.stack !== topology.name) held.set(h.stack, h.mayHold);
   }
   return held;
 }
@@ -62,6 +62,8 @@ export function withHeldCarried(baseline: ProjectModel | undefined, model: Proje
   const topologies = model.topologies.map((topology) => {
     const own = unionOf(topology.mayHold, undeclared(before.get(topology.name), topology));
     const handedOver = topology.handedOver?.map((h) => {
+      // A hand-over of the topology's own stack (consumers moved away): its record is the topology's.
+      if (h.stack === topology.name) return h;
       const carried = unionOf(h.mayHold, before.get(h.stack));
       return carried === h.mayHold ? h : { ...h, mayHold: carried! };
     });
@@ -82,13 +84,23 @@ export function withDeletionsRecorded(model: ProjectModel, held: ReadonlyMap<str
   const topologies = model.topologies.map((topology) => {
     const own = held.has(topology.name) ? held.get(topology.name) : topology.mayHold;
     const handedOver = topology.handedOver?.map((h) => {
-      if (!held.has(h.stack)) return h;
+      if (!held.has(h.stack) || h.stack === topology.name) return h;
       const mayHold = held.get(h.stack);
       return mayHold === h.mayHold ? h : { ...h, mayHold };
     });
     return withHeld(topology, own, handedOver);
   });
   return { ...model, topologies };
+}
+
+/**
+ * `model` with what each of its stacks may still hold taken from `record` (undefined where
+ * `record` has nothing for it): a model built earlier, judged with the record as it is now.
+ */
+export function withHeldOf(record: ProjectModel | undefined, model: ProjectModel): ProjectModel {
+  const now = record ? heldResources(record) : new Map<string, HeldResources>();
+  const stacks = model.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]);
+  return withDeletionsRecorded(model, new Map(stacks.map((s) => [s, now.get(s)] as const)));
 }
 
 /**

@@ -4,7 +4,7 @@ export { readBaseline } from './baseline';
 export { readCommittedStacks } from './committed-stacks';
 export { withUntouched } from './partial';
 export { removedStacks, withRemovedStacks } from './removed-stacks';
-export { heldResources, withAppliedStacks, withDeletionsRecorded } from './held-by-state';
+export { heldResources, withAppliedStacks, withDeletionsRecorded, withHeldOf } from './held-by-state';
 export { judgeOutcome } from './outcome';
 export { formatPlan, planJson } from './format';
 export { worstRisk } from './types';

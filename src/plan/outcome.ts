@@ -334,17 +334,16 @@ class Context {
    * blocks, whose loss `droppedMoves` tells.
    */
   vanished(old: StackResources): void {
-    // What it may still hold only is the former stack of a rename dropped after the apply the docs ask for: told by droppedMoves.
-    const held = heldResources(this.before).get(old.stack);
-    const topics = [...old.topics.values()].filter((t) => !held?.topics.some((h) => h.address === t.address)).length;
-    const acls = [...old.acls].filter((a) => !held?.acls.includes(a.replace(/^kafka_acl\./, ''))).length;
+    const [topics, acls] = [old.topics.size, old.acls.size];
     if (topics + acls === 0) return;
+    // The former stack of a rename dropped after its apply still has its record (the old name's own ACLs at least): said applied, it goes.
+    const said = heldResources(this.before).has(old.stack) ? `; if it was applied since the synth that took them out of its configuration, say so: krt synth --applied ${old.stack}` : '';
     const topology = this.before.topologies.find((t) => t.name === old.stack);
     this.refuse(
       specError(
         topology?.source.file ?? 'topologies',
         '',
-        `stack '${old.stack}' would no longer be generated while its Terraform state holds ${topics} topics and ${acls} ACLs, so nothing could apply their deletion: the state would be orphaned and the ACLs left in Kafka; keep generating the stack, empty, until it is applied (krt synth does so for a deleted topology file)`,
+        `stack '${old.stack}' would no longer be generated while its Terraform state holds ${topics} topics and ${acls} ACLs, so nothing could apply their deletion: the state would be orphaned and the ACLs left in Kafka; keep generating the stack, empty, until it is applied (krt synth does so for a deleted topology file)${said}`,
       ),
     );
   }

@@ -105,7 +105,7 @@ export const refusal = {
     return at(
       owner,
       'previousTopology',
-      `stack '${current.stack}' would import '${current.name}', which an earlier synth deleted with its consumer: ${where} may still hold it until it is applied, and krt cannot tell offline whether it was, so the import may fail on a topic that no longer exists; to keep its records, first declare the consumer again where it was (in '${heldBy}', decommissioned if need be), synth, and move it from there in a later change; or, once '${heldBy}' is applied (--applied ${heldBy}), declare it here without previousTopology and its topics are created empty`,
+      `stack '${current.stack}' would import '${current.name}', which an earlier synth took out of ${where} (a consumer removed, a tier dropped, a topology file deleted): that stack may still hold it until it is applied, and krt cannot tell offline whether it was, so the import may fail on a topic that no longer exists; to keep its records, first declare the consumer again where it was (in '${heldBy}', decommissioned if need be), synth, and move it from there in a later change; or, once '${heldBy}' is applied (--applied ${heldBy}), declare it here without previousTopology and its topics are created empty`,
     );
   },
 

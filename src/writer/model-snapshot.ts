@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
-import type { ProjectModel } from '../model/types';
+import type { ProjectModel, TopologyModel } from '../model/types';
 import { modelSnapshotSchema, modelSnapshotV1Schema } from './model-snapshot-schema';
 import { withEveryAlert } from './snapshot-alerts';
 import type { ModelSnapshotV1 } from './model-snapshot-schema';
@@ -29,8 +29,19 @@ export const MODEL_SNAPSHOT_FILE = '.krt-model.json';
 export const SNAPSHOT_VERSION = 3;
 
 export function modelSnapshotFile(model: ProjectModel): GeneratedFile {
-  const snapshot = { '//': GENERATED_NOTICE, version: SNAPSHOT_VERSION, ...model };
+  const snapshot = { '//': GENERATED_NOTICE, version: SNAPSHOT_VERSION, ...model, topologies: model.topologies.map(inSnapshotOrder) };
   return { path: MODEL_SNAPSHOT_FILE, content: `${JSON.stringify(snapshot, null, 2)}\n` };
+}
+
+/**
+ * A topology with the records that later steps add (hand-overs, what its stacks may still
+ * hold) last, in one order: the same model reached by another path (a partial synth starts
+ * from the parsed snapshot, a full one from the spec) must give the same text, which
+ * \`krt synth --check\` compares byte for byte (found by attack 35).
+ */
+function inSnapshotOrder(topology: TopologyModel): TopologyModel {
+  const { handedOver, mayHold, ...rest } = topology;
+  return { ...rest, ...(handedOver ? { handedOver } : {}), ...(mayHold ? { mayHold } : {}) };
 }
 
 /** A snapshot krt cannot read: like any other problem with the output folder. */
@@ -95,5 +106,7 @@ function migrated(file: string, parsed: unknown, sources: MigrationSources, rest
 
 /** The line a command prints when it read a snapshot it migrated. */
 export function migrationNotice(shownFile: string, from: number): string {
-  return `${shownFile} was written by an older krt (snapshot version ${from}): migrated to version ${SNAPSHOT_VERSION}, kept stacks and what they may still hold included; \`krt synth\` writes it as version ${SNAPSHOT_VERSION} (commit it)`;
+  // Before version 3 a live stack recorded nothing it deleted: krt cannot know of a removal that older krt synthesized.
+  const unknown = from < 3 ? '; a consumer or tier that krt removed and whose stack was not applied since is not known to this krt: apply every stack before declaring such topics elsewhere' : '';
+  return `${shownFile} was written by an older krt (snapshot version ${from}): migrated to version ${SNAPSHOT_VERSION}, kept stacks and what they may still hold included; \`krt synth\` writes it as version ${SNAPSHOT_VERSION} (commit it)${unknown}`;
 }
