@@ -36,6 +36,9 @@ import { compile } from './helpers/specs';
  * which krt now records. An engineer who deploys with `cdktf deploy b` (the stack the PR was
  * about) and cleans up next day loses the records with exit 0 everywhere.
  *
+ * Fixed (session 44): outcome.ts droppedMoves() refuses a removed block that goes while what
+ * it forgot is not declared again, unless the stack is said applied (judgeOutcome's `applied`).
+ *
  * Suggested fix: treat a removed block that disappears like a resource that disappears: refuse
  * the drop while the stack may not have been applied with it, until `--applied <stack>` (as for
  * previousName), or record the forgotten addresses in the stack's mayHold so that judgeOutcome
@@ -129,7 +132,7 @@ function run(steps: { specs: Json[]; apply: string[] | 'all'; applied?: string[]
     if (model) plans.push(planChanges(model, next).groups.flatMap((g) => g.changes.map((c) => `${c.risk}: ${c.text}`)));
     let recorded = next;
     if (model) {
-      const outcome = judgeOutcome(model, next);
+      const outcome = judgeOutcome(model, next, undefined, new Set(applied ?? []));
       const problems = guardChanges(model, next, outcome);
       if (problems.length > 0) {
         refused.push(...problems.map((p) => `step ${i}: ${p.message}`));
@@ -157,28 +160,26 @@ describe('a declaration dropped before the stack that forgets was applied', () =
   const q = consumer('q', 'q.events');
   const r = consumer('r', 'r.events');
 
-  it.failing('previousTopology dropped while stack a was not applied with its removed blocks: refused until --applied a, or nothing lost', () => {
+  it('previousTopology dropped while stack a was not applied with its removed blocks: refused until --applied a, or nothing lost', () => {
     const { world, refused, plans } = run([
       { specs: [topology('a', [p, q]), topology('b', [r])], apply: 'all' },
       { specs: [topology('a', [p]), topology('b', [r, consumer('q', 'q.events', { previousTopology: 'a' })])], apply: ['b'] },
       { specs: [topology('a', [p]), topology('b', [r, q])], apply: 'all' },
     ]);
-    // What krt plan says of the drop: needs-migration only, so it exits 0.
-    const told = plans[1]!.filter((line) => !line.startsWith('safe'));
-    expect(told).toContainEqual(expect.stringMatching(/^needs-migration: stack 'a' no longer has the removed of/));
-    expect(told.every((line) => line.startsWith('needs-migration'))).toBe(true);
-    expect({ refused, losses: world.losses }).toEqual({ refused: [expect.stringContaining('--applied a')], losses: [] });
+    // What krt plan says of the drop (before the fix: needs-migration only, so it exited 0).
+    expect(plans[1]!).toContainEqual(expect.stringMatching(/^destructive: stack 'a' no longer forgets 'q.events.dlq', .*krt synth refuses this until told `--applied a`/));
+    expect({ refused, losses: world.losses }).toEqual({ refused: [expect.stringContaining('then drop the declaration with krt synth --applied a')], losses: [] });
   });
 
-  it.failing('previouslyManaged dropped while stack a was not applied with its removed block: refused until --applied a, or nothing lost', () => {
+  it('previouslyManaged dropped while stack a was not applied with its removed block: refused until --applied a, or nothing lost', () => {
     const managed = (extra: Json = {}) => ({ ...q, topic: { name: 'q.events', partitions: 6, managed: true, ...extra } });
     const { world, refused, plans } = run([
       { specs: [topology('a', [p, managed()]), topology('b', [r])], apply: 'all' },
       { specs: [topology('a', [p, { ...q, topic: { name: 'q.events', partitions: 6, managed: false, previouslyManaged: true } }]), topology('b', [r])], apply: [] },
       { specs: [topology('a', [p, q]), topology('b', [r])], apply: 'all' },
     ]);
-    // What krt plan says of the drop: needs-migration at worst, so it exits 0.
-    expect(plans[1]!.filter((line) => !line.startsWith('safe')).every((line) => line.startsWith('needs-migration'))).toBe(true);
-    expect({ refused, losses: world.losses }).toEqual({ refused: [expect.stringContaining('--applied a')], losses: [] });
+    // What krt plan says of the drop (before the fix: needs-migration at worst, so it exited 0).
+    expect(plans[1]!).toContainEqual(expect.stringMatching(/^destructive: stack 'a' no longer forgets 'q.events'/));
+    expect({ refused, losses: world.losses }).toEqual({ refused: [expect.stringContaining('then drop the declaration with krt synth --applied a')], losses: [] });
   });
 });

@@ -99,7 +99,7 @@ function run(steps: { specs: Json[]; apply: string[] | 'all'; applied?: string[]
     if (model) plans.push(planChanges(model, next).groups.flatMap((g) => g.changes.map((c) => `${c.risk}: ${c.text}`)));
     let recorded = next;
     if (model) {
-      const outcome = judgeOutcome(model, next);
+      const outcome = judgeOutcome(model, next, undefined, new Set(applied ?? []));
       const problems = guardChanges(model, next, outcome);
       if (problems.length > 0) {
         refused.push(...problems.map((p) => `step ${i}: ${p.message}`));
@@ -253,8 +253,11 @@ describe('a deleted topology whose kept, empty stack was not applied yet', () =>
       { specs: [topology('payments', [billing], { previousName: 'orders' })], apply: 'all' },
       { specs: [topology('payments', [billing])], apply: 'all', applied: ['payments'] },
     ]);
-    expect(droppedBeforeSaid.refused).toEqual([expect.stringContaining("stack 'orders' would no longer be generated while its Terraform state holds 0 topics and 31 ACLs")]);
-    expect(droppedBeforeSaid.refused[0]).toContain('say so: krt synth --applied orders');
+    expect(droppedBeforeSaid.refused).toEqual([
+      expect.stringContaining("stack 'orders' would no longer be generated while its Terraform state holds 0 topics and 31 ACLs"),
+      expect.stringContaining("stack 'orders' would no longer forget 'orders.confirmed.dlq'"),
+    ]);
+    for (const refusal of droppedBeforeSaid.refused) expect(refusal).toContain('--applied orders');
     const renamedWithout = run([
       { specs: [orders, topology('payments', [refundsGone])], apply: 'all' },
       { specs: [orders], apply: ['orders'] },

@@ -21,8 +21,9 @@ function lines(plan: Plan): string[] {
   return plan.groups.flatMap((g) => g.changes.map((c) => `${c.risk}: ${c.text}`));
 }
 
-function refusals(before: ProjectModel, after: ProjectModel): string[] {
-  return guardChanges(before, after).map((d) => `${d.path}: ${d.message}`);
+/** What krt synth refuses; `applied`: the stacks the operator says were applied (\`--applied\`). */
+function refusals(before: ProjectModel, after: ProjectModel, applied: readonly string[] = []): string[] {
+  return guardChanges(before, after, undefined, undefined, new Set(applied)).map((d) => `${d.path}: ${d.message}`);
 }
 
 interface StackJson {
@@ -53,7 +54,7 @@ describe('finding 1: a managed main topic that leaves the stack', () => {
     expect(refusals(before, after)).toEqual([]);
     expect(stacks(after).orders!.removed).toEqual([{ from: 'kafka_topic.orders_confirmed', lifecycle: { destroy: false } }]);
     expect(lines(planChanges(before, after))).toContain(
-      "needs-migration: 'orders.confirmed' leaves Terraform with its records: stack 'orders' forgets it (removed, destroy = false) and nothing here manages it any more; apply 'orders' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec",
+      "needs-migration: 'orders.confirmed' leaves Terraform with its records: stack 'orders' forgets it (removed, destroy = false) and nothing here manages it any more; apply 'orders' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec, saying so: `krt synth --applied orders`",
     );
   });
 
@@ -90,7 +91,7 @@ describe('finding 2: a consumer moved to another topology file', () => {
     expect(Object.values(generated.orders!.resource!.kafka_topic!).map((t) => t.name)).not.toContain('orders.confirmed.dlq');
     const plan = planChanges(before, after);
     expect(lines(plan)).toContain(
-      `needs-migration: moves from stack 'orders' to stack 'payments' with its records: 'payments' imports ${moved.map((t) => `'${t}'`).join(', ')} (import blocks) and 'orders' forgets them and the consumer's ACLs (removed, destroy = false); apply both stacks with Terraform or OpenTofu 1.7+, in either order (cdktf deploy orders payments), check that \`terraform plan\` then shows no changes in both, and remove previousTopology from the spec after that`,
+      `needs-migration: moves from stack 'orders' to stack 'payments' with its records: 'payments' imports ${moved.map((t) => `'${t}'`).join(', ')} (import blocks) and 'orders' forgets them and the consumer's ACLs (removed, destroy = false); apply both stacks with Terraform or OpenTofu 1.7+, in either order (cdktf deploy orders payments), check that \`terraform plan\` then shows no changes in both, and remove previousTopology from the spec after that, saying so: \`krt synth --applied orders\``,
     );
     expect(worstRisk(plan)).toBe('needs-migration');
     expect(refunds.name).toBe('refunds');
@@ -101,9 +102,11 @@ describe('finding 2: a consumer moved to another topology file', () => {
     expect(refusals(after, after)).toEqual([]);
     expect(stacks(after).payments!.import).toHaveLength(5);
     const settled = modelOf(orders(shipping), payments(refundsSpec, aConsumer()));
-    expect(refusals(after, settled)).toEqual([]);
+    // Stack 'orders' no longer forgets what moved: only once it is said applied with those removed blocks (attack 36).
+    expect(refusals(after, settled)).toEqual([expect.stringContaining("stack 'orders' would no longer forget 'orders.confirmed.dlq'")]);
+    expect(refusals(after, settled, ['orders'])).toEqual([]);
     expect(stacks(settled).payments!.import).toBeUndefined();
-    expect(lines(planChanges(after, settled))).toEqual(expect.arrayContaining([expect.stringMatching(/^needs-migration: stack 'payments' no longer has the import of 'orders\.confirmed\.dlq', .*: fine once it was applied with them/)]));
+    expect(lines(planChanges(after, settled, undefined, new Set(['orders'])))).toEqual(expect.arrayContaining([expect.stringMatching(/^needs-migration: stack 'payments' no longer has the import of 'orders\.confirmed\.dlq', .*: fine once it was applied with them/)]));
   });
 
   it('refuses a move combined with a new tier, whose import would fail on a topic that does not exist yet', () => {
@@ -144,8 +147,9 @@ describe('finding 3: a topology renamed', () => {
   it('once the old stack is applied and previousName removed, says the old stack is no longer generated', () => {
     const renamed = modelOf(aTopology({ name: 'orders-v2', previousName: 'orders', consumers: [aConsumer(), shipping] }));
     const settled = modelOf(aTopology({ name: 'orders-v2', consumers: [aConsumer(), shipping] }));
-    expect(refusals(renamed, settled)).toEqual([]);
-    expect(lines(planChanges(renamed, settled))).toEqual(expect.arrayContaining([expect.stringMatching(/^needs-migration: stack 'orders' is no longer generated: apply it before deleting its folder/)]));
+    expect(refusals(renamed, settled)).toEqual([expect.stringContaining("stack 'orders' would no longer forget")]);
+    expect(refusals(renamed, settled, ['orders'])).toEqual([]);
+    expect(lines(planChanges(renamed, settled, undefined, new Set(['orders'])))).toEqual(expect.arrayContaining([expect.stringMatching(/^needs-migration: stack 'orders' is no longer generated: apply it before deleting its folder/)]));
   });
 });
 

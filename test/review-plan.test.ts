@@ -116,17 +116,19 @@ describe('finding C: import and removed blocks that disappear from a stack that 
     const oneDropped = modelOf(orders(kept), payments(refunds, billing, { ...shipping, previousTopology: 'orders' }));
     expect(stacks(oneDropped).orders!.removed!.map((r) => r.from)).not.toContain('kafka_topic.orders_confirmed_dlq');
     const step = judged(moved, oneDropped);
-    // Today: no line at all. If 'orders' was not applied with its removed blocks, its next apply deletes
-    // 'orders.confirmed.dlq' and the tiers (its state still holds them) while 'payments' holds them too.
-    expect(step.lines).toEqual(expect.arrayContaining([expect.stringMatching(/stack 'orders' no longer has the removed of 'orders\.confirmed\.dlq'.*put the declaration back/)]));
+    // Once no line at all. If 'orders' was not applied with its removed blocks, its next apply deletes
+    // 'orders.confirmed.dlq' and the tiers (its state still holds them) while 'payments' holds them too:
+    // refused until the operator says 'orders' was applied (attack 36).
+    expect(step.refused).toBe(true);
+    expect(step.lines).toEqual(expect.arrayContaining([expect.stringMatching(/^destructive: stack 'orders' no longer forgets 'orders\.confirmed\.dlq'.*--applied orders/)]));
   });
 
   it('reminds the user when a consumer moves on again before the first move was applied (orders -> payments -> analytics)', () => {
     const again = modelOf(orders(kept), payments(refunds, { ...shipping, previousTopology: 'orders' }), aTopology({ name: 'analytics', consumers: [{ ...billing, previousTopology: 'payments' }] }));
     const step = judged(moved, again);
-    expect(step.refused).toBe(false);
-    // Stack 'orders' loses its removed blocks for billing's topics; only 'payments' -> 'analytics' is told.
-    expect(step.lines).toEqual(expect.arrayContaining([expect.stringMatching(/stack 'orders'.*(no longer|removed blocks)/)]));
+    // Stack 'orders' loses its removed blocks for billing's topics: refused until said applied (attack 36).
+    expect(step.refused).toBe(true);
+    expect(step.lines).toEqual(expect.arrayContaining([expect.stringMatching(/stack 'orders' no longer forgets 'orders\.confirmed\.dlq'/)]));
   });
 });
 

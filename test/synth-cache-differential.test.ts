@@ -302,7 +302,7 @@ class Twins {
       case 'settle': {
         // Applied: the declarations go, as the docs say to do; models of files whose text did not change change with them.
         // A former stack's apply revoked the old name's own ACLs, which krt records until told so (--applied).
-        const applied = this.topologies.flatMap((t) => (t.previousName ? [t.previousName] : []));
+        const applied = [...new Set(this.topologies.flatMap((t) => [...(t.previousName ? [t.previousName] : []), ...t.consumers.flatMap((c) => (c.previousTopology ? [c.previousTopology] : []))]))];
         for (const t of this.topologies) {
           delete t.previousName;
           for (const c of t.consumers) delete c.previousTopology;

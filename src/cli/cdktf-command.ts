@@ -67,7 +67,9 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
     return EXIT.problems;
   }
   // What stacks may still hold is the operator's word (--applied), given to krt synth and committed: judged by that record, not by cdktf's older copy.
-  const fromPrevious = guardChanges(previous && withHeldOf(baseline, previous), model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'));
+  // What it built last was deployed (that is what this check is for): every stack of it counts as applied.
+  const deployed = new Set(previous?.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]));
+  const fromPrevious = guardChanges(previous && withHeldOf(baseline, previous), model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'), deployed);
   if (reportDiagnostics(io, { diagnostics: fromPrevious })) {
     io.stderr(
       `krt cdktf judges the committed output against what it built last in ${app.outdir} (what cdktf deployed), and refuses the change above: if that build was deployed, make the change as a spec edit krt synth accepts (a git revert of deployed output undoes it behind the guard); if it never was, delete ${app.outdir} and run again; no stack was built\n`,

@@ -33,7 +33,7 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   const stacks = readCommittedStacks(outDir);
   // A plan of some files judges only those: the other topologies stay as committed.
   // And the stacks of deleted topology files stay, empty, as krt synth keeps them.
-  const plan = planChanges(committed, withRemovedStacks(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model, stacks), stacks);
+  const plan = planChanges(committed, withRemovedStacks(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model, stacks), stacks, new Set(options.applied ?? []));
   const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));
   if (plan.refused.length > 0) return PLAN_EXIT.problems;

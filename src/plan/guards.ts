@@ -14,9 +14,9 @@ import { changedTopologies } from './stack-resources';
  * Whatever happens to topics is judged on the Terraform outcome alone (`judgeOutcome`);
  * only what Terraform cannot see, the group that reads the tiers, is judged here.
  */
-export function guardChanges(before: ProjectModel | undefined, after: ProjectModel, outcome?: Outcome, committed?: ReadonlyMap<string, StackResources>): Diagnostic[] {
+export function guardChanges(before: ProjectModel | undefined, after: ProjectModel, outcome?: Outcome, committed?: ReadonlyMap<string, StackResources>, applied?: ReadonlySet<string>): Diagnostic[] {
   if (!before) return [];
-  const judged = outcome ?? judgeOutcome(before, after, committed);
+  const judged = outcome ?? judgeOutcome(before, after, committed, applied);
   // A shared ACL is told once the topics are safe: an undeclared move, refused above, drops ACLs too.
   const changed = judged.refused.length > 0 ? undefined : changedTopologies(before, after);
   const problems: Diagnostic[] = changed ? [...sharedAclsDropped(before, after, changed), ...heldAclsDeclared(after, changed)] : [...judged.refused];

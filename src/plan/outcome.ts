@@ -45,7 +45,7 @@ export interface Outcome {
  * that a stack would create without importing it makes the apply fail: refused too. The
  * judgment never asks which edit led there.
  */
-export function judgeOutcome(before: ProjectModel, after: ProjectModel, committed?: ReadonlyMap<string, StackResources>): Outcome {
+export function judgeOutcome(before: ProjectModel, after: ProjectModel, committed?: ReadonlyMap<string, StackResources>, applied: ReadonlySet<string> = new Set()): Outcome {
   const changed = changedTopologies(before, after);
   const ahead = committed ? committedAhead(before, committed) : { topologies: [], topics: new Map<string, string>() };
   for (const name of ahead.topologies) changed.add(name);
@@ -53,7 +53,7 @@ export function judgeOutcome(before: ProjectModel, after: ProjectModel, committe
   for (const name of reclaimingHosts(before, after, pending)) changed.add(name);
   const was = stacksBefore(before.topologies.filter((t) => changed.has(t.name)), committed);
   const now = synthesizeStacks(after.topologies.filter((t) => changed.has(t.name)));
-  const context = new Context(before, after, was, now, ahead.topics, pending);
+  const context = new Context(before, after, was, now, ahead.topics, pending, applied);
 
   for (const old of was.values()) {
     if (!now.has(old.stack)) context.vanished(old);
@@ -212,6 +212,8 @@ class Context {
     private readonly ahead: ReadonlyMap<string, string>,
     /** Topics a stack's state may still hold that its configuration no longer declares (see held-by-state.ts), with that stack. */
     private readonly pending: ReadonlyMap<string, string> = new Map(),
+    /** Stacks the operator says were applied since the last synth (`--applied`): their state is their committed configuration. */
+    private readonly applied: ReadonlySet<string> = new Set(),
   ) {
     this.ownersBefore = topicOwners(before);
     this.ownersAfter = topicOwners(after);
@@ -246,7 +248,7 @@ class Context {
       this.moves.set(key, move);
       return;
     }
-    this.say(owner, { action: 'forget', stacks: [old.stack], topics: [old.name] }, 'needs-migration', `'${old.name}' leaves Terraform with its records: stack '${old.stack}' forgets it (removed, destroy = false) and nothing here manages it any more; apply '${old.stack}' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec`);
+    this.say(owner, { action: 'forget', stacks: [old.stack], topics: [old.name] }, 'needs-migration', `'${old.name}' leaves Terraform with its records: stack '${old.stack}' forgets it (removed, destroy = false) and nothing here manages it any more; apply '${old.stack}' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec, saying so: \`krt synth --applied ${old.stack}\``);
   }
 
   deleted(old: TopicResource): void {
@@ -370,6 +372,12 @@ class Context {
       ...(acls > 0 ? [`the removed of ${acls} ACL${acls === 1 ? '' : 's'}`] : []),
     ].join(', ');
     const topics = [...new Set([...imports, ...forgotten.flatMap((a) => byAddress.get(a) ?? [])])].sort(compareStrings);
+    // A removed block gone while the stack's state may still hold what it forgot: its next apply deletes that (found by attack 36).
+    const unforgotten = forgotten.filter((address) => !current?.topics.has(address) && !current?.acls.has(address));
+    if (unforgotten.length > 0 && !this.applied.has(stack)) {
+      this.unforget(stack, unforgotten.flatMap((a) => byAddress.get(a) ?? []), unforgotten.filter((a) => !byAddress.has(a)).length, topics);
+      return;
+    }
     this.changes.push({
       topology: this.topologyOfStack(stack),
       change: {
@@ -379,6 +387,29 @@ class Context {
           ? `stack '${stack}' no longer has ${blocks}: fine once it was applied with them (\`terraform plan\` there shows no changes); if not, put the declaration back (previousTopology, previousName, previouslyManaged) and apply first`
           : `stack '${stack}' is no longer generated: apply it before deleting its folder (it forgets what moved away and removes what nobody took over); its state then holds nothing`,
       },
+    });
+  }
+
+  /**
+   * A stack that no longer forgets topics or ACLs its last synth had it forget (a
+   * previousTopology, previousName or previouslyManaged declaration dropped): unless it was
+   * applied with those removed blocks, its state still holds them, and its next apply deletes
+   * them, with every record, from under whoever holds them now. krt cannot tell offline, so
+   * it is refused until the operator says the stack was applied (`--applied`).
+   */
+  private unforget(stack: string, names: string[], acls: number, topics: string[]): void {
+    const what = [...(names.length > 0 ? [quote(names.sort(compareStrings))] : []), ...(acls > 0 ? [`${acls} ACL${acls === 1 ? '' : 's'}`] : [])].join(' and ');
+    const by = this.after.topologies.find((t) => stacksOf(t).includes(stack)) ?? this.before.topologies.find((t) => stacksOf(t).includes(stack));
+    this.refuse(
+      specError(
+        by?.source.file ?? 'topologies',
+        '',
+        `stack '${stack}' would no longer forget ${what} (the removed blocks of a previousTopology, previousName or previouslyManaged declaration that was dropped): unless '${stack}' was applied with those blocks, its Terraform state still holds them, and its next apply deletes them, with every record, from under whoever took them over; apply '${stack}' as committed first (terraform apply in its folder, or cdktf deploy ${stack} without this edit), then drop the declaration with krt synth --applied ${stack}`,
+      ),
+    );
+    this.changes.push({
+      topology: this.topologyOfStack(stack),
+      change: { risk: 'destructive', terraform: { action: 'blocks-dropped', stacks: [stack], topics }, text: `stack '${stack}' no longer forgets ${what}: unless it was applied with its removed blocks, its next apply deletes them with every record (krt synth refuses this until told \`--applied ${stack}\`)` },
     });
   }
 
@@ -412,7 +443,7 @@ class Context {
         move.owner,
         { action: 'move', stacks: [move.from, move.to], topics: move.topics },
         'needs-migration',
-        `moves from stack '${move.from}' to stack '${move.to}' with its records: '${move.to}' imports ${topics} (import blocks) and '${move.from}' forgets them and the consumer's ACLs (removed, destroy = false); apply both stacks with Terraform or OpenTofu 1.7+, in either order (cdktf deploy ${move.from} ${move.to}), check that \`terraform plan\` then shows no changes in both, and remove ${declaration} from the spec after that`,
+        `moves from stack '${move.from}' to stack '${move.to}' with its records: '${move.to}' imports ${topics} (import blocks) and '${move.from}' forgets them and the consumer's ACLs (removed, destroy = false); apply both stacks with Terraform or OpenTofu 1.7+, in either order (cdktf deploy ${move.from} ${move.to}), check that \`terraform plan\` then shows no changes in both, and remove ${declaration} from the spec after that, saying so: \`krt synth --applied ${move.from}\``,
       );
     }
     for (const { owner, stack, topics } of this.held.values()) {

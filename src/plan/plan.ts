@@ -14,8 +14,8 @@ import type { StackResources } from './stack-resources';
  * Compares the spec's model with the model of the committed output, and the Terraform it
  * generates with the committed stacks when given (what was applied). Pure; offline.
  */
-export function planChanges(before: ProjectModel | undefined, after: ProjectModel, committed?: ReadonlyMap<string, StackResources>): Plan {
-  const outcome = before ? judgeOutcome(before, after, committed) : undefined;
+export function planChanges(before: ProjectModel | undefined, after: ProjectModel, committed?: ReadonlyMap<string, StackResources>, applied?: ReadonlySet<string>): Plan {
+  const outcome = before ? judgeOutcome(before, after, committed, applied) : undefined;
   const names = [...new Set([...(before?.topologies ?? []), ...after.topologies].map((t) => t.name))];
   const groups = new Map<string, { topology: string; consumer?: string; changes: PlannedChange[] }>();
   const add = (topology: string, consumer: string | undefined, changes: readonly PlannedChange[]) => {

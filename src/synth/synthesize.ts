@@ -86,7 +86,7 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model, committed);
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
-  const outcome = check || !baseline ? undefined : judgeOutcome(baseline, model, committed);
+  const outcome = check || !baseline ? undefined : judgeOutcome(baseline, model, committed, new Set(applied));
   const guardNotes = outcome ? guardChanges(baseline, model, outcome, committed) : [];
   if (guardNotes.some((d) => d.severity === 'error')) return { kind: 'refused', compiled, refusals: guardNotes };
 
