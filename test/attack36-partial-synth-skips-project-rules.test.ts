@@ -27,6 +27,9 @@ import { consumerSource as consumer, topologyOf as topology } from './helpers/to
  * model: compileFiles only saw the named files. cached-emit.ts detects the clash only while
  * writing, after the first file reached the folder.
  *
+ * Fixed (session 44): the rules across files run on the merged model (plan/partial.ts acrossFiles)
+ * in synth, plan and cdktf; a previousName takes a topology over only when its file is gone.
+ *
  * Suggested fix: after withUntouched, run checkProject/checkMoves on the merged model and return
  * `invalid` on errors (nothing written); and let emitModel find duplicate paths before the first
  * write, so a defect never leaves the folder half-written.
@@ -44,7 +47,7 @@ beforeEach(async () => {
 });
 afterEach(() => project.remove());
 
-it.failing('a consumer name used in another file: the partial synth refuses it as the full one does, and leaves the folder whole', async () => {
+it('a consumer name used in another file: the partial synth refuses it as the full one does, and leaves the folder whole', async () => {
   project.write('topologies/b.ts', topology('b', [consumer('r'), "{ name: 'q', topic: { name: 'z.events', partitions: 6 }, principal: 'User:z', ladder: ['1m'] }"]));
   const full = await project.krt('synth', '--check');
   expect(full.stderr).toContain("consumer 'q' is already defined at topologies/a.ts");
@@ -54,7 +57,7 @@ it.failing('a consumer name used in another file: the partial synth refuses it a
   expect(partial.stderr).toContain("consumer 'q' is already defined at topologies/a.ts");
 });
 
-it.failing('a main topic another file reads with other partitions: the partial synth refuses it as the full one does', async () => {
+it('a main topic another file reads with other partitions: the partial synth refuses it as the full one does', async () => {
   project.write('topologies/b.ts', topology('b', [consumer('r'), "{ name: 'q2', topic: { name: 'q.events', partitions: 12 }, principal: 'User:z', ladder: ['1m'], retryTopicBase: 'q2.events' }"]));
   const full = await project.krt('synth');
   expect(full.code).toBe(1);
@@ -63,4 +66,17 @@ it.failing('a main topic another file reads with other partitions: the partial s
   // Seen: exit 0, "synthesized 1 topology, 2 consumers into generated/: 11 files written".
   expect(partial.code).toBe(1);
   expect(partial.stderr).toContain("'q.events' has 12 partitions here but 6 for consumer 'q'");
+});
+
+// Noticed by attack 36: a partial synth of a file whose previousName names a topology whose file is still there dropped that topology.
+it('a previousName naming a topology whose file is still there: the partial synth and plan refuse it as the full ones do', async () => {
+  project.write('topologies/c.ts', topology('c', [consumer('s')]).replace("name: 'c',", "name: 'c', previousName: 'a',"));
+  const full = await project.krt('synth');
+  expect(full.stderr).toContain("previousName 'a' names a topology that still exists");
+  for (const command of ['synth', 'plan']) {
+    const partial = await project.krt(command, 'topologies/c.ts');
+    expect({ command, code: partial.code }).toEqual({ command, code: 1 });
+    expect(partial.stderr).toContain("previousName 'a' names a topology that still exists");
+  }
+  expect(project.read('generated/.krt-model.json')).toContain('"name": "a"');
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { App } from 'cdktf';
-import { guardChanges, heldResources, readBaseline, readCommittedStacks, removedStacks, withHeldOf, withRemovedStacks, withUntouched } from '../plan';
+import { acrossFiles, guardChanges, heldResources, readBaseline, readCommittedStacks, removedStacks, withHeldOf, withRemovedStacks, withUntouched } from '../plan';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
 import { topologyStacks } from '../emitters/terraform';
@@ -42,7 +42,9 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   const committed = readCommittedStacks(outDir);
   // The same stacks as `krt synth`: a deleted topology file's stack too, and with some
   // files named, the other topologies as committed (not taken for deleted).
-  const model = withRemovedStacks(baseline, args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model, committed);
+  const merged = args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model;
+  if (merged !== result.model && reportDiagnostics(io, { diagnostics: acrossFiles(merged) })) return EXIT.problems;
+  const model = withRemovedStacks(baseline, merged, committed);
 
   const stale = staleStacks(model, outDir);
   if (stale.length > 0) {

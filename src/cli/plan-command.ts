@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { formatPlan, planChanges, planJson, readBaseline, readCommittedStacks, withAppliedStacks, withRemovedStacks, withUntouched, worstRisk } from '../plan';
+import { acrossFiles, formatPlan, planChanges, planJson, readBaseline, readCommittedStacks, withAppliedStacks, withRemovedStacks, withUntouched, worstRisk } from '../plan';
 import { MODEL_SNAPSHOT_FILE } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -33,7 +33,9 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   const stacks = readCommittedStacks(outDir);
   // A plan of some files judges only those: the other topologies stay as committed.
   // And the stacks of deleted topology files stay, empty, as krt synth keeps them.
-  const plan = planChanges(committed, withRemovedStacks(committed, args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model, stacks), stacks, new Set(options.applied ?? []));
+  const merged = args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model;
+  if (merged !== result.model && reportDiagnostics(io, { diagnostics: acrossFiles(merged) })) return PLAN_EXIT.problems;
+  const plan = planChanges(committed, withRemovedStacks(committed, merged, stacks), stacks, new Set(options.applied ?? []));
   const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));
   if (plan.refused.length > 0) return PLAN_EXIT.problems;

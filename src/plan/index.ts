@@ -2,7 +2,7 @@ export { planChanges } from './plan';
 export { guardChanges } from './guards';
 export { readBaseline } from './baseline';
 export { readCommittedStacks } from './committed-stacks';
-export { withUntouched } from './partial';
+export { acrossFiles, withUntouched } from './partial';
 export { removedStacks, withRemovedStacks } from './removed-stacks';
 export { heldResources, withAppliedStacks, withDeletionsRecorded, withHeldOf } from './held-by-state';
 export { judgeOutcome } from './outcome';

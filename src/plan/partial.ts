@@ -1,6 +1,11 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { checkMoves } from '../model/hand-over';
 import type { ProjectModel } from '../model/types';
 import { compareStrings } from '../util/compare';
+import type { Diagnostic } from '../validate/diagnostic';
+import { sortDiagnostics } from '../validate/diagnostic';
+import { checkProject } from '../validate/project-rules';
 
 /**
  * The model of a synth or plan of some topology files only (`krt synth topologies/a.ts`):
@@ -11,10 +16,22 @@ import { compareStrings } from '../util/compare';
 export function withUntouched(baseline: ProjectModel | undefined, model: ProjectModel, files: readonly string[], cwd: string): ProjectModel {
   if (!baseline) return model;
   const named = new Set(files.map((f) => path.relative(cwd, f).split(path.sep).join('/')));
-  const taken = new Set(model.topologies.flatMap((t) => [t.name, ...(t.previousName ? [t.previousName] : [])]));
-  const kept = baseline.topologies.filter((t) => !named.has(t.source.file) && !taken.has(t.name));
+  const renamed = new Set(model.topologies.flatMap((t) => (t.previousName ? [t.previousName] : [])));
+  // A previousName takes a topology over only when its file is gone (renamed with it): one whose file is still there stays, and the rules below refuse the clash.
+  const taken = (t: ProjectModel['topologies'][number]) => model.topologies.some((m) => m.name === t.name) || (renamed.has(t.name) && !existsSync(path.join(cwd, t.source.file)));
+  const kept = baseline.topologies.filter((t) => !named.has(t.source.file) && !taken(t));
   if (kept.length === 0) return model;
   // The order of a full run: by file.
   const topologies = [...model.topologies, ...kept].sort((a, b) => compareStrings(a.source.file, b.source.file));
   return { ...model, topologies };
+}
+
+/**
+ * The rules across topology files, on a partial run's model: the files named were compiled
+ * alone, so a clash with a topology kept as committed (a consumer name, a main topic read
+ * with other partitions, a previousName naming a topology that stays) was never looked
+ * for, and a partial synth wrote what a full one refuses (found by attack 36).
+ */
+export function acrossFiles(merged: ProjectModel): Diagnostic[] {
+  return sortDiagnostics([...checkProject(merged), ...checkMoves(merged.topologies)]);
 }

@@ -6,8 +6,9 @@ import { SynthCache, TRANSPILE_DIR } from '../cache/synth-cache';
 import { compileFiles } from '../compile';
 import type { CompileResult } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { guardChanges, judgeOutcome, readBaseline, readCommittedStacks, withAppliedStacks, withDeletionsRecorded, withRemovedStacks, withUntouched } from '../plan';
+import { acrossFiles, guardChanges, judgeOutcome, readBaseline, readCommittedStacks, withAppliedStacks, withDeletionsRecorded, withRemovedStacks, withUntouched } from '../plan';
 import type { Diagnostic } from '../validate/diagnostic';
+import { hasErrors, sortDiagnostics } from '../validate/diagnostic';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
 import { OutputFolder } from '../writer/write-generated';
 import type { Drift, WriteSummary } from '../writer/write-generated';
@@ -83,7 +84,12 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const read = needed ? ((cache && knownBaseline(cache, hashes, models, compiled.model)) ?? readBaseline(outDir, cwd, { applied, notice: request.notice })) : undefined;
   const baseline = withAppliedStacks(read, applied);
   const committed = baseline && !check ? readCommittedStacks(outDir, 'terraform', cache && stacksAsGenerated(baseline, compiled.model, models, cache, hashes)) : undefined;
-  const model = withRemovedStacks(baseline, request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model, committed);
+  const merged = request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model;
+  if (merged !== compiled.model) {
+    const clashes = acrossFiles(merged);
+    if (hasErrors(clashes)) return { kind: 'invalid', compiled: { diagnostics: sortDiagnostics([...compiled.diagnostics, ...clashes]) } };
+  }
+  const model = withRemovedStacks(baseline, merged, committed);
 
   // Only writing is guarded: --check says whether generated/ matches, `krt plan` why not.
   const outcome = check || !baseline ? undefined : judgeOutcome(baseline, model, committed, new Set(applied));
