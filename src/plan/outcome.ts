@@ -105,14 +105,37 @@ function stacksOf(topology: TopologyModel): string[] {
  * edited one went unjudged (found by attack 33).
  */
 function stacksBefore(topologies: readonly TopologyModel[], committed: ReadonlyMap<string, StackResources> | undefined): Map<string, StackResources> {
-  const stacks = synthesizeStacks(topologies.filter((t) => !committed || !stacksOf(t).every((s) => committed.has(s))));
+  const stacks = synthesizeStacks(topologies.filter((t) => !committed || !stacksOf(t).every((s) => committed.has(s)) || behindSnapshot(t, committed)));
   for (const stack of topologies.flatMap(stacksOf)) {
     const onDisk = committed?.get(stack);
-    if (onDisk) stacks.set(stack, onDisk);
+    if (onDisk) stacks.set(stack, withSnapshotOnly(onDisk, stacks.get(stack)));
   }
   // A committed file no longer declares what the stack deleted; its state holds it until it is applied.
   for (const [stack, held] of heldResources({ topologies })) stacks.set(stack, withHeld(stacks.get(stack), stack, held));
   return stacks;
+}
+
+/**
+ * Whether a topology's committed stack lacks a topic the snapshot gives it (neither declared,
+ * imported nor forgotten there): the committed file is behind the snapshot (a merge that kept
+ * one side's snapshot and the other's stacks, a hand edit), and the stack's state may hold
+ * what the snapshot says, which the committed file alone would hide (found by attack 36).
+ */
+function behindSnapshot(topology: TopologyModel, committed: ReadonlyMap<string, StackResources>): boolean {
+  const onDisk = committed.get(topology.name);
+  if (!onDisk) return false;
+  const known = new Set([...[...onDisk.topics.values()].map((t) => t.address), ...onDisk.forgotten, ...onDisk.imports.keys()]);
+  return topology.consumers.flatMap(stackTopics).some((name) => !known.has(`kafka_topic.${topicResourceId(name)}`));
+}
+
+/** The committed stack, with the topics and ACLs only the snapshot's stack has (`fromSnapshot`, when it was synthesized) added. */
+function withSnapshotOnly(onDisk: StackResources, fromSnapshot: StackResources | undefined): StackResources {
+  if (!fromSnapshot) return onDisk;
+  const known = new Set([...onDisk.topics.keys(), ...onDisk.forgotten, ...onDisk.imports.keys()]);
+  const missing = [...fromSnapshot.topics].filter(([address]) => !known.has(address));
+  const acls = [...fromSnapshot.acls].filter((a) => !onDisk.acls.has(a) && !onDisk.forgotten.has(a));
+  if (missing.length + acls.length === 0) return onDisk;
+  return { ...onDisk, topics: new Map([...onDisk.topics, ...missing]), acls: new Set([...onDisk.acls, ...acls]) };
 }
 
 /** A stack's resources, with those its state may still hold added. */
