@@ -35,8 +35,15 @@ export interface CompiledFile {
  * Spec to model: parse every file and every consumer, build the model of what parsed,
  * then check it. Every problem is collected; nothing is written here.
  */
-export function compileTopologies(loaded: readonly { file: string; exported: unknown }[]): CompileResult {
-  return combineTopologies(loaded.map(({ file, exported }) => compileTopologyFile(file, exported)));
+/**
+ * What a compile covers: every topology file of the project, or some of them (a partial
+ * run: moves across files are then checked on the model merged with the committed one,
+ * plan/partial.ts, since a previousTopology may name a topology of a file not named).
+ */
+export type CompileScope = 'project' | 'some files';
+
+export function compileTopologies(loaded: readonly { file: string; exported: unknown }[], scope: CompileScope = 'project'): CompileResult {
+  return combineTopologies(loaded.map(({ file, exported }) => compileTopologyFile(file, exported)), scope);
 }
 
 /** Parses one file's export and builds its topology model; the rules across files come later. */
@@ -72,10 +79,10 @@ export function compileTopologyFile(file: string, exported: unknown): CompiledFi
 }
 
 /** The rules across files, then the project's model when nothing is an error. */
-export function combineTopologies(files: readonly CompiledFile[]): CompileResult {
+export function combineTopologies(files: readonly CompiledFile[], scope: CompileScope = 'project'): CompileResult {
   const topologies = files.flatMap((f) => (f.topology ? [f.topology] : []));
   const settled = files.flatMap((f) => (f.settled ? [f.settled] : []));
-  const diagnostics = [...files.flatMap((f) => f.diagnostics), ...checkProject({ topologies: settled }), ...checkMoves(settled)];
+  const diagnostics = [...files.flatMap((f) => f.diagnostics), ...checkProject({ topologies: settled }), ...(scope === 'project' ? checkMoves(settled) : [])];
   const sorted = sortDiagnostics(diagnostics);
   return hasErrors(sorted) ? { diagnostics: sorted } : { model: deepFreeze({ topologies: handOverMoves(topologies) }), diagnostics: sorted };
 }
@@ -146,10 +153,10 @@ function provisionalTopology(raw: unknown): ParsedTopology {
 
 export const NO_TOPOLOGY_FILES = specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })');
 
-export async function compileFiles(files: readonly string[], cwd: string, options?: LoadOptions): Promise<CompileResult> {
+export async function compileFiles(files: readonly string[], cwd: string, options?: LoadOptions, scope: CompileScope = 'project'): Promise<CompileResult> {
   if (files.length === 0) return { diagnostics: [NO_TOPOLOGY_FILES] };
   const { loaded, diagnostics } = await loadTopologyFiles(files, cwd, options);
-  const result = compileTopologies(loaded);
+  const result = compileTopologies(loaded, scope);
   const all = sortDiagnostics([...diagnostics, ...result.diagnostics]);
   return hasErrors(all) ? { diagnostics: all } : { ...result, diagnostics: all };
 }

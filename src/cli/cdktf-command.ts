@@ -27,7 +27,7 @@ export interface CdktfOptions {
  */
 export async function cdktfCommand(io: CliIo, args: readonly string[], options: CdktfOptions = { out: 'generated' }): Promise<number> {
   const files = resolveTopologyFiles(io.cwd, args);
-  const result = await compileFiles(files, io.cwd);
+  const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project');
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const outDir = path.resolve(io.cwd, options.out);
   const shownOut = path.relative(io.cwd, outDir) || '.';
@@ -43,7 +43,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   // The same stacks as `krt synth`: a deleted topology file's stack too, and with some
   // files named, the other topologies as committed (not taken for deleted).
   const merged = args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model;
-  if (merged !== result.model && reportDiagnostics(io, { diagnostics: acrossFiles(merged) })) return EXIT.problems;
+  if (args.length > 0 && reportDiagnostics(io, { diagnostics: acrossFiles(merged) })) return EXIT.problems;
   const model = withRemovedStacks(baseline, merged, committed);
 
   const stale = staleStacks(model, outDir);

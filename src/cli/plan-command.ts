@@ -24,7 +24,7 @@ export const PLAN_EXIT = { ...EXIT, destructive: 3, drift: 4 } as const;
 /** `krt plan`: what the spec changes against the committed output, offline, writing nothing. */
 export async function planCommand(io: CliIo, args: readonly string[], options: PlanOptions): Promise<number> {
   const files = resolveTopologyFiles(io.cwd, args);
-  const result = await compileFiles(files, io.cwd);
+  const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project');
   if (reportDiagnostics(io, result) || !result.model) return PLAN_EXIT.problems;
   if (options.live) return liveCommand(io, result.model, options);
   const outDir = path.resolve(io.cwd, options.out);
@@ -34,7 +34,7 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   // A plan of some files judges only those: the other topologies stay as committed.
   // And the stacks of deleted topology files stay, empty, as krt synth keeps them.
   const merged = args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model;
-  if (merged !== result.model && reportDiagnostics(io, { diagnostics: acrossFiles(merged) })) return PLAN_EXIT.problems;
+  if (args.length > 0 && reportDiagnostics(io, { diagnostics: acrossFiles(merged) })) return PLAN_EXIT.problems;
   const plan = planChanges(committed, withRemovedStacks(committed, merged, stacks), stacks, new Set(options.applied ?? []));
   const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));

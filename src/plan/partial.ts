@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { checkMoves } from '../model/hand-over';
-import type { ProjectModel } from '../model/types';
+import { checkMoves, handOverMoves } from '../model/hand-over';
+import type { ProjectModel, TopologyModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import type { Diagnostic } from '../validate/diagnostic';
 import { sortDiagnostics } from '../validate/diagnostic';
@@ -23,7 +23,16 @@ export function withUntouched(baseline: ProjectModel | undefined, model: Project
   if (kept.length === 0) return model;
   // The order of a full run: by file.
   const topologies = [...model.topologies, ...kept].sort((a, b) => compareStrings(a.source.file, b.source.file));
-  return { ...model, topologies };
+  // What moved across files is worked out again on the whole: the named files alone cannot
+  // tell a kept topology that a consumer left it, nor the other way round (found by attack
+  // 37). The kept stacks and what stacks may hold are added again after (withRemovedStacks).
+  return { ...model, topologies: handOverMoves(topologies.map(withoutHandOvers)) };
+}
+
+function withoutHandOvers(topology: TopologyModel): TopologyModel {
+  if (topology.handedOver === undefined) return topology;
+  const { handedOver: _, ...rest } = topology;
+  return rest;
 }
 
 /**
