@@ -22,6 +22,12 @@ import { consumerSource as consumer, topologyOf as topology } from './helpers/to
  * topology's file is still there and not named (it still defines that topology). So acrossFiles
  * (checkProject's duplicate-name rule) never sees the clash.
  *
+ * Worse, with records: b.ts holds r decommissioned (step 1 of "Remove a consumer": its DLQ is
+ * still being replayed, r is not removed from the spec). c.ts, copied from b.ts and still named
+ * 'b', gets its own consumer s in place of r. `krt synth topologies/c.ts` exits 0 and writes stack
+ * b without r's tiers, DLQ and audit log: applying b deletes 'r.events.dlq' with its unhandled
+ * records, although no spec removed r (b.ts still declares it). A full synth refuses the tree.
+ *
  * Suggested fix: take a committed topology over by name only when its file is one of the named
  * files or is gone (as the previousName take-over already requires); otherwise keep it in the
  * merged model, so acrossFiles refuses the duplicate as a full run does.
@@ -47,4 +53,15 @@ it.failing('a partial synth of a file that copies another file\'s topology name 
   const partial = await project.krt('synth', 'topologies/c.ts');
   // Today: exit 0, "wrote generated/runbooks/r.md", "wrote generated/.krt-model.json".
   expect({ code: partial.code, refused: partial.stderr.includes("topology 'b' is also defined in topologies/b.ts") }).toEqual({ code: 1, refused: true });
+});
+
+it.failing('a partial synth of a copy named like another file\'s topology does not delete the DLQ of a consumer that file still declares', async () => {
+  project.write('topologies/a.ts', topology('a', [consumer('p')]));
+  project.write('topologies/b.ts', topology('b', [consumer('r', ', decommissioned: true')]));
+  expect((await project.krt('synth')).code).toBe(0);
+  project.write('topologies/c.ts', topology('b', [consumer('s')]));
+  expect((await project.krt('synth')).code).toBe(1);
+  const partial = await project.krt('synth', 'topologies/c.ts');
+  // Today: exit 0, and generated/terraform/b/cdk.tf.json no longer declares r.events.dlq.
+  expect({ code: partial.code, declaresDlq: project.read('generated/terraform/b/cdk.tf.json').includes('"r.events.dlq"') }).toEqual({ code: 1, declaresDlq: true });
 });
