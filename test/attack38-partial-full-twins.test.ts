@@ -11,7 +11,7 @@
  * `krt synth --check` passes right after, except a partial run after a file deletion (see
  * attack38-partial-run-ignores-deleted-file.test.ts).
  */
-import { mkdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { fileTree, ScratchProject } from './helpers/project';
 import { consumerSource as consumer, topologyOf as topology } from './helpers/topology-source';
 

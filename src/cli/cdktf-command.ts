@@ -43,7 +43,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   // The same stacks as `krt synth`: a deleted topology file's stack too, and with some
   // files named, the other topologies as committed (not taken for deleted).
   const merged = args.length > 0 ? withUntouched(baseline, result.model, files, io.cwd) : result.model;
-  if (args.length > 0 && reportDiagnostics(io, { diagnostics: acrossFiles(merged) })) return EXIT.problems;
+  if (args.length > 0 && reportDiagnostics(io, { diagnostics: acrossFiles(merged, result.diagnostics) })) return EXIT.problems;
   const model = withRemovedStacks(baseline, merged, committed);
 
   const stale = staleStacks(model, outDir);

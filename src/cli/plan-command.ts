@@ -34,7 +34,7 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   // A plan of some files judges only those: the other topologies stay as committed.
   // And the stacks of deleted topology files stay, empty, as krt synth keeps them.
   const merged = args.length > 0 ? withUntouched(committed, result.model, files, io.cwd) : result.model;
-  if (args.length > 0 && reportDiagnostics(io, { diagnostics: acrossFiles(merged) })) return PLAN_EXIT.problems;
+  if (args.length > 0 && reportDiagnostics(io, { diagnostics: acrossFiles(merged, result.diagnostics) })) return PLAN_EXIT.problems;
   const plan = planChanges(committed, withRemovedStacks(committed, merged, stacks), stacks, new Set(options.applied ?? []));
   const baseline = path.join(path.relative(io.cwd, outDir) || '.', MODEL_SNAPSHOT_FILE);
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));

@@ -16,10 +16,11 @@ import { checkProject } from '../validate/project-rules';
 export function withUntouched(baseline: ProjectModel | undefined, model: ProjectModel, files: readonly string[], cwd: string): ProjectModel {
   if (!baseline) return model;
   const named = new Set(files.map((f) => path.relative(cwd, f).split(path.sep).join('/')));
-  const renamed = new Set(model.topologies.flatMap((t) => (t.previousName ? [t.previousName] : [])));
-  // A previousName takes a topology over only when its file is gone (renamed with it): one whose file is still there stays, and the rules below refuse the clash.
-  const taken = (t: ProjectModel['topologies'][number]) => model.topologies.some((m) => m.name === t.name) || (renamed.has(t.name) && !existsSync(path.join(cwd, t.source.file)));
-  const kept = baseline.topologies.filter((t) => !named.has(t.source.file) && !taken(t));
+  // Kept only when its file is still there and not named: a file deleted (or moved) counts as
+  // deleted, as in a full run, and a named file that says the same name or a previousName of it
+  // cannot take it over while its file stands (the rules across files refuse the clash; found
+  // by attack 38: a copy of b.ts left named 'b' replaced b and deleted a DLQ b.ts still declares).
+  const kept = baseline.topologies.filter((t) => !named.has(t.source.file) && existsSync(path.join(cwd, t.source.file)));
   if (kept.length === 0) return model;
   // The order of a full run: by file.
   const topologies = [...model.topologies, ...kept].sort((a, b) => compareStrings(a.source.file, b.source.file));
@@ -41,6 +42,9 @@ function withoutHandOvers(topology: TopologyModel): TopologyModel {
  * with other partitions, a previousName naming a topology that stays) was never looked
  * for, and a partial synth wrote what a full one refuses (found by attack 36).
  */
-export function acrossFiles(merged: ProjectModel): Diagnostic[] {
-  return sortDiagnostics([...checkProject(merged), ...checkMoves(merged.topologies)]);
+export function acrossFiles(merged: ProjectModel, told: readonly Diagnostic[] = []): Diagnostic[] {
+  // Warnings among the named files were told by their compile already.
+  const key = (d: Diagnostic) => `${d.severity}\0${d.file}\0${d.path}\0${d.message}`;
+  const already = new Set(told.map(key));
+  return sortDiagnostics([...checkProject(merged), ...checkMoves(merged.topologies)].filter((d) => !already.has(key(d))));
 }

@@ -73,7 +73,7 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const cache = fingerprint === undefined ? undefined : new SynthCache(cwd, fingerprint);
   const hashes = new OutputHashes(cache, outDir);
   // The loader's own cache of compiled TypeScript is checked against each file's text, so it is safe to keep.
-  const compiled = await compileFiles(files, cwd, cache && { transpileCache: path.join(cwd, TRANSPILE_DIR) }, request.someFiles ? 'some files' : 'project');
+  let compiled = await compileFiles(files, cwd, cache && { transpileCache: path.join(cwd, TRANSPILE_DIR) }, request.someFiles ? 'some files' : 'project');
   if (!compiled.model || compiled.diagnostics.some((d) => d.severity === 'error')) return { kind: 'invalid', compiled };
   const models = new ModelKeys(cache?.fingerprint);
   // A synth of some files keeps the other topologies as committed (see withUntouched), and
@@ -86,8 +86,10 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const committed = baseline && !check ? readCommittedStacks(outDir, 'terraform', cache && stacksAsGenerated(baseline, compiled.model, models, cache, hashes)) : undefined;
   const merged = request.someFiles ? withUntouched(baseline, compiled.model, files, cwd) : compiled.model;
   if (request.someFiles) {
-    const clashes = acrossFiles(merged);
+    const clashes = acrossFiles(merged, compiled.diagnostics);
     if (hasErrors(clashes)) return { kind: 'invalid', compiled: { diagnostics: sortDiagnostics([...compiled.diagnostics, ...clashes]) } };
+    // Warnings across files are told as a full synth tells them (found by attack 38).
+    compiled = { ...compiled, diagnostics: sortDiagnostics([...compiled.diagnostics, ...clashes]) };
   }
   const model = withRemovedStacks(baseline, merged, committed);
 
