@@ -26,7 +26,7 @@ export interface CdktfOptions {
  * cdktf deployed): a revert of committed output can undo a deployed move behind the guard.
  */
 export async function cdktfCommand(io: CliIo, args: readonly string[], options: CdktfOptions = { out: 'generated' }): Promise<number> {
-  const files = resolveTopologyFiles(io.cwd, args);
+  const files = resolveTopologyFiles(io.cwd, args, true);
   const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project');
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const outDir = path.resolve(io.cwd, options.out);

@@ -23,7 +23,7 @@ export const PLAN_EXIT = { ...EXIT, destructive: 3, drift: 4 } as const;
 
 /** `krt plan`: what the spec changes against the committed output, offline, writing nothing. */
 export async function planCommand(io: CliIo, args: readonly string[], options: PlanOptions): Promise<number> {
-  const files = resolveTopologyFiles(io.cwd, args);
+  const files = resolveTopologyFiles(io.cwd, args, !options.live);
   const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project');
   if (reportDiagnostics(io, result) || !result.model) return PLAN_EXIT.problems;
   if (options.live) return liveCommand(io, result.model, options);

@@ -16,7 +16,7 @@ export interface SynthOptions {
 
 export async function synthCommand(io: CliIo, args: readonly string[], options: SynthOptions): Promise<number> {
   const outDir = path.resolve(io.cwd, options.out);
-  const result = await synthesize({ cwd: io.cwd, files: resolveTopologyFiles(io.cwd, args), someFiles: args.length > 0, outDir, check: options.check, cache: options.cache, applied: options.applied, notice: (line) => io.stderr(`${line}\n`) });
+  const result = await synthesize({ cwd: io.cwd, files: resolveTopologyFiles(io.cwd, args, true), someFiles: args.length > 0, outDir, check: options.check, cache: options.cache, applied: options.applied, notice: (line) => io.stderr(`${line}\n`) });
   if (reportDiagnostics(io, result.compiled) || result.kind === 'invalid') return EXIT.problems;
   if (result.kind === 'refused') {
     reportDiagnostics(io, { diagnostics: result.refusals });

@@ -21,9 +21,9 @@ export function withUntouched(baseline: ProjectModel | undefined, model: Project
   // cannot take it over while its file stands (the rules across files refuse the clash; found
   // by attack 38: a copy of b.ts left named 'b' replaced b and deleted a DLQ b.ts still declares).
   const kept = baseline.topologies.filter((t) => !named.has(t.source.file) && existsSync(path.join(cwd, t.source.file)));
-  if (kept.length === 0) return model;
-  // The order of a full run: by file.
+  // The order of a full run: by file (the named files come in the order they were named).
   const topologies = [...model.topologies, ...kept].sort((a, b) => compareStrings(a.source.file, b.source.file));
+  if (kept.length === 0) return topologies.every((t, i) => t === model.topologies[i]) ? model : { ...model, topologies };
   // What moved across files is worked out again on the whole: the named files alone cannot
   // tell a kept topology that a consumer left it, nor the other way round (found by attack
   // 37). The kept stacks and what stacks may hold are added again after (withRemovedStacks).
