@@ -1,7 +1,5 @@
-import { emitTerraform } from '../src/emitters/terraform';
-import type { ProjectModel } from '../src/model/types';
-import { guardChanges, judgeOutcome, planChanges, withAppliedStacks, withDeletionsRecorded, withRemovedStacks } from '../src/plan';
-import { compile } from './helpers/specs';
+import { consumer, run, topology } from './helpers/terraform-world';
+import type { Json } from './helpers/terraform-world';
 
 /*
  * Attack on finding D of #27 (a deleted topology's stack kept, generated empty): each
@@ -12,114 +10,6 @@ import { compile } from './helpers/specs';
  * the spec did not declare gone, nor one that fails.
  */
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-const consumer = (name: string, topic: string, extra: Json = {}) => ({ name, topic: { name: topic, partitions: 6 }, principal: `User:${name}`, ladder: ['1m', '10m'], ...extra });
-const topology = (name: string, consumers: Json[], extra: Json = {}) => ({
-  name,
-  owner: { team: 'platform', onCall: '#oncall' },
-  runbookBaseUrl: 'https://runbooks.example.com',
-  cluster: { replicationFactor: 1, minInsyncReplicas: 1 },
-  consumers,
-  ...extra,
-});
-
-/** Each stack's topics, by address, as Terraform reads its configuration. */
-function configs(model: ProjectModel): Map<string, Map<string, string>> {
-  const stacks = new Map<string, Map<string, string>>();
-  for (const file of emitTerraform(model)) {
-    const json = JSON.parse(file.content) as Json;
-    const forgets = new Set(((json.removed ?? []) as Json[]).filter((r) => r.lifecycle?.destroy === false).map((r) => r.from as string));
-    const imports = new Map(((json.import ?? []) as Json[]).map((i) => [i.to as string, i.id as string]));
-    stacks.set(file.path.split('/')[1]!, new Map([
-      ...Object.entries((json.resource?.kafka_topic ?? {}) as Record<string, Json>).map(([id, r]) => [`kafka_topic.${id}`, r.name as string] as [string, string]),
-      ...[...forgets].map((a) => [`forget:${a}`, ''] as [string, string]),
-      ...[...imports].map(([to, id]) => [`import:${to}`, id] as [string, string]),
-    ]));
-  }
-  return stacks;
-}
-
-/** The cluster and every stack's Terraform state. */
-class World {
-  readonly topics = new Set<string>();
-  readonly states = new Map<string, Map<string, string>>();
-  readonly declaredGone = new Set<string>();
-  readonly losses: string[] = [];
-
-  apply(stack: string, config: Map<string, string>): void {
-    const state = this.states.get(stack) ?? new Map<string, string>();
-    this.states.set(stack, state);
-    for (const [key, id] of config) {
-      if (!key.startsWith('import:') || state.has(key.slice(7))) continue;
-      // Terraform cannot import what does not exist: the apply stops there.
-      if (!this.topics.has(id)) {
-        this.losses.push(`apply of '${stack}' imports '${id}', which does not exist: the apply fails`);
-        return;
-      }
-      state.set(key.slice(7), id);
-    }
-    for (const key of config.keys()) if (key.startsWith('forget:')) state.delete(key.slice(7));
-    const resources = [...config].filter(([key]) => key.startsWith('kafka_topic.'));
-    for (const [address, topic] of [...state]) {
-      if (resources.some(([a, t]) => a === address && t === topic)) continue;
-      if (!this.declaredGone.has(topic)) this.losses.push(`apply of '${stack}' destroys '${topic}' with its records`);
-      this.topics.delete(topic);
-      state.delete(address);
-    }
-    for (const [address, topic] of resources) {
-      if (state.has(address)) continue;
-      if (this.topics.has(topic)) {
-        this.losses.push(`apply of '${stack}' creates '${topic}', which exists: the apply fails`);
-        continue;
-      }
-      this.topics.add(topic);
-      state.set(address, topic);
-    }
-  }
-}
-
-/**
- * Runs synth on each spec in turn; applies the stacks each step names (all of them first).
- * `applied` is what the operator tells krt at that step (`krt synth --applied <stack>`):
- * kept stacks applied earlier.
- */
-function run(steps: { specs: Json[]; apply: string[] | 'all'; applied?: string[] }[]) {
-  const world = new World();
-  let model: ProjectModel | undefined;
-  const refused: string[] = [];
-  /** What `krt plan` says at each step after the first. */
-  const plans: string[][] = [];
-  for (const [i, { specs, apply, applied }] of steps.entries()) {
-    const compiled = compile(...specs).model;
-    if (!compiled) throw new Error(`step ${i}: the spec does not compile`);
-    model = withAppliedStacks(model, applied ?? []);
-    const next = withRemovedStacks(model, compiled);
-    // What krt plan says of this step, refused or not.
-    if (model) plans.push(planChanges(model, next).groups.flatMap((g) => g.changes.map((c) => `${c.risk}: ${c.text}`)));
-    let recorded = next;
-    if (model) {
-      const outcome = judgeOutcome(model, next, undefined, new Set(applied ?? []));
-      const problems = guardChanges(model, next, outcome);
-      if (problems.length > 0) {
-        refused.push(...problems.map((p) => `step ${i}: ${p.message}`));
-        break;
-      }
-      // What krt synth writes in the snapshot: what each stack deleted, until it is said applied.
-      recorded = withDeletionsRecorded(next, outcome.held);
-      const named = new Set(next.topologies.flatMap((t) => t.consumers.flatMap((c) => [c.mainTopic.name, ...c.tiers.map((x) => x.name), c.dlq.name, c.dlqAudit.name])));
-      // A topic the spec names again is live again: it may no longer go.
-      for (const topic of named) world.declaredGone.delete(topic);
-      for (const c of model.topologies.flatMap((t) => t.consumers)) {
-        if (c.decommissioned) for (const x of [...c.tiers, c.dlq, c.dlqAudit]) if (!named.has(x.name)) world.declaredGone.add(x.name);
-      }
-    }
-    const stacks = configs(next);
-    for (const [stack, config] of stacks) if (apply === 'all' || apply.includes(stack)) world.apply(stack, config);
-    model = recorded;
-  }
-  return { world, refused, plans };
-}
 
 describe('a deleted topology whose kept, empty stack was not applied yet', () => {
   const orders = topology('orders', [consumer('billing', 'orders.confirmed')]);
