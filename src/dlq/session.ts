@@ -11,6 +11,8 @@ import type { HandledRange, HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { KrtError } from '../runtime/krt-error';
+import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
+import type { OffsetCommit } from '../runtime/port';
 import { visibleText } from '../util/visible-text';
 
 /** How long an idle fetch of the replay group's committing member waits: its disconnect waits for it. */
@@ -144,6 +146,8 @@ async function committedStates(admin: KafkaAdmin, consumer: ConsumerModel, parti
  */
 export class DlqSession {
   private committer: Consumer | undefined;
+  /** The committer's commit, done only when kafkajs reports the coordinator answered (kafkajs-commit.ts). */
+  private commitConfirmed: ((offsets: OffsetCommit[]) => Promise<void>) | undefined;
   /** The committer's run(), which resolves once it joined: release() leaves after it. */
   private joining: Promise<void> | undefined;
   private admin: KafkaAdmin | undefined;
@@ -310,6 +314,7 @@ export class DlqSession {
     const client = this.committer;
     const joining = this.joining;
     this.committer = undefined;
+    this.commitConfirmed = undefined;
     this.joining = undefined;
     this.leading = false;
     // After its join: a member that gave up joining (the join timed out) and left now would join after all, for good.
@@ -340,7 +345,7 @@ export class DlqSession {
   async commit(prepared: PreparedCommit): Promise<void> {
     if (this.closed) throw new DlqError('this session is closed; open a new one to commit');
     const topic = this.consumer.dlq.name;
-    const member = await this.member();
+    await this.member();
     const stored = await committedStates(await this.adminClient(), this.consumer, [...prepared.states.keys()]);
     const next = new Map<number, HandledState>();
     for (const [partition, state] of prepared.states) {
@@ -349,7 +354,7 @@ export class DlqSession {
       checkFits(partition, kept);
       next.set(partition, kept);
     }
-    await member.commitOffsets([...next].map(([partition, state]) => ({ topic, partition, offset: state.committed.toString(), metadata: encodeHandled(state) })));
+    await this.commitConfirmed!([...next].map(([partition, state]) => ({ topic, partition, offset: state.committed.toString(), metadata: encodeHandled(state) })));
     for (const [partition, state] of next) this.states.set(partition, state);
   }
 
@@ -379,6 +384,7 @@ export class DlqSession {
     // fetch's wait before it leaves: at its default 5 s, Ctrl-C's leave missed its deadline.
     const client = this.kafka.consumer({ groupId: this.consumer.groups.replay, retry: { retries: 5 }, maxWaitTimeInMs: COMMITTER_MAX_WAIT_MS });
     this.committer = client;
+    this.commitConfirmed = confirmedCommits(client);
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
     let timer: NodeJS.Timeout | undefined;

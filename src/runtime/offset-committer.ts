@@ -106,6 +106,12 @@ export const DEFAULT_COMMIT_POLICY: CommitPolicy = { intervalMs: 100, maxRecords
 
 /** The shortest wait before a refused commit goes out again. */
 const REFUSED_RETRY_MS = 100;
+/**
+ * The longest: each refusal in a row doubles the wait. A client that refuses at once while the
+ * broker is away (kafkajs with its consumer stopped) would otherwise be asked ten times a
+ * second, each refusal an event and a metric, for the whole outage.
+ */
+const REFUSED_RETRY_MAX_MS = 5_000;
 
 const partitionKey = (o: { readonly topic: string; readonly partition: number }) => `${o.topic}\u0000${o.partition}`;
 
@@ -172,6 +178,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   let released = false;
   /** The last commit was refused: the next goes out with the interval's timer, not one per record. */
   let refused = false;
+  /** Commits refused in a row since the last one acknowledged (or the last rebalance). */
+  let refusalsInARow = 0;
   /** Callers waiting for room in the window, woken when a commit settles, or by forget() and close(). */
   let waiting: (() => void)[] = [];
   const wake = () => {
@@ -244,6 +252,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
         if (sentIn === generation) {
           inFlightMarks -= sentMarks;
           refused = false;
+          refusalsInARow = 0;
         }
       } catch (error) {
         if (sentIn === generation) inFlightMarks -= sentMarks;
@@ -267,6 +276,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
           marked += sentMarks;
           if (kept) {
             refused = true;
+            refusalsInARow++;
             schedule();
           }
         }
@@ -376,7 +386,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     if (closed) return;
     // After a refusal not sooner than REFUSED_RETRY_MS: with an interval of 0 a refused commit
     // would otherwise go out again at every turn of the event loop while the broker is away.
-    const delay = refused ? Math.max(policy.intervalMs, REFUSED_RETRY_MS) : policy.intervalMs;
+    const delay = refused ? Math.max(policy.intervalMs, Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MS * 2 ** Math.min(refusalsInARow - 1, 10))) : policy.intervalMs;
     cancelTimer ??= clock.setTimer(delay, () => {
       cancelTimer = undefined;
       commitPending().catch(onError);
@@ -449,6 +459,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       marked = 0;
       inFlightMarks = 0;
       refused = false;
+      refusalsInARow = 0;
       wake();
     },
     release() {

@@ -220,7 +220,7 @@ export class DlqKafkaDouble {
         }
       };
       return {
-        events: { GROUP_JOIN: 'consumer.group_join', END_BATCH_PROCESS: 'consumer.end_batch_process', CRASH: 'consumer.crash' },
+        events: { GROUP_JOIN: 'consumer.group_join', END_BATCH_PROCESS: 'consumer.end_batch_process', CRASH: 'consumer.crash', COMMIT_OFFSETS: 'consumer.commit_offsets' },
         connect: async () => {},
         subscribe: async (options: { topics: string[] }) => {
           topics = options.topics;
@@ -266,10 +266,14 @@ export class DlqKafkaDouble {
           }
         },
         commitOffsets: async (offsets: { topic: string; partition: number; offset: string; metadata?: string | null }[]) => {
-          if (!running) throw new Error('not a member');
+          // As kafkajs: a consumer whose runner is not running answers without committing (runner.js commitOffsets).
+          if (!running) return;
           double.request({ kind: 'commit', group: groupId }, () => {
             for (const o of offsets) double.commit(groupId, o.topic, o.partition, o.offset, o.metadata ?? null);
           });
+          // As kafkajs: COMMIT_OFFSETS once the coordinator accepted the commit.
+          const topics = [...new Set(offsets.map((o) => o.topic))].map((topic) => ({ topic, partitions: offsets.filter((o) => o.topic === topic) }));
+          for (const listener of listeners.get('consumer.commit_offsets') ?? []) listener({ payload: { groupId, topics } });
         },
         disconnect: async () => {
           running = false;

@@ -126,6 +126,30 @@ describe('the offset committer', () => {
     expect(s.committed(0)).toBe(3);
   });
 
+  it('waits twice as long after each refusal in a row, up to 5 s, and from the interval again once a commit lands', async () => {
+    const s = setup();
+    s.refuseNext(8);
+    await s.committer.mark(s.at(0, 3));
+    const waits: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const before = s.clock.now();
+      s.clock.advanceToNextTimer();
+      waits.push(s.clock.now() - before);
+      await s.settle();
+    }
+    // The first commit after its interval; then the retries of eight refusals in a row.
+    expect(waits).toEqual([100, 100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000]);
+    expect(s.errors).toHaveLength(8);
+    expect(s.committed(0)).toBe(3);
+    s.refuseNext(1);
+    await s.committer.mark(s.at(0, 4));
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    const before = s.clock.now();
+    s.clock.advanceToNextTimer();
+    expect(s.clock.now() - before).toBe(100);
+  });
+
   it('drops what it holds after a rebalance, so it never commits for a partition it may have lost', async () => {
     const s = setup();
     await s.committer.mark(s.at(0, 3));

@@ -4,6 +4,8 @@ import { coPartitionedAssigner } from './co-partition-assigner';
 import { clientRunOptions } from './client-run';
 import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
+import { confirmedCommits } from './kafkajs-commit';
+import type { CommitOffsetsPayload } from './kafkajs-commit';
 import type { OffsetsAdminLike } from './group-offsets';
 import { stepsUnderWay } from './steps-under-way';
 
@@ -24,7 +26,8 @@ interface KafkaJsConsumerLike {
   seek(s: TopicPartitionOffset): void;
   commitOffsets(o: OffsetCommit[]): Promise<void>;
   on(event: string, listener: (event: { payload: { error: unknown; restart: boolean } }) => void): unknown;
-  events: { GROUP_JOIN: string; CRASH: string };
+  on(event: string, listener: (event: { payload: CommitOffsetsPayload }) => void): unknown;
+  events: { GROUP_JOIN: string; CRASH: string; COMMIT_OFFSETS: string };
 }
 
 interface KafkaJsProducerLike {
@@ -122,7 +125,7 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
         pause: (t) => consumer.pause(t),
         resume: (t) => consumer.resume(t),
         seek: (s) => consumer.seek(s),
-        commitOffsets: (o) => consumer.commitOffsets(o),
+        commitOffsets: confirmedCommits(consumer),
         committed: (topic, partitions) => offsets.committed(topic, partitions),
         logStartOffsets: (topic, partitions) => offsets.logStarts(topic, partitions),
         carriesCommitMetadata: true,
