@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { REPLAY_ROUTES } from '../naming';
+import { checkWritten } from '../runtime/adapters/kafkajs-written';
 import { appendToAuditLog, AUDIT_STEP_BYTES, auditMessageBytes, auditMessages } from './audit';
 import type { AuditEntry } from './audit';
 import { recordsWaitingForTheirKey } from './key-turn';
@@ -154,7 +155,8 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
       });
       try {
         const at = now();
-        await producer.send({ topic: options.route.topic, acks: -1, messages: step.map((r) => replayMessage(consumer, options.route, r, at)) });
+        const messages = step.map((r) => replayMessage(consumer, options.route, r, at));
+        checkWritten([{ topic: options.route.topic, messages }], await producer.send({ topic: options.route.topic, acks: -1, messages }));
       } finally {
         acknowledged();
       }

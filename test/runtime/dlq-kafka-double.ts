@@ -150,14 +150,23 @@ export class DlqKafkaDouble {
       disconnect: async () => {},
       send: async ({ topic, messages }: { topic: string; messages: { partition?: number; key?: unknown; value?: unknown; headers?: Record<string, unknown> }[] }) => {
         const refused = double.tooLarge(messages);
+        // As kafkajs: a record to a partition the topic lacks joins no request, and send() answers
+        // with the partitions it wrote.
+        const exists = (partition: number) => partition < (double.logs.get(topic)?.length ?? 0);
+        const written = new Set<number>();
         double.request({ kind: 'send', topic, count: messages.length }, () => {
-          for (const m of messages) if (!refused.has(m.partition ?? 0)) double.append(topic, m.partition ?? 0, m);
+          for (const m of messages) {
+            const partition = m.partition ?? 0;
+            if (refused.has(partition) || !exists(partition)) continue;
+            double.append(topic, partition, m);
+            written.add(partition);
+          }
         });
         const [partition, size] = [...refused][0] ?? [];
         if (partition !== undefined) {
           throw Object.assign(new RequestFailed(`MESSAGE_TOO_LARGE: ${size} bytes to ${topic}:${partition}, more than max.message.bytes ${double.maxBatchBytes}`), { type: 'MESSAGE_TOO_LARGE', retriable: false });
         }
-        return [];
+        return [...written].map((p) => ({ topicName: topic, partition: p, errorCode: 0 }));
       },
     });
     const consumer = ({ groupId }: { groupId: string }) => {

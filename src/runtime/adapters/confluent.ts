@@ -161,12 +161,22 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
           await producer.disconnect();
         },
         send: async (record) => {
-          await producer.send(record);
+          await producer.send(ownCopies(record));
         },
         sendBatch: async (records) => {
-          await producer.sendBatch({ topicMessages: records });
+          await producer.sendBatch({ topicMessages: records.map(ownCopies) });
         },
       };
     },
   };
+}
+
+/**
+ * The client's send() rewrites the messages it is given (lib/kafkajs/_producer.js: partition,
+ * timestamp, and headers converted to librdkafka's list). A message sent again after a refusal
+ * (the coalescing producer's one-by-one resend) then had its headers converted twice, a list
+ * of objects the native layer cannot write. It gets copies, so the caller's messages stay as made.
+ */
+function ownCopies(record: { topic: string; messages: OutgoingMessage[] }): { topic: string; messages: OutgoingMessage[] } {
+  return { topic: record.topic, messages: record.messages.map((m) => ({ ...m, ...(m.headers ? { headers: { ...m.headers } } : {}) })) };
 }

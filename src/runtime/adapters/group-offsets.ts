@@ -5,7 +5,7 @@ import type { CommittedOffset } from '../port';
 export interface OffsetsAdminLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
-  fetchOffsets(o: { groupId: string; topics: string[] }): Promise<{ topic: string; partitions: { partition: number; offset: string | null; metadata: string | null }[] }[]>;
+  fetchOffsets(o: { groupId: string; topics: string[] }): Promise<{ topic: string; partitions: { partition: number; offset: string | null; metadata: string | null; error?: unknown }[] }[]>;
   fetchTopicOffsets(topic: string): Promise<{ partition: number; low?: string }[]>;
 }
 
@@ -33,14 +33,19 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
   return {
     async committed(topic: string, partitions: number[]): Promise<CommittedOffset[]> {
       const [offsets] = await (await connected()).fetchOffsets({ groupId, topics: [topic] });
-      return (offsets?.partitions ?? [])
-        .filter((p) => partitions.includes(p.partition))
-        .map((p) => ({
-          partition: p.partition,
-          offset: p.offset ?? '-1',
-          // The Confluent client stores metadata with its C string's NUL terminator.
-          metadata: p.metadata?.replace(/\0+$/, '') ?? null,
-        }));
+      const asked = (offsets?.partitions ?? []).filter((p) => partitions.includes(p.partition));
+      // The Confluent client resolves a partition's error (an ACL being re-applied) as offset
+      // -1001 beside it; read as "no commit", it made the runtime take the partition for a new
+      // log and run it again. An error is a failed read, tried again by the caller.
+      const failed = asked.find((p) => p.error !== undefined && p.error !== null);
+      if (failed !== undefined) throw new KrtError(`could not read group ${groupId}'s committed offset of ${topic}-${failed.partition}: ${errorText(failed.error)}`);
+      return asked.map((p) => ({
+        partition: p.partition,
+        // "No commit" is -1 on every client (the Confluent client says -1001).
+        offset: p.offset === null || p.offset.startsWith('-') ? '-1' : p.offset,
+        // The Confluent client stores metadata with its C string's NUL terminator.
+        metadata: p.metadata?.replace(/\0+$/, '') ?? null,
+      }));
     },
     /** Each partition's log start (the admin's low watermark); a partition whose answer has none is left out. */
     async logStarts(topic: string, partitions: number[]): Promise<{ partition: number; offset: string }[]> {
@@ -55,3 +60,5 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
     },
   };
 }
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : typeof error === 'object' && error !== null && 'message' in error ? String((error as { message: unknown }).message) : String(error));

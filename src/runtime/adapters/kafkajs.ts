@@ -1,10 +1,10 @@
 import type { ConsumerPort, KafkaPort, OffsetCommit, OutgoingMessage, ProducerPort, TopicPartitionOffset, TopicPartitions } from '../port';
-import { UnknownPartitionError } from '../publish-failure';
 import { coPartitionedAssigner } from './co-partition-assigner';
 import { clientRunOptions } from './client-run';
 import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
 import { confirmedCommits } from './kafkajs-commit';
+import { checkWritten } from './kafkajs-written';
 import type { CommitOffsetsPayload } from './kafkajs-commit';
 import type { OffsetsAdminLike } from './group-offsets';
 import { stepsUnderWay } from './steps-under-way';
@@ -35,15 +35,6 @@ interface KafkaJsProducerLike {
   disconnect(): Promise<void>;
   send(r: { topic: string; acks: number; messages: OutgoingMessage[] }): Promise<{ partition: number }[]>;
   sendBatch(r: { acks: number; topicMessages: { topic: string; messages: OutgoingMessage[] }[] }): Promise<{ topicName: string; partition: number }[]>;
-}
-
-/** kafkajs resolves without writing a record whose partition the topic lacks: that would be a lost record. */
-function checkWritten(records: { topic: string; messages: OutgoingMessage[] }[], written: { topicName: string; partition: number }[]): void {
-  for (const { topic, messages } of records) {
-    for (const { partition } of messages) {
-      if (partition !== undefined && !written.some((w) => w.topicName === topic && w.partition === partition)) throw new UnknownPartitionError(topic, partition);
-    }
-  }
 }
 
 /** Backoff of a consumer run again after kafkajs stopped it: 1 s, doubling, at most 30 s. */
