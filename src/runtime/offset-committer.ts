@@ -109,9 +109,10 @@ const REFUSED_RETRY_MS = 100;
 /**
  * The longest: each refusal in a row doubles the wait. A client that refuses at once while the
  * broker is away (kafkajs with its consumer stopped) would otherwise be asked ten times a
- * second, each refusal an event and a metric, for the whole outage.
+ * second, each refusal an event and a metric, for the whole outage. Short still: a consumer
+ * whose window is full waits for this retry once the broker is back.
  */
-const REFUSED_RETRY_MAX_MS = 5_000;
+const REFUSED_RETRY_MAX_MS = 1_000;
 
 const partitionKey = (o: { readonly topic: string; readonly partition: number }) => `${o.topic}\u0000${o.partition}`;
 
