@@ -212,10 +212,12 @@ function outageMarkdown(r: BenchResults, rows: readonly OutageResult[]): string[
     '|---|---|---|---|---|',
     ...rows.map((o) => `| ${o.client} | ${fmt(o.waitingInTier)} | ${o.recoveryMs === undefined ? '**not within the time allowed**' : `${fmt(o.recoveryMs / 1000, 1)} s`} | ${fmt(o.duplicates)} | ${fmt(o.lost)} |`),
     '',
-    'Both clients come back as a new group member once the outage and the broker start-up',
-    'outlast the group session (30 s): the broker then holds the group until the old',
-    "member's session ends, which is most of the recovery time. A record finished before the",
-    'outage does not run again after that rebalance, even when its commit was lost.',
+    'kafkajs and the Confluent client come back as a new group member once the outage and the',
+    'broker start-up outlast the group session (30 s): the broker then holds the group until the',
+    "old member's session ends, which is most of the recovery time. @platformatic/kafka rejoins as",
+    'the member it was. A record finished before the outage does not run again after the',
+    'rebalance, even when its commit was lost (a kafkajs commit counts only once kafkajs reports',
+    'it answered: docs/runtime.md).',
     '',
   ];
 }
