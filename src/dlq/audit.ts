@@ -1,5 +1,6 @@
 import type { Producer } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
+import { sendChecked } from './checked-send';
 import type { DlqRecord, ExpiredRecords } from './session';
 
 export interface AuditEntry {
@@ -72,5 +73,5 @@ export function auditMessageBytes(message: AuditMessage): number {
 
 /** Appends a step's entries to the consumer's DLQ audit log in one acknowledged send. */
 export async function appendToAuditLog(producer: Producer, consumer: ConsumerModel, messages: readonly AuditMessage[]): Promise<void> {
-  await producer.send({ topic: consumer.dlqAudit.name, acks: -1, messages: [...messages] });
+  await sendChecked(producer, consumer.dlqAudit.name, consumer.dlqAudit.partitions, messages);
 }

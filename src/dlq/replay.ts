@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { REPLAY_ROUTES } from '../naming';
-import { checkWritten } from '../runtime/adapters/kafkajs-written';
+import { sendChecked } from './checked-send';
 import { appendToAuditLog, AUDIT_STEP_BYTES, auditMessageBytes, auditMessages } from './audit';
 import type { AuditEntry } from './audit';
 import { recordsWaitingForTheirKey } from './key-turn';
@@ -155,8 +155,7 @@ export async function replayRecords(kafka: Kafka, session: DlqSession, given: re
       });
       try {
         const at = now();
-        const messages = step.map((r) => replayMessage(consumer, options.route, r, at));
-        checkWritten([{ topic: options.route.topic, messages }], await producer.send({ topic: options.route.topic, acks: -1, messages }));
+        await sendChecked(producer, options.route.topic, options.route.partitions, step.map((r) => replayMessage(consumer, options.route, r, at)));
       } finally {
         acknowledged();
       }
