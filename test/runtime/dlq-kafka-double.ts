@@ -49,6 +49,8 @@ export class DlqKafkaDouble {
    * partition whose leader moved, on a retry, to a broker that answered before.
    */
   readonly leaveOutNextSendTo = new Set<string>();
+  /** Every send's topic and acks, in order. */
+  readonly sends: { topic: string; acks: number | undefined }[] = [];
   /** Runs before each consumer's first fetch of a partition: where a test moves a log start. */
   beforeFirstFetch: (group: string, topic: string, partition: number) => void = () => {};
 
@@ -153,7 +155,8 @@ export class DlqKafkaDouble {
     const producer = () => ({
       connect: async () => {},
       disconnect: async () => {},
-      send: async ({ topic, messages }: { topic: string; messages: { partition?: number; key?: unknown; value?: unknown; headers?: Record<string, unknown> }[] }) => {
+      send: async ({ topic, acks, messages }: { topic: string; acks?: number; messages: { partition?: number; key?: unknown; value?: unknown; headers?: Record<string, unknown> }[] }) => {
+        double.sends.push({ topic, acks });
         const refused = double.tooLarge(messages);
         // As kafkajs: a record to a partition the topic lacks joins no request, and send() answers
         // with the partitions it wrote.

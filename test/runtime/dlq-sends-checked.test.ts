@@ -2,6 +2,7 @@ import { replayRecords } from '../../src/dlq/replay';
 import { replayRoute } from '../../src/dlq/replay-route';
 import { DlqSession } from '../../src/dlq/session';
 import { HEADERS } from '../../src/naming/headers';
+import { UnknownPartitionError } from '../../src/runtime/publish-failure';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { DlqKafkaDouble } from './dlq-kafka-double';
 
@@ -31,7 +32,9 @@ describe('a replay into a tier that lacks the record\'s original partition (the 
     const kafka = double.kafka();
     const session = await DlqSession.open(kafka, consumer);
     const replay = replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 100, by: 'ana', clock });
-    await expect(replay).rejects.toThrow(`kafkajs did not write the records for ${tier.name} partition ${partition}`);
+    const refusal = await replay.then(() => undefined, (error: unknown) => error as Error);
+    expect(refusal?.message).toContain(`kafkajs did not write the records for ${tier.name} partition ${partition}`);
+    expect(refusal?.cause).toBeInstanceOf(UnknownPartitionError);
     await session.close();
 
     const after = await DlqSession.open(kafka, consumer);
@@ -67,5 +70,7 @@ describe('a replay into a tier that lacks the record\'s original partition (the 
     await after.close();
     const audited = double.messages(consumer.dlqAudit.name).map((m) => String(m.key));
     expect({ unhandled: after.records.length, audited: [...new Set(audited)].sort(), auditedOnce: audited.length === new Set(audited).size }).toEqual({ unhandled: 0, audited: ['0:0', '0:1'], auditedOnce: true });
+    // Every record and entry waits for all in-sync replicas.
+    expect(double.sends.filter((s) => s.acks !== -1)).toEqual([]);
   });
 });

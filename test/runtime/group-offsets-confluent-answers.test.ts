@@ -18,7 +18,7 @@ function confluentAdmin(partitions: { partition: number; offset: string; metadat
 
 describe("a group's committed offsets as the Confluent client's admin answers them", () => {
   it('reads a partition without a commit (-1001) as -1, the port\'s "no commit"', async () => {
-    const reader = groupOffsetsReader(confluentAdmin([{ partition: 0, offset: '-1001', metadata: null, error: null }, { partition: 1, offset: '12', metadata: 'm\u0000', error: null }]), 'billing');
+    const reader = groupOffsetsReader(confluentAdmin([{ partition: 0, offset: '-1001', metadata: null, error: null }, { partition: 1, offset: '12', metadata: 'm\u0000\u0000', error: null }]), 'billing');
     expect(await reader.committed('billing.main', [0, 1])).toEqual([
       { partition: 0, offset: '-1', metadata: null },
       { partition: 1, offset: '12', metadata: 'm' },
@@ -26,7 +26,8 @@ describe("a group's committed offsets as the Confluent client's admin answers th
   });
 
   it('refuses the read when a partition asked for carries an error, rather than taking it for no commit', async () => {
-    const error = Object.assign(new Error('Broker: Topic authorization failed'), { code: 29 });
+    // As the client gives it: a plain object with a code and a message.
+    const error = { code: 29, message: 'Broker: Topic authorization failed' };
     const reader = groupOffsetsReader(confluentAdmin([{ partition: 0, offset: '-1001', metadata: null, error }, { partition: 1, offset: '12', metadata: null, error: null }]), 'billing');
     await expect(reader.committed('billing.main', [0, 1])).rejects.toThrow("could not read group billing's committed offset of billing.main-0: Broker: Topic authorization failed");
     // A partition not asked for does not fail the read.

@@ -61,4 +61,5 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
   };
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : typeof error === 'object' && error !== null && 'message' in error ? String((error as { message: unknown }).message) : String(error));
+/** A client's error as a sentence: its message (the Confluent client's per-partition errors are plain objects with one). */
+const errorText = (error: unknown) => String((error as { message?: unknown }).message ?? error);
