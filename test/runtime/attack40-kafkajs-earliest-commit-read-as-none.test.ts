@@ -1,0 +1,88 @@
+import { groupOffsetsReader } from '../../src/runtime/adapters/group-offsets';
+import type { OffsetsAdminLike } from '../../src/runtime/adapters/group-offsets';
+import type { KafkaPort } from '../../src/runtime/port';
+import type { MemoryBroker } from '../../src/simulate/memory-broker';
+import { consumer, world } from './park-by-key-world';
+
+/**
+ * Attack 40, finding 1 (class: state taken for new; duplicates / lost judgement).
+ *
+ * Scenario: park-by-key on kafkajs. A parked record is deleted by retention before it is read
+ * again; kafkajs's fetch falls out of range and commits -2 (the earliest, no metadata) for the
+ * partition (offsetManager.setDefaultOffset). key-parking.ts load() reads that '-2' as
+ * KAFKAJS_EARLIEST: "a state lost at the log start" (event park-state-lost, lostBefore = log
+ * start, the tiers' id taken back). The existing test of this
+ * (park-by-key-retention-deletes-parked-records.test.ts) passes only because the memory
+ * broker's port answers '-2' itself; the kafkajs adapter reads commits through
+ * groupOffsetsReader, and since 1b3ab51 that maps every negative offset to '-1'.
+ *
+ * Seen: through groupOffsetsReader (an admin answering as kafkajs's admin.fetchOffsets does:
+ * the stored offset as a string, '-2' here), the load takes the partition for one never
+ * committed: no park-state-lost event, a fresh state at position 0 with a new id (the lost
+ * state's id is not taken back from the tiers' commits; stampTiers overwrites it). The
+ * KAFKAJS_EARLIEST branch in key-parking.ts is dead code on the real kafkajs adapter.
+ *
+ * Code at fault: src/runtime/adapters/group-offsets.ts committed(): `p.offset.startsWith('-') ? '-1'`.
+ *
+ * Suggested fix: map only the Confluent client's -1001 (or: null / -1 / -1001) to '-1', and
+ * keep -2 (kafkajs's stored reset) as it is; or let key-parking see the reader's raw answer.
+ */
+
+/** An admin answering fetchOffsets as kafkajs's does: each partition's stored offset as a string, '-1' when none. */
+function kafkajsLikeAdmin(broker: MemoryBroker, groupId: string): OffsetsAdminLike {
+  return {
+    connect: async () => {},
+    disconnect: async () => {},
+    fetchOffsets: async ({ topics }) =>
+      topics.map((topic) => ({
+        topic,
+        partitions: [0, 1].map((partition) => ({
+          partition,
+          offset: String(broker.committedOffset(groupId, topic, partition) ?? -1),
+          metadata: broker.committedMetadata(groupId, topic, partition),
+        })),
+      })),
+    fetchTopicOffsets: async (topic) => [0, 1].map((partition) => ({ partition, low: String(broker.logStartOf(topic, partition)) })),
+  };
+}
+
+/** The memory broker's port, its consumers reading their group's commits as the kafkajs adapter does (groupOffsetsReader). */
+function readingAsKafkajsAdapter(broker: MemoryBroker): void {
+  const port = broker.port.bind(broker);
+  broker.port = (): KafkaPort => {
+    const inner = port();
+    return {
+      ...inner,
+      consumer: (groupId, options) => {
+        const c = inner.consumer(groupId, options);
+        const offsets = groupOffsetsReader(() => kafkajsLikeAdmin(broker, groupId), groupId);
+        c.committed = (topic, partitions) => offsets.committed(topic, partitions);
+        return c;
+      },
+    };
+  };
+}
+
+describe('attack 40: kafkajs commits -2 when retention passed the group commit', () => {
+  it.failing('the kafkajs adapter reads that -2 as kafkajs stored it, so park-by-key takes its state for lost at the log start', async () => {
+    const w = world();
+    readingAsKafkajsAdapter(w.broker);
+    w.broker.outOfRangeCommitsEarliest = true;
+    w.failOnce.add('k:a');
+    w.produce('k', 'a');
+    w.produce('k', 'b');
+    w.produce('k', 'c');
+    let retrying = await w.start();
+    await w.broker.run({ stopWhen: () => w.events.filter((e) => e.type === 'parked').length === 2 });
+    await retrying.stop();
+
+    w.broker.deleteRecordsBefore(consumer.mainTopic, 0, 3);
+    w.produce('k', 'd');
+    w.produce('x', 'e');
+    retrying = await w.start();
+    await w.broker.run({ until: w.clock.now() + 10 * 60_000 });
+    await retrying.stop();
+
+    expect(w.events.filter((e) => e.type === 'park-state-lost')).toEqual([expect.objectContaining({ partition: 0, offset: '3' })]);
+  });
+});
