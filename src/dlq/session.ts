@@ -346,6 +346,8 @@ export class DlqSession {
     if (this.closed) throw new DlqError('this session is closed; open a new one to commit');
     const topic = this.consumer.dlq.name;
     await this.member();
+    // The member's own commit: close() or release() may let the member go while the states are read.
+    const commit = this.commitConfirmed;
     const stored = await committedStates(await this.adminClient(), this.consumer, [...prepared.states.keys()]);
     const next = new Map<number, HandledState>();
     for (const [partition, state] of prepared.states) {
@@ -354,7 +356,10 @@ export class DlqSession {
       checkFits(partition, kept);
       next.set(partition, kept);
     }
-    await this.commitConfirmed!([...next].map(([partition, state]) => ({ topic, partition, offset: state.committed.toString(), metadata: encodeHandled(state) })));
+    if (commit === undefined || this.closed || this.commitConfirmed !== commit) {
+      throw new DlqError('the session closed while this step was being recorded: its records are not recorded as handled, and stay in the DLQ (run again, the command sends them again)');
+    }
+    await commit([...next].map(([partition, state]) => ({ topic, partition, offset: state.committed.toString(), metadata: encodeHandled(state) })));
     for (const [partition, state] of next) this.states.set(partition, state);
   }
 
@@ -369,6 +374,8 @@ export class DlqSession {
   }
 
   private async adminClient(): Promise<KafkaAdmin> {
+    // After close() an admin made here would be left connected, holding the process (attack 40).
+    if (this.closed) throw new DlqError('this session is closed: what it was doing is not recorded as done; open a new one');
     if (!this.admin) {
       this.admin = this.kafka.admin();
       await this.admin.connect();

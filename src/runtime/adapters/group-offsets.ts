@@ -41,8 +41,10 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
       if (failed !== undefined) throw new KrtError(`could not read group ${groupId}'s committed offset of ${topic}-${failed.partition}: ${errorText(failed.error)}`);
       return asked.map((p) => ({
         partition: p.partition,
-        // "No commit" is -1 on every client (the Confluent client says -1001).
-        offset: p.offset === null || p.offset.startsWith('-') ? '-1' : p.offset,
+        // "No commit" is -1 on every client (the Confluent client says -1001, librdkafka's
+        // INVALID). Any other answer stands: kafkajs's -2 is a commit it stored itself, a reset to
+        // the earliest offset, which park-by-key reads as its state lost (found by attack 40).
+        offset: p.offset === null || p.offset === CONFLUENT_NO_COMMIT ? '-1' : p.offset,
         // The Confluent client stores metadata with its C string's NUL terminator.
         metadata: p.metadata?.replace(/\0+$/, '') ?? null,
       }));
@@ -60,6 +62,9 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
     },
   };
 }
+
+/** The Confluent client's offset of a partition the group has no commit for (librdkafka's RD_KAFKA_OFFSET_INVALID). */
+const CONFLUENT_NO_COMMIT = '-1001';
 
 /** A client's error as a sentence: its message (the Confluent client's per-partition errors are plain objects with one). */
 const errorText = (error: unknown) => String((error as { message?: unknown }).message ?? error);
