@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import { backoffMs } from './backoff';
 import { answeredNo } from './commit-refusal';
 import type { PartitionProgress } from './partition-progress';
 import { carriesStamp, newCommitterToken, ownCommitStamp } from './own-commit-stamp';
@@ -104,15 +105,14 @@ export interface OffsetCommitter {
  */
 export const DEFAULT_COMMIT_POLICY: CommitPolicy = { intervalMs: 100, maxRecords: 10_000 };
 
-/** The shortest wait before a refused commit goes out again. */
-const REFUSED_RETRY_MS = 100;
 /**
- * The longest: each refusal in a row doubles the wait. A client that refuses at once while the
- * broker is away (kafkajs with its consumer stopped) would otherwise be asked ten times a
- * second, each refusal an event and a metric, for the whole outage. Short still: a consumer
- * whose window is full waits for this retry once the broker is back.
+ * The wait before a refused commit goes out again: 100 ms, doubled by each refusal in a row,
+ * at most 1 s. A client that refuses at once while the broker is away (kafkajs with its
+ * consumer stopped) would otherwise be asked ten times a second, each refusal an event and a
+ * metric, for the whole outage. Short still: a consumer whose window is full waits for this
+ * retry once the broker is back.
  */
-const REFUSED_RETRY_MAX_MS = 1_000;
+const REFUSED_RETRY = { backoffMs: 100, maxBackoffMs: 1_000, jitter: 0 };
 
 const partitionKey = (o: { readonly topic: string; readonly partition: number }) => `${o.topic}\u0000${o.partition}`;
 
@@ -177,10 +177,12 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   let closed = false;
   /** stop() came: no caller waits for room any more. */
   let released = false;
-  /** The last commit was refused: the next goes out with the interval's timer, not one per record. */
-  let refused = false;
-  /** Commits refused in a row since the last one acknowledged (or the last rebalance). */
+  /**
+   * Commits refused in a row since the last one acknowledged (or the last rebalance). While
+   * any, the next goes out with the retry's timer, not one per record.
+   */
   let refusalsInARow = 0;
+  const refused = () => refusalsInARow > 0;
   /** Callers waiting for room in the window, woken when a commit settles, or by forget() and close(). */
   let waiting: (() => void)[] = [];
   const wake = () => {
@@ -252,7 +254,6 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
         });
         if (sentIn === generation) {
           inFlightMarks -= sentMarks;
-          refused = false;
           refusalsInARow = 0;
         }
       } catch (error) {
@@ -276,7 +277,6 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
           // own records, and may be refused too).
           marked += sentMarks;
           if (kept) {
-            refused = true;
             refusalsInARow++;
             schedule();
           }
@@ -358,7 +358,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       // After a refusal the retry's timer sends; with none set (the refused offsets were not
       // kept: their partition withheld, or overtaken) nobody would, and the window stayed full
       // for good (found by attack 17's property).
-      if (refused && cancelTimer !== undefined) {
+      if (refused() && cancelTimer !== undefined) {
         await new Promise<void>((resume) => waiting.push(resume));
         continue;
       }
@@ -385,9 +385,9 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
 
   function schedule(): void {
     if (closed) return;
-    // After a refusal not sooner than REFUSED_RETRY_MS: with an interval of 0 a refused commit
+    // After a refusal not sooner than the retry's wait: with an interval of 0 a refused commit
     // would otherwise go out again at every turn of the event loop while the broker is away.
-    const delay = refused ? Math.max(policy.intervalMs, Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MS * 2 ** Math.min(refusalsInARow - 1, 10))) : policy.intervalMs;
+    const delay = refused() ? Math.max(policy.intervalMs, backoffMs(refusalsInARow, REFUSED_RETRY)) : policy.intervalMs;
     cancelTimer ??= clock.setTimer(delay, () => {
       cancelTimer = undefined;
       commitPending().catch(onError);
@@ -459,7 +459,6 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       countedTotal = 0;
       marked = 0;
       inFlightMarks = 0;
-      refused = false;
       refusalsInARow = 0;
       wake();
     },
