@@ -63,3 +63,25 @@ describe('the kafkajs adapter', () => {
     expect(fake.calls).toEqual(['connect', 'run', 'disconnect']);
   });
 });
+
+describe("the kafkajs adapter's commits", () => {
+  /** A kafkajs consumer whose commitOffsets() answers as kafkajs's runner does once stopped mid-retry: resolved, nothing sent, no COMMIT_OFFSETS. */
+  function silentlyStoppedKafkaJs() {
+    const listeners = new Map<string, ((e: unknown) => void)[]>();
+    return {
+      consumer: () => ({
+        connect: async () => {},
+        commitOffsets: async () => {},
+        on: (event: string, listener: (e: unknown) => void) => void listeners.set(event, [...(listeners.get(event) ?? []), listener]),
+        events: { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash', COMMIT_OFFSETS: 'consumer.commit_offsets' },
+      }),
+      producer: () => ({}),
+      admin: () => ({}),
+    } as unknown as KafkaJsLike;
+  }
+
+  it('refuses a commit kafkajs answered without reporting it stored (#28 finding 2: it was taken as acknowledged)', async () => {
+    const consumer = kafkajsPort(silentlyStoppedKafkaJs()).consumer('g');
+    await expect(consumer.commitOffsets([{ topic: 'orders', partition: 0, offset: '535' }])).rejects.toThrow(/kafkajs did not commit orders-0 at offset 535/);
+  });
+});
