@@ -1,6 +1,8 @@
 import type { RetryEventListener } from './events';
 import { parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
 import { readLogStart as readLogStartOf } from './log-start';
+import { untilAccepted } from './commit-patience';
+import type { CommitPatience } from './commit-patience';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, forgetRanUnjudged, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
@@ -131,11 +133,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * reads it anew. Whatever happened, the partition's pause is derived again from its
    * state afterwards: no event has to remember to resume it.
    */
-  function locked(partition: number, work: () => Promise<void>): Promise<void> {
+  function locked(partition: number, work: () => Promise<void>, heartbeat?: () => Promise<void>): Promise<void> {
     const run = (locks.get(partition) ?? Promise.resolve())
       .catch(() => {})
       .then(() => paced(partition))
-      .then(work);
+      .then(() => {
+        if (heartbeat) heartbeats.set(partition, heartbeat);
+        else heartbeats.delete(partition);
+        return work();
+      });
     const guarded = run.then(
       () => {
         failedInARow.delete(partition);
@@ -153,6 +159,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     locks.set(partition, guarded);
     return guarded;
   }
+
+  /** The heartbeat of the record whose operation holds each main partition's lock (none: a timer's). */
+  const heartbeats = new Map<number, () => Promise<void>>();
 
   /** Operations of each main partition that failed since its last one that did not. */
   const failedInARow = new Map<number, number>();
@@ -649,20 +658,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       if (partitions.get(partition) !== parking) return;
     }
     if (state.length > 0 && tiers.length > 0) {
-      await commitState(partition, parking.state, state);
+      await commitState(partition, parking.state, state, parking);
       // What the tier records it ran changed (their holds, the records it ran unjudged) is stored:
       // they are done with, even if the tier commits are refused (then owed: sent before the next state).
       parking.turns.settled(partition);
       knownDoneSinceCommit(parking);
       if (partitions.get(partition) !== parking) return;
       try {
-        await commitState(partition, parking.state, tiers);
+        await commitState(partition, parking.state, tiers, parking);
       } catch (error) {
         owe(partition, parking, handled, tiers);
         throw error;
       }
     } else {
-      await commitState(partition, parking.state, [...state, ...tiers]);
+      await commitState(partition, parking.state, [...state, ...tiers], parking);
     }
     parking.turns.settled(partition);
     if (state.length > 0) knownDoneSinceCommit(parking);
@@ -733,11 +742,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /**
    * One request; a refusal as too large lowers the budget under what it carried. `state`: the
-   * state the commits are of (passed: load() commits one not yet in `partitions`).
+   * state the commits are of (passed: load() commits one not yet in `partitions`). With `owner`,
+   * the partition's loaded state whose operation ran, a refusal worth it is waited out while
+   * `owner` is still the partition's (commit-patience.ts): its records ran, and failing the
+   * operation would run them again.
    */
-  async function commitState(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
+  async function commitState(partition: number, state: ParkState, commits: OffsetCommit[], owner?: PartitionParking): Promise<void> {
+    const send = (sent: OffsetCommit[]) => (owner === undefined ? sendCommits(partition, state, sent) : untilAccepted(() => sendCommits(partition, state, sent), patienceOf(partition, owner)));
     try {
-      await sendCommits(partition, state, commits);
+      await send(commits);
     } catch (error) {
       // A state refused as too large with the runs it records goes again at once without them
       // (they cost order only): the refusal taught the budget its size with them, not whether
@@ -745,9 +758,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       // the budget came down under a state the broker keeps, and a shed gave up a hold).
       if (!refusedAsTooLarge(error) || state.ranUnjudged === undefined || !commits.some((c) => c.topic === mainTopic)) throw error;
       forgetRanUnjudged(state, () => true);
-      await sendCommits(partition, state, commits.map((c) => (c.topic === mainTopic ? { ...c, metadata: parkStateMetadata(state) } : c)));
+      await send(commits.map((c) => (c.topic === mainTopic ? { ...c, metadata: parkStateMetadata(state) } : c)));
     }
   }
+
+  const patienceOf = (partition: number, owner: PartitionParking): CommitPatience => ({
+    stillOurs: () => partitions.get(partition) === owner,
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    onRefused: (error) => emit({ type: 'commit-failed', error }),
+    heartbeat: () => heartbeats.get(partition)?.() ?? Promise.resolve(),
+  });
 
   /** One request; a refusal as too large lowers the budget under what it carried. */
   async function sendCommits(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
@@ -847,7 +867,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         state.position = offset + 1n;
         await commit(partition, parking, [stateCommit(partition, parking)]);
-      }));
+      }, record.heartbeat));
     },
 
     onTierRecord: (record, handle, held = false) => {
@@ -967,7 +987,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         await drainFreeKeys(record.partition, parking, drained);
         watchHolds(record.partition, parking); // the next oldest hold's expiry, or no timer
         await commit(record.partition, parking, [stateCommit(record.partition, parking), ...drained, turns.commit(ran.commit)]);
-      }));
+      }, record.heartbeat));
     },
 
     forget() {

@@ -1,3 +1,5 @@
+import { someCause } from './error-causes';
+
 /** Kafka's error code for commit metadata past `offset.metadata.max.bytes`. */
 const OFFSET_METADATA_TOO_LARGE = 12;
 
@@ -7,15 +9,10 @@ const OFFSET_METADATA_TOO_LARGE = 12;
  * on the error or on a partition's error it carries.
  */
 export function refusedAsTooLarge(error: unknown): boolean {
-  const seen = new Set<unknown>();
-  const visit = (e: unknown): boolean => {
-    if (e === null || typeof e !== 'object' || seen.has(e)) return false;
-    seen.add(e);
-    const { type, code, errors, cause, reason } = e as { type?: unknown; code?: unknown; errors?: unknown; cause?: unknown; reason?: unknown };
-    if (type === 'OFFSET_METADATA_TOO_LARGE' || code === OFFSET_METADATA_TOO_LARGE || code === 'OFFSET_METADATA_TOO_LARGE') return true;
-    return (Array.isArray(errors) && errors.some(visit)) || visit(cause) || visit(reason);
-  };
-  return visit(error);
+  return someCause(error, (e) => {
+    const { type, code } = e as { type?: unknown; code?: unknown };
+    return type === 'OFFSET_METADATA_TOO_LARGE' || code === OFFSET_METADATA_TOO_LARGE || code === 'OFFSET_METADATA_TOO_LARGE';
+  });
 }
 
 /**

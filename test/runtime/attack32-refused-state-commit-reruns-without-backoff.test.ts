@@ -1,3 +1,4 @@
+import { COMMIT_PATIENCE_MS } from '../../src/runtime/commit-patience';
 import { faultWorld } from './fault-world';
 import type { PlannedRecord } from './fault-world';
 
@@ -28,7 +29,11 @@ import type { PlannedRecord } from './fault-world';
  * instead of the commit (the duplicate bound is per refusal, so one outage = unbounded runs).
  *
  * Paced since (key-parking.ts paced(): an operation of a partition whose last ones failed waits
- * 100 ms, doubled up to 5 s); the run once per failed operation is kept as `it.failing`.
+ * 100 ms, doubled up to 5 s). And since commit-patience.ts, a refused commit of an operation's
+ * state is sent again in place, waiting 100 ms doubled up to 5 s, for up to 30 s in all, when
+ * the refusal says the coordinator or the connection was away (not a lost membership, a stopped
+ * client, a refusal of one partition or one as too large): a blip costs a wait, not a run again.
+ * Past that patience the record runs again, once per patience; that is kept as `it.failing`.
  *
  * Suggested fix: on a refused state commit of a record that already ran, keep its outcome and
  * send the commit again (RESUME_RETRY_MS / REFUSED_RETRY_MS backoff) before the partition's
@@ -61,10 +66,32 @@ describe('park-by-key, commits refused for a while on an idle partition', () => 
     expect(seen).toEqual([]);
   });
 
-  // Open (session 42): a refused state commit fails the operation, and the client hands the
-  // record over again, so it runs once per failed operation, paced as above. Keeping the
-  // outcome and trying the commit again (as the unordered committer does) needs to tell a
-  // refusal the member can wait out from one that cost it its membership, on every client.
+  it('runs a succeeded record once while the coordinator refuses its commits for less than the commit patience (both clients)', async () => {
+    for (const reaction of ['kafkajs', 'confluent'] as const) {
+      const w = faultWorld({ ordering: 'park-by-key', reaction, records, partitions: 2, faults: [{ operation: 'commit', at: 7, times: 10 }] });
+      const result = await w.run();
+      expect(result.lost).toEqual([]);
+      // Before commit-patience.ts: 11 runs, one per refused operation and the last.
+      expect(w.attempts.filter((a) => a.id === 3)).toHaveLength(1);
+    }
+  });
+
+  it('runs it again only after its commits were refused for most of a commit patience, not per refusal (both clients)', async () => {
+    for (const reaction of ['kafkajs', 'confluent'] as const) {
+      const w = faultWorld({ ordering: 'park-by-key', reaction, records, partitions: 2, faults: [{ operation: 'commit', at: 7, times: 100 }] });
+      await w.run();
+      const at = w.attempts.filter((a) => a.id === 3).map((a) => a.at);
+      // The refusals are counted over every commit of the run, the other partition's too, so a
+      // run's wait may end early on refusals the other partition met: 0.8 of the patience.
+      // Before: 101 runs within about 8 minutes of refusals.
+      expect(at.length - 1).toBeLessThanOrEqual((at[at.length - 1]! - at[0]!) / (0.8 * COMMIT_PATIENCE_MS));
+      expect(at.length).toBeGreaterThan(1); // the refusals outlast the patience: the scenario holds
+    }
+  });
+
+  // Open: past the commit patience (commit-patience.ts: 30 s, a group session) the operation
+  // fails and the record runs again, once per patience. Waiting longer would hold the client's
+  // rejoin up when the member lost its place without a refusal that says so.
   it.failing('runs a succeeded record once however many of its commits are refused', async () => {
     for (const reaction of ['kafkajs', 'confluent'] as const) {
       const w = faultWorld({ ordering: 'park-by-key', reaction, records, partitions: 2, faults: [{ operation: 'commit', at: 7, times: 100 }] });

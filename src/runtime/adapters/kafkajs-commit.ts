@@ -1,3 +1,4 @@
+import { CLIENT_STOPPED } from '../commit-patience';
 import { KrtError } from '../krt-error';
 import type { OffsetCommit } from '../port';
 
@@ -43,7 +44,9 @@ export function confirmedCommits(consumer: KafkaJsCommittingLike): (offsets: Off
     }
     if (unreported.size > 0) {
       const missing = offsets.filter((o) => unreported.has(commitKey(o.topic, o.partition, o.offset)));
-      throw new KrtError(`kafkajs did not commit ${missing.map((o) => `${o.topic}-${o.partition} at offset ${o.offset}`).join(', ')}: its consumer was not running (stopped by a crash or an outage); the commit goes out again`);
+      const error = new KrtError(`kafkajs did not commit ${missing.map((o) => `${o.topic}-${o.partition} at offset ${o.offset}`).join(', ')}: its consumer was not running (stopped by a crash or an outage); the commit goes out again`);
+      // Not worth waiting out: kafkajs restarts its consumer once the callback it runs returns.
+      throw Object.assign(error, { type: CLIENT_STOPPED });
     }
   };
 }
