@@ -4,7 +4,7 @@ import { clientRunOptions } from './client-run';
 import type { ClientRunOptions } from './client-run';
 import { groupOffsetsReader } from './group-offsets';
 import { confirmedCommits } from './kafkajs-commit';
-import { checkWritten } from './kafkajs-written';
+import { sendEachChecked } from './kafkajs-written';
 import type { CommitOffsetsPayload } from './kafkajs-commit';
 import type { OffsetsAdminLike } from './group-offsets';
 import { stepsUnderWay } from './steps-under-way';
@@ -133,11 +133,8 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
           await steps.settled();
           await producer.disconnect();
         },
-        send: async ({ topic, messages }) => {
-          const written = await producer.send({ topic, acks: -1, messages });
-          checkWritten([{ topic, messages }], written.map((w) => ({ topicName: topic, partition: w.partition })));
-        },
-        sendBatch: async (records) => checkWritten(records, await producer.sendBatch({ acks: -1, topicMessages: records })),
+        send: ({ topic, messages }) => sendEachChecked(async ([one]) => (await producer.send({ topic, acks: -1, messages: [...one!.messages] })).map((w) => ({ topicName: topic, partition: w.partition })), [{ topic, messages }]),
+        sendBatch: (records) => sendEachChecked((some) => producer.sendBatch({ acks: -1, topicMessages: some.map((r) => ({ topic: r.topic, messages: [...r.messages] })) }), records),
       };
     },
   };
