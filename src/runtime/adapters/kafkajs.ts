@@ -8,6 +8,7 @@ import { sendEachChecked } from './kafkajs-written';
 import type { CommitOffsetsPayload } from './kafkajs-commit';
 import type { OffsetsAdminLike } from './group-offsets';
 import { stepsUnderWay } from './steps-under-way';
+import { restartDelayMs } from './restart-backoff';
 
 /** The parts of a kafkajs `Kafka` instance the adapter uses (kafkajs itself stays optional). */
 export interface KafkaJsLike {
@@ -37,9 +38,6 @@ interface KafkaJsProducerLike {
   sendBatch(r: { acks: number; topicMessages: { topic: string; messages: OutgoingMessage[] }[] }): Promise<{ topicName: string; partition: number }[]>;
 }
 
-/** Backoff of a consumer run again after kafkajs stopped it: 1 s, doubling, at most 30 s. */
-const RESTART_FIRST_MS = 1_000;
-const RESTART_MAX_MS = 30_000;
 
 export interface KafkaJsPortOptions {
   /** Goes to every consumer (for example `sessionTimeout`). */
@@ -75,7 +73,7 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
       let restarts = 0;
       const steps = stepsUnderWay();
       const restartLater = (error: unknown) => {
-        const delay = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** Math.min(restarts++, 10));
+        const delay = restartDelayMs(restarts++);
         onCrash(error, delay);
         restartTimer = setTimeout(() => {
           restartTimer = undefined;

@@ -1,3 +1,4 @@
+import { backoffMs } from '../backoff';
 import type { EachBatchPayload, EachMessagePayload, PortMessage, RunOptions } from '../port';
 
 /**
@@ -43,8 +44,7 @@ export interface PartitionRunsOptions {
 /** Most records of one eachBatch call; the rest of the queue comes in the next. */
 const MAX_BATCH = 500;
 /** Backoff before a record whose handler threw is handed again: 100 ms, doubling, at most 10 s. */
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 10_000;
+const HANDED_AGAIN = { backoffMs: 100, maxBackoffMs: 10_000, jitter: 0 } as const;
 
 /** What a record weighs in the queue: its key and value (headers are small beside them). */
 const bytesOf = (m: PortMessage) => (m.key?.length ?? 0) + (m.value?.length ?? 0);
@@ -153,7 +153,7 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
       p.queue.unshift(...left);
       p.queuedBytes += bytesOfAll(left);
       if (failure !== undefined && left.length > 0) {
-        const retryInMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(p.failures++, 10));
+        const retryInMs = backoffMs(++p.failures, HANDED_AGAIN);
         options.onHandlerError(failure.error, retryInMs);
         p.retrying = setTimeout(() => {
           p.retrying = undefined;

@@ -7,6 +7,7 @@ import type { FetchGate, FetchingConsumer, FetchPositions } from './platformatic
 import { ClientCannotCarryError, PLATFORMATIC_COMMIT_METADATA_UNSUPPORTED, PLATFORMATIC_PARK_BY_KEY_UNSUPPORTED, platformaticNodeRefusal } from './platformatic-refusals';
 import { createPartitionCountWatch } from './platformatic-partition-watch';
 import { createPartitionRuns } from './platformatic-run';
+import { restartDelayMs } from './restart-backoff';
 
 /** A record as the client's stream delivers it with its default (Buffer) deserializers. */
 export interface PlatformaticMessageLike {
@@ -92,9 +93,6 @@ const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
  * the others idle waits out this long poll.
  */
 const DEFAULT_MAX_WAIT_MS = 500;
-/** A new stream after the client ended one: 1 s, doubling, at most 30 s. */
-const RESTART_FIRST_MS = 1_000;
-const RESTART_MAX_MS = 30_000;
 
 /**
  * Adapts `@platformatic/kafka` (2.12, Node 22 or newer) to the runtime's port: manual
@@ -203,7 +201,7 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
   }
 
   function restartLater(error: unknown): void {
-    const delay = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** Math.min(restarts++, 10));
+    const delay = restartDelayMs(restarts++);
     onError(error, delay);
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
