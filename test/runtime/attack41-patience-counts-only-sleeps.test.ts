@@ -11,7 +11,7 @@ import { consumer, world } from './park-by-key-world';
  * request of the main topic times out after kafkajs's `requestTimeout` (30 s, its default) with a
  * KafkaJSRequestTimeoutError, for 10 minutes; then commits are accepted again.
  *
- * Seen (on d25af66): the record's eachMessage callback stays in untilAccepted for 326 s of
+ * Seen (on d25af66): the record's eachMessage callback stays in untilAccepted for 356 s of
  * simulated time (11 sends of 30 s each plus 26.3 s of waits), the whole time holding the
  * partition's lock and, on kafkajs, the client's callback: its group session (30 s) passes 10
  * times over, heartbeats go to the hung coordinator. COMMIT_PATIENCE_MS is 30 s, but
