@@ -665,13 +665,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       knownDoneSinceCommit(parking);
       if (partitions.get(partition) !== parking) return;
       try {
-        await commitState(partition, parking.state, tiers, parking);
+        // Not waited out: a tier created again meanwhile would take the old log's offset (attack 41); refused, it is owed.
+        await commitState(partition, parking.state, tiers);
       } catch (error) {
         owe(partition, parking, handled, tiers);
         throw error;
       }
     } else {
-      await commitState(partition, parking.state, [...state, ...tiers], parking);
+      // The state alone is waited out; a tier's commit is not (above).
+      await commitState(partition, parking.state, [...state, ...tiers], tiers.length === 0 ? parking : undefined);
     }
     parking.turns.settled(partition);
     if (state.length > 0) knownDoneSinceCommit(parking);
@@ -745,7 +747,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * state the commits are of (passed: load() commits one not yet in `partitions`). With `owner`,
    * the partition's loaded state whose operation ran, a refusal worth it is waited out while
    * `owner` is still the partition's (commit-patience.ts): its records ran, and failing the
-   * operation would run them again.
+   * operation would run them again. Only for commits of the main topic's state: what the state
+   * says is read from it, while a tier's offset sent again could land on a log created since.
    */
   async function commitState(partition: number, state: ParkState, commits: OffsetCommit[], owner?: PartitionParking): Promise<void> {
     const send = (sent: OffsetCommit[]) => (owner === undefined ? sendCommits(partition, state, sent) : untilAccepted(() => sendCommits(partition, state, sent), patienceOf(partition, owner)));
@@ -764,6 +767,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   const patienceOf = (partition: number, owner: PartitionParking): CommitPatience => ({
     stillOurs: () => partitions.get(partition) === owner,
+    now: options.now,
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
     onRefused: (error) => emit({ type: 'commit-failed', error }),
     heartbeat: () => heartbeats.get(partition)?.() ?? Promise.resolve(),

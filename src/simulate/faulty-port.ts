@@ -1,3 +1,4 @@
+import { markWorthWaitingOut } from '../runtime/commit-patience';
 import type { ConsumerPort, EachBatchPayload, EachMessagePayload, KafkaPort, OffsetCommit, ProducerPort, RunOptions } from '../runtime/port';
 
 /** The port operations a fault can hit. `deliver`: the client fails to hand over a fetched record or batch. */
@@ -33,6 +34,8 @@ export class InjectedFault extends Error {
     super(`injected fault: ${operation} failed`);
     if (nonRetriable) this.name = 'KafkaJSProtocolError';
     this.retriable = !nonRetriable;
+    // A transient commit refusal is one the client cures by itself, as the adapters mark them (commit-patience.ts).
+    if (operation === 'commit' && !nonRetriable) markWorthWaitingOut(this);
   }
 }
 

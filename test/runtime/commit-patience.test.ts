@@ -1,79 +1,109 @@
-import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
-import { CLIENT_STOPPED, COMMIT_PATIENCE_MS, untilAccepted, worthWaitingOut } from '../../src/runtime/commit-patience';
+import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, KafkaJSRequestTimeoutError } from 'kafkajs';
+import { kafkajsCoordinatorAway } from '../../src/runtime/adapters/kafkajs-commit';
+import { confluentCoordinatorAway } from '../../src/runtime/adapters/confluent-commit-refusal';
+import { CLIENT_STOPPED, COMMIT_PATIENCE_MS, markWorthWaitingOut, untilAccepted, worthWaitingOut } from '../../src/runtime/commit-patience';
 import { MetadataTooLargeError } from '../../src/simulate/memory-broker';
 
 /** A protocol error as kafkajs builds it from a broker's error code. */
 const kafkajsProtocol = (type: string) => new KafkaJSProtocolError({ message: type, type, code: 0, retriable: true } as unknown as string);
 /** kafkajs's error once its own retries of a request are spent: not retriable, the last refusal as its cause. */
 const retriesExceeded = (cause: Error) => new (KafkaJSNumberOfRetriesExceeded as unknown as new (e: Error, o: object) => Error)(cause, { retryCount: 5, retryTime: 3000 });
-/** An error as the Confluent client's KafkaJS API gives it: the librdkafka name, with `ERR_` or `ERR__`, as its type. */
-const confluent = (type: string) => Object.assign(new Error(type), { name: 'KafkaJSError', type });
 
-describe('which refused commits are worth waiting out', () => {
+// The installed Confluent client's own error class (its KafkaJS API), so its naming of codes is the client's.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { KafkaJSProtocolError: ConfluentProtocolError } = require('@confluentinc/kafka-javascript/lib/kafkajs/_error.js') as { KafkaJSProtocolError: new (e: object, p: object) => Error };
+const confluent = (code: number) => new ConfluentProtocolError({ message: `code ${code}`, code }, { code });
+
+describe('the kafkajs adapter marks the refusals kafkajs cures by itself', () => {
   it.each([
-    ['kafkajs: the coordinator moved', kafkajsProtocol('NOT_COORDINATOR_FOR_GROUP')],
-    ['kafkajs: the coordinator is loading its offsets', kafkajsProtocol('GROUP_LOAD_IN_PROGRESS')],
-    ['kafkajs: a connection that failed', new KafkaJSConnectionError('Connection error')],
-    ['kafkajs: its own retries exhausted on a coordinator away', retriesExceeded(kafkajsProtocol('GROUP_COORDINATOR_NOT_AVAILABLE'))],
-    ['Confluent: the coordinator moved', confluent('ERR_NOT_COORDINATOR')],
-    ['Confluent: a local time-out', confluent('ERR__TIMED_OUT')],
-    ['Confluent: every broker down', confluent('ERR__ALL_BROKERS_DOWN')],
-  ])('%s: waited out', (_, error) => {
-    expect(worthWaitingOut(error)).toBe(true);
+    ['the coordinator loading its offsets', kafkajsProtocol('GROUP_LOAD_IN_PROGRESS')],
+    ['no coordinator for a while', kafkajsProtocol('GROUP_COORDINATOR_NOT_AVAILABLE')],
+    ['a connection that failed', new KafkaJSConnectionError('Connection error')],
+    ['a request that timed out', new KafkaJSRequestTimeoutError('Request OffsetCommit timed out')],
+    ['its own retries spent on a coordinator loading', retriesExceeded(kafkajsProtocol('GROUP_LOAD_IN_PROGRESS'))],
+  ])('%s', (_, error) => {
+    expect(kafkajsCoordinatorAway(error)).toBe(true);
   });
 
   it.each([
-    ['kafkajs: the member lost its generation', kafkajsProtocol('ILLEGAL_GENERATION')],
-    ['kafkajs: a rebalance began', kafkajsProtocol('REBALANCE_IN_PROGRESS')],
-    ['kafkajs: retries exhausted on an unknown member', retriesExceeded(kafkajsProtocol('UNKNOWN_MEMBER_ID'))],
-    ['Confluent: the assignment was lost', confluent('ERR__ASSIGNMENT_LOST')],
-    ['Confluent: a commit outside the group', confluent('ERR__STATE')],
-    ['an adapter whose client stopped', Object.assign(new Error('not running'), { type: CLIENT_STOPPED })],
-    ['one partition refused: its topic deleted (it may be created again while the commit waits)', kafkajsProtocol('UNKNOWN_TOPIC_OR_PARTITION')],
-    ['metadata too large (the budget answers that)', new MetadataTooLargeError()],
+    // kafkajs asks the coordinator of its generation again: a moved one is found only by a rejoin, after the callback.
+    ['the coordinator moved (NOT_COORDINATOR_FOR_GROUP)', kafkajsProtocol('NOT_COORDINATOR_FOR_GROUP')],
+    ['one partition refused: its topic deleted', kafkajsProtocol('UNKNOWN_TOPIC_OR_PARTITION')],
     ['an error nobody names', new Error('something else')],
-    ['no error object at all', 'refused'],
-  ])('%s: not waited out', (_, error) => {
-    expect(worthWaitingOut(error)).toBe(false);
+  ])('not %s', (_, error) => {
+    expect(kafkajsCoordinatorAway(error)).toBe(false);
+  });
+});
+
+describe('the Confluent adapter marks the refusals the Confluent client cures by itself, by code', () => {
+  it('the coordinator loading, without a leader or moved (codes 14, 15 and 16, which the client names by type -1), a time-out, a broken transport', () => {
+    expect([14, 15, 16, 7, -185, -195].map((code) => confluentCoordinatorAway(confluent(code)))).toEqual([true, true, true, true, true, true]);
   });
 
-  it('is not waited out when a coordinator error comes wrapped with a lost membership beside it', () => {
-    const both = Object.assign(new Error('aggregate'), { errors: [kafkajsProtocol('NOT_COORDINATOR_FOR_GROUP'), kafkajsProtocol('ILLEGAL_GENERATION')] });
-    expect(worthWaitingOut(both)).toBe(false);
+  it('not a lost generation, an unknown member, a rebalance, a lost assignment or an unknown partition', () => {
+    expect([22, 25, 27, -142, 3].map((code) => confluentCoordinatorAway(confluent(code)))).toEqual([false, false, false, false, false]);
+  });
+});
+
+describe('which refused commits the runtime waits out', () => {
+  it('one its adapter marked', () => {
+    expect(worthWaitingOut(markWorthWaitingOut(new Error('coordinator away')))).toBe(true);
+  });
+
+  it('one marked inside the error a client wrapped it in', () => {
+    expect(worthWaitingOut(Object.assign(new Error('wrapper'), { cause: markWorthWaitingOut(new Error('coordinator away')) }))).toBe(true);
+  });
+
+  it.each([
+    ['unmarked, whatever its name says', kafkajsProtocol('GROUP_LOAD_IN_PROGRESS')],
+    ['marked, but carrying a lost generation beside it', markWorthWaitingOut(Object.assign(new Error('aggregate'), { errors: [kafkajsProtocol('ILLEGAL_GENERATION')] }))],
+    ['marked, from a client that stopped', markWorthWaitingOut(Object.assign(new Error('not running'), { type: CLIENT_STOPPED }))],
+    ['marked, but refused as too large (the budget answers that)', markWorthWaitingOut(new MetadataTooLargeError())],
+    ['no error object at all', 'refused'],
+  ])('not one %s', (_, error) => {
+    expect(worthWaitingOut(error)).toBe(false);
   });
 });
 
 describe('sending a commit until it is accepted', () => {
-  const away = () => kafkajsProtocol('NOT_COORDINATOR_FOR_GROUP');
-  /** A commit refused `refusals` times, then accepted; and a sleep that records its waits. */
-  function scene(refusals: number) {
+  const away = () => markWorthWaitingOut(kafkajsProtocol('GROUP_LOAD_IN_PROGRESS'));
+  /** A commit refused `refusals` times, each refusal taking `sendMs`, then accepted; a clock the sleeps and sends move. */
+  function scene(refusals: number, sendMs = 0) {
+    let now = 0;
     let sent = 0;
     const waits: number[] = [];
-    const refused: unknown[] = [];
     const send = async () => {
       sent++;
+      now += sendMs;
       if (sent <= refusals) throw away();
     };
     const sleep = async (ms: number) => {
       waits.push(ms);
+      now += ms;
     };
-    return { send, sleep, waits, refused, sent: () => sent };
+    return { send, sleep, waits, now: () => now, sent: () => sent };
   }
 
   it('waits out refusals, doubling its wait from 100 ms up to 5 s, and reports each', async () => {
     const s = scene(8);
-    await untilAccepted(s.send, { stillOurs: () => true, sleep: s.sleep, onRefused: (e) => s.refused.push(e) });
+    const refused: unknown[] = [];
+    await untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: s.sleep, onRefused: (e) => refused.push(e) });
     expect(s.sent()).toBe(9);
     expect(s.waits).toEqual([100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000]);
-    expect(s.refused).toHaveLength(8);
+    expect(refused).toHaveLength(8);
   });
 
-  it('gives up with the last refusal once the next wait would pass the patience in all', async () => {
+  it('gives up with the last refusal once the next try would begin past the patience', async () => {
     const s = scene(1_000);
-    await expect(untilAccepted(s.send, { stillOurs: () => true, sleep: s.sleep })).rejects.toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
-    const waited = s.waits.reduce((a, b) => a + b, 0);
-    expect(waited).toBeLessThanOrEqual(COMMIT_PATIENCE_MS);
-    expect(waited + 5_000).toBeGreaterThan(COMMIT_PATIENCE_MS);
+    await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: s.sleep })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect(s.now()).toBeLessThanOrEqual(COMMIT_PATIENCE_MS);
+    expect(s.now() + 5_000).toBeGreaterThan(COMMIT_PATIENCE_MS);
+  });
+
+  it('counts the time its sends take, not only its waits: refusals that each take a request time-out end it within the patience and one request', async () => {
+    const s = scene(1_000, 30_000);
+    await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: s.sleep })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect(s.sent()).toBe(1);
   });
 
   it('stops waiting once the partition is no longer its own (a rebalance or a failure dropped its state)', async () => {
@@ -83,20 +113,29 @@ describe('sending a commit until it is accepted', () => {
       await s.sleep(ms);
       if (s.waits.length === 2) ours = false;
     };
-    await expect(untilAccepted(s.send, { stillOurs: () => ours, sleep })).rejects.toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
+    await expect(untilAccepted(s.send, { stillOurs: () => ours, now: s.now, sleep })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
     expect(s.sent()).toBe(2);
   });
 
-  it('heartbeats after each wait, and stops waiting when the heartbeat says a rebalance began', async () => {
+  it('heartbeats after each wait, and stops waiting when the heartbeat says the member must rejoin', async () => {
     const s = scene(1_000);
     let beats = 0;
     const heartbeat = async () => {
       beats++;
+      if (beats === 1) throw kafkajsProtocol('GROUP_LOAD_IN_PROGRESS'); // the coordinator away: waited on
       if (beats === 3) throw kafkajsProtocol('REBALANCE_IN_PROGRESS');
-      if (beats === 1) throw away(); // the coordinator away: waited on
     };
-    await expect(untilAccepted(s.send, { stillOurs: () => true, sleep: s.sleep, heartbeat })).rejects.toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
+    await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: s.sleep, heartbeat })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
     expect({ beats, sent: s.sent() }).toEqual({ beats: 3, sent: 3 });
+  });
+
+  it('stops waiting when a heartbeat says kafkajs\'s coordinator moved (found again only by a rejoin)', async () => {
+    const s = scene(1_000);
+    const heartbeat = async () => {
+      throw kafkajsProtocol('NOT_COORDINATOR_FOR_GROUP');
+    };
+    await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: s.sleep, heartbeat })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect(s.sent()).toBe(1);
   });
 
   it('fails with the refusal, not the stop, when the consumer stops during a wait', async () => {
@@ -104,20 +143,20 @@ describe('sending a commit until it is accepted', () => {
     const stopping = async () => {
       throw new Error('stop requested');
     };
-    await expect(untilAccepted(s.send, { stillOurs: () => true, sleep: stopping })).rejects.toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
+    await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: stopping })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
     expect(s.sent()).toBe(1);
   });
 
   it('sends once and fails at once on a refusal not worth waiting out, or without a way to wait', async () => {
-    const lost = scene(0);
-    const send = async () => {
-      await lost.send();
+    let sent = 0;
+    const lostGeneration = async () => {
+      sent++;
       throw kafkajsProtocol('ILLEGAL_GENERATION');
     };
-    await expect(untilAccepted(send, { stillOurs: () => true, sleep: lost.sleep })).rejects.toMatchObject({ type: 'ILLEGAL_GENERATION' });
-    expect(lost.sent()).toBe(1);
+    await expect(untilAccepted(lostGeneration, { stillOurs: () => true, now: () => 0, sleep: async () => {} })).rejects.toMatchObject({ type: 'ILLEGAL_GENERATION' });
+    expect(sent).toBe(1);
     const noSleep = scene(1);
-    await expect(untilAccepted(noSleep.send, { stillOurs: () => true })).rejects.toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
+    await expect(untilAccepted(noSleep.send, { stillOurs: () => true, now: noSleep.now })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
     expect(noSleep.sent()).toBe(1);
   });
 });

@@ -10,6 +10,8 @@ import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 import { seekAgainOnResume } from './seek-again-on-resume';
 import { stepsUnderWay } from './steps-under-way';
+import { markWorthWaitingOut } from '../commit-patience';
+import { confluentCoordinatorAway } from './confluent-commit-refusal';
 
 /**
  * The parts of `new (require('@confluentinc/kafka-javascript').KafkaJS.Kafka)(...)` the
@@ -144,7 +146,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
         pause: (t) => positions.pause(t),
         resume: (t) => positions.resume(t),
         seek: (s) => positions.seek(s),
-        commitOffsets: (o) => commitConfirmed(consumer, o),
+        commitOffsets: (o) => commitConfirmed(consumer, o).catch((error: unknown) => Promise.reject(confluentCoordinatorAway(error) ? markWorthWaitingOut(error) : error)),
         committed: (topic, partitions) => offsets.committed(topic, partitions),
         logStartOffsets: (topic, partitions) => offsets.logStarts(topic, partitions),
         carriesCommitMetadata: true,

@@ -1,4 +1,5 @@
-import { CLIENT_STOPPED } from '../commit-patience';
+import { CLIENT_STOPPED, markWorthWaitingOut } from '../commit-patience';
+import { someCause } from '../error-causes';
 import { KrtError } from '../krt-error';
 import type { OffsetCommit } from '../port';
 
@@ -39,6 +40,8 @@ export function confirmedCommits(consumer: KafkaJsCommittingLike): (offsets: Off
     waiting.add(unreported);
     try {
       await consumer.commitOffsets(offsets);
+    } catch (error) {
+      throw kafkajsCoordinatorAway(error) ? markWorthWaitingOut(error) : error;
     } finally {
       waiting.delete(unreported);
     }
@@ -52,3 +55,18 @@ export function confirmedCommits(consumer: KafkaJsCommittingLike): (offsets: Off
 }
 
 const commitKey = (topic: string, partition: number, offset: string) => `${topic}\u0000${partition}\u0000${offset}`;
+
+/** kafkajs's errors for a connection to the coordinator that failed or timed out. */
+const CONNECTION_FAILED = new Set(['KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSRequestTimeoutError']);
+/**
+ * The refusals of a coordinator that is loading or has no leader for a while, or a request that
+ * timed out. Not NOT_COORDINATOR_FOR_GROUP: kafkajs keeps the coordinator its generation found
+ * and asks it again, so a moved coordinator is found only by a rejoin (its `isRebalancing`),
+ * which waits for the callback (attack 41).
+ */
+const COORDINATOR_AWAY = new Set(['GROUP_LOAD_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'REQUEST_TIMED_OUT', 'NETWORK_EXCEPTION']);
+
+/** Whether kafkajs accepts a commit it refused so if it is sent again shortly, also inside its own retry error. */
+export function kafkajsCoordinatorAway(error: unknown): boolean {
+  return someCause(error, (e) => CONNECTION_FAILED.has(String((e as { name?: unknown }).name)) || COORDINATOR_AWAY.has(String((e as { type?: unknown }).type)));
+}
