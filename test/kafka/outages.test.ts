@@ -2,7 +2,7 @@ import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatter
 import type { AclEntry } from 'kafkajs';
 import os from 'node:os';
 import path from 'node:path';
-import { ADMIN_USER, restartBroker, startBroker, stopBroker } from '../../scripts/kafka/broker';
+import { ADMIN_USER, readBrokerInfo, restartBroker, startBroker, stopBroker } from '../../scripts/kafka/broker';
 import { runOutage } from '../../bench/outage';
 import { DEFAULT_COMMIT_POLICY } from '../../src/runtime/offset-committer';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
@@ -10,7 +10,7 @@ import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
 import { createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
-import { eachClient } from './clients';
+import { CLIENTS, eachClient } from './clients';
 
 jest.setTimeout(5 * 60_000);
 
@@ -173,4 +173,62 @@ eachClient('the runtime through outages, on a real broker', { user: USER }, (por
       throw new Error(`${String(error)}; never processed: ${missing().join(', ')}; the consumer's last events: ${events.slice(-20).join(' | ')}`);
     });
   }
+});
+
+/**
+ * Park-by-key through a broker killed mid-run (SIGKILL: the group coordinator, the leaders and
+ * the commits in flight all gone at once) and started again: the state commits refused
+ * meanwhile (waited out, or failed and read again from the last stored state), the tier
+ * records waiting, the records parked behind keys in retry. Each key's records must all run, in
+ * their order, whatever ran twice.
+ */
+eachClient('park-by-key through a broker killed and started again, on a real broker', { clients: CLIENTS.filter((c) => c.orderings.includes('park-by-key')) }, (_port, client) => {
+  it('runs every record, each key in its order, with keys in retry and records parked when the broker dies', async () => {
+    const broker = await restartableBroker();
+    let consumer: RetryingConsumer | undefined;
+    try {
+      const base = testDescriptor('pbk-outage', [3]);
+      const d: ConsumerDescriptor = { ...base, ordering: 'park-by-key', groups: { ...base.groups, retry: base.groups.main } };
+      await createTopicsOf(d, 3);
+      const keys = Array.from({ length: 9 }, (_, i) => `k${i}`);
+      const values = Array.from({ length: 20 }, (_, i) => String(i + 1));
+      // The first and the eleventh record of each key fail once: the key is held, its next records park behind it.
+      const failOnce = new Set(keys.flatMap((k) => [`${k}:1`, `${k}:11`]));
+      const handled: string[] = [];
+      consumer = createRetryingConsumer(d, {
+        kafka: client.port(ADMIN_USER, { sessionTimeout: 10_000 }),
+        publishBackoff: { initialMs: 100, maxMs: 1_000 },
+        handler: async (record) => {
+          const label = `${record.message.key?.toString()}:${record.message.value?.toString()}`;
+          if (failOnce.delete(label)) {
+            handled.push(`${label} FAIL`);
+            throw Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
+          }
+          handled.push(label);
+        },
+      });
+      await consumer.start();
+      const produceValues = (from: number, to: number) => produceAsAdmin(d.mainTopic, values.slice(from, to).flatMap((value) => keys.map((key, i) => ({ key, value, partition: i % 3 }))));
+      await produceValues(0, 12);
+      // Killed while keys wait in the tier with records parked behind them (the eleventh failed, the twelfth parked).
+      await eventually('every key in retry a second time', () => (keys.every((k) => handled.includes(`${k}:11 FAIL`)) ? true : undefined), 90_000);
+      process.kill(readBrokerInfo(broker.dir)!.pid, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      await restartBroker(broker.dir);
+      await produceValues(12, 20);
+      await eventually('every key\'s last record', () => (keys.every((k) => handled.includes(`${k}:20`)) ? true : undefined), 3 * 60_000);
+      for (const key of keys) {
+        const mine = handled.filter((h) => h.startsWith(`${key}:`));
+        // Each record's first successful run, in order; a run again (at least once) may come later.
+        const firstRuns = mine.filter((h, i) => !h.endsWith('FAIL') && mine.indexOf(h) === i);
+        expect({ key, firstRuns }).toEqual({ key, firstRuns: values.map((v) => `${key}:${v}`) });
+      }
+    } finally {
+      try {
+        await consumer?.stop();
+      } finally {
+        await broker.release();
+      }
+    }
+  });
 });
