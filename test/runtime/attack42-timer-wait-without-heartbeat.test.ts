@@ -23,6 +23,10 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * kafkajs from heartbeating (it heartbeats only between callbacks): 33 s with no heartbeat, past
  * kafkajs's default session (30 s): on a real group the member is evicted and its partitions'
  * uncommitted records (k:b, whose state commit never got stored) run again on another member.
+ * (kafkajs heartbeats only after a callback's message; with partitionsConsumedConcurrently a callback
+ * of a partition on another broker may still heartbeat, so the eviction needs the member's other
+ * partitions quiet meanwhile, or all on the blocked fetcher's broker; the timer's wait heartbeats
+ * nothing in any case.)
  * On d25af66^ the timer's operation failed at the first refusal (5 s) and was tried again 5 s
  * later: the callback behind it waited 5 s.
  *
