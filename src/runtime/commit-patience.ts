@@ -65,32 +65,48 @@ export interface CommitPatience {
    * out (a rebalance began) ends the wait.
    */
   readonly heartbeat?: () => Promise<void>;
+  /**
+   * Asked before each send again: whether what the commit was sent over is still there (true),
+   * is not (false: the refusal stands; a topic created again meanwhile would take the old log's
+   * position), or cannot be told now (undefined: the read was refused too; waited on again).
+   */
+  readonly stillValid?: () => Promise<boolean | undefined>;
 }
 
 /**
  * Sends a commit until it is accepted, waiting out refusals worth it while the next try would
  * still begin within COMMIT_PATIENCE_MS of the first send (a send that takes a request's
- * time-out counts); otherwise rejects with the last refusal. So a coordinator away for a few
- * seconds costs a wait, not a run again of every record whose state commit it refused (found
- * by attack 32: the handler ran once per refusal).
+ * time-out counts), and only while `stillValid` says what it was sent over is still there;
+ * otherwise rejects with the last refusal. So a coordinator away for a few seconds costs a
+ * wait, not a run again of every record whose state commit it refused (found by attack 32:
+ * the handler ran once per refusal).
  */
 export async function untilAccepted(send: () => Promise<void>, patience: CommitPatience): Promise<void> {
   const since = patience.now();
-  for (let refusals = 1; ; refusals++) {
-    try {
-      await send();
-      return;
-    } catch (error) {
-      const ms = backoffMs(refusals, AGAIN);
-      if (patience.sleep === undefined || patience.now() + ms - since > COMMIT_PATIENCE_MS || !worthWaitingOut(error) || !patience.stillOurs()) throw error;
-      patience.onRefused?.(error);
+  let refusal: unknown;
+  let sendNow = true;
+  for (let waits = 1; ; waits++) {
+    if (sendNow) {
       try {
-        await patience.sleep(ms);
-      } catch {
-        throw error; // stopping: the operation fails as it would have
+        await send();
+        return;
+      } catch (error) {
+        refusal = error;
+        if (!worthWaitingOut(error)) throw error;
+        patience.onRefused?.(error);
       }
-      if (!patience.stillOurs() || !(await aliveAfterWait(patience))) throw error;
     }
+    const ms = backoffMs(waits, AGAIN);
+    if (patience.sleep === undefined || patience.now() + ms - since > COMMIT_PATIENCE_MS || !patience.stillOurs()) throw refusal;
+    try {
+      await patience.sleep(ms);
+    } catch {
+      throw refusal; // stopping: the operation fails as it would have
+    }
+    if (!patience.stillOurs() || !(await aliveAfterWait(patience))) throw refusal;
+    const valid = patience.stillValid === undefined ? true : await patience.stillValid();
+    if (valid === false) throw refusal;
+    sendNow = valid === true;
   }
 }
 

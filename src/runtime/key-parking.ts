@@ -207,6 +207,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const loadedIn = generation;
     const turnsOfGeneration = turns;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
+    storedMain.set(partition, { topic: mainTopic, partition, offset: committed?.offset ?? '-1', metadata: committed?.metadata ?? '' });
     // -1: nothing committed yet. A new log (the next record rule) begins from nothing whatever
     // the group's commit says: that commit may be this member's old state, committed onto it.
     const newLog = newLogs.delete(partition);
@@ -751,7 +752,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * says is read from it, while a tier's offset sent again could land on a log created since.
    */
   async function commitState(partition: number, state: ParkState, commits: OffsetCommit[], owner?: PartitionParking): Promise<void> {
-    const send = (sent: OffsetCommit[]) => (owner === undefined ? sendCommits(partition, state, sent) : untilAccepted(() => sendCommits(partition, state, sent), patienceOf(partition, owner)));
+    // Only in a record's callback, which heartbeats while it waits: a timer's operation has no
+    // heartbeat, and the client's callbacks waiting on the lock meanwhile cannot heartbeat either (attack 42).
+    const patient = owner !== undefined && heartbeats.has(partition);
+    const send = (sent: OffsetCommit[]) => (patient ? untilAccepted(() => sendCommits(partition, state, sent), patienceOf(partition, owner, sent)) : sendCommits(partition, state, sent));
     try {
       await send(commits);
     } catch (error) {
@@ -765,13 +769,36 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
   }
 
-  const patienceOf = (partition: number, owner: PartitionParking): CommitPatience => ({
+  const patienceOf = (partition: number, owner: PartitionParking, sending: readonly OffsetCommit[]): CommitPatience => ({
     stillOurs: () => partitions.get(partition) === owner,
+    stillValid: () => mainCommitStillOurs(partition, sending),
     now: options.now,
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
     onRefused: (error) => emit({ type: 'commit-failed', error }),
     heartbeat: () => heartbeats.get(partition)?.() ?? Promise.resolve(),
   });
+
+  /**
+   * The group's commit of main partition p as this member last read or stored it: a state sent
+   * again after a refusal goes over that commit only (attack 42: the main topic deleted and
+   * created again meanwhile, the old log's position and state landed on the new log, past its
+   * first records; a deleted topic's commits go with it).
+   */
+  const storedMain = new Map<number, OffsetCommit>();
+  const sameCommit = (a: Pick<OffsetCommit, 'offset' | 'metadata'> | undefined, b: Pick<OffsetCommit, 'offset' | 'metadata'> | undefined) =>
+    a !== undefined && b !== undefined && a.offset === b.offset && (a.metadata ?? '') === (b.metadata ?? '');
+
+  /** Whether the group's commit of p is still the one this member knows (or the one being sent, stored despite its refusal); undefined when the read is refused. */
+  async function mainCommitStillOurs(partition: number, sending: readonly OffsetCommit[]): Promise<boolean | undefined> {
+    let group: Pick<OffsetCommit, 'offset' | 'metadata'> | undefined;
+    try {
+      const [read] = await options.consumer().committed(mainTopic, [partition]);
+      group = read === undefined ? undefined : { offset: read.offset, metadata: read.metadata ?? '' };
+    } catch {
+      return undefined;
+    }
+    return sameCommit(group, storedMain.get(partition)) || sending.some((c) => c.topic === mainTopic && sameCommit(group, c));
+  }
 
   /** One request; a refusal as too large lowers the budget under what it carried. */
   async function sendCommits(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
@@ -783,6 +810,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       throw error;
     }
     budget.commitAccepted(sent);
+    for (const c of commits) if (c.topic === mainTopic) storedMain.set(partition, c);
     // Every stored state of p (a load's, a shed's, a release's) forgets the holds it no longer has.
     if (commits.some((c) => c.topic === mainTopic)) holdClocks.stored(partition, state);
   }

@@ -138,6 +138,19 @@ describe('sending a commit until it is accepted', () => {
     expect(s.sent()).toBe(1);
   });
 
+  it('does not send again over a commit that changed meanwhile (a topic created again took it): the refusal stands', async () => {
+    const s = scene(1_000);
+    await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: s.sleep, stillValid: async () => false })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect({ sent: s.sent(), waits: s.waits.length }).toEqual({ sent: 1, waits: 1 });
+  });
+
+  it('waits again without sending while it cannot tell whether the commit it was sent over is still there', async () => {
+    const s = scene(1);
+    const verdicts: (boolean | undefined)[] = [undefined, undefined, true];
+    await untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: s.sleep, stillValid: async () => verdicts.shift() });
+    expect({ sent: s.sent(), waits: s.waits }).toEqual({ sent: 2, waits: [100, 200, 400] });
+  });
+
   it('fails with the refusal, not the stop, when the consumer stops during a wait', async () => {
     const s = scene(1_000);
     const stopping = async () => {
