@@ -55,6 +55,8 @@ export interface CommitPatience {
   readonly stillOurs: () => boolean;
   /** The clock the patience is measured on. */
   readonly now: () => number;
+  /** When the patience began: the first send of the operation's first commit (one operation may commit several times). Default: this send. */
+  readonly since?: number;
   /** Waits `ms`; rejects once the consumer stops. None: no waiting. */
   readonly sleep?: (ms: number) => Promise<void>;
   /** Each refusal waited out. */
@@ -82,7 +84,7 @@ export interface CommitPatience {
  * the handler ran once per refusal).
  */
 export async function untilAccepted(send: () => Promise<void>, patience: CommitPatience): Promise<void> {
-  const since = patience.now();
+  const since = patience.since ?? patience.now();
   let refusal: unknown;
   let sendNow = true;
   for (let waits = 1; ; waits++) {

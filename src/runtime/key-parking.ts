@@ -140,6 +140,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       .then(() => {
         if (heartbeat) heartbeats.set(partition, heartbeat);
         else heartbeats.delete(partition);
+        patienceSince.delete(partition);
         return work();
       });
     const guarded = run.then(
@@ -162,6 +163,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /** The heartbeat of the record whose operation holds each main partition's lock (none: a timer's). */
   const heartbeats = new Map<number, () => Promise<void>>();
+  /**
+   * When the operation holding each partition's lock first sent a commit it may wait out: the
+   * patience is the operation's, not each commit's (a drain commits once per parked record).
+   */
+  const patienceSince = new Map<number, number>();
 
   /** Operations of each main partition that failed since its last one that did not. */
   const failedInARow = new Map<number, number>();
@@ -769,8 +775,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
   }
 
+  function patienceStartOf(partition: number): number {
+    let since = patienceSince.get(partition);
+    if (since === undefined) patienceSince.set(partition, (since = options.now()));
+    return since;
+  }
+
   const patienceOf = (partition: number, owner: PartitionParking, sending: readonly OffsetCommit[]): CommitPatience => ({
     stillOurs: () => partitions.get(partition) === owner,
+    since: patienceStartOf(partition),
     stillValid: () => mainCommitStillOurs(partition, sending),
     now: options.now,
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),

@@ -106,6 +106,12 @@ describe('sending a commit until it is accepted', () => {
     expect(s.sent()).toBe(1);
   });
 
+  it('counts from when its operation began waiting, so an operation that commits several times waits one patience in all', async () => {
+    const s = scene(1_000);
+    await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, since: -(COMMIT_PATIENCE_MS - 1_000), sleep: s.sleep })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect(s.waits).toEqual([100, 200, 400]);
+  });
+
   it('stops waiting once the partition is no longer its own (a rebalance or a failure dropped its state)', async () => {
     const s = scene(1_000);
     let ours = true;
