@@ -59,6 +59,8 @@ export interface CommitPatience {
   readonly since?: number;
   /** Waits `ms`; rejects once the consumer stops. None: no waiting. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Runs `work` after `ms`, returning a cancel: bounds the heartbeat and the read between sends by the patience left. None: unbounded. */
+  readonly setTimer?: (ms: number, work: () => void) => () => void;
   /** Each refusal waited out. */
   readonly onRefused?: (error: unknown) => void;
   /**
@@ -105,9 +107,11 @@ export async function untilAccepted(send: () => Promise<void>, patience: CommitP
     } catch {
       throw refusal; // stopping: the operation fails as it would have
     }
-    if (!patience.stillOurs() || !(await aliveAfterWait(patience))) throw refusal;
-    const valid = patience.stillValid === undefined ? true : await patience.stillValid();
-    if (valid === false) throw refusal;
+    // The heartbeat and the read go to the coordinator that is away: each bounded by the patience left (attack 43).
+    const alive = await withinPatience(aliveAfterWait(patience), since, patience);
+    if (!patience.stillOurs() || alive === false) throw refusal;
+    const valid = patience.stillValid === undefined ? true : await withinPatience(patience.stillValid(), since, patience);
+    if (valid === false || patience.now() - since > COMMIT_PATIENCE_MS) throw refusal;
     sendNow = valid === true;
   }
 }
@@ -123,4 +127,19 @@ async function aliveAfterWait(patience: CommitPatience): Promise<boolean> {
   } catch (error) {
     return !someCause(error, (e) => MUST_REJOIN.has(bareType(e) ?? ''));
   }
+}
+
+/** What `work` answers, or undefined once the patience begun at `since` runs out first. */
+async function withinPatience<T>(work: Promise<T>, since: number, patience: CommitPatience): Promise<T | undefined> {
+  const left = COMMIT_PATIENCE_MS - (patience.now() - since);
+  if (left <= 0) return undefined;
+  if (patience.setTimer === undefined) return work;
+  const setTimer = patience.setTimer;
+  return new Promise<T | undefined>((resolve, reject) => {
+    const cancel = setTimer(left, () => resolve(undefined));
+    work.then(
+      (value) => (cancel(), resolve(value)),
+      (error: unknown) => (cancel(), reject(error)),
+    );
+  });
 }

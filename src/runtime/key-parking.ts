@@ -4,7 +4,7 @@ import { readLogStart as readLogStartOf } from './log-start';
 import { untilAccepted } from './commit-patience';
 import type { CommitPatience } from './commit-patience';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, forgetRanUnjudged, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, forgetRanUnjudged, withoutTerminator, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { createHoldClocks } from './hold-clocks';
@@ -672,14 +672,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       knownDoneSinceCommit(parking);
       if (partitions.get(partition) !== parking) return;
       try {
-        // Not waited out: a tier created again meanwhile would take the old log's offset (attack 41); refused, it is owed.
-        await commitState(partition, parking.state, tiers);
+        // Waited out as the state was, or the stored state and a refused tier commit would be
+        // split by the wait (attack 43: owed, the debt dropped at a rebalance, a replay ran again
+        // after its key's newer one); but only over the tier commits they were sent over, as a
+        // tier created again meanwhile would take the old log's offset (attack 41).
+        await commitTiers(partition, parking, handled, tiers);
       } catch (error) {
         owe(partition, parking, handled, tiers);
         throw error;
       }
     } else {
-      // The state alone is waited out; a tier's commit is not (above).
+      // Tier commits alone (no record of the main state changed) are not waited out: refused, the record is read again and judged again.
       await commitState(partition, parking.state, [...state, ...tiers], tiers.length === 0 ? parking : undefined);
     }
     parking.turns.settled(partition);
@@ -761,7 +764,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // Only in a record's callback, which heartbeats while it waits: a timer's operation has no
     // heartbeat, and the client's callbacks waiting on the lock meanwhile cannot heartbeat either (attack 42).
     const patient = owner !== undefined && heartbeats.has(partition);
-    const send = (sent: OffsetCommit[]) => (patient ? untilAccepted(() => sendCommits(partition, state, sent), patienceOf(partition, owner, sent)) : sendCommits(partition, state, sent));
+    const send = (sent: OffsetCommit[]) => (patient ? untilAccepted(() => sendCommits(partition, state, sent), patienceOf(partition, owner, () => mainCommitStillOurs(partition, sent))) : sendCommits(partition, state, sent));
     try {
       await send(commits);
     } catch (error) {
@@ -781,11 +784,35 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     return since;
   }
 
-  const patienceOf = (partition: number, owner: PartitionParking, sending: readonly OffsetCommit[]): CommitPatience => ({
+  /** The tier commits sent after the state they follow: waited out as the state's, while the group's commits of their partitions are still the ones they were sent over. */
+  async function commitTiers(partition: number, parking: PartitionParking, handled: readonly TierCommit[], tiers: OffsetCommit[]): Promise<void> {
+    if (!heartbeats.has(partition)) return commitState(partition, parking.state, tiers);
+    const stillOver = () => tierCommitsStillOver(parking, handled, tiers);
+    await untilAccepted(() => commitState(partition, parking.state, tiers), patienceOf(partition, parking, stillOver));
+  }
+
+  /** Whether the group's commit of each tier partition is still the one this member last stored or read at the load (or the one being sent); undefined when a read is refused. */
+  async function tierCommitsStillOver(parking: PartitionParking, handled: readonly TierCommit[], sending: readonly OffsetCommit[]): Promise<boolean | undefined> {
+    try {
+      for (const [i, commit] of handled.entries()) {
+        const over = parking.turns.lastAccepted(commit.topic, commit.partition) ?? parking.tierCommitted.get(commit.topic);
+        if (over === undefined) return false; // nothing to tell the log it was sent on by
+        const [group] = await options.consumer().committed(commit.topic, [commit.partition]);
+        const at = group !== undefined && /^\d+$/.test(group.offset) ? BigInt(group.offset) : undefined;
+        if (at !== over && group?.offset !== sending[i]!.offset) return false;
+      }
+      return true;
+    } catch {
+      return undefined;
+    }
+  }
+
+  const patienceOf = (partition: number, owner: PartitionParking, stillValid: () => Promise<boolean | undefined>): CommitPatience => ({
     stillOurs: () => partitions.get(partition) === owner,
     since: patienceStartOf(partition),
-    stillValid: () => mainCommitStillOurs(partition, sending),
+    stillValid,
     now: options.now,
+    setTimer: options.setTimer,
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
     onRefused: (error) => emit({ type: 'commit-failed', error }),
     heartbeat: () => heartbeats.get(partition)?.() ?? Promise.resolve(),
@@ -798,8 +825,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * first records; a deleted topic's commits go with it).
    */
   const storedMain = new Map<number, OffsetCommit>();
+  /** The same commit as readers give it back: the NUL a state is written with is not read back (attack 43). */
   const sameCommit = (a: Pick<OffsetCommit, 'offset' | 'metadata'> | undefined, b: Pick<OffsetCommit, 'offset' | 'metadata'> | undefined) =>
-    a !== undefined && b !== undefined && a.offset === b.offset && (a.metadata ?? '') === (b.metadata ?? '');
+    a !== undefined && b !== undefined && a.offset === b.offset && withoutTerminator(a.metadata) === withoutTerminator(b.metadata);
 
   /** Whether the group's commit of p is still the one this member knows (or the one being sent, stored despite its refusal); undefined when the read is refused. */
   async function mainCommitStillOurs(partition: number, sending: readonly OffsetCommit[]): Promise<boolean | undefined> {

@@ -296,8 +296,9 @@ export function readParkState(committed: bigint | undefined, metadata: string | 
   return { state: { ...emptyParkState(committed), lostBefore: committed, id: newId() }, lost };
 }
 
-// Written with a NUL terminator (parkStateMetadata, and the Confluent client adds one).
-const stripped = (metadata: string | null | undefined) => (metadata ?? '').replace(/\0+$/, '');
+/** Commit metadata as every reader gives it back: written with a NUL terminator (parkStateMetadata, and the Confluent client adds one), which the adapters' reader strips. */
+export const withoutTerminator = (metadata: string | null | undefined) => (metadata ?? '').replace(/\0+$/, '');
+const stripped = withoutTerminator;
 
 /** The state `metadata` encodes at `committed`, or undefined when it is no state the encoder writes. */
 function parseParkState(committed: bigint, metadata: string | null | undefined): ParkState | undefined {

@@ -388,7 +388,8 @@ class MemoryConsumer implements ConsumerPort {
     return partitions.map((partition) => ({
       partition,
       offset: String(this.broker.committedOffset(this.groupId, topic, partition) ?? -1),
-      metadata: this.broker.committedMetadata(this.groupId, topic, partition),
+      // As the adapters' reader gives it back (adapters/group-offsets.ts): without the NUL a state is written with.
+      metadata: withoutNul(this.broker.committedMetadata(this.groupId, topic, partition)),
     }));
   }
 
@@ -532,3 +533,5 @@ class MemoryConsumer implements ConsumerPort {
     return false;
   }
 }
+
+const withoutNul = (metadata: string | null) => (metadata === null ? null : metadata.replace(/\0+$/, ''));
