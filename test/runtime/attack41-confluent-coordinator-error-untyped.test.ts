@@ -1,6 +1,7 @@
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
 import { markWorthWaitingOut, worthWaitingOut } from '../../src/runtime/commit-patience';
+import { confluentError } from './confluent-errors';
 import { faultWorld } from './fault-world';
 import type { PlannedRecord } from './fault-world';
 
@@ -44,11 +45,8 @@ import type { PlannedRecord } from './fault-world';
  */
 jest.setTimeout(120_000);
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { KafkaJSProtocolError } = require('@confluentinc/kafka-javascript/lib/kafkajs/_error.js') as { KafkaJSProtocolError: new (e: object, p: object) => Error };
-
-/** The error the Confluent client's KafkaJS API gives for a librdkafka error of this code. */
-const confluentRefusal = (code: number) => new KafkaJSProtocolError({ message: 'Broker: Not coordinator', code }, { code });
+/** The error the Confluent client's KafkaJS API gives for a librdkafka error of this code (confluent-errors.ts, held to the installed client's class). */
+const confluentRefusal = (code: number) => confluentError(code, 'Broker: Not coordinator');
 
 const records: PlannedRecord[] = [
   { key: 'A', partition: 0, failures: 1 },

@@ -3,16 +3,15 @@ import { kafkajsCoordinatorAway } from '../../src/runtime/adapters/kafkajs-commi
 import { confluentCoordinatorAway } from '../../src/runtime/adapters/confluent-commit-refusal';
 import { CLIENT_STOPPED, COMMIT_PATIENCE_MS, markWorthWaitingOut, untilAccepted, worthWaitingOut } from '../../src/runtime/commit-patience';
 import { MetadataTooLargeError } from '../../src/simulate/memory-broker';
+import { confluentError } from './confluent-errors';
 
 /** A protocol error as kafkajs builds it from a broker's error code. */
 const kafkajsProtocol = (type: string) => new KafkaJSProtocolError({ message: type, type, code: 0, retriable: true } as unknown as string);
 /** kafkajs's error once its own retries of a request are spent: not retriable, the last refusal as its cause. */
 const retriesExceeded = (cause: Error) => new (KafkaJSNumberOfRetriesExceeded as unknown as new (e: Error, o: object) => Error)(cause, { retryCount: 5, retryTime: 3000 });
 
-// The installed Confluent client's own error class (its KafkaJS API), so its naming of codes is the client's.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { KafkaJSProtocolError: ConfluentProtocolError } = require('@confluentinc/kafka-javascript/lib/kafkajs/_error.js') as { KafkaJSProtocolError: new (e: object, p: object) => Error };
-const confluent = (code: number) => new ConfluentProtocolError({ message: `code ${code}`, code }, { code });
+/** The Confluent client's error for a librdkafka code, as its KafkaJS API builds it (confluent-errors.ts). */
+const confluent = (code: number) => confluentError(code);
 
 describe('the kafkajs adapter marks the refusals kafkajs cures by itself', () => {
   it.each([

@@ -1,0 +1,17 @@
+import { CONFLUENT_TYPES, confluentError } from './runtime/confluent-errors';
+
+// The installed client's own error class: its native binding loads on the Node line this suite runs on (24), not on the runtime suites' others.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { KafkaJSProtocolError } = require('@confluentinc/kafka-javascript/lib/kafkajs/_error.js') as { KafkaJSProtocolError: new (e: object, p: object) => Error };
+
+describe('the runtime suites\u2019 stand-ins for the Confluent client\u2019s errors', () => {
+  it.each(Object.keys(CONFLUENT_TYPES).map(Number))('code %i: the name, code, type and flags the installed client gives', (code) => {
+    const real = new KafkaJSProtocolError({ message: `librdkafka error ${code}`, code }, { code });
+    const shape = (e: Error) => ({ name: e.name, ...pick(e as unknown as Record<string, unknown>, ['code', 'type', 'retriable', 'fatal', 'abortable']) });
+    expect(shape(confluentError(code))).toEqual(shape(real));
+  });
+});
+
+function pick(e: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, e[k]]));
+}
