@@ -2,9 +2,9 @@ import type { RetryEventListener } from './events';
 import { parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
 import { readLogStart as readLogStartOf } from './log-start';
 import { untilAccepted } from './commit-patience';
-import type { CommitPatience } from './commit-patience';
+import { createParkingPatience } from './parking-patience';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, forgetRanUnjudged, withoutTerminator, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, forgetRanUnjudged, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
 import { createHoldClocks } from './hold-clocks';
@@ -138,9 +138,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       .catch(() => {})
       .then(() => paced(partition))
       .then(() => {
-        if (heartbeat) heartbeats.set(partition, heartbeat);
-        else heartbeats.delete(partition);
-        patienceSince.delete(partition);
+        patience.begin(partition, heartbeat);
         return work();
       });
     const guarded = run.then(
@@ -161,13 +159,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     return guarded;
   }
 
-  /** The heartbeat of the record whose operation holds each main partition's lock (none: a timer's). */
-  const heartbeats = new Map<number, () => Promise<void>>();
-  /**
-   * When the operation holding each partition's lock first sent a commit it may wait out: the
-   * patience is the operation's, not each commit's (a drain commits once per parked record).
-   */
-  const patienceSince = new Map<number, number>();
+  /** What each partition's commits may wait out, and over which group commits (parking-patience.ts). */
+  const patience = createParkingPatience({ mainTopic, consumer: options.consumer, now: options.now, setTimer: options.setTimer, emit, ...(options.sleep === undefined ? {} : { sleep: options.sleep }) });
 
   /** Operations of each main partition that failed since its last one that did not. */
   const failedInARow = new Map<number, number>();
@@ -213,7 +206,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const loadedIn = generation;
     const turnsOfGeneration = turns;
     const [committed] = await options.consumer().committed(mainTopic, [partition]);
-    storedMain.set(partition, { topic: mainTopic, partition, offset: committed?.offset ?? '-1', metadata: committed?.metadata ?? '' });
+    patience.stored(partition, { offset: committed?.offset ?? '-1', metadata: committed?.metadata ?? '' });
     // -1: nothing committed yet. A new log (the next record rule) begins from nothing whatever
     // the group's commit says: that commit may be this member's old state, committed onto it.
     const newLog = newLogs.delete(partition);
@@ -761,10 +754,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * says is read from it, while a tier's offset sent again could land on a log created since.
    */
   async function commitState(partition: number, state: ParkState, commits: OffsetCommit[], owner?: PartitionParking): Promise<void> {
-    // Only in a record's callback, which heartbeats while it waits: a timer's operation has no
-    // heartbeat, and the client's callbacks waiting on the lock meanwhile cannot heartbeat either (attack 42).
-    const patient = owner !== undefined && heartbeats.has(partition);
-    const send = (sent: OffsetCommit[]) => (patient ? untilAccepted(() => sendCommits(partition, state, sent), patienceOf(partition, owner, () => mainCommitStillOurs(partition, sent))) : sendCommits(partition, state, sent));
+    const patient = owner !== undefined && patience.mayWait(partition);
+    const send = (sent: OffsetCommit[]) => (patient ? untilAccepted(() => sendCommits(partition, state, sent), patience.ofState(partition, () => partitions.get(partition) === owner, sent)) : sendCommits(partition, state, sent));
     try {
       await send(commits);
     } catch (error) {
@@ -778,67 +769,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
   }
 
-  function patienceStartOf(partition: number): number {
-    let since = patienceSince.get(partition);
-    if (since === undefined) patienceSince.set(partition, (since = options.now()));
-    return since;
-  }
-
   /** The tier commits sent after the state they follow: waited out as the state's, while the group's commits of their partitions are still the ones they were sent over. */
   async function commitTiers(partition: number, parking: PartitionParking, handled: readonly TierCommit[], tiers: OffsetCommit[]): Promise<void> {
-    if (!heartbeats.has(partition)) return commitState(partition, parking.state, tiers);
-    const stillOver = () => tierCommitsStillOver(parking, handled, tiers);
-    await untilAccepted(() => commitState(partition, parking.state, tiers), patienceOf(partition, parking, stillOver));
-  }
-
-  /** Whether the group's commit of each tier partition is still the one this member last stored or read at the load (or the one being sent); undefined when a read is refused. */
-  async function tierCommitsStillOver(parking: PartitionParking, handled: readonly TierCommit[], sending: readonly OffsetCommit[]): Promise<boolean | undefined> {
-    try {
-      for (const [i, commit] of handled.entries()) {
-        const over = parking.turns.lastAccepted(commit.topic, commit.partition) ?? parking.tierCommitted.get(commit.topic);
-        if (over === undefined) return false; // nothing to tell the log it was sent on by
-        const [group] = await options.consumer().committed(commit.topic, [commit.partition]);
-        const at = group !== undefined && /^\d+$/.test(group.offset) ? BigInt(group.offset) : undefined;
-        if (at !== over && group?.offset !== sending[i]!.offset) return false;
-      }
-      return true;
-    } catch {
-      return undefined;
-    }
-  }
-
-  const patienceOf = (partition: number, owner: PartitionParking, stillValid: () => Promise<boolean | undefined>): CommitPatience => ({
-    stillOurs: () => partitions.get(partition) === owner,
-    since: patienceStartOf(partition),
-    stillValid,
-    now: options.now,
-    setTimer: options.setTimer,
-    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
-    onRefused: (error) => emit({ type: 'commit-failed', error }),
-    heartbeat: () => heartbeats.get(partition)?.() ?? Promise.resolve(),
-  });
-
-  /**
-   * The group's commit of main partition p as this member last read or stored it: a state sent
-   * again after a refusal goes over that commit only (attack 42: the main topic deleted and
-   * created again meanwhile, the old log's position and state landed on the new log, past its
-   * first records; a deleted topic's commits go with it).
-   */
-  const storedMain = new Map<number, OffsetCommit>();
-  /** The same commit as readers give it back: the NUL a state is written with is not read back (attack 43). */
-  const sameCommit = (a: Pick<OffsetCommit, 'offset' | 'metadata'> | undefined, b: Pick<OffsetCommit, 'offset' | 'metadata'> | undefined) =>
-    a !== undefined && b !== undefined && a.offset === b.offset && withoutTerminator(a.metadata) === withoutTerminator(b.metadata);
-
-  /** Whether the group's commit of p is still the one this member knows (or the one being sent, stored despite its refusal); undefined when the read is refused. */
-  async function mainCommitStillOurs(partition: number, sending: readonly OffsetCommit[]): Promise<boolean | undefined> {
-    let group: Pick<OffsetCommit, 'offset' | 'metadata'> | undefined;
-    try {
-      const [read] = await options.consumer().committed(mainTopic, [partition]);
-      group = read === undefined ? undefined : { offset: read.offset, metadata: read.metadata ?? '' };
-    } catch {
-      return undefined;
-    }
-    return sameCommit(group, storedMain.get(partition)) || sending.some((c) => c.topic === mainTopic && sameCommit(group, c));
+    if (!patience.mayWait(partition)) return commitState(partition, parking.state, tiers);
+    const sending = handled.map((c, i) => ({ topic: c.topic, partition: c.partition, offset: tiers[i]!.offset, over: parking.turns.lastAccepted(c.topic, c.partition) ?? parking.tierCommitted.get(c.topic) }));
+    await untilAccepted(() => commitState(partition, parking.state, tiers), patience.ofTiers(partition, () => partitions.get(partition) === parking, sending));
   }
 
   /** One request; a refusal as too large lowers the budget under what it carried. */
@@ -851,7 +786,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       throw error;
     }
     budget.commitAccepted(sent);
-    for (const c of commits) if (c.topic === mainTopic) storedMain.set(partition, c);
+    for (const c of commits) if (c.topic === mainTopic) patience.stored(partition, c);
     // Every stored state of p (a load's, a shed's, a release's) forgets the holds it no longer has.
     if (commits.some((c) => c.topic === mainTopic)) holdClocks.stored(partition, state);
   }
