@@ -291,18 +291,17 @@ export type ParkStateLoss = 'none' | 'unreadable';
 export function readParkState(committed: bigint | undefined, metadata: string | null | undefined, newId: () => string = newParkStateId): { state: ParkState; lost?: ParkStateLoss; legacy?: true } {
   if (committed === undefined) return { state: { ...emptyParkState(0n), id: newId() } };
   const state = parseParkState(committed, metadata);
-  if (state) return stripped(metadata).startsWith(`${LEGACY_PARK_STATE_FORMAT} `) ? { state, legacy: true } : { state };
-  const lost: ParkStateLoss = stripped(metadata) === '' ? 'none' : 'unreadable';
+  if (state) return withoutTerminator(metadata).startsWith(`${LEGACY_PARK_STATE_FORMAT} `) ? { state, legacy: true } : { state };
+  const lost: ParkStateLoss = withoutTerminator(metadata) === '' ? 'none' : 'unreadable';
   return { state: { ...emptyParkState(committed), lostBefore: committed, id: newId() }, lost };
 }
 
 /** Commit metadata as every reader gives it back: written with a NUL terminator (parkStateMetadata, and the Confluent client adds one), which the adapters' reader strips. */
 export const withoutTerminator = (metadata: string | null | undefined) => (metadata ?? '').replace(/\0+$/, '');
-const stripped = withoutTerminator;
 
 /** The state `metadata` encodes at `committed`, or undefined when it is no state the encoder writes. */
 function parseParkState(committed: bigint, metadata: string | null | undefined): ParkState | undefined {
-  const text = stripped(metadata);
+  const text = withoutTerminator(metadata);
   const [format, ...fields] = text.split(' ');
   // The current format ends with END; an earlier release's state is read as it wrote it.
   if (format === PARK_STATE_FORMAT ? fields.pop() !== END : format !== LEGACY_PARK_STATE_FORMAT) return undefined;

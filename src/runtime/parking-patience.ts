@@ -105,8 +105,6 @@ export function createParkingPatience(options: ParkingPatienceOptions) {
   };
 }
 
-export type ParkingPatience = ReturnType<typeof createParkingPatience>;
-
 /** The same commit as readers give it back: the NUL a state is written with is not read back (attack 43). */
 const sameCommit = (a: GroupCommit | undefined, b: GroupCommit | undefined) =>
   a !== undefined && b !== undefined && a.offset === b.offset && withoutTerminator(a.metadata) === withoutTerminator(b.metadata);
