@@ -35,8 +35,8 @@ describe('the kafkajs adapter marks the refusals kafkajs cures by itself', () =>
 });
 
 describe('the Confluent adapter marks the refusals the Confluent client cures by itself, by code', () => {
-  it('the coordinator loading, without a leader or moved (codes 14, 15 and 16, which the client names by type -1), a time-out, a broken transport', () => {
-    expect([14, 15, 16, 7, -185, -195].map((code) => confluentCoordinatorAway(confluent(code)))).toEqual([true, true, true, true, true, true]);
+  it('the coordinator loading, without a leader or moved (codes 14, 15 and 16, which the client names by type -1), a time-out, a broken transport, every broker down, waiting for a coordinator', () => {
+    expect([14, 15, 16, 7, -185, -195, -187, -180].map((code) => confluentCoordinatorAway(confluent(code)))).toEqual([true, true, true, true, true, true, true, true]);
   });
 
   it('not a lost generation, an unknown member, a rebalance, a lost assignment or an unknown partition', () => {

@@ -16,7 +16,9 @@ export const CONFLUENT_TYPES: Readonly<Record<number, string | number>> = {
   25: 'ERR_UNKNOWN_MEMBER_ID',
   27: 'ERR_REBALANCE_IN_PROGRESS',
   [-142]: 'ERR__ASSIGNMENT_LOST',
+  [-180]: 'ERR__WAIT_COORD',
   [-185]: 'ERR__TIMED_OUT',
+  [-187]: 'ERR__ALL_BROKERS_DOWN',
   [-195]: 'ERR__TRANSPORT',
 };
 
