@@ -56,6 +56,8 @@ describe('which refused commits the runtime waits out', () => {
   it.each([
     ['unmarked, whatever its name says', kafkajsProtocol('GROUP_LOAD_IN_PROGRESS')],
     ['marked, but carrying a lost generation beside it', markWorthWaitingOut(Object.assign(new Error('aggregate'), { errors: [kafkajsProtocol('ILLEGAL_GENERATION')] }))],
+    ['marked, but the Confluent client\u2019s lost assignment (ERR__ASSIGNMENT_LOST) beside it', markWorthWaitingOut(Object.assign(new Error('aggregate'), { errors: [confluentError(-142)] }))],
+    ['marked, but the Confluent client\u2019s lost generation beside it', markWorthWaitingOut(Object.assign(new Error('aggregate'), { errors: [confluentError(22)] }))],
     ['marked, from a client that stopped', markWorthWaitingOut(Object.assign(new Error('not running'), { type: CLIENT_STOPPED }))],
     ['marked, but refused as too large (the budget answers that)', markWorthWaitingOut(new MetadataTooLargeError())],
     ['no error object at all', 'refused'],
@@ -109,6 +111,17 @@ describe('sending a commit until it is accepted', () => {
     const s = scene(1_000);
     await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, since: -(COMMIT_PATIENCE_MS - 1_000), sleep: s.sleep })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
     expect(s.waits).toEqual([100, 200, 400]);
+  });
+
+  it('does not send again when the read between sends answers only after the patience ran out (no timer to bound it)', async () => {
+    const s = scene(1_000);
+    const slowRead = async () => {
+      await Promise.resolve(); // the read is under way before its time passes
+      await s.sleep(COMMIT_PATIENCE_MS + 10_000);
+      return true;
+    };
+    await expect(untilAccepted(s.send, { stillOurs: () => true, now: s.now, sleep: s.sleep, stillValid: slowRead })).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect(s.sent()).toBe(1);
   });
 
   it('stops waiting once the partition is no longer its own (a rebalance or a failure dropped its state)', async () => {
