@@ -18,6 +18,10 @@ describe('the kafkajs adapter marks the refusals kafkajs cures by itself', () =>
     ['the coordinator loading its offsets', kafkajsProtocol('GROUP_LOAD_IN_PROGRESS')],
     ['no coordinator for a while', kafkajsProtocol('GROUP_COORDINATOR_NOT_AVAILABLE')],
     ['a connection that failed', new KafkaJSConnectionError('Connection error')],
+    // kafkajs's class for it is not in its types: named as kafkajs names it.
+    ['a connection closed under it', Object.assign(new KafkaJSConnectionError('Closed connection'), { name: 'KafkaJSConnectionClosedError' })],
+    ['a request the broker timed out (REQUEST_TIMED_OUT)', kafkajsProtocol('REQUEST_TIMED_OUT')],
+    ['a network exception', kafkajsProtocol('NETWORK_EXCEPTION')],
     ['a request that timed out', new KafkaJSRequestTimeoutError('Request OffsetCommit timed out')],
     ['its own retries spent on a coordinator loading', retriesExceeded(kafkajsProtocol('GROUP_LOAD_IN_PROGRESS'))],
   ])('%s', (_, error) => {
