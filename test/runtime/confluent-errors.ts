@@ -3,7 +3,7 @@
  * (`lib/kafkajs/_error.js`, KafkaJSProtocolError), without loading the client: its native
  * binding is built for one Node line only, and the runtime's suites run on three. A code with
  * two names in librdkafka's table (14, 15, 16: the coordinator's) gets type -1, ERR_UNKNOWN's
- * value, instead of a name. test/confluent-errors-match-the-client.test.ts holds these to the
+ * value, instead of a name. test/kafka/confluent-errors-match-the-client.test.ts holds these to the
  * installed client's own class.
  */
 export const CONFLUENT_TYPES: Readonly<Record<number, string | number>> = {

@@ -1,6 +1,6 @@
-import { CONFLUENT_TYPES, confluentError } from './runtime/confluent-errors';
+import { CONFLUENT_TYPES, confluentError } from '../runtime/confluent-errors';
 
-// The installed client's own error class: its native binding loads on the Node line this suite runs on (24), not on the runtime suites' others.
+// The installed client's own error class. In the broker project: its set-up installs the client, which npm ci may leave out, and its native binding loads on Node 24 alone.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { KafkaJSProtocolError } = require('@confluentinc/kafka-javascript/lib/kafkajs/_error.js') as { KafkaJSProtocolError: new (e: object, p: object) => Error };
 
