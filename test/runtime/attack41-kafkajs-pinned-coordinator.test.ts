@@ -1,6 +1,5 @@
 import { KafkaJSProtocolError } from 'kafkajs';
-import type { ConsumerPort, EachMessagePayload, KafkaPort } from '../../src/runtime/port';
-import { consumer, world } from './park-by-key-world';
+import { consumer, hookConsumers, timedOn, world } from './park-by-key-world';
 
 /*
  * Class: waiting out a refusal the client can only cure once the wait ends (stall; no duplicate saved).
@@ -50,48 +49,25 @@ describe('park-by-key on kafkajs, the group coordinator moved', () => {
     let longest = 0;
     let stale = false;
     let rejoins = 0;
-    const port = w.broker.port.bind(w.broker);
-    w.broker.port = (): KafkaPort => {
-      const p = port();
-      return {
-        ...p,
-        consumer: (groupId, options) => {
-          const c = p.consumer(groupId, options) as ConsumerPort & { run: ConsumerPort['run']; commitOffsets: ConsumerPort['commitOffsets'] };
-          const commit = c.commitOffsets.bind(c);
-          c.commitOffsets = async (offsets) => {
-            if (stale) throw notCoordinator();
-            return commit(offsets);
-          };
-          const run = c.run.bind(c);
-          c.run = (config) =>
-            run(
-              'eachMessage' in config
-                ? {
-                    ...config,
-                    eachMessage: async (payload: EachMessagePayload) => {
-                      const from = w.clock.now();
-                      const heartbeat = async () => {
-                        if (stale) throw notCoordinator();
-                        await payload.heartbeat?.();
-                      };
-                      try {
-                        await config.eachMessage({ ...payload, heartbeat });
-                      } catch (error) {
-                        // kafkajs's runner: a rejection rejoins, which finds the new coordinator.
-                        if (stale) rejoins++;
-                        stale = false;
-                        throw error;
-                      } finally {
-                        longest = Math.max(longest, w.clock.now() - from);
-                      }
-                    },
-                  }
-                : config,
-            );
-          return c;
-        },
-      };
-    };
+    hookConsumers(w, {
+      commit: () => {
+        if (stale) throw notCoordinator();
+      },
+      message: timedOn(w.clock, (ms) => (longest = Math.max(longest, ms)), async (payload, run) => {
+        const heartbeat = async () => {
+          if (stale) throw notCoordinator();
+          await payload.heartbeat?.();
+        };
+        try {
+          await run({ ...payload, heartbeat });
+        } catch (error) {
+          // kafkajs's runner: a rejection rejoins, which finds the new coordinator.
+          if (stale) rejoins++;
+          stale = false;
+          throw error;
+        }
+      }),
+    });
     w.broker.throwReaction = 'kafkajs';
     w.produce('k', 'a');
     const retrying = await w.start();

@@ -1,7 +1,6 @@
 import { KafkaJSRequestTimeoutError } from 'kafkajs';
 import { COMMIT_PATIENCE_MS, markWorthWaitingOut } from '../../src/runtime/commit-patience';
-import type { ConsumerPort, EachMessagePayload, KafkaPort } from '../../src/runtime/port';
-import { consumer, world } from './park-by-key-world';
+import { consumer, hookConsumers, longestCallbackThrough, world } from './park-by-key-world';
 
 /*
  * Class: a bound that measures the wrong thing (stall: a callback held far past the group session).
@@ -42,53 +41,16 @@ const OUTAGE_MS = 10 * 60_000;
 describe('park-by-key, a coordinator whose commit requests time out', () => {
   it('gives up waiting on a commit within the commit patience (plus the request in flight), not patience + 10 requests', async () => {
     const w = world();
-    let longest = 0;
     let outageFrom: number | undefined;
-    const port = w.broker.port.bind(w.broker);
-    w.broker.port = (): KafkaPort => {
-      const p = port();
-      return {
-        ...p,
-        consumer: (groupId, options) => {
-          const c = p.consumer(groupId, options) as ConsumerPort & { run: ConsumerPort['run']; commitOffsets: ConsumerPort['commitOffsets'] };
-          const commit = c.commitOffsets.bind(c);
-          c.commitOffsets = async (offsets) => {
-            if (offsets.some((o) => o.topic === consumer.mainTopic) && outageFrom !== undefined && w.clock.now() < outageFrom + OUTAGE_MS) {
-              await w.clock.sleep(REQUEST_TIMEOUT_MS);
-              throw markWorthWaitingOut(new KafkaJSRequestTimeoutError('Request OffsetCommit(key: 8, version: 5) timed out')); // as the kafkajs adapter marks it
-            }
-            return commit(offsets);
-          };
-          const run = c.run.bind(c);
-          c.run = (config) =>
-            run(
-              'eachMessage' in config
-                ? {
-                    ...config,
-                    eachMessage: async (payload: EachMessagePayload) => {
-                      const from = w.clock.now();
-                      try {
-                        await config.eachMessage(payload);
-                      } finally {
-                        longest = Math.max(longest, w.clock.now() - from);
-                      }
-                    },
-                  }
-                : config,
-            );
-          return c;
-        },
-      };
-    };
-    w.broker.throwReaction = 'kafkajs';
-    w.produce('k', 'a');
-    const retrying = await w.start();
-    await w.broker.run({ stopWhen: () => w.handled.length > 0 && w.broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0) !== undefined });
-    longest = 0;
-    outageFrom = w.clock.now();
-    w.produce('k', 'b');
-    await w.broker.run({ stopWhen: () => w.clock.now() > outageFrom! + OUTAGE_MS + 60_000 });
-    await retrying.stop();
+    hookConsumers(w, {
+      commit: async (offsets) => {
+        if (offsets.some((o) => o.topic === consumer.mainTopic) && outageFrom !== undefined && w.clock.now() < outageFrom + OUTAGE_MS) {
+          await w.clock.sleep(REQUEST_TIMEOUT_MS);
+          throw markWorthWaitingOut(new KafkaJSRequestTimeoutError('Request OffsetCommit(key: 8, version: 5) timed out')); // as the kafkajs adapter marks it
+        }
+      },
+    });
+    const longest = await longestCallbackThrough(w, (from) => (outageFrom = from), OUTAGE_MS + 60_000);
     expect(w.handled).toContain('k:b');
     // Seen: 356,300 ms (11 sends of 30 s, 26.3 s of waits); d25af66^: 35,000 ms (one send, then paced).
     expect(longest).toBeLessThanOrEqual(COMMIT_PATIENCE_MS + REQUEST_TIMEOUT_MS);

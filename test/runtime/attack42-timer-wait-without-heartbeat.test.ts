@@ -1,7 +1,6 @@
 import { KafkaJSProtocolError } from 'kafkajs';
 import { markWorthWaitingOut } from '../../src/runtime/commit-patience';
-import type { ConsumerPort, EachMessagePayload, KafkaPort } from '../../src/runtime/port';
-import { consumer, T0, tier1m, world } from './park-by-key-world';
+import { consumer, hookConsumers, T0, tier1m, world } from './park-by-key-world';
 
 /*
  * Class: a wait that holds the partition's lock with nobody heartbeating (stall, then duplicates:
@@ -70,49 +69,29 @@ describe('park-by-key on kafkajs, a hold expiry whose state commit times out', (
     /** Each callback's longest span with no heartbeat, from its start to its end. */
     let longestSilence = 0;
     let produced = false;
-    const port = w.broker.port.bind(w.broker);
-    w.broker.port = (): KafkaPort => {
-      const p = port();
-      return {
-        ...p,
-        consumer: (groupId, options) => {
-          const c = p.consumer(groupId, options) as ConsumerPort & { run: ConsumerPort['run']; commitOffsets: ConsumerPort['commitOffsets'] };
-          const commit = c.commitOffsets.bind(c);
-          c.commitOffsets = async (offsets) => {
-            const now = w.clock.now();
-            if (offsets.some((o) => o.topic === consumer.mainTopic) && now >= T0 + EXPIRY_MS && now < T0 + EXPIRY_MS + OUTAGE_MS) {
-              if (!produced) {
-                produced = true;
-                w.produce('k2', 'c');
-              }
-              await w.clock.sleep(COMMIT_TIMEOUT_MS);
-              throw timedOut();
-            }
-            return commit(offsets);
-          };
-          const run = c.run.bind(c);
-          c.run = (config) =>
-            run(
-              'eachMessage' in config
-                ? {
-                    ...config,
-                    eachMessage: async (payload: EachMessagePayload) => {
-                      const from = w.clock.now();
-                      const seen = heartbeatsAt.length;
-                      try {
-                        await config.eachMessage(payload);
-                      } finally {
-                        const marks = [from, ...heartbeatsAt.slice(seen), w.clock.now()];
-                        for (let i = 1; i < marks.length; i++) longestSilence = Math.max(longestSilence, marks[i]! - marks[i - 1]!);
-                      }
-                    },
-                  }
-                : config,
-            );
-          return c;
-        },
-      };
-    };
+    hookConsumers(w, {
+      commit: async (offsets) => {
+        const now = w.clock.now();
+        if (offsets.some((o) => o.topic === consumer.mainTopic) && now >= T0 + EXPIRY_MS && now < T0 + EXPIRY_MS + OUTAGE_MS) {
+          if (!produced) {
+            produced = true;
+            w.produce('k2', 'c');
+          }
+          await w.clock.sleep(COMMIT_TIMEOUT_MS);
+          throw timedOut();
+        }
+      },
+      message: async (payload, run) => {
+        const from = w.clock.now();
+        const seen = heartbeatsAt.length;
+        try {
+          await run(payload);
+        } finally {
+          const marks = [from, ...heartbeatsAt.slice(seen), w.clock.now()];
+          for (let i = 1; i < marks.length; i++) longestSilence = Math.max(longestSilence, marks[i]! - marks[i - 1]!);
+        }
+      },
+    });
     w.broker.throwReaction = 'kafkajs';
     w.failOnce.add('k:a');
     w.produce('k', 'a');

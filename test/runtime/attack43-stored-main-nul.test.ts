@@ -1,8 +1,7 @@
 import { KafkaJSProtocolError } from 'kafkajs';
 import { markWorthWaitingOut } from '../../src/runtime/commit-patience';
 import { groupOffsetsReader } from '../../src/runtime/adapters/group-offsets';
-import type { ConsumerPort, KafkaPort } from '../../src/runtime/port';
-import { consumer, T0, world } from './park-by-key-world';
+import { consumer, hookConsumers, T0, world } from './park-by-key-world';
 
 /*
  * Class: two views of one commit compared as text that one side normalises (a check that fails
@@ -52,29 +51,21 @@ describe.each(['kafkajs', 'confluent'] as const)('park-by-key (%s), group commit
   it('waits out a refused state commit after an earlier one was accepted (the record runs once)', async () => {
     const w = world();
     w.broker.throwReaction = reaction;
-    const port = w.broker.port.bind(w.broker);
-    w.broker.port = (): KafkaPort => {
-      const p = port();
-      return {
-        ...p,
-        consumer: (groupId, options) => {
-          const c = p.consumer(groupId, options) as ConsumerPort;
-          const raw = c.committed.bind(c);
-          // The adapters' reader over an admin answering what the broker stores (kafkajs and the Confluent client both read it through fetchOffsets).
-          const reader = groupOffsetsReader(
-            () => ({
-              connect: async () => {},
-              disconnect: async () => {},
-              fetchOffsets: async ({ topics }) => Promise.all(topics.map(async (topic) => ({ topic, partitions: (await raw(topic, [0, 1])).map((o) => ({ partition: o.partition, offset: o.offset, metadata: o.metadata ?? null })) }))),
-              fetchTopicOffsets: async () => [],
-            }),
-            groupId,
-          );
-          c.committed = (topic, partitions) => reader.committed(topic, partitions);
-          return c;
-        },
-      };
-    };
+    hookConsumers(w, {
+      // The adapters' reader over an admin answering what the broker stores (kafkajs and the Confluent client both read it through fetchOffsets).
+      committed: (raw, groupId) => {
+        const reader = groupOffsetsReader(
+          () => ({
+            connect: async () => {},
+            disconnect: async () => {},
+            fetchOffsets: async ({ topics }) => Promise.all(topics.map(async (topic) => ({ topic, partitions: (await raw(topic, [0, 1])).map((o) => ({ partition: o.partition, offset: o.offset, metadata: o.metadata ?? null })) }))),
+            fetchTopicOffsets: async () => [],
+          }),
+          groupId,
+        );
+        return (topic, partitions) => reader.committed(topic, partitions);
+      },
+    });
     const commit = w.broker.commit.bind(w.broker);
     let refused = 0;
     w.broker.commit = (groupId, offsets) => {

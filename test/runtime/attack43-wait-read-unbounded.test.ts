@@ -1,7 +1,6 @@
 import { KafkaJSProtocolError } from 'kafkajs';
 import { COMMIT_PATIENCE_MS, markWorthWaitingOut } from '../../src/runtime/commit-patience';
-import type { ConsumerPort, EachMessagePayload, KafkaPort } from '../../src/runtime/port';
-import { consumer, world } from './park-by-key-world';
+import { hookConsumers, longestCallbackThrough, world } from './park-by-key-world';
 
 /*
  * Class: a bound that measures the wrong thing (stall: a callback held past the patience and the
@@ -55,59 +54,21 @@ const notAvailable = () => markWorthWaitingOut(new KafkaJSProtocolError({ messag
 describe('park-by-key (kafkajs), the group-commit read inside a commit wait', () => {
   it('is counted in the patience: the callback is not held past COMMIT_PATIENCE_MS by reads', async () => {
     const w = world();
-    let longest = 0;
     let outageFrom: number | undefined;
     const away = () => outageFrom !== undefined && w.clock.now() < outageFrom + OUTAGE_MS;
-    const port = w.broker.port.bind(w.broker);
-    w.broker.port = (): KafkaPort => {
-      const p = port();
-      return {
-        ...p,
-        consumer: (groupId, options) => {
-          const c = p.consumer(groupId, options) as ConsumerPort;
-          const commit = c.commitOffsets.bind(c);
-          c.commitOffsets = async (offsets) => {
-            if (away()) throw notAvailable();
-            return commit(offsets);
-          };
-          const committed = c.committed.bind(c);
-          c.committed = async (topic, partitions) => {
-            if (away()) {
-              await w.clock.sleep(READ_MS);
-              throw new Error('KafkaJSNumberOfRetriesExceeded: The coordinator is not available');
-            }
-            return committed(topic, partitions);
-          };
-          const run = c.run.bind(c);
-          c.run = (config) =>
-            run(
-              'eachMessage' in config
-                ? {
-                    ...config,
-                    eachMessage: async (payload: EachMessagePayload) => {
-                      const from = w.clock.now();
-                      try {
-                        await config.eachMessage(payload);
-                      } finally {
-                        longest = Math.max(longest, w.clock.now() - from);
-                      }
-                    },
-                  }
-                : config,
-            );
-          return c;
-        },
-      };
-    };
-    w.broker.throwReaction = 'kafkajs';
-    w.produce('k', 'a');
-    const retrying = await w.start();
-    await w.broker.run({ stopWhen: () => w.handled.length > 0 && w.broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0) !== undefined });
-    longest = 0;
-    outageFrom = w.clock.now();
-    w.produce('k', 'b');
-    await w.broker.run({ stopWhen: () => w.clock.now() > outageFrom! + OUTAGE_MS + 60_000 });
-    await retrying.stop();
+    hookConsumers(w, {
+      commit: () => {
+        if (away()) throw notAvailable();
+      },
+      committed: (read) => async (topic, partitions) => {
+        if (away()) {
+          await w.clock.sleep(READ_MS);
+          throw new Error('KafkaJSNumberOfRetriesExceeded: The coordinator is not available');
+        }
+        return read(topic, partitions);
+      },
+    });
+    const longest = await longestCallbackThrough(w, (from) => (outageFrom = from), OUTAGE_MS + 60_000);
     expect(w.handled).toContain('k:b');
     // Seen: 38,700 ms (56,300 with 28 s reads). d25af66^: 14,300 ms (5 s paced + the load's one read).
     expect(longest).toBeLessThanOrEqual(COMMIT_PATIENCE_MS + 1_000);

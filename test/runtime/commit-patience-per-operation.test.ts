@@ -1,7 +1,6 @@
 import { KafkaJSProtocolError } from 'kafkajs';
 import { COMMIT_PATIENCE_MS, markWorthWaitingOut } from '../../src/runtime/commit-patience';
-import type { ConsumerPort, EachMessagePayload, KafkaPort, OffsetCommit } from '../../src/runtime/port';
-import { consumer, world } from './park-by-key-world';
+import { consumer, hookConsumers, timedOn, world } from './park-by-key-world';
 
 jest.setTimeout(60_000);
 
@@ -22,45 +21,18 @@ describe('park-by-key, a release that drains parked records while every state co
     let flapping = false;
     const firstRefused = new Map<string, number>();
     let longest = 0;
-    const port = w.broker.port.bind(w.broker);
-    w.broker.port = (): KafkaPort => {
-      const p = port();
-      return {
-        ...p,
-        consumer: (groupId, options) => {
-          const c = p.consumer(groupId, options) as ConsumerPort;
-          const commit = c.commitOffsets.bind(c);
-          c.commitOffsets = async (offsets: OffsetCommit[]) => {
-            const main = offsets.find((o) => o.topic === consumer.mainTopic);
-            if (flapping && main !== undefined) {
-              const key = `${main.partition}@${main.offset}/${main.metadata ?? ''}`;
-              const since = firstRefused.get(key) ?? w.clock.now();
-              firstRefused.set(key, since);
-              if (w.clock.now() < since + 20_000) throw loading();
-            }
-            return commit(offsets);
-          };
-          const run = c.run.bind(c);
-          c.run = (config) =>
-            run(
-              'eachMessage' in config
-                ? {
-                    ...config,
-                    eachMessage: async (payload: EachMessagePayload) => {
-                      const from = w.clock.now();
-                      try {
-                        await config.eachMessage(payload);
-                      } finally {
-                        longest = Math.max(longest, w.clock.now() - from);
-                      }
-                    },
-                  }
-                : config,
-            );
-          return c;
-        },
-      };
-    };
+    hookConsumers(w, {
+      commit: (offsets) => {
+        const main = offsets.find((o) => o.topic === consumer.mainTopic);
+        if (flapping && main !== undefined) {
+          const key = `${main.partition}@${main.offset}/${main.metadata ?? ''}`;
+          const since = firstRefused.get(key) ?? w.clock.now();
+          firstRefused.set(key, since);
+          if (w.clock.now() < since + 20_000) throw loading();
+        }
+      },
+      message: timedOn(w.clock, (ms) => (longest = Math.max(longest, ms))),
+    });
     w.failOnce.add('k:a');
     for (const value of ['a', 'b', 'c', 'd', 'e']) w.produce('k', value);
     const retrying = await w.start();

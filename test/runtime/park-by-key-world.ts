@@ -4,7 +4,7 @@ import { decodeParkState } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
-import type { OffsetCommit } from '../../src/runtime/port';
+import type { ConsumerPort, EachMessagePayload, OffsetCommit } from '../../src/runtime/port';
 import { BrokerRefusedError, MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
@@ -87,6 +87,82 @@ export function world() {
    */
   const replay = (key: string, value: string, original: number, dlqOffset: number) => replayInto(broker, clock, key, value, original, dlqOffset);
   return { clock, broker, handled, runs, events, failOnce, alwaysFail, start, produce, replay, parkState, loseState };
+}
+
+/** The world `world()` builds. */
+export type World = ReturnType<typeof world>;
+
+/** What a test puts between the runtime and the consumers the memory broker hands out. */
+export interface ConsumerHooks {
+  /** Each commit, before the broker sees it: may wait on the clock, or throw as a refusal. */
+  commit?: (offsets: OffsetCommit[]) => Promise<void> | void;
+  /** The group-commit read the runtime gets, given the broker's own and the group. */
+  committed?: (read: ConsumerPort['committed'], groupId: string) => ConsumerPort['committed'];
+  /** Each `eachMessage` callback, given its payload and the runtime's callback. */
+  message?: (payload: EachMessagePayload, run: (payload: EachMessagePayload) => Promise<void>) => Promise<void>;
+}
+
+/** Every consumer started from now on goes through `hooks`. */
+export function hookConsumers(w: World, hooks: ConsumerHooks): void {
+  const port = w.broker.port.bind(w.broker);
+  w.broker.port = () => {
+    const p = port();
+    return {
+      ...p,
+      consumer: (groupId, options) => {
+        const c = p.consumer(groupId, options) as ConsumerPort;
+        const { commit, committed, message } = hooks;
+        if (commit !== undefined) {
+          const send = c.commitOffsets.bind(c);
+          c.commitOffsets = async (offsets) => {
+            await commit(offsets);
+            return send(offsets);
+          };
+        }
+        if (committed !== undefined) c.committed = committed(c.committed.bind(c), groupId);
+        if (message !== undefined) {
+          const run = c.run.bind(c);
+          c.run = (config) => run('eachMessage' in config ? { ...config, eachMessage: (payload) => message(payload, config.eachMessage) } : config);
+        }
+        return c;
+      },
+    };
+  };
+}
+
+type MessageHook = NonNullable<ConsumerHooks['message']>;
+
+/** A `message` hook (by default none) that tells `took` how long each callback ran on the world's clock. */
+export function timedOn(clock: VirtualClock, took: (ms: number) => void, inner: MessageHook = (payload, run) => run(payload)): MessageHook {
+  return async (payload, run) => {
+    const from = clock.now();
+    try {
+      await inner(payload, run);
+    } finally {
+      took(clock.now() - from);
+    }
+  };
+}
+
+/**
+ * On kafkajs, k:a runs and its commit is stored; then `outage` begins (told the clock's time),
+ * k:b is produced, and the broker runs `forMs` longer. Returns the longest callback from the
+ * outage on.
+ */
+export async function longestCallbackThrough(w: World, outage: (from: number) => void, forMs: number): Promise<number> {
+  let longest = 0;
+  hookConsumers(w, { message: timedOn(w.clock, (ms) => (longest = Math.max(longest, ms))) });
+  w.broker.throwReaction = 'kafkajs';
+  w.produce('k', 'a');
+  const retrying = await w.start();
+  await w.broker.run({ stopWhen: () => w.handled.length > 0 && w.broker.committedOffset(consumer.groups.main, consumer.mainTopic, 0) !== undefined });
+  longest = 0;
+  const from = w.clock.now();
+  outage(from);
+  w.produce('k', 'b');
+  await w.broker.run({ stopWhen: () => w.clock.now() > from + forMs });
+  await retrying.stop();
+  return longest;
 }
 
 /**
