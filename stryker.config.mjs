@@ -23,9 +23,13 @@ export default {
     'src/runtime/main-pipeline.ts',
     'src/runtime/resume-anchor.ts',
     'src/runtime/key-parking.ts',
-    // Split out of key-parking.ts: its budget and its tier partitions' kept positions.
+    // Split out of key-parking.ts: its budget, its tier partitions' kept positions, its commits,
+    // how it judges a tier record and what it has parked.
     'src/runtime/parking-budget.ts',
     'src/runtime/tier-position.ts',
+    'src/runtime/parking-commits.ts',
+    'src/runtime/tier-copy-judgement.ts',
+    'src/runtime/parked-records.ts',
     'src/runtime/park-state.ts',
     'src/runtime/resolve.ts',
     'src/runtime/due-time.ts',

@@ -1,26 +1,27 @@
 import type { RetryEventListener } from './events';
-import { parkStateHeaderValue, parkStateIdOf, parkStateReadable, retryIdOf } from './headers';
+import { parkStateHeaderValue, parkStateIdOf, retryIdOf } from './headers';
 import { readLogStart as readLogStartOf } from './log-start';
-import { untilAccepted } from './commit-patience';
 import { createParkingPatience } from './parking-patience';
+import { createParkingCommits } from './parking-commits';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, forgetRanUnjudged, keyHash, newParkStateId, NO_STATE_ID, parkStateMetadata, readParkState, releaseHold, retryIdOfReplay, takeHold, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
-import type { ConsumerPort, OffsetCommit, TopicPartitionOffset } from './port';
+import type { ConsumerPort, TopicPartitionOffset } from './port';
 import { createHoldClocks } from './hold-clocks';
 import { PublishHeld } from './record-handler';
-import { coveredBy, fitRanUnjudged, forgetBelowGroupCommits, forgetCommittedPast, isReplay, markRan, ranBefore, withRun } from './ran-unjudged';
+import { forgetBelowGroupCommits, isReplay, ranBefore, withRun } from './ran-unjudged';
 import type { HandleOutcome } from './record-handler';
-import { decodeOrigin } from './record-origin';
 import type { ConsumedRecord } from './router';
 import { BUDGET_RETRY_AFTER_COMMITS, budgetedBytes, heldBytes, ParkingBudget } from './parking-budget';
 import type { PartitionParking } from './partition-parking';
 import { shedToFit } from './shed-park-state';
-import { anchoredBy, doneBeforeLoad, tierHandledOf, withTierMetadata } from './tier-position';
+import { oldestMissing, oldestOf, parkedMissingBetween, roomMayCome, withoutParked } from './parked-records';
+import { copyOfParked, givenUpBelow, holdOffsetOf, isCurrentRetry, originalOffsetOf, retryIdTakenBy, unheldCopyId, unjudged, unproven } from './tier-copy-judgement';
+import { doneBeforeLoad, tierHandledOf } from './tier-position';
 import { encodeTierCommit } from './tier-commit-metadata';
 import { agreedStateId } from './tier-commit-state-id';
-import { createTierTurns, lastPerPartition } from './tier-turns';
-import type { OwedTierCommit, TierCommit } from './tier-turns';
+import { createTierTurns } from './tier-turns';
+import type { TierCommit } from './tier-turns';
 import type { TierTurns } from './tier-turns';
 
 export interface KeyParkingOptions {
@@ -330,16 +331,19 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await commitState(partition, state, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', ...(metadata === undefined ? {} : { metadata }) })));
   }
 
-  /** The runs the last accepted commits of p's tier partitions record past their offsets, for now (coveredBy). */
-  const coveredNow = (parking: Pick<PartitionParking, 'lastAcceptedTierCommits'>) => coveredBy(parking.lastAcceptedTierCommits ?? new Map(), options.tierTopics);
+  /** When this member first saw each hold (hold-clocks.ts). */
+  const holdClocks = createHoldClocks(options.now);
 
-  const stateCommit = (partition: number, parking: Pick<PartitionParking, 'state' | 'lastAcceptedTierCommits'>): OffsetCommit => {
-    const { state } = parking;
-    budget.fitId(state);
-    budget.fitMark(state);
-    fitRanUnjudged(state, budget.bytes, coveredNow(parking));
-    return { topic: mainTopic, partition, offset: committedOffsetOf(state).toString(), metadata: parkStateMetadata(state) };
-  };
+  /** The one writer of p's group commits (parking-commits.ts). */
+  const { coveredNow, stateCommit, commit, commitState, ranUnjudged } = createParkingCommits({
+    mainTopic,
+    tierTopics: options.tierTopics,
+    consumer: options.consumer,
+    budget,
+    patience,
+    holdClocks,
+    isCurrent: (partition, parking) => partitions.get(partition) === parking,
+  });
 
   /** The id the copy of a record this state may hold carries, fitted first: a copy must never carry an id its state then drops. */
   const idForCopies = (state: ParkState): string | undefined => (budget.fitId(state), state.id);
@@ -392,9 +396,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /** Timers that release expired holds, one per main partition. */
   const expiryTimers = new Map<number, () => void>();
-
-  /** When this member first saw each hold (hold-clocks.ts). */
-  const holdClocks = createHoldClocks(options.now);
 
   function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint, retryId?: string): void {
     takeHold(parking.state, hash, offset, retryId);
@@ -636,161 +637,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
   }
 
-  /**
-   * Commits one offset per partition, the tier partitions' never past a waiting record; only
-   * while `parking` is still the partition's state. A rebalance during the operation forgot
-   * it (and the records waiting their turn): the partition is read again from its commit, so
-   * committing now could pass a record that waited (as the broker refuses a commit from an
-   * earlier generation). The main state goes first, in a request of its own, and the tier
-   * offsets only once it is stored: the broker refuses per partition (a state too large for
-   * `offset.metadata.max.bytes` while it stores the tier offsets beside it), so one request
-   * is not atomic, and a tier record committed past without the state that covers it (its
-   * hold, its key's release) would never be read again to take or release the hold.
-   */
-  async function commit(partition: number, parking: PartitionParking, commits: (OffsetCommit | TierCommit)[]): Promise<void> {
-    if (partitions.get(partition) !== parking) return;
-    const latest = lastPerPartition(commits);
-    const state = latest.filter((c) => c.topic === mainTopic) as OffsetCommit[];
-    const handled = latest.filter((c): c is TierCommit => c.topic !== mainTopic);
-    const tiers = handled.map((c) => withTierMetadata(parking, c, budget));
-    if (state.length > 0) {
-      await payOwedTierCommits(partition, parking);
-      if (partitions.get(partition) !== parking) return;
-    }
-    if (state.length > 0 && tiers.length > 0) {
-      await commitState(partition, parking.state, state, parking);
-      // What the tier records it ran changed (their holds, the records it ran unjudged) is stored:
-      // they are done with, even if the tier commits are refused (then owed: sent before the next state).
-      parking.turns.settled(partition);
-      knownDoneSinceCommit(parking);
-      if (partitions.get(partition) !== parking) return;
-      try {
-        // Waited out as the state was, or the stored state and a refused tier commit would be
-        // split by the wait (attack 43: owed, the debt dropped at a rebalance, a replay ran again
-        // after its key's newer one); but only over the tier commits they were sent over, as a
-        // tier created again meanwhile would take the old log's offset (attack 41).
-        await commitTiers(partition, parking, handled, tiers);
-      } catch (error) {
-        owe(partition, parking, handled, tiers);
-        throw error;
-      }
-    } else {
-      // Tier commits alone (no record of the main state changed) are not waited out: refused, the record is read again and judged again.
-      await commitState(partition, parking.state, [...state, ...tiers], tiers.length === 0 ? parking : undefined);
-    }
-    parking.turns.settled(partition);
-    if (state.length > 0) knownDoneSinceCommit(parking);
-    acceptedTierCommits(parking, handled, tiers);
-  }
-
-  /**
-   * Owes the tier commits refused after their state was stored, each over the group's commit of
-   * its partition as this member knows it: the last it stored in this generation, else the one
-   * read at the load. None known (no commit yet): nothing can tell the log it was owed on, so
-   * none is owed.
-   */
-  function owe(partition: number, parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
-    const debts = handled.flatMap((commit, i) => {
-      const over = parking.turns.lastAccepted(commit.topic, commit.partition) ?? parking.tierCommitted.get(commit.topic);
-      return over === undefined ? [] : [{ commit, sent: sent[i]!, over }];
-    });
-    parking.turns.owe(partition, debts);
-  }
-
-  /** Records a record no hold judged as run: in the state (ran-unjudged.ts), and known done in this generation once that state is stored. */
-  function ranUnjudged(parking: PartitionParking, record: ConsumedRecord): void {
-    markRan(parking.state, record, options.tierTopics);
-    if (record.message.key !== null) (parking.ranSinceCommit ??= []).push(record);
-  }
-
-  function knownDoneSinceCommit(parking: PartitionParking): void {
-    for (const record of parking.ranSinceCommit?.splice(0) ?? []) parking.turns.knownDone(record);
-  }
-
-  function acceptedTierCommits(parking: PartitionParking, handled: readonly TierCommit[], sent: readonly OffsetCommit[]): void {
-    handled.forEach((c, i) => parking.turns.accepted(c, sent[i]!.offset));
-    forgetCommittedPast(parking.state, options.tierTopics, handled);
-    for (const c of sent) (parking.lastAcceptedTierCommits ??= new Map()).set(c.topic, c);
-    for (const c of sent) anchoredBy(parking.turns, c);
-  }
-
-  /**
-   * The tier commits refused after their state was stored (tier-turns.ts owe), in a request of
-   * their own, before a state that may hold the next record of a key they record as run: in
-   * this generation, a replay's run the state could not carry (ran-unjudged.ts: a budget with no
-   * room for it). Only over the group commit it was owed over (`over`: the last this member
-   * stored, or read at the load): anything else there (a load's stamp on a tier created again,
-   * another log's commit) is not the log the debt was owed on, and paying it would put its offset past a new log's records (found by attacks
-   * 25 and 26): the debt is forgiven. Best effort: a refused payment stays owed for the next
-   * state (one refused as too large goes again as its offset alone) and fails nothing, as one
-   * tier partition's refusals must not stop its main partition (attack 25).
-   */
-  async function payOwedTierCommits(partition: number, parking: PartitionParking): Promise<void> {
-    const owed = parking.turns.owed(partition);
-    if (owed.length === 0) return;
-    const due: OwedTierCommit[] = [];
-    try {
-      for (const debt of owed) {
-        const { topic, partition: tierPartition } = debt.sent;
-        const [group] = await options.consumer().committed(topic, [tierPartition]);
-        if (group !== undefined && /^\d+$/.test(group.offset) && BigInt(group.offset) === debt.over) due.push(debt);
-        else parking.turns.forgive(partition, debt);
-      }
-      if (due.length === 0 || partitions.get(partition) !== parking) return;
-      await commitState(partition, parking.state, due.map((o) => o.sent));
-      acceptedTierCommits(parking, due.map((o) => o.commit), due.map((o) => o.sent));
-    } catch (error) {
-      // Too large (the broker's, or a guess the Confluent client makes): the offset is what records the run.
-      if (refusedAsTooLarge(error)) parking.turns.owe(partition, due.map((o) => ({ ...o, sent: { topic: o.commit.topic, partition: o.commit.partition, offset: o.commit.offset } })));
-    }
-  }
-
-  /**
-   * One request; a refusal as too large lowers the budget under what it carried. `state`: the
-   * state the commits are of (passed: load() commits one not yet in `partitions`). With `owner`,
-   * the partition's loaded state whose operation ran, a refusal worth it is waited out while
-   * `owner` is still the partition's (commit-patience.ts): its records ran, and failing the
-   * operation would run them again. Only for commits of the main topic's state: what the state
-   * says is read from it, while a tier's offset sent again could land on a log created since.
-   */
-  async function commitState(partition: number, state: ParkState, commits: OffsetCommit[], owner?: PartitionParking): Promise<void> {
-    const patient = owner !== undefined && patience.mayWait(partition);
-    const send = (sent: OffsetCommit[]) => (patient ? untilAccepted(() => sendCommits(partition, state, sent), patience.ofState(partition, () => partitions.get(partition) === owner, sent)) : sendCommits(partition, state, sent));
-    try {
-      await send(commits);
-    } catch (error) {
-      // A state refused as too large with the runs it records goes again at once without them
-      // (they cost order only): the refusal taught the budget its size with them, not whether
-      // the state fits without (found by attack 19's property: read as the state's own size,
-      // the budget came down under a state the broker keeps, and a shed gave up a hold).
-      if (!refusedAsTooLarge(error) || state.ranUnjudged === undefined || !commits.some((c) => c.topic === mainTopic)) throw error;
-      forgetRanUnjudged(state, () => true);
-      await send(commits.map((c) => (c.topic === mainTopic ? { ...c, metadata: parkStateMetadata(state) } : c)));
-    }
-  }
-
-  /** The tier commits sent after the state they follow: waited out as the state's, while the group's commits of their partitions are still the ones they were sent over. */
-  async function commitTiers(partition: number, parking: PartitionParking, handled: readonly TierCommit[], tiers: OffsetCommit[]): Promise<void> {
-    if (!patience.mayWait(partition)) return commitState(partition, parking.state, tiers);
-    const sending = handled.map((c, i) => ({ topic: c.topic, partition: c.partition, offset: tiers[i]!.offset, over: parking.turns.lastAccepted(c.topic, c.partition) ?? parking.tierCommitted.get(c.topic) }));
-    await untilAccepted(() => commitState(partition, parking.state, tiers), patience.ofTiers(partition, () => partitions.get(partition) === parking, sending));
-  }
-
-  /** One request; a refusal as too large lowers the budget under what it carried. */
-  async function sendCommits(partition: number, state: ParkState, commits: OffsetCommit[]): Promise<void> {
-    const sent = Math.max(0, ...commits.map((c) => (c.metadata ? Buffer.byteLength(c.metadata) : 0)));
-    try {
-      await options.consumer().commitOffsets(commits);
-    } catch (error) {
-      budget.commitRefused(error, sent, state, partition);
-      throw error;
-    }
-    budget.commitAccepted(sent);
-    for (const c of commits) if (c.topic === mainTopic) patience.stored(partition, c);
-    // Every stored state of p (a load's, a shed's, a release's) forgets the holds it no longer has.
-    if (commits.some((c) => c.topic === mainTopic)) holdClocks.stored(partition, state);
-  }
-
   return {
     onMainRecord: (record) => {
       const fetchedAfter = seeks.get(record.partition) ?? 0;
@@ -1028,167 +874,6 @@ function unlessTakenAgain(takenAgain: () => boolean, operation: Promise<void>): 
   return operation.catch((error: unknown) => {
     if (!takenAgain()) throw error;
   });
-}
-
-/** Whether room may still come to a state: a key is held (its release makes room) or a parked record is still to be read again (its run does). */
-function roomMayCome(parking: PartitionParking): boolean {
-  return parking.state.held.size > 0 || oldestMissing(parking) !== undefined;
-}
-
-/** The parked records from `from` up to `to` that are not in memory, oldest first. */
-function parkedMissingBetween({ state, records }: PartitionParking, from: bigint, to: bigint): bigint[] {
-  return [...state.parked.keys()].filter((offset) => offset >= from && offset < to && !records.has(offset)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** The oldest parked record of the partition not in memory (after a reload, until the re-read brings it back). */
-function oldestMissing({ state, records }: PartitionParking): bigint | undefined {
-  return oldestOf([...state.parked.keys()].filter((offset) => !records.has(offset)));
-}
-
-function oldestOf(offsets: bigint[]): bigint | undefined {
-  return offsets.reduce<bigint | undefined>((min, o) => (min === undefined || o < min ? o : min), undefined);
-}
-
-/**
- * A tier record the state cannot judge: its main record came before the offset where the
- * partition's state was found lost, before a give-up's mark (its record may be a given-up
- * one), or before a shed's mark while its key is not held by a hold the shed kept, so its
- * key's hold may have been lost or given up. It runs as a
- * replayed record does (its turn if the key is busy); a copy of a record read again since
- * is judged by the hold as ever.
- */
-function unproven(state: ParkState, original: bigint | undefined, hash: string, retryId?: string): boolean {
-  if (original === undefined) return false;
-  // A replayed record's retry: reading the main topic again never makes it again, so once the
-  // state was lost or gave up holds, a copy of one its hold is not in may be one it lost (found
-  // by session 37's review: a replay's hold at or past the committed offset, shed or lost, and
-  // its copy skipped as stale).
-  if (retryId !== undefined && (state.lostBefore !== undefined || state.shedBefore !== undefined) && state.retryIds?.get(hash) !== retryId) return true;
-  if (state.lostBefore !== undefined && original < state.lostBefore) return true;
-  // Below a give-up's mark no hold judges: the copy may be a given-up record's, all that is left of it (ParkState.givenUpBefore).
-  if (givenUpBelow(state, original)) return true;
-  // A hold in the shed's range is one the shed kept (no record there takes a hold: holdOffsetOf): it judges its key as ever.
-  const hold = state.held.get(hash);
-  return state.shedBefore !== undefined && original < state.shedBefore && !(hold !== undefined && inShedRange(state, hold));
-}
-
-/** Below the mark of a give-up: a parked record there may have been given up (ParkState.givenUpBefore). */
-const givenUpBelow = (state: ParkState, original: bigint) => state.givenUpBefore !== undefined && original < state.givenUpBefore;
-
-/**
- * The parked record a tier record is a copy of, if it is one: written under this state, not
- * replayed, of a record the state has parked under its key. A parked record never ran under
- * the state, so its copy is from a run whose state was never committed.
- */
-function copyOfParked(state: ParkState, record: ConsumedRecord, hash: string, original: bigint | undefined, foreign: boolean): bigint | undefined {
-  return !foreign && original !== undefined && !isReplay(record) && state.parked.get(original) === hash ? original : undefined;
-}
-
-/** Below the mark of a shed and not below a lost state's: the holds there were whole until the shed. */
-function inShedRange(state: ParkState, offset: bigint): boolean {
-  return state.shedBefore !== undefined && offset < state.shedBefore && (state.lostBefore === undefined || offset >= state.lostBefore);
-}
-
-/**
- * A tier record the hold cannot judge a stale copy: replayed from the DLQ, unproven, or
- * without a readable original offset (a hand-produced or corrupted record: skipped, it would
- * be lost without running). One written under another state is not judged either (onTierRecord).
- */
-function unjudged(state: ParkState, record: ConsumedRecord, original: bigint | undefined): boolean {
-  const hash = keyHash(record.message.key);
-  return original === undefined || isReplay(record) || damagedPastReplayHold(state, record, hash, original) || unproven(state, original, hash, retryIdOf(record.message.headers));
-}
-
-/**
- * A copy whose PARK_STATE_HEADER does not read, past its key's hold when a replayed record's
- * retry holds it: that retry holds short of its copies' offset (at the position), so only the
- * retry id the damage took could tell its copy from a stale one of another retry. Skipped as
- * stale, the retry's copy was lost (attack 19); taken for the retry, a stale copy released the
- * live retry's hold and its copy was then lost (attack 20). It runs unjudged in its turn: it
- * releases no hold, and a retry whose last copy it was keeps its key until the hold expires.
- */
-function damagedPastReplayHold(state: ParkState, record: ConsumedRecord, hash: string, original: bigint | undefined): boolean {
-  const holder = state.held.get(hash);
-  return !parkStateReadable(record.message.headers) && state.retryIds?.has(hash) === true && holder !== undefined && original !== undefined && original > holder;
-}
-
-/**
- * Whether a copy is its key's retry by the hold's retry id: both none (a main record's retry),
- * or the same. A header that is there and unreadable (damaged) proves nothing: the offset alone
- * decides, as it did before retry ids, rather than skip the copy as stale.
- */
-function sameRetry(state: ParkState, record: ConsumedRecord, hash: string): boolean {
-  return !parkStateReadable(record.message.headers) || retryIdOf(record.message.headers) === state.retryIds?.get(hash);
-}
-
-/** Written by `krt dlq replay` into the tier (its copies carry no mark: the state id they carry says how they are judged). */
-
-/**
- * The retry id of the hold a tier record takes if it goes on to a later tier while it is not its
- * key's current retry: a replayed record's own (from where it was written), else the one its
- * record carries (the copy of a replayed record's retry whose hold this state cannot judge).
- */
-const retryIdTakenBy = (record: ConsumedRecord): string | undefined =>
-  isReplay(record) ? retryIdOfReplay(record.topic, record.partition, record.message.offset, record.message.timestamp) : retryIdOf(record.message.headers);
-
-/**
- * Where a tier record not judged by a hold holds its key if it goes on to a later tier, or
- * undefined when it may take no hold: one written under another state, or without a readable
- * original offset, takes none. With an original offset below the position, at that offset. A
- * replayed record's retry (it has a retry id) with one at or past the position, at the
- * position (`@0` in the state): its copies are known by the retry id (isCurrentRetry). Without a
- * hold, newer records of its key ran between its hops and a stale copy of it, read again after a
- * refused commit, ran over them (attack 13's order property); held a record back from the
- * position, it could take none at position 0 or in a shed's range, so one run of it went unheld
- * and a later run held, and the unheld copy ran over its key's newer records (attack 19). Any
- * other copy carries NO_STATE_ID, so every later hop runs it unjudged too (a record written under
- * another state, or a main record's retry from past the position, which is read again: judged
- * by the holds, its next copy would be skipped as stale and lost).
- */
-function holdOffsetOf(state: ParkState, foreign: boolean, original: bigint | undefined, retryId: string | undefined): bigint | undefined {
-  if (foreign || original === undefined) return undefined;
-  if (original >= state.position) return retryId === undefined ? undefined : state.position;
-  // Below a shed's mark a hold must be one the shed kept (unproven): a record there whose hold was given up takes none again.
-  return inShedRange(state, original) ? undefined : original;
-}
-
-/**
- * Whether a tier copy is its key's current retry: it carries the retry id of its key's hold (a
- * replayed record's retry, whose id no other retry shares: whatever state its copy was written
- * under, NO_STATE_ID included, and wherever the hold is: a replay past the position holds its
- * key short of its own offset, holdOffsetOf), or, written under this state, it is at the hold's
- * offset with the hold's retry id, none for a main record's retry (sameRetry). Found by attack
- * 19: a replay run first where it could take no hold (position 0) and again after a refused
- * commit, holding: its first copy carried only NO_STATE_ID, ran unjudged after the retry ended,
- * and landed over its key's newer record.
- */
-function isCurrentRetry(state: ParkState, record: ConsumedRecord, hash: string, original: bigint | undefined, foreign: boolean): boolean {
-  const holder = state.held.get(hash);
-  if (holder === undefined || original === undefined) return false;
-  const retryId = retryIdOf(record.message.headers);
-  if (retryId !== undefined && retryId === state.retryIds?.get(hash)) return true;
-  return !foreign && original === holder && sameRetry(state, record, hash);
-}
-
-/**
- * The PARK_STATE_HEADER of a copy no hold of this state judges (a record written under another
- * state, a replay that could take no hold, a hold that did not fit): NO_STATE_ID, so every later
- * hop runs it unjudged, with the retry id of a replayed record's retry, so the hold that retry
- * takes on a later run knows it as its own (isCurrentRetry).
- */
-const unheldCopyId = (retryId: string | undefined): string | undefined => parkStateHeaderValue(NO_STATE_ID, retryId);
-
-/** `state` as it is once its parked record at `offset` has run (what a hold is measured against). */
-function withoutParked(state: ParkState, offset: bigint): ParkState {
-  const parked = new Map(state.parked);
-  parked.delete(offset);
-  return { ...state, parked };
-}
-
-/** The main-topic offset a tier record stands for, from whichever layout carries it (ours or Spring's). */
-function originalOffsetOf(record: ConsumedRecord): bigint | undefined {
-  const offset = decodeOrigin(record.message.headers)?.offset;
-  return offset === undefined ? undefined : BigInt(offset);
 }
 
 const keyText = (record: ConsumedRecord) => record.message.key?.toString('utf8') ?? '';
