@@ -1,8 +1,8 @@
 import type { RetryEventListener } from './events';
 import { parkStateHeaderValue, parkStateIdOf, retryIdOf } from './headers';
-import { readLogStart as readLogStartOf } from './log-start';
 import { createParkingPatience } from './parking-patience';
 import { createParkingCommits } from './parking-commits';
+import { createParkingLogStart, LOG_START_CHECK_MS } from './parking-log-start';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold, takeHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
@@ -81,9 +81,6 @@ export interface KeyParking {
 /** The wait before an operation of a partition whose last one failed, doubled after each failure in a row up to PACED_MAX_MS. */
 const PACED_FIRST_MS = 100;
 const PACED_MAX_MS = 5_000;
-
-/** How long a free key waits for its next parked record to be read again before the log start is read again. */
-const LOG_START_CHECK_MS = 5_000;
 
 /** The offset kafkajs commits when it resets a partition whose fetch fell out of range, reading from the earliest. */
 const KAFKAJS_EARLIEST = '-2';
@@ -331,6 +328,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await commitState(partition, state, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', ...(metadata === undefined ? {} : { metadata }) })));
   }
 
+  /** Whether `parking` is still p's loaded state: a rebalance or a failed operation drops it, and work begun on it then changes nothing. */
+  const isCurrent = (partition: number, parking: PartitionParking): boolean => partitions.get(partition) === parking;
+
   /** When this member first saw each hold (hold-clocks.ts). */
   const holdClocks = createHoldClocks(options.now);
 
@@ -342,8 +342,21 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     budget,
     patience,
     holdClocks,
-    isCurrent: (partition, parking) => partitions.get(partition) === parking,
+    isCurrent,
   });
+
+  /** Parked records retention took from the main topic, given up (parking-log-start.ts). */
+  const logStart = createParkingLogStart({
+    mainTopic,
+    consumer: options.consumer,
+    setTimer: options.setTimer,
+    emit,
+    isCurrent,
+    generation: () => generation,
+    onTimer,
+    runFreed,
+  });
+  const { logStartOf, checkLogStartLater, giveUpBelowLogStart, giveUpStoredBelowLogStart, giveUpDeleted } = logStart;
 
   /** The id the copy of a record this state may hold carries, fitted first: a copy must never carry an id its state then drops. */
   const idForCopies = (state: ParkState): string | undefined => (budget.fitId(state), state.id);
@@ -386,7 +399,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const done = locked(partition, async () => {
       if (generation !== setIn) return;
       const parking = await load(partition);
-      if (generation === setIn && partitions.get(partition) === parking) await work(parking);
+      if (generation === setIn && isCurrent(partition, parking)) await work(parking);
     }).catch(() => {
       if (generation === setIn) options.setTimer(LOG_START_CHECK_MS, () => onTimer(partition, setIn, work));
     });
@@ -407,7 +420,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** Sets the partition's timer to its oldest hold's expiry (holds loaded from a commit count from when this member first saw them). */
   function watchHolds(partition: number, parking: PartitionParking): void {
     // A state a rebalance forgot sets no timer: it would cancel the next generation's.
-    if (partitions.get(partition) !== parking) return;
+    if (!isCurrent(partition, parking)) return;
     const now = options.now();
     for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, holdClocks.firstSeen(partition, parking.state, hash, offset, parking.state.retryIds?.get(hash)));
     expiryTimers.get(partition)?.();
@@ -431,7 +444,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * waits forever. A copy of the tier record that still comes later is stale.
    */
   async function releaseExpired(partition: number, parking: PartitionParking): Promise<void> {
-    if (partitions.get(partition) !== parking) return;
+    if (!isCurrent(partition, parking)) return;
     const now = options.now();
     const expired = [...parking.state.held.keys()].filter((hash) => now - parking.heldSince.get(hash)! >= options.holdExpiryMs);
     const ran: TierCommit[] = [];
@@ -455,7 +468,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const { state, turns } = parking;
     // A rebalance during a record run here forgot this state: the partition is read again
     // from its commit, and the new generation's waiting records are not this state's to run.
-    while (partitions.get(partition) === parking && !state.held.has(hash)) {
+    while (isCurrent(partition, parking) && !state.held.has(hash)) {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
       if (turn !== undefined && (next === undefined || next >= turn.behind) && turn.copyOf !== undefined && !unproven(state, turn.copyOf, hash, retryIdOf(turn.record.message.headers))) {
@@ -547,90 +560,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const keyWaits = (partition: number, { state, turns }: PartitionParking, hash: string) =>
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
-  /**
-   * Main partition p's log start, or 0 when the port cannot tell. Read for a commit of -2:
-   * kafkajs commits that (the earliest offset, with no metadata) when a fetch falls out of
-   * range, retention having passed the group's commit, which erases the state. Read as a
-   * state lost at the log start (event `park-state-lost`), not as a partition never
-   * committed: the tier records written before then run unjudged, none skipped as stale.
-   */
-  async function logStartOf(partition: number): Promise<bigint> {
-    return (await readLogStart(partition)) ?? 0n;
-  }
-
-  /** p's log start as the port reads it; undefined when it cannot tell or the read is refused. */
-  const readLogStart = (partition: number): Promise<bigint | undefined> => readLogStartOf(options.consumer(), mainTopic, partition);
-
-  /** Main partitions whose log start is to be read again (checkLogStartLater). */
-  const logStartChecks = new Set<number>();
-  /**
-   * Reads p's log start again in a while, under p's lock: after a refused read, and while a
-   * free key's next parked record is missing (not read again yet): retention may have deleted
-   * it after the load, and with no record past it nothing else would tell (found by attack 21).
-   * Once per partition at a time; a state forgotten (a rebalance, stop()) drops it.
-   */
-  function checkLogStartLater(partition: number, parking: PartitionParking): void {
-    if (partitions.get(partition) !== parking || logStartChecks.has(partition) || options.consumer().logStartOffsets === undefined) return;
-    logStartChecks.add(partition);
-    const setIn = generation;
-    options.setTimer(LOG_START_CHECK_MS, () => {
-      logStartChecks.delete(partition);
-      onTimer(partition, setIn, (now) => giveUpBelowLogStart(partition, now));
-    });
-  }
-
-  /**
-   * Gives up the parked records below the main partition's log start (retention or a
-   * delete-records request took them). A port that cannot tell, or a refused read, gives up
-   * nothing: the records read then tell (a gap where a parked record was).
-   */
-  async function giveUpBelowLogStart(partition: number, parking: PartitionParking): Promise<void> {
-    if (options.consumer().logStartOffsets === undefined) return;
-    const start = await readLogStart(partition);
-    if (partitions.get(partition) !== parking) return;
-    // Refused (an admin not connected yet, a timeout): asked again, as nothing else may ask (found by attack 21).
-    if (start === undefined) return checkLogStartLater(partition, parking);
-    const gone = parkedMissingBetween(parking, 0n, start);
-    if (gone.length > 0) await giveUpDeleted(partition, parking, gone, gone[0]!, start);
-  }
-
-  /**
-   * Gives up the parked records of a state being loaded that lie below p's log start: the
-   * state is changed and the give-up said, nothing committed (the load commits, or the next
-   * operation). A refused read gives up nothing: load() reads the log start again later.
-   */
-  async function giveUpStoredBelowLogStart(partition: number, state: ParkState): Promise<void> {
-    if (options.consumer().logStartOffsets === undefined) return;
-    const start = await readLogStart(partition);
-    if (start === undefined) return; // refused: load() reads it again later
-    const gone = [...state.parked.keys()].filter((offset) => offset < start).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    if (gone.length > 0) markGivenUp(partition, state, gone, gone[0]!, start);
-  }
-
-  /**
-   * Drops given-up parked records from the state and says so. One of them may have run in a
-   * process whose state never got committed (a crash), its copy now in a tier: it cannot run
-   * again, so its copy must, unjudged, as after a shed (found by the retention property: the
-   * copy was skipped as stale, and the record lost): the shed mark moves past them.
-   */
-  function markGivenUp(partition: number, state: ParkState, gone: readonly bigint[], from: bigint, to: bigint): Set<string> {
-    const keys = new Set(gone.map((offset) => state.parked.get(offset)!));
-    for (const offset of gone) state.parked.delete(offset);
-    const past = gone[gone.length - 1]! + 1n;
-    if (state.givenUpBefore === undefined || state.givenUpBefore < past) state.givenUpBefore = past;
-    emit({ type: 'parked-records-deleted', topic: mainTopic, partition, offsets: gone.map(String), from: String(from), to: String(to) });
-    return keys;
-  }
-
-  /**
-   * Parked records the main topic no longer has: read from `from`, the partition's next record
-   * came at `to`, past them (retention, a delete-records request or compaction took them; a
-   * consumer lagging near the topic's retention parks records retention is about to take).
-   * Waiting for them would stop their keys for good, and the partition's commit with them:
-   * they are given up, said so, and their keys go on; copies of theirs run unjudged.
-   */
-  async function giveUpDeleted(partition: number, parking: PartitionParking, gone: readonly bigint[], from: bigint, to: bigint): Promise<void> {
-    const keys = markGivenUp(partition, parking.state, gone, from, to);
+  /** Runs the parked and waiting records of keys a give-up freed, then commits (parking-log-start.ts). */
+  async function runFreed(partition: number, parking: PartitionParking, keys: ReadonlySet<string>): Promise<void> {
     const ran: TierCommit[] = [];
     for (const hash of keys) await drain(partition, parking, hash, ran);
     await drainFreeKeys(partition, parking, ran);
@@ -848,7 +779,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       generation++;
       partitions.clear();
       holdClocks.forget();
-      logStartChecks.clear(); // the timers set before are the old generation's: they do nothing
+      logStart.forget(); // the timers set before are the old generation's: they do nothing
       newLogs.clear(); // read from the group's commits again, whoever committed them since
       turns = createTierTurns();
       for (const cancel of expiryTimers.values()) cancel();
