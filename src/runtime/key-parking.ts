@@ -3,8 +3,9 @@ import { parkStateHeaderValue, parkStateIdOf, retryIdOf } from './headers';
 import { createParkingPatience } from './parking-patience';
 import { createParkingCommits } from './parking-commits';
 import { createParkingLogStart, LOG_START_CHECK_MS } from './parking-log-start';
+import { createParkingHoldExpiry } from './parking-hold-expiry';
 import { refusedAsTooLarge } from './metadata-too-large';
-import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold, takeHold, writtenUnderAnotherState } from './park-state';
+import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
 import type { ConsumerPort, TopicPartitionOffset } from './port';
 import { createHoldClocks } from './hold-clocks';
@@ -358,6 +359,22 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   });
   const { logStartOf, checkLogStartLater, giveUpBelowLogStart, giveUpStoredBelowLogStart, giveUpDeleted } = logStart;
 
+  /** Holds and their expiry timers (parking-hold-expiry.ts). */
+  const holdExpiry = createParkingHoldExpiry({
+    mainTopic,
+    holdExpiryMs: options.holdExpiryMs,
+    now: options.now,
+    setTimer: options.setTimer,
+    emit,
+    holdClocks,
+    isCurrent,
+    generation: () => generation,
+    onTimer,
+    drain,
+    afterReleases,
+  });
+  const { hold, watchHolds } = holdExpiry;
+
   /** The id the copy of a record this state may hold carries, fitted first: a copy must never carry an id its state then drops. */
   const idForCopies = (state: ParkState): string | undefined => (budget.fitId(state), state.id);
 
@@ -405,58 +422,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     });
     // It may run the handler (a drain): stop() waits for it as for a record's work.
     options.track?.(done);
-  }
-
-  /** Timers that release expired holds, one per main partition. */
-  const expiryTimers = new Map<number, () => void>();
-
-  function hold(partition: number, parking: PartitionParking, hash: string, offset: bigint, retryId?: string): void {
-    takeHold(parking.state, hash, offset, retryId);
-    parking.heldSince.set(hash, holdClocks.firstSeen(partition, parking.state, hash, offset, retryId));
-    // An earlier hold's timer comes first; it sets the next one.
-    if (!expiryTimers.has(partition)) watchHolds(partition, parking);
-  }
-
-  /** Sets the partition's timer to its oldest hold's expiry (holds loaded from a commit count from when this member first saw them). */
-  function watchHolds(partition: number, parking: PartitionParking): void {
-    // A state a rebalance forgot sets no timer: it would cancel the next generation's.
-    if (!isCurrent(partition, parking)) return;
-    const now = options.now();
-    for (const [hash, offset] of parking.state.held) if (!parking.heldSince.has(hash)) parking.heldSince.set(hash, holdClocks.firstSeen(partition, parking.state, hash, offset, parking.state.retryIds?.get(hash)));
-    expiryTimers.get(partition)?.();
-    expiryTimers.delete(partition);
-    const since = [...parking.state.held.keys()].map((hash) => parking.heldSince.get(hash)!);
-    if (since.length === 0) return;
-    const dueIn = Math.max(0, Math.min(...since) + options.holdExpiryMs - now);
-    const setIn = generation;
-    expiryTimers.set(
-      partition,
-      options.setTimer(dueIn, () => {
-        expiryTimers.delete(partition);
-        onTimer(partition, setIn, (now) => releaseExpired(partition, now));
-      }),
-    );
-  }
-
-  /**
-   * Releases holds whose tier record can no longer arrive (tier retention passed, the tier
-   * recreated): their keys' parked records run, so neither the key nor the partition
-   * waits forever. A copy of the tier record that still comes later is stale.
-   */
-  async function releaseExpired(partition: number, parking: PartitionParking): Promise<void> {
-    if (!isCurrent(partition, parking)) return;
-    const now = options.now();
-    const expired = [...parking.state.held.keys()].filter((hash) => now - parking.heldSince.get(hash)! >= options.holdExpiryMs);
-    const ran: TierCommit[] = [];
-    for (const hash of expired) {
-      emit({ type: 'hold-expired', topic: mainTopic, partition, offset: parking.state.held.get(hash)!.toString(), heldMs: now - parking.heldSince.get(hash)! });
-      releaseHold(parking.state, hash);
-      parking.heldSince.delete(hash);
-      await drain(partition, parking, hash, ran);
-    }
-    if (expired.length > 0) await drainFreeKeys(partition, parking, ran);
-    if (expired.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
-    watchHolds(partition, parking);
   }
 
   /**
@@ -564,6 +529,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   async function runFreed(partition: number, parking: PartitionParking, keys: ReadonlySet<string>): Promise<void> {
     const ran: TierCommit[] = [];
     for (const hash of keys) await drain(partition, parking, hash, ran);
+    await afterReleases(partition, parking, ran);
+  }
+
+  /** After keys were released and their records drained: free keys' waiting records run, then the state is committed with `ran`. */
+  async function afterReleases(partition: number, parking: PartitionParking, ran: TierCommit[]): Promise<void> {
     await drainFreeKeys(partition, parking, ran);
     await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
   }
@@ -627,8 +597,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           const ran: TierCommit[] = [];
           await drain(partition, parking, hash, ran);
           // The parked records it ran made room: tier records of free keys that waited for room run now.
-          await drainFreeKeys(partition, parking, ran);
-          await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
+          await afterReleases(partition, parking, ran);
           return;
         }
         if (overBudget(parking)) {
@@ -782,8 +751,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       logStart.forget(); // the timers set before are the old generation's: they do nothing
       newLogs.clear(); // read from the group's commits again, whoever committed them since
       turns = createTierTurns();
-      for (const cancel of expiryTimers.values()) cancel();
-      expiryTimers.clear();
+      holdExpiry.forget();
       for (const [partition, pause] of [...clientPause]) {
         if (pause === 'running') continue;
         clientPause.set(partition, 'unknown');
