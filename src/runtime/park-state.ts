@@ -42,7 +42,7 @@ export interface ParkState {
   shedBefore?: bigint;
   /**
    * Set when parked records were given up (retention or compaction deleted them before they
-   * were read again: key-parking.ts giveUpDeleted): past the newest of them. One of them may
+   * were read again: parking-log-start.ts giveUpDeleted): past the newest of them. One of them may
    * have run in a process whose state was never committed, its copy in a tier the only thing
    * left of it, so a tier record from below this mark runs unjudged (in its key's turn, in its
    * record's place) unless it is its key's current retry. No hold judges it: a hold in this

@@ -176,7 +176,7 @@ export class ParkingBudget {
 
 /**
  * The budget measures a state without the tier records it records as run unjudged (`ranUnjudged`): they are
- * dropped from a state commit they do not fit (key-parking.ts stateCommit), never paid for
+ * dropped from a state commit they do not fit (parking-commits.ts stateCommit), never paid for
  * with a key's hold or a partition's pause (a partition paused by one would wait for a release
  * that its tier commit, not a release, ends). Only the record about to add one waits for room
  * for it (roomForRun).

@@ -36,7 +36,7 @@ export interface PartitionParking {
   soughtTo?: bigint;
   /**
    * The oldest parked record not in memory that a record read past it skipped, sought to once
-   * to confirm that the log no longer has it (key-parking.ts giveUpDeleted).
+   * to confirm that the log no longer has it (parking-log-start.ts giveUpDeleted).
    */
   gapSoughtTo?: bigint;
   /**

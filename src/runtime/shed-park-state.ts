@@ -50,7 +50,7 @@ function shedHolds(stored: ParkState, budgetBytes: number): ShedParkState {
   const below = [...stored.held].filter(([, offset]) => offset < position).sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
   let holdsDropped = stored.held.size - below.length;
   // A replayed record's retry at or past the offset is not read again with the main records: a
-  // mark says holds were given up, so its copies run unjudged (key-parking.ts unproven).
+  // mark says holds were given up, so its copies run unjudged (tier-copy-judgement.ts unproven).
   if ([...stored.held.keys()].some((hash) => stored.held.get(hash)! >= position && stored.retryIds?.has(hash))) state.shedBefore ??= position;
   /** Gives up a hold: the mark moves past its record, so its tier copy runs rather than be skipped as stale. */
   const drop = (hash: string, offset: bigint) => {

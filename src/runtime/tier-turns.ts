@@ -77,7 +77,7 @@ export interface TierTurns {
   accepted(commit: TierCommit, storedOffset: string): void;
   /**
    * Tier commits the broker refused after the state they go with was stored: owed, and sent
-   * before the partition's next state (key-parking.ts commit), so that the broker never holds a
+   * before the partition's next state (parking-commits.ts commit), so that the broker never holds a
    * state ahead of the tier commits of the state before it. A replay's run is recorded by its
    * tier's commit alone (no hold judges a replay): with a later state stored over it, a rebalance
    * read the replay again as fresh, and it ran after a newer record of its key (found by the CI of

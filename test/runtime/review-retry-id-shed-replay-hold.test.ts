@@ -5,7 +5,7 @@ import { consumer, T0, world } from './park-by-key-world';
  * record's hold at or past the committed offset (a parked record below it) was dropped by a shed
  * ("its record is read again": not a replay's) or lost with the state (its id taken back from the
  * tiers), and its copy judged stale. Fixed: once a state was lost or gave up holds, a copy carrying
- * a retry id its key's hold does not have runs unjudged (key-parking.ts unproven), and a shed that
+ * a retry id its key's hold does not have runs unjudged (tier-copy-judgement.ts unproven), and a shed that
  * drops such a hold sets its mark.
  */
 jest.setTimeout(60_000);

@@ -83,7 +83,7 @@ describe('a park-by-key state shed to a budget the broker keeps', () => {
           if (state.held.has(hash) || offset >= state.position) continue;
           expect(below(state.lostBefore, offset) || below(state.shedBefore, offset)).toBe(true);
         }
-        // Every hold kept is below the shed's mark, so it judges its key's copies from there (key-parking.ts unproven).
+        // Every hold kept is below the shed's mark, so it judges its key's copies from there (tier-copy-judgement.ts unproven).
         const droppedBelow = [...stored.held].some(([hash, offset]) => !state.held.has(hash) && offset < state.position);
         if (droppedBelow) for (const offset of state.held.values()) expect(below(state.shedBefore, offset)).toBe(true);
         expect(state.lostBefore === undefined || state.lostBefore <= state.position).toBe(true);
