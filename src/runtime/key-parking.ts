@@ -4,6 +4,7 @@ import { createParkingPatience } from './parking-patience';
 import { createParkingCommits } from './parking-commits';
 import { createParkingLogStart, LOG_START_CHECK_MS } from './parking-log-start';
 import { createParkingHoldExpiry } from './parking-hold-expiry';
+import { readLogStart } from './log-start';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
@@ -247,8 +248,23 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       holdClocks.forget(partition);
       // A new id goes to the tiers' commits first: a state lost later takes it back from there.
       budget.fitId(state);
-      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state, tierCommits);
+      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state, tierCommitted, options.tierTopics, turnsOfGeneration);
       await commitState(partition, state, [stateCommit(partition, parking)]);
+      if (loadedIn !== generation) return parking;
+    }
+    // A tier partition the group never committed is committed now, at its log start: a tier commit
+    // sent again after a refusal must find the group's commit still the one it was sent over, and
+    // with none there a tier created again meanwhile (its commits gone with it) could not be told
+    // from this one (attack 44: not waited out, the replay it recorded ran again after its key's
+    // newer record; attack 41: waited out over nothing, the old log's offset landed on a new log).
+    // With none there now, a commit this generation knew of is gone with its log: what it knew of
+    // the log goes too (tier-turns.ts startedOver), or the stamp, putting back the very offset a
+    // debt was owed over or a commit was accepted at, would let the old log's offsets pass the
+    // new log's records (the attack-15 property at seed 20: LOST).
+    const unstamped = options.tierTopics.filter((topic) => !tierCommitted.has(topic));
+    if (unstamped.length > 0) {
+      for (const topic of unstamped) turnsOfGeneration.startedOver(topic, partition);
+      await stampTiers(partition, state, tierCommitted, unstamped, turnsOfGeneration);
       if (loadedIn !== generation) return parking;
     }
     // Parked records are not in memory yet: read p again from the committed offset (the
@@ -315,18 +331,25 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /**
-   * Writes `id` into the tiers' commits of p, at the offsets they have (`tierCommits`, as the
-   * load read them; 0 for a tier never committed, which is read from its earliest record
-   * anyway): one request, before the state with it is committed, so every state with an id
-   * has it kept in the tiers.
+   * Writes the state's id (if it has one) into the commits of tier partitions p of `topics`, at
+   * the offsets the group has (`tierCommitted`, as the load read them), or for a partition never
+   * committed at its log start (0 when the port cannot tell), noted in `tierCommitted` and as
+   * the generation's last accepted commit of it (`turnsOfGeneration`): one
+   * request, before the state with the id is committed, so every state with an id has it kept
+   * in the tiers.
    */
-  async function stampTiers(partition: number, state: ParkState, tierCommits: readonly { topic: string; offset: string }[]): Promise<void> {
-    if (options.tierTopics.length === 0) return;
-    const committed = new Map(tierCommits.map((c) => [c.topic, c.offset]));
+  async function stampTiers(partition: number, state: ParkState, tierCommitted: Map<string, bigint>, topics: readonly string[], turnsOfGeneration: TierTurns): Promise<void> {
+    if (topics.length === 0) return;
+    const offsets = new Map<string, bigint>();
+    for (const topic of topics) offsets.set(topic, tierCommitted.get(topic) ?? (await readLogStart(options.consumer(), topic, partition)) ?? 0n);
     // The id alone: a position the commits kept is given up (its records are judged again, never skipped unrun).
     const metadata = encodeTierCommit(0n, { ...(state.id === undefined ? {} : { id: state.id }), mainCommitted: committedOffsetOf(state), waiting: [] });
     // As a state commit: a broker that keeps less metadata lowers the budget, and the id then goes (fitId).
-    await commitState(partition, state, options.tierTopics.map((topic) => ({ topic, partition, offset: committed.get(topic) ?? '0', ...(metadata === undefined ? {} : { metadata }) })));
+    await commitState(partition, state, topics.map((topic) => ({ topic, partition, offset: offsets.get(topic)!.toString(), ...(metadata === undefined ? {} : { metadata }) })));
+    for (const [topic, offset] of offsets) {
+      tierCommitted.set(topic, offset);
+      turnsOfGeneration.stamped(topic, partition, offset);
+    }
   }
 
   /** Whether `parking` is still p's loaded state: a rebalance or a failed operation drops it, and work begun on it then changes nothing. */

@@ -46,9 +46,10 @@ describe('stop() while a partition waits for room in the commit window returns',
         hooks: { commitOffsets: refusedCommits(groupAuthorizationFailed) },
       });
       for (let i = 0; i < 10; i++) produce(`v${i}`, `k${i}`);
-      // Park-by-key commits a state begun from nothing before its first record: the group has
-      // one already (committed before the refusals began), so records are taken until the window is full.
-      if (ordering === 'park-by-key') broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '0', metadata: parkStateMetadata(emptyParkState(0n)) }]);
+      // Park-by-key commits a state begun from nothing, and its tier partitions never committed,
+      // before its first record: the group has them already (committed before the refusals
+      // began), so records are taken until the window is full.
+      if (ordering === 'park-by-key') broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '0', metadata: parkStateMetadata(emptyParkState(0n)) }, ...consumer.tiers.map((t) => ({ topic: t.topic, partition: 0, offset: '0' }))]);
       await retrying.start();
       await broker.run({ until: clock.now() + 5_000, maxSteps: 2_000 }).catch(() => undefined);
       expect(ran.length).toBeGreaterThanOrEqual(3); // the window is full
