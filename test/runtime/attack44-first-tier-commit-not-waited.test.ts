@@ -33,6 +33,12 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  *
  * Pre-existing class (d25af66^ never waited: the refusal failed the operation, nothing owed);
  * not caused by the patience work, but its tier wait (4fe9d2f) does not cover this case.
+ *
+ * Fixed (session 47): the load commits every tier partition the group never committed, at its
+ * log start, whatever the budget (key-parking.ts load, stampTiers), so the first tier commit is
+ * sent over a known commit; a tier created again meanwhile drops that commit, the check before a
+ * send again fails, and the next load takes the partition's log as a new one (tier-turns.ts
+ * startedOver: its debts forgiven, its waiting records another log's).
  */
 jest.setTimeout(60_000);
 
