@@ -84,6 +84,11 @@ export interface KeyParking {
 const PACED_FIRST_MS = 100;
 const PACED_MAX_MS = 5_000;
 
+/** How long a parked record that records come past, while the log start says the log has it, is sought before it is given up (gapConfirmed). */
+const GAP_CONFIRM_MS = 10_000;
+/** The wait before each seek again to such a record. */
+const GAP_SEEK_AGAIN_MS = 500;
+
 /** The offset kafkajs commits when it resets a partition whose fetch fell out of range, reading from the earliest. */
 const KAFKAJS_EARLIEST = '-2';
 
@@ -548,6 +553,25 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const keyWaits = (partition: number, { state, turns }: PartitionParking, hash: string) =>
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
+  /**
+   * Whether records still come past parked record `at`, which the log start says the log has,
+   * after it was sought for GAP_CONFIRM_MS: then it is gone (compaction took it). Else p is
+   * sought to it again (after GAP_SEEK_AGAIN_MS, but the first time). One seek was not enough:
+   * a seek the client applies late (librdkafka waits 1 s for the partition's fetcher, then the
+   * Confluent client only logs the time-out while the seek still takes effect later) lets the
+   * records fetched before it come meanwhile, and the record given up on them was lost.
+   */
+  async function gapConfirmed(partition: number, parking: PartitionParking, at: bigint): Promise<boolean> {
+    if (parking.gap?.at !== at) parking.gap = { at, since: options.now() };
+    else if (options.now() - parking.gap.since >= GAP_CONFIRM_MS) return true;
+    else {
+      await options.sleep?.(GAP_SEEK_AGAIN_MS);
+      if (!isCurrent(partition, parking)) return false;
+    }
+    seekMain(partition, at);
+    return false;
+  }
+
   /** Runs the parked and waiting records of keys a give-up freed, then commits (parking-log-start.ts). */
   async function runFreed(partition: number, parking: PartitionParking, keys: ReadonlySet<string>): Promise<void> {
     const ran: TierCommit[] = [];
@@ -591,14 +615,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (readFrom !== undefined && parkedMissingBetween(parking, readFrom, offset).length > 0) await giveUpBelowLogStart(partition, parking);
         const gone = readFrom === undefined ? [] : parkedMissingBetween(parking, readFrom, offset);
         if (gone.length > 0) {
-          // Still in the log by its start (compaction, or a record fetched before an earlier seek):
-          // confirmed by a seek of its own first, as giving up a parked record still there would lose it.
-          if (parking.gapSoughtTo !== gone[0]) {
-            parking.gapSoughtTo = gone[0];
-            seekMain(partition, gone[0]!);
-            return;
-          }
-          parking.gapSoughtTo = undefined;
+          // Still in the log by its start (compaction, or a seek the client has not applied yet):
+          // sought again until GAP_CONFIRM_MS passed, as giving up a parked record still there would lose it.
+          if (!(await gapConfirmed(partition, parking, gone[0]!))) return;
+          parking.gap = undefined;
           await giveUpDeleted(partition, parking, gone, readFrom!, offset);
         }
         if (!parking.inOrder) {

@@ -35,10 +35,10 @@ export interface PartitionParking {
   /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
   soughtTo?: bigint;
   /**
-   * The oldest parked record not in memory that a record read past it skipped, sought to once
-   * to confirm that the log no longer has it (parking-log-start.ts giveUpDeleted).
+   * The oldest parked record not in memory that a record read past it skipped, and since when
+   * it is sought to confirm that the log no longer has it (key-parking.ts gapConfirmed).
    */
-  gapSoughtTo?: bigint;
+  gap?: { readonly at: bigint; readonly since: number };
   /**
    * The offset the next main record should come at or past: one past the last taken, or where
    * this parking sought. One before it was not read again by this parking: the partition moved
