@@ -5,6 +5,7 @@ import { createParkingCommits } from './parking-commits';
 import { createParkingLogStart, LOG_START_CHECK_MS } from './parking-log-start';
 import { createParkingHoldExpiry } from './parking-hold-expiry';
 import { readLogStart } from './log-start';
+import { judgeSoughtBack } from './sought-back';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
@@ -83,11 +84,6 @@ export interface KeyParking {
 /** The wait before an operation of a partition whose last one failed, doubled after each failure in a row up to PACED_MAX_MS. */
 const PACED_FIRST_MS = 100;
 const PACED_MAX_MS = 5_000;
-
-/** How long a parked record that records come past, while the log start says the log has it, is sought before it is given up (gapConfirmed). */
-const GAP_CONFIRM_MS = 10_000;
-/** The wait before each seek again to such a record. */
-const GAP_SEEK_AGAIN_MS = 500;
 
 /** The offset kafkajs commits when it resets a partition whose fetch fell out of range, reading from the earliest. */
 const KAFKAJS_EARLIEST = '-2';
@@ -554,21 +550,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
   /**
-   * Whether records still come past parked record `at`, which the log start says the log has,
-   * after it was sought for GAP_CONFIRM_MS: then it is gone (compaction took it). Else p is
-   * sought to it again (after GAP_SEEK_AGAIN_MS, but the first time). One seek was not enough:
-   * a seek the client applies late (librdkafka waits 1 s for the partition's fetcher, then the
-   * Confluent client only logs the time-out while the seek still takes effect later) lets the
-   * records fetched before it come meanwhile, and the record given up on them was lost.
+   * Whether p, sought back to `at` to confirm what is missing there, still reads past it (the
+   * record at `offset`): only once the seek took effect (sought-back.ts). Until then the record is
+   * not taken, and p reads on from `at`.
    */
-  async function gapConfirmed(partition: number, parking: PartitionParking, at: bigint): Promise<boolean> {
-    if (parking.gap?.at !== at) parking.gap = { at, since: options.now() };
-    else if (options.now() - parking.gap.since >= GAP_CONFIRM_MS) return true;
-    else {
-      await options.sleep?.(GAP_SEEK_AGAIN_MS);
-      if (!isCurrent(partition, parking)) return false;
-    }
-    seekMain(partition, at);
+  function soughtPast(partition: number, parking: PartitionParking, why: 'gap' | 'position', at: bigint, offset: bigint): boolean {
+    const { verdict, next } = judgeSoughtBack(parking.soughtBack?.[why], at, offset, options.now());
+    parking.soughtBack = { ...parking.soughtBack, [why]: next };
+    if (verdict === 'past') return true;
+    if (verdict === 'wait') parking.next = at; // as sought: the records read meanwhile are judged from `at`
+    else seekMain(partition, at);
     return false;
   }
 
@@ -615,22 +606,17 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (readFrom !== undefined && parkedMissingBetween(parking, readFrom, offset).length > 0) await giveUpBelowLogStart(partition, parking);
         const gone = readFrom === undefined ? [] : parkedMissingBetween(parking, readFrom, offset);
         if (gone.length > 0) {
-          // Still in the log by its start (compaction, or a seek the client has not applied yet):
-          // sought again until GAP_CONFIRM_MS passed, as giving up a parked record still there would lose it.
-          if (!(await gapConfirmed(partition, parking, gone[0]!))) return;
-          parking.gap = undefined;
+          // Still in the log by its start (compaction, or a record fetched before an earlier seek):
+          // confirmed by a seek of its own first, as giving up a parked record still there would lose it.
+          if (!soughtPast(partition, parking, 'gap', gone[0]!, offset)) return;
           await giveUpDeleted(partition, parking, gone, readFrom!, offset);
         }
         if (!parking.inOrder) {
-          if (offset > state.position && parking.soughtTo !== state.position) {
-            // The first record since the state was loaded comes past its position: the records
-            // between were read under a state since lost (or a commit lost in an outage), so
-            // none of them may be taken as handled. Read them again from the position; a gap
-            // still there after the seek is real (transaction markers, compaction).
-            parking.soughtTo = state.position;
-            seekMain(partition, state.position);
-            return;
-          }
+          // The first record since the state was loaded comes past its position: the records
+          // between were read under a state since lost (or a commit lost in an outage), so
+          // none of them may be taken as handled. Read them again from the position; a gap
+          // still there once the seek took effect is real (transaction markers, compaction).
+          if (offset > state.position && !soughtPast(partition, parking, 'position', state.position, offset)) return;
           parking.inOrder = true;
         }
         if (offset < state.position) {

@@ -1,6 +1,7 @@
 import type { ParkState } from './park-state';
 import type { OffsetCommit } from './port';
 import type { ConsumedRecord } from './router';
+import type { SoughtBack } from './sought-back';
 import type { TierTurns } from './tier-turns';
 
 /** One main partition's park-by-key state as this process holds it, and what it read since it loaded. */
@@ -32,13 +33,13 @@ export interface PartitionParking {
   readonly tierRead: Map<string, ConsumedRecord>;
   /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
   inOrder: boolean;
-  /** The position the partition was sought back to because its first record came past it (once: a gap still there is real). */
-  soughtTo?: bigint;
   /**
-   * The oldest parked record not in memory that a record read past it skipped, and since when
-   * it is sought to confirm that the log no longer has it (key-parking.ts gapConfirmed).
+   * The seeks back that confirm what a record read past them says (sought-back.ts): to the
+   * oldest parked record not in memory that a record read past it skipped (`gap`: the log no
+   * longer has it), and to the position, because the first record since the load came past it
+   * (`position`: the records between are gone).
    */
-  gap?: { readonly at: bigint; readonly since: number };
+  soughtBack?: { readonly gap?: SoughtBack | undefined; readonly position?: SoughtBack | undefined };
   /**
    * The offset the next main record should come at or past: one past the last taken, or where
    * this parking sought. One before it was not read again by this parking: the partition moved
