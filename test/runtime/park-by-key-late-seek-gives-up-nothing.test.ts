@@ -1,5 +1,4 @@
-import type { ConsumerPort, TopicPartitionOffset } from '../../src/runtime/port';
-import { consumer, refuseOnce, world } from './park-by-key-world';
+import { consumer, hookConsumers, refuseOnce, world } from './park-by-key-world';
 import type { World } from './park-by-key-world';
 
 /*
@@ -13,22 +12,7 @@ jest.setTimeout(60_000);
 
 /** Every seek of the main topic takes effect `lateMs` after it was asked for (the client reads on meanwhile). */
 function seeksLate(w: World, lateMs: number): void {
-  const port = w.broker.port.bind(w.broker);
-  w.broker.port = () => {
-    const p = port();
-    return {
-      ...p,
-      consumer: (groupId, options) => {
-        const c = p.consumer(groupId, options) as ConsumerPort;
-        const seek = c.seek.bind(c);
-        c.seek = (at: TopicPartitionOffset) => {
-          if (at.topic !== consumer.mainTopic) return seek(at);
-          w.clock.setTimer(lateMs, () => seek(at));
-        };
-        return c;
-      },
-    };
-  };
+  hookConsumers(w, { seek: (at, seek) => (at.topic === consumer.mainTopic ? void w.clock.setTimer(lateMs, () => seek(at)) : seek(at)) });
 }
 
 describe.each(['kafkajs', 'confluent'] as const)('park-by-key (%s), a parked record read again through a seek the client applies late', (reaction) => {

@@ -4,7 +4,7 @@ import { decodeParkState } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
-import type { ConsumerPort, EachMessagePayload, OffsetCommit } from '../../src/runtime/port';
+import type { ConsumerPort, EachMessagePayload, OffsetCommit, TopicPartitionOffset } from '../../src/runtime/port';
 import { BrokerRefusedError, MemoryBroker } from '../../src/simulate/memory-broker';
 import { VirtualClock } from '../../src/simulate/virtual-clock';
 import { billingDescriptor } from './descriptor';
@@ -100,6 +100,8 @@ export interface ConsumerHooks {
   committed?: (read: ConsumerPort['committed'], groupId: string) => ConsumerPort['committed'];
   /** Each `eachMessage` callback, given its payload and the runtime's callback. */
   message?: (payload: EachMessagePayload, run: (payload: EachMessagePayload) => Promise<void>) => Promise<void>;
+  /** Each seek, given the broker's own. */
+  seek?: (at: TopicPartitionOffset, seek: ConsumerPort['seek']) => void;
 }
 
 /** Every consumer started from now on goes through `hooks`. */
@@ -111,7 +113,7 @@ export function hookConsumers(w: World, hooks: ConsumerHooks): void {
       ...p,
       consumer: (groupId, options) => {
         const c = p.consumer(groupId, options) as ConsumerPort;
-        const { commit, committed, message } = hooks;
+        const { commit, committed, message, seek } = hooks;
         if (commit !== undefined) {
           const send = c.commitOffsets.bind(c);
           c.commitOffsets = async (offsets) => {
@@ -120,6 +122,10 @@ export function hookConsumers(w: World, hooks: ConsumerHooks): void {
           };
         }
         if (committed !== undefined) c.committed = committed(c.committed.bind(c), groupId);
+        if (seek !== undefined) {
+          const seekNow = c.seek.bind(c);
+          c.seek = (at) => seek(at, seekNow);
+        }
         if (message !== undefined) {
           const run = c.run.bind(c);
           c.run = (config) => run('eachMessage' in config ? { ...config, eachMessage: (payload) => message(payload, config.eachMessage) } : config);
