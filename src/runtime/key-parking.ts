@@ -5,7 +5,7 @@ import { createParkingCommits } from './parking-commits';
 import { createParkingLogStart, LOG_START_CHECK_MS } from './parking-log-start';
 import { createParkingHoldExpiry } from './parking-hold-expiry';
 import { readLogStart } from './log-start';
-import { judgeSoughtBack } from './sought-back';
+import { judgeSoughtBack, SEEK_AGAIN_MS } from './sought-back';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
@@ -239,6 +239,18 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierCommitted, tierRead: new Map(), inOrder: false };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
+    // Tier partitions p the group has no commit of, which this generation never committed nor
+    // has records waiting on: met for the first time. Their first commit is made at the load
+    // (stampTiers), so that a tier commit sent again after a refusal finds the group's commit
+    // still the one it was sent over; with none there, a tier created again meanwhile (its
+    // commits gone with it) could not be told from this one (attack 44: not waited out, the
+    // replay it recorded ran again after its key's newer record; attack 41: waited out over
+    // nothing, the old log's offset landed on a new log). A partition this generation knew is
+    // not: a commit gone since says its log may be new (the tier created again), or may be a
+    // read that answered none (an outage, kafkajs's -2 reset commit), and either way a stamp
+    // would pass for continuity, putting back an offset a debt was owed over or a commit was
+    // accepted at (the attack-15 property at seed 20, and attack 45: LOST).
+    const firstMet = options.tierTopics.filter((topic) => !tierCommitted.has(topic) && turnsOfGeneration.lastAccepted(topic, partition) === undefined && turnsOfGeneration.waitingAt(topic, partition).length === 0);
     // A state begun from nothing, in place of a lost one, or an earlier release's, is committed
     // (with its id and, when lost, its mark) before it takes a record: so every tier record
     // written under its id follows a commit of it, and the next load reads that id back instead
@@ -249,23 +261,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       holdClocks.forget(partition);
       // A new id goes to the tiers' commits first: a state lost later takes it back from there.
       budget.fitId(state);
-      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state, tierCommitted, options.tierTopics, turnsOfGeneration);
+      if (kept === undefined && state.id !== undefined) await stampTiers(partition, state, { tierCommitted, topics: options.tierTopics, firstMet, turns: turnsOfGeneration });
       await commitState(partition, state, [stateCommit(partition, parking)]);
       if (loadedIn !== generation) return parking;
     }
-    // A tier partition the group never committed is committed now, at its log start: a tier commit
-    // sent again after a refusal must find the group's commit still the one it was sent over, and
-    // with none there a tier created again meanwhile (its commits gone with it) could not be told
-    // from this one (attack 44: not waited out, the replay it recorded ran again after its key's
-    // newer record; attack 41: waited out over nothing, the old log's offset landed on a new log).
-    // With none there now, a commit this generation knew of is gone with its log: what it knew of
-    // the log goes too (tier-turns.ts startedOver), or the stamp, putting back the very offset a
-    // debt was owed over or a commit was accepted at, would let the old log's offsets pass the
-    // new log's records (the attack-15 property at seed 20: LOST).
-    const unstamped = options.tierTopics.filter((topic) => !tierCommitted.has(topic));
+    const unstamped = firstMet.filter((topic) => !tierCommitted.has(topic));
     if (unstamped.length > 0) {
-      for (const topic of unstamped) turnsOfGeneration.startedOver(topic, partition);
-      await stampTiers(partition, state, tierCommitted, unstamped, turnsOfGeneration);
+      await stampTiers(partition, state, { tierCommitted, topics: unstamped, firstMet, turns: turnsOfGeneration });
       if (loadedIn !== generation) return parking;
     }
     // Parked records are not in memory yet: read p again from the committed offset (the
@@ -333,13 +335,14 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   /**
    * Writes the state's id (if it has one) into the commits of tier partitions p of `topics`, at
-   * the offsets the group has (`tierCommitted`, as the load read them), or for a partition never
-   * committed at its log start (0 when the port cannot tell), noted in `tierCommitted` and as
-   * the generation's last accepted commit of it (`turnsOfGeneration`): one
-   * request, before the state with the id is committed, so every state with an id has it kept
-   * in the tiers.
+   * the offsets the group has (`tierCommitted`, as the load read them), or for a partition with
+   * none at its log start (0 when the port cannot tell): one request, before the state with the
+   * id is committed, so every state with an id has it kept in the tiers. The commits of
+   * partitions met for the first time (`firstMet`) are noted in `tierCommitted` and as the
+   * generation's last accepted commit of them (`turns`): what their next commits are sent over.
    */
-  async function stampTiers(partition: number, state: ParkState, tierCommitted: Map<string, bigint>, topics: readonly string[], turnsOfGeneration: TierTurns): Promise<void> {
+  async function stampTiers(partition: number, state: ParkState, stamp: { tierCommitted: Map<string, bigint>; topics: readonly string[]; firstMet: readonly string[]; turns: TierTurns }): Promise<void> {
+    const { tierCommitted, topics, firstMet, turns } = stamp;
     if (topics.length === 0) return;
     const offsets = new Map<string, bigint>();
     for (const topic of topics) offsets.set(topic, tierCommitted.get(topic) ?? (await readLogStart(options.consumer(), topic, partition)) ?? 0n);
@@ -347,9 +350,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const metadata = encodeTierCommit(0n, { ...(state.id === undefined ? {} : { id: state.id }), mainCommitted: committedOffsetOf(state), waiting: [] });
     // As a state commit: a broker that keeps less metadata lowers the budget, and the id then goes (fitId).
     await commitState(partition, state, topics.map((topic) => ({ topic, partition, offset: offsets.get(topic)!.toString(), ...(metadata === undefined ? {} : { metadata }) })));
-    for (const [topic, offset] of offsets) {
-      tierCommitted.set(topic, offset);
-      turnsOfGeneration.stamped(topic, partition, offset);
+    for (const topic of firstMet.filter((t) => offsets.has(t))) {
+      tierCommitted.set(topic, offsets.get(topic)!);
+      turns.stamped(topic, partition, offsets.get(topic)!);
     }
   }
 
@@ -560,7 +563,37 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (verdict === 'past') return true;
     if (verdict === 'wait') parking.next = at; // as sought: the records read meanwhile are judged from `at`
     else seekMain(partition, at);
+    seekBackAgainLater(partition, why);
     return false;
+  }
+
+  /** A seek back that needs no confirmation any more: its timer stops seeking. */
+  function soughtBackDone(parking: PartitionParking, why: 'gap' | 'position'): void {
+    if (parking.soughtBack?.[why] !== undefined) parking.soughtBack = { ...parking.soughtBack, [why]: undefined };
+  }
+
+  /** The seeks back still waiting to take effect, by partition and why: each has a timer that seeks again. */
+  const seekBackTimers = new Set<string>();
+  /**
+   * Seeks p back again every SEEK_AGAIN_MS while the seek back is still not shown to have taken
+   * effect: a seek the client lost, with the records it had fetched ending before the next one
+   * was due, left p reading nothing (the end of its log) for good (attack 45).
+   */
+  function seekBackAgainLater(partition: number, why: 'gap' | 'position'): void {
+    const timer = `${partition}/${why}`;
+    if (seekBackTimers.has(timer)) return;
+    seekBackTimers.add(timer);
+    const setIn = generation;
+    options.setTimer(SEEK_AGAIN_MS, () => {
+      seekBackTimers.delete(timer);
+      onTimer(partition, setIn, async (parking) => {
+        const sought = parking.soughtBack?.[why];
+        if (sought === undefined) return;
+        parking.soughtBack = { ...parking.soughtBack, [why]: { ...sought, lastSeek: options.now() } };
+        seekMain(partition, sought.at);
+        seekBackAgainLater(partition, why);
+      });
+    });
   }
 
   /** Runs the parked and waiting records of keys a give-up freed, then commits (parking-log-start.ts). */
@@ -610,7 +643,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // confirmed by a seek of its own first, as giving up a parked record still there would lose it.
           if (!soughtPast(partition, parking, 'gap', gone[0]!, offset)) return;
           await giveUpDeleted(partition, parking, gone, readFrom!, offset);
-        }
+        } else soughtBackDone(parking, 'gap'); // nothing missing read past: a seek back to it took effect
         if (!parking.inOrder) {
           // The first record since the state was loaded comes past its position: the records
           // between were read under a state since lost (or a commit lost in an outage), so
@@ -618,6 +651,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           // still there once the seek took effect is real (transaction markers, compaction).
           if (offset > state.position && !soughtPast(partition, parking, 'position', state.position, offset)) return;
           parking.inOrder = true;
+          soughtBackDone(parking, 'position');
         }
         if (offset < state.position) {
           // Re-reading after a restart: run or keep the parked records, skip the handled ones.
@@ -778,6 +812,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       partitions.clear();
       holdClocks.forget();
       logStart.forget(); // the timers set before are the old generation's: they do nothing
+      seekBackTimers.clear(); // the same
       newLogs.clear(); // read from the group's commits again, whoever committed them since
       turns = createTierTurns();
       holdExpiry.forget();

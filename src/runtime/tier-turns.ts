@@ -106,13 +106,6 @@ export interface TierTurns {
    * The same record read again at its own offset (a held one, a failed operation) is no move back.
    */
   read(record: ConsumedRecord): void;
-  /**
-   * The group has no commit of a tier partition at a load: after a load stored one, only the tier
-   * deleted and created again takes it (Kafka drops a deleted topic's commits), so whatever this
-   * generation knew of the partition's log (its records done, its waiting records' place, its
-   * debts, its last accepted commit) is of a log gone, as when read() finds the log moved back.
-   */
-  startedOver(topic: string, partition: number): void;
   /** A load stored the group's commit of a tier partition at `offset` (parking's stamp): the last one accepted from this generation. */
   stamped(topic: string, partition: number, offset: bigint): void;
   /** How far a tier partition is handled in this generation, by its accepted commits: every record below is done or waiting (records run one at a time). */
@@ -263,7 +256,6 @@ export function createTierTurns(): TierTurns {
       if (last !== undefined && (BigInt(record.message.offset) < BigInt(last.offset) || isAnotherRecordAt(last, record.message))) newLog(key, record.topic, record.partition);
       lastRead.set(key, record.message);
     },
-    startedOver: (topic, partition) => newLog(id(topic, partition), topic, partition),
     stamped: (topic, partition, offset) => void acceptedAt.set(id(topic, partition), offset),
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
     lastAccepted: (topic, partition) => acceptedAt.get(id(topic, partition)),
