@@ -103,7 +103,9 @@ export interface TierTurns {
    * offset, means the log moved back (the tier deleted and created again with no rebalance,
    * its offsets reset), and how far the old log was handled says nothing of the new one (found
    * by attack 12: the old log's offset was committed on the new log, past records never run).
-   * The same record read again at its own offset (a held one, a failed operation) is no move back.
+   * The same record read again at its own offset (a held one, a failed operation), or at any
+   * offset this generation read it at since the partition's last accepted commit (a seek
+   * applied late, a fetch repeated), is no move back.
    */
   read(record: ConsumedRecord): void;
   /** A load stored the group's commit of a tier partition at `offset` (parking's stamp): the last one accepted from this generation. */
@@ -159,6 +161,8 @@ export function createTierTurns(): TierTurns {
   const acceptedAt = new Map<string, bigint>();
   /** The last record read, per tier partition. */
   const lastRead = new Map<string, ConsumedRecord['message']>();
+  /** The records read at or past the last accepted commit, by offset, per tier partition: what a read below the last one may be read again. */
+  const readAt = new Map<string, Map<bigint, string>>();
   /** The last anchor read or committed, per tier partition. */
   const anchors = new Map<string, string>();
   /** How often each tier partition's log moved back in this generation. */
@@ -187,6 +191,7 @@ export function createTierTurns(): TierTurns {
   const newLog = (key: string, topic: string, partition: number) => {
     paid(topic, partition);
     known.delete(key);
+    readAt.delete(key);
     doneUpTo.delete(key);
     acceptedAt.delete(key);
     anchors.delete(key);
@@ -233,6 +238,7 @@ export function createTierTurns(): TierTurns {
       if (before === undefined || commit.handledBelow > before) doneUpTo.set(key, commit.handledBelow);
       paid(commit.topic, commit.partition);
       for (const [record, offset] of known.get(key) ?? []) if (offset < BigInt(commit.offset)) known.get(key)!.delete(record);
+      for (const offset of readAt.get(key)?.keys() ?? []) if (offset < BigInt(storedOffset)) readAt.get(key)!.delete(offset);
     },
     knownDone(record) {
       const key = id(record.topic, record.partition);
@@ -252,8 +258,13 @@ export function createTierTurns(): TierTurns {
     read(record) {
       const key = id(record.topic, record.partition);
       const last = lastRead.get(key);
-      // Below the last read, or another record at its offset (a log read only at offset 0, then made again: attack 15).
-      if (last !== undefined && (BigInt(record.message.offset) < BigInt(last.offset) || isAnotherRecordAt(last, record.message))) newLog(key, record.topic, record.partition);
+      const offset = BigInt(record.message.offset);
+      // Below the last read, or another record at its offset (a log read only at offset 0, then made again: attack 15);
+      // but not a record this generation read at that offset already: the same log read again (a seek applied late, a
+      // client's fetch repeated), whose waiting records taken for another log's let a commit pass them (attack 45: LOST).
+      const movedBack = last !== undefined && (offset < BigInt(last.offset) || isAnotherRecordAt(last, record.message));
+      if (movedBack && readAt.get(key)?.get(offset) !== identity(record)) newLog(key, record.topic, record.partition);
+      readAt.set(key, (readAt.get(key) ?? new Map<bigint, string>()).set(offset, identity(record)));
       lastRead.set(key, record.message);
     },
     stamped: (topic, partition, offset) => void acceptedAt.set(id(topic, partition), offset),
