@@ -89,6 +89,14 @@ export interface ConsumerPort {
   run(options: RunOptions): Promise<void>;
   pause(partitions: TopicPartitions[]): void;
   resume(partitions: TopicPartitions[]): void;
+  /**
+   * The partition's records delivered after this call are read from `position` on: none
+   * fetched before it comes after it (kafkajs drops the rest of a batch and any fetch response
+   * of a partition with a seek pending; librdkafka bumps the partition's version barrier at the
+   * call, so messages fetched before it are dropped even while the seek itself applies late;
+   * the @platformatic/kafka adapter's fetch gate). The runtime still concludes nothing from a
+   * seek back until it has shown to take effect (sought-back.ts).
+   */
   seek(position: TopicPartitionOffset): void;
   /**
    * Commits in one request. The broker answers per partition: a request refused for one

@@ -1,15 +1,18 @@
 /*
  * Park-by-key seeks main partition p back to confirm what it read (a parked record missing from
  * the log, records between the state's position and the first record read): a record read
- * past the offset sought is then taken as evidence. But a seek can take effect late: librdkafka
- * waits 1 s for the partition's fetcher, then the Confluent client only logs the time-out while
- * the seek still takes effect later, and the records fetched before it keep coming meanwhile.
- * Taken as evidence, they gave up a parked record still in the log, or passed records never
- * run. So a record counts only if it is below where the client had read when the seek was
- * asked for (an applied seek reads the first record at or past the offset, which is no further
- * than the record that asked for it); past that, it may be one fetched before the seek, and p
- * is sought again now and then, until SEEK_CONFIRM_MS says every record from the offset up to
- * there is gone (compaction, transaction markers).
+ * past the offset sought is then taken as evidence. That holds only once the seek took effect,
+ * and the port's contract (port.ts seek: no record fetched before a seek comes after it) is all
+ * that says so: the clients keep it (kafkajs drops a partition's batch and fetch responses while
+ * a seek is pending; librdkafka's version barrier drops messages fetched before a seek even
+ * while the seek itself applies late), but a seek can be lost, and an adapter that let records
+ * fetched before a seek through gave up a parked record still in the log, or passed records a
+ * lost state had parked (seen in the memory broker with such a client). So a record counts only
+ * if it is below where the client had read when the seek was asked for (an applied seek reads
+ * the first record at or past the offset, which is no further than the record that asked for
+ * it); past that, it is not taken, p is sought again now and then (key-parking.ts, by a timer
+ * too), until SEEK_CONFIRM_MS says every record from the offset up to there is gone
+ * (compaction, transaction markers).
  */
 
 /** How long records past where the client had read are waited through before they count. */
