@@ -2,11 +2,13 @@ import { consumer, hookConsumers, refuseOnce, world } from './park-by-key-world'
 import type { World } from './park-by-key-world';
 
 /*
- * A seek the client applies late: librdkafka's seek waits 1 s for the partition's fetcher and
- * then only logs a time-out (the Confluent client's seekInternal), while the seek still takes
- * effect when the fetcher gets to it; until then the records fetched before it keep coming. A
- * parked record read again after a failed operation (the load seeks back to it) then looks
- * missing from the log: records come past it. Giving it up on that evidence lost it.
+ * A client that breaks the port's seek contract (port.ts seek): its seeks take effect late and
+ * the records it fetched before them keep coming meanwhile. kafkajs and librdkafka do not (a
+ * pending seek drops the partition's batch and fetch responses; a version barrier drops what
+ * was fetched before), but nothing else proves a seek took effect. A parked record read again
+ * after a failed operation (the load seeks back to it) then looks missing from the log: records
+ * come past it. Giving it up on that evidence lost it; so did passing, on the same evidence,
+ * the records a lost state had parked.
  */
 jest.setTimeout(60_000);
 
