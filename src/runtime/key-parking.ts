@@ -5,7 +5,7 @@ import { createParkingCommits } from './parking-commits';
 import { createParkingLogStart, LOG_START_CHECK_MS } from './parking-log-start';
 import { createParkingHoldExpiry } from './parking-hold-expiry';
 import { readLogStart } from './log-start';
-import { judgeSoughtBack, SEEK_AGAIN_MS } from './sought-back';
+import { createParkingSeekBack } from './parking-seek-back';
 import { refusedAsTooLarge } from './metadata-too-large';
 import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold, writtenUnderAnotherState } from './park-state';
 import type { ParkState } from './park-state';
@@ -552,49 +552,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const keyWaits = (partition: number, { state, turns }: PartitionParking, hash: string) =>
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
-  /**
-   * Whether p, sought back to `at` to confirm what is missing there, still reads past it (the
-   * record at `offset`): only once the seek took effect (sought-back.ts). Until then the record is
-   * not taken, and p reads on from `at`.
-   */
-  function soughtPast(partition: number, parking: PartitionParking, why: 'gap' | 'position', at: bigint, offset: bigint): boolean {
-    const { verdict, next } = judgeSoughtBack(parking.soughtBack?.[why], at, offset, options.now());
-    parking.soughtBack = { ...parking.soughtBack, [why]: next };
-    if (verdict === 'past') return true;
-    if (verdict === 'wait') parking.next = at; // as sought: the records read meanwhile are judged from `at`
-    else seekMain(partition, at);
-    seekBackAgainLater(partition, why);
-    return false;
-  }
-
-  /** A seek back that needs no confirmation any more: its timer stops seeking. */
-  function soughtBackDone(parking: PartitionParking, why: 'gap' | 'position'): void {
-    if (parking.soughtBack?.[why] !== undefined) parking.soughtBack = { ...parking.soughtBack, [why]: undefined };
-  }
-
-  /** The seeks back still waiting to take effect, by partition and why: each has a timer that seeks again. */
-  const seekBackTimers = new Set<string>();
-  /**
-   * Seeks p back again every SEEK_AGAIN_MS while the seek back is still not shown to have taken
-   * effect: a seek the client lost, with the records it had fetched ending before the next one
-   * was due, left p reading nothing (the end of its log) for good (attack 45).
-   */
-  function seekBackAgainLater(partition: number, why: 'gap' | 'position'): void {
-    const timer = `${partition}/${why}`;
-    if (seekBackTimers.has(timer)) return;
-    seekBackTimers.add(timer);
-    const setIn = generation;
-    options.setTimer(SEEK_AGAIN_MS, () => {
-      seekBackTimers.delete(timer);
-      onTimer(partition, setIn, async (parking) => {
-        const sought = parking.soughtBack?.[why];
-        if (sought === undefined) return;
-        parking.soughtBack = { ...parking.soughtBack, [why]: { ...sought, lastSeek: options.now() } };
-        seekMain(partition, sought.at);
-        seekBackAgainLater(partition, why);
-      });
-    });
-  }
+  /** Seeks back that confirm what a record read past them says (parking-seek-back.ts). */
+  const seekBack = createParkingSeekBack({ now: options.now, setTimer: options.setTimer, generation: () => generation, seekMain, onTimer });
+  const { soughtPast, soughtBackDone } = seekBack;
 
   /** Runs the parked and waiting records of keys a give-up freed, then commits (parking-log-start.ts). */
   async function runFreed(partition: number, parking: PartitionParking, keys: ReadonlySet<string>): Promise<void> {
@@ -812,7 +772,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       partitions.clear();
       holdClocks.forget();
       logStart.forget(); // the timers set before are the old generation's: they do nothing
-      seekBackTimers.clear(); // the same
+      seekBack.forget(); // the same
       newLogs.clear(); // read from the group's commits again, whoever committed them since
       turns = createTierTurns();
       holdExpiry.forget();
