@@ -130,7 +130,9 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
         },
       });
       const positions = seekAgainOnResume(consumer);
-      const offsets = groupOffsetsReader(() => kafka.admin(), groupId);
+      // One request at a time, an admin whose read failed disconnected at once: librdkafka
+      // aborts the process when the coordinator comes back to a read that timed out without it.
+      const offsets = groupOffsetsReader(() => kafka.admin(), groupId, { retireAdminOnFailure: true });
       const steps = stepsUnderWay();
       return {
         connect: () => steps.track(consumer.connect()),

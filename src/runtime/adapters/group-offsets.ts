@@ -9,15 +9,36 @@ export interface OffsetsAdminLike {
   fetchTopicOffsets(topic: string): Promise<{ partition: number; low?: string }[]>;
 }
 
+export interface GroupOffsetsReaderOptions {
+  /**
+   * Sends the admin one request at a time, and disconnects an admin whose request failed at
+   * once (before the failure is passed on), the next read connecting a new one; close() waits
+   * for the request under way. For the Confluent client (librdkafka 2.15.1): a group-offsets
+   * read (ListConsumerGroupOffsets) that times out while the group coordinator is away leaves
+   * its coordinator request waiting in the admin, and when the coordinator is back that
+   * request releases its handle twice (rdkafka_admin.c rd_kafka_admin_coord_request returns
+   * `__DESTROY` for a timed-out request, and rdkafka_coord.c rd_kafka_coord_req_fsm then
+   * fails it, whose response handler releases it again): the process aborts
+   * (`rd_kafka_enq_once_del_source_return: Assertion eonce->refcnt > 0`). An admin
+   * disconnected first fails that request instead, once (rd_kafka_coord_reqs_term). One at a
+   * time, as the client itself runs an admin's requests one after the other (each holds the
+   * admin's lock, which disconnect() waits for on the event loop): a disconnect then never
+   * waits on a request in flight.
+   */
+  readonly retireAdminOnFailure?: boolean;
+}
+
 /**
  * Reads a group's committed offsets and metadata, and the topic's log starts, through an admin client of the same
  * credentials, connected on first use. Not through the consumer itself: a kafkajs
  * consumer cannot, and the Confluent consumer's own lookup waits on its group, which can
  * wait on the very record that asked (a rebalance waits for it to finish).
  */
-export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId: string) {
+export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId: string, options: GroupOffsetsReaderOptions = {}) {
   let admin: Promise<OffsetsAdminLike> | undefined;
   let closed = false;
+  /** With retireAdminOnFailure: the request under way (settled when none), the next waits for it. */
+  let underWay: Promise<unknown> = Promise.resolve();
   const connected = () => {
     // A read after close() (a record still running past stop()'s drain deadline) would connect an admin nothing closes.
     if (closed) return Promise.reject(new KrtError(`the consumer of group ${groupId} left its group: its committed offsets are no longer read`));
@@ -30,9 +51,28 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
       throw error;
     }));
   };
+  /** One request to the admin: as it comes, or (retireAdminOnFailure) after the one under way, its admin disconnected if it fails. */
+  const request = <T>(send: (client: OffsetsAdminLike) => Promise<T>): Promise<T> => {
+    if (options.retireAdminOnFailure !== true || closed) return connected().then(send);
+    const sent = underWay.then(async () => {
+      const current = connected();
+      const client = await current;
+      try {
+        return await send(client);
+      } catch (error) {
+        // At once, in the turn the failure arrived in: the sooner the admin is gone, the
+        // smaller the chance the coordinator comes back to a request it left waiting.
+        if (admin === current) admin = undefined;
+        await client.disconnect().catch(() => undefined);
+        throw error;
+      }
+    });
+    underWay = sent.catch(() => undefined);
+    return sent;
+  };
   return {
     async committed(topic: string, partitions: number[]): Promise<CommittedOffset[]> {
-      const [offsets] = await (await connected()).fetchOffsets({ groupId, topics: [topic] });
+      const [offsets] = await request((client) => client.fetchOffsets({ groupId, topics: [topic] }));
       const asked = (offsets?.partitions ?? []).filter((p) => partitions.includes(p.partition));
       // The Confluent client resolves a partition's error (an ACL being re-applied) as offset
       // -1001 beside it; read as "no commit", it made the runtime take the partition for a new
@@ -51,11 +91,13 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
     },
     /** Each partition's log start (the admin's low watermark); a partition whose answer has none is left out. */
     async logStarts(topic: string, partitions: number[]): Promise<{ partition: number; offset: string }[]> {
-      const offsets = await (await connected()).fetchTopicOffsets(topic);
+      const offsets = await request((client) => client.fetchTopicOffsets(topic));
       return offsets.flatMap((p) => (partitions.includes(p.partition) && /^\d+$/.test(p.low ?? '') ? [{ partition: p.partition, offset: p.low! }] : []));
     },
     async close(): Promise<void> {
       closed = true;
+      // Not while a request is under way (retireAdminOnFailure): its failure disconnects the admin itself.
+      await underWay;
       const client = await admin?.catch(() => undefined);
       admin = undefined;
       await client?.disconnect();
