@@ -48,7 +48,7 @@ async function restartableBroker(): Promise<{ dir: string; bootstrapServers: str
  * itself). The Confluent admin's first read of a group on a broker just started was answered
  * NOT_COORDINATOR, and librdkafka (2.15.1) then crashed the process (SIGSEGV in
  * rd_kafka_cgrp_op: rdkafka_request.c rd_kafka_handle_OffsetFetch asks an admin handle's
- * consumer group, which it has none of, to look for the coordinator again): in 3 of 5 runs
+ * consumer group, which it has none of, to look for the coordinator again): in 7 of 8 runs
  * here, before any outage. Not the crash this test is about (docs/runtime.md).
  */
 async function coordinatorSettled(groupId: string): Promise<void> {
