@@ -1,6 +1,4 @@
-import type { ConsumerPort, TopicPartitionOffset } from '../../src/runtime/port';
-import { consumer, T0, tier1m, world } from './park-by-key-world';
-import type { World } from './park-by-key-world';
+import { consumer, seeksLate, T0, tier1m, world } from './park-by-key-world';
 
 /*
  * Class: LOST (a tier commit passes a record still waiting its turn on the same log; a
@@ -44,31 +42,11 @@ import type { World } from './park-by-key-world';
  */
 jest.setTimeout(60_000);
 
-/** Every seek of the 1m tier takes effect `lateMs` after it was asked for (the client reads on meanwhile). */
-function tierSeeksLate(w: World, lateMs: number): void {
-  const port = w.broker.port.bind(w.broker);
-  w.broker.port = () => {
-    const p = port();
-    return {
-      ...p,
-      consumer: (groupId, options) => {
-        const c = p.consumer(groupId, options) as ConsumerPort;
-        const seek = c.seek.bind(c);
-        c.seek = (at: TopicPartitionOffset) => {
-          if (at.topic !== tier1m!.topic) return seek(at);
-          w.clock.setTimer(lateMs, () => seek(at));
-        };
-        return c;
-      },
-    };
-  };
-}
-
 describe.each(['kafkajs', 'confluent'] as const)('park-by-key (%s), a replay waiting its turn in 1m when a late seek reads the tier partition again below its last record', (reaction) => {
   it('still runs after a rebalance', async () => {
     const w = world();
     w.broker.throwReaction = reaction;
-    tierSeeksLate(w, 1_500);
+    seeksLate(w, tier1m!.topic, 1_500);
     w.replay('A', 'r1', 100_000, 0); // 1m/0@0
     w.replay('A', 'r2', 100_001, 1); // 1m/0@1
     w.failOnce.add('A:r1');

@@ -1,5 +1,4 @@
-import { consumer, hookConsumers, refuseOnce, world } from './park-by-key-world';
-import type { World } from './park-by-key-world';
+import { consumer, refuseOnce, seeksLate, world } from './park-by-key-world';
 
 /*
  * A client that breaks the port's seek contract (port.ts seek): its seeks take effect late and
@@ -12,16 +11,11 @@ import type { World } from './park-by-key-world';
  */
 jest.setTimeout(60_000);
 
-/** Every seek of the main topic takes effect `lateMs` after it was asked for (the client reads on meanwhile). */
-function seeksLate(w: World, lateMs: number): void {
-  hookConsumers(w, { seek: (at, seek) => (at.topic === consumer.mainTopic ? void w.clock.setTimer(lateMs, () => seek(at)) : seek(at)) });
-}
-
 describe.each(['kafkajs', 'confluent'] as const)('park-by-key (%s), a parked record read again through a seek the client applies late', (reaction) => {
   it('is run in its turn, not given up as deleted', async () => {
     const w = world();
     w.broker.throwReaction = reaction;
-    seeksLate(w, 1_500);
+    seeksLate(w, consumer.mainTopic, 1_500);
     w.failOnce.add('k:a');
     w.produce('k', 'a');
     w.produce('k', 'b');
@@ -40,7 +34,7 @@ describe.each(['kafkajs', 'confluent'] as const)('park-by-key (%s), records betw
   it('are read again from the position: the records the lost state had parked run in order', async () => {
     const w = world();
     w.broker.throwReaction = reaction;
-    seeksLate(w, 1_500);
+    seeksLate(w, consumer.mainTopic, 1_500);
     for (let i = 0; i < 5; i++) w.produce(`x${i}`, 'v');
     w.failOnce.add('k:a');
     w.produce('k', 'a'); // 5: fails once, k held

@@ -136,6 +136,15 @@ export function hookConsumers(w: World, hooks: ConsumerHooks): void {
   };
 }
 
+/**
+ * Every seek of `topic` takes effect `lateMs` after it was asked for, and the client reads on
+ * meanwhile: a client that breaks the port's seek contract (port.ts seek), which no real client
+ * is known to (kafkajs and librdkafka drop what was fetched before a seek).
+ */
+export function seeksLate(w: World, topic: string, lateMs: number): void {
+  hookConsumers(w, { seek: (at, seek) => (at.topic === topic ? void w.clock.setTimer(lateMs, () => seek(at)) : seek(at)) });
+}
+
 type MessageHook = NonNullable<ConsumerHooks['message']>;
 
 /** A `message` hook (by default none) that tells `took` how long each callback ran on the world's clock. */
