@@ -263,8 +263,12 @@ export function createTierTurns(): TierTurns {
       // but not a record this generation read at that offset already: the same log read again (a seek applied late, a
       // client's fetch repeated), whose waiting records taken for another log's let a commit pass them (attack 45: LOST).
       const movedBack = last !== undefined && (offset < BigInt(last.offset) || isAnotherRecordAt(last, record.message));
-      if (movedBack && readAt.get(key)?.get(offset) !== identity(record)) newLog(key, record.topic, record.partition);
-      readAt.set(key, (readAt.get(key) ?? new Map<bigint, string>()).set(offset, identity(record)));
+      const itself = identity(record);
+      if (movedBack && readAt.get(key)?.get(offset) !== itself) newLog(key, record.topic, record.partition);
+      const read = (readAt.get(key) ?? new Map<bigint, string>()).set(offset, itself);
+      // Bounded: a commit held back for long by a waiting record must not hold every record read since (the oldest go: read again, they count as a new log, as before).
+      if (read.size > READ_AT_MOST) read.delete(read.keys().next().value!);
+      readAt.set(key, read);
       lastRead.set(key, record.message);
     },
     stamped: (topic, partition, offset) => void acceptedAt.set(id(topic, partition), offset),
@@ -276,6 +280,9 @@ export function createTierTurns(): TierTurns {
     isAnchored: (topic, partition, offset, timestamp) => anchors.get(id(topic, partition)) === `${offset}@${timestamp}`,
   };
 }
+
+/** Most records remembered by offset per tier partition (TierTurns.read), some 1 MB of identities. */
+const READ_AT_MOST = 10_000;
 
 /** One commit per partition, the last asked for (commits of one partition are asked for in rising order). */
 export function lastPerPartition<C extends TopicPartitionOffset>(commits: readonly C[]): C[] {

@@ -55,6 +55,28 @@ describe('the tier turns of a park-by-key generation', () => {
     expect(turns.commit(at(1)).offset).toBe('1');
   });
 
+  it('takes a record it read before at the same offset, read again below the last one, for the same log (a seek back), not a new one', () => {
+    const turns = createTierTurns();
+    turns.wait(0, waitingAt(1));
+    for (const offset of [1, 2, 3]) turns.read(recordAt(offset));
+    turns.read(recordAt(2)); // read again after a seek back to 2
+    expect(turns.waitingAt(TIER, 0).map((r) => r.message.offset)).toEqual(['1']);
+    expect(turns.commit(at(4)).offset).toBe('1');
+  });
+
+  it('takes another record at an offset it read for a new log, and one it no longer remembers (past 10,000 reads) too', () => {
+    const another = createTierTurns();
+    for (const offset of [1, 2, 3]) another.read(recordAt(offset));
+    another.wait(0, waitingAt(3));
+    another.read({ ...recordAt(2), message: { ...recordAt(2).message, timestamp: '7' } });
+    expect(another.waitingAt(TIER, 0)).toEqual([]);
+    const forgotten = createTierTurns();
+    for (let offset = 0; offset <= 10_000; offset++) forgotten.read(recordAt(offset));
+    forgotten.wait(0, waitingAt(10_000));
+    forgotten.read(recordAt(0));
+    expect(forgotten.waitingAt(TIER, 0)).toEqual([]);
+  });
+
   it('believes an anchor it read or committed, the last one only, until the log moves back', () => {
     const turns = createTierTurns();
     turns.anchored(TIER, 0, 5n, 1_000n);
