@@ -65,4 +65,24 @@ describe.each(['kafkajs', 'confluent'] as const)('park-by-key (%s), a parked rec
     // And p stops seeking once a seek took effect (the timer that seeks again ends).
     expect(seeks()).toBeLessThan(10);
   });
+
+  it('on two partitions at once, through several lost seeks, runs every record of both (one timer each, kept while it seeks)', async () => {
+    const w = world();
+    w.broker.throwReaction = reaction;
+    losesFirstSeeks(w, 6);
+    for (const p of [0, 1]) {
+      w.failOnce.add(`k${p}:a`);
+      w.produce(`k${p}`, 'a', p); // 0: fails once, held
+      w.produce(`k${p}`, 'b', p); // 1: parked
+      for (let i = 0; i < 10; i++) w.produce(`x${p}-${i}`, 'v', p);
+      refuseOnce(w.broker, (o) => o.topic === consumer.mainTopic && o.partition === p && Number(o.offset) >= 1 && w.handled.includes(`x${p}-3:v`));
+    }
+    const retrying = await w.start();
+    await w.broker.run({ until: w.clock.now() + 10 * 60_000 });
+    await retrying.stop();
+    for (const p of [0, 1]) {
+      expect(w.handled.filter((h) => h.startsWith(`k${p}:`))).toEqual([`k${p}:a FAIL`, `k${p}:a`, `k${p}:b`]);
+      expect(w.broker.committedOffset(consumer.groups.main, consumer.mainTopic, p)).toBe(12);
+    }
+  });
 });
