@@ -356,6 +356,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
   }
 
+  /** The group generation this member is in, for the modules that set timers (a rebalance moves it). */
+  const currentGeneration = () => generation;
+
   /** Whether `parking` is still p's loaded state: a rebalance or a failed operation drops it, and work begun on it then changes nothing. */
   const isCurrent = (partition: number, parking: PartitionParking): boolean => partitions.get(partition) === parking;
 
@@ -380,7 +383,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     setTimer: options.setTimer,
     emit,
     isCurrent,
-    generation: () => generation,
+    generation: currentGeneration,
     onTimer,
     runFreed,
   });
@@ -395,7 +398,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     emit,
     holdClocks,
     isCurrent,
-    generation: () => generation,
+    generation: currentGeneration,
     onTimer,
     drain,
     afterReleases,
@@ -553,7 +556,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
   /** Seeks back that confirm what a record read past them says (parking-seek-back.ts). */
-  const seekBack = createParkingSeekBack({ now: options.now, setTimer: options.setTimer, generation: () => generation, seekMain, onTimer });
+  const seekBack = createParkingSeekBack({ now: options.now, setTimer: options.setTimer, generation: currentGeneration, seekMain, onTimer });
   const { soughtPast, soughtBackDone } = seekBack;
 
   /** Runs the parked and waiting records of keys a give-up freed, then commits (parking-log-start.ts). */

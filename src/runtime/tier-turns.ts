@@ -238,7 +238,12 @@ export function createTierTurns(): TierTurns {
       if (before === undefined || commit.handledBelow > before) doneUpTo.set(key, commit.handledBelow);
       paid(commit.topic, commit.partition);
       for (const [record, offset] of known.get(key) ?? []) if (offset < BigInt(commit.offset)) known.get(key)!.delete(record);
-      for (const offset of readAt.get(key)?.keys() ?? []) if (offset < BigInt(storedOffset)) readAt.get(key)!.delete(offset);
+      // Kept in offset order (a read below the last one is of a record already there, or clears the map as a new log): the first one past stops.
+      const read = readAt.get(key);
+      for (const offset of read?.keys() ?? []) {
+        if (offset >= BigInt(storedOffset)) break;
+        read!.delete(offset);
+      }
     },
     knownDone(record) {
       const key = id(record.topic, record.partition);
