@@ -6,6 +6,7 @@ import type { CommittingConsumerLike } from './confirmed-commit';
 import { coPartitionedOnly } from './co-partitioned-only';
 import type { AssignedPartition } from './co-partitioned-only';
 import type { ClientRunOptions } from './client-run';
+import { groupReaderAdmin } from './confluent-group-reader';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 import { seekAgainOnResume } from './seek-again-on-resume';
@@ -26,7 +27,6 @@ export interface ConfluentKafkaLike {
     'fetch.queue.backoff.ms'?: number;
   }): ConfluentConsumerLike;
   producer(config: { kafkaJS: Record<string, unknown> }): ConfluentProducerLike;
-  admin(): OffsetsAdminLike;
 }
 
 interface ConfluentConsumerLike {
@@ -39,6 +39,7 @@ interface ConfluentConsumerLike {
   seek(s: TopicPartitionOffset): void;
   commitOffsets(o: OffsetCommit[]): Promise<void>;
   committed: CommittingConsumerLike['committed'];
+  dependentAdmin(): OffsetsAdminLike;
 }
 
 interface ConfluentProducerLike {
@@ -130,9 +131,14 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
         },
       });
       const positions = seekAgainOnResume(consumer);
-      // One request at a time, an admin whose read failed disconnected at once: librdkafka
-      // aborts the process when the coordinator comes back to a read that timed out without it.
-      const offsets = groupOffsetsReader(() => kafka.admin(), groupId, { retireAdminOnFailure: true });
+      // Through a consumer of the group that never joins (confluent-group-reader.ts), one request
+      // at a time, its handle destroyed once a read failed: librdkafka aborts the process when
+      // the coordinator comes back to a read that timed out without it.
+      const offsets = groupOffsetsReader(
+        () => groupReaderAdmin(kafka.consumer({ kafkaJS: { ...options.consumerConfig, groupId, autoCommit: false } })),
+        groupId,
+        { retireAdminOnFailure: true },
+      );
       const steps = stepsUnderWay();
       return {
         connect: () => steps.track(consumer.connect()),
