@@ -40,8 +40,7 @@ import type { PlannedRecord } from './fault-world';
  * change's claim for the Confluent client does not hold.
  *
  * Fixed: each adapter marks the refusals its own client cures (commit-patience.ts
- * markWorthWaitingOut); the Confluent adapter marked by code, until waits on that client proved
- * to abort the process (below: unmarked since),
+ * markWorthWaitingOut); the Confluent adapter by code (adapters/confluent-commit-refusal.ts),
  * tested here with the installed client's own error class.
  */
 jest.setTimeout(120_000);
@@ -73,13 +72,10 @@ function adapterRefusingCommitsWith(code: number) {
 }
 
 describe('park-by-key on the Confluent client, the coordinator moving', () => {
-  // Not marked since (confluent.ts): waits through a broker killed under the client left
-  // librdkafka to abort the process at exit (outages.test.ts, the park-by-key case, 3 of 3 runs
-  // in jest workers; 0 of 1 without the marking). Open: the codes below are what it would mark.
-  it('the adapter leaves the client\u2019s refusals unmarked, so a refused commit fails the operation as before', async () => {
+  it('the adapter marks the installed client\u2019s coordinator refusals (codes 14, 15, 16) as worth waiting out, and not a lost generation (22)', async () => {
     const refusals = await Promise.all([14, 15, 16, 22].map((code) => adapterRefusingCommitsWith(code).commitOffsets([{ topic: 'orders', partition: 0, offset: '1' }]).then(() => undefined, (error: unknown) => error)));
     expect(refusals.map((e) => (e as { code?: unknown }).code)).toEqual([14, 15, 16, 22]);
-    expect(refusals.map(worthWaitingOut)).toEqual([false, false, false, false]);
+    expect(refusals.map(worthWaitingOut)).toEqual([true, true, true, false]);
   });
 
   it('runs a succeeded record once while the coordinator refuses its commits with NOT_COORDINATOR for less than the commit patience', async () => {

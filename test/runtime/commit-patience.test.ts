@@ -1,5 +1,6 @@
 import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, KafkaJSRequestTimeoutError } from 'kafkajs';
 import { kafkajsCoordinatorAway } from '../../src/runtime/adapters/kafkajs-commit';
+import { confluentCoordinatorAway } from '../../src/runtime/adapters/confluent-commit-refusal';
 import { CLIENT_STOPPED, COMMIT_PATIENCE_MS, markWorthWaitingOut, untilAccepted, worthWaitingOut } from '../../src/runtime/commit-patience';
 import { MetadataTooLargeError } from '../../src/simulate/memory-broker';
 import { confluentError } from './confluent-errors';
@@ -8,6 +9,9 @@ import { confluentError } from './confluent-errors';
 const kafkajsProtocol = (type: string) => new KafkaJSProtocolError({ message: type, type, code: 0, retriable: true } as unknown as string);
 /** kafkajs's error once its own retries of a request are spent: not retriable, the last refusal as its cause. */
 const retriesExceeded = (cause: Error) => new (KafkaJSNumberOfRetriesExceeded as unknown as new (e: Error, o: object) => Error)(cause, { retryCount: 5, retryTime: 3000 });
+
+/** The Confluent client's error for a librdkafka code, as its KafkaJS API builds it (confluent-errors.ts). */
+const confluent = (code: number) => confluentError(code);
 
 describe('the kafkajs adapter marks the refusals kafkajs cures by itself', () => {
   it.each([
@@ -31,6 +35,16 @@ describe('the kafkajs adapter marks the refusals kafkajs cures by itself', () =>
     ['an error nobody names', new Error('something else')],
   ])('not %s', (_, error) => {
     expect(kafkajsCoordinatorAway(error)).toBe(false);
+  });
+});
+
+describe('the Confluent adapter marks the refusals the Confluent client cures by itself, by code', () => {
+  it('the coordinator loading, without a leader or moved (codes 14, 15 and 16, which the client names by type -1), a time-out, a broken transport, every broker down, waiting for a coordinator', () => {
+    expect([14, 15, 16, 7, -185, -195, -187, -180].map((code) => confluentCoordinatorAway(confluent(code)))).toEqual([true, true, true, true, true, true, true, true]);
+  });
+
+  it('not a lost generation, an unknown member, a rebalance, a lost assignment or an unknown partition', () => {
+    expect([22, 25, 27, -142, 3].map((code) => confluentCoordinatorAway(confluent(code)))).toEqual([false, false, false, false, false]);
   });
 });
 

@@ -11,6 +11,8 @@ import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 import { seekAgainOnResume } from './seek-again-on-resume';
 import { stepsUnderWay } from './steps-under-way';
+import { markWorthWaitingOut } from '../commit-patience';
+import { confluentCoordinatorAway } from './confluent-commit-refusal';
 
 /**
  * The parts of `new (require('@confluentinc/kafka-javascript').KafkaJS.Kafka)(...)` the
@@ -152,9 +154,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
         pause: (t) => positions.pause(t),
         resume: (t) => positions.resume(t),
         seek: (s) => positions.seek(s),
-        // Its refusals are not marked worth waiting out (commit-patience.ts): waits through a broker
-        // killed under it left librdkafka to abort the process at exit (rd_kafka_enq_once_del_source_return).
-        commitOffsets: (o) => commitConfirmed(consumer, o),
+        commitOffsets: (o) => commitConfirmed(consumer, o).catch((error: unknown) => Promise.reject(confluentCoordinatorAway(error) ? markWorthWaitingOut(error) : error)),
         committed: (topic, partitions) => offsets.committed(topic, partitions),
         logStartOffsets: (topic, partitions) => offsets.logStarts(topic, partitions),
         carriesCommitMetadata: true,
