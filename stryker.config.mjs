@@ -29,6 +29,7 @@ export default {
     'src/runtime/tier-position.ts',
     'src/runtime/parking-commits.ts',
     'src/runtime/tier-copy-judgement.ts',
+    'src/runtime/tier-record-verdict.ts',
     'src/runtime/parked-records.ts',
     'src/runtime/parking-log-start.ts',
     'src/runtime/parking-hold-expiry.ts',

@@ -12,14 +12,15 @@ import type { ParkState } from './park-state';
 import type { ConsumerPort, TopicPartitionOffset } from './port';
 import { createHoldClocks } from './hold-clocks';
 import { PublishHeld } from './record-handler';
-import { forgetBelowGroupCommits, isReplay, ranBefore, withRun } from './ran-unjudged';
+import { forgetBelowGroupCommits, ranBefore, withRun } from './ran-unjudged';
 import type { HandleOutcome } from './record-handler';
 import type { ConsumedRecord } from './router';
 import { BUDGET_RETRY_AFTER_COMMITS, budgetedBytes, heldBytes, ParkingBudget } from './parking-budget';
 import type { PartitionParking } from './partition-parking';
 import { shedToFit } from './shed-park-state';
-import { oldestMissing, oldestOf, parkedMissingBetween, roomMayCome, withoutParked } from './parked-records';
-import { copyOfParked, givenUpBelow, holdOffsetOf, isCurrentRetry, originalOffsetOf, retryIdTakenBy, unheldCopyId, unjudged, unproven } from './tier-copy-judgement';
+import { keyWaits, oldestMissing, oldestOf, parkedMissingBetween, roomMayCome, withoutParked } from './parked-records';
+import { holdOffsetOf, originalOffsetOf, retryIdTakenBy, unheldCopyId, unproven } from './tier-copy-judgement';
+import { judgeTierRecord } from './tier-record-verdict';
 import { doneBeforeLoad, tierHandledOf } from './tier-position';
 import { encodeTierCommit } from './tier-commit-metadata';
 import { agreedStateId } from './tier-commit-state-id';
@@ -552,8 +553,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /** A key waits while it is held, has parked records or has a waiting tier record: the one check for main and tier records. */
-  const keyWaits = (partition: number, { state, turns }: PartitionParking, hash: string) =>
-    state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 
   /** Seeks back that confirm what a record read past them says (parking-seek-back.ts). */
   const seekBack = createParkingSeekBack({ now: options.now, setTimer: options.setTimer, generation: currentGeneration, seekMain, onTimer });
@@ -674,68 +673,29 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
           return;
         }
-        const keyless = record.message.key === null;
         const { state, turns } = parking;
-        const hash = keyHash(record.message.key);
-        const original = originalOffsetOf(record);
-        /** The retry id of the hold this record takes if it is not its key's current retry. */
-        const takenRetryId = retryIdTakenBy(record);
-        // Written under another state (a log deleted since, offsets expired): its original offset
-        // may name a record of another log, so no hold of this state is its.
-        const foreign = writtenUnderAnotherState(state, parkStateIdOf(record.message.headers));
-        // Without a readable original offset a record is nobody's current retry: it releases no hold.
-        // Nor is a replay: its own retry ended in the DLQ, and a hold at its offset is another
-        // chain's (the record read again and failing anew, or another log's record at that offset:
-        // found by attack 13, a replay released that hold and the chain's own copy was lost).
-        // And a copy is its key's current retry only with the hold's retry id (none for a main
-        // record's retry): two retries can share a key and an offset (found in session 37: a
-        // replay's copy read again after a refused tier commit released another replay's hold,
-        // whose own copy was then skipped as stale and lost).
-        const current = !isReplay(record) && isCurrentRetry(state, record, hash, original, foreign);
-        // Where it holds its key if it is not the current retry and goes on to a later tier (none: it may take no hold).
-        const holdAt = current ? undefined : holdOffsetOf(state, foreign, original, takenRetryId);
-        // Not the current retry, it runs unjudged, and the state names its run: room for the name too (roomForRun).
-        const room = current || keyless ? 'room' : budget.roomForRun(parking.state, withRun(parking.state, record, options.tierTopics, coveredNow(parking)), hash, holdAt, takenRetryId, roomMayCome(parking));
-        if (!keyless && !current && !held && copyOfParked(state, record, hash, original, foreign) !== undefined) {
-          // A copy of a record the state has parked, which never ran under it: the copy is from a
-          // run whose state never got committed (a crash between the copy and the commit). The
-          // record runs again in its turn, so the copy may be a duplicate; but retention may take
-          // the record first (found by attack 21: skipped as stale, the copy was its only carrier).
+        const verdict = judgeTierRecord({ parking, record, held, tierTopics: options.tierTopics, budget });
+        if (verdict.kind === 'waits-behind-its-record') {
           // It waits right behind its record and is judged when its turn comes (drain).
-          if (turns.wait(record.partition, { record, hash, behind: original! + 1n, copyOf: original!, handle })) emit({ type: 'parked', record, key: keyText(record) });
+          const { hash, original } = verdict;
+          if (turns.wait(record.partition, { record, hash, behind: original + 1n, copyOf: original, handle })) emit({ type: 'parked', record, key: keyText(record) });
           // Its record not read again yet: retention may have taken it since the load.
-          if (!parking.records.has(original!)) checkLogStartLater(record.partition, parking);
+          if (!parking.records.has(original)) checkLogStartLater(record.partition, parking);
           return;
         }
-        if (!keyless && !current && !held) {
-          // A replayed record whose own retry holds its key is that retry's record read again (a
-          // rebalance or a refused commit before its tier commit): run again, it applied its update
-          // a second time after its key's newer records (found by attack 13's order property).
-          const stale = !foreign && (!unjudged(state, record, original) || (isReplay(record) && state.retryIds?.get(hash) === takenRetryId));
-          if (stale) {
-            // A stale copy (redelivered, or published again after a crash or a refused commit):
-            // its key's retry ended or a later record holds it. Running it would apply an older
-            // update over a newer one.
-            emit({ type: 'stale-tier-record', record, key: keyText(record) });
-            turns.knownDone(record);
-            await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
-            return;
-          }
-          if (keyWaits(record.partition, parking, hash) || room === 'wait') {
-            // Not judged a copy, but its key is busy (or the state has no room for the hold
-            // it may take): it waits its turn behind the key's hold and parked records, or
-            // for a release, uncommitted (its tier partition's commit stays at it).
-            // A copy from below a give-up's mark waits in its record's place: the record may be the given-up one (found by attack 23).
-            const behind = original !== undefined && givenUpBelow(state, original) ? original + 1n : state.position;
-            if (turns.wait(record.partition, { record, hash, behind, handle })) emit({ type: 'parked', record, key: keyText(record) });
-            return;
-          }
+        if (verdict.kind === 'stale') {
+          emit({ type: 'stale-tier-record', record, key: keyText(record) });
+          turns.knownDone(record);
+          await commit(record.partition, parking, [turns.commit(options.commitOffsetFor(record))]);
+          return;
         }
+        if (verdict.kind === 'waits-its-turn') {
+          // Its tier partition's commit stays at it while it waits.
+          if (turns.wait(record.partition, { record, hash: verdict.hash, behind: verdict.behind, handle })) emit({ type: 'parked', record, key: keyText(record) });
+          return;
+        }
+        const { hash, keyless, current, holdAt, fits, retryId } = verdict;
         let ran: { outcome: HandleOutcome; commit: TopicPartitionOffset };
-        // The current retry keeps its key's hold; any other record may take one only as holdOffsetOf() says.
-        // Keyless records hold nothing: their copies are never judged by a hold.
-        const retryId = current ? state.retryIds?.get(hash) : takenRetryId;
-        const fits = current || keyless || (holdAt !== undefined && room === 'room' && budget.holdFits(state, hash, holdAt, retryId));
         try {
           ran = await handle(current || holdAt !== undefined ? copyIdFor(state, fits, retryId) : unheldCopyId(retryId));
         } catch (error) {
