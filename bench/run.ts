@@ -112,7 +112,29 @@ function chosenSections(args: readonly string[]): Section[] {
   return args.length > 0 ? (args as Section[]) : all;
 }
 
+/** `npm run bench -- --help`: what it runs and how to choose. */
+function usage(): string {
+  const sections = (Object.entries(SECTIONS) as [Section, (typeof SECTIONS)[Section]][]).map(([name, s]) => `  ${name.padEnd(10)} ${s.title}${s.broker ? ' (starts a Kafka broker, or uses KAFKA_BOOTSTRAP_SERVERS)' : ''}`);
+  return [
+    'usage: npm run bench -- [section ...] [--note "text"]',
+    '',
+    'Runs the benchmarks, writes bench/results.json, bench/results.md and bench/chart.svg, and prints the report',
+    '(npm run bench:report renders the last two again from results.json without measuring).',
+    'With no section, every section runs; with some, their figures are merged into the last full run.',
+    '',
+    'sections:',
+    ...sections,
+    '',
+    '  --note "text"  kept with the run in bench/results.json and shown in the report',
+    '',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(usage());
+    return;
+  }
   const { sections, note } = parsedArgs(process.argv.slice(2));
   const run = new Date().toISOString().slice(0, 16);
   const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
