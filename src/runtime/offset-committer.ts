@@ -105,6 +105,9 @@ export interface OffsetCommitter {
  */
 export const DEFAULT_COMMIT_POLICY: CommitPolicy = { intervalMs: 100, maxRecords: 10_000 };
 
+/** The smallest window whose commit goes out early, at half of it (halfFull in createOffsetCommitter). */
+const EARLY_COMMIT_MIN_WINDOW = 1_000;
+
 /**
  * The wait before a refused commit goes out again: 100 ms, doubled by each refusal in a row,
  * at most 1 s. A client that refuses at once while the broker is away (kafkajs with its
@@ -329,6 +332,16 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   }
 
   const windowFull = () => marked + inFlightMarks + countedTotal >= policy.maxRecords;
+  /**
+   * Half the window used with no commit in flight: the commit goes out now, not at the
+   * interval's end, so room comes back before the window fills. A consumer faster than
+   * maxRecords per interval (10,000 per 100 ms) otherwise filled it between two commits and
+   * waited a commit round trip each time (the Confluent client, 512-byte records: a third of
+   * its batches' time at 1% failing, where records behind unacknowledged publishes fill it sooner).
+   * Not under EARLY_COMMIT_MIN_WINDOW records: a window that small is filled in less than a
+   * commit round trip anyway, and committing at its half would only double the commits.
+   */
+  const halfFull = () => policy.maxRecords >= EARLY_COMMIT_MIN_WINDOW && 2 * (marked + inFlightMarks + countedTotal) >= policy.maxRecords;
 
   /**
    * Backpressure: at maxRecords records done and not committed (in flight included) the
@@ -383,6 +396,12 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     }
   }
 
+  /** At half the window with no commit in flight, the commit goes out now (halfFull); else at the interval's end. */
+  function commitEarlyOrSchedule(): void {
+    if (halfFull() && inFlightCommits === 0 && !refused() && !closed) commitPending().catch(onError);
+    else schedule();
+  }
+
   function schedule(): void {
     if (closed) return;
     // After a refusal not sooner than the retry's wait: with an interval of 0 a refused commit
@@ -405,7 +424,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       if (policy.intervalMs <= 0) await commitEach();
       // A refused commit is reported, not thrown: its offsets go out with the next one.
       else if (windowFull()) await waitForRoom();
-      else schedule();
+      else commitEarlyOrSchedule();
     },
     markProgress(progress) {
       progressed.add(progress);
@@ -413,7 +432,7 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       count(progress);
       if (policy.intervalMs <= 0) return commitEach();
       if (windowFull()) return waitForRoom();
-      schedule();
+      commitEarlyOrSchedule();
       return undefined;
     },
     holdsBack: (progress) => windowFull() && !progress.dropped && progress.inFlight > 0 && !progress.holding,

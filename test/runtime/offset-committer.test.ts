@@ -106,6 +106,35 @@ describe('the offset committer', () => {
     expect(s.clock.now()).toBe(0);
   });
 
+  it('with a window of 1,000 records or more, commits once half of it is used, before the interval ends, so room comes back before it fills', async () => {
+    const s = setup({ intervalMs: 100, maxRecords: 1_000 });
+    const release = s.holdNext();
+    for (let offset = 1; offset <= 499; offset++) await s.committer.mark(s.at(0, offset));
+    expect(s.requests).toEqual([]);
+    await s.committer.mark(s.at(0, 500)); // half the window: the commit goes out, unanswered for now
+    // One commit in flight at a time: the records marked meanwhile wait for the next.
+    for (let offset = 501; offset <= 999; offset++) await s.committer.mark(s.at(0, offset));
+    release();
+    await s.settle();
+    expect(s.requests).toEqual([[s.at(0, 500)]]);
+    // Half a window past the commit answered, the next goes out.
+    await s.committer.mark(s.at(0, 1_000));
+    await s.settle();
+    expect(s.requests).toEqual([[s.at(0, 500)], [s.at(0, 1_000)]]);
+    expect(s.clock.now()).toBe(0);
+    expect(s.committed(0)).toBe(1_000);
+  });
+
+  it('with a smaller window, commits when it is full or at the interval, never at its half (that would only double the commits)', async () => {
+    const s = setup({ intervalMs: 100, maxRecords: 999 });
+    for (let offset = 1; offset <= 998; offset++) await s.committer.mark(s.at(0, offset));
+    await s.settle();
+    expect(s.requests).toEqual([]);
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    expect(s.requests).toEqual([[s.at(0, 998)]]);
+  });
+
   it('commits each record on its own with an interval of 0', async () => {
     const s = setup({ intervalMs: 0, maxRecords: 500 });
     await s.committer.mark(s.at(0, 1));
