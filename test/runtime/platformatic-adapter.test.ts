@@ -185,6 +185,32 @@ describe('the @platformatic/kafka adapter', () => {
     expect(seen.filter((v) => v.startsWith('a'))).toEqual(['a0', 'a1', 'a2', 'a3']);
   });
 
+  it('fetches a main partition (its fetch size the default, 1 MiB) again while less than two fetches of it are queued', async () => {
+    // Records of 512 KiB, two a response: a0 in hand, then 0.5, 1.5 and 2.5 MiB queued after each response.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const seen: string[] = [];
+    consumer = port().consumer('g');
+    FakeConsumer.last.log.set(0, ['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7'].map((v) => v.padEnd(512 * 1024)));
+    FakeConsumer.last.log.set(1, []);
+    await consumer.connect();
+    await consumer.subscribe({ topics: [TOPIC], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const value = message.value!.toString().trim();
+        if (value === 'a0') await released;
+        seen.push(value);
+      },
+    });
+    await until('the third response of partition 0', () => (FakeConsumer.last.requests.filter((partitions) => partitions.includes(0)).length >= 3 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 50));
+    // With one fetch's worth allowed, the second response (1.5 MiB queued) stopped it at two.
+    expect(FakeConsumer.last.requests.filter((partitions) => partitions.includes(0)).length).toBe(3);
+    release();
+    await until('partition 0 to be read to its end', () => (seen.includes('a7') ? true : undefined));
+    expect(seen).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7']);
+  });
+
   it('hands out no record of a paused partition while the other partition goes on, and reads it again from its head once resumed', async () => {
     const seen: string[] = [];
     let paused = false;

@@ -82,10 +82,19 @@ export interface PlatformaticPortOptions {
 
 /**
  * The main consumer fetches at most this much per partition (the client's default is its
- * whole 50 MB fetch), kafkajs's default: the adapter holds about two fetches of each
- * partition (one queued, the next on its way).
+ * whole 50 MB fetch), kafkajs's default: the adapter holds about three fetches of each
+ * partition (two queued, the next on its way: MAIN_PREFETCH_FETCHES).
  */
 const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
+/**
+ * A main partition is fetched again while less than this many fetches of it are queued. With
+ * one, a partition became fetchable only once its first batch was handed out, and it waited
+ * for the stream's next fetch (one in flight per broker): the wrapped consumer sat idle a
+ * third of the time and ran at about 100,000 records a second of 512 bytes where the plain
+ * stream ran 270,000; with two, about 150,000 (probes on one broker; four gave no more).
+ * The cost: up to two fetches (2 MiB) queued per main partition, besides the one in flight.
+ */
+const MAIN_PREFETCH_FETCHES = 2;
 /**
  * The longest fetch wait when the runtime sets none (the client's default is 5 s). The
  * stream has one fetch in flight per broker, and a partition left out of it (its records
@@ -119,7 +128,8 @@ export function platformaticPort(kafka: PlatformaticKafkaLike, options: Platform
         maxBytesPerPartition: maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION,
         maxWaitTime: maxWaitTimeInMs ?? DEFAULT_MAX_WAIT_MS,
       });
-      return streamConsumer(consumer, onError, maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION);
+      // A tier consumer's small fetches keep it near its head; the main consumer queues more (MAIN_PREFETCH_FETCHES).
+      return streamConsumer(consumer, onError, maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION * MAIN_PREFETCH_FETCHES);
     },
     producer(): ProducerPort {
       const producer = new kafka.Producer({ ...connection, idempotent: true, acks: -1 });
