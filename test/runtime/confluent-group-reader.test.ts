@@ -1,9 +1,17 @@
 import { groupReaderAdmin } from '../../src/runtime/adapters/confluent-group-reader';
 import type { ReaderConsumerLike } from '../../src/runtime/adapters/confluent-group-reader';
 
-/** A reader consumer and its dependent admin that write what happens to them in one log. */
-function readerWritingTo(log: string[], fail: { adminConnect?: boolean; adminDisconnect?: boolean } = {}): ReaderConsumerLike {
+type NativeAnswer = Parameters<Parameters<NonNullable<ReturnType<ReaderConsumerLike['_getInternalClient']>>['committed']>[2]>;
+
+/** A reader consumer and its dependent admin that write what happens to them in one log; its native committed() answers `native`. */
+function readerWritingTo(log: string[], fail: { adminConnect?: boolean; adminDisconnect?: boolean } = {}, native: NativeAnswer = [null, []]): ReaderConsumerLike {
   return {
+    _getInternalClient: () => ({
+      committed: (partitions, timeoutMs, callback) => {
+        log.push(`committed ${partitions.map((p) => `${p.topic}-${p.partition}`).join(',')} within ${timeoutMs} ms`);
+        setImmediate(() => callback(...native));
+      },
+    }),
     connect: async () => void log.push('consumer connect'),
     disconnect: async () => void log.push('consumer disconnect'),
     dependentAdmin: () => ({
@@ -21,7 +29,45 @@ function readerWritingTo(log: string[], fail: { adminConnect?: boolean; adminDis
   };
 }
 
-describe('the Confluent group reader (an admin over a consumer of the group that never joins)', () => {
+describe('the Confluent group reader (a consumer of the group that never joins, and an admin over it)', () => {
+  it('reads commits through the consumer\u2019s native committed() (rd_kafka_committed), as the native layer answers them', async () => {
+    const log: string[] = [];
+    const answer: NativeAnswer = [
+      null,
+      [
+        { topic: 'orders', partition: 0 }, // no commit: the native layer gives no offset
+        { topic: 'orders', partition: 1, offset: 0 }, // the KafkaJS layer would read this as null too
+        { topic: 'orders', partition: 2, offset: -2, metadata: '' }, // kafkajs's reset commit stands
+        { topic: 'orders', partition: 3, offset: 41, metadata: 'state\0' },
+      ],
+    ];
+    const reader = groupReaderAdmin(readerWritingTo(log, {}, answer));
+    expect(await reader.committedOf!('orders', [0, 1, 2, 3])).toEqual([
+      { partition: 0, offset: '-1', metadata: null },
+      { partition: 1, offset: '0', metadata: null },
+      { partition: 2, offset: '-2', metadata: '' },
+      { partition: 3, offset: '41', metadata: 'state' },
+    ]);
+    expect(log).toEqual(['committed orders-0,orders-1,orders-2,orders-3 within 5000 ms']);
+  });
+
+  it('takes a partition answered with an error, or not answered, for a failed read, never for "no commit"', async () => {
+    const withError = groupReaderAdmin(readerWritingTo([], {}, [null, [{ topic: 'orders', partition: 0, offset: 3 }, new Error('Broker: Group authorization failed')]]));
+    await expect(withError.committedOf!('orders', [0, 1])).rejects.toThrow('could not read the committed offset of orders-1: Broker: Group authorization failed');
+    const without = groupReaderAdmin(readerWritingTo([], {}, [null, []]));
+    await expect(without.committedOf!('orders', [0])).rejects.toThrow('could not read the committed offset of orders-0: the client answered without it');
+  });
+
+  it('passes a failed read on as the client gave it', async () => {
+    const timedOut = Object.assign(new Error('Local: Timed out'), { code: -185 });
+    await expect(groupReaderAdmin(readerWritingTo([], {}, [timedOut, []])).committedOf!('orders', [0])).rejects.toBe(timedOut);
+  });
+
+  it('says so when the consumer has no native committed() to read through (not connected, or another major version)', async () => {
+    const reader = groupReaderAdmin({ ...readerWritingTo([]), _getInternalClient: () => undefined });
+    await expect(reader.committedOf!('orders', [0])).rejects.toThrow(/no native committed\(\)/);
+  });
+
   it('connects the consumer before its admin, and reads through the admin', async () => {
     const log: string[] = [];
     const reader = groupReaderAdmin(readerWritingTo(log));

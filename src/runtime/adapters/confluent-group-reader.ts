@@ -1,4 +1,19 @@
+import { KrtError } from '../krt-error';
+import type { CommittedOffset } from '../port';
 import type { OffsetsAdminLike } from './group-offsets';
+
+/** A partition's commit as the client's native layer answers it (src/common.cc ToV8Array): no `offset` when there is none. */
+interface NativeCommitted {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset?: number;
+  readonly metadata?: string;
+}
+
+/** The client's native consumer (its node-rdkafka `KafkaConsumer`): `committed()` is `rd_kafka_committed`. */
+interface NativeConsumerLike {
+  committed(partitions: { topic: string; partition: number }[], timeoutMs: number, callback: (error: unknown, committed: readonly (NativeCommitted | Error)[]) => void): unknown;
+}
 
 /** The parts of a Confluent KafkaJS-API consumer the reader uses. */
 export interface ReaderConsumerLike {
@@ -6,23 +21,31 @@ export interface ReaderConsumerLike {
   disconnect(): Promise<void>;
   /** An admin over the consumer's own librdkafka handle, connected after the consumer. */
   dependentAdmin(): OffsetsAdminLike;
+  /** The native consumer under the KafkaJS API (what its own dependentAdmin() uses); set once connected. */
+  _getInternalClient(): NativeConsumerLike | undefined;
 }
 
+/** How long one read of the group's commits may wait for the coordinator (the client's admin's time-out). */
+export const READ_TIMEOUT_MS = 5_000;
+
 /**
- * An admin of the group's commits and the topics' log starts for the Confluent client: one
- * over the handle of a consumer of the group that never subscribes, so never joins.
+ * A reader of the group's commits and the topics' log starts for the Confluent client: a
+ * consumer of the group that never subscribes (so never joins), connected once and kept.
  *
- * Not a plain admin client: librdkafka (2.15.1) handles a group-offsets answer of
- * NOT_COORDINATOR (a coordinator just moved, or a broker just started) by asking the handle's
- * consumer group to look for the coordinator again (rdkafka_request.c
- * rd_kafka_handle_OffsetFetch, `rd_kafka_cgrp_op(rk->rk_cgrp, ...)`), and an admin's handle has
- * no consumer group: the process died by SIGSEGV (confluent-kafka-javascript #374, librdkafka
- * #5040). A consumer's handle has one, and this one, never subscribed, only looks the
- * coordinator up. Not the group's running consumer either: its reads would wait behind its
- * rebalances, which can wait for the very record that asked.
+ * Commits are read by the consumer's own `committed()` (librdkafka's `rd_kafka_committed`, an
+ * OffsetFetch through the handle's consumer group), not through an admin client: librdkafka
+ * (2.15.1) crashed the process in both of an admin's ways to read them. An OffsetFetch answered
+ * NOT_COORDINATOR (a broker just started, a coordinator just moved) makes it ask the handle's
+ * consumer group to look the coordinator up again, and an admin client's handle has none: SIGSEGV
+ * (rdkafka_request.c rd_kafka_handle_OffsetFetch; confluent-kafka-javascript #374). And a
+ * ListConsumerGroupOffsets that timed out while the coordinator was away is released twice when
+ * it comes back: abort (rdkafka_admin.c rd_kafka_admin_coord_request, rd_kafka_coord_req_fsm).
+ * `rd_kafka_committed` takes neither path, and times out cleanly. Its native answer is read, not
+ * the KafkaJS layer's, which reads both "no commit" and offset 0 as null.
  *
- * Disconnecting destroys the handle (the consumer's), which is what group-offsets.ts's
- * retireAdminOnFailure needs to fail a request left waiting for the coordinator once.
+ * Not the group's running consumer: its reads would wait behind its rebalances, which can wait
+ * for the very record that asked. Log starts (ListOffsets, to the partitions' leaders, no
+ * coordinator) go through the admin over the same handle.
  */
 export function groupReaderAdmin(reader: ReaderConsumerLike): OffsetsAdminLike {
   const admin = reader.dependentAdmin();
@@ -45,5 +68,49 @@ export function groupReaderAdmin(reader: ReaderConsumerLike): OffsetsAdminLike {
     },
     fetchOffsets: (o) => admin.fetchOffsets(o),
     fetchTopicOffsets: (topic) => admin.fetchTopicOffsets(topic),
+    committedOf: (topic, partitions) => nativeCommitted(reader, topic, partitions),
+  };
+}
+
+function nativeCommitted(reader: ReaderConsumerLike, topic: string, partitions: number[]): Promise<CommittedOffset[]> {
+  const native = reader._getInternalClient();
+  if (native === undefined || typeof native.committed !== 'function') {
+    return Promise.reject(new KrtError('this @confluentinc/kafka-javascript consumer has no native committed() (the adapter is built for its 1.x KafkaJS API)'));
+  }
+  return new Promise((resolve, reject) => {
+    native.committed(
+      partitions.map((partition) => ({ topic, partition })),
+      READ_TIMEOUT_MS,
+      (error, committed) => {
+        if (error) reject(error);
+        else {
+          try {
+            resolve(partitions.map((partition) => committedOffsetOf(committed, topic, partition)));
+          } catch (failed) {
+            reject(failed);
+          }
+        }
+      },
+    );
+  });
+}
+
+/**
+ * One partition's commit from the native answer. A partition's error comes as an Error in its
+ * place (naming no partition), so a partition missing from the answer is a failed read, never
+ * "no commit": taken for none, the runtime would read the partition as a new log.
+ */
+function committedOffsetOf(committed: readonly (NativeCommitted | Error)[], topic: string, partition: number): CommittedOffset {
+  const found = committed.find((c): c is NativeCommitted => !(c instanceof Error) && c.topic === topic && c.partition === partition);
+  if (found === undefined) {
+    const error = committed.find((c): c is Error => c instanceof Error);
+    throw new KrtError(`could not read the committed offset of ${topic}-${partition}: ${error?.message ?? 'the client answered without it'}`);
+  }
+  return {
+    partition,
+    // No commit is -1 on every client; any other answer stands (kafkajs's -2, a reset it stored itself: group-offsets.ts).
+    offset: found.offset === undefined ? '-1' : String(found.offset),
+    // Park-by-key writes its state with a C string's NUL terminator.
+    metadata: found.metadata?.replace(/\0+$/, '') ?? null,
   };
 }

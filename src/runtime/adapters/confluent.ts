@@ -7,6 +7,7 @@ import { coPartitionedOnly } from './co-partitioned-only';
 import type { AssignedPartition } from './co-partitioned-only';
 import type { ClientRunOptions } from './client-run';
 import { groupReaderAdmin } from './confluent-group-reader';
+import type { ReaderConsumerLike } from './confluent-group-reader';
 import { groupOffsetsReader } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 import { seekAgainOnResume } from './seek-again-on-resume';
@@ -42,6 +43,7 @@ interface ConfluentConsumerLike {
   commitOffsets(o: OffsetCommit[]): Promise<void>;
   committed: CommittingConsumerLike['committed'];
   dependentAdmin(): OffsetsAdminLike;
+  _getInternalClient: ReaderConsumerLike['_getInternalClient'];
 }
 
 interface ConfluentProducerLike {
@@ -133,17 +135,17 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
         },
       });
       const positions = seekAgainOnResume(consumer);
-      // Through a consumer of the group that never joins (confluent-group-reader.ts), one request
-      // at a time, its handle destroyed once a read failed: librdkafka aborts the process when
-      // the coordinator comes back to a read that timed out without it.
-      const offsets = groupOffsetsReader(
-        () => groupReaderAdmin(kafka.consumer({ kafkaJS: { ...options.consumerConfig, groupId, autoCommit: false } })),
-        groupId,
-        { retireAdminOnFailure: true },
-      );
+      // Through a consumer of the group that never joins (confluent-group-reader.ts: librdkafka
+      // crashed the process reading them through an admin client), one read at a time.
+      const offsets = groupOffsetsReader(() => groupReaderAdmin(kafka.consumer({ kafkaJS: { ...options.consumerConfig, groupId, autoCommit: false } })), groupId, { oneAtATime: true });
       const steps = stepsUnderWay();
       return {
-        connect: () => steps.track(consumer.connect()),
+        connect: () => {
+          // While the broker is surely there: connected at a read during an outage, the reader
+          // would wait out its client's metadata request (30 s) first.
+          offsets.open();
+          return steps.track(consumer.connect());
+        },
         disconnect: async () => {
           await steps.settled();
           await consumer.disconnect();

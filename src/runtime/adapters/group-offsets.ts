@@ -7,25 +7,18 @@ export interface OffsetsAdminLike {
   disconnect(): Promise<void>;
   fetchOffsets(o: { groupId: string; topics: string[] }): Promise<{ topic: string; partitions: { partition: number; offset: string | null; metadata: string | null; error?: unknown }[] }[]>;
   fetchTopicOffsets(topic: string): Promise<{ partition: number; low?: string }[]>;
+  /** Reads these partitions' commits itself (the Confluent reader, confluent-group-reader.ts); without it, fetchOffsets. */
+  committedOf?(topic: string, partitions: number[]): Promise<CommittedOffset[]>;
 }
 
 export interface GroupOffsetsReaderOptions {
   /**
-   * Sends the admin one request at a time, and disconnects an admin whose request failed at
-   * once (before the failure is passed on), the next read connecting a new one; close() waits
-   * for the request under way. For the Confluent client (librdkafka 2.15.1): a group-offsets
-   * read (ListConsumerGroupOffsets) that times out while the group coordinator is away leaves
-   * its coordinator request waiting in the admin, and when the coordinator is back that
-   * request releases its handle twice (rdkafka_admin.c rd_kafka_admin_coord_request returns
-   * `__DESTROY` for a timed-out request, and rdkafka_coord.c rd_kafka_coord_req_fsm then
-   * fails it, whose response handler releases it again): the process aborts
-   * (`rd_kafka_enq_once_del_source_return: Assertion eonce->refcnt > 0`). An admin
-   * disconnected first fails that request instead, once (rd_kafka_coord_reqs_term). One at a
-   * time, as the client itself runs an admin's requests one after the other (each holds the
-   * admin's lock, which disconnect() waits for on the event loop): a disconnect then never
-   * waits on a request in flight.
+   * Sends one request at a time; close() waits for the one under way. For the Confluent
+   * client, whose reads each hold a thread of Node's libuv pool while they wait (up to their
+   * time-out in an outage): side by side they would take the pool from the application's own
+   * file, DNS, crypto and zlib work.
    */
-  readonly retireAdminOnFailure?: boolean;
+  readonly oneAtATime?: boolean;
 }
 
 /**
@@ -37,7 +30,7 @@ export interface GroupOffsetsReaderOptions {
 export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId: string, options: GroupOffsetsReaderOptions = {}) {
   let admin: Promise<OffsetsAdminLike> | undefined;
   let closed = false;
-  /** With retireAdminOnFailure: the request under way (settled when none), the next waits for it. */
+  /** With oneAtATime: the request under way (settled when none), the next waits for it. */
   let underWay: Promise<unknown> = Promise.resolve();
   const connected = () => {
     // A read after close() (a record still running past stop()'s drain deadline) would connect an admin nothing closes.
@@ -51,43 +44,20 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
       throw error;
     }));
   };
-  /** One request to the admin: as it comes, or (retireAdminOnFailure) after the one under way, its admin disconnected if it fails. */
+  /** One request to the admin: as it comes, or (oneAtATime) after the one under way. */
   const request = <T>(send: (client: OffsetsAdminLike) => Promise<T>): Promise<T> => {
-    if (options.retireAdminOnFailure !== true || closed) return connected().then(send);
-    const sent = underWay.then(async () => {
-      const current = connected();
-      const client = await current;
-      try {
-        return await send(client);
-      } catch (error) {
-        // At once, in the turn the failure arrived in: the sooner the admin is gone, the
-        // smaller the chance the coordinator comes back to a request it left waiting.
-        if (admin === current) admin = undefined;
-        await client.disconnect().catch(() => undefined);
-        throw error;
-      }
-    });
+    if (options.oneAtATime !== true || closed) return connected().then(send);
+    const sent = underWay.then(() => connected().then(send));
     underWay = sent.catch(() => undefined);
     return sent;
   };
   return {
+    /** Connects now rather than at the first read (in the line of requests with oneAtATime); a failure is left to the first read to meet again. */
+    open(): void {
+      request(async () => undefined).catch(() => undefined);
+    },
     async committed(topic: string, partitions: number[]): Promise<CommittedOffset[]> {
-      const [offsets] = await request((client) => client.fetchOffsets({ groupId, topics: [topic] }));
-      const asked = (offsets?.partitions ?? []).filter((p) => partitions.includes(p.partition));
-      // The Confluent client resolves a partition's error (an ACL being re-applied) as offset
-      // -1001 beside it; read as "no commit", it made the runtime take the partition for a new
-      // log and run it again. An error is a failed read, tried again by the caller.
-      const failed = asked.find((p) => p.error !== undefined && p.error !== null);
-      if (failed !== undefined) throw new KrtError(`could not read group ${groupId}'s committed offset of ${topic}-${failed.partition}: ${errorText(failed.error)}`);
-      return asked.map((p) => ({
-        partition: p.partition,
-        // "No commit" is -1 on every client (the Confluent client says -1001, librdkafka's
-        // INVALID). Any other answer stands: kafkajs's -2 is a commit it stored itself, a reset to
-        // the earliest offset, which park-by-key reads as its state lost (found by attack 40).
-        offset: p.offset === null || p.offset === CONFLUENT_NO_COMMIT ? '-1' : p.offset,
-        // The Confluent client stores metadata with its C string's NUL terminator.
-        metadata: p.metadata?.replace(/\0+$/, '') ?? null,
-      }));
+      return request((client) => (client.committedOf ? client.committedOf(topic, partitions) : fetchedCommits(client, groupId, topic, partitions)));
     },
     /** Each partition's log start (the admin's low watermark); a partition whose answer has none is left out. */
     async logStarts(topic: string, partitions: number[]): Promise<{ partition: number; offset: string }[]> {
@@ -96,7 +66,7 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
     },
     async close(): Promise<void> {
       closed = true;
-      // Not while a request is under way (retireAdminOnFailure): its failure disconnects the admin itself.
+      // Not while a request is under way (oneAtATime): the client's native call is still using its handle.
       await underWay;
       const client = await admin?.catch(() => undefined);
       admin = undefined;
@@ -110,3 +80,23 @@ const CONFLUENT_NO_COMMIT = '-1001';
 
 /** A client's error as a sentence: its message (the Confluent client's per-partition errors are plain objects with one). */
 const errorText = (error: unknown) => String((error as { message?: unknown }).message ?? error);
+
+/** The partitions' commits through the admin's fetchOffsets (every partition of the topic, then the ones asked). */
+async function fetchedCommits(client: OffsetsAdminLike, groupId: string, topic: string, partitions: number[]): Promise<CommittedOffset[]> {
+  const [offsets] = await client.fetchOffsets({ groupId, topics: [topic] });
+  const asked = (offsets?.partitions ?? []).filter((p) => partitions.includes(p.partition));
+  // The Confluent client resolves a partition's error (an ACL being re-applied) as offset
+  // -1001 beside it; read as "no commit", it made the runtime take the partition for a new
+  // log and run it again. An error is a failed read, tried again by the caller.
+  const failed = asked.find((p) => p.error !== undefined && p.error !== null);
+  if (failed !== undefined) throw new KrtError(`could not read group ${groupId}'s committed offset of ${topic}-${failed.partition}: ${errorText(failed.error)}`);
+  return asked.map((p) => ({
+    partition: p.partition,
+    // "No commit" is -1 on every client (the Confluent client says -1001, librdkafka's
+    // INVALID). Any other answer stands: kafkajs's -2 is a commit it stored itself, a reset to
+    // the earliest offset, which park-by-key reads as its state lost (found by attack 40).
+    offset: p.offset === null || p.offset === CONFLUENT_NO_COMMIT ? '-1' : p.offset,
+    // The Confluent client stores metadata with its C string's NUL terminator.
+    metadata: p.metadata?.replace(/\0+$/, '') ?? null,
+  }));
+}
