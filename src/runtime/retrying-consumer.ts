@@ -133,6 +133,8 @@ const TIER_FETCH = { maxBytesPerPartition: 16 * 1024, maxWaitTimeInMs: 100 } as 
 const CO_PARTITIONED_FETCH = { ...TIER_FETCH, maxBytesPerPartition: 64 * 1024 } as const;
 
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+/** How long stop() waits for each client's close (leaving the group, the producer's flush) before it gives up waiting. */
+const CLOSE_PATIENCE_MS = 10_000;
 const DEFAULT_PARTITIONS_CONCURRENTLY = 6;
 /** The tiers' default retention.ms (the spec's default tier retention). */
 const DEFAULT_TIER_RETENTION_MS = 7 * 24 * 3_600_000;
@@ -450,17 +452,27 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     mainCommits.close();
     retryCommits.close();
     const leaveGroups = () => Promise.allSettled([...new Set([mainConsumer, retryConsumer])].map((c) => c?.disconnect()));
-    const left = await leaveGroups();
+    // Each client's close is waited for at most CLOSE_PATIENCE_MS: with the broker away the
+    // Confluent consumer's close (rd_kafka_consumer_close) waited until the broker was back, and
+    // stop() never returned (attack 46). It goes on in the background; stop() then says so.
+    const leaving = leaveGroups();
+    const leftInTime = await settlesWithin(clock, leaving, CLOSE_PATIENCE_MS);
     // A start() still waiting on the broker takes no further step; a client it was connecting connected after the leave above.
     await Promise.race([startup.catch(() => undefined), drainOver]);
-    await leaveGroups();
+    const leftAgainInTime = !leftInTime || (await settlesWithin(clock, leaveGroups(), CLOSE_PATIENCE_MS));
     await Promise.allSettled(inFlight);
     // Work that ended during the drain may have asked for a timer after the first cancel
     // (a tier partition waiting for its head): none may keep the process alive.
     cancelTimers();
     cancelDrainDeadline();
-    await producer?.disconnect();
-    const refused = left.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    const producerClosedInTime = producer === undefined || (await settlesWithin(clock, producer.disconnect(), CLOSE_PATIENCE_MS));
+    if (!leftInTime || !leftAgainInTime || !producerClosedInTime) {
+      throw new KrtError(
+        `stop(): consumer ${consumer.name}'s clients did not close within ${CLOSE_PATIENCE_MS / 1000} s (is the broker away?); they go on closing in the background. ` +
+          'What was not committed runs again at the next start, and the group gives this member\'s partitions to others when its session ends.',
+      );
+    }
+    const refused = (await leaving).find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (refused) throw refused.reason;
   }
 }
