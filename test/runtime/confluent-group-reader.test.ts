@@ -41,7 +41,7 @@ describe('the Confluent group reader (a consumer of the group that never joins, 
         { topic: 'orders', partition: 3, offset: 41, metadata: 'state\0' },
       ],
     ];
-    const reader = groupReaderAdmin(readerWritingTo(log, {}, answer));
+    const reader = groupReaderAdmin(readerWritingTo(log, {}, answer), 'g');
     expect(await reader.committedOf!('orders', [0, 1, 2, 3])).toEqual([
       { partition: 0, offset: '-1', metadata: null },
       { partition: 1, offset: '0', metadata: null },
@@ -51,26 +51,52 @@ describe('the Confluent group reader (a consumer of the group that never joins, 
     expect(log).toEqual(['committed orders-0,orders-1,orders-2,orders-3 within 5000 ms']);
   });
 
+  it('reads a park state of an earlier release (no NUL, open-ended) again through the admin: the native answer cuts its last byte', async () => {
+    const log: string[] = [];
+    // Stored: 'krt-parked/1 +12' (kafkajs wrote no NUL); the native layer cut its last byte.
+    const consumer = readerWritingTo(log, {}, [null, [{ topic: 'orders', partition: 0, offset: 5, metadata: 'krt-parked/1 +1' }, { topic: 'orders', partition: 1, offset: 7, metadata: 'krt-parked/2 x .' }]]);
+    const admin = consumer.dependentAdmin();
+    consumer.dependentAdmin = () => ({
+      ...admin,
+      fetchOffsets: async ({ groupId, topics }) => {
+        log.push(`fetchOffsets ${groupId} ${topics.join(',')}`);
+        return [{ topic: 'orders', partitions: [{ partition: 0, offset: '5', metadata: 'krt-parked/1 +12' }, { partition: 1, offset: '7', metadata: 'krt-parked/2 x .\0' }] }];
+      },
+    });
+    expect(await groupReaderAdmin(consumer, 'billing').committedOf!('orders', [0, 1])).toEqual([
+      { partition: 0, offset: '5', metadata: 'krt-parked/1 +12' },
+      { partition: 1, offset: '7', metadata: 'krt-parked/2 x .' },
+    ]);
+    expect(log).toEqual(['committed orders-0,orders-1 within 5000 ms', 'fetchOffsets billing orders']);
+  });
+
+  it('reads nothing again when no state of an earlier release is among the answers', async () => {
+    const log: string[] = [];
+    const reader = groupReaderAdmin(readerWritingTo(log, {}, [null, [{ topic: 'orders', partition: 0, offset: 5, metadata: 'krt-parked/2 x .' }]]), 'billing');
+    await reader.committedOf!('orders', [0]);
+    expect(log).toEqual(['committed orders-0 within 5000 ms']);
+  });
+
   it('takes a partition answered with an error, or not answered, for a failed read, never for "no commit"', async () => {
-    const withError = groupReaderAdmin(readerWritingTo([], {}, [null, [{ topic: 'orders', partition: 0, offset: 3 }, new Error('Broker: Group authorization failed')]]));
+    const withError = groupReaderAdmin(readerWritingTo([], {}, [null, [{ topic: 'orders', partition: 0, offset: 3 }, new Error('Broker: Group authorization failed')]]), 'g');
     await expect(withError.committedOf!('orders', [0, 1])).rejects.toThrow('could not read the committed offset of orders-1: Broker: Group authorization failed');
-    const without = groupReaderAdmin(readerWritingTo([], {}, [null, []]));
+    const without = groupReaderAdmin(readerWritingTo([], {}, [null, []]), 'g');
     await expect(without.committedOf!('orders', [0])).rejects.toThrow('could not read the committed offset of orders-0: the client answered without it');
   });
 
   it('passes a failed read on as the client gave it', async () => {
     const timedOut = Object.assign(new Error('Local: Timed out'), { code: -185 });
-    await expect(groupReaderAdmin(readerWritingTo([], {}, [timedOut, []])).committedOf!('orders', [0])).rejects.toBe(timedOut);
+    await expect(groupReaderAdmin(readerWritingTo([], {}, [timedOut, []]), 'g').committedOf!('orders', [0])).rejects.toBe(timedOut);
   });
 
   it('says so when the consumer has no native committed() to read through (not connected, or another major version)', async () => {
-    const reader = groupReaderAdmin({ ...readerWritingTo([]), _getInternalClient: () => undefined });
+    const reader = groupReaderAdmin({ ...readerWritingTo([]), _getInternalClient: () => undefined }, 'g');
     await expect(reader.committedOf!('orders', [0])).rejects.toThrow(/no native committed\(\)/);
   });
 
   it('connects the consumer before its admin, and reads through the admin', async () => {
     const log: string[] = [];
-    const reader = groupReaderAdmin(readerWritingTo(log));
+    const reader = groupReaderAdmin(readerWritingTo(log), 'g');
     await reader.connect();
     expect(await reader.fetchOffsets({ groupId: 'g', topics: ['t'] })).toEqual([{ topic: 'read for g', partitions: [] }]);
     expect(await reader.fetchTopicOffsets('abc')).toEqual([{ partition: 0, low: '3' }]);
@@ -79,13 +105,13 @@ describe('the Confluent group reader (a consumer of the group that never joins, 
 
   it('destroys the consumer\u2019s handle when its admin cannot connect, and says why', async () => {
     const log: string[] = [];
-    await expect(groupReaderAdmin(readerWritingTo(log, { adminConnect: true })).connect()).rejects.toThrow('admin refused');
+    await expect(groupReaderAdmin(readerWritingTo(log, { adminConnect: true }), 'g').connect()).rejects.toThrow('admin refused');
     expect(log).toEqual(['consumer connect', 'admin connect', 'consumer disconnect']);
   });
 
   it('destroys the consumer\u2019s handle on disconnect even when its admin fails to disconnect', async () => {
     const log: string[] = [];
-    const reader = groupReaderAdmin(readerWritingTo(log, { adminDisconnect: true }));
+    const reader = groupReaderAdmin(readerWritingTo(log, { adminDisconnect: true }), 'g');
     await reader.connect();
     await expect(reader.disconnect()).rejects.toThrow('admin already gone');
     expect(log).toEqual(['consumer connect', 'admin connect', 'admin disconnect', 'consumer disconnect']);

@@ -1,4 +1,5 @@
 import { KrtError } from '../krt-error';
+import { LEGACY_PARK_STATE_FORMAT } from '../park-state';
 import type { CommittedOffset } from '../port';
 import type { OffsetsAdminLike } from './group-offsets';
 
@@ -47,7 +48,7 @@ export const READ_TIMEOUT_MS = 5_000;
  * for the very record that asked. Log starts (ListOffsets, to the partitions' leaders, no
  * coordinator) go through the admin over the same handle.
  */
-export function groupReaderAdmin(reader: ReaderConsumerLike): OffsetsAdminLike {
+export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): OffsetsAdminLike {
   const admin = reader.dependentAdmin();
   return {
     async connect() {
@@ -68,8 +69,29 @@ export function groupReaderAdmin(reader: ReaderConsumerLike): OffsetsAdminLike {
     },
     fetchOffsets: (o) => admin.fetchOffsets(o),
     fetchTopicOffsets: (topic) => admin.fetchTopicOffsets(topic),
-    committedOf: (topic, partitions) => nativeCommitted(reader, topic, partitions),
+    committedOf: async (topic, partitions) => exactLegacyStates(admin, groupId, topic, await nativeCommitted(reader, topic, partitions)),
   };
+}
+
+/**
+ * The native answer cuts the last byte of the metadata, taking it for the NUL terminator the
+ * Confluent client writes (src/common.cc ToV8Array, `size() - 1`): metadata another client wrote
+ * without one comes back a byte short (attack 47: kafkajs's `plain text` read `plain tex`). The
+ * runtime's own formats end with a NUL on every client, and behind it an end mark no cut one
+ * parses without. A park state of an earlier release (LEGACY_PARK_STATE_FORMAT, written by
+ * kafkajs with no NUL) has an open-ended last field: cut, it could read as another state. Its
+ * partitions are read again through the admin, which answers metadata as stored; once, as the
+ * next commit rewrites the state in the current format.
+ */
+async function exactLegacyStates(admin: OffsetsAdminLike, groupId: string, topic: string, read: CommittedOffset[]): Promise<CommittedOffset[]> {
+  if (!read.some((c) => c.metadata?.startsWith(LEGACY_PARK_STATE_FORMAT))) return read;
+  const [stored] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  return read.map((c) => {
+    if (!c.metadata?.startsWith(LEGACY_PARK_STATE_FORMAT)) return c;
+    const exact = stored?.partitions.find((p) => p.partition === c.partition);
+    if (exact === undefined || (exact.error !== undefined && exact.error !== null)) throw new KrtError(`could not read the committed metadata of ${topic}-${c.partition} as stored`);
+    return { ...c, metadata: exact.metadata?.replace(/\0+$/, '') ?? null };
+  });
 }
 
 function nativeCommitted(reader: ReaderConsumerLike, topic: string, partitions: number[]): Promise<CommittedOffset[]> {
@@ -97,8 +119,10 @@ function nativeCommitted(reader: ReaderConsumerLike, topic: string, partitions: 
 
 /**
  * One partition's commit from the native answer. A partition's error comes as an Error in its
- * place (naming no partition), so a partition missing from the answer is a failed read, never
- * "no commit": taken for none, the runtime would read the partition as a new log.
+ * place (naming no partition), so an entry missing from the answer is a failed read, never
+ * "no commit": taken for none, the runtime would read the partition as a new log. (librdkafka
+ * answers every partition asked for, one the broker left out as no commit; a broker answers
+ * every partition asked for.)
  */
 function committedOffsetOf(committed: readonly (NativeCommitted | Error)[], topic: string, partition: number): CommittedOffset {
   const found = committed.find((c): c is NativeCommitted => !(c instanceof Error) && c.topic === topic && c.partition === partition);

@@ -137,7 +137,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
       const positions = seekAgainOnResume(consumer);
       // Through a consumer of the group that never joins (confluent-group-reader.ts: librdkafka
       // crashed the process reading them through an admin client), one read at a time.
-      const offsets = groupOffsetsReader(() => groupReaderAdmin(kafka.consumer({ kafkaJS: { ...options.consumerConfig, groupId, autoCommit: false } })), groupId, { oneAtATime: true });
+      const offsets = groupOffsetsReader(() => groupReaderAdmin(kafka.consumer({ kafkaJS: { ...options.consumerConfig, groupId, autoCommit: false } }), groupId), groupId, { oneAtATime: true });
       const steps = stepsUnderWay();
       return {
         connect: () => {
