@@ -465,7 +465,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     // (a tier partition waiting for its head): none may keep the process alive.
     cancelTimers();
     cancelDrainDeadline();
-    const producerClosedInTime = producer === undefined || (await settlesWithin(clock, producer.disconnect(), CLOSE_PATIENCE_MS));
+    const producerClosing = producer?.disconnect();
+    const producerClosedInTime = producerClosing === undefined || (await settlesWithin(clock, producerClosing, CLOSE_PATIENCE_MS));
     if (!leftInTime || !leftAgainInTime || !producerClosedInTime) {
       throw new KrtError(
         `stop(): consumer ${consumer.name}'s clients did not close within ${CLOSE_PATIENCE_MS / 1000} s (is the broker away?); they go on closing in the background. ` +
@@ -474,5 +475,6 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     }
     const refused = (await leaving).find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (refused) throw refused.reason;
+    await producerClosing; // a refusal of the producer's close is reported as before
   }
 }

@@ -41,7 +41,13 @@ async function main(): Promise<void> {
   process.stdout.write(`metrics on ${(server.address() as AddressInfo).port}\n`);
   process.once('SIGTERM', () => {
     server.close();
-    void consumer.stop().then(() => process.exit(0));
+    void consumer.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
   });
 }
 

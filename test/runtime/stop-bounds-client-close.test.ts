@@ -12,13 +12,14 @@ import { valueOf } from './harness';
  * waited until the broker was back, and stop() never returned (a SIGTERM'd service hung until
  * its SIGKILL). stop() waits for each client's close at most 10 s, then says so.
  */
-function closesNever(broker: MemoryBroker, which: 'consumers' | 'producer'): KafkaPort {
+function closesNever(broker: MemoryBroker, which: 'consumers' | 'producer' | 'producer refuses'): KafkaPort {
   const port = broker.port();
   const never = () => new Promise<void>(() => undefined);
   return {
     producer: () => {
       const p = port.producer();
       if (which === 'producer') p.disconnect = never;
+      if (which === 'producer refuses') p.disconnect = () => Promise.reject(new Error('the producer could not flush'));
       return p;
     },
     consumer: (groupId, options) => {
@@ -47,6 +48,16 @@ async function settledAt(clock: VirtualClock, ms: number, work: Promise<unknown>
 }
 
 describe('stop() while a client never finishes closing (the broker away)', () => {
+  it('still reports a producer close refused in time, as before', async () => {
+    const consumer = billingDescriptor();
+    const clock = new VirtualClock(1_000_000);
+    const broker = new MemoryBroker(clock);
+    for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
+    const retrying = createRetryingConsumer(consumer, { kafka: closesNever(broker, 'producer refuses'), clock, registry: new Registry(), random: () => 0.5, drainTimeoutMs: 2_000, handler: async () => {} });
+    await retrying.start();
+    expect((await settledAt(clock, 120_000, retrying.stop()))?.outcome).toBe('the producer could not flush');
+  });
+
   it.each(['consumers', 'producer'] as const)('returns after the drain and at most 10 s of waiting for the %s, saying the clients go on closing in the background', async (which) => {
     const consumer = billingDescriptor();
     const clock = new VirtualClock(1_000_000);

@@ -36,7 +36,15 @@ async function main(): Promise<void> {
       }
     },
   });
-  const stop = () => void consumer.stop().then(() => process.exit(0));
+  // stop() rejects when a client could not close in time (the broker away): what was not committed runs again.
+  const stop = () =>
+    void consumer.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   await consumer.start();
