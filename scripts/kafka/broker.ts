@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } 
 import net from 'node:net';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import { processAlive } from './process-alive';
 
 export const DEFAULT_BROKER_DIR = path.join(process.env.TMPDIR ?? '/tmp', 'krt-kafka');
 export const ADMIN_USER = 'admin';
@@ -133,7 +134,7 @@ async function waitUntilReady(info: BrokerInfo, timeoutMs: number): Promise<void
 export async function startBroker(options: { dir?: string; users?: readonly string[] } = {}): Promise<BrokerInfo> {
   const dir = options.dir ?? DEFAULT_BROKER_DIR;
   const running = readBrokerInfo(dir);
-  if (running && isAlive(running.pid)) throw new Error(`a broker already runs from ${dir} (pid ${running.pid}); stop it first`);
+  if (running && processAlive(running.pid)) throw new Error(`a broker already runs from ${dir} (pid ${running.pid}); stop it first`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const libs = kafkaLibs();
@@ -179,23 +180,15 @@ export function readBrokerInfo(dir = DEFAULT_BROKER_DIR): BrokerInfo | undefined
   return existsSync(infoFile(dir)) ? (JSON.parse(readFileSync(infoFile(dir), 'utf8')) as BrokerInfo) : undefined;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Stops the broker cleanly (SIGTERM, then SIGKILL after 30 s). */
 export async function stopBroker(dir = DEFAULT_BROKER_DIR): Promise<void> {
   const info = readBrokerInfo(dir);
-  if (!info || !isAlive(info.pid)) return;
+  if (!info || !processAlive(info.pid)) return;
   process.kill(info.pid, 'SIGTERM');
   const deadline = Date.now() + 30_000;
-  while (isAlive(info.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  if (isAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
+  while (processAlive(info.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  if (processAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
 }
 
 async function cli(): Promise<void> {

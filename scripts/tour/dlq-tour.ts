@@ -22,6 +22,7 @@ import { DEFAULT_BROKER_DIR, passwordOf, readBrokerInfo, startBroker, stopBroker
 import { prepareTools, TERRAFORM_TOOL_SCRIPTS } from '../tools/tool-scripts';
 import { principalName } from '../../src/naming';
 import { deadLettersFromBillingService } from './dead-letters';
+import { processAlive } from '../kafka/process-alive';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
@@ -73,7 +74,7 @@ async function broker(users: readonly string[]): Promise<{ bootstrapServers: str
     return { bootstrapServers: given };
   }
   const running = readBrokerInfo(DEFAULT_BROKER_DIR);
-  if (running && isAlive(running.pid)) {
+  if (running && processAlive(running.pid)) {
     throw new TourError(`a broker already runs from ${DEFAULT_BROKER_DIR} (pid ${running.pid}): stop it with npm run kafka:stop, or take the tour on it: KAFKA_BOOTSTRAP_SERVERS=${running.bootstrapServers} npm run tour:dlq`);
   }
   log(`starting a Kafka broker in ${DEFAULT_BROKER_DIR} (users: the example principals, password <user>-secret)`);
@@ -88,14 +89,6 @@ function oneLine(text: string, max = 150): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function tour(options: TourOptions): Promise<void> {
   await preflight(options);

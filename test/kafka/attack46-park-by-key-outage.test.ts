@@ -7,7 +7,7 @@ import { createTopicsOf, produceAsAdmin, testDescriptor } from '../helpers/kafka
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
 import { confluentKafka } from '../helpers/kafka';
-import { clientNamed } from './clients';
+import { restoreSuiteBroker, sleep, suiteBrokerDir } from '../helpers/suite-broker';
 
 /** The Confluent client, each consumer it makes (the port's, then each reader) writing its calls to `log`. */
 function tracedKafka(log: string[]): ConfluentKafkaLike {
@@ -58,18 +58,6 @@ function tracedKafka(log: string[]): ConfluentKafkaLike {
 
 jest.setTimeout(5 * 60_000);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const confluent = clientNamed('@confluentinc/kafka-javascript');
-
 async function parkByKey(prefix: string): Promise<ConsumerDescriptor> {
   const base = testDescriptor(prefix, [2]);
   const d: ConsumerDescriptor = { ...base, ordering: 'park-by-key', groups: { ...base.groups, retry: base.groups.main } };
@@ -88,8 +76,7 @@ async function parkByKey(prefix: string): Promise<ConsumerDescriptor> {
  */
 describe('attack 46: park-by-key on the Confluent client, stopped during a broker outage', () => {
   it('stop() returns within its drain time-out and the clients\u2019 close patience while the broker is down, saying so', async () => {
-    const dir = process.env.KRT_TEST_BROKER_DIR;
-    if (!dir) throw new Error('needs the suite broker (KRT_TEST_BROKER_DIR)');
+    const dir = suiteBrokerDir();
     const d = await parkByKey('a46-pbk-stop');
     const handled: string[] = [];
     const events: string[] = [];
@@ -129,61 +116,7 @@ describe('attack 46: park-by-key on the Confluent client, stopped during a broke
       expect(outcome).toMatch(/^stop\(\) refused: stop\(\): consumer a46-pbk-stop\S*'s clients did not close within 10 s \(is the broker away\?\)/);
     } finally {
       await consumer?.stop().catch(() => undefined);
-      const info = readBrokerInfo(dir);
-      if (!info || !isAlive(info.pid)) await restartBroker(dir);
-    }
-  });
-
-  it('through a 20 s outage: every record runs, each key in order, none more than twice', async () => {
-    const dir = process.env.KRT_TEST_BROKER_DIR;
-    if (!dir) throw new Error('needs the suite broker (KRT_TEST_BROKER_DIR)');
-    const d = await parkByKey('a46-pbk-outage');
-    const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
-    const handled: string[] = [];
-    const failOnce = new Set(keys.map((k) => `${k}:3`));
-    let consumer: RetryingConsumer | undefined = createRetryingConsumer(d, {
-      kafka: confluent.port(ADMIN_USER, { sessionTimeout: 10_000 }),
-      publishBackoff: { initialMs: 100, maxMs: 1_000 },
-      handler: async (record) => {
-        const label = `${record.message.key?.toString()}:${record.message.value?.toString()}`;
-        if (failOnce.delete(label)) {
-          handled.push(`${label} FAIL`);
-          throw Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
-        }
-        handled.push(label);
-        await sleep(100);
-      },
-    });
-    const produce = (from: number, to: number) =>
-      produceAsAdmin(d.mainTopic, Array.from({ length: to - from }, (_, v) => keys.map((key, i) => ({ key, value: String(from + v + 1), partition: i % 2 }))).flat());
-    try {
-      await consumer.start();
-      await produce(0, 15);
-      await eventually('records handled', () => (handled.length >= 20 ? true : undefined), 90_000);
-      process.kill(readBrokerInfo(dir)!.pid, 'SIGKILL');
-      await sleep(20_000);
-      await restartBroker(dir);
-      await produce(15, 20);
-      await eventually('every key\'s last record', () => (keys.every((k) => handled.includes(`${k}:20`)) ? true : undefined), 4 * 60_000);
-      const report: string[] = [];
-      for (const key of keys) {
-        const mine = handled.filter((h) => h.startsWith(`${key}:`) && !h.endsWith('FAIL'));
-        const firstRuns = mine.filter((h, i) => mine.indexOf(h) === i);
-        const counts = new Map<string, number>();
-        for (const h of mine) counts.set(h, (counts.get(h) ?? 0) + 1);
-        report.push(`${key}: ${[...counts].filter(([, n]) => n > 1).map(([h, n]) => `${h}x${n}`).join(' ')}`);
-        expect({ key, firstRuns }).toEqual({ key, firstRuns: Array.from({ length: 20 }, (_, v) => `${key}:${v + 1}`) });
-        expect({ key, most: Math.max(...counts.values()) }).toEqual({ key, most: expect.any(Number) });
-      }
-      process.stdout.write(`runs again: ${report.join(' | ')}\n`);
-      const counts = new Map<string, number>();
-      for (const h of handled) counts.set(h, (counts.get(h) ?? 0) + 1);
-      expect(Math.max(...counts.values())).toBeLessThanOrEqual(2);
-    } finally {
-      await consumer?.stop().catch(() => undefined);
-      consumer = undefined;
-      const info = readBrokerInfo(dir);
-      if (!info || !isAlive(info.pid)) await restartBroker(dir);
+      await restoreSuiteBroker(dir);
     }
   });
 });

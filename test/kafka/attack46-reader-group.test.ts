@@ -1,25 +1,17 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import type { AclEntry } from 'kafkajs';
-import { ADMIN_USER, readBrokerInfo, restartBroker } from '../../scripts/kafka/broker';
+import { ADMIN_USER, readBrokerInfo } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import { confluentKafka, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
+import { restoreSuiteBroker, sleep, suiteBrokerDir } from '../helpers/suite-broker';
 
 /** A read of a partition with no commit, as the adapter answers it. */
 const NO_COMMIT = [{ partition: 0, offset: '-1', metadata: null }];
 
 jest.setTimeout(6 * 60_000);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const USER = 'billing';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function topicWithAcls(topic: string, group: string): Promise<void> {
   const admin = kafkaAsAdmin().admin();
@@ -80,8 +72,7 @@ describe('attack 46: the never-subscribed reader consumer and the real group', (
   });
 
   it('stop during an outage: disconnect of a port whose read is under way returns within 10 s', async () => {
-    const dir = process.env.KRT_TEST_BROKER_DIR;
-    if (!dir) throw new Error('needs the suite broker (KRT_TEST_BROKER_DIR)');
+    const dir = suiteBrokerDir();
     const port = confluentPort(confluentKafka(ADMIN_USER)).consumer('attack46-stop-outage');
     const log: string[] = [];
     try {
@@ -108,8 +99,7 @@ describe('attack 46: the never-subscribed reader consumer and the real group', (
     } finally {
       process.stdout.write(`${log.join('\n')}\n`);
       await port.disconnect().catch(() => undefined);
-      const info = readBrokerInfo(dir);
-      if (!info || !isAlive(info.pid)) await restartBroker(dir);
+      await restoreSuiteBroker(dir);
     }
   });
 });

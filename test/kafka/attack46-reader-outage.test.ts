@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { ADMIN_USER, readBrokerInfo, restartBroker } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import { confluentKafka } from '../helpers/kafka';
+import { restoreSuiteBroker, sleep, suiteBrokerDir } from '../helpers/suite-broker';
 
 /** A read of a partition with no commit, as the adapter answers it. */
 const NO_COMMIT = [{ partition: 0, offset: '-1', metadata: null }];
@@ -9,7 +10,6 @@ const NO_COMMIT = [{ partition: 0, offset: '-1', metadata: null }];
 jest.setTimeout(6 * 60_000);
 
 const threads = () => readdirSync('/proc/self/task').length;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Attack 46: the Confluent reader (a consumer of the group that never subscribes) read every
@@ -23,8 +23,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 describe('attack 46: the Confluent group reader through a long broker outage', () => {
   it('answers within the client time-out, leaks no threads, and disconnects promptly', async () => {
-    const dir = process.env.KRT_TEST_BROKER_DIR;
-    if (!dir) throw new Error('needs the suite broker (KRT_TEST_BROKER_DIR)');
+    const dir = suiteBrokerDir();
     const port = confluentPort(confluentKafka(ADMIN_USER)).consumer('attack46-reader-outage');
     const log: string[] = [];
     try {
@@ -70,24 +69,15 @@ describe('attack 46: the Confluent group reader through a long broker outage', (
     } finally {
       process.stdout.write(`${log.join('\n')}\n`);
       await port.disconnect().catch(() => undefined);
-      if (!readBrokerInfo(dir) || !isAlive(readBrokerInfo(dir)!.pid)) await restartBroker(dir);
+      await restoreSuiteBroker(dir);
     }
   });
 });
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('attack 46: the Confluent group reader read back to back through a kill and an immediate restart', () => {
   it('lives through it and answers after', async () => {
-    const dir = process.env.KRT_TEST_BROKER_DIR;
-    if (!dir) throw new Error('needs the suite broker (KRT_TEST_BROKER_DIR)');
+    const dir = suiteBrokerDir();
     const port = confluentPort(confluentKafka(ADMIN_USER)).consumer('attack46-reader-burst');
     const outcomes: string[] = [];
     let reading = true;
@@ -114,16 +104,14 @@ describe('attack 46: the Confluent group reader read back to back through a kill
     } finally {
       reading = false;
       await port.disconnect().catch(() => undefined);
-      const info = readBrokerInfo(dir);
-      if (!info || !isAlive(info.pid)) await restartBroker(dir);
+      await restoreSuiteBroker(dir);
     }
   });
 });
 
 describe('attack 46: Confluent group readers of four consumers in one process during an outage', () => {
   it('leave the libuv thread pool free: a pbkdf2 of a few ms still runs within 5 s', async () => {
-    const dir = process.env.KRT_TEST_BROKER_DIR;
-    if (!dir) throw new Error('needs the suite broker (KRT_TEST_BROKER_DIR)');
+    const dir = suiteBrokerDir();
     const { pbkdf2 } = await import('node:crypto');
     const pool = () => new Promise<number>((resolve) => {
       const started = Date.now();
@@ -154,8 +142,7 @@ describe('attack 46: Confluent group readers of four consumers in one process du
     } finally {
       process.stdout.write(`${log.join('\n')}\n`);
       for (const port of ports) await port.disconnect().catch(() => undefined);
-      const info = readBrokerInfo(dir);
-      if (!info || !isAlive(info.pid)) await restartBroker(dir);
+      await restoreSuiteBroker(dir);
     }
   });
 });

@@ -2,21 +2,13 @@ import { pbkdf2 } from 'node:crypto';
 import { ADMIN_USER, readBrokerInfo, restartBroker } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import { confluentKafka } from '../helpers/kafka';
+import { restoreSuiteBroker, sleep, suiteBrokerDir } from '../helpers/suite-broker';
 
 /** A read of a partition with no commit, as the adapter answers it. */
 const NO_COMMIT = [{ partition: 0, offset: '-1', metadata: null }];
 
 jest.setTimeout(5 * 60_000);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 type Port = ReturnType<ReturnType<typeof confluentPort>['consumer']>;
 const TOPIC = 'attack46-retire.main';
 async function answered(port: Port): Promise<unknown> {
@@ -45,8 +37,7 @@ describe('attack 46: a read timed out in an outage, its retiring held behind the
     ['other readers\u2019 connects', 'readers'],
     ['the application\u2019s own pool work', 'pool'],
   ])('the process lives on (%s)', async (_title, holder) => {
-    const dir = process.env.KRT_TEST_BROKER_DIR;
-    if (!dir) throw new Error('needs the suite broker (KRT_TEST_BROKER_DIR)');
+    const dir = suiteBrokerDir();
     const a = confluentPort(confluentKafka(ADMIN_USER)).consumer(`attack46-retire-a-${holder}`);
     const others = holder === 'readers' ? [1, 2, 3, 4].map((i) => confluentPort(confluentKafka(ADMIN_USER)).consumer(`attack46-retire-${i}`)) : [];
     const log: string[] = [];
@@ -74,8 +65,7 @@ describe('attack 46: a read timed out in an outage, its retiring held behind the
     } finally {
       process.stdout.write(`${log.join('\n')}\n`);
       for (const port of [a, ...others]) await port.disconnect().catch(() => undefined);
-      const info = readBrokerInfo(dir);
-      if (!info || !isAlive(info.pid)) await restartBroker(dir);
+      await restoreSuiteBroker(dir);
     }
   });
 });
