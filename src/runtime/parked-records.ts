@@ -3,12 +3,12 @@ import type { PartitionParking } from './partition-parking';
 
 /* What one main partition has parked, as park-by-key asks it: which parked records are not in memory, and the oldest. */
 
-/** Whether room may still come to a state: a key is held (its release makes room) or a parked record is still to be read again (its run does). */
 /** Whether a record of key `hash` must wait: the key is held, has records parked, or has a tier record waiting its turn. */
 export function keyWaits(partition: number, { state, turns }: PartitionParking, hash: string): boolean {
   return state.held.has(hash) || [...state.parked.values()].includes(hash) || turns.waits(partition, hash);
 }
 
+/** Whether room may still come to a state: a key is held (its release makes room) or a parked record is still to be read again (its run does). */
 export function roomMayCome(parking: PartitionParking): boolean {
   return parking.state.held.size > 0 || oldestMissing(parking) !== undefined;
 }

@@ -456,18 +456,18 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     // Confluent consumer's close (rd_kafka_consumer_close) waited until the broker was back, and
     // stop() never returned (attack 46). It goes on in the background; stop() then says so.
     const leaving = leaveGroups();
-    const leftInTime = await settlesWithin(clock, leaving, CLOSE_PATIENCE_MS);
+    let closedInTime = await settlesWithin(clock, leaving, CLOSE_PATIENCE_MS);
     // A start() still waiting on the broker takes no further step; a client it was connecting connected after the leave above.
     await Promise.race([startup.catch(() => undefined), drainOver]);
-    const leftAgainInTime = !leftInTime || (await settlesWithin(clock, leaveGroups(), CLOSE_PATIENCE_MS));
+    if (closedInTime) closedInTime = await settlesWithin(clock, leaveGroups(), CLOSE_PATIENCE_MS);
     await Promise.allSettled(inFlight);
     // Work that ended during the drain may have asked for a timer after the first cancel
     // (a tier partition waiting for its head): none may keep the process alive.
     cancelTimers();
     cancelDrainDeadline();
     const producerClosing = producer?.disconnect();
-    const producerClosedInTime = producerClosing === undefined || (await settlesWithin(clock, producerClosing, CLOSE_PATIENCE_MS));
-    if (!leftInTime || !leftAgainInTime || !producerClosedInTime) {
+    if (producerClosing !== undefined && !(await settlesWithin(clock, producerClosing, CLOSE_PATIENCE_MS))) closedInTime = false;
+    if (!closedInTime) {
       throw new KrtError(
         `stop(): consumer ${consumer.name}'s clients did not close within ${CLOSE_PATIENCE_MS / 1000} s (is the broker away?); they go on closing in the background. ` +
           'What was not committed runs again at the next start, and the group gives this member\'s partitions to others when its session ends.',

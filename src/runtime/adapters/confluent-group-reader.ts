@@ -1,6 +1,7 @@
 import { KrtError } from '../krt-error';
 import { LEGACY_PARK_STATE_FORMAT } from '../park-state';
 import type { CommittedOffset } from '../port';
+import { fetchedCommits } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 
 /** A partition's commit as the client's native layer answers it (src/common.cc ToV8Array): no `offset` when there is none. */
@@ -84,13 +85,14 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
  * next commit rewrites the state in the current format.
  */
 async function exactLegacyStates(admin: OffsetsAdminLike, groupId: string, topic: string, read: CommittedOffset[]): Promise<CommittedOffset[]> {
-  if (!read.some((c) => c.metadata?.startsWith(LEGACY_PARK_STATE_FORMAT))) return read;
-  const [stored] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  const cut = read.filter((c) => c.metadata?.startsWith(LEGACY_PARK_STATE_FORMAT)).map((c) => c.partition);
+  if (cut.length === 0) return read;
+  const stored = await fetchedCommits(admin, groupId, topic, cut);
   return read.map((c) => {
-    if (!c.metadata?.startsWith(LEGACY_PARK_STATE_FORMAT)) return c;
-    const exact = stored?.partitions.find((p) => p.partition === c.partition);
-    if (exact === undefined || (exact.error !== undefined && exact.error !== null)) throw new KrtError(`could not read the committed metadata of ${topic}-${c.partition} as stored`);
-    return { ...c, metadata: exact.metadata?.replace(/\0+$/, '') ?? null };
+    if (!cut.includes(c.partition)) return c;
+    const exact = stored.find((s) => s.partition === c.partition);
+    if (exact === undefined) throw new KrtError(`could not read the committed metadata of ${topic}-${c.partition} as stored`);
+    return { ...c, metadata: exact.metadata };
   });
 }
 
