@@ -185,13 +185,14 @@ describe('the @platformatic/kafka adapter', () => {
     expect(seen.filter((v) => v.startsWith('a'))).toEqual(['a0', 'a1', 'a2', 'a3']);
   });
 
-  it('fetches a main partition (its fetch size the default, 1 MiB) again while less than two fetches of it are queued', async () => {
-    // Records of 512 KiB, two a response: a0 in hand, then 0.5, 1.5 and 2.5 MiB queued after each response.
+  it('fetches a main partition (its fetch size the default, 256 KiB) again while less than four fetches of it are queued', async () => {
+    // Records of 128 KiB, two a response: a0 in hand, then 128, 384, 640, 896 and 1,152 KiB queued after each response.
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     const seen: string[] = [];
     consumer = port().consumer('g');
-    FakeConsumer.last.log.set(0, ['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7'].map((v) => v.padEnd(512 * 1024)));
+    const values = Array.from({ length: 14 }, (_, i) => `a${i}`);
+    FakeConsumer.last.log.set(0, values.map((v) => v.padEnd(128 * 1024)));
     FakeConsumer.last.log.set(1, []);
     await consumer.connect();
     await consumer.subscribe({ topics: [TOPIC], fromBeginning: true });
@@ -202,13 +203,13 @@ describe('the @platformatic/kafka adapter', () => {
         seen.push(value);
       },
     });
-    await until('the third response of partition 0', () => (FakeConsumer.last.requests.filter((partitions) => partitions.includes(0)).length >= 3 ? true : undefined));
+    await until('the fifth response of partition 0', () => (FakeConsumer.last.requests.filter((partitions) => partitions.includes(0)).length >= 5 ? true : undefined));
     await new Promise((r) => setTimeout(r, 50));
-    // With one fetch's worth allowed, the second response (1.5 MiB queued) stopped it at two.
-    expect(FakeConsumer.last.requests.filter((partitions) => partitions.includes(0)).length).toBe(3);
+    // With one fetch's worth allowed, the second response (384 KiB queued) would have stopped it at two.
+    expect(FakeConsumer.last.requests.filter((partitions) => partitions.includes(0)).length).toBe(5);
     release();
-    await until('partition 0 to be read to its end', () => (seen.includes('a7') ? true : undefined));
-    expect(seen).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7']);
+    await until('partition 0 to be read to its end', () => (seen.includes('a13') ? true : undefined));
+    expect(seen).toEqual(values);
   });
 
   it('hands out no record of a paused partition while the other partition goes on, and reads it again from its head once resumed', async () => {

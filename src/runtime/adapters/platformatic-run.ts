@@ -43,6 +43,13 @@ export interface PartitionRunsOptions {
 
 /** Most records of one eachBatch call; the rest of the queue comes in the next. */
 const MAX_BATCH = 500;
+/**
+ * Records handed out before the next hand-out waits for a turn of the event loop. Handlers
+ * that resolve at once chain one hand-out to the next in microtasks, which run before any
+ * I/O: without a turn between them the whole queue (a megabyte a partition) was handled
+ * before a commit's answer or the next fetch response could be read.
+ */
+const RECORDS_PER_TURN = MAX_BATCH;
 /** Backoff before a record whose handler threw is handed again: 100 ms, doubling, at most 10 s. */
 const HANDED_AGAIN = { backoffMs: 100, maxBackoffMs: 10_000, jitter: 0 } as const;
 
@@ -83,6 +90,8 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
   let run: RunOptions | undefined;
   let running = 0;
   let stopped = false;
+  let handedThisTurn = 0;
+  let nextTurn: ReturnType<typeof setImmediate> | undefined;
 
   const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   function partitionOf(topic: string, partition: number): Partition {
@@ -163,7 +172,19 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
       }
     }
     markReady(p);
-    schedule();
+    handedThisTurn += messages.length;
+    if (handedThisTurn < RECORDS_PER_TURN) schedule();
+    else scheduleNextTurn();
+  }
+
+  /** Hands out more once the event loop has read what arrived meanwhile. */
+  function scheduleNextTurn(): void {
+    if (nextTurn !== undefined) return;
+    nextTurn = setImmediate(() => {
+      nextTurn = undefined;
+      handedThisTurn = 0;
+      schedule();
+    });
   }
 
   function clearRetry(p: Partition): void {
@@ -235,6 +256,7 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
     },
     stop() {
       stopped = true;
+      if (nextTurn !== undefined) clearImmediate(nextTurn);
       for (const p of partitions.values()) clearRetry(p);
       ready.clear();
     },
