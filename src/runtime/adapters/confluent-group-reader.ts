@@ -1,7 +1,6 @@
 import { KrtError } from '../krt-error';
 import { LEGACY_PARK_STATE_FORMAT } from '../park-state';
 import type { CommittedOffset } from '../port';
-import { fetchedCommits } from './group-offsets';
 import type { OffsetsAdminLike } from './group-offsets';
 
 /** A partition's commit as the client's native layer answers it (src/common.cc ToV8Array): no `offset` when there is none. */
@@ -68,9 +67,10 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
         await reader.disconnect();
       }
     },
-    fetchOffsets: (o) => admin.fetchOffsets(o),
+    // Never the admin's ListConsumerGroupOffsets: a coordinator request of an admin is what aborted the process.
+    fetchOffsets: () => Promise.reject(new KrtError(`the Confluent reader of group ${groupId} reads commits only through its consumer's committed()`)),
     fetchTopicOffsets: (topic) => admin.fetchTopicOffsets(topic),
-    committedOf: async (topic, partitions) => exactLegacyStates(admin, groupId, topic, await nativeCommitted(reader, topic, partitions)),
+    committedOf: async (topic, partitions) => refusingLegacyStatesThatHold(topic, await nativeCommitted(reader, topic, partitions)),
   };
 }
 
@@ -79,21 +79,35 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
  * Confluent client writes (src/common.cc ToV8Array, `size() - 1`): metadata another client wrote
  * without one comes back a byte short (attack 47: kafkajs's `plain text` read `plain tex`). The
  * runtime's own formats end with a NUL on every client, and behind it an end mark no cut one
- * parses without. A park state of an earlier release (LEGACY_PARK_STATE_FORMAT, written by
- * kafkajs with no NUL) has an open-ended last field: cut, it could read as another state. Its
- * partitions are read again through the admin, which answers metadata as stored; once, as the
- * next commit rewrites the state in the current format.
+ * parses without.
+ *
+ * A park state of an earlier release (LEGACY_PARK_STATE_FORMAT, written by kafkajs with no NUL)
+ * cannot be read whole on this client: its admin reads metadata as a C string, past the end of
+ * librdkafka's copy into the heap (attack 48: a 40-byte state came back with a heap byte after
+ * it on every read), and its admin's coordinator request is the one that aborted the process
+ * (attack 48 again, when the coordinator went away during the read). So the cut answer is all
+ * there is:
+ * - a state that holds nothing (its format and its distance, no field after) cut reads as a
+ *   position at or below the one stored (a digit fewer, or no state: lost), so records run
+ *   again, in order, and none is skipped;
+ * - a state with any field after its distance (a held key, a parked record, a mark) could read
+ *   as another state, or as lost with keys still in retry, whose records would then run out of
+ *   order: refused. The group moves to this client once this release has rewritten its states
+ *   on kafkajs (docs/runtime.md).
  */
-async function exactLegacyStates(admin: OffsetsAdminLike, groupId: string, topic: string, read: CommittedOffset[]): Promise<CommittedOffset[]> {
-  const cut = read.filter((c) => c.metadata?.startsWith(LEGACY_PARK_STATE_FORMAT)).map((c) => c.partition);
-  if (cut.length === 0) return read;
-  const stored = await fetchedCommits(admin, groupId, topic, cut);
-  return read.map((c) => {
-    if (!cut.includes(c.partition)) return c;
-    const exact = stored.find((s) => s.partition === c.partition);
-    if (exact === undefined) throw new KrtError(`could not read the committed metadata of ${topic}-${c.partition} as stored`);
-    return { ...c, metadata: exact.metadata };
-  });
+export class LegacyParkStateError extends KrtError {
+  constructor(readonly topic: string, readonly partition: number) {
+    super(
+      `${topic}-${partition} holds a park state of an earlier release (${LEGACY_PARK_STATE_FORMAT}) with more than its position in it (keys in retry, parked records, marks), which @confluentinc/kafka-javascript cannot read whole: ` +
+        'run this release on kafkajs (kafkajsPort) until every partition has taken a record, so its state is written again in the current format, then move to confluentPort',
+    );
+  }
+}
+
+function refusingLegacyStatesThatHold(topic: string, read: CommittedOffset[]): CommittedOffset[] {
+  const holds = read.find((c) => c.metadata?.startsWith(`${LEGACY_PARK_STATE_FORMAT} `) && c.metadata.slice(LEGACY_PARK_STATE_FORMAT.length + 1).includes(' '));
+  if (holds !== undefined) throw new LegacyParkStateError(topic, holds.partition);
+  return read;
 }
 
 function nativeCommitted(reader: ReaderConsumerLike, topic: string, partitions: number[]): Promise<CommittedOffset[]> {
