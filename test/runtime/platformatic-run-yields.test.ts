@@ -11,7 +11,7 @@ const record = (offset: number): PortMessage => ({ key: null, value: Buffer.allo
 
 function runsWithQueued(count: number, partitions = 1) {
   const runs = createPartitionRuns({ prefetchBytes: Number.MAX_SAFE_INTEGER, onFetchable: () => undefined, onHandlerError: () => undefined, onReposition: () => undefined });
-  for (let p = 0; p < partitions; p++) for (let i = 0; i < count; i++) runs.deliver('t', p, record(i));
+  for (let p = 0; p < partitions; p++) for (let i = 0; i < count; i++) runs.deliver('t', p, record(i), BigInt(i));
   return runs;
 }
 

@@ -151,8 +151,10 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
       sought.clear();
     },
     stale(positions, topic, partition, offset) {
+      // Nothing invalidated since the response was requested (the common case): no record of it is stale.
+      if (pushing === undefined || clock === pushing) return false;
       const key = keyOf(topic, partition);
-      if (pushing === undefined || !staleSince(key, pushing)) return false;
+      if (!staleSince(key, pushing)) return false;
       const first = notDelivered.get(key);
       if (first === undefined || offset < first.offset) notDelivered.set(key, { positions, offset });
       return true;

@@ -12,8 +12,8 @@ import type { EachBatchPayload, EachMessagePayload, PortMessage, RunOptions } fr
  * @platformatic/kafka wrapped ran at a third of its rate with a window of 50,000 records.)
  */
 export interface PartitionRuns {
-  /** A record the stream delivered from a response fetched since the partition's last pause, resume, seek or reset. */
-  deliver(topic: string, partition: number, message: PortMessage): void;
+  /** A record the stream delivered from a response fetched since the partition's last pause, resume, seek or reset; `offset` is its offset. */
+  deliver(topic: string, partition: number, message: PortMessage, offset: bigint): void;
   fetchable(topic: string, partition: number): boolean;
   pause(topic: string, partition: number): void;
   /**
@@ -94,11 +94,14 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
   let nextTurn: ReturnType<typeof setImmediate> | undefined;
 
   const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  /** The last partition looked up: a response's records come a partition at a time, so most lookups need no key. */
+  let last: Partition | undefined;
   function partitionOf(topic: string, partition: number): Partition {
+    if (last !== undefined && last.partition === partition && last.topic === topic) return last;
     const key = keyOf(topic, partition);
     let p = partitions.get(key);
     if (p === undefined) partitions.set(key, (p = new Partition(topic, partition)));
-    return p;
+    return (last = p);
   }
 
   function markReady(p: Partition): void {
@@ -193,9 +196,8 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
   }
 
   return {
-    deliver(topic, partition, message) {
+    deliver(topic, partition, message, offset) {
       const p = partitionOf(topic, partition);
-      const offset = BigInt(message.offset);
       // Paused, or waiting on a batch in hand: what the partition reads next is decided elsewhere, so the record does not move `next`.
       if (p.paused || p.awaitingBatch || (p.next !== undefined && offset < p.next)) return;
       p.next = offset + 1n;

@@ -204,7 +204,7 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
     stream = opened;
     // A record pushed after a handler paused or sought its partition (in the same response) is not delivered: it is read again (the gate puts the position back), or from the seek.
     opened.on('data', (m) => {
-      if (!gate.stale(opened, m.topic, m.partition, m.offset)) runs.deliver(m.topic, m.partition, portMessage(m));
+      if (!gate.stale(opened, m.topic, m.partition, m.offset)) runs.deliver(m.topic, m.partition, portMessage(m), m.offset);
     });
     opened.on('error', (error) => {
       if (stream !== opened || disconnected) return;
