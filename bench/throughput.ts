@@ -13,11 +13,11 @@
  * the heap past a gigabyte, and later rounds ran up to ten times slower.
  */
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { createRetryingConsumer } from '../src/runtime/retrying-consumer';
 import type { ConsumerDescriptor } from '../src/runtime/descriptor';
 import { benchClient, runnableClients } from './clients';
 import type { BenchClient, BenchClientName, PlainRecord } from './clients';
+import { compiledChild } from './compiled-child';
 import { benchKafka, freshTopics, produce } from './kafka';
 
 export type ThroughputKind = 'fastest plain loop' | 'auto-commit loop' | 'wrapped' | 'commit-per-record loop' | 'blocking retry loop';
@@ -177,12 +177,13 @@ export function runVariant(variant: Variant, d: ConsumerDescriptor): Promise<num
   }
 }
 
-const JITI = path.join(__dirname, '..', 'node_modules', '.bin', 'jiti');
-const CHILD = path.join(__dirname, 'throughput-child.ts');
-
-/** Runs one variant in a process of its own, so no earlier variant's clients or garbage weigh on it. */
+/**
+ * Runs one variant in a process of its own, so no earlier variant's clients or garbage weigh on
+ * it, compiled to JavaScript as the runtime runs in service (compiled-child.ts: through jiti the
+ * baselines and the wrapper ran slower by different amounts).
+ */
 function runVariantApart(variant: Variant, d: ConsumerDescriptor): number {
-  const out = execFileSync(JITI, [CHILD, JSON.stringify({ variant, descriptor: d })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, [compiledChild('throughput-child'), JSON.stringify({ variant, descriptor: d })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   // The last line: a client may print lines of its own before it.
   const last = out.trim().split('\n').pop()!;
   return (JSON.parse(last) as { recordsPerSecond: number }).recordsPerSecond;
