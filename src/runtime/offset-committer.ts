@@ -340,8 +340,9 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
    * its batches' time at 1% failing, where records behind unacknowledged publishes fill it sooner).
    * Not under EARLY_COMMIT_MIN_WINDOW records: a window that small is filled in less than a
    * commit round trip anyway, and committing at its half would only double the commits.
+   * Asked only with no commit in flight, so no mark is in flight either (inFlightMarks is 0).
    */
-  const halfFull = () => policy.maxRecords >= EARLY_COMMIT_MIN_WINDOW && 2 * (marked + inFlightMarks + countedTotal) >= policy.maxRecords;
+  const halfFull = () => policy.maxRecords >= EARLY_COMMIT_MIN_WINDOW && 2 * (marked + countedTotal) >= policy.maxRecords;
 
   /**
    * Backpressure: at maxRecords records done and not committed (in flight included) the

@@ -125,6 +125,20 @@ describe('the offset committer', () => {
     expect(s.committed(0)).toBe(1_000);
   });
 
+  it('counts the records a partition\u2019s progress finished (the main pipeline\u2019s way) toward the half that sends a commit early', async () => {
+    const s = setup({ intervalMs: 100, maxRecords: 1_000 });
+    const progress = new PartitionProgress('t', 0);
+    for (let offset = 0; offset < 499; offset++) progress.finish(BigInt(offset));
+    await s.committer.markProgress(progress);
+    await s.settle();
+    expect(s.requests).toEqual([]);
+    progress.finish(499n);
+    await s.committer.markProgress(progress); // 500 done of a window of 1,000
+    await s.settle();
+    expect(s.requests).toEqual([[s.at(0, 500)]]);
+    expect(s.clock.now()).toBe(0);
+  });
+
   it('with a smaller window, commits when it is full or at the interval, never at its half (that would only double the commits)', async () => {
     const s = setup({ intervalMs: 100, maxRecords: 999 });
     for (let offset = 1; offset <= 998; offset++) await s.committer.mark(s.at(0, offset));
