@@ -188,10 +188,11 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
   const refused = () => refusalsInARow > 0;
   /** Callers waiting for room in the window, woken when a commit settles, or by forget() and close(). */
   let waiting: (() => void)[] = [];
+  const woken = () => new Promise<void>((resume) => waiting.push(resume));
   const wake = () => {
-    const woken = waiting;
+    const callers = waiting;
     waiting = [];
-    for (const resume of woken) resume();
+    for (const resume of callers) resume();
   };
 
   /** Partitions nothing is committed of (withhold()). */
@@ -373,12 +374,14 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       // kept: their partition withheld, or overtaken) nobody would, and the window stayed full
       // for good (found by attack 17's property).
       if (refused() && cancelTimer !== undefined) {
-        await new Promise<void>((resume) => waiting.push(resume));
+        await woken();
         continue;
       }
+      // The send is raced with a wake: a commit the broker never answers (it is away) must not
+      // hold the wait past a rebalance, release() or close().
       const sending = sendPending();
-      if (sending !== undefined) await sending.catch(onError);
-      else if (inFlightCommits > 0) await new Promise<void>((resume) => waiting.push(resume));
+      if (sending !== undefined) await Promise.race([sending.catch(onError), woken()]);
+      else if (inFlightCommits > 0) await woken();
       else return;
     }
   }

@@ -139,6 +139,25 @@ describe('the offset committer', () => {
     expect(s.clock.now()).toBe(0);
   });
 
+  it.each([
+    ['close()', (c: ReturnType<typeof setup>['committer']) => c.close()],
+    ['release()', (c: ReturnType<typeof setup>['committer']) => c.release()],
+    ['a rebalance (forget())', (c: ReturnType<typeof setup>['committer']) => c.forget()],
+  ])('ends a wait for room at %s while the commit in flight is never answered (a broker away)', async (_name, end) => {
+    const s = setup({ intervalMs: 100, maxRecords: 5 });
+    s.holdNext(); // never released
+    for (let offset = 1; offset <= 4; offset++) await s.committer.mark(s.at(0, offset));
+    let waited = false;
+    const full = s.committer.mark(s.at(0, 5)).then(() => (waited = true));
+    await s.settle();
+    expect(waited).toBe(false);
+    end(s.committer);
+    await s.settle();
+    await s.settle();
+    expect(waited).toBe(true);
+    await full;
+  });
+
   it('with a smaller window, commits when it is full or at the interval, never at its half (that would only double the commits)', async () => {
     const s = setup({ intervalMs: 100, maxRecords: 999 });
     for (let offset = 1; offset <= 998; offset++) await s.committer.mark(s.at(0, offset));
