@@ -3,8 +3,8 @@ import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import { emptyParkState, parkStateMetadata } from '../../src/runtime/park-state';
-import { eventually } from '../helpers/eventually';
 import { confluentKafka, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
+import { commitAsKafkajsMember } from '../helpers/kafkajs-member-commits';
 
 jest.setTimeout(120_000);
 
@@ -33,16 +33,8 @@ describe('attack 47: the Confluent reader against commits written without a NUL 
     await produceAsAdmin(topic, [0, 1, 2, 3, 4].flatMap((partition) => ['a', 'b'].map((value) => ({ key: 'k', value, partition }))));
 
     // A kafkajs member of the group commits (as the runtime's kafkajs adapter does).
-    const writer = kafkajsPort(kafkaAsAdmin()).consumer(groupId);
-    let joined = false;
-    writer.onRebalance(() => (joined = true));
-    await writer.connect();
-    await writer.subscribe({ topics: [topic], fromBeginning: true });
-    await writer.run({ eachBatch: async () => {} });
-    await eventually('the writer to join', () => (joined ? true : undefined));
     const metadata = ['krt-parked/1 +0 ~0', parkStateMetadata(emptyParkState(1n)), 'krt-park-tier/1 .\0', 'krt-parked/1 +0 ~é', 'krt-parked/1 +12'];
-    await writer.commitOffsets(metadata.map((m, partition) => ({ topic, partition, offset: partition === 0 ? '0' : '1', metadata: m })));
-    await writer.disconnect();
+    await commitAsKafkajsMember(groupId, topic, metadata.map((m, partition) => ({ partition, offset: partition === 0 ? '0' : '1', metadata: m })));
 
     const kafkajsReader = kafkajsPort(kafkaAsAdmin()).consumer(groupId);
     const confluentReader = confluentPort(confluentKafka(ADMIN_USER)).consumer(groupId);

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ADMIN_USER, readBrokerInfo, restartBroker } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
-import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
-import { eventually } from '../helpers/eventually';
+import { commitAsKafkajsMember } from '../helpers/kafkajs-member-commits';
 import { confluentKafka, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { restoreSuiteBroker, sleep, suiteBrokerDir } from '../helpers/suite-broker';
 
@@ -68,15 +67,7 @@ describe('attack 48: the Confluent reader and an earlier release\u2019s park sta
     await admin.disconnect();
     await produceAsAdmin(topic, [{ key: 'k', value: 'a', partition: 0 }, { key: 'k', value: 'b', partition: 0 }]);
     // An earlier release's state, written by its kafkajs adapter.
-    const writer = kafkajsPort(kafkaAsAdmin()).consumer(groupId);
-    let joined = false;
-    writer.onRebalance(() => (joined = true));
-    await writer.connect();
-    await writer.subscribe({ topics: [topic], fromBeginning: true });
-    await writer.run({ eachBatch: async () => {} });
-    await eventually('the writer to join', () => (joined ? true : undefined));
-    await writer.commitOffsets([{ topic, partition: 0, offset: '1', metadata: 'krt-parked/1 +1 ~0\0' }]);
-    await writer.disconnect();
+    await commitAsKafkajsMember(groupId, topic, [{ partition: 0, offset: '1', metadata: 'krt-parked/1 +1 ~0\0' }]);
 
     const adminReads: number[] = [];
     const t0 = Date.now();

@@ -7,6 +7,7 @@ import { encodeParkState, keyHash } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { KafkaPort } from '../../src/runtime/port';
 import { eventually } from '../helpers/eventually';
+import { commitAsKafkajsMember } from '../helpers/kafkajs-member-commits';
 import { confluentKafka, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { sleep } from '../helpers/suite-broker';
 
@@ -25,17 +26,7 @@ const LEGACY = encodeParkState({ position: 6n, held: new Map([[keyHash(Buffer.fr
   .replace(/ \.$/, '');
 
 /** Commits `metadata` at `offset` on partition 0 of `topic` for `groupId`, as an earlier release's kafkajs member did. */
-async function commitAsKafkajs(groupId: string, topic: string, offset: string, metadata: string): Promise<void> {
-  const writer = kafkajsPort(kafkaAsAdmin()).consumer(groupId);
-  let joined = false;
-  writer.onRebalance(() => (joined = true));
-  await writer.connect();
-  await writer.subscribe({ topics: [topic], fromBeginning: true });
-  await writer.run({ eachBatch: async () => {} });
-  await eventually('the writer to join', () => (joined ? true : undefined));
-  await writer.commitOffsets([{ topic, partition: 0, offset, metadata }]);
-  await writer.disconnect();
-}
+const commitAsKafkajs = (groupId: string, topic: string, offset: string, metadata: string) => commitAsKafkajsMember(groupId, topic, [{ partition: 0, offset, metadata }]);
 
 /**
  * Attack 48: the Confluent reader re-read an earlier release's park state through the dependent
