@@ -84,11 +84,9 @@ export interface PlatformaticPortOptions {
  * The main consumer fetches at most this much per partition (the client's default is its
  * whole 50 MB fetch; kafkajs's is 1 MiB). The client parses a whole fetch response and pushes
  * its records in one turn of the event loop, and a commit's answer is read only between such
- * turns: with 1 MiB a partition (about 6 MB a response over six partitions) a turn took up to
- * 30 ms, a commit of the main consumer took 20 ms at the median and 40 ms at the 90th
- * percentile where the same broker answered another process in 6 ms, and the commit window
- * filled behind it. With 256 KiB the turns are a quarter as long: the wrapped consumer ran
- * about 1.7 times as fast on 512-byte records (probes on one broker, best of three).
+ * turns: with 1 MiB a partition the main consumer's commits waited behind those turns far
+ * longer than the broker took to answer, and the commit window filled behind them (the
+ * measurements: docs/runtime.md, "A stream, not a run()", and docs/benchmarks.md).
  */
 const DEFAULT_MAX_BYTES_PER_PARTITION = 256 * 1024;
 /**
