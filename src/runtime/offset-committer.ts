@@ -413,7 +413,11 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
     const delay = refused() ? Math.max(policy.intervalMs, backoffMs(refusalsInARow, REFUSED_RETRY)) : policy.intervalMs;
     cancelTimer ??= clock.setTimer(delay, () => {
       cancelTimer = undefined;
-      commitPending().catch(onError);
+      const sending = sendPending();
+      // Nothing left to send (startsOver() took a refused commit's offsets): no commit will
+      // settle to wake the callers waiting for this retry, so they look again now (review 49).
+      if (sending === undefined) wake();
+      else sending.catch(onError);
     });
   }
 
@@ -457,6 +461,8 @@ export function createOffsetCommitter(consumer: () => ConsumerPort, clock: Clock
       logs.set(key, (logs.get(key) ?? 0) + 1);
       for (const known of [acknowledged, highest, sent, pending, sentSinceAcknowledged, stamped]) known.delete(key);
       withheld.delete(key);
+      // What a wait for room waited on may be gone with them.
+      wake();
     },
     withhold: (topic, partition) => {
       // What was marked until now goes out as it would have: the log is the one it was taken in.

@@ -70,7 +70,7 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
     // Never the admin's ListConsumerGroupOffsets: a coordinator request of an admin is what aborted the process.
     fetchOffsets: () => Promise.reject(new KrtError(`the Confluent reader of group ${groupId} reads commits only through its consumer's committed()`)),
     fetchTopicOffsets: (topic) => admin.fetchTopicOffsets(topic),
-    committedOf: async (topic, partitions) => refusingLegacyStatesThatHold(topic, await nativeCommitted(reader, topic, partitions)),
+    committedOf: (topic, partitions) => nativeCommitted(reader, topic, partitions),
   };
 }
 
@@ -81,8 +81,9 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
  * runtime's own formats end with a NUL on every client, and behind it an end mark no cut one
  * parses without.
  *
- * A park state of an earlier release (LEGACY_PARK_STATE_FORMAT, written by kafkajs with no NUL)
- * cannot be read whole on this client: its admin reads metadata as a C string, past the end of
+ * A park state of an earlier release (LEGACY_PARK_STATE_FORMAT) written by kafkajs, with no NUL,
+ * cannot be read whole on this client (one written on this client with the runtime's NUL comes
+ * back whole, a NUL left after the cut, and stands: cutLegacyStateThatHolds): its admin reads metadata as a C string, past the end of
  * librdkafka's copy into the heap (attack 48: a 40-byte state came back with a heap byte after
  * it on every read), and its admin's coordinator request is the one that aborted the process
  * (attack 48 again, when the coordinator went away during the read). So the cut answer is all
@@ -104,10 +105,13 @@ export class LegacyParkStateError extends KrtError {
   }
 }
 
-function refusingLegacyStatesThatHold(topic: string, read: CommittedOffset[]): CommittedOffset[] {
-  const holds = read.find((c) => c.metadata?.startsWith(`${LEGACY_PARK_STATE_FORMAT} `) && c.metadata.slice(LEGACY_PARK_STATE_FORMAT.length + 1).includes(' '));
-  if (holds !== undefined) throw new LegacyParkStateError(topic, holds.partition);
-  return read;
+/**
+ * Whether the native answer is a legacy state cut short with more than its position in it. A NUL
+ * left after the cut shows the state came back whole (written with the runtime's NUL, and the
+ * client's own after it: releases between the two formats on this client): that one stands.
+ */
+function cutLegacyStateThatHolds(raw: string): boolean {
+  return raw.startsWith(`${LEGACY_PARK_STATE_FORMAT} `) && !raw.endsWith('\0') && raw.slice(LEGACY_PARK_STATE_FORMAT.length + 1).includes(' ');
 }
 
 function nativeCommitted(reader: ReaderConsumerLike, topic: string, partitions: number[]): Promise<CommittedOffset[]> {
@@ -146,6 +150,7 @@ function committedOffsetOf(committed: readonly (NativeCommitted | Error)[], topi
     const error = committed.find((c): c is Error => c instanceof Error);
     throw new KrtError(`could not read the committed offset of ${topic}-${partition}: ${error?.message ?? 'the client answered without it'}`);
   }
+  if (found.metadata !== undefined && cutLegacyStateThatHolds(found.metadata)) throw new LegacyParkStateError(topic, partition);
   return {
     partition,
     // No commit is -1 on every client; any other answer stands (kafkajs's -2, a reset it stored itself: group-offsets.ts).
