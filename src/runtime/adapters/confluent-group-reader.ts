@@ -83,14 +83,14 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
  *
  * A park state of an earlier release (LEGACY_PARK_STATE_FORMAT) written by kafkajs, with no NUL,
  * cannot be read whole on this client (one written on this client with the runtime's NUL comes
- * back whole, a NUL left after the cut, and stands: cutLegacyStateThatHolds): its admin reads metadata as a C string, past the end of
- * librdkafka's copy into the heap (attack 48: a 40-byte state came back with a heap byte after
+ * back whole, a NUL left after the cut, and stands: cutLegacyStateThatHolds): its admin reads
+ * metadata as a C string, past the end of librdkafka's copy into the heap (attack 48: a 40-byte state came back with a heap byte after
  * it on every read), and its admin's coordinator request is the one that aborted the process
  * (attack 48 again, when the coordinator went away during the read). So the cut answer is all
  * there is:
- * - a state that holds nothing (its format and its distance, no field after) cut reads as a
- *   position at or below the one stored (a digit fewer, or no state: lost), so records run
- *   again, in order, and none is skipped;
+ * - a state that holds nothing (its format and its distance, no field after) cut reads at its
+ *   commit or as lost, never past its position (a cut distance parses only as `+0`), so the
+ *   records since the commit run again, in order, and none is skipped;
  * - a state with any field after its distance (a held key, a parked record, a mark) could read
  *   as another state, or as lost with keys still in retry, whose records would then run out of
  *   order: refused. The group moves to this client once this release has rewritten its states
