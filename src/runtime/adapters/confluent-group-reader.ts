@@ -84,10 +84,10 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
  * A park state of an earlier release (LEGACY_PARK_STATE_FORMAT) written by kafkajs, with no NUL,
  * cannot be read whole on this client (one written on this client with the runtime's NUL comes
  * back whole, a NUL left after the cut, and stands: cutLegacyStateThatHolds): its admin reads
- * metadata as a C string, past the end of librdkafka's copy into the heap (attack 48: a 40-byte state came back with a heap byte after
- * it on every read), and its admin's coordinator request is the one that aborted the process
- * (attack 48 again, when the coordinator went away during the read). So the cut answer is all
- * there is:
+ * metadata as a C string, past the end of librdkafka's copy into the heap (attack 48: a 40-byte
+ * state came back with a heap byte after it on every read), and its admin's coordinator request
+ * is the one that aborted the process (attack 48 again, when the coordinator went away during
+ * the read). So the cut answer is all there is:
  * - a state that holds nothing (its format and its distance, no field after) cut reads at its
  *   commit or as lost, never past its position (a cut distance parses only as `+0`), so the
  *   records since the commit run again, in order, and none is skipped;

@@ -82,7 +82,7 @@ const CONFLUENT_NO_COMMIT = '-1001';
 const errorText = (error: unknown) => String((error as { message?: unknown }).message ?? error);
 
 /** The partitions' commits through the admin's fetchOffsets (every partition of the topic, then the ones asked). */
-export async function fetchedCommits(client: OffsetsAdminLike, groupId: string, topic: string, partitions: number[]): Promise<CommittedOffset[]> {
+async function fetchedCommits(client: OffsetsAdminLike, groupId: string, topic: string, partitions: number[]): Promise<CommittedOffset[]> {
   const [offsets] = await client.fetchOffsets({ groupId, topics: [topic] });
   const asked = (offsets?.partitions ?? []).filter((p) => partitions.includes(p.partition));
   // The Confluent client resolves a partition's error (an ACL being re-applied) as offset
