@@ -1,6 +1,7 @@
 import { compileTopologies } from '../src/compile';
 import type { ConsumerModel, TopologyModel } from '../src/model/types';
 import { benchKafka } from './kafka';
+import { createTopicsWithLeaders } from '../scripts/kafka/serving';
 
 /** A one-consumer topology of the DLQ benches, compiled from a spec as `krt` would: 3 partitions, one tier. */
 export function benchTopology(consumerName: string, id: string): TopologyModel {
@@ -22,9 +23,6 @@ export function benchTopology(consumerName: string, id: string): TopologyModel {
 export async function createConsumerTopics(consumer: ConsumerModel): Promise<void> {
   const admin = benchKafka().admin();
   await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [consumer.mainTopic.name, consumer.dlq.name, consumer.dlqAudit.name, ...consumer.tiers.map((t) => t.name)].map((topic) => ({ topic, numPartitions: 3 })),
-  });
+  await createTopicsWithLeaders(admin, [consumer.mainTopic.name, consumer.dlq.name, consumer.dlqAudit.name, ...consumer.tiers.map((t) => t.name)].map((topic) => ({ topic, numPartitions: 3 })));
   await admin.disconnect();
 }

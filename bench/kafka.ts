@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { ADMIN_USER, passwordOf } from '../scripts/kafka/broker';
 import type { ConsumerDescriptor } from '../src/runtime/descriptor';
+import { createTopicsWithLeaders } from '../scripts/kafka/serving';
 
 export function benchKafka(): Kafka {
   return new Kafka({
@@ -28,7 +29,7 @@ export async function freshTopics(prefix: string, tierSeconds: number[], partiti
   };
   const admin = benchKafka().admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [d.mainTopic, ...d.tiers.map((t) => t.topic), d.dlqTopic].map((topic) => ({ topic, numPartitions: partitions })) });
+  await createTopicsWithLeaders(admin, [d.mainTopic, ...d.tiers.map((t) => t.topic), d.dlqTopic].map((topic) => ({ topic, numPartitions: partitions })));
   await admin.disconnect();
   return d;
 }

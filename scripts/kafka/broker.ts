@@ -13,6 +13,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { processAlive } from './process-alive';
+import { untilServing } from './serving';
 
 export const DEFAULT_BROKER_DIR = path.join(process.env.TMPDIR ?? '/tmp', 'krt-kafka');
 export const ADMIN_USER = 'admin';
@@ -115,6 +116,7 @@ async function waitUntilReady(info: BrokerInfo, timeoutMs: number): Promise<void
     try {
       await admin.connect();
       await admin.describeCluster();
+      await untilServing(admin);
       await admin.disconnect();
       return;
     } catch (error) {

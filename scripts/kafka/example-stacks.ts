@@ -15,6 +15,7 @@ import type { ProjectModel } from '../../src/model/types';
 import { principalName } from '../../src/naming';
 import { terraformTooling } from '../tools/tool-scripts';
 import { ADMIN_USER, passwordOf } from './broker';
+import { createTopicsWithLeaders } from './serving';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -119,7 +120,7 @@ export async function createMainTopics(model: ProjectModel, bootstrapServers: st
     const existing = new Set(await admin.listTopics());
     const mains = new Map(model.topologies.flatMap((t) => t.consumers.map((c) => [c.mainTopic.name, c.mainTopic.partitions] as const)));
     const missing = [...mains].filter(([name]) => !existing.has(name));
-    if (missing.length > 0) await admin.createTopics({ topics: missing.map(([topic, numPartitions]) => ({ topic, numPartitions, replicationFactor: 1 })) });
+    if (missing.length > 0) await createTopicsWithLeaders(admin, missing.map(([topic, numPartitions]) => ({ topic, numPartitions, replicationFactor: 1 })));
   } finally {
     await admin.disconnect();
   }

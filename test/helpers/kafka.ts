@@ -11,6 +11,7 @@ import {
 import type { AclRule } from '../../src/model/acls';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 /** The broker the tests use: the one globalSetup started, or KAFKA_BOOTSTRAP_SERVERS. */
 export function bootstrapServers(): string {
@@ -73,10 +74,7 @@ export async function createTopicsOf(d: ConsumerDescriptor, partitions: number):
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [d.mainTopic, ...d.tiers.map((t) => t.topic), d.dlqTopic].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
-    });
+    await createTopicsWithLeaders(admin, [d.mainTopic, ...d.tiers.map((t) => t.topic), d.dlqTopic].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })));
   } finally {
     await admin.disconnect();
   }

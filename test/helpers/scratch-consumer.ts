@@ -5,6 +5,7 @@ import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ConsumerModel, ProjectModel } from '../../src/model/types';
 import { kafkaAsAdmin } from './kafka';
 import { ScratchProject } from './project';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 /**
  * A scratch project with one topology of one consumer of its own (a fresh id in its names, so
@@ -32,10 +33,7 @@ export default defineTopology({
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })),
-    });
+    await createTopicsWithLeaders(admin, [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })));
   } finally {
     await admin.disconnect();
   }

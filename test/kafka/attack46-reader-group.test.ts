@@ -4,6 +4,7 @@ import { ADMIN_USER, readBrokerInfo } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import { confluentKafka, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { restoreSuiteBroker, sleep, suiteBrokerDir } from '../helpers/suite-broker';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 /** A read of a partition with no commit, as the adapter answers it. */
 const NO_COMMIT = [{ partition: 0, offset: '-1', metadata: null }];
@@ -16,7 +17,7 @@ const USER = 'billing';
 async function topicWithAcls(topic: string, group: string): Promise<void> {
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 1 }] });
+  await createTopicsWithLeaders(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);
   const acl = (resourceType: AclResourceTypes, resourceName: string, operation: AclOperationTypes): AclEntry => ({
     resourceType, resourceName, resourcePatternType: ResourcePatternTypes.LITERAL, principal: `User:${USER}`, host: '*', operation, permissionType: AclPermissionTypes.ALLOW,
   });

@@ -5,6 +5,7 @@ import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import { emptyParkState, parkStateMetadata } from '../../src/runtime/park-state';
 import { confluentKafka, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { commitAsKafkajsMember } from '../helpers/kafkajs-member-commits';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(120_000);
 
@@ -28,7 +29,7 @@ describe('attack 47: the Confluent reader against commits written without a NUL 
     const groupId = `g-${randomUUID().slice(0, 8)}`;
     const admin = kafkaAsAdmin().admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 5 }], waitForLeaders: true });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 5 }]);
     await admin.disconnect();
     await produceAsAdmin(topic, [0, 1, 2, 3, 4].flatMap((partition) => ['a', 'b'].map((value) => ({ key: 'k', value, partition }))));
 

@@ -12,6 +12,7 @@ import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { confluentKafka, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { sleep } from '../helpers/suite-broker';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 export const KEYS = ['a', 'b', 'c', 'd'];
 
@@ -74,7 +75,7 @@ export async function member(prefix: string, kafka: ConfluentKafkaLike = conflue
     await admin.connect();
     try {
       const topics = [d.mainTopic, ...d.tiers.map((t) => t.topic), d.dlqTopic];
-      await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions: 2, replicationFactor: options.replicationFactor! })) });
+      await createTopicsWithLeaders(admin, topics.map((topic) => ({ topic, numPartitions: 2, replicationFactor: options.replicationFactor! })));
     } finally {
       await admin.disconnect();
     }

@@ -5,6 +5,7 @@ import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
 import { commitAsKafkajsMember } from '../helpers/kafkajs-member-commits';
 import { confluentKafka, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { restoreSuiteBroker, sleep, suiteBrokerDir } from '../helpers/suite-broker';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(4 * 60_000);
 
@@ -63,7 +64,7 @@ describe('attack 48: the Confluent reader and an earlier release\u2019s park sta
     const groupId = `g-${randomUUID().slice(0, 8)}`;
     const admin = kafkaAsAdmin().admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1 }]);
     await admin.disconnect();
     await produceAsAdmin(topic, [{ key: 'k', value: 'a', partition: 0 }, { key: 'k', value: 'b', partition: 0 }]);
     // An earlier release's state, written by its kafkajs adapter.

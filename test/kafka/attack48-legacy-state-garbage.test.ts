@@ -10,6 +10,7 @@ import { eventually } from '../helpers/eventually';
 import { commitAsKafkajsMember } from '../helpers/kafkajs-member-commits';
 import { confluentKafka, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { sleep } from '../helpers/suite-broker';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(3 * 60_000);
 
@@ -50,7 +51,7 @@ describe('attack 48: an earlier release\u2019s park state read on the Confluent 
     const groupId = `g-${randomUUID().slice(0, 8)}`;
     const admin = kafkaAsAdmin().admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1 }]);
     await admin.disconnect();
     await produceAsAdmin(topic, Array.from({ length: 6 }, (_, i) => ({ key: KEY, value: String(i), partition: 0 })));
     await commitAsKafkajs(groupId, topic, '1', LEGACY);

@@ -7,6 +7,7 @@ import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { bootstrapServers, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { REPO_ROOT, ScratchProject } from '../helpers/project';
 import { terraformTooling } from '../helpers/tools';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(600_000);
 
@@ -89,7 +90,7 @@ beforeAll(async () => {
   mkdirSync(project.path('topologies'));
   admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [keeperMain, addedMain].map((topic) => ({ topic, numPartitions: 3, replicationFactor: 1 })) });
+  await createTopicsWithLeaders(admin, [keeperMain, addedMain].map((topic) => ({ topic, numPartitions: 3, replicationFactor: 1 })));
   project.write('topologies/shop.ts', topologyFile([consumer('keeper', keeperMain)]));
   const synth = await project.krt('synth');
   if (synth.code !== 0) throw new Error(`krt synth refused:\n${synth.stderr}`);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { kafkaAsAdmin } from '../helpers/kafka';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(120_000);
 
@@ -18,7 +19,7 @@ describe('a commit request refused as too large for one partition, on a real bro
     const groupId = `${topic}-group`;
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 1 }], waitForLeaders: true });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);
     const producer = kafka.producer();
     await producer.connect();
     await producer.send({ topic, acks: -1, messages: [{ value: 'a', partition: 0 }, { value: 'b', partition: 1 }] });

@@ -14,6 +14,7 @@ import { STOP_DEADLINE_MS } from '../../src/cli/serve-until-signal';
 import { eventually } from '../helpers/eventually';
 import { kafkaAsAdmin } from '../helpers/kafka';
 import { scratchConsumer } from '../helpers/scratch-consumer';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(300_000);
 
@@ -89,7 +90,7 @@ describe('krt console on a real broker: attacks', () => {
       await admin.deleteTopics({ topics: [consumer.dlq.name] });
       await eventually('the DLQ topic created again', async () => {
         try {
-          return (await admin.createTopics({ waitForLeaders: true, topics: [{ topic: consumer.dlq.name, numPartitions: 1, replicationFactor: 1 }] })) ? true : undefined;
+          return (await createTopicsWithLeaders(admin, [{ topic: consumer.dlq.name, numPartitions: 1, replicationFactor: 1 }])) ? true : undefined;
         } catch {
           return undefined;
         }

@@ -17,6 +17,7 @@ import { DlqSession } from '../../src/dlq/session';
 import { dlqReaderGroupName } from '../../src/naming';
 import { bootstrapServers, expireBelow, kafkaAsAdmin } from '../helpers/kafka';
 import { REPO_ROOT, ScratchProject } from '../helpers/project';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(300_000);
 
@@ -42,15 +43,12 @@ export default defineTopology({
   const consumers = result.model.topologies[0]!.consumers.slice();
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: consumers.flatMap((c) => [
+  await createTopicsWithLeaders(admin, consumers.flatMap((c) => [
       { topic: c.mainTopic.name, numPartitions: 3, replicationFactor: 1 },
       ...c.tiers.map((t) => ({ topic: t.name, numPartitions: 3, replicationFactor: 1 })),
       { topic: c.dlq.name, numPartitions: 3, replicationFactor: 1 },
       { topic: c.dlqAudit.name, numPartitions: 1, replicationFactor: 1 },
-    ]),
-  });
+    ]));
   await admin.disconnect();
   return { project, consumers };
 }

@@ -14,6 +14,7 @@ import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { createDlqMonitor } from '../../src/runtime/monitor';
 import { kafkaAsAdmin } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(300_000);
 
@@ -43,10 +44,7 @@ export default defineTopology({
   const consumers = result.model.topologies[0]!.consumers.slice();
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: consumers.flatMap((c) => [c.mainTopic, ...c.tiers, c.dlq, c.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 }))),
-  });
+  await createTopicsWithLeaders(admin, consumers.flatMap((c) => [c.mainTopic, ...c.tiers, c.dlq, c.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 }))));
   await admin.disconnect();
   return consumers;
 }

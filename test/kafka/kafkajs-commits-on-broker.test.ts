@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
 import { eventually } from '../helpers/eventually';
 import { kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(60_000);
 
@@ -18,7 +19,7 @@ async function freshTopic(): Promise<string> {
   const topic = `commit-not-running-${randomUUID().slice(0, 8)}`;
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1 }]);
   await admin.disconnect();
   // Records to commit within: a commit past the log's end is out of range at the next fetch, and kafkajs resets it (to -2).
   await produceAsAdmin(topic, ['a', 'b', 'c'].map((value) => ({ key: 'k', value, partition: 0 })));

@@ -4,6 +4,7 @@ import { readAuditLog } from '../../src/console/audit-log';
 import type { ConsumerModel } from '../../src/model/types';
 import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(120_000);
 
@@ -23,7 +24,7 @@ describe('a one-shot reader that gives up while its member still joins', () => {
   afterAll(() => admin.disconnect());
   beforeEach(async () => {
     topic = `oneshot-${randomBytes(4).toString('hex')}`;
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1, replicationFactor: 1 }]);
     await produceAsAdmin(topic, [{ key: 'k', value: 'v', partition: 0 }]);
   });
 

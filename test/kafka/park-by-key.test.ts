@@ -12,6 +12,7 @@ import { confluentKafka, createTopicsOf, expireBelow, kafkaAsAdmin, produceAsAdm
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import { CLIENTS, eachClient } from './clients';
 import type { ClientName } from './clients';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(180_000);
 
@@ -273,14 +274,11 @@ describe('park-by-key on the Confluent client when the tiers have fewer partitio
     const d: ConsumerDescriptor = { ...base, ordering: 'park-by-key', groups: { ...base.groups, retry: base.groups.main } };
     const admin = kafkaAsAdmin().admin();
     await admin.connect();
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
+    await createTopicsWithLeaders(admin, [
         { topic: d.mainTopic, numPartitions: 3, replicationFactor: 1 },
         { topic: d.tiers[0]!.topic, numPartitions: 2, replicationFactor: 1 },
         { topic: d.dlqTopic, numPartitions: 3, replicationFactor: 1 },
-      ],
-    });
+      ]);
     await admin.disconnect();
     const said: string[] = [];
     const { handled, handler } = recorder(new Set());

@@ -9,6 +9,7 @@ import { eventually } from '../helpers/eventually';
 import { bootstrapServers, kafkaAsAdmin, produceAsAdmin, terraformVars } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 import { terraformTooling } from '../helpers/tools';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(180_000);
 
@@ -50,7 +51,7 @@ async function planLive(...flags: string[]): Promise<{ code: number; stdout: str
 beforeAll(async () => {
   admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: main, numPartitions: 3, replicationFactor: 1 }] });
+  await createTopicsWithLeaders(admin, [{ topic: main, numPartitions: 3, replicationFactor: 1 }]);
   execFileSync('mkdir', ['-p', project.path('topologies')]);
   project.write('topologies/live.ts', `export default ${JSON.stringify(spec, null, 2)};\n`);
   const synth = await project.krt('synth');

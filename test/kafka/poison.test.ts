@@ -7,6 +7,7 @@ import type { PublishFailureReason } from '../../src/runtime/publish-failure';
 import { eventually } from '../helpers/eventually';
 import { kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import { eachClient } from './clients';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(120_000);
 
@@ -19,13 +20,10 @@ async function grownMainTopic(): Promise<ConsumerDescriptor> {
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
+    await createTopicsWithLeaders(admin, [
         { topic: d.mainTopic, numPartitions: 3, replicationFactor: 1 },
         ...[d.tiers[0]!.topic, d.dlqTopic].map((topic) => ({ topic, numPartitions: 2, replicationFactor: 1 })),
-      ],
-    });
+      ]);
   } finally {
     await admin.disconnect();
   }

@@ -19,6 +19,7 @@ import { bootstrapServers, kafkaAsAdmin, kafkajsAcl, produceAsAdmin } from '../h
 import { REPO_ROOT } from '../helpers/project';
 import { startPrometheus } from '../helpers/prometheus';
 import type { PrometheusAlert, PrometheusServer } from '../helpers/prometheus';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(300_000);
 
@@ -75,7 +76,7 @@ async function createResources(topology: TopologyModel, consumer: ConsumerModel)
   await admin.connect();
   try {
     const topics = [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit];
-    await admin.createTopics({ waitForLeaders: true, topics: topics.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })) });
+    await createTopicsWithLeaders(admin, topics.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })));
     await admin.createAcls({
       acl: aclRules(topology).map(kafkajsAcl),
     });

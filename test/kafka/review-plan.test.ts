@@ -6,6 +6,7 @@ import type { Admin } from 'kafkajs';
 import { kafkaAsAdmin, produceAsAdmin, terraformRoot, terraformVars } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 import { terraformTooling } from '../helpers/tools';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(600_000);
 
@@ -69,7 +70,7 @@ beforeAll(async () => {
   mkdirSync(project.path('topologies'));
   admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: main, numPartitions: 3, replicationFactor: 1 }] });
+  await createTopicsWithLeaders(admin, [{ topic: main, numPartitions: 3, replicationFactor: 1 }]);
   await produceAsAdmin(main, Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, value: `record ${i}`, partition: i % 3 })));
 });
 

@@ -11,6 +11,7 @@ import { HEADERS, principalName } from '../../src/naming';
 import { bootstrapServers, kafkaAsAdmin, kafkajsAcl, produceAsAdmin } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 import { kcat } from '../helpers/tools';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(180_000);
 
@@ -65,7 +66,7 @@ async function deploy(model: TopologyModel): Promise<void> {
   await admin.connect();
   try {
     const topics = model.consumers.flatMap((c) => [c.mainTopic, ...c.tiers, c.dlq, c.dlqAudit]);
-    await admin.createTopics({ waitForLeaders: true, topics: topics.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })) });
+    await createTopicsWithLeaders(admin, topics.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })));
     await admin.createAcls({
       acl: aclRules(model).map(kafkajsAcl),
     });

@@ -18,6 +18,7 @@ import { decodeSpringRetryTopicHeaders } from '../../src/runtime/spring-headers'
 import { eventually } from '../helpers/eventually';
 import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
 import { REPO_ROOT, ScratchProject } from '../helpers/project';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 /**
  * A mixed fleet on the test broker: a real Spring Kafka application (test/spring:
@@ -83,10 +84,7 @@ beforeAll(async () => {
   models = new Map((Object.keys(CONSUMERS) as Scenario[]).map((s) => [s, all.find((c) => c.name === nameOf(s))!]));
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: all.flatMap((c) => [c.mainTopic, ...c.tiers, c.dlq, c.dlqAudit]).map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })),
-  });
+  await createTopicsWithLeaders(admin, all.flatMap((c) => [c.mainTopic, ...c.tiers, c.dlq, c.dlqAudit]).map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })));
   await admin.disconnect();
 });
 

@@ -6,6 +6,7 @@ import type { Admin } from 'kafkajs';
 import { kafkaAsAdmin, produceAsAdmin, terraformRoot, terraformVars } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 import { terraformTooling } from '../helpers/tools';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 // Ten Terraform applies and as many plans against the real broker.
 jest.setTimeout(900_000);
@@ -107,7 +108,7 @@ beforeAll(async () => {
   admin = kafkaAsAdmin().admin();
   await admin.connect();
   // Main topics krt does not manage belong to their producers: created as an admin would.
-  await admin.createTopics({ waitForLeaders: true, topics: [topics.moverMain, topics.otherMain].map((topic) => ({ topic, numPartitions: 3, replicationFactor: 1 })) });
+  await createTopicsWithLeaders(admin, [topics.moverMain, topics.otherMain].map((topic) => ({ topic, numPartitions: 3, replicationFactor: 1 })));
   project.write('topologies/moves-a.ts', topologyFile('moves-a', [consumer('mover', topics.moverMain), consumer('stayer', topics.stayerMain, ', managed: true')]));
   project.write('topologies/moves-b.ts', topologyFile('moves-b', [consumer('other', topics.otherMain)]));
   await synth();

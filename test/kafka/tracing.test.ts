@@ -18,6 +18,7 @@ import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
 import { kafkaAsAdmin } from '../helpers/kafka';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
+import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(180_000);
 
@@ -34,10 +35,7 @@ async function consumerOnBroker(): Promise<ConsumerModel> {
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [model.mainTopic, ...model.tiers, model.dlq, model.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })),
-    });
+    await createTopicsWithLeaders(admin, [model.mainTopic, ...model.tiers, model.dlq, model.dlqAudit].map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })));
   } finally {
     await admin.disconnect();
   }
