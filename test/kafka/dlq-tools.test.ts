@@ -109,14 +109,19 @@ describe('krt dlq on a real broker, as the replay principal', () => {
     await producer.connect();
     await producer.send({ topic: billing.mainTopic.name, acks: -1, messages: [1, 2, 3, 4].map((i) => ({ key: `order-${i}`, value: `${run}-${i}` })) });
     await producer.disconnect();
+    const events: string[] = [];
     const consumer = createRetryingConsumer(consumerDescriptor(billing), {
       kafka: kafkajsPort(kafkaAs('billing')),
       handler: async (record) => {
         if (record.message.value?.toString().startsWith(run)) throw new SyntaxError(`Unexpected token in ${record.message.value.toString()}`);
       },
+      onEvent: (event) => void events.push(JSON.stringify(event)),
     });
     await consumer.start();
-    await eventually('the four records in the DLQ', async () => ((await ours()).length === 4 ? true : undefined), 90_000);
+    await eventually('the four records in the DLQ', async () => ((await ours()).length === 4 ? true : undefined), 90_000, async () => {
+      const [group] = (await admin.describeGroups([billing.groups.main])).groups;
+      return `inspect lists ${(await ours()).length}; the main group is ${group?.state} with members ${JSON.stringify(group?.members.map((m) => m.clientId))}; the consumer's last events: ${events.slice(-10).join(' ')}`;
+    });
     await consumer.stop();
   });
   afterAll(async () => {
