@@ -1,4 +1,5 @@
-import { groupReaderAdmin } from '../../src/runtime/adapters/confluent-group-reader';
+import { groupReaderAdmin, READ_ABANDONED_AFTER_MS } from '../../src/runtime/adapters/confluent-group-reader';
+import { ReadSlots } from '../../src/runtime/adapters/native-read-slots';
 import type { ReaderConsumerLike } from '../../src/runtime/adapters/confluent-group-reader';
 
 type NativeAnswer = Parameters<Parameters<NonNullable<ReturnType<ReaderConsumerLike['_getInternalClient']>>['committed']>[2]>;
@@ -118,5 +119,85 @@ describe('the Confluent group reader (a consumer of the group that never joins, 
     await reader.connect();
     await expect(reader.disconnect()).rejects.toThrow('admin already gone');
     expect(log).toEqual(['consumer connect', 'admin connect', 'admin disconnect', 'consumer disconnect']);
+  });
+
+  describe('its reads take turns with every other reader of the process (each holds a libuv pool thread until answered)', () => {
+    /** A reader whose native reads and log-start reads wait until the test answers them. */
+    function heldReader(log: string[], name: string) {
+      const pending: (() => void)[] = [];
+      const reader: ReaderConsumerLike = {
+        ...readerWritingTo(log),
+        _getInternalClient: () => ({
+          committed: (_partitions, _timeoutMs, callback) => {
+            log.push(`${name} commits read`);
+            pending.push(() => callback(null, [{ topic: 'orders', partition: 0, offset: 1 }]));
+          },
+        }),
+        dependentAdmin: () => ({
+          ...readerWritingTo(log).dependentAdmin(),
+          fetchTopicOffsets: () => new Promise((resolve) => {
+            log.push(`${name} log starts read`);
+            pending.push(() => resolve([]));
+          }),
+        }),
+      };
+      return { reader, answer: () => pending.shift()!() };
+    }
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('eight readers with two slots: two reads reach the client at a time, commits and log starts alike', async () => {
+      const log: string[] = [];
+      const slots = new ReadSlots(2);
+      const held = Array.from({ length: 8 }, (_, i) => heldReader(log, `r${i}`));
+      const admins = held.map((h, i) => groupReaderAdmin(h.reader, `g${i}`, slots));
+      const reads = admins.map((a, i) => (i % 2 === 0 ? a.committedOf!('orders', [0]) : a.fetchTopicOffsets('orders')).then(() => `r${i} answered`, (e: Error) => e.message));
+      await turn();
+      expect(log).toEqual(['r0 commits read', 'r1 log starts read']);
+      held[1]!.answer();
+      await turn();
+      expect(log).toEqual(['r0 commits read', 'r1 log starts read', 'r2 commits read']);
+      for (let i = 0; i < 8; i++) {
+        if (i === 1) continue;
+        held[i]!.answer();
+        await turn();
+      }
+      expect(log.filter((l) => l.endsWith('read'))).toHaveLength(8);
+      expect(await Promise.all(reads)).toEqual(held.map((_, i) => `r${i} answered`));
+    });
+
+    it('a read still waiting for its turn when its reader disconnects fails without reaching the client', async () => {
+      const log: string[] = [];
+      const slots = new ReadSlots(1);
+      const [busy, leaving] = [heldReader(log, 'busy'), heldReader(log, 'leaving')];
+      const first = groupReaderAdmin(busy.reader, 'g1', slots).committedOf!('orders', [0]);
+      const second = groupReaderAdmin(leaving.reader, 'g2', slots);
+      await second.connect();
+      const waiting = second.committedOf!('orders', [0]).catch((error: Error) => error.message);
+      await second.disconnect();
+      busy.answer();
+      await first;
+      expect(await waiting).toBe("the Confluent reader of group g2 disconnected before its read's turn");
+      expect(log.filter((l) => l.endsWith('read'))).toEqual(['busy commits read']);
+    });
+
+    it('a read its client never answers is given up after READ_ABANDONED_AFTER_MS, and the next reader reads', async () => {
+      jest.useFakeTimers();
+      try {
+        const log: string[] = [];
+        const slots = new ReadSlots(1);
+        const [silent, other] = [heldReader(log, 'silent'), heldReader(log, 'other')];
+        const lost = groupReaderAdmin(silent.reader, 'g1', slots).committedOf!('orders', [0]).catch((error: Error) => error.message);
+        const next = groupReaderAdmin(other.reader, 'g2', slots).committedOf!('orders', [0]);
+        await jest.advanceTimersByTimeAsync(READ_ABANDONED_AFTER_MS - 1);
+        expect(log).toEqual(['silent commits read']);
+        await jest.advanceTimersByTimeAsync(1);
+        expect(await lost).toBe('the Confluent reader of group g1 had no answer from its client within 30000 ms (it times reads out at 5000 ms): given up');
+        expect(log).toEqual(['silent commits read', 'other commits read']);
+        other.answer();
+        expect(await next).toEqual([{ partition: 0, offset: '1', metadata: null }]);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
   });
 });

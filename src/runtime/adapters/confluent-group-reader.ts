@@ -2,6 +2,8 @@ import { KrtError } from '../krt-error';
 import { LEGACY_PARK_STATE_FORMAT } from '../park-state';
 import type { CommittedOffset } from '../port';
 import type { OffsetsAdminLike } from './group-offsets';
+import { nativeReadSlots } from './native-read-slots';
+import type { ReadSlots } from './native-read-slots';
 
 /** A partition's commit as the client's native layer answers it (src/common.cc ToV8Array): no `offset` when there is none. */
 interface NativeCommitted {
@@ -30,6 +32,13 @@ export interface ReaderConsumerLike {
 export const READ_TIMEOUT_MS = 5_000;
 
 /**
+ * A read the client has not answered this long after it began is given up, and its pool turn
+ * passed on (native-read-slots.ts): the client times its reads out at READ_TIMEOUT_MS, so only
+ * a read it lost would wait this long, and it would otherwise hold up every reader of the process.
+ */
+export const READ_ABANDONED_AFTER_MS = 6 * READ_TIMEOUT_MS;
+
+/**
  * A reader of the group's commits and the topics' log starts for the Confluent client: a
  * consumer of the group that never subscribes (so never joins), connected once and kept.
  *
@@ -47,11 +56,23 @@ export const READ_TIMEOUT_MS = 5_000;
  * Not the group's running consumer: its reads would wait behind its rebalances, which can wait
  * for the very record that asked. Log starts (ListOffsets, to the partitions' leaders, no
  * coordinator) go through the admin over the same handle.
+ *
+ * Both kinds of read hold a libuv pool thread until answered, so they take turns with every
+ * other reader of the process (`slots`, native-read-slots.ts); one that gets its turn after
+ * the reader disconnected fails without reaching the client.
  */
-export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): OffsetsAdminLike {
+export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string, slots: ReadSlots = nativeReadSlots): OffsetsAdminLike {
   const admin = reader.dependentAdmin();
+  let disconnected = false;
+  const inTurn = <T>(read: () => Promise<T>): Promise<T> =>
+    slots.run(
+      () => (disconnected ? Promise.reject(new KrtError(`the Confluent reader of group ${groupId} disconnected before its read's turn`)) : read()),
+      READ_ABANDONED_AFTER_MS,
+      () => new KrtError(`the Confluent reader of group ${groupId} had no answer from its client within ${READ_ABANDONED_AFTER_MS} ms (it times reads out at ${READ_TIMEOUT_MS} ms): given up`),
+    );
   return {
     async connect() {
+      disconnected = false;
       await reader.connect();
       try {
         await admin.connect();
@@ -61,6 +82,7 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
       }
     },
     async disconnect() {
+      disconnected = true;
       try {
         await admin.disconnect();
       } finally {
@@ -69,8 +91,8 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string): O
     },
     // Never the admin's ListConsumerGroupOffsets: a coordinator request of an admin is what aborted the process.
     fetchOffsets: () => Promise.reject(new KrtError(`the Confluent reader of group ${groupId} reads commits only through its consumer's committed()`)),
-    fetchTopicOffsets: (topic) => admin.fetchTopicOffsets(topic),
-    committedOf: (topic, partitions) => nativeCommitted(reader, topic, partitions),
+    fetchTopicOffsets: (topic) => inTurn(() => admin.fetchTopicOffsets(topic)),
+    committedOf: (topic, partitions) => inTurn(() => nativeCommitted(reader, topic, partitions)),
   };
 }
 
