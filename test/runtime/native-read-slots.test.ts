@@ -53,27 +53,47 @@ describe('the native read slots (a share of the libuv pool for the Confluent rea
     await expect(slots.run(async () => 'next')).resolves.toBe('next');
   });
 
-  it('takes half the pool, at least one thread: the rest is the application\u2019s', () => {
+  it('takes half the pool as libuv sizes it, at least one thread: the rest is the application\u2019s', () => {
     expect([1, 2, 3, 4, 5, 8, 128].map(readSlotsFor)).toEqual([1, 1, 1, 2, 2, 4, 64]);
     expect(libuvPoolSize({})).toBe(4);
     expect(libuvPoolSize({ UV_THREADPOOL_SIZE: '16' })).toBe(16);
-    expect(libuvPoolSize({ UV_THREADPOOL_SIZE: 'many' })).toBe(4);
-    expect(libuvPoolSize({ UV_THREADPOOL_SIZE: '0' })).toBe(4);
-    expect(libuvPoolSize({ UV_THREADPOOL_SIZE: '5000' })).toBe(1024);
+    // As libuv's atoi(): no number and 0 are one thread, a negative (read unsigned) or one past 1024 is 1024.
+    expect(['many', '', '0', '1', '12threads', '-1', '5000'].map((v) => libuvPoolSize({ UV_THREADPOOL_SIZE: v }))).toEqual([1, 1, 1, 1, 12, 1024, 1024]);
   });
 
-  it('gives up a read not answered in time, passes its slot on, and drops its late answer', async () => {
+  it('a read aborted while it waits never runs and gives up its place; aborted once running, it runs on', async () => {
     const log: string[] = [];
     const slots = new ReadSlots(1);
-    const lost = heldRead(log, 'lost');
-    const next = heldRead(log, 'next');
-    const first = slots.run(lost.read, 20, () => new Error('lost read given up'));
-    const second = slots.run(next.read, 1_000);
-    await expect(first).rejects.toThrow('lost read given up');
+    const [busy, leaving, next] = [heldRead(log, 'busy'), heldRead(log, 'leaving'), heldRead(log, 'next')];
+    const running = new AbortController();
+    const first = slots.run(busy.read, running.signal);
+    const reader = new AbortController();
+    const second = slots.run(leaving.read, reader.signal).catch((error: Error) => error.message);
+    const third = slots.run(next.read);
     await turn();
-    expect(log).toEqual(['lost runs', 'next runs']);
-    lost.settle(true);
+    reader.abort(new Error('its reader left'));
+    running.abort(new Error('too late to matter'));
+    expect(await second).toBe('its reader left');
+    busy.settle(true);
+    await turn();
+    expect(log).toEqual(['busy runs', 'next runs']);
     next.settle(true);
-    await expect(second).resolves.toBe('next');
+    expect(await Promise.all([first, third])).toEqual(['busy', 'next']);
+  });
+
+  it('a read whose reader left before it asked fails at once, even with a slot free', async () => {
+    const left = new AbortController();
+    left.abort(new Error('gone'));
+    const slots = new ReadSlots(1);
+    const ran: string[] = [];
+    await expect(slots.run(async () => void ran.push('with a slot free'), left.signal)).rejects.toThrow('gone');
+    const log: string[] = [];
+    const busy = heldRead(log, 'busy');
+    void slots.run(busy.read);
+    await expect(slots.run(async () => void ran.push('behind another'), left.signal)).rejects.toThrow('gone');
+    busy.settle(true);
+    await turn();
+    await expect(slots.run(async () => 'later')).resolves.toBe('later');
+    expect(ran).toEqual([]);
   });
 });

@@ -32,13 +32,6 @@ export interface ReaderConsumerLike {
 export const READ_TIMEOUT_MS = 5_000;
 
 /**
- * A read the client has not answered this long after it began is given up, and its pool turn
- * passed on (native-read-slots.ts): the client times its reads out at READ_TIMEOUT_MS, so only
- * a read it lost would wait this long, and it would otherwise hold up every reader of the process.
- */
-export const READ_ABANDONED_AFTER_MS = 6 * READ_TIMEOUT_MS;
-
-/**
  * A reader of the group's commits and the topics' log starts for the Confluent client: a
  * consumer of the group that never subscribes (so never joins), connected once and kept.
  *
@@ -58,21 +51,18 @@ export const READ_ABANDONED_AFTER_MS = 6 * READ_TIMEOUT_MS;
  * coordinator) go through the admin over the same handle.
  *
  * Both kinds of read hold a libuv pool thread until answered, so they take turns with every
- * other reader of the process (`slots`, native-read-slots.ts); one that gets its turn after
- * the reader disconnected fails without reaching the client.
+ * other reader of the process (`slots`, native-read-slots.ts); one still waiting for its turn
+ * when the reader leaves (leave(), at the port's close, or disconnect()) never reaches the client.
  */
 export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string, slots: ReadSlots = nativeReadSlots): OffsetsAdminLike {
   const admin = reader.dependentAdmin();
-  let disconnected = false;
-  const inTurn = <T>(read: () => Promise<T>): Promise<T> =>
-    slots.run(
-      () => (disconnected ? Promise.reject(new KrtError(`the Confluent reader of group ${groupId} disconnected before its read's turn`)) : read()),
-      READ_ABANDONED_AFTER_MS,
-      () => new KrtError(`the Confluent reader of group ${groupId} had no answer from its client within ${READ_ABANDONED_AFTER_MS} ms (it times reads out at ${READ_TIMEOUT_MS} ms): given up`),
-    );
+  // Aborted when the reader leaves: its reads still waiting for a turn give up their places.
+  const leaving = new AbortController();
+  const leave = () => leaving.abort(new KrtError(`the Confluent reader of group ${groupId} left before its read's turn`));
+  const inTurn = <T>(read: () => Promise<T>): Promise<T> => slots.run(read, leaving.signal);
   return {
+    leave,
     async connect() {
-      disconnected = false;
       await reader.connect();
       try {
         await admin.connect();
@@ -82,7 +72,7 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string, sl
       }
     },
     async disconnect() {
-      disconnected = true;
+      leave();
       try {
         await admin.disconnect();
       } finally {

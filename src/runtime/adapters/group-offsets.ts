@@ -9,6 +9,8 @@ export interface OffsetsAdminLike {
   fetchTopicOffsets(topic: string): Promise<{ partition: number; low?: string }[]>;
   /** Reads these partitions' commits itself (the Confluent reader, confluent-group-reader.ts); without it, fetchOffsets. */
   committedOf?(topic: string, partitions: number[]): Promise<CommittedOffset[]>;
+  /** Gives up the reads still waiting for a turn (the Confluent reader's, behind other readers' reads): the reader is closing. */
+  leave?(): void;
 }
 
 export interface GroupOffsetsReaderOptions {
@@ -66,7 +68,9 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
     },
     async close(): Promise<void> {
       closed = true;
-      // Not while a request is under way (oneAtATime): the client's native call is still using its handle.
+      // Reads still waiting for their turn give up (the connected client's), so close() waits
+      // only for one the client is running: its native call is still using its handle.
+      void admin?.then((client) => client.leave?.(), () => undefined);
       await underWay;
       const client = await admin?.catch(() => undefined);
       admin = undefined;
