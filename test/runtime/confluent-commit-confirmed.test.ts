@@ -1,5 +1,6 @@
 import { commitConfirmed } from '../../src/runtime/adapters/confirmed-commit';
 import type { CommittingConsumerLike } from '../../src/runtime/adapters/confirmed-commit';
+import { ReadSlots } from '../../src/runtime/adapters/native-read-slots';
 import type { OffsetCommit } from '../../src/runtime/port';
 
 /** How long a confirmation reads the group's commit here: the doubles answer at once, so a commit not shown by then never will be. */
@@ -102,5 +103,27 @@ describe('a commit through the Confluent client', () => {
     group.set('orders/0', '5');
     await expect(commitConfirmed(consumer, [at(0, 8)], 1_000)).resolves.toBeUndefined();
     expect(reads).toBe(2);
+  });
+
+  it('reads the commit back in its turn with the process\u2019s readers (each read holds a libuv pool thread), its time-out counted from its turn', async () => {
+    const { consumer } = confluentConsumer(() => true);
+    const timeouts: number[] = [];
+    const read = consumer.committed;
+    consumer.committed = (partitions, timeoutMs) => {
+      timeouts.push(timeoutMs);
+      return read(partitions, timeoutMs);
+    };
+    const slots = new ReadSlots(1);
+    let freeTheSlot!: () => void;
+    const busy = slots.run(() => new Promise<void>((resolve) => (freeTheSlot = resolve)));
+    const confirming = commitConfirmed(consumer, [at(0, 8)], 10_000, slots);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(timeouts).toEqual([]);
+    freeTheSlot();
+    await busy;
+    await confirming;
+    expect(timeouts).toHaveLength(1);
+    expect(timeouts[0]).toBeLessThanOrEqual(10_000 - 300);
+    expect(timeouts[0]).toBeGreaterThan(9_000);
   });
 });

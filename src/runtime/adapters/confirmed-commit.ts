@@ -1,5 +1,7 @@
 import { KrtError } from '../krt-error';
 import type { OffsetCommit } from '../port';
+import { nativeReadSlots } from './native-read-slots';
+import type { ReadSlots } from './native-read-slots';
 
 /** What a commit needs of a Confluent consumer: its KafkaJS API's commit and committed offsets. */
 export interface CommittingConsumerLike {
@@ -19,9 +21,9 @@ export const COMMIT_CONFIRM_TIMEOUT_MS = 10_000;
  * commit, from the same coordinator), show it; otherwise it is refused, and the committer
  * keeps it for its next commit.
  */
-export async function commitConfirmed(consumer: CommittingConsumerLike, offsets: OffsetCommit[], timeoutMs = COMMIT_CONFIRM_TIMEOUT_MS): Promise<void> {
+export async function commitConfirmed(consumer: CommittingConsumerLike, offsets: OffsetCommit[], timeoutMs = COMMIT_CONFIRM_TIMEOUT_MS, slots: ReadSlots = nativeReadSlots): Promise<void> {
   await consumer.commitOffsets(offsets);
-  const shown = await readUntilShown(consumer, offsets, Date.now() + timeoutMs, Date.now() + Math.min(timeoutMs, READ_AGAIN_FOR_MS));
+  const shown = await readUntilShown(consumer, offsets, Date.now() + timeoutMs, Date.now() + Math.min(timeoutMs, READ_AGAIN_FOR_MS), slots);
   for (const o of offsets) {
     const stored = storedOf(shown, o);
     if (stored === undefined || !shows(stored, o)) {
@@ -46,14 +48,16 @@ const READ_AGAIN_FOR_MS = 1_000;
 
 /**
  * The group's committed offsets, read again for up to READ_AGAIN_FOR_MS until they show every
- * commit asked for (each read within the deadline): the commit was only queued when commitOffsets() answered, so a read sent
+ * commit asked for (each read within the deadline, in its turn for the pool): the commit was only queued when commitOffsets() answered, so a read sent
  * at once can reach the coordinator before it (seen on the broker: an older offset shown, the
  * commit taken as refused, and up to a commit window of records run again with no rebalance).
  */
-async function readUntilShown(consumer: CommittingConsumerLike, offsets: OffsetCommit[], deadline: number, readAgainUntil: number): Promise<CommittedLike[]> {
+async function readUntilShown(consumer: CommittingConsumerLike, offsets: OffsetCommit[], deadline: number, readAgainUntil: number, slots: ReadSlots): Promise<CommittedLike[]> {
   const partitions = offsets.map(({ topic, partition }) => ({ topic, partition }));
   for (;;) {
-    const shown = await consumer.committed(partitions, Math.max(1, deadline - Date.now()));
+    // Each read holds a libuv pool thread until answered (up to the deadline in an outage):
+    // it takes its turn with the process's readers (native-read-slots.ts), timed from its turn.
+    const shown = await slots.run(() => consumer.committed(partitions, Math.max(1, deadline - Date.now())));
     const all = offsets.every((o) => {
       const stored = storedOf(shown, o);
       return stored !== undefined && shows(stored, o);
