@@ -44,7 +44,7 @@ describe('attack 48: Confluent park-by-key through coordinator moves in a two-br
       const producer = (async () => {
         while (producing && produced < 30) {
           const next = produced + 1;
-          const ok = await Promise.all(fleet.map((m) => m.produce(next, next))).then(() => true, () => false);
+          const ok = await Promise.all(fleet.map((m) => m.produce(next, next))).then(() => true, (error: unknown) => (at(`producing ${next} failed: ${String(error)}`), false));
           if (ok) produced = next;
           await sleep(ok ? 500 : 1_000);
         }
@@ -69,7 +69,7 @@ describe('attack 48: Confluent park-by-key through coordinator moves in a two-br
       const last = produced;
       await eventually('every record of both consumers', () => (fleet.every((m) => allRan(m, last)) ? true : undefined), 4 * 60_000).catch((error: unknown) => at(String(error)));
       for (const [i, m] of fleet.entries()) {
-        if (JSON.stringify(firstRuns(m)) !== JSON.stringify(expectedRuns(last))) at(`consumer ${i}: ${m.handled.join(' ')}\n   events: ${m.events.slice(-25).join(' | ')}`);
+        if (JSON.stringify(firstRuns(m)) !== JSON.stringify(expectedRuns(last))) at(`consumer ${i}: ${m.handled.join(' ')}\n   events: ${m.events.join(' | ')}\n   runs: ${m.runs.join(' | ')}`);
       }
       const stops = await Promise.all(fleet.map((m) => timedStop(m.consumer)));
       at(`stops: ${JSON.stringify(stops)}`);

@@ -21,6 +21,8 @@ export interface Member {
   readonly consumer: RetryingConsumer;
   readonly handled: string[];
   readonly events: string[];
+  /** Every run: time, main or tier, partition, offset, key:value. */
+  readonly runs: string[];
   produce(from: number, to: number): Promise<void>;
 }
 
@@ -82,6 +84,8 @@ export async function member(prefix: string, kafka: ConfluentKafkaLike = conflue
   }
   const handled: string[] = [];
   const events: string[] = [];
+  /** Every run with its time, topic, partition and offset: what a failure prints to say where a record went. */
+  const runs: string[] = [];
   const failOnce = new Set(KEYS.flatMap((k) => [`${k}:1`, `${k}:6`]));
   const t0 = Date.now();
   const consumer = createRetryingConsumer(d, {
@@ -91,6 +95,7 @@ export async function member(prefix: string, kafka: ConfluentKafkaLike = conflue
     onEvent: (e) => void (e.type !== 'processed' && events.push(`${Date.now() - t0} ${e.type}${'error' in e ? ` (${String(e.error).slice(0, 120)})` : ''}`)),
     handler: async (record) => {
       const label = `${record.message.key?.toString()}:${record.message.value?.toString()}`;
+      runs.push(`${Date.now() - t0} ${record.topic.endsWith('.main') ? 'main' : 'tier'}-${record.partition}@${record.message.offset} ${label}`);
       if (failOnce.delete(label)) {
         handled.push(`${label} FAIL`);
         throw Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
@@ -103,6 +108,7 @@ export async function member(prefix: string, kafka: ConfluentKafkaLike = conflue
     consumer,
     handled,
     events,
+    runs,
     produce: (from, to) =>
       produceAsAdmin(
         d.mainTopic,
