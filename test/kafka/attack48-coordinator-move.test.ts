@@ -49,7 +49,9 @@ describe('attack 48: Confluent park-by-key through coordinator moves in a two-br
           await sleep(ok ? 500 : 1_000);
         }
       })();
-      await eventually('keys in retry', () => (fleet.every((m) => m.handled.includes('d:1 FAIL')) ? true : undefined), 90_000);
+      await eventually('keys in retry', () => (fleet.every((m) => m.handled.includes('d:1 FAIL')) ? true : undefined), 90_000, async () =>
+        fleet.map((m, i) => `consumer ${i}: ${m.handled.join(' ')}; events: ${m.events.join(' | ')}`).join('\n'),
+      );
       for (let round = 0; round < 3; round++) {
         await sleep(3_000);
         const coordinator = await cluster.coordinator();
