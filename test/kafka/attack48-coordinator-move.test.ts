@@ -50,7 +50,7 @@ describe('attack 48: Confluent park-by-key through coordinator moves in a two-br
         }
       })();
       await eventually('keys in retry', () => (fleet.every((m) => m.handled.includes('d:1 FAIL')) ? true : undefined), 90_000, async () =>
-        fleet.map((m, i) => `consumer ${i}: ${m.handled.join(' ')}; events: ${m.events.join(' | ')}`).join('\n'),
+        fleet.map((m, i) => `consumer ${i}: ${m.handled.join(' ')}; events: ${m.events.join(' | ')}\n   trace:\n${m.trace.join('\n')}`).join('\n'),
       );
       for (let round = 0; round < 3; round++) {
         await sleep(3_000);
@@ -71,7 +71,7 @@ describe('attack 48: Confluent park-by-key through coordinator moves in a two-br
       const last = produced;
       await eventually('every record of both consumers', () => (fleet.every((m) => allRan(m, last)) ? true : undefined), 4 * 60_000).catch((error: unknown) => at(String(error)));
       for (const [i, m] of fleet.entries()) {
-        if (JSON.stringify(firstRuns(m)) !== JSON.stringify(expectedRuns(last))) at(`consumer ${i}: ${m.handled.join(' ')}\n   events: ${m.events.join(' | ')}\n   runs: ${m.runs.join(' | ')}`);
+        if (JSON.stringify(firstRuns(m)) !== JSON.stringify(expectedRuns(last))) at(`consumer ${i}: ${m.handled.join(' ')}\n   events: ${m.events.join(' | ')}\n   runs: ${m.runs.join(' | ')}\n   trace:\n${m.trace.join('\n')}`);
       }
       const stops = await Promise.all(fleet.map((m) => timedStop(m.consumer)));
       at(`stops: ${JSON.stringify(stops)}`);

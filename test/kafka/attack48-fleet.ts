@@ -13,6 +13,7 @@ import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { confluentKafka, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { sleep } from '../helpers/suite-broker';
 import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
+import { tracedPort } from '../helpers/traced-port';
 
 export const KEYS = ['a', 'b', 'c', 'd'];
 
@@ -23,6 +24,8 @@ export interface Member {
   readonly events: string[];
   /** Every run: time, main or tier, partition, offset, key:value. */
   readonly runs: string[];
+  /** What the runtime asked of its consumers and what they answered (traced-port.ts). */
+  readonly trace: string[];
   produce(from: number, to: number): Promise<void>;
 }
 
@@ -88,8 +91,9 @@ export async function member(prefix: string, kafka: ConfluentKafkaLike = conflue
   const runs: string[] = [];
   const failOnce = new Set(KEYS.flatMap((k) => [`${k}:1`, `${k}:6`]));
   const t0 = Date.now();
+  const trace: string[] = [];
   const consumer = createRetryingConsumer(d, {
-    kafka: confluentPort(kafka, { consumerConfig: { sessionTimeout: 10_000 } }),
+    kafka: tracedPort(confluentPort(kafka, { consumerConfig: { sessionTimeout: 10_000 } }), trace, t0),
     publishBackoff: { initialMs: 100, maxMs: 1_000 },
     drainTimeoutMs: 5_000,
     onEvent: (e) => void (e.type !== 'processed' && events.push(`${Date.now() - t0} ${e.type}${'error' in e ? ` (${String(e.error).slice(0, 120)})` : ''}`)),
@@ -109,6 +113,7 @@ export async function member(prefix: string, kafka: ConfluentKafkaLike = conflue
     handled,
     events,
     runs,
+    trace,
     produce: (from, to) =>
       produceAsAdmin(
         d.mainTopic,
