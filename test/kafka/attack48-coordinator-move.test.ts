@@ -6,7 +6,7 @@ import { confluentKafka } from '../helpers/kafka';
 import { sleep } from '../helpers/suite-broker';
 import { startCluster } from '../helpers/kraft-cluster';
 import type { Cluster } from '../helpers/kraft-cluster';
-import { allRan, expectedRuns, firstRuns, member, timedStop } from './attack48-fleet';
+import { allRan, expectedRuns, firstRuns, groupAssignments, member, timedStop } from './attack48-fleet';
 import type { Member } from './attack48-fleet';
 
 jest.setTimeout(12 * 60_000);
@@ -38,6 +38,7 @@ describe('attack 48: Confluent park-by-key through coordinator moves in a two-br
       process.env.KAFKA_BOOTSTRAP_SERVERS = cluster.bootstrapServers;
       at(`cluster up at ${cluster.bootstrapServers}`);
       for (let i = 0; i < 2; i++) fleet.push(await member(`a48-move-${i}`, confluentKafka(ADMIN_USER), { replicationFactor: 2 }));
+      await cluster.knownEverywhere(fleet.flatMap((m) => [m.d.mainTopic, ...m.d.tiers.map((t) => t.topic)]));
       await Promise.all(fleet.map((m) => m.consumer.start()));
       await Promise.all(fleet.map((m) => m.produce(1, 4)));
       produced = 4;
@@ -49,9 +50,10 @@ describe('attack 48: Confluent park-by-key through coordinator moves in a two-br
           await sleep(ok ? 500 : 1_000);
         }
       })();
-      await eventually('keys in retry', () => (fleet.every((m) => m.handled.includes('d:1 FAIL')) ? true : undefined), 90_000, async () =>
-        fleet.map((m, i) => `consumer ${i}: ${m.handled.join(' ')}; events: ${m.events.join(' | ')}\n   trace:\n${m.trace.join('\n')}`).join('\n'),
-      );
+      await eventually('keys in retry', () => (fleet.every((m) => m.handled.includes('d:1 FAIL')) ? true : undefined), 90_000, async () => {
+        const groups = await Promise.all(fleet.map((m) => groupAssignments(m.d.groups.main).catch((error: unknown) => `(${String(error)})`)));
+        return fleet.map((m, i) => `consumer ${i}: ${m.handled.join(' ')}; events: ${m.events.join(' | ')}\n   group: ${groups[i]}\n   trace:\n${m.trace.join('\n')}`).join('\n');
+      });
       for (let round = 0; round < 3; round++) {
         await sleep(3_000);
         const coordinator = await cluster.coordinator();

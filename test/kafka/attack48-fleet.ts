@@ -4,6 +4,7 @@
  * and records parked behind them. `kafka` lets a test see (and hook) the reader consumers.
  */
 import { pbkdf2 } from 'node:crypto';
+import { AssignerProtocol } from 'kafkajs';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
@@ -120,6 +121,20 @@ export async function member(prefix: string, kafka: ConfluentKafkaLike = conflue
         Array.from({ length: to - from + 1 }, (_, i) => String(from + i)).flatMap((value) => KEYS.map((key, i) => ({ key, value, partition: i % 2 }))),
       ),
   };
+}
+
+/** The group's state and what each member was assigned, as the broker has it: what a stalled member was given. */
+export async function groupAssignments(groupId: string): Promise<string> {
+  const admin = kafkaAsAdmin().admin();
+  await admin.connect();
+  try {
+    const { groups } = await admin.describeGroups([groupId]);
+    return groups
+      .map((g) => `${g.groupId} ${g.state} ${g.protocol}: ${g.members.map((m) => `${m.clientId} ${JSON.stringify(AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? null)}`).join('; ')}`)
+      .join('\n');
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Each key's first successful runs, in the order they ran (a run again may come later). */
