@@ -92,6 +92,13 @@ export class MemoryBroker {
    * join; only a crash-restart builds a new one). By default a rebalance clears them.
    */
   pausesSurviveRebalance = false;
+  /**
+   * eachMessage on up to `partitionsConsumedConcurrently` partitions at once, one record per
+   * partition at a time, as both real clients run it: a main record and a tier record of one
+   * partition then meet on park-by-key's lock, and a seek one makes lands while the other runs.
+   * By default one record at a time per consumer.
+   */
+  messagesSideBySide = false;
   /** Consumers kafkajs stopped for good: a non-retriable error thrown out of eachMessage or eachBatch. */
   stoppedForGood = 0;
   /** Consumers that crashed and rejoined (kafkajs, after its retries). */
@@ -314,7 +321,8 @@ class MemoryConsumer implements ConsumerPort {
    * must not outlive the rebalance, which reads the partition again from its commit.
    */
   private rebalances = 0;
-  private messageBusy = false;
+  /** Partitions with an eachMessage call running (one at a time unless the broker runs them side by side). */
+  private readonly inMessage = new Set<string>();
   connected = false;
   /** Throws in a row (kafkajs crashes and restarts after its retries). */
   private throwsInARow = 0;
@@ -336,7 +344,7 @@ class MemoryConsumer implements ConsumerPort {
 
   /** A disconnected member (a crashed process) is never busy: what it had in hand never finishes. */
   get busy(): boolean {
-    return this.connected && (this.messageBusy || this.inBatch.size > 0);
+    return this.connected && (this.inMessage.size > 0 || this.inBatch.size > 0);
   }
 
   pausedPartitions(): string[] {
@@ -435,18 +443,27 @@ class MemoryConsumer implements ConsumerPort {
       while (this.inBatch.size < this.concurrency && this.deliverBatch()) started = true;
       return started;
     }
-    if (!this.connected || !this.eachMessage || this.messageBusy) return false;
+    let started = false;
+    const most = this.broker.messagesSideBySide ? this.concurrency : 1;
+    while (this.inMessage.size < most && this.deliverMessage()) started = true;
+    return started;
+  }
+
+  /** Starts eachMessage on the next record of a partition not paused and not in a call, round robin; false when none. */
+  private deliverMessage(): boolean {
+    if (!this.connected || !this.eachMessage) return false;
+    const eachMessage = this.eachMessage;
     const all = this.partitions();
     for (let i = 0; i < all.length; i++) {
       const { topic, partition } = all[(this.cursor + i) % all.length]!;
       const id = tp(topic, partition);
-      if (this.paused.has(id)) continue;
+      if (this.paused.has(id) || this.inMessage.has(id)) continue;
       const position = this.readPosition(id, topic, partition);
       const record = this.broker.records(topic, partition)[position];
       if (!record) continue;
       this.cursor = (this.cursor + i + 1) % all.length;
       this.positions.set(id, position + 1);
-      this.messageBusy = true;
+      this.inMessage.add(id);
       const payload: EachMessagePayload = {
         topic,
         partition,
@@ -457,7 +474,7 @@ class MemoryConsumer implements ConsumerPort {
       };
       const generation = this.generations.get(id) ?? 0;
       const rebalances = this.rebalances;
-      this.eachMessage(payload)
+      eachMessage(payload)
         .then(
           () => void (this.throwsInARow = 0),
           (error: unknown) => {
@@ -469,7 +486,7 @@ class MemoryConsumer implements ConsumerPort {
           },
         )
         .finally(() => {
-          this.messageBusy = false;
+          this.inMessage.delete(id);
         });
       return true;
     }

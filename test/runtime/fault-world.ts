@@ -56,6 +56,8 @@ export interface FaultWorldOptions {
   readonly replayNames?: 'past-log' | 'other-key' | 'any' | 'own-key';
   /** When a run counts as stalled (DEFAULT_STALL_BUDGET unless given). */
   readonly stallBudget?: StallBudget;
+  /** eachMessage on several partitions at once, as the real clients run it (MemoryBroker.messagesSideBySide). */
+  readonly sideBySide?: boolean;
 }
 
 /**
@@ -105,6 +107,7 @@ export function faultWorld(options: FaultWorldOptions) {
   broker.outOfRangeCommitsEarliest = options.reaction === 'kafkajs';
   // kafkajs keeps pauses across a rebalance: the runtime must derive them again itself.
   broker.pausesSurviveRebalance = options.reaction === 'kafkajs';
+  broker.messagesSideBySide = options.sideBySide === true;
   for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, options.partitions);
   const groups = [...new Set([consumer.groups.main, consumer.groups.retry])];
   /** Keys whose park-by-key state was lost (held, parked or with a record in the tiers then), and records a loss may run again. */
