@@ -11,6 +11,7 @@ import { committedOffsetOf, keyHash, newParkStateId, readParkState, releaseHold,
 import type { ParkState } from './park-state';
 import type { ConsumerPort, TopicPartitionOffset } from './port';
 import { createHoldClocks } from './hold-clocks';
+import { createSeekUntilRead } from './seek-until-read';
 import { PublishHeld } from './record-handler';
 import { forgetBelowGroupCommits, ranBefore, withRun } from './ran-unjudged';
 import type { HandleOutcome } from './record-handler';
@@ -130,6 +131,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (parking) parking.next = offset;
   }
 
+  /** Seeks made again until a record of the partition is read (seek-until-read.ts). */
+  const untilRead = createSeekUntilRead({ seek: seekMain, setTimer: options.setTimer, now: options.now, generation: () => generation });
+  /** Seeks p to `offset` until a record of p is read, while `parking` is p's state and p is not paused here (its resume seeks again). */
+  const seekMainUntilRead = (partition: number, parking: PartitionParking, offset: bigint) =>
+    untilRead.seekUntilRead(partition, offset, () => partitions.get(partition) === parking && clientPause.get(partition) !== 'paused');
+
   /**
    * One operation per main partition at a time; a failed one drops the state, so the next
    * reads it anew. Whatever happened, the partition's pause is derived again from its
@@ -191,6 +198,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     try {
       if (wanted) options.consumer().pause([{ topic: mainTopic, partitions: [partition] }]);
       else options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
+      // Resumed where the state says: the record declined at the budget was sought back to, and a
+      // client that dropped that seek would read on past it, with nothing after it to tell.
+      if (!wanted && parking !== undefined) seekMainUntilRead(partition, parking, oldestMissing(parking) ?? parking.state.position);
     } catch {
       // Refused (the client is rejoining, say): derive it again shortly, as nothing else may
       // come for this partition. A rejoin's forget() starts over anyway.
@@ -202,7 +212,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     if (wanted) emit({ type: 'parking-full', topic: mainTopic, partition, keys: parking!.state.held.size, parked: parking!.state.parked.size });
   }
 
-  async function load(partition: number): Promise<PartitionParking> {
+  /** p's state, loaded from the group's commit of p unless in memory. `byMainRecord`: a main record of p brought the load (the client reads p there). */
+  async function load(partition: number, byMainRecord = false): Promise<PartitionParking> {
     const loaded = partitions.get(partition);
     if (loaded) return loaded;
     const loadedIn = generation;
@@ -237,7 +248,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const shed = loadedIn === generation ? await shedOverBudget(partition, read, () => loadedIn === generation) : undefined;
     const state = shed?.state ?? read;
     const tierCommitted = new Map(tierCommits.map((c) => [c.topic, BigInt(c.offset)]));
-    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierCommitted, tierRead: new Map(), inOrder: false };
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierCommitted, tierRead: new Map() };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
     // Tier partitions p the group has no commit of, which this generation never committed nor
@@ -271,16 +282,20 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       await stampTiers(partition, state, { tierCommitted, topics: unstamped, firstMet, turns: turnsOfGeneration });
       if (loadedIn !== generation) return parking;
     }
-    // Parked records are not in memory yet: read p again from the committed offset (the
-    // oldest of them). After an assignment the client starts there anyway; after a failed
-    // operation or an earlier seek it would not.
     partitions.set(partition, parking);
     // The log start is read again later: the read above may have been refused (an admin not
     // connected yet, a timeout: found by attack 21), and retention may take a parked record
     // between it and the re-read below; with no record past it nothing else would tell (the
     // retention property, seed 4201: the copy of such a record waited behind it for good).
     if (parking.state.parked.size > 0) checkLogStartLater(partition, parking);
-    if (parking.state.parked.size > 0) seekMain(partition, committedOffsetOf(parking.state));
+    // Parked records are not in memory yet: read p again from the committed offset (the oldest
+    // of them). After an assignment the client starts there anyway; after a failed operation or
+    // an earlier seek it would not. With none parked, a main record that brought the load says
+    // where the client reads (the position checks judge it); a tier record or a timer does not,
+    // and a record declined at the position before (at the budget, its seek back dropped: the
+    // Confluent client only logs a seek librdkafka refuses) was never read again when nothing
+    // came past it (the dropped-seeks property): p is read from the position.
+    if (parking.state.parked.size > 0 || !byMainRecord) seekMainUntilRead(partition, parking, committedOffsetOf(parking.state));
     watchHolds(partition, parking);
     // Keys the loaded state holds no more may have tier records waiting their turn: a shed freed
     // them (found by attack 11), or a failed operation's hold was never stored and its record waits
@@ -387,6 +402,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     generation: currentGeneration,
     onTimer,
     runFreed,
+    seekMain,
   });
   const { logStartOf, checkLogStartLater, giveUpBelowLogStart, giveUpStoredBelowLogStart, giveUpDeleted } = logStart;
 
@@ -573,12 +589,13 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
 
   return {
     onMainRecord: (record) => {
+      untilRead.delivered(record.partition);
       const fetchedAfter = seeks.get(record.partition) ?? 0;
       const fetchedIn = generation;
       const takenAgain = () => (seeks.get(record.partition) ?? 0) !== fetchedAfter || generation !== fetchedIn;
       return unlessTakenAgain(takenAgain, locked(record.partition, async () => {
         const { partition } = record;
-        const parking = await load(partition);
+        const parking = await load(partition, true);
         // Fetched before a seek or a rebalance, which read it again (both assignors are eager).
         if (takenAgain()) return;
         const { state } = parking;
@@ -606,15 +623,16 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           if (!soughtPast(partition, parking, 'gap', gone[0]!, offset)) return;
           await giveUpDeleted(partition, parking, gone, readFrom!, offset);
         } else soughtBackDone(parking, 'gap'); // nothing missing read past: a seek back to it took effect
-        if (!parking.inOrder) {
-          // The first record since the state was loaded comes past its position: the records
-          // between were read under a state since lost (or a commit lost in an outage), so
-          // none of them may be taken as handled. Read them again from the position; a gap
-          // still there once the seek took effect is real (transaction markers, compaction).
-          if (offset > state.position && !soughtPast(partition, parking, 'position', state.position, offset)) return;
-          parking.inOrder = true;
-          soughtBackDone(parking, 'position');
-        }
+        // A record past the state's position: the records between were never taken under this
+        // state. The first record since a load may come so (they were read under a state since
+        // lost, or a commit lost in an outage), and so may any later one, when the client reads
+        // on past a record this state did not take (a seek back to it the client dropped: the
+        // Confluent client only logs a seek librdkafka refuses). None of them may be taken as
+        // handled: read them again from the position; a gap still there once the seek took
+        // effect is real (transaction markers, compaction). Checked for every record, not a case
+        // of it, as the position is all that says a record's fate is decided.
+        if (offset > state.position && !soughtPast(partition, parking, 'position', state.position, offset)) return;
+        soughtBackDone(parking, 'position');
         if (offset < state.position) {
           // Re-reading after a restart: run or keep the parked records, skip the handled ones.
           if (state.parked.get(offset) === undefined || parking.records.has(offset)) return;
@@ -736,6 +754,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       holdClocks.forget();
       logStart.forget(); // the timers set before are the old generation's: they do nothing
       seekBack.forget(); // the same
+      untilRead.forget(); // the same
       newLogs.clear(); // read from the group's commits again, whoever committed them since
       turns = createTierTurns();
       holdExpiry.forget();

@@ -1,7 +1,7 @@
 import type { RetryEventListener } from './events';
 import { readLogStart as readLogStartOf } from './log-start';
 import type { ParkState } from './park-state';
-import { parkedMissingBetween } from './parked-records';
+import { oldestMissing, parkedMissingBetween } from './parked-records';
 import type { PartitionParking } from './partition-parking';
 import type { ConsumerPort } from './port';
 
@@ -21,13 +21,15 @@ export interface ParkingLogStartOptions {
   readonly onTimer: (partition: number, setIn: number, work: (parking: PartitionParking) => Promise<void>) => void;
   /** Runs the parked records and waiting tier records of `keys`, freed by a give-up, and commits. */
   readonly runFreed: (partition: number, parking: PartitionParking, keys: ReadonlySet<string>) => Promise<void>;
+  /** Seeks main partition p to `offset` (key-parking.ts seekMain). */
+  readonly seekMain: (partition: number, offset: bigint) => void;
 }
 
 /**
  * Park-by-key against retention on the main topic: parked records below p's log start are
  * given up (said, their keys go on, their copies run unjudged) rather than waited for.
  */
-export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isCurrent, generation, onTimer, runFreed }: ParkingLogStartOptions) {
+export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isCurrent, generation, onTimer, runFreed, seekMain }: ParkingLogStartOptions) {
   /**
    * Main partition p's log start, or 0 when the port cannot tell. Read for a commit of -2:
    * kafkajs commits that (the earliest offset, with no metadata) when a fetch falls out of
@@ -51,12 +53,12 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
    * Once per partition at a time; a state forgotten (a rebalance, stop()) drops it.
    */
   function checkLogStartLater(partition: number, parking: PartitionParking): void {
-    if (!isCurrent(partition, parking) || logStartChecks.has(partition) || consumer().logStartOffsets === undefined) return;
+    if (!isCurrent(partition, parking) || logStartChecks.has(partition)) return;
     logStartChecks.add(partition);
     const setIn = generation();
     setTimer(LOG_START_CHECK_MS, () => {
       logStartChecks.delete(partition);
-      onTimer(partition, setIn, (now) => giveUpBelowLogStart(partition, now));
+      onTimer(partition, setIn, (now) => readMissingAgain(partition, now));
     });
   }
 
@@ -80,6 +82,21 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
    * state is changed and the give-up said, nothing committed (the load commits, or the next
    * operation). A refused read gives up nothing: load() reads the log start again later.
    */
+  /**
+   * The timer's work: parked records retention took are given up, and those still in the log
+   * but not read again since the load are sought to again, and checked again later. A seek the
+   * client dropped (the Confluent client only logs one librdkafka refuses) left them unread for
+   * good when no record past them came to tell: a partition read to its end, its parked record
+   * never run (the dropped-seeks property).
+   */
+  async function readMissingAgain(partition: number, parking: PartitionParking): Promise<void> {
+    await giveUpBelowLogStart(partition, parking);
+    const missing = oldestMissing(parking);
+    if (missing === undefined || !isCurrent(partition, parking)) return;
+    seekMain(partition, missing);
+    checkLogStartLater(partition, parking);
+  }
+
   async function giveUpStoredBelowLogStart(partition: number, state: ParkState): Promise<void> {
     if (consumer().logStartOffsets === undefined) return;
     const start = await readLogStart(partition);

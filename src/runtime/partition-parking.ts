@@ -31,8 +31,6 @@ export interface PartitionParking {
   ranSinceCommit?: ConsumedRecord[];
   /** Per tier topic, the last record of its partition p read since the state loaded. */
   readonly tierRead: Map<string, ConsumedRecord>;
-  /** A main record came at or before the position since the state was loaded: from here the partition is read in order. */
-  inOrder: boolean;
   /**
    * The seeks back that confirm what a record read past them says (sought-back.ts): to the
    * oldest parked record not in memory that a record read past it skipped (`gap`: the log no

@@ -10,6 +10,7 @@ import { isSameRecord } from './record-identity';
 import { PublishHeld } from './record-handler';
 import type { HandleOutcome, RecordHandler, RoutedFailure } from './record-handler';
 import { RESUME_RETRY_MS } from './resume-retry';
+import { SEEK_AGAIN_MS, SEEK_CONFIRM_MS } from './sought-back';
 
 export interface TierPipelineOptions {
   readonly consumer: ConsumerDescriptor;
@@ -65,7 +66,8 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
    * while the partition waited (with no rebalance): the seek went to an offset of the old log,
    * past the new log's first records (found by attack 15: they were never read).
    */
-  const resumedAt = new Map<string, PortMessage>();
+  /** Partitions resumed at their head record, until it is read again: since when, and the timer that seeks to it again. */
+  const resumedAt = new Map<string, { readonly head: PortMessage; readonly since: number; cancel: () => void }>();
   const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   /**
    * Seeks a waiting partition back to its head and resumes it. Records read past the head
@@ -81,7 +83,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
       options.client().seek({ topic, partition, offset: entry.offset });
       options.client().resume([{ topic, partitions: [partition] }]);
       waiting.delete(id);
-      if (entry.head !== undefined) resumedAt.set(id, entry.head);
+      if (entry.head !== undefined) resumedAt.set(id, { head: entry.head, since: clock.now(), cancel: seekHeadAgainLater(topic, partition) });
     } catch {
       // The client is restarting its group (after a broker outage, say), or refused: try again.
       entry.cancel = clock.setTimer(RESUME_RETRY_MS, () => resumePartition(topic, partition));
@@ -126,7 +128,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     const id = partitionKey(topic, partition);
     unpausing.get(id)?.();
     unpausing.delete(id);
-    resumedAt.delete(id);
+    forgetResumed(id);
     waiting.set(id, { offset, ...(head === undefined ? {} : { head }), cancel: clock.setTimer(ms, () => resumePartition(topic, partition)) });
     options.client().pause([{ topic, partitions: [partition] }]);
     options.client().seek({ topic, partition, offset });
@@ -138,9 +140,9 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
    * seek below it there), and what the partition waited for or held is forgotten.
    */
   function readFromNewLog(record: EachMessagePayload, id: string): boolean {
-    const head = resumedAt.get(id);
+    const head = resumedAt.get(id)?.head;
     if (head === undefined) return false;
-    resumedAt.delete(id);
+    forgetResumed(id);
     if (record.message.offset !== head.offset || isSameRecord(head, record.message)) return false;
     emit({ type: 'tier-log-recreated', topic: record.topic, partition: record.partition, offset: record.message.offset });
     firstSeen.done(id);
@@ -150,6 +152,53 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
   }
 
   /** Runs a due record; a held one makes its partition wait at it, the publish tried again later. */
+  /**
+   * Whether `record` comes past the head record its partition was resumed at, which has not
+   * been read again: the client read on past it (a seek back it dropped: the Confluent client
+   * only logs a seek librdkafka refuses), and taken, it would be committed past the head, which
+   * never ran. Not taken: the partition is sought back to the head again, until SEEK_CONFIRM_MS
+   * after the resume says the head is gone (retention took it).
+   */
+  function readPastHead(record: EachMessagePayload, id: string): boolean {
+    const resumed = resumedAt.get(id);
+    if (resumed === undefined || BigInt(record.message.offset) <= BigInt(resumed.head.offset)) return false;
+    if (clock.now() - resumed.since >= SEEK_CONFIRM_MS) {
+      forgetResumed(id);
+      return false;
+    }
+    seekToHead(record.topic, record.partition, resumed.head);
+    return true;
+  }
+
+  function seekToHead(topic: string, partition: number, head: PortMessage): void {
+    try {
+      options.client().seek({ topic, partition, offset: head.offset });
+    } catch {
+      // Refused: the timer, or the next record read past the head, seeks again.
+    }
+  }
+
+  /**
+   * Seeks a partition resumed at its head to it again every SEEK_AGAIN_MS until the head is read
+   * again, for SEEK_CONFIRM_MS: a seek the client dropped, with nothing past the head to read,
+   * would leave the partition reading nothing, the head unread for good.
+   */
+  function seekHeadAgainLater(topic: string, partition: number): () => void {
+    const id = partitionKey(topic, partition);
+    return clock.setTimer(SEEK_AGAIN_MS, () => {
+      const resumed = resumedAt.get(id);
+      if (resumed === undefined || options.stopping()) return;
+      if (clock.now() - resumed.since >= SEEK_CONFIRM_MS) return;
+      seekToHead(topic, partition, resumed.head);
+      resumed.cancel = seekHeadAgainLater(topic, partition);
+    });
+  }
+
+  function forgetResumed(id: string): void {
+    resumedAt.get(id)?.cancel();
+    resumedAt.delete(id);
+  }
+
   async function runDue(record: EachMessagePayload, id: string): Promise<void> {
     const entry = held.get(id);
     const heldHere = entry !== undefined && isSameRecord(entry.record, record.message);
@@ -187,6 +236,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
       const tier = tierByTopic.get(record.topic)!;
       const id = partitionKey(record.topic, record.partition);
       if (waiting.has(id)) return; // fetched before the pause took effect; it comes again after the resume
+      if (readPastHead(record, id)) return;
       if (readFromNewLog(record, id)) return;
       const now = clock.now();
       const dueAt = dueTimeOf({
@@ -209,7 +259,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     forget() {
       firstSeen.clear();
       held.clear();
-      resumedAt.clear();
+      for (const id of [...resumedAt.keys()]) forgetResumed(id);
       const entries = [...waiting];
       waiting.clear();
       for (const [id, entry] of entries) {
@@ -222,7 +272,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
       for (const { cancel } of waiting.values()) cancel();
       waiting.clear();
       held.clear();
-      resumedAt.clear();
+      for (const id of [...resumedAt.keys()]) forgetResumed(id);
       for (const cancel of unpausing.values()) cancel();
       unpausing.clear();
     },

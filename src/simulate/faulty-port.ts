@@ -21,6 +21,12 @@ export interface Fault {
   readonly nonRetriable?: boolean;
   /** Only calls whose commit offsets match count (a commit that releases a key, say); every call by default. */
   readonly when?: (offsets: readonly OffsetCommit[]) => boolean;
+  /**
+   * For `seek`: the call returns as if done and does nothing. The Confluent client runs a seek
+   * later, in its own loop, and only logs what librdkafka refuses (a partition whose fetcher is
+   * stopping or not started, as in a rebalance), so the caller is never told.
+   */
+  readonly dropped?: boolean;
 }
 
 /** The error an injected fault throws: retriable, as a broker's transient refusal is, unless the fault says otherwise. */
@@ -30,6 +36,8 @@ export class InjectedFault extends Error {
   constructor(
     readonly operation: PortOperation,
     nonRetriable = false,
+    /** Dropped without a word (Fault.dropped): the caller is not told. */
+    readonly dropped = false,
   ) {
     super(`injected fault: ${operation} failed`);
     if (nonRetriable) this.name = 'KafkaJSProtocolError';
@@ -167,7 +175,7 @@ export class FaultyPort {
       if (fault.operation !== operation || (fault.when && !fault.when(offsets))) continue;
       const n = this.matched.get(fault) ?? 0;
       this.matched.set(fault, n + 1);
-      if (n >= fault.at && n < fault.at + fault.times) fail ??= new InjectedFault(operation, fault.nonRetriable === true && operation !== 'deliver');
+      if (n >= fault.at && n < fault.at + fault.times) fail ??= new InjectedFault(operation, fault.nonRetriable === true && operation !== 'deliver', fault.dropped === true && operation === 'seek');
     }
     if (fail) this.injected++;
     return fail;
@@ -194,6 +202,7 @@ export class FaultyPort {
       if (!this.alive(process)) return;
       const fail = this.fails(operation);
       if (!this.alive(process)) return;
+      if (fail?.dropped) return;
       if (fail) throw fail;
       work();
     };

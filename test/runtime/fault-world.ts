@@ -13,6 +13,7 @@ import { billingDescriptor } from './descriptor';
 import { brokerReport, brokerSignature, drive, stallWatch, watchedRun } from './fault-budget';
 import type { StallBudget } from './fault-budget';
 import { httpError } from './harness';
+import type { Clock } from '../../src/runtime/clock';
 
 export const T0 = 1_000_000;
 
@@ -250,11 +251,23 @@ export function faultWorld(options: FaultWorldOptions) {
     broker.append(consumer.tiers[0]!.topic, { key: Buffer.from(r.key), value: Buffer.from(String(id)), partition: r.partition, headers });
   });
 
+  /**
+   * The clock as a process sees it: once the process crashed, its timers and sleeps do nothing
+   * (a dead process runs no more code), though they still come due on the shared clock.
+   */
+  function clockOf(process: number): Clock {
+    return {
+      now: () => clock.now(),
+      setTimer: (ms, fn) => clock.setTimer(ms, () => void (faulty.alive(process) && fn())),
+      sleep: (ms) => clock.sleep(ms).then(() => (faulty.alive(process) ? undefined : new Promise<void>(() => {}))),
+    };
+  }
+
   function startProcess(): Promise<RetryingConsumer> {
     const process = faulty.current;
     const retrying = createRetryingConsumer(consumer, {
       kafka: faulty.port(),
-      clock,
+      clock: clockOf(process),
       random: () => 0.5,
       commit: { intervalMs: 100, maxRecords: COMMIT_MAX_RECORDS },
       maxPublishesInFlight: PUBLISHES_IN_FLIGHT,
