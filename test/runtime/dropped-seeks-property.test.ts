@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import type { Fault } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns, expectEnoughCasesHit } from './fault-runs';
-import { budget, event, expectEveryRecordsFate, failures, fault, keys, PARTITIONS, placed, position, records } from './fault-scenarios';
+import { atBudgetRecords, budget, event, expectEveryRecordsFate, failures, fault, keys, PARTITIONS, placed, position, records } from './fault-scenarios';
 import { faultWorld } from './fault-world';
-import type { FaultWorldOptions, PlannedRecord } from './fault-world';
+import type { FaultWorldOptions } from './fault-world';
 
 /**
  * The Confluent client runs a seek later, in its own loop, and only logs one librdkafka
@@ -67,11 +67,7 @@ describe('seeks the client drops without a word', () => {
   it('park-by-key at its budget: a dropped seek loses nothing and leaves no partition paused', async () => {
     await fc.assert(
       fc.asyncProperty(atBudget, async ({ hot, tail, dropped, parkingBudgetBytes, reaction }) => {
-        const planned: PlannedRecord[] = [
-          ...hot.map(({ key }) => ({ key, partition: 0, failures: 1 })),
-          ...hot.flatMap(({ key, parked }) => Array.from({ length: parked }, () => ({ key, partition: 0, failures: 0 }))),
-          ...tail.map(({ key, failures }) => ({ key, partition: 0, failures })),
-        ];
+        const planned = atBudgetRecords(hot, tail);
         const faults = dropped.map((f): Fault => ({ operation: 'seek', ...f, dropped: true }));
         const result = await faultWorld({ ordering: 'park-by-key', reaction, partitions: 1, records: planned, faults, parkingBudgetBytes }).run();
         expect(result.paused).toEqual([]);

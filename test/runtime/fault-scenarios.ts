@@ -32,6 +32,18 @@ export const position = fc.noBias(fc.integer({ min: 0, max: 999_999 })).map((n) 
 export const nonRetriable = fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
 export const fault = fc.record({ operation, at: position, times: fc.integer({ min: 1, max: 7 }), nonRetriable });
 export const event = fc.record({ kind: fc.constantFrom('rebalance' as const, 'crash' as const), at: position });
+/**
+ * Park-by-key at its budget, on one partition: each hot key fails once into a tier, then its
+ * `parked` records park behind it until the partition's state is full; the tail follows.
+ */
+export function atBudgetRecords(hot: readonly { key: string; parked: number }[], tail: readonly { key: string; failures: number }[]): PlannedRecord[] {
+  return [
+    ...hot.map(({ key }) => ({ key, partition: 0, failures: 1 })),
+    ...hot.flatMap(({ key, parked }) => Array.from({ length: parked }, () => ({ key, partition: 0, failures: 0 }))),
+    ...tail.map(({ key, failures }) => ({ key, partition: 0, failures })),
+  ];
+}
+
 /** Budgets from tight (one or two keys fill a partition) to the default. */
 export const budget = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 60, max: 160 }) }, { weight: 1, arbitrary: fc.integer({ min: 160, max: 400 }) }, { weight: 1, arbitrary: fc.constant(undefined) });
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { PORT_OPERATIONS } from '../../src/simulate/faulty-port';
 import type { Fault, StepEvent } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns, expectEnoughCasesHit } from './fault-runs';
-import { budget, expectEveryRecordsFate, event, failures, fault, keys, nonRetriable, PARTITIONS, placed, position, records } from './fault-scenarios';
+import { atBudgetRecords, budget, expectEveryRecordsFate, event, failures, fault, keys, nonRetriable, PARTITIONS, placed, position, records } from './fault-scenarios';
 import { DEFAULT_STALL_BUDGET, faultWorld } from './fault-world';
 import type { FaultWorldOptions, PlannedRecord } from './fault-world';
 
@@ -155,11 +155,7 @@ describe('the runtime under faults at every step', () => {
   it('park-by-key at its parking budget: one failed operation at any step leaves no partition paused and loses nothing', async () => {
     await fc.assert(
       fc.asyncProperty(atBudget, async ({ hot, tail, fault, parkingBudgetBytes, reaction }) => {
-        const records: PlannedRecord[] = [
-          ...hot.map(({ key }) => ({ key, partition: 0, failures: 1 })),
-          ...hot.flatMap(({ key, parked }) => Array.from({ length: parked }, () => ({ key, partition: 0, failures: 0 }))),
-          ...tail.map(({ key, failures }) => ({ key, partition: 0, failures })),
-        ];
+        const records = atBudgetRecords(hot, tail);
         const result = idle(await faultWorld({ ordering: 'park-by-key', reaction, partitions: 1, records, faults: [fault], parkingBudgetBytes }).run());
         expect(result.paused).toEqual([]);
         expect(result.lost).toEqual([]);
