@@ -134,8 +134,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** Seeks made again until a record of the partition is read (seek-until-read.ts). */
   const untilRead = createSeekUntilRead({ seek: seekMain, setTimer: options.setTimer, now: options.now, generation: () => generation });
   /** Seeks p to `offset` until a record of p is read, while `parking` is p's state and p is not paused here (its resume seeks again). */
-  const seekMainUntilRead = (partition: number, parking: PartitionParking, offset: bigint) =>
-    untilRead.seekUntilRead(partition, offset, () => partitions.get(partition) === parking && clientPause.get(partition) !== 'paused');
+  const seekMainUntilRead = (partition: number, parking: PartitionParking, offset: bigint) => untilRead.seekUntilRead(partition, offset, stillReading(partition, parking));
+  const stillReading = (partition: number, parking: PartitionParking) => () => partitions.get(partition) === parking && clientPause.get(partition) !== 'paused';
 
   /**
    * One operation per main partition at a time; a failed one drops the state, so the next
@@ -200,7 +200,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       else options.consumer().resume([{ topic: mainTopic, partitions: [partition] }]);
       // Resumed where the state says: the record declined at the budget was sought back to, and a
       // client that dropped that seek would read on past it, with nothing after it to tell.
-      if (!wanted && parking !== undefined) seekMainUntilRead(partition, parking, oldestMissing(parking) ?? parking.state.position);
+      if (!wanted && parking !== undefined) {
+        // A seek back confirmed while paused counts from the resume: its 10 s ran out while nothing was read (review 51).
+        parking.soughtBack = undefined;
+        seekMainUntilRead(partition, parking, oldestMissing(parking) ?? parking.state.position);
+      }
     } catch {
       // Refused (the client is rejoining, say): derive it again shortly, as nothing else may
       // come for this partition. A rejoin's forget() starts over anyway.
@@ -571,7 +575,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   /** A key waits while it is held, has parked records or has a waiting tier record: the one check for main and tier records. */
 
   /** Seeks back that confirm what a record read past them says (parking-seek-back.ts). */
-  const seekBack = createParkingSeekBack({ now: options.now, setTimer: options.setTimer, generation: currentGeneration, seekMain, onTimer });
+  const seekBack = createParkingSeekBack({ now: options.now, setTimer: options.setTimer, generation: currentGeneration, seekMain, onTimer, paused: (partition) => clientPause.get(partition) === 'paused' });
   const { soughtPast, soughtBackDone } = seekBack;
 
   /** Runs the parked and waiting records of keys a give-up freed, then commits (parking-log-start.ts). */
@@ -597,7 +601,12 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const { partition } = record;
         const parking = await load(partition, true);
         // Fetched before a seek or a rebalance, which read it again (both assignors are eager).
-        if (takenAgain()) return;
+        // A seek the client dropped reads nothing again, and the state that made it may be gone
+        // (a tier record's failed operation): p is sought until read unless that is under way.
+        if (takenAgain()) {
+          if (generation === fetchedIn) untilRead.ensureSeekUntilRead(partition, parking.next ?? committedOffsetOf(parking.state), stillReading(partition, parking));
+          return;
+        }
         const { state } = parking;
         const offset = BigInt(record.message.offset);
         const hash = keyHash(record.message.key);

@@ -10,10 +10,12 @@ export interface ParkingSeekBackOptions {
   readonly seekMain: (partition: number, offset: bigint) => void;
   /** Runs `work` on p's state under p's lock, while the generation is still `setIn` (key-parking.ts onTimer). */
   readonly onTimer: (partition: number, setIn: number, work: (parking: PartitionParking) => Promise<void>) => void;
+  /** Whether p is paused here (at its budget): its resume seeks, and seeking it meanwhile reads nothing. */
+  readonly paused: (partition: number) => boolean;
 }
 
 /** Park-by-key's seeks back of a main partition, and when what a record read past them says counts (sought-back.ts). */
-export function createParkingSeekBack({ now, setTimer, generation, seekMain, onTimer }: ParkingSeekBackOptions) {
+export function createParkingSeekBack({ now, setTimer, generation, seekMain, onTimer, paused }: ParkingSeekBackOptions) {
   /**
    * Whether p, sought back to `at` to confirm what is missing there, still reads past it (the
    * record at `offset`): only once the seek took effect (sought-back.ts). Until then the record is
@@ -50,7 +52,10 @@ export function createParkingSeekBack({ now, setTimer, generation, seekMain, onT
       seekBackTimers.delete(timer);
       onTimer(partition, setIn, async (parking) => {
         const sought = parking.soughtBack?.[why];
-        if (sought === undefined) return;
+        // Paused at its budget, p reads nothing: its resume seeks it until read (key-parking.ts
+        // reconcile) and confirms anew; seeking it every 0.5 s meanwhile, for as long as a key is
+        // held, only took its lock (review 51).
+        if (sought === undefined || paused(partition)) return;
         parking.soughtBack = { ...parking.soughtBack, [why]: { ...sought, lastSeek: now() } };
         seekMain(partition, sought.at);
         seekBackAgainLater(partition, why);

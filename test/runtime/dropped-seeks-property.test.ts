@@ -18,10 +18,10 @@ const RUNS = PARAMETERS.numRuns!;
 jest.setTimeout(Math.max(300_000, RUNS * 1_000));
 
 /**
- * Up to four seeks in a row dropped, at up to four places of a run. Each seek the runtime relies
- * on is made again by something else (a resume, a load, a timer, the next record read past it)
- * for SEEK_CONFIRM_MS; librdkafka refuses a seek only while the partition's fetcher is stopping
- * or not started, which does not last that long.
+ * Up to four seeks dropped at a time, at up to two places of a run (up to eight in a row). Each
+ * seek the runtime relies on is made again by something else (a resume, a load, a timer, the
+ * next record read past it), for a minute at least; librdkafka refuses a seek only while the
+ * partition's fetcher is stopping or not started, which does not last that long.
  */
 const droppedSeeks = fc.record({ operation: fc.constant('seek' as const), at: position, times: fc.integer({ min: 1, max: 4 }), nonRetriable: fc.constant(false) });
 
@@ -29,7 +29,7 @@ const scenario = fc.record({
   ordering: fc.constantFrom('unordered' as const, 'park-by-key' as const, 'park-by-key' as const),
   reaction: fc.constantFrom('kafkajs' as const, 'confluent' as const),
   records,
-  dropped: fc.array(droppedSeeks, { minLength: 1, maxLength: 4 }),
+  dropped: fc.array(droppedSeeks, { minLength: 1, maxLength: 2 }),
   faults: fc.array(fault, { maxLength: 2 }),
   events: fc.array(event, { maxLength: 2 }),
   parkingBudgetBytes: budget,
