@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Fault } from '../../src/simulate/faulty-port';
 import { asyncPropertyRuns, expectEnoughCasesHit } from './fault-runs';
-import { atBudgetRecords, budget, event, expectEveryRecordsFate, failures, fault, keys, PARTITIONS, placed, position, records } from './fault-scenarios';
+import { atBudgetRecords, budget, event, expectEveryRecordsFate, failures, fault, keys, PARTITIONS, position, records, withDroppedSeeks } from './fault-scenarios';
 import { faultWorld } from './fault-world';
 import type { FaultWorldOptions } from './fault-world';
 
@@ -51,9 +51,7 @@ describe('seeks the client drops without a word', () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         const base: FaultWorldOptions = { ordering: s.ordering, reaction: s.reaction, records: s.records, parkingBudgetBytes: s.parkingBudgetBytes, partitions: PARTITIONS, sideBySide: s.sideBySide };
-        const placedFaults = await placed(base, [...s.dropped, ...s.faults], s.events);
-        const faults = placedFaults.faults.map((f, i): Fault => (i < s.dropped.length ? { ...f, dropped: true } : f));
-        const options: FaultWorldOptions = { ...base, faults, events: placedFaults.events };
+        const options = await withDroppedSeeks(base, s.dropped, s.faults, s.events);
         const result = await faultWorld(options).run();
         if (result.injected > 0) dropping++;
         expectEveryRecordsFate(options, result);

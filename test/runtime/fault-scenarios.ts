@@ -85,6 +85,21 @@ export function expectEveryRecordsFate(options: FaultWorldOptions, result: Fault
   return incidents;
 }
 
+/**
+ * A case of dropped seeks (the client drops them without a word, Fault.dropped) with other
+ * faults and events, all placed on the run's real length: the options to run it with.
+ */
+export async function withDroppedSeeks(
+  base: FaultWorldOptions,
+  dropped: readonly { at: number; times: number }[],
+  faults: readonly { operation: Fault['operation']; at: number; times: number; nonRetriable: boolean }[],
+  events: readonly { kind: StepEvent['kind']; at: number }[],
+): Promise<FaultWorldOptions> {
+  const seeks = dropped.map((d) => ({ operation: 'seek' as const, at: d.at, times: d.times, nonRetriable: false }));
+  const all = await placed(base, [...seeks, ...faults], events);
+  return { ...base, faults: all.faults.map((f, i): Fault => (i < seeks.length ? { ...f, dropped: true } : f)), events: all.events };
+}
+
 /** A case's faults and events at their fractions of a run without faults of the same records. */
 export async function placed(options: FaultWorldOptions, faults: readonly { operation: Fault['operation']; at: number; times: number; nonRetriable: boolean }[], events: readonly { kind: StepEvent['kind']; at: number }[]) {
   const dry = await faultWorld(options).run();

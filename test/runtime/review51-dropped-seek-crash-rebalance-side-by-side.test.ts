@@ -1,5 +1,4 @@
-import type { Fault } from '../../src/simulate/faulty-port';
-import { expectEveryRecordsFate, placed } from './fault-scenarios';
+import { expectEveryRecordsFate, withDroppedSeeks } from './fault-scenarios';
 import { faultWorld } from './fault-world';
 import type { FaultWorldOptions } from './fault-world';
 
@@ -23,16 +22,12 @@ describe('review 51: seeks dropped around a crash and a rebalance, side by side'
       parkingBudgetBytes: 60,
       sideBySide: true,
     };
-    const dropped = [{ operation: 'seek' as const, at: 0.25, times: 3, nonRetriable: false }];
-    const others = [{ operation: 'commit' as const, at: 0.923077, times: 2, nonRetriable: true }];
-    const placedFaults = await placed(base, [...dropped, ...others], [
+    const options = await withDroppedSeeks(base, [{ at: 0.25, times: 3 }], [{ operation: 'commit', at: 0.923077, times: 2, nonRetriable: true }], [
       { kind: 'rebalance', at: 0.862069 },
       { kind: 'crash', at: 0.293104 },
     ]);
-    const faults = placedFaults.faults.map((f, i): Fault => (i < dropped.length ? { ...f, dropped: true } : f));
-    const options: FaultWorldOptions = { ...base, faults, events: placedFaults.events };
     const result = await faultWorld(options).run();
-    console.log(JSON.stringify({ faults, events: placedFaults.events, lost: result.lost, early: result.early, paused: result.paused, outOfOrder: result.outOfOrder, duplicates: result.duplicates, stoppedForGood: result.stoppedForGood, injected: result.injected }));
+    console.log(JSON.stringify({ faults: options.faults, events: options.events, lost: result.lost, early: result.early, paused: result.paused, outOfOrder: result.outOfOrder, duplicates: result.duplicates, stoppedForGood: result.stoppedForGood, injected: result.injected }));
     expectEveryRecordsFate(options, result);
   });
 });

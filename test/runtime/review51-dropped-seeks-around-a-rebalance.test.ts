@@ -1,5 +1,4 @@
-import type { Fault } from '../../src/simulate/faulty-port';
-import { expectEveryRecordsFate, placed } from './fault-scenarios';
+import { expectEveryRecordsFate, withDroppedSeeks } from './fault-scenarios';
 import { faultWorld } from './fault-world';
 import type { FaultWorldOptions } from './fault-world';
 
@@ -22,15 +21,9 @@ describe('review 51: seeks dropped around a rebalance', () => {
       parkingBudgetBytes: 60,
       sideBySide: false,
     };
-    const dropped = [
-      { operation: 'seek' as const, at: 0.428572, times: 4, nonRetriable: false },
-      { operation: 'seek' as const, at: 0.142858, times: 4, nonRetriable: false },
-    ];
-    const placedFaults = await placed(base, dropped, [{ kind: 'rebalance', at: 0.392858 }]);
-    const faults = placedFaults.faults.map((f): Fault => ({ ...f, dropped: true }));
-    const options: FaultWorldOptions = { ...base, faults, events: placedFaults.events };
+    const options = await withDroppedSeeks(base, [{ at: 0.428572, times: 4 }, { at: 0.142858, times: 4 }], [], [{ kind: 'rebalance', at: 0.392858 }]);
     const result = await faultWorld(options).run();
-    console.log(JSON.stringify({ faults, events: placedFaults.events, lost: result.lost, paused: result.paused, outOfOrder: result.outOfOrder, injected: result.injected }));
+    console.log(JSON.stringify({ faults: options.faults, events: options.events, lost: result.lost, paused: result.paused, outOfOrder: result.outOfOrder, injected: result.injected }));
     expectEveryRecordsFate(options, result);
   });
 });
