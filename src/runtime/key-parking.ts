@@ -128,7 +128,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     options.consumer().seek({ topic: mainTopic, partition, offset: offset.toString() });
     seeks.set(partition, (seeks.get(partition) ?? 0) + 1);
     const parking = partitions.get(partition);
-    if (parking) parking.next = offset;
+    if (parking) {
+      parking.next = offset;
+      parking.soughtSinceTaken = true;
+    }
   }
 
   /** Seeks made again until a record of the partition is read (seek-until-read.ts). */
@@ -252,7 +255,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const shed = loadedIn === generation ? await shedOverBudget(partition, read, () => loadedIn === generation) : undefined;
     const state = shed?.state ?? read;
     const tierCommitted = new Map(tierCommits.map((c) => [c.topic, BigInt(c.offset)]));
-    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierCommitted, tierRead: new Map() };
+    const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierCommitted, tierRead: new Map(), soughtSinceTaken: true };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
     // Tier partitions p the group has no commit of, which this generation never committed nor
@@ -634,13 +637,15 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         } else soughtBackDone(parking, 'gap'); // nothing missing read past: a seek back to it took effect
         // A record past the state's position: the records between were never taken under this
         // state. The first record since a load may come so (they were read under a state since
-        // lost, or a commit lost in an outage), and so may any later one, when the client reads
-        // on past a record this state did not take (a seek back to it the client dropped: the
-        // Confluent client only logs a seek librdkafka refuses). None of them may be taken as
-        // handled: read them again from the position; a gap still there once the seek took
-        // effect is real (transaction markers, compaction). Checked for every record, not a case
-        // of it, as the position is all that says a record's fate is decided.
-        if (offset > state.position && !soughtPast(partition, parking, 'position', state.position, offset)) return;
+        // lost, or a commit lost in an outage), and so may any record after a seek of p, when the
+        // client reads on past a record this state did not take (every record not taken is
+        // sought back to, and a seek the client drops, as the Confluent client only logs one
+        // librdkafka refuses, reads nothing again). None of them may be taken as handled: read
+        // them again from the position; a gap still there once the seek took effect is real
+        // (transaction markers, compaction). Read in order since the last record taken, with no
+        // seek between, the client's gap is the log's: taken without a seek, so a compacted or
+        // transactional main topic is not read again at every hole.
+        if (parking.soughtSinceTaken && offset > state.position && !soughtPast(partition, parking, 'position', state.position, offset)) return;
         soughtBackDone(parking, 'position');
         if (offset < state.position) {
           // Re-reading after a restart: run or keep the parked records, skip the handled ones.
@@ -672,6 +677,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
           if (outcome === 'tier' && !keyless) holdOrSkip(record, parking, hash, offset, fits);
         }
         state.position = offset + 1n;
+        parking.soughtSinceTaken = false;
         await commit(partition, parking, [stateCommit(partition, parking)]);
       }, record.heartbeat));
     },

@@ -32,6 +32,12 @@ export interface PartitionParking {
   /** Per tier topic, the last record of its partition p read since the state loaded. */
   readonly tierRead: Map<string, ConsumedRecord>;
   /**
+   * Since the state was loaded, or the main partition was sought, no record at or past the
+   * position was taken: the client may read past records the state never took (a seek it
+   * dropped), so a record past the position is taken only once a seek back confirms the gap.
+   */
+  soughtSinceTaken: boolean;
+  /**
    * The seeks back that confirm what a record read past them says (sought-back.ts): to the
    * oldest parked record not in memory that a record read past it skipped (`gap`: the log no
    * longer has it), and to the position, because the first record since the load came past it

@@ -7,7 +7,7 @@ import { createTierTurns } from '../../src/runtime/tier-turns';
 
 /** A main partition's parking with its state's id and position, nothing held, no tier read yet. */
 function parking(id: string, position: bigint): PartitionParking {
-  return { state: { ...emptyParkState(position), id }, records: new Map(), heldSince: new Map(), turns: createTierTurns(), tierHandled: new Map(), tierCommitted: new Map(), tierRead: new Map() };
+  return { state: { ...emptyParkState(position), id }, records: new Map(), heldSince: new Map(), turns: createTierTurns(), tierHandled: new Map(), tierCommitted: new Map(), tierRead: new Map(), soughtSinceTaken: false };
 }
 
 describe('a park-by-key tier commit', () => {

@@ -22,7 +22,7 @@ function loaded(firstDone = false, anchoredBefore = false): PartitionParking {
   if (anchoredBefore) turns.anchored(TIER, 0, 10n, 500n);
   const metadata = encodeTierCommit(10n, { handledBelow: 20n, waiting: [15n], firstTimestamp: 500n, ...(firstDone ? { firstDone } : {}) });
   const tierHandled = tierHandledOf(0, [{ topic: TIER, offset: '10', metadata }], turns);
-  return { state: emptyParkState(0n), records: new Map(), heldSince: new Map(), turns, tierHandled, tierCommitted: new Map([[TIER, 10n]]), tierRead: new Map() };
+  return { state: emptyParkState(0n), records: new Map(), heldSince: new Map(), turns, tierHandled, tierCommitted: new Map([[TIER, 10n]]), tierRead: new Map(), soughtSinceTaken: false };
 }
 
 describe('a tier partition\'s kept position, read again after a load', () => {

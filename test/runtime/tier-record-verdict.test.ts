@@ -18,7 +18,7 @@ function tierRecord({ key = 'k' as string | null, original = undefined as number
 }
 
 function parkingOf(state: ParkState): PartitionParking {
-  return { state, records: new Map(), heldSince: new Map(), turns: createTierTurns(), tierHandled: new Map(), tierCommitted: new Map(), tierRead: new Map() };
+  return { state, records: new Map(), heldSince: new Map(), turns: createTierTurns(), tierHandled: new Map(), tierCommitted: new Map(), tierRead: new Map(), soughtSinceTaken: false };
 }
 
 const judge = (state: ParkState, record: ConsumedRecord, held = false) =>
