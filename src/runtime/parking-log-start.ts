@@ -49,7 +49,8 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
   /**
    * Reads p's log start again in a while, under p's lock: after a refused read, and while a
    * free key's next parked record is missing (not read again yet): retention may have deleted
-   * it after the load, and with no record past it nothing else would tell (found by attack 21).
+   * it after the load, and with no record past it nothing else would tell (found by attack 21);
+   * a parked record still in the log but not read again is sought to again (readMissingAgain).
    * Once per partition at a time; a state forgotten (a rebalance, stop()) drops it.
    */
   function checkLogStartLater(partition: number, parking: PartitionParking): void {
@@ -78,11 +79,6 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
   }
 
   /**
-   * Gives up the parked records of a state being loaded that lie below p's log start: the
-   * state is changed and the give-up said, nothing committed (the load commits, or the next
-   * operation). A refused read gives up nothing: load() reads the log start again later.
-   */
-  /**
    * The timer's work: parked records retention took are given up, and those still in the log
    * but not read again since the load are sought to again, and checked again later. A seek the
    * client dropped (the Confluent client only logs one librdkafka refuses) left them unread for
@@ -97,6 +93,11 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
     checkLogStartLater(partition, parking);
   }
 
+  /**
+   * Gives up the parked records of a state being loaded that lie below p's log start: the
+   * state is changed and the give-up said, nothing committed (the load commits, or the next
+   * operation). A refused read gives up nothing: load() reads the log start again later.
+   */
   async function giveUpStoredBelowLogStart(partition: number, state: ParkState): Promise<void> {
     if (consumer().logStartOffsets === undefined) return;
     const start = await readLogStart(partition);
