@@ -116,17 +116,19 @@ export function encodeRetryHeaders(h: {
   /** Left out of a copy trimmed because the full one was too large. */
   errorMessage: string | undefined;
 }): Record<string, string> {
-  return {
-    [HEADERS.attempt]: String(h.attempt),
-    ...(h.dueAt !== undefined ? { [HEADERS.dueAt]: String(h.dueAt) } : {}),
-    [HEADERS.firstFailedAt]: String(h.firstFailedAt),
-    [HEADERS.originalTopic]: h.originalTopic,
-    ...(h.originalPartition !== undefined ? { [HEADERS.originalPartition]: String(h.originalPartition) } : {}),
-    ...(h.originalOffset !== undefined ? { [HEADERS.originalOffset]: h.originalOffset } : {}),
-    ...(h.originalTimestamp !== undefined ? { [HEADERS.originalTimestamp]: String(h.originalTimestamp) } : {}),
-    [HEADERS.errorClass]: h.errorClass,
-    ...(h.errorMessage !== undefined ? { [HEADERS.errorMessage]: truncate(h.errorMessage) } : {}),
-  };
+  // Assigned one by one, in this order (the order the headers are written in): spreads of
+  // computed keys cost a failing record several times as much.
+  const headers: Record<string, string> = {};
+  headers[HEADERS.attempt] = String(h.attempt);
+  if (h.dueAt !== undefined) headers[HEADERS.dueAt] = String(h.dueAt);
+  headers[HEADERS.firstFailedAt] = String(h.firstFailedAt);
+  headers[HEADERS.originalTopic] = h.originalTopic;
+  if (h.originalPartition !== undefined) headers[HEADERS.originalPartition] = String(h.originalPartition);
+  if (h.originalOffset !== undefined) headers[HEADERS.originalOffset] = h.originalOffset;
+  if (h.originalTimestamp !== undefined) headers[HEADERS.originalTimestamp] = String(h.originalTimestamp);
+  headers[HEADERS.errorClass] = h.errorClass;
+  if (h.errorMessage !== undefined) headers[HEADERS.errorMessage] = truncate(h.errorMessage);
+  return headers;
 }
 
 /**
