@@ -1,5 +1,5 @@
 import { markWorthWaitingOut } from '../runtime/commit-patience';
-import type { ConsumerPort, EachBatchPayload, EachMessagePayload, KafkaPort, OffsetCommit, ProducerPort, RunOptions } from '../runtime/port';
+import type { ConsumerPort, EachBatchPayload, EachMessagePayload, KafkaPort, OffsetCommit, ProducerPort, RunOptions, TopicPartitionOffset } from '../runtime/port';
 
 /** The port operations a fault can hit. `deliver`: the client fails to hand over a fetched record or batch. */
 export const PORT_OPERATIONS = ['send', 'commit', 'committed', 'seek', 'pause', 'resume', 'deliver', 'heartbeat'] as const;
@@ -27,7 +27,20 @@ export interface Fault {
    * stopping or not started, as in a rebalance), so the caller is never told.
    */
   readonly dropped?: boolean;
+  /**
+   * For `seek`, with `dropped`: the seek meets a rebalance. The Confluent client runs it when the
+   * partition is no longer assigned, keeps it (its `#pendingSeeks`) and applies it at the
+   * partition's next assignment, in place of the group's commit; the group rebalances right after.
+   */
+  readonly keptUntilAssigned?: boolean;
 }
+
+/** A consumer that can keep a seek of a partition it does not hold for the partition's next assignment. */
+export interface KeepsSeeks {
+  keepSeekUntilAssigned(seek: TopicPartitionOffset): void;
+}
+
+const keepsSeeks = (consumer: ConsumerPort): consumer is ConsumerPort & KeepsSeeks => typeof (consumer as Partial<KeepsSeeks>).keepSeekUntilAssigned === 'function';
 
 /** The error an injected fault throws: retriable, as a broker's transient refusal is, unless the fault says otherwise. */
 export class InjectedFault extends Error {
@@ -38,6 +51,8 @@ export class InjectedFault extends Error {
     nonRetriable = false,
     /** Dropped without a word (Fault.dropped): the caller is not told. */
     readonly dropped = false,
+    /** Dropped now and kept for the partition's next assignment, which a rebalance brings at once (Fault.keptUntilAssigned). */
+    readonly keptUntilAssigned = false,
   ) {
     super(`injected fault: ${operation} failed`);
     if (nonRetriable) this.name = 'KafkaJSProtocolError';
@@ -175,7 +190,7 @@ export class FaultyPort {
       if (fault.operation !== operation || (fault.when && !fault.when(offsets))) continue;
       const n = this.matched.get(fault) ?? 0;
       this.matched.set(fault, n + 1);
-      if (n >= fault.at && n < fault.at + fault.times) fail ??= new InjectedFault(operation, fault.nonRetriable === true && operation !== 'deliver', fault.dropped === true && operation === 'seek');
+      if (n >= fault.at && n < fault.at + fault.times) fail ??= new InjectedFault(operation, fault.nonRetriable === true && operation !== 'deliver', fault.dropped === true && operation === 'seek', fault.dropped === true && fault.keptUntilAssigned === true && operation === 'seek');
     }
     if (fail) this.injected++;
     return fail;
@@ -198,10 +213,15 @@ export class FaultyPort {
   }
 
   private wrapConsumer(consumer: ConsumerPort, process: number): ConsumerPort {
-    const sync = (operation: PortOperation, work: () => void): void => {
+    const sync = (operation: PortOperation, work: () => void, keep?: () => void): void => {
       if (!this.alive(process)) return;
       const fail = this.fails(operation);
       if (!this.alive(process)) return;
+      if (fail?.keptUntilAssigned && keep) {
+        keep();
+        this.rebalances++;
+        queueMicrotask(() => this.options.onRebalance?.());
+      }
       if (fail?.dropped) return;
       if (fail) throw fail;
       work();
@@ -251,7 +271,7 @@ export class FaultyPort {
       run,
       pause: (t) => sync('pause', () => consumer.pause(t)),
       resume: (t) => sync('resume', () => consumer.resume(t)),
-      seek: (s) => sync('seek', () => consumer.seek(s)),
+      seek: (s) => sync('seek', () => consumer.seek(s), keepsSeeks(consumer) ? () => consumer.keepSeekUntilAssigned(s) : undefined),
       commitOffsets: (offsets) => async('commit', () => consumer.commitOffsets(offsets), offsets),
       committed: (topic, partitions) => async('committed', () => consumer.committed(topic, partitions)),
       // Fails as a read of the group's offsets does: both go through the same admin client.

@@ -12,6 +12,7 @@ import type {
   TopicPartitions,
 } from '../runtime/port';
 import type { VirtualClock } from './virtual-clock';
+import type { KeepsSeeks } from './faulty-port';
 import { DefectError } from '../runtime/krt-error';
 
 interface StoredRecord {
@@ -301,7 +302,7 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-class MemoryConsumer implements ConsumerPort {
+class MemoryConsumer implements ConsumerPort, KeepsSeeks {
   private topics: string[] = [];
   private readonly positions = new Map<string, number>();
   private readonly paused = new Set<string>();
@@ -381,6 +382,14 @@ class MemoryConsumer implements ConsumerPort {
     this.bump(tp(topic, partition));
   }
 
+  /** Seeks made while their partition was not assigned (a rebalance under way): applied at its next assignment. */
+  private readonly keptSeeks = new Map<string, number>();
+
+  /** The Confluent client's seek of a partition it does not hold: its next assignment reads from `offset`, not from the group's commit. */
+  keepSeekUntilAssigned({ topic, partition, offset }: TopicPartitionOffset): void {
+    this.keptSeeks.set(tp(topic, partition), Number(offset));
+  }
+
   private bump(id: string): void {
     this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
   }
@@ -428,6 +437,8 @@ class MemoryConsumer implements ConsumerPort {
     this.rebalances++;
     for (const id of this.positions.keys()) this.bump(id);
     this.positions.clear();
+    for (const [id, offset] of this.keptSeeks) this.positions.set(id, offset);
+    this.keptSeeks.clear();
     if (clearPauses) this.paused.clear();
     for (const listener of this.rebalanceListeners) listener();
   }

@@ -23,7 +23,7 @@ jest.setTimeout(Math.max(300_000, RUNS * 1_000));
  * next record read past it), for a minute at least; librdkafka refuses a seek only while the
  * partition's fetcher is stopping or not started, which does not last that long.
  */
-const droppedSeeks = fc.record({ operation: fc.constant('seek' as const), at: position, times: fc.integer({ min: 1, max: 4 }), nonRetriable: fc.constant(false) });
+const droppedSeeks = fc.record({ operation: fc.constant('seek' as const), at: position, times: fc.integer({ min: 1, max: 4 }), nonRetriable: fc.constant(false), keptUntilAssigned: fc.boolean() });
 
 const scenario = fc.record({
   ordering: fc.constantFrom('unordered' as const, 'park-by-key' as const, 'park-by-key' as const),
@@ -40,7 +40,7 @@ const scenario = fc.record({
 const atBudget = fc.record({
   hot: fc.array(fc.record({ key: fc.constantFrom('J', 'K', 'L'), parked: fc.integer({ min: 1, max: 40 }) }), { minLength: 1, maxLength: 3 }),
   tail: fc.array(fc.record({ key: keys, failures }), { maxLength: 10 }),
-  dropped: fc.array(fc.record({ at: fc.nat({ max: 80 }), times: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: 3 }),
+  dropped: fc.array(fc.record({ at: fc.nat({ max: 80 }), times: fc.integer({ min: 1, max: 4 }), keptUntilAssigned: fc.boolean() }), { minLength: 1, maxLength: 3 }),
   parkingBudgetBytes: fc.integer({ min: 60, max: 200 }),
   reaction: fc.constantFrom('kafkajs' as const, 'confluent' as const),
 });

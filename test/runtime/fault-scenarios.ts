@@ -91,13 +91,13 @@ export function expectEveryRecordsFate(options: FaultWorldOptions, result: Fault
  */
 export async function withDroppedSeeks(
   base: FaultWorldOptions,
-  dropped: readonly { at: number; times: number }[],
+  dropped: readonly { at: number; times: number; keptUntilAssigned?: boolean }[],
   faults: readonly { operation: Fault['operation']; at: number; times: number; nonRetriable: boolean }[],
   events: readonly { kind: StepEvent['kind']; at: number }[],
 ): Promise<FaultWorldOptions> {
   const seeks = dropped.map((d) => ({ operation: 'seek' as const, at: d.at, times: d.times, nonRetriable: false }));
   const all = await placed(base, [...seeks, ...faults], events);
-  return { ...base, faults: all.faults.map((f, i): Fault => (i < seeks.length ? { ...f, dropped: true } : f)), events: all.events };
+  return { ...base, faults: all.faults.map((f, i): Fault => (i < seeks.length ? { ...f, dropped: true, ...(dropped[i]!.keptUntilAssigned ? { keptUntilAssigned: true } : {}) } : f)), events: all.events };
 }
 
 /** A case's faults and events at their fractions of a run without faults of the same records. */
