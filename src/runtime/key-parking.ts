@@ -12,6 +12,7 @@ import type { ParkState } from './park-state';
 import type { ConsumerPort, TopicPartitionOffset } from './port';
 import { createHoldClocks } from './hold-clocks';
 import { createSeekUntilRead } from './seek-until-read';
+import { createRanAwaitingCommit } from './ran-awaiting-commit';
 import { PublishHeld } from './record-handler';
 import { forgetBelowGroupCommits, ranBefore, withRun } from './ran-unjudged';
 import type { HandleOutcome } from './record-handler';
@@ -135,6 +136,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   }
 
   /** Seeks made again until a record of the partition is read (seek-until-read.ts). */
+  /** Main records that ran, whose state commit was refused past the patience: taken again, they do not run again. */
+  const ranAwaitingCommit = createRanAwaitingCommit();
   const untilRead = createSeekUntilRead({ seek: seekMain, setTimer: options.setTimer, now: options.now, generation: () => generation });
   /** Seeks p to `offset` until a record of p is read, while `parking` is p's state and p is not paused here (its resume seeks again). */
   const seekMainUntilRead = (partition: number, parking: PartitionParking, offset: bigint) => untilRead.seekUntilRead(partition, offset, stillReading(partition, parking));
@@ -665,20 +668,28 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         // Keyless records have no order to keep: they never wait and never hold.
         const keyless = record.message.key === null;
+        let ran: HandleOutcome | undefined;
         const waiting = !keyless && keyWaits(partition, parking, hash);
         if (waiting) {
           state.parked.set(offset, hash);
           parking.records.set(offset, record);
           emit({ type: 'parked', record, key: keyText(record) });
         } else {
-          // Keyless records hold nothing, and their copies are never judged by a hold.
+          // Keyless records hold nothing, and their copies are never judged by a hold. A record
+          // that ran under this state, its commit refused past the patience, does not run again.
           const fits = keyless || budget.holdFits(state, hash, offset);
-          const outcome = await options.handle(record, false, copyIdFor(state, fits));
+          const outcome = ranAwaitingCommit.take(partition, record.message, state.id) ?? (await options.handle(record, false, copyIdFor(state, fits)));
           if (outcome === 'tier' && !keyless) holdOrSkip(record, parking, hash, offset, fits);
+          ran = outcome;
         }
         state.position = offset + 1n;
         parking.soughtSinceTaken = false;
-        await commit(partition, parking, [stateCommit(partition, parking)]);
+        try {
+          await commit(partition, parking, [stateCommit(partition, parking)]);
+        } catch (refused) {
+          if (ran !== undefined) ranAwaitingCommit.remember(partition, record.message, state.id, ran);
+          throw refused;
+        }
       }, record.heartbeat));
     },
 
