@@ -29,7 +29,7 @@ export interface ConfluentKafkaLike {
     'queued.max.messages.kbytes'?: number;
     'fetch.queue.backoff.ms'?: number;
   }): ConfluentConsumerLike;
-  producer(config: { kafkaJS: Record<string, unknown>; 'linger.ms'?: number }): ConfluentProducerLike;
+  producer(config: { kafkaJS: Record<string, unknown> }): ConfluentProducerLike;
 }
 
 interface ConfluentConsumerLike {
@@ -164,9 +164,7 @@ export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortO
       };
     },
     producer(): ProducerPort {
-      // No linger (librdkafka waits 5 ms by default): the runtime's sends come already gathered
-      // (coalescing-producer.ts), and a failed record's commit waits for its publish.
-      const producer = kafka.producer({ kafkaJS: { acks: -1, idempotent: true }, 'linger.ms': 0 });
+      const producer = kafka.producer({ kafkaJS: { acks: -1, idempotent: true } });
       const steps = stepsUnderWay();
       return {
         connect: () => steps.track(producer.connect()),
