@@ -8,15 +8,16 @@ export type EndedOutcome = Exclude<HandleOutcome, 'tier'>;
 interface Remembered {
   readonly outcome: EndedOutcome;
   readonly message: PortMessage;
-  /** The id of the state it ran under: a state found lost since starts another. */
-  readonly stateId: string | undefined;
+  /** The id of the state it ran under: a state found lost since, or begun from nothing, has another. */
+  readonly stateId: string;
 }
 
 /**
  * Park-by-key's main records that ran, whose state commit was then refused past the commit
  * patience: the operation fails, the state is dropped and the client hands the record over
  * again (kafkajs, after its retries, rejoins first), while the group's commit still says it
- * has not run. Taken again under the same state (its id: a state found lost starts another)
+ * has not run. Taken again under the same state (its id: a state found lost, or begun from
+ * nothing as a new log's is, takes another; a state with no id is never matched)
  * at an offset its position has not passed, the record ran already: its outcome stands and only
  * the commit is made again. A member that owned the partition meanwhile and ran it too could not
  * have committed that either (the position would have passed it). Before, the record ran once
@@ -32,7 +33,9 @@ export function createRanAwaitingCommit() {
   const ran = new Map<number, Remembered>();
   return {
     remember(partition: number, message: PortMessage, stateId: string | undefined, outcome: HandleOutcome): void {
-      if (outcome === 'tier') ran.delete(partition);
+      // Under a state with no id (a budget too small for one) nothing tells its state from another
+      // begun from nothing, such as a new log's after the topic was created again (review 52).
+      if (outcome === 'tier' || stateId === undefined) ran.delete(partition);
       else ran.set(partition, { outcome, message, stateId });
     },
     /** Where this very record went when it ran before under this state, if it did; forgotten either way. */

@@ -52,10 +52,11 @@ describe('stop() while a partition waits for room in the commit window returns',
       if (ordering === 'park-by-key') broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '0', metadata: parkStateMetadata(emptyParkState(0n)) }, ...consumer.tiers.map((t) => ({ topic: t.topic, partition: 0, offset: '0' }))]);
       await retrying.start();
       await broker.run({ until: clock.now() + 5_000, maxSteps: 2_000 }).catch(() => undefined);
-      // Unordered: the window is full. Park-by-key: its first record ran and is taken again and
-      // again while its state commit is refused, not run again (ran-awaiting-commit.ts).
+      // Unordered: the window is full. Park-by-key: its first record ran, its state commit is
+      // refused, and it is taken again (the state here has no id, so it runs again each time:
+      // ran-awaiting-commit.ts remembers a run only under a state's id).
       if (ordering === 'unordered') expect(ran.length).toBeGreaterThanOrEqual(3);
-      else expect(ran).toEqual(['v0']);
+      else expect(ran[0]).toBe('v0');
       const stopped = await settlesWithin(clock, 1_000, retrying.stop());
       expect(stopped).toBe(true);
     });
