@@ -35,6 +35,7 @@ export default {
     'src/runtime/parking-hold-expiry.ts',
     'src/runtime/sought-back.ts',
     'src/runtime/parking-seek-back.ts',
+    'src/runtime/seek-until-read.ts',
     'src/runtime/park-state.ts',
     'src/runtime/resolve.ts',
     'src/runtime/due-time.ts',
