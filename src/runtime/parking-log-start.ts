@@ -58,6 +58,9 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
     logStartChecks.add(partition);
     const setIn = generation();
     setTimer(LOG_START_CHECK_MS, () => {
+      // An earlier generation's timer leaves the flag alone: it may be the check the current
+      // generation asked for, and cleared, a second check would run beside it (found in review 52).
+      if (generation() !== setIn) return;
       logStartChecks.delete(partition);
       onTimer(partition, setIn, (now) => readMissingAgain(partition, now));
     });

@@ -73,6 +73,13 @@ function logStartWorld(options: { start?: bigint | 'none' } = {}) {
     }
     await settle();
   };
+  /** Runs the oldest timer not run yet, alone. */
+  const fireOldestTimer = async () => {
+    const timer = timers.find((t) => !t.done)!;
+    timer.done = true;
+    timer.work();
+    await settle();
+  };
   return {
     logStart,
     seeks,
@@ -80,6 +87,7 @@ function logStartWorld(options: { start?: bigint | 'none' } = {}) {
     events,
     reads,
     fireTimers,
+    fireOldestTimer,
     settle,
     pendingTimers: () => timers.filter((t) => !t.done).length,
     setStart: (at: bigint | undefined) => void (start = at),
@@ -207,6 +215,25 @@ describe('a parked record not read again since the load', () => {
     expect(w.pendingTimers()).toBe(2);
     await w.fireTimers();
     expect(w.seeks).toEqual(['0@12']); // the new one's, once
+  });
+});
+
+describe('the checks of a state loaded again after a rebalance', () => {
+  it('are not doubled by the timer the earlier generation set: it leaves the current check in place', async () => {
+    const w = logStartWorld({ start: 0n });
+    const parking = parkingWith([[12n, 'k']]);
+    w.load(0, parking);
+    w.logStart.checkLogStartLater(0, parking);
+    w.rebalance();
+    w.logStart.forget();
+    w.logStart.checkLogStartLater(0, parking);
+    await w.fireOldestTimer(); // the earlier generation's: does nothing
+    // Asked again while the current check is pending: still one check, not a second beside it.
+    w.logStart.checkLogStartLater(0, parking);
+    expect(w.pendingTimers()).toBe(1);
+    await w.fireTimers();
+    await w.fireTimers();
+    expect(w.seeks).toEqual(['0@12', '0@12']); // one loop of checks: one seek each round
   });
 });
 
