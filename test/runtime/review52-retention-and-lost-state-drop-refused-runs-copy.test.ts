@@ -21,8 +21,9 @@ import type { FaultWorldOptions } from './fault-world';
  * judged by the hold on the ground that its main record is read again after the loss
  * (docs/runtime.md "When p's state is lost": "the main topic keeps records longer than the
  * ladder lasts"); retention here came 10 minutes in, shorter than the ladder (1 m + 10 m), so
- * this is the documented assumption broken, not the memo. Without the loss the stored state's
- * parked record 2, deleted, would have been given up (givenUpBefore) and its copy run unjudged.
+ * this is the documented assumption broken, not the memo. The same run without the state-lost
+ * event loses nothing (checked): the stored state's parked record 2, deleted, is then given up
+ * (givenUpBefore, as we read it) and its copy is not judged stale.
  *
  * Class of bug: a judgement that relies on the main record still being in the log, with nothing
  * that checks it (the log start) when the loss comes with retention.
