@@ -8,7 +8,7 @@ export type EndedOutcome = Exclude<HandleOutcome, 'tier'>;
 interface Remembered {
   readonly outcome: EndedOutcome;
   readonly message: PortMessage;
-  /** The id of the state it ran under: a state found lost since, or begun from nothing, has another. */
+  /** The id of the state it ran under: a state begun from nothing since (a new log's) has another. */
   readonly stateId: string;
 }
 
@@ -16,8 +16,9 @@ interface Remembered {
  * Park-by-key's main records that ran, whose state commit was then refused past the commit
  * patience: the operation fails, the state is dropped and the client hands the record over
  * again (kafkajs, after its retries, rejoins first), while the group's commit still says it
- * has not run. Taken again under the same state (its id: a state found lost, or begun from
- * nothing as a new log's is, takes another; a state with no id is never matched)
+ * has not run. Taken again under the same state (its id: a state begun from nothing, as a new
+ * log's is, takes another, and one with no id is never matched; a state found lost may take its
+ * id back from the tier commits, at the lost offset, where a record that ran ran all the same)
  * at an offset its position has not passed, the record ran already: its outcome stands and only
  * the commit is made again. A member that owned the partition meanwhile and ran it too could not
  * have committed that either (the position would have passed it). Before, the record ran once
