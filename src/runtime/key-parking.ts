@@ -135,9 +135,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     }
   }
 
-  /** Seeks made again until a record of the partition is read (seek-until-read.ts). */
-  /** Main records that ran, whose state commit was refused past the patience: taken again, they do not run again. */
+  /** Main records that ran, whose state commit was refused: taken again under the same state, they do not run again. */
   const ranAwaitingCommit = createRanAwaitingCommit();
+  /** Seeks made again until a record of the partition is read (seek-until-read.ts). */
   const untilRead = createSeekUntilRead({ seek: seekMain, setTimer: options.setTimer, now: options.now, generation: () => generation });
   /** Seeks p to `offset` until a record of p is read, while `parking` is p's state and p is not paused here (its resume seeks again). */
   const seekMainUntilRead = (partition: number, parking: PartitionParking, offset: bigint) => untilRead.seekUntilRead(partition, offset, stillReading(partition, parking));
