@@ -1,5 +1,5 @@
 import type { RetryEventListener } from './events';
-import { parkStateHeaderValue, parkStateIdOf, retryIdOf } from './headers';
+import { decodeRetryHeaders, parkStateHeaderValue, parkStateIdOf, retryIdOf } from './headers';
 import { createParkingPatience } from './parking-patience';
 import { createParkingCommits } from './parking-commits';
 import { createParkingLogStart, LOG_START_CHECK_MS } from './parking-log-start';
@@ -26,7 +26,7 @@ import { judgeTierRecord } from './tier-record-verdict';
 import { doneBeforeLoad, tierHandledOf } from './tier-position';
 import { encodeTierCommit } from './tier-commit-metadata';
 import { agreedStateId } from './tier-commit-state-id';
-import { createTierTurns } from './tier-turns';
+import { createTierTurns, runsBeforeParked } from './tier-turns';
 import type { TierCommit } from './tier-turns';
 import type { TierTurns } from './tier-turns';
 
@@ -493,7 +493,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     while (isCurrent(partition, parking) && !state.held.has(hash)) {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
-      if (turn !== undefined && (next === undefined || next >= turn.behind) && turn.copyOf !== undefined && !unproven(state, turn.copyOf, hash, retryIdOf(turn.record.message.headers))) {
+      const turnFirst = turn !== undefined && runsBeforeParked(turn, next, next === undefined ? undefined : parking.records.get(next));
+      if (turnFirst && turn.copyOf !== undefined && !unproven(state, turn.copyOf, hash, retryIdOf(turn.record.message.headers))) {
         // The copy of a parked record whose record ran again since (or is read again, past a
         // shed's position): stale. Given up (retention took it), its record is below the mark: it runs.
         emit({ type: 'stale-tier-record', record: turn.record, key: keyText(turn.record) });
@@ -503,7 +504,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         if (!turns.ofAnotherLog(turn) && !(await tierMayHaveStartedOver(turns, turn.record))) ran.push(turns.commit(options.commitOffsetFor(turn.record)));
         continue;
       }
-      if (turn !== undefined && (next === undefined || next >= turn.behind)) {
+      if (turnFirst) {
         const retryId = retryIdTakenBy(turn.record);
         const foreign = writtenUnderAnotherState(state, parkStateIdOf(turn.record.message.headers));
         const holdAt = holdOffsetOf(state, foreign, originalOffsetOf(turn.record), retryId);
@@ -735,7 +736,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         }
         if (verdict.kind === 'waits-its-turn') {
           // Its tier partition's commit stays at it while it waits.
-          if (turns.wait(record.partition, { record, hash: verdict.hash, behind: verdict.behind, handle })) emit({ type: 'parked', record, key: keyText(record) });
+          const dueAt = decodeRetryHeaders(record.message.headers).dueAt;
+          if (turns.wait(record.partition, { record, hash: verdict.hash, behind: verdict.behind, ...(dueAt === undefined ? {} : { dueAt }), handle })) emit({ type: 'parked', record, key: keyText(record) });
           return;
         }
         const { hash, keyless, current, holdAt, fits, retryId } = verdict;

@@ -15,6 +15,14 @@ export interface WaitingTierRecord {
   /** The main partition's position when it came due: parked main records before it are ahead of it. */
   readonly behind: bigint;
   /**
+   * When it came due by its own header (`x-due-at`), for a record that waits its key's turn:
+   * a parked record of its key written after that (its timestamp) is behind it too, whatever
+   * the position says. `behind` lives in memory only, and read again in a new generation (a
+   * restart, a rebalance) the record took the position then, past records parked after it
+   * came due, which ran ahead of it (found by attack 29); the timestamps are in the records.
+   */
+  readonly dueAt?: number;
+  /**
    * The parked main record this is a copy of, when it came due while its record was still
    * parked: a copy from a run whose state was never committed (a crash between the copy and
    * the commit). It waits right behind that record, and is judged when its turn comes: stale
@@ -135,6 +143,19 @@ export interface TierTurns {
   anchored(topic: string, partition: number, offset: bigint, timestamp: bigint): void;
   /** Whether the last anchor of the tier partition this generation read is the one at `offset` with this timestamp. */
   isAnchored(topic: string, partition: number, offset: bigint, timestamp: bigint): boolean;
+}
+
+/**
+ * Whether a waiting tier record runs before its key's oldest parked record (at `next`, read
+ * again or not: `parked`): there is none, it was parked at or past the position the waiting
+ * record came due at, or it was written after the waiting record came due (the place that
+ * holds in every generation). Ties go to the parked record, as before.
+ */
+export function runsBeforeParked(turn: WaitingTierRecord, next: bigint | undefined, parked: ConsumedRecord | undefined): boolean {
+  if (next === undefined || next >= turn.behind) return true;
+  if (turn.dueAt === undefined || parked === undefined) return false;
+  const written = Number(parked.message.timestamp);
+  return Number.isSafeInteger(written) && written > turn.dueAt;
 }
 
 /** A refused tier commit: as asked for, as sent (with the metadata of the state stored then), and over which group commit. */

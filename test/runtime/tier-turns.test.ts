@@ -1,4 +1,4 @@
-import { createTierTurns } from '../../src/runtime/tier-turns';
+import { createTierTurns, runsBeforeParked } from '../../src/runtime/tier-turns';
 import type { WaitingTierRecord } from '../../src/runtime/tier-turns';
 import type { ConsumedRecord } from '../../src/runtime/router';
 
@@ -100,5 +100,34 @@ describe('the tier turns of a park-by-key generation', () => {
     expect(turns.commit(at(4)).offset).toBe('4'); // the old record at 2 holds nothing of the new log back
     expect(turns.waitingAt(TIER, 0)).toEqual([]);
     expect(turns.wait(0, waitingAt(2))).toBe(true); // the new log's record at offset 2 is not the old one delivered again
+  });
+});
+
+describe('whether a waiting tier record runs before its key\'s oldest parked record', () => {
+  const turn = (behind: bigint, dueAt?: number): WaitingTierRecord => ({ ...waitingAt(1), behind, ...(dueAt === undefined ? {} : { dueAt }) });
+  const parkedWrittenAt = (timestamp: string): ConsumedRecord => ({ topic: 'orders', partition: 0, message: { key: Buffer.from('k'), value: null, offset: '4', timestamp } });
+
+  it('runs first when nothing of its key is parked', () => {
+    expect(runsBeforeParked(turn(5n), undefined, undefined)).toBe(true);
+  });
+
+  it('runs first before a record parked at or past the position it came due at', () => {
+    expect(runsBeforeParked(turn(4n), 4n, undefined)).toBe(true);
+    expect(runsBeforeParked(turn(5n), 4n, undefined)).toBe(false);
+  });
+
+  it('runs first before a record parked below that position but written after it came due', () => {
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('1001'))).toBe(true);
+  });
+
+  it('leaves a record written when it came due, or before, ahead of it', () => {
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('1000'))).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('999'))).toBe(false);
+  });
+
+  it('judges by position alone without a due time, a parked record not read again, or a timestamp that is no number', () => {
+    expect(runsBeforeParked(turn(9n), 4n, parkedWrittenAt('5000'))).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, undefined)).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('soon'))).toBe(false);
   });
 });
