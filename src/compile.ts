@@ -153,8 +153,14 @@ function provisionalTopology(raw: unknown): ParsedTopology {
 
 export const NO_TOPOLOGY_FILES = specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })');
 
-export async function compileFiles(files: readonly string[], cwd: string, options?: LoadOptions, scope: CompileScope = 'project'): Promise<CompileResult> {
-  if (files.length === 0) return { diagnostics: [NO_TOPOLOGY_FILES] };
+/**
+ * The topology files compiled into one model. No files at all is an error (nothing to
+ * generate), but for a project whose committed output still has stacks (`retired`, which
+ * the commands that judge against that output say): its last topology file was deleted,
+ * and its stack must still be generated, empty, so that applying it deletes what it holds.
+ */
+export async function compileFiles(files: readonly string[], cwd: string, options?: LoadOptions, scope: CompileScope = 'project', retired = false): Promise<CompileResult> {
+  if (files.length === 0) return retired && scope === 'project' ? { model: { topologies: [] }, diagnostics: [] } : { diagnostics: [NO_TOPOLOGY_FILES] };
   const { loaded, diagnostics } = await loadTopologyFiles(files, cwd, options);
   const result = compileTopologies(loaded, scope);
   const all = sortDiagnostics([...diagnostics, ...result.diagnostics]);

@@ -30,8 +30,8 @@ describe('the kept stack of a deleted topology file, through the CLI', () => {
   afterEach(() => project.remove());
 
   it('keeps in the snapshot what the kept stack last held', () => {
-    const snapshot = JSON.parse(project.read('generated/.krt-model.json')) as { topologies: { handedOver?: { stack: string; mayHold?: { topics: { name: string }[] } }[] }[] };
-    const kept = snapshot.topologies.flatMap((t) => t.handedOver ?? []).find((h) => h.stack === 'analytics');
+    const snapshot = JSON.parse(project.read('generated/.krt-model.json')) as { keptStacks?: { stack: string; mayHold?: { topics: { name: string }[] } }[] };
+    const kept = (snapshot.keptStacks ?? []).find((k) => k.stack === 'analytics');
     expect(kept?.mayHold?.topics.map((t) => t.name)).toEqual(expect.arrayContaining(['orders.confirmed.analytics-orders.dlq', 'orders.confirmed.analytics-orders.retry.5s']));
   });
 

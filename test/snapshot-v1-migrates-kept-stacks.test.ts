@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { SNAPSHOT_VERSION } from '../src/writer/model-snapshot';
+import { inOldShape } from './helpers/old-snapshot';
 import { fileTree, ScratchProject } from './helpers/project';
 
 jest.setTimeout(120_000);
@@ -16,9 +17,9 @@ describe('a version-1 snapshot holding a kept stack', () => {
   let project: ScratchProject;
   let written: Record<string, string>;
   const saved = process.env.CDKTF_OUTDIR;
+  // Version 1 carried the kept stack as a hand-over of nothing in the first topology.
   const asVersion1 = (file: string) => {
-    const snapshot = JSON.parse(project.read(file)) as { version: number };
-    snapshot.version = 1;
+    const snapshot = inOldShape(JSON.parse(project.read(file)), 1);
     project.write(file, `${JSON.stringify(snapshot, null, 2)}\n`);
   };
   const declareAgain = () =>

@@ -10,6 +10,7 @@ import { synthesizeStacks } from '../src/plan/stack-resources';
 import type { StackResources } from '../src/plan/stack-resources';
 import { modelSnapshotFile, readModelSnapshot, SnapshotError } from '../src/writer/model-snapshot';
 import { ALERTS_ADDED_UNDER_VERSION_1, modelSnapshotSchema } from '../src/writer/model-snapshot-schema';
+import { inOldShape } from './helpers/old-snapshot';
 import { aConsumer, aTopology, compile } from './helpers/specs';
 
 jest.setTimeout(300_000);
@@ -89,8 +90,8 @@ interface Lacks {
 
 /** The version-2 snapshot written as version 1 without the fields `lacks` names. */
 function asVersion1(baseline: ProjectModel, lacks: Lacks): Json {
-  const snapshot = JSON.parse(modelSnapshotFile(baseline).content) as Json;
-  snapshot.version = 1;
+  // Version 1 carried kept stacks as hand-overs of nothing in the first topology.
+  const snapshot = inOldShape(JSON.parse(modelSnapshotFile(baseline).content) as Json, 1);
   for (const topology of snapshot.topologies) {
     if (lacks.drift) delete topology.principals.drift;
     if (lacks.environmentLabels) delete topology.environmentLabels;
@@ -126,7 +127,7 @@ describe('a version-1 model snapshot, migrated', () => {
   const none: Lacks = { drift: false, environmentLabels: false, alerts: [], mayHold: false };
 
   it('is the version-2 model of the same output, the kept stack and what it may hold included', () => {
-    expect(baseline.topologies.flatMap((t) => t.handedOver ?? []).map((h) => [h.stack, h.mayHold?.topics.map((t) => t.name)])).toEqual([
+    expect((baseline.keptStacks ?? []).map((k) => [k.stack, k.mayHold?.topics.map((t) => t.name)])).toEqual([
       ['analytics', expect.arrayContaining(['orders.confirmed.analytics-orders.dlq', 'orders.confirmed.analytics-orders.retry.5s'])],
     ]);
     expect(read(asVersion1(baseline, none), committed)).toEqual(JSON.parse(JSON.stringify(baseline)));
@@ -144,7 +145,7 @@ describe('a version-1 model snapshot, migrated', () => {
 
   it.each(Object.keys(EDITS))('judges the same deletes as version 2 told the kept stack was applied, when written before mayHold: %s', (edit) => {
     const migrated = read(asVersion1(baseline, { ...none, mayHold: true }), committed, ['analytics']);
-    expect(migrated.topologies.flatMap((t) => t.handedOver ?? []).map((h) => h.stack)).toEqual(['analytics']);
+    expect((migrated.keptStacks ?? []).map((k) => k.stack)).toEqual(['analytics']);
     expect(judged(migrated, edit, committed)).toEqual(judged(withAppliedStacks(baseline, ['analytics'])!, edit, committed));
   });
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { KeptStack } from '../model/types';
 
 /**
  * Where synth keeps what it knows about earlier runs, as other tools do
@@ -36,6 +37,8 @@ export interface ProjectRecord {
  */
 export interface SnapshotRecord {
   readonly topologies: readonly string[];
+  /** The kept stacks of deleted topology files, as the snapshot has them (few and small). */
+  readonly keptStacks?: readonly KeptStack[];
 }
 
 /** What `output-hashes.ts` knows of the files in one output folder, by path. */
@@ -67,7 +70,11 @@ const SCHEMAS = {
   model: (value: unknown) => isObject(value) && isOutputs(value.outputs),
   project: (value: unknown) => isObject(value) && isOutputs(value.outputs),
   folder: (value: unknown) => isObject(value) && isObject(value.files) && Object.values(value.files).every(isStatus),
-  snapshot: (value: unknown) => isObject(value) && Array.isArray(value.topologies) && value.topologies.every((key) => typeof key === 'string'),
+  snapshot: (value: unknown) =>
+    isObject(value) &&
+    Array.isArray(value.topologies) &&
+    value.topologies.every((key) => typeof key === 'string') &&
+    (value.keptStacks === undefined || (Array.isArray(value.keptStacks) && value.keptStacks.every((k) => isObject(k) && typeof k.stack === 'string' && isObject(k.cluster)))),
 };
 type Kind = keyof typeof SCHEMAS;
 type RecordOf<K extends Kind> = { model: ModelRecord; project: ProjectRecord; folder: FolderRecord; snapshot: SnapshotRecord }[K];

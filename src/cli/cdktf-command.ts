@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { App } from 'cdktf';
-import { acrossFiles, guardChanges, heldResources, readBaseline, readCommittedStacks, removedStacks, withHeldOf, withRemovedStacks, withUntouched } from '../plan';
+import { acrossFiles, generatedStacks, guardChanges, heldResources, outputHasStacks, readBaseline, readCommittedStacks, removedStacks, withHeldOf, withRemovedStacks, withUntouched } from '../plan';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { topologyStacks } from '../emitters/terraform';
+import { keptStacks, topologyStacks } from '../emitters/terraform';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, SnapshotError } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -27,9 +27,10 @@ export interface CdktfOptions {
  */
 export async function cdktfCommand(io: CliIo, args: readonly string[], options: CdktfOptions = { out: 'generated' }): Promise<number> {
   const files = resolveTopologyFiles(io.cwd, args, true);
-  const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project');
-  if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const outDir = path.resolve(io.cwd, options.out);
+  // No topology file left: the committed stacks of the deleted ones are built, empty, as krt synth wrote them.
+  const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project', files.length === 0 && outputHasStacks(outDir));
+  if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const shownOut = path.relative(io.cwd, outDir) || '.';
   // No snapshot: --out names a folder krt synth never wrote (a typo, output not checked out), not a first deploy.
   if (!existsSync(path.join(outDir, MODEL_SNAPSHOT_FILE))) {
@@ -70,7 +71,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   }
   // What stacks may still hold is the operator's word (--applied), given to krt synth and committed: judged by that record, not by cdktf's older copy.
   // What it built last was deployed (that is what this check is for): every stack of it counts as applied.
-  const deployed = new Set(previous?.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]));
+  const deployed = previous ? generatedStacks(previous) : new Set<string>();
   const fromPrevious = guardChanges(previous && withHeldOf(baseline, previous), model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'), deployed);
   if (reportDiagnostics(io, { diagnostics: fromPrevious })) {
     io.stderr(
@@ -79,6 +80,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
     return EXIT.problems;
   }
   for (const topology of model.topologies) topologyStacks(app, topology);
+  keptStacks(app, model);
   app.synth();
   // What this build holds, for the next one to be judged against.
   mkdirSync(app.outdir, { recursive: true });

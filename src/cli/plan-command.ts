@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { acrossFiles, formatPlan, planChanges, planJson, readBaseline, readCommittedStacks, withAppliedStacks, withRemovedStacks, withUntouched, worstRisk } from '../plan';
+import { acrossFiles, formatPlan, outputHasStacks, planChanges, planJson, readBaseline, readCommittedStacks, withAppliedStacks, withRemovedStacks, withUntouched, worstRisk } from '../plan';
 import { MODEL_SNAPSHOT_FILE } from '../writer/model-snapshot';
 import { EXIT } from './io';
 import type { CliIo } from './io';
@@ -24,7 +24,9 @@ export const PLAN_EXIT = { ...EXIT, destructive: 3, drift: 4 } as const;
 /** `krt plan`: what the spec changes against the committed output, offline, writing nothing. */
 export async function planCommand(io: CliIo, args: readonly string[], options: PlanOptions): Promise<number> {
   const files = resolveTopologyFiles(io.cwd, args, !options.live);
-  const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project');
+  // No topology file left, offline: the deleted ones' stacks are judged, as krt synth keeps them.
+  const retired = files.length === 0 && !options.live && outputHasStacks(path.resolve(io.cwd, options.out));
+  const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project', retired);
   if (reportDiagnostics(io, result) || !result.model) return PLAN_EXIT.problems;
   if (options.live) return liveCommand(io, result.model, options);
   const outDir = path.resolve(io.cwd, options.out);

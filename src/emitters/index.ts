@@ -4,7 +4,7 @@ import { emitGrafana } from './grafana';
 import { prometheusFiles } from './prometheus';
 import { emitRouter } from './router';
 import { emitRunbookIndex, emitRunbookPages } from './runbook';
-import { emitTerraform } from './terraform';
+import { emitKeptStacks, emitTerraform } from './terraform';
 import type { Emitter, GeneratedFile } from './types';
 import { DefectError } from '../runtime/krt-error';
 
@@ -21,8 +21,8 @@ const TOPOLOGY_EMITTERS: readonly ((topology: TopologyModel) => Iterable<Generat
   alone(emitGrafana),
 ];
 
-/** The emitters whose files read every topology. */
-const PROJECT_EMITTERS: readonly Emitter[] = [emitRunbookIndex];
+/** The emitters whose files read every topology, or the project itself (the kept stacks of deleted topology files). */
+const PROJECT_EMITTERS: readonly Emitter[] = [emitRunbookIndex, emitKeptStacks];
 
 /**
  * The files of one topology, as they are produced, so that a caller can write and drop
@@ -33,7 +33,7 @@ export function* emitTopology(topology: TopologyModel): Generator<GeneratedFile>
   for (const emit of TOPOLOGY_EMITTERS) yield* emit(topology);
 }
 
-/** The files that list or read every topology (the runbook index). */
+/** The files that list or read every topology (the runbook index), and the kept stacks. */
 export function emitProjectFiles(model: ProjectModel): GeneratedFile[] {
   return PROJECT_EMITTERS.flatMap((emit) => emit(model));
 }
@@ -42,7 +42,7 @@ export function emitProjectFiles(model: ProjectModel): GeneratedFile[] {
 export function emitAll(model: ProjectModel): GeneratedFile[] {
   const perTopology = model.topologies.flatMap((topology) => [...emitTopology(topology)]);
   const files = [...perTopology, ...emitProjectFiles(model)].sort((a, b) => compareStrings(a.path, b.path));
-  if (files.length === 0) throw new DefectError('the emitters produced no files; a topology with consumers always yields some');
+  if (files.length === 0) throw new DefectError('the emitters produced no files; the runbook index is always one');
   files.forEach((file, i) => {
     if (i > 0 && files[i - 1]!.path === file.path) throw new DefectError(`two emitters produced ${file.path}`);
   });

@@ -11,9 +11,10 @@ export function stackTopics(c: ConsumerModel): string[] {
 }
 
 /**
- * A stack kept for a deleted topology file: a former stack with nothing handed over, so
- * its configuration has no resources and no `removed` blocks, and applying it deletes
- * whatever its state still holds (see plan/removed-stacks.ts).
+ * How snapshots of version 3 and before recorded a stack kept for a deleted topology file:
+ * a former stack of the first topology with nothing handed over. The model now carries
+ * kept stacks at project level (`ProjectModel.keptStacks`); this tells them apart only
+ * when such a snapshot is migrated (writer/model-snapshot.ts).
  */
 export function isKeptStack(h: HandOver): boolean {
   return h.topics.length === 0 && h.acls.length === 0;

@@ -50,10 +50,25 @@ export interface HandOver {
   readonly acls: readonly string[];
   /**
    * What this stack's Terraform state may still hold that its configuration no longer
-   * declares: on a stack kept for a deleted topology file, what it last held, until that
-   * empty stack is applied. krt cannot tell offline when that happens, so it is judged as
+   * declares (snapshots of version 3 and before also carried the kept stack of a deleted
+   * topology file here, as a hand-over of nothing: see `KeptStack`), until it is applied. krt cannot tell offline when that happens, so it is judged as
    * still there until the operator says so (`krt synth --applied <stack>`). Nothing is
    * generated from it.
+   */
+  readonly mayHold?: HeldResources;
+}
+
+/**
+ * The stack of a deleted topology file, kept with no resources: its configuration has
+ * nothing, so applying it deletes whatever its state still holds.
+ */
+export interface KeptStack {
+  readonly stack: string;
+  /** The deleted topology's cluster settings: the defaults of the stack's connection variables. */
+  readonly cluster: { readonly replicationFactor: number; readonly minInsyncReplicas: number };
+  /**
+   * What its Terraform state may still hold: what it last held, until the operator says it
+   * was applied (`krt synth --applied <stack>`). Nothing is generated from it.
    */
   readonly mayHold?: HeldResources;
 }

@@ -1,5 +1,5 @@
 import type { AlertKey } from '../alerts';
-import type { AlertPolicy, ConsumerParts, TopologyParts } from './parts';
+import type { AlertPolicy, ConsumerParts, KeptStack, TopologyParts } from './parts';
 
 export type * from './parts';
 
@@ -9,6 +9,13 @@ export type * from './parts';
  */
 export interface ProjectModel {
   readonly topologies: readonly TopologyModel[];
+  /**
+   * The stacks of deleted topology files, still generated with no resources so that
+   * applying them deletes what their state holds (see plan/removed-stacks.ts). Carried by
+   * the project, not by a topology: the last topology of a project can be deleted too.
+   * Absent when there are none.
+   */
+  readonly keptStacks?: readonly KeptStack[];
 }
 
 export interface TopologyModel extends TopologyParts {

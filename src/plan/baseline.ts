@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HeldResources, ProjectModel } from '../model/types';
 import { MODEL_SNAPSHOT_FILE, migrationNotice, readModelSnapshot, SnapshotError } from '../writer/model-snapshot';
@@ -50,4 +50,25 @@ export function readBaseline(outDir: string, cwd: string, options: BaselineOptio
     );
   }
   return undefined;
+}
+
+/**
+ * Whether the committed model snapshot in `outDir` still has topologies or kept stacks: a
+ * project with no topology files left then still has stacks to generate (its last
+ * topology file was deleted). Read only when there are no topology files. A snapshot that
+ * is there but cannot be read counts: the command's own read of it says what is wrong.
+ */
+export function outputHasStacks(outDir: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(path.join(outDir, MODEL_SNAPSHOT_FILE), 'utf8');
+  } catch {
+    return false;
+  }
+  try {
+    const parsed = JSON.parse(text) as { topologies?: unknown; keptStacks?: unknown };
+    return !Array.isArray(parsed.topologies) || parsed.topologies.length > 0 || (Array.isArray(parsed.keptStacks) && parsed.keptStacks.length > 0);
+  } catch {
+    return true;
+  }
 }

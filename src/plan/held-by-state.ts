@@ -24,6 +24,7 @@ export function heldResources(model: ProjectModel): Map<string, HeldResources> {
     if (topology.mayHold) held.set(topology.name, topology.mayHold);
     for (const h of topology.handedOver ?? []) if (h.mayHold && h.stack !== topology.name) held.set(h.stack, h.mayHold);
   }
+  for (const k of model.keptStacks ?? []) if (k.mayHold) held.set(k.stack, k.mayHold);
   return held;
 }
 
@@ -71,7 +72,12 @@ export function withHeldCarried(baseline: ProjectModel | undefined, model: Proje
     changed ||= next !== topology;
     return next;
   });
-  return changed ? { ...model, topologies } : model;
+  const keptStacks = model.keptStacks?.map((k) => {
+    const carried = unionOf(k.mayHold, before.get(k.stack));
+    return carried === k.mayHold ? k : { ...k, mayHold: carried! };
+  });
+  changed ||= (keptStacks ?? []).some((k, i) => k !== model.keptStacks![i]);
+  return changed ? { ...model, topologies, ...(keptStacks ? { keptStacks } : {}) } : model;
 }
 
 /**
@@ -90,7 +96,14 @@ export function withDeletionsRecorded(model: ProjectModel, held: ReadonlyMap<str
     });
     return withHeld(topology, own, handedOver);
   });
-  return { ...model, topologies };
+  const keptStacks = model.keptStacks?.map((k) => {
+    if (!held.has(k.stack)) return k;
+    const mayHold = held.get(k.stack);
+    if (mayHold === k.mayHold) return k;
+    // Keys keep their places and one cleared is left out (see withHeld).
+    return { ...k, mayHold };
+  });
+  return { ...model, topologies, ...(keptStacks ? { keptStacks } : {}) };
 }
 
 /**
@@ -99,8 +112,8 @@ export function withDeletionsRecorded(model: ProjectModel, held: ReadonlyMap<str
  */
 export function withHeldOf(record: ProjectModel | undefined, model: ProjectModel): ProjectModel {
   const now = record ? heldResources(record) : new Map<string, HeldResources>();
-  const stacks = model.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]);
-  return withDeletionsRecorded(model, new Map(stacks.map((s) => [s, now.get(s)] as const)));
+  const stacks = generatedStacks(model);
+  return withDeletionsRecorded(model, new Map([...stacks].map((s) => [s, now.get(s)] as const)));
 }
 
 /**
@@ -111,7 +124,7 @@ export function withHeldOf(record: ProjectModel | undefined, model: ProjectModel
  */
 export function withAppliedStacks(baseline: ProjectModel | undefined, applied: readonly string[]): ProjectModel | undefined {
   if (applied.length === 0) return baseline;
-  const stacks = new Set((baseline?.topologies ?? []).flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]));
+  const stacks = generatedStacks(baseline ?? { topologies: [] });
   const unknown = [...new Set(applied)].filter((s) => !stacks.has(s)).sort(compareStrings);
   if (unknown.length > 0) {
     const held = [...heldResources(baseline ?? { topologies: [] }).keys()].sort(compareStrings);
@@ -129,6 +142,11 @@ function undeclared(held: HeldResources | undefined, topology: TopologyModel): H
   const topics = new Set(topology.consumers.flatMap(stackTopics));
   const acls = held.acls.length > 0 ? new Set(aclRules(topology).map(aclResourceId)) : new Set<string>();
   return normalized({ topics: held.topics.filter((t) => !topics.has(t.name)), acls: held.acls.filter((id) => !acls.has(id)) });
+}
+
+/** The stacks a model generates: each topology's own, the former stacks it carries, and the kept stacks. */
+export function generatedStacks(model: ProjectModel): Set<string> {
+  return new Set([...model.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]), ...(model.keptStacks ?? []).map((k) => k.stack)]);
 }
 
 /**

@@ -1,10 +1,10 @@
 export { planChanges } from './plan';
 export { guardChanges } from './guards';
-export { readBaseline } from './baseline';
+export { outputHasStacks, readBaseline } from './baseline';
 export { readCommittedStacks } from './committed-stacks';
 export { acrossFiles, withUntouched } from './partial';
 export { removedStacks, withRemovedStacks } from './removed-stacks';
-export { heldResources, withAppliedStacks, withDeletionsRecorded, withHeldOf } from './held-by-state';
+export { generatedStacks, heldResources, withAppliedStacks, withDeletionsRecorded, withHeldOf } from './held-by-state';
 export { judgeOutcome } from './outcome';
 export { formatPlan, planJson } from './format';
 export { worstRisk } from './types';

@@ -1,6 +1,6 @@
 import { stackTopics } from '../model/hand-over';
 import { topicResourceId } from '../naming';
-import type { ConsumerModel, HeldResources, ProjectModel, RetryTierModel, TopicModel, TopologyModel } from '../model/types';
+import type { ConsumerModel, HeldResources, KeptStack, ProjectModel, RetryTierModel, TopicModel, TopologyModel } from '../model/types';
 import { compareStrings } from '../util/compare';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
@@ -51,8 +51,11 @@ export function judgeOutcome(before: ProjectModel, after: ProjectModel, committe
   for (const name of ahead.topologies) changed.add(name);
   const pending = pendingTopics(before);
   for (const name of reclaimingHosts(before, after, pending)) changed.add(name);
-  const was = stacksBefore(before.topologies.filter((t) => changed.has(t.name)), committed);
+  const was = stacksBefore(before.topologies.filter((t) => changed.has(t.name)), committed, before.keptStacks);
   const now = synthesizeStacks(after.topologies.filter((t) => changed.has(t.name)));
+  // A kept stack has no resources (and no blocks): judged on every run, at no cost, so
+  // that one kept or no longer kept is judged whatever else changed.
+  for (const { stack } of after.keptStacks ?? []) now.set(stack, emptyStack(stack));
   const context = new Context(before, after, was, now, ahead.topics, pending, applied);
 
   for (const old of was.values()) {
@@ -104,15 +107,21 @@ function stacksOf(topology: TopologyModel): string[] {
  * topology, one stack missing made a topology's committed stacks all go unread, and an
  * edited one went unjudged (found by attack 33).
  */
-function stacksBefore(topologies: readonly TopologyModel[], committed: ReadonlyMap<string, StackResources> | undefined): Map<string, StackResources> {
+function stacksBefore(topologies: readonly TopologyModel[], committed: ReadonlyMap<string, StackResources> | undefined, keptStacks: readonly KeptStack[] = []): Map<string, StackResources> {
   const stacks = synthesizeStacks(topologies.filter((t) => !committed || !stacksOf(t).every((s) => committed.has(s)) || behindSnapshot(t, committed)));
   for (const stack of topologies.flatMap(stacksOf)) {
     const onDisk = committed?.get(stack);
     if (onDisk) stacks.set(stack, withSnapshotOnly(onDisk, stacks.get(stack)));
   }
+  for (const { stack } of keptStacks) stacks.set(stack, committed?.get(stack) ?? emptyStack(stack));
   // A committed file no longer declares what the stack deleted; its state holds it until it is applied.
-  for (const [stack, held] of heldResources({ topologies })) stacks.set(stack, withHeld(stacks.get(stack), stack, held));
+  for (const [stack, held] of heldResources({ topologies, keptStacks })) stacks.set(stack, withHeld(stacks.get(stack), stack, held));
   return stacks;
+}
+
+/** What a kept stack's Terraform declares: nothing. */
+function emptyStack(stack: string): StackResources {
+  return { stack, topics: new Map(), forgotten: new Set(), imports: new Map(), acls: new Set() };
 }
 
 /**

@@ -49,10 +49,12 @@ export function emitModel(model: ProjectModel, folder: OutputFolder, cache: Synt
     paths.push(...outputs.map((o) => o.path));
     if (key !== undefined) keys.push(key);
   }
-  const projectKey = cache && modelKey(cache.fingerprint, `project\0${keys.join('\0')}`);
+  // The kept stacks are few and small: keyed by their JSON.
+  const kept = model.keptStacks && model.keptStacks.length > 0 ? { keptStacks: model.keptStacks } : {};
+  const projectKey = cache && modelKey(cache.fingerprint, `project\0${keys.join('\0')}\0${JSON.stringify(kept)}`);
   const known = projectKey !== undefined ? cache?.get('project', projectKey) : undefined;
   // Every topology as its JSON parses (the models themselves when plain JSON): a large repository's are megabytes to parse.
-  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(deepFreeze<ProjectModel>({ topologies: model.topologies.map((t) => models.parsed(t)) })));
+  const projectOutputs = known && verified(hashes, known.outputs) ? known.outputs : emitInto(folder, emitters().emitProjectFiles(deepFreeze<ProjectModel>({ topologies: model.topologies.map((t) => models.parsed(t)), ...kept })));
   if (projectKey !== undefined && projectOutputs !== known?.outputs) cache?.put('project', projectKey, { outputs: projectOutputs });
   paths.push(...projectOutputs.map((o) => o.path));
   paths.sort(compareStrings);

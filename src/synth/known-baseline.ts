@@ -37,7 +37,7 @@ export function knownBaseline(cache: SynthCache, hashes: OutputHashes, models: M
     if (json === undefined) return undefined;
     topologies.push(deepFreeze(JSON.parse(json) as TopologyModel));
   }
-  return { topologies };
+  return record.keptStacks ? { topologies, keptStacks: deepFreeze(record.keptStacks) } : { topologies };
 }
 
 /**
@@ -52,5 +52,6 @@ export function rememberBaseline(cache: SynthCache, models: ModelKeys, model: Pr
     cache.keepModelJson(key, json);
     keys.push(key);
   }
-  cache.put('snapshot', snapshotKey(cache.fingerprint, contentHash(content)), { topologies: keys });
+  const kept = model.keptStacks && model.keptStacks.length > 0 ? { keptStacks: model.keptStacks } : {};
+  cache.put('snapshot', snapshotKey(cache.fingerprint, contentHash(content)), { topologies: keys, ...kept });
 }

@@ -6,7 +6,7 @@ import { SynthCache, TRANSPILE_DIR } from '../cache/synth-cache';
 import { compileFiles } from '../compile';
 import type { CompileResult } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { acrossFiles, guardChanges, judgeOutcome, readBaseline, readCommittedStacks, withAppliedStacks, withDeletionsRecorded, withRemovedStacks, withUntouched } from '../plan';
+import { acrossFiles, guardChanges, judgeOutcome, outputHasStacks, readBaseline, readCommittedStacks, withAppliedStacks, withDeletionsRecorded, withRemovedStacks, withUntouched } from '../plan';
 import type { Diagnostic } from '../validate/diagnostic';
 import { hasErrors, sortDiagnostics } from '../validate/diagnostic';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
@@ -73,13 +73,15 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   const cache = fingerprint === undefined ? undefined : new SynthCache(cwd, fingerprint);
   const hashes = new OutputHashes(cache, outDir);
   // The loader's own cache of compiled TypeScript is checked against each file's text, so it is safe to keep.
-  let compiled = await compileFiles(files, cwd, cache && { transpileCache: path.join(cwd, TRANSPILE_DIR) }, request.someFiles ? 'some files' : 'project');
+  // No topology file left: the committed stacks of the deleted ones are still generated, empty.
+  const retired = files.length === 0 && outputHasStacks(outDir);
+  let compiled = await compileFiles(files, cwd, cache && { transpileCache: path.join(cwd, TRANSPILE_DIR) }, request.someFiles ? 'some files' : 'project', retired);
   if (!compiled.model || compiled.diagnostics.some((d) => d.severity === 'error')) return { kind: 'invalid', compiled };
   const models = new ModelKeys(cache?.fingerprint);
   // A synth of some files keeps the other topologies as committed (see withUntouched), and
   // every synth keeps the stacks of deleted topology files (see withRemovedStacks).
   const applied = request.applied ?? [];
-  const needed = !check || request.someFiles || applied.length > 0 || hasOtherStacks(outDir, compiled.model) || recordsHeld(outDir);
+  const needed = !check || request.someFiles || applied.length > 0 || retired || hasOtherStacks(outDir, compiled.model) || recordsHeld(outDir);
   // A version-1 snapshot was never recorded by this krt: it always goes through the migrating read.
   const read = needed ? ((cache && knownBaseline(cache, hashes, models, compiled.model)) ?? readBaseline(outDir, cwd, { applied, notice: request.notice })) : undefined;
   const baseline = withAppliedStacks(read, applied);

@@ -57,7 +57,10 @@ const topology = z.object({
   mayHold: held.optional(),
 });
 
-export const modelSnapshotSchema = z.object({ version: z.number(), topologies: z.array(topology) });
+/** A deleted topology file's stack, kept empty (version 4 on; before, a hand-over of nothing in the first topology). */
+const keptStack = z.object({ stack: z.string(), cluster: z.object({ replicationFactor: z.number(), minInsyncReplicas: z.number() }), mayHold: held.optional() });
+
+export const modelSnapshotSchema = z.object({ version: z.number(), topologies: z.array(topology), keptStacks: z.array(keptStack).optional() });
 
 /**
  * The alerts the model gained while the snapshot version stayed 1 (history: a version-1

@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
-import type { ProjectModel, TopologyModel } from '../model/types';
+import { isKeptStack } from '../model/hand-over';
+import type { KeptStack, ProjectModel, TopologyModel } from '../model/types';
+import { compareStrings } from '../util/compare';
 import { modelSnapshotSchema, modelSnapshotV1Schema } from './model-snapshot-schema';
 import { withEveryAlert } from './snapshot-alerts';
 import type { ModelSnapshotV1 } from './model-snapshot-schema';
@@ -20,17 +22,46 @@ export const MODEL_SNAPSHOT_FILE = '.krt-model.json';
 /**
  * Bumped whenever the model gains, loses or changes a field (2: environment labels, the
  * drift principal, four alerts, mayHold of kept stacks; 3: mayHold of live stacks, which
- * an older krt would drop on its next synth, so it must refuse the snapshot instead). An
+ * an older krt would drop on its next synth, so it must refuse the snapshot instead; 4:
+ * kept stacks at project level, \`keptStacks\`, no longer hand-overs of the first topology,
+ * so that the last topology can be deleted too, which an older krt would drop). An
  * older snapshot is migrated, never rebuilt from the spec: it holds state the spec no
  * longer has (kept stacks and what they may hold), so a bump comes with a migration from
  * the version before it (model-snapshot-v1.ts; a version 2 is a version 3 in which no live
- * stack records anything). An absent field must never decide for a guard.
+ * stack records anything; a version 3 becomes a 4 by \`liftedKeptStacks\`). An absent
+ * field must never decide for a guard.
  */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 
 export function modelSnapshotFile(model: ProjectModel): GeneratedFile {
-  const snapshot = { '//': GENERATED_NOTICE, version: SNAPSHOT_VERSION, ...model, topologies: model.topologies.map(inSnapshotOrder) };
+  const keptStacks = model.keptStacks && model.keptStacks.length > 0 ? { keptStacks: model.keptStacks.map(keptInSnapshotOrder) } : {};
+  const snapshot = { '//': GENERATED_NOTICE, version: SNAPSHOT_VERSION, topologies: model.topologies.map(inSnapshotOrder), ...keptStacks };
   return { path: MODEL_SNAPSHOT_FILE, content: `${JSON.stringify(snapshot, null, 2)}\n` };
+}
+
+/** A kept stack's fields in one order, whatever the path that built it (see inSnapshotOrder). */
+function keptInSnapshotOrder({ stack, cluster, mayHold }: KeptStack): KeptStack {
+  return { stack, cluster: { replicationFactor: cluster.replicationFactor, minInsyncReplicas: cluster.minInsyncReplicas }, ...(mayHold ? { mayHold } : {}) };
+}
+
+/**
+ * A model of version 3 or before, which carried the stacks of deleted topology files as
+ * hand-overs of nothing (\`isKeptStack\`) in the first topology, as the project's kept
+ * stacks, each with that topology's cluster settings (the ones its Terraform was generated
+ * with, so it stays byte for byte the same).
+ */
+export function liftedKeptStacks(model: ProjectModel): ProjectModel {
+  const keptStacks: KeptStack[] = [];
+  const topologies = model.topologies.map((topology) => {
+    const kept = (topology.handedOver ?? []).filter(isKeptStack);
+    if (kept.length === 0) return topology;
+    for (const h of kept) keptStacks.push(h.mayHold ? { stack: h.stack, cluster: topology.cluster, mayHold: h.mayHold } : { stack: h.stack, cluster: topology.cluster });
+    const { handedOver, ...rest } = topology;
+    const moves = handedOver!.filter((h) => !isKeptStack(h));
+    return moves.length > 0 ? { ...rest, handedOver: moves } : rest;
+  });
+  if (keptStacks.length === 0) return model;
+  return { topologies, keptStacks: keptStacks.sort((a, b) => compareStrings(a.stack, b.stack)) };
 }
 
 /**
@@ -70,7 +101,7 @@ export function readModelSnapshot(outDir: string, sources: MigrationSources = {}
     throw new SnapshotError(`${file} is not valid JSON: ${restore}`);
   }
   if (parsed.version === 1) return migrated(file, parsed, sources, restore);
-  if (parsed.version !== SNAPSHOT_VERSION && parsed.version !== 2) {
+  if (parsed.version !== SNAPSHOT_VERSION && parsed.version !== 3 && parsed.version !== 2) {
     if (typeof parsed.version === 'number' && Number.isInteger(parsed.version) && parsed.version > SNAPSHOT_VERSION) {
       throw new SnapshotError(`${file} was written by a newer krt (snapshot version ${parsed.version}), and this krt reads versions 1 to ${SNAPSHOT_VERSION}: run the krt that wrote it, or a newer one (the version the project's package.json pins)`);
     }
@@ -82,8 +113,13 @@ export function readModelSnapshot(outDir: string, sources: MigrationSources = {}
     throw new SnapshotError(`${file} is not a model snapshot this krt can read (${issue.path.join('.')}: ${issue.message}), although it says version ${String(parsed.version)}: ${restore}`);
   }
   const topologies = (parsed.topologies as ProjectModel['topologies']).map((t) => ({ ...t, consumers: t.consumers.map(withEveryAlert) }));
-  // Version 2 recorded nothing a live stack deleted: what it says holds as a version 3 (see SNAPSHOT_VERSION).
-  return parsed.version === 2 ? { model: { topologies }, migratedFrom: 2 } : { model: { topologies } };
+  if (parsed.version === SNAPSHOT_VERSION) {
+    const keptStacks = (parsed as { keptStacks?: readonly KeptStack[] }).keptStacks;
+    return { model: keptStacks && keptStacks.length > 0 ? { topologies, keptStacks } : { topologies } };
+  }
+  // Version 2 recorded nothing a live stack deleted: what it says holds as a version 3 (see
+  // SNAPSHOT_VERSION); and both carried kept stacks in the first topology.
+  return { model: liftedKeptStacks({ topologies }), migratedFrom: parsed.version as number };
 }
 
 function migrated(file: string, parsed: unknown, sources: MigrationSources, restore: string): ModelSnapshot {
@@ -93,7 +129,8 @@ function migrated(file: string, parsed: unknown, sources: MigrationSources, rest
     throw new SnapshotError(`${file} says snapshot version 1 but is not one krt can migrate (${issue.path.join('.')}: ${issue.message}): ${restore}`);
   }
   // The raw snapshot, not zod's copy: fields the schema does not name pass, as in version 2.
-  const { model, unknownHoldings } = migrateFromVersion1(parsed as ModelSnapshotV1, sources);
+  const { model: v2, unknownHoldings } = migrateFromVersion1(parsed as ModelSnapshotV1, sources);
+  const model = liftedKeptStacks(v2);
   if (unknownHoldings.length > 0) {
     const stacks = unknownHoldings.map((s) => `'${s}'`).join(', ');
     const folders = unknownHoldings.map((s) => `terraform/${s}`).join(', ');

@@ -1,10 +1,11 @@
 import { App } from 'cdktf';
 import type { Emitter, GeneratedFile } from '../types';
-import type { TopologyModel } from '../../model/types';
+import type { ProjectModel, TopologyModel } from '../../model/types';
 import { GENERATED_NOTICE } from '../types';
-import { topologyStacks } from './topology-stack';
+import { keptStacks, topologyStacks } from './topology-stack';
+import type { TerraformStack } from 'cdktf';
 
-export { FormerStack, TopologyStack, topologyStacks } from './topology-stack';
+export { FormerStack, keptStacks, TopologyStack, topologyStacks } from './topology-stack';
 
 /**
  * Stacks the outcome guard synthesized for a few changed topologies, kept for the emitter,
@@ -16,7 +17,11 @@ const kept = new WeakMap<TopologyModel, readonly GeneratedFile[]>();
 const KEEP_AT_MOST = 10;
 
 function synthesize(topology: TopologyModel): readonly GeneratedFile[] {
-  return topologyStacks(new App({ skipValidation: true }), topology).map((stack) => {
+  return stackFiles(topologyStacks(new App({ skipValidation: true }), topology));
+}
+
+function stackFiles(stacks: readonly TerraformStack[]): GeneratedFile[] {
+  return stacks.map((stack) => {
     const { '//': metadata, ...rest } = stack.toTerraform() as Record<string, unknown>;
     // Terraform JSON ignores "//" keys: the one place this format allows a comment.
     const json = { '//': { notice: GENERATED_NOTICE, ...(metadata as object) }, ...rest };
@@ -40,5 +45,8 @@ function take(topology: TopologyModel): readonly GeneratedFile[] {
   return files;
 }
 
-/** `terraform/<topology>/cdk.tf.json`: plain Terraform JSON that Terraform and OpenTofu apply. */
-export const emitTerraform: Emitter = (model) => model.topologies.flatMap((topology) => take(topology));
+/** The kept stacks of deleted topology files (`terraform/<stack>/cdk.tf.json`, empty): they belong to no topology. */
+export const emitKeptStacks: Emitter = (model: ProjectModel) => ((model.keptStacks ?? []).length === 0 ? [] : stackFiles(keptStacks(new App({ skipValidation: true }), model)));
+
+/** `terraform/<topology>/cdk.tf.json`: plain Terraform JSON that Terraform and OpenTofu apply, and the kept stacks. */
+export const emitTerraform: Emitter = (model) => [...model.topologies.flatMap((topology) => take(topology)), ...emitKeptStacks(model)];

@@ -2,7 +2,7 @@ import { DefaultTokenResolver, Fn, StringConcat, TerraformElement, TerraformStac
 import type { Construct } from 'constructs';
 import { aclResourceId, TERRAFORM_VARIABLES, topicResourceId } from '../../naming';
 import { aclRules } from '../../model/acls';
-import type { HandOver, TopicModel, TopologyModel } from '../../model/types';
+import type { HandOver, ProjectModel, TopicModel, TopologyModel } from '../../model/types';
 import { handedOverAddresses, ownMoves, withMoves } from './moves';
 import type { StackMoves } from './moves';
 import { Acl } from './.gen/providers/kafka/acl';
@@ -98,6 +98,14 @@ export class FormerStack extends TerraformStack {
 export function topologyStacks(scope: Construct, topology: TopologyModel): TerraformStack[] {
   const former = (topology.handedOver ?? []).filter((h) => h.stack !== topology.name);
   return [new TopologyStack(scope, topology), ...former.map((h) => new FormerStack(scope, topology.cluster, h))];
+}
+
+/**
+ * The stacks of deleted topology files, kept with no resources and no blocks (see
+ * plan/removed-stacks.ts): applying one deletes whatever its state still holds.
+ */
+export function keptStacks(scope: Construct, model: ProjectModel): TerraformStack[] {
+  return (model.keptStacks ?? []).map((k) => new FormerStack(scope, k.cluster, { stack: k.stack, topics: [], acls: [] }));
 }
 
 /** Connection variables and the provider, the same in every stack; returns the topic defaults. */
