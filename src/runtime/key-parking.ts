@@ -261,6 +261,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const parking: PartitionParking = { state, records: new Map(), heldSince: new Map(), turns: turnsOfGeneration, tierHandled: tierHandledOf(partition, tierCommits, turnsOfGeneration), tierCommitted, tierRead: new Map(), soughtSinceTaken: true };
     // A rebalance while the state loaded: the operation is not taken, the next generation loads its own.
     if (loadedIn !== generation) return parking;
+    turnsOfGeneration.loaded(partition, state.position, options.now());
     // Tier partitions p the group has no commit of, which this generation never committed nor
     // has records waiting on: met for the first time. Their first commit is made at the load
     // (stampTiers), so that a tier commit sent again after a refusal finds the group's commit
@@ -493,7 +494,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     while (isCurrent(partition, parking) && !state.held.has(hash)) {
       const next = oldestOf([...state.parked].filter(([, h]) => h === hash).map(([offset]) => offset));
       const turn = turns.next(partition, hash);
-      const turnFirst = turn !== undefined && runsBeforeParked(turn, next, next === undefined ? undefined : parking.records.get(next));
+      const turnFirst = turn !== undefined && runsBeforeParked(turn, next, next === undefined ? undefined : parking.records.get(next), turns.generationBegan(partition));
       if (turnFirst && turn.copyOf !== undefined && !unproven(state, turn.copyOf, hash, retryIdOf(turn.record.message.headers))) {
         // The copy of a parked record whose record ran again since (or is read again, past a
         // shed's position): stale. Given up (retention took it), its record is below the mark: it runs.

@@ -116,6 +116,10 @@ export interface TierTurns {
    * applied late, a fetch repeated), is no move back.
    */
   read(record: ConsumedRecord): void;
+  /** Main partition p's state was loaded at `position`, at time `at`: the first load of this generation is kept (`generationBegan`). */
+  loaded(partition: number, position: bigint, at: number): void;
+  /** Main partition p's state's position and the time when this generation first loaded it: records parked below it were parked in an earlier generation. */
+  generationBegan(partition: number): GenerationBegan | undefined;
   /** A load stored the group's commit of a tier partition at `offset` (parking's stamp): the last one accepted from this generation. */
   stamped(topic: string, partition: number, offset: bigint): void;
   /** How far a tier partition is handled in this generation, by its accepted commits: every record below is done or waiting (records run one at a time). */
@@ -145,17 +149,32 @@ export interface TierTurns {
   isAnchored(topic: string, partition: number, offset: bigint, timestamp: bigint): boolean;
 }
 
+/** Where and when a generation began for one main partition: its state's position and the time at its first load. */
+export interface GenerationBegan {
+  readonly position: bigint;
+  readonly at: number;
+}
+
 /**
  * Whether a waiting tier record runs before its key's oldest parked record (at `next`, read
- * again or not: `parked`): there is none, it was parked at or past the position the waiting
- * record came due at, or it was written after the waiting record came due (the place that
- * holds in every generation). Ties go to the parked record, as before.
+ * again or not: `parked`): there is none, or it was parked at or past the position the waiting
+ * record came due at (`behind`). That place lives in memory only: a waiting record that came
+ * due before this generation `began` (a restart, a rebalance) was read again and took the
+ * position then, past records parked after it first came due, which ran ahead of it (found by
+ * attack 29). For such a record, a record parked in an earlier generation (below the position
+ * then) runs after it when it was written after it came due (its timestamp past the due time,
+ * never taken before the waiting record's own timestamp: an `x-due-at` of 0 or copied from an
+ * older record is no earlier place). Everything else keeps the place by position alone: the
+ * timestamps are the producers' clocks, which need not follow the log (found by review 53: a
+ * producer clock ahead put a replay before a record parked before it came due). Ties go to the
+ * parked record.
  */
-export function runsBeforeParked(turn: WaitingTierRecord, next: bigint | undefined, parked: ConsumedRecord | undefined): boolean {
+export function runsBeforeParked(turn: WaitingTierRecord, next: bigint | undefined, parked: ConsumedRecord | undefined, began: GenerationBegan | undefined): boolean {
   if (next === undefined || next >= turn.behind) return true;
-  if (turn.dueAt === undefined || parked === undefined) return false;
-  const written = Number(parked.message.timestamp);
-  return Number.isSafeInteger(written) && written > turn.dueAt;
+  if (turn.dueAt === undefined || parked === undefined || began === undefined || next >= began.position) return false;
+  const [written, dueWritten] = [Number(parked.message.timestamp), Number(turn.record.message.timestamp)];
+  const due = Number.isSafeInteger(dueWritten) ? Math.max(turn.dueAt, dueWritten) : turn.dueAt;
+  return due < began.at && Number.isSafeInteger(written) && written > due;
 }
 
 /** A refused tier commit: as asked for, as sent (with the metadata of the state stored then), and over which group commit. */
@@ -194,6 +213,8 @@ export function createTierTurns(): TierTurns {
   const known = new Map<string, Map<string, bigint>>();
   // The record itself (offset, time, key, value), not its offset and time alone: another log's record there is another (attack 28).
   const identity = (r: ConsumedRecord) => recordIdentity(r.message);
+  /** Each main partition's state's position, and the time, when this generation first loaded it. */
+  const began = new Map<number, GenerationBegan>();
   /** Refused tier commits of a stored state, per main partition. */
   const owedBy = new Map<number, OwedTierCommit[]>();
   /** Pays what is owed for one tier partition: a commit of it accepted, or its log gone. */
@@ -297,6 +318,10 @@ export function createTierTurns(): TierTurns {
       readAt.set(key, read);
       lastRead.set(key, record.message);
     },
+    loaded(partition, position, at) {
+      if (!began.has(partition)) began.set(partition, { position, at });
+    },
+    generationBegan: (partition) => began.get(partition),
     stamped: (topic, partition, offset) => void acceptedAt.set(id(topic, partition), offset),
     handledBelow: (topic, partition) => doneUpTo.get(id(topic, partition)),
     lastAccepted: (topic, partition) => acceptedAt.get(id(topic, partition)),

@@ -104,30 +104,60 @@ describe('the tier turns of a park-by-key generation', () => {
 });
 
 describe('whether a waiting tier record runs before its key\'s oldest parked record', () => {
-  const turn = (behind: bigint, dueAt?: number): WaitingTierRecord => ({ ...waitingAt(1), behind, ...(dueAt === undefined ? {} : { dueAt }) });
+  const turn = (behind: bigint, dueAt?: number, written = '500'): WaitingTierRecord => ({ ...waitingAt(1), record: { ...recordAt(1), message: { ...recordAt(1).message, timestamp: written } }, behind, ...(dueAt === undefined ? {} : { dueAt }) });
   const parkedWrittenAt = (timestamp: string): ConsumedRecord => ({ topic: 'orders', partition: 0, message: { key: Buffer.from('k'), value: null, offset: '4', timestamp } });
+  /** The generation first loaded the state at 6, at time 2,000: the record parked at 4 was parked before it. */
+  const EARLIER = { position: 6n, at: 2_000 };
 
   it('runs first when nothing of its key is parked', () => {
-    expect(runsBeforeParked(turn(5n), undefined, undefined)).toBe(true);
+    expect(runsBeforeParked(turn(5n), undefined, undefined, EARLIER)).toBe(true);
   });
 
   it('runs first before a record parked at or past the position it came due at', () => {
-    expect(runsBeforeParked(turn(4n), 4n, undefined)).toBe(true);
-    expect(runsBeforeParked(turn(5n), 4n, undefined)).toBe(false);
+    expect(runsBeforeParked(turn(4n), 4n, undefined, EARLIER)).toBe(true);
+    expect(runsBeforeParked(turn(5n), 4n, undefined, EARLIER)).toBe(false);
   });
 
-  it('runs first before a record parked below that position but written after it came due', () => {
-    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('1001'))).toBe(true);
+  it('runs first before a record parked in an earlier generation but written after it came due', () => {
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('1001'), EARLIER)).toBe(true);
   });
 
   it('leaves a record written when it came due, or before, ahead of it', () => {
-    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('1000'))).toBe(false);
-    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('999'))).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('1000'), EARLIER)).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('999'), EARLIER)).toBe(false);
+  });
+
+  it('judges a record parked in this generation by position alone, whatever the clocks say', () => {
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('5000'), { position: 4n, at: 2_000 })).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('5000'), undefined)).toBe(false);
+  });
+
+  it('judges a waiting record that came due in this generation by position alone: its place is known', () => {
+    expect(runsBeforeParked(turn(9n, 2_000), 4n, parkedWrittenAt('5000'), EARLIER)).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_999), 4n, parkedWrittenAt('5000'), EARLIER)).toBe(true);
+  });
+
+  it('never takes the due time before the waiting record was written (an x-due-at of 0, or an older record\'s)', () => {
+    const later = { position: 6n, at: 5_000 };
+    expect(runsBeforeParked(turn(9n, 0, '3000'), 4n, parkedWrittenAt('2000'), later)).toBe(false);
+    expect(runsBeforeParked(turn(9n, 0, '3000'), 4n, parkedWrittenAt('3001'), later)).toBe(true);
+    expect(runsBeforeParked(turn(9n, 0, '3000'), 4n, parkedWrittenAt('3001'), EARLIER)).toBe(false); // written after this generation began
   });
 
   it('judges by position alone without a due time, a parked record not read again, or a timestamp that is no number', () => {
-    expect(runsBeforeParked(turn(9n), 4n, parkedWrittenAt('5000'))).toBe(false);
-    expect(runsBeforeParked(turn(9n, 1_000), 4n, undefined)).toBe(false);
-    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('soon'))).toBe(false);
+    expect(runsBeforeParked(turn(9n), 4n, parkedWrittenAt('5000'), EARLIER)).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, undefined, EARLIER)).toBe(false);
+    expect(runsBeforeParked(turn(9n, 1_000), 4n, parkedWrittenAt('soon'), EARLIER)).toBe(false);
+  });
+});
+
+describe('where a generation began', () => {
+  it('keeps the position of the first load of each main partition in the generation', () => {
+    const turns = createTierTurns();
+    expect(turns.generationBegan(0)).toBeUndefined();
+    turns.loaded(0, 6n, 100);
+    turns.loaded(0, 9n, 200); // loaded again after a failed operation: the generation began earlier
+    turns.loaded(1, 2n, 300);
+    expect([turns.generationBegan(0), turns.generationBegan(1)]).toEqual([{ position: 6n, at: 100 }, { position: 2n, at: 300 }]);
   });
 });
