@@ -56,14 +56,16 @@ export function readBaseline(outDir: string, cwd: string, options: BaselineOptio
  * Whether the committed model snapshot in `outDir` still has topologies or kept stacks: a
  * project with no topology files left then still has stacks to generate (its last
  * topology file was deleted). Read only when there are no topology files. A snapshot that
- * is there but cannot be read counts: the command's own read of it says what is wrong.
+ * is there but cannot be read counts, and so does one missing beside krt's manifest: the
+ * command's own read of it says what is wrong.
  */
 export function outputHasStacks(outDir: string): boolean {
   let text: string;
   try {
     text = readFileSync(path.join(outDir, MODEL_SNAPSHOT_FILE), 'utf8');
   } catch {
-    return false;
+    // Lost beside krt's manifest: the command's read of the baseline says how to restore it (found by review 53).
+    return existsSync(path.join(outDir, MANIFEST_FILE));
   }
   try {
     const parsed = JSON.parse(text) as { topologies?: unknown; keptStacks?: unknown };
