@@ -1,5 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
-import { ScratchProject } from './helpers/project';
+import { rmSync } from 'node:fs';
+import { eachProjectWithCdktfOut, ScratchProject } from './helpers/project';
 import { consumerSource as consumer, topologyOf as topology } from './helpers/topology-source';
 
 /*
@@ -43,17 +43,7 @@ import { consumerSource as consumer, topologyOf as topology } from './helpers/to
 jest.setTimeout(180_000);
 
 let project: ScratchProject;
-const saved = process.env.CDKTF_OUTDIR;
-beforeEach(() => {
-  project = new ScratchProject(false);
-  mkdirSync(project.path('topologies'));
-  process.env.CDKTF_OUTDIR = project.path('cdktf.out');
-});
-afterEach(() => {
-  project.remove();
-  if (saved === undefined) delete process.env.CDKTF_OUTDIR;
-  else process.env.CDKTF_OUTDIR = saved;
-});
+eachProjectWithCdktfOut((p) => (project = p));
 
 const brief = (r: { code: number; stderr: string }) => ({ code: r.code, stderr: r.stderr });
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ScratchProject } from './helpers/project';
+import { eachProjectWithCdktfOut, ScratchProject } from './helpers/project';
 import { consumerSource as consumer, topologyOf as topology } from './helpers/topology-source';
 
 jest.setTimeout(180_000);
@@ -12,17 +12,7 @@ jest.setTimeout(180_000);
  */
 
 let project: ScratchProject;
-const saved = process.env.CDKTF_OUTDIR;
-beforeEach(() => {
-  project = new ScratchProject(false);
-  mkdirSync(project.path('topologies'));
-  process.env.CDKTF_OUTDIR = project.path('cdktf.out');
-});
-afterEach(() => {
-  project.remove();
-  if (saved === undefined) delete process.env.CDKTF_OUTDIR;
-  else process.env.CDKTF_OUTDIR = saved;
-});
+eachProjectWithCdktfOut((p) => (project = p));
 
 type Snapshot = { topologies: unknown[]; keptStacks?: { stack: string; mayHold?: { topics: { name: string }[] } }[] };
 const snapshot = () => JSON.parse(project.read('generated/.krt-model.json')) as Snapshot;

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/cli/program';
@@ -66,4 +66,24 @@ export class ScratchProject {
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * For each test, a scratch project with an empty topologies/ whose `krt cdktf` builds into its
+ * own cdktf.out ($CDKTF_OUTDIR, restored after the test); `take` receives it.
+ */
+export function eachProjectWithCdktfOut(take: (project: ScratchProject) => void): void {
+  const saved = process.env.CDKTF_OUTDIR;
+  let project: ScratchProject;
+  beforeEach(() => {
+    project = new ScratchProject(false);
+    mkdirSync(project.path('topologies'));
+    process.env.CDKTF_OUTDIR = project.path('cdktf.out');
+    take(project);
+  });
+  afterEach(() => {
+    project.remove();
+    if (saved === undefined) delete process.env.CDKTF_OUTDIR;
+    else process.env.CDKTF_OUTDIR = saved;
+  });
 }
