@@ -6,7 +6,7 @@ import { SynthCache, TRANSPILE_DIR } from '../cache/synth-cache';
 import { compileFiles } from '../compile';
 import type { CompileResult } from '../compile';
 import type { ProjectModel } from '../model/types';
-import { acrossFiles, guardChanges, judgeOutcome, outputHasStacks, readBaseline, readCommittedStacks, withAppliedStacks, withDeletionsRecorded, withRemovedStacks, withUntouched } from '../plan';
+import { acrossFiles, generatedStacks, guardChanges, judgeOutcome, outputHasStacks, readBaseline, readCommittedStacks, withAppliedStacks, withDeletionsRecorded, withRemovedStacks, withUntouched } from '../plan';
 import type { Diagnostic } from '../validate/diagnostic';
 import { hasErrors, sortDiagnostics } from '../validate/diagnostic';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
@@ -126,7 +126,7 @@ function hasOtherStacks(outDir: string, model: ProjectModel): boolean {
   } catch {
     return false;
   }
-  const generated = new Set(model.topologies.flatMap((t) => [t.name, ...(t.handedOver ?? []).map((h) => h.stack)]));
+  const generated = generatedStacks(model);
   return stacks.some((stack) => !generated.has(stack));
 }
 

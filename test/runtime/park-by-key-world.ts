@@ -16,16 +16,17 @@ export const T0 = 1_000_000;
 
 /**
  * What `krt dlq replay`'s default route writes for the DLQ record at `dlqOffset`: into the first
- * tier, due now, naming main partition 0's record at `original`.
+ * tier, due now (or at `dueAt`, as a forged or copied header says), naming main partition 0's
+ * record at `original`.
  */
-export function replayInto(broker: MemoryBroker, clock: VirtualClock, key: string, value: string, original: number, dlqOffset: number): number {
+export function replayInto(broker: MemoryBroker, clock: VirtualClock, key: string, value: string, original: number, dlqOffset: number, dueAt = clock.now()): number {
   return broker.append(tier1m!.topic, {
     key: Buffer.from(key),
     value: Buffer.from(value),
     partition: 0,
     headers: {
       [HEADERS.attempt]: '2',
-      [HEADERS.dueAt]: String(clock.now()),
+      [HEADERS.dueAt]: String(dueAt),
       [HEADERS.originalTopic]: consumer.mainTopic,
       [HEADERS.originalPartition]: '0',
       [HEADERS.originalOffset]: String(original),

@@ -1,6 +1,6 @@
-import { HEADERS } from '../../src/naming/headers';
 import type { ThrowReaction } from '../../src/simulate/memory-broker';
-import { consumer, tier1m, world } from './park-by-key-world';
+import { consumer, replayInto, tier1m, world } from './park-by-key-world';
+import { keyHeldInSecondTier } from './waiting-replay-world';
 
 /**
  * Fixed (session 53): tier-turns.ts runsBeforeParked applies the timestamp rule only to a waiting
@@ -49,14 +49,7 @@ jest.setTimeout(60_000);
 type World = ReturnType<typeof world>;
 
 async function kHeldWithParkedRecord(w: World, reaction: Exclude<ThrowReaction, 'fail'>, bTimestamp?: number) {
-  w.broker.throwReaction = reaction;
-  w.produce('k', 'x0');
-  w.failOnce.add('k:a');
-  w.produce('k', 'a');
-  const retrying = await w.start();
-  await w.broker.run({ stopWhen: () => w.handled.includes('k:a FAIL') });
-  w.failOnce.add('k:a');
-  await w.broker.run({ stopWhen: () => w.handled.filter((h) => h === 'k:a FAIL').length === 2 });
+  const retrying = await keyHeldInSecondTier(w, reaction);
   // k:b, main offset 2, parked behind k's hold BEFORE the replay comes due.
   w.broker.append(consumer.mainTopic, { key: Buffer.from('k'), value: Buffer.from('b'), partition: 0, ...(bTimestamp === undefined ? {} : { timestamp: bTimestamp }) });
   await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === consumer.mainTopic) });
@@ -65,26 +58,10 @@ async function kHeldWithParkedRecord(w: World, reaction: Exclude<ThrowReaction, 
   return retrying;
 }
 
-function replayDueAt(w: World, dueAt: number) {
-  w.broker.append(tier1m!.topic, {
-    key: Buffer.from('k'),
-    value: Buffer.from('w'),
-    partition: 0,
-    headers: {
-      [HEADERS.attempt]: '2',
-      [HEADERS.dueAt]: String(dueAt),
-      [HEADERS.originalTopic]: consumer.mainTopic,
-      [HEADERS.originalPartition]: '0',
-      [HEADERS.originalOffset]: '0',
-      [HEADERS.replayedFromDlq]: `${consumer.dlqTopic}/0:0`,
-    },
-  });
-}
-
 async function scene(reaction: Exclude<ThrowReaction, 'fail'>, how: 'skewed producer' | 'old x-due-at' | 'x-due-at 0') {
   const w = world();
   const retrying = await kHeldWithParkedRecord(w, reaction, how === 'skewed producer' ? w.clock.now() + 3_600_000 : undefined);
-  replayDueAt(w, how === 'skewed producer' ? w.clock.now() : how === 'old x-due-at' ? w.clock.now() - 60_000 : 0);
+  replayInto(w.broker, w.clock, 'k', 'w', 0, 0, how === 'skewed producer' ? w.clock.now() : how === 'old x-due-at' ? w.clock.now() - 60_000 : 0);
   await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === tier1m!.topic) });
   await w.broker.run({ until: w.clock.now() + 3 * 3_600_000 });
   await retrying.stop();

@@ -16,6 +16,14 @@ type World = ReturnType<typeof world>;
  * Returns the running consumer.
  */
 export async function replayWaitingBehindHeldKey(w: World, reaction: Exclude<ThrowReaction, 'fail'>) {
+  const retrying = await keyHeldInSecondTier(w, reaction);
+  w.replay('k', 'w', 0, 0);
+  await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === tier1m!.topic) });
+  return retrying;
+}
+
+/** k:x0 runs, then k:a fails on the main topic (offset 1) and in the 1m tier: k is held while its retry goes on in the 10m tier. Returns the running consumer. */
+export async function keyHeldInSecondTier(w: World, reaction: Exclude<ThrowReaction, 'fail'>) {
   w.broker.throwReaction = reaction;
   w.produce('k', 'x0');
   w.failOnce.add('k:a');
@@ -24,8 +32,6 @@ export async function replayWaitingBehindHeldKey(w: World, reaction: Exclude<Thr
   await w.broker.run({ stopWhen: () => w.handled.includes('k:a FAIL') });
   w.failOnce.add('k:a');
   await w.broker.run({ stopWhen: () => w.handled.filter((h) => h === 'k:a FAIL').length === 2 });
-  w.replay('k', 'w', 0, 0);
-  await w.broker.run({ stopWhen: () => w.events.some((e) => e.type === 'parked' && e.record.topic === tier1m!.topic) });
   return retrying;
 }
 
