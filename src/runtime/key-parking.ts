@@ -233,8 +233,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     // -1: nothing committed yet. A new log (the next record rule) begins from nothing whatever
     // the group's commit says: that commit may be this member's old state, committed onto it.
     const newLog = newLogs.delete(partition);
-    const offset = committed && /^\d+$/.test(committed.offset) && !newLog ? BigInt(committed.offset) : !newLog && committed?.offset === KAFKAJS_EARLIEST ? await logStartOf(partition) : undefined;
-    const { state: read, lost, legacy } = readParkState(offset, committed?.metadata);
+    const stored = committed && /^\d+$/.test(committed.offset) && !newLog ? BigInt(committed.offset) : !newLog && committed?.offset === KAFKAJS_EARLIEST ? await logStartOf(partition) : undefined;
+    const asStored = readParkState(stored, committed?.metadata);
+    const offset = asStored.lost ? await lostAtLogStart(partition, stored!) : stored;
+    const { state: read, lost, legacy } = offset === stored ? asStored : readParkState(offset, committed?.metadata);
     // A state an earlier release wrote (one that reads ours as lost, in a rolling upgrade) takes
     // an id as well: without it, a main topic recreated later would have the new state judge
     // this one's retries as its own, and skip them as stale. (One of ours without an id had it
@@ -316,6 +318,18 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await drainFreeKeys(partition, parking, ran);
     if (ran.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
     return parking;
+  }
+
+  /**
+   * Where a lost state is lost: at its committed offset, or at p's log start when retention
+   * deleted records past that offset. The records between are never read again, so copies of
+   * them are all that is left of them: below the lost mark they run unjudged. Marked at the
+   * commit, they were judged by a hold "as their main record is read again" and skipped as
+   * stale (found by review 52: lost). A log start that cannot be read leaves the commit.
+   */
+  async function lostAtLogStart(partition: number, offset: bigint): Promise<bigint> {
+    const start = await logStartOf(partition);
+    return start > offset ? start : offset;
   }
 
   /**

@@ -2,6 +2,10 @@ import { faultWorld } from './fault-world';
 import type { FaultWorldOptions } from './fault-world';
 
 /*
+ * Fixed (session 54): a state lost below p's log start is lost at the log start
+ * (key-parking.ts lostAtLogStart): the records retention deleted past the commit are never read
+ * again, so their copies run unjudged, as copies from below any lost mark do.
+ *
  * Review 52, found by a widened copy of the outlast-patience property (seed 201, not caused by
  * f43f79c: the same case fails at f43f79c^).
  *
@@ -35,7 +39,7 @@ import type { FaultWorldOptions } from './fault-world';
 jest.setTimeout(120_000);
 
 describe('park-by-key, a state lost at the step retention deletes its parked records', () => {
-  it.failing('loses no record whose only copy left is a tier copy written by an operation whose state commit was refused (pre-existing: fails before f43f79c too)', async () => {
+  it('loses no record whose only copy left is a tier copy written by an operation whose state commit was refused (pre-existing: fails before f43f79c too)', async () => {
     const options: FaultWorldOptions = {
       ordering: 'park-by-key',
       reaction: 'confluent',
@@ -56,7 +60,7 @@ describe('park-by-key, a state lost at the step retention deletes its parked rec
     };
     const result = await faultWorld(options).run();
     expect(result.injected).toBe(12);
-    // Seen: [2].
+    // Was: [2].
     expect(result.lost).toEqual([]);
   });
 });
