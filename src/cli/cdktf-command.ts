@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { App } from 'cdktf';
 import { acrossFiles, generatedStacks, guardChanges, heldResources, outputHasStacks, readBaseline, readCommittedStacks, removedStacks, withHeldOf, withRemovedStacks, withUntouched } from '../plan';
@@ -6,8 +6,6 @@ import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
 import { keptStacks, topologyStacks } from '../emitters/terraform';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile, SnapshotError } from '../writer/model-snapshot';
-import { descendsFrom, readBuiltFrom, readLineage, recordBuild } from '../writer/snapshot-lineage';
-import { contentHash } from '../writer/write-generated';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
@@ -60,46 +58,32 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   }
 
   const app = new App();
-  const committedSha = contentHash(readFileSync(path.join(outDir, MODEL_SNAPSHOT_FILE)));
-  // Each synth since that build was judged against the one before (applied meanwhile with
-  // terraform apply, say): nothing left to judge. Anything else (a revert) is judged here.
-  const descends = descendsFrom(committedSha, readLineage(outDir), readBuiltFrom(app.outdir));
-  if (!descends && !judgedAgainstLastBuild(io, app.outdir, baseline, model, notice)) return EXIT.problems;
-  for (const topology of model.topologies) topologyStacks(app, topology);
-  keptStacks(app, model);
-  // What this build holds and what it was made from, for the next one to be judged against.
-  recordBuild(app.outdir, committedSha, () => {
-    app.synth();
-    mkdirSync(app.outdir, { recursive: true });
-    writeFileSync(path.join(app.outdir, MODEL_SNAPSHOT_FILE), modelSnapshotFile(model).content);
-  });
-  return EXIT.ok;
-}
-
-/**
- * Judges the committed output (`model`) against what cdktf built last in `buildDir`, which
- * stands for what is deployed: a git revert of deployed output would undo a move behind the
- * synth guard. False, with the refusal said, when it refuses.
- */
-function judgedAgainstLastBuild(io: CliIo, buildDir: string, baseline: ProjectModel | undefined, model: ProjectModel, notice: (line: string) => void): boolean {
   let previous: ProjectModel | undefined;
   try {
     // An older snapshot of what cdktf built last is migrated with what the output folder says kept stacks hold.
     const held = baseline ? heldResources(baseline) : new Map();
     const applied = [...removedStacks(baseline)].filter((stack) => !held.has(stack));
-    previous = readBaseline(buildDir, io.cwd, { held, applied, notice, committed: false }, 'stacks');
+    previous = readBaseline(app.outdir, io.cwd, { held, applied, notice, committed: false }, 'stacks');
   } catch (error) {
     if (!(error instanceof SnapshotError)) throw error;
-    io.stderr(`krt cdktf cannot use ${path.join(buildDir, MODEL_SNAPSHOT_FILE)}, what it built last (${error.message.split(': ')[0]}), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${buildDir} and run again; no stack was built\n`);
-    return false;
+    io.stderr(`krt cdktf cannot use ${path.join(app.outdir, MODEL_SNAPSHOT_FILE)}, what it built last (${error.message.split(': ')[0]}), so it cannot judge the committed output against it: once \`cdktf diff\` shows that applying the committed output deletes nothing, delete ${app.outdir} and run again; no stack was built\n`);
+    return EXIT.problems;
   }
   // What stacks may still hold is the operator's word (--applied), given to krt synth and committed: judged by that record, not by cdktf's older copy.
   // What it built last was deployed (that is what this check is for): every stack of it counts as applied.
   const deployed = previous ? generatedStacks(previous) : new Set<string>();
-  const fromPrevious = guardChanges(previous && withHeldOf(baseline, previous), model, undefined, previous && readCommittedStacks(buildDir, 'stacks'), deployed);
-  if (!reportDiagnostics(io, { diagnostics: fromPrevious })) return true;
-  io.stderr(
-    `krt cdktf judges the committed output against what it built last in ${buildDir} (what cdktf deployed), and refuses the change above: if that build was deployed, make the change as a spec edit krt synth accepts (a git revert of deployed output undoes it behind the guard); if it never was, or the stacks were applied since with terraform apply rather than cdktf (so that build is no longer what runs), delete ${buildDir} and run again; no stack was built\n`,
-  );
-  return false;
+  const fromPrevious = guardChanges(previous && withHeldOf(baseline, previous), model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'), deployed);
+  if (reportDiagnostics(io, { diagnostics: fromPrevious })) {
+    io.stderr(
+      `krt cdktf judges the committed output against what it built last in ${app.outdir} (what cdktf deployed), and refuses the change above: if that build was deployed, make the change as a spec edit krt synth accepts (a git revert of deployed output undoes it behind the guard); if it never was, or the stacks were applied since with terraform apply rather than cdktf (so that build is no longer what runs), delete ${app.outdir} and run again; no stack was built\n`,
+    );
+    return EXIT.problems;
+  }
+  for (const topology of model.topologies) topologyStacks(app, topology);
+  keptStacks(app, model);
+  app.synth();
+  // What this build holds, for the next one to be judged against.
+  mkdirSync(app.outdir, { recursive: true });
+  writeFileSync(path.join(app.outdir, MODEL_SNAPSHOT_FILE), modelSnapshotFile(model).content);
+  return EXIT.ok;
 }

@@ -10,7 +10,6 @@ import { acrossFiles, generatedStacks, guardChanges, judgeOutcome, outputHasStac
 import type { Diagnostic } from '../validate/diagnostic';
 import { hasErrors, sortDiagnostics } from '../validate/diagnostic';
 import { MODEL_SNAPSHOT_FILE, modelSnapshotFile } from '../writer/model-snapshot';
-import { LINEAGE_FILE, lineageFile, readLineage } from '../writer/snapshot-lineage';
 import { OutputFolder } from '../writer/write-generated';
 import type { Drift, WriteSummary } from '../writer/write-generated';
 import { emitModel } from './cached-emit';
@@ -106,11 +105,8 @@ export async function synthesize(request: SynthRequest): Promise<SynthResult> {
   // What the stacks deleted stays recorded until they are applied (see held-by-state.ts); nothing is generated from it.
   const recorded = outcome ? withDeletionsRecorded(model, outcome.held) : model;
   const snapshot = modelSnapshotFile(recorded);
-  // Before the snapshot is put: the chain of accepted synths names the one this synth judged against.
-  const lineage = lineageFile(hashes.hash(MODEL_SNAPSHOT_FILE), readLineage(outDir), snapshot.content);
   folder.put(snapshot);
-  if (lineage) folder.put(lineage);
-  const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE, ...(lineage ? [LINEAGE_FILE] : [])]);
+  const summary = folder.finish([...paths, MODEL_SNAPSHOT_FILE]);
   // The folder holds this snapshot now (written, or found equal by a check).
   if (cache && !summary.drift.some((d) => d.path === MODEL_SNAPSHOT_FILE)) rememberBaseline(cache, models, recorded, snapshot.content);
   hashes.save();
