@@ -75,7 +75,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   const fromPrevious = guardChanges(previous && withHeldOf(baseline, previous), model, undefined, previous && readCommittedStacks(app.outdir, 'stacks'), deployed);
   if (reportDiagnostics(io, { diagnostics: fromPrevious })) {
     io.stderr(
-      `krt cdktf judges the committed output against what it built last in ${app.outdir} (what cdktf deployed), and refuses the change above: if that build was deployed, make the change as a spec edit krt synth accepts (a git revert of deployed output undoes it behind the guard); if it never was, or the stacks were applied since with terraform apply rather than cdktf (so that build is no longer what runs), delete ${app.outdir} and run again; no stack was built\n`,
+      `krt cdktf judges the committed output against what it built last in ${app.outdir} (what cdktf deployed), and refuses the change above: if that build was deployed, make the change as a spec edit krt synth accepts (a git revert of deployed output undoes it behind the guard); if it never was, delete ${app.outdir} and run again. Stacks applied since with terraform apply in ${shownOut}/terraform/<stack>/ changed that folder's state (terraform.tfstate there), not cdktf's (terraform.<stack>.tfstate in the project folder), which still holds what that build describes: deleting ${app.outdir} alone would let cdktf deploy destroy what those applies moved; keep to one way, or first copy each such stack's ${shownOut}/terraform/<stack>/terraform.tfstate over terraform.<stack>.tfstate, then delete ${app.outdir} and run again; no stack was built\n`,
     );
     return EXIT.problems;
   }
