@@ -1,4 +1,4 @@
-import { applyOver, builtStack, topicsOf } from './helpers/review54-builds';
+import { applyOver, builtStack, topicsOf } from './helpers/built-stacks';
 import { eachProjectWithCdktfOut, ScratchProject } from './helpers/project';
 import { consumerSource as consumer, topologyOf as topology } from './helpers/topology-source';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { ScratchProject } from './project';
 
 /*
- * Review 54: what a stack cdktf built (cdktf.out/stacks/<stack>/cdk.tf.json) does when
+ * What a stack cdktf built (cdktf.out/stacks/<stack>/cdk.tf.json) does when
  * `cdktf deploy` applies it over the Terraform state its previous deploy left, with the same
  * small model of Terraform as test/helpers/terraform-world.ts: a resource the state holds and
  * the configuration neither declares (same address, same topic) nor forgets (removed,
