@@ -1,0 +1,90 @@
+import { consumer, T0, tier1m, world } from './park-by-key-world';
+
+/*
+ * Review 54 (on e878be9), attack 10's class: a main topic deleted and created again, the group's
+ * commit of p on the new log without our metadata, and the old log's id taken back from the
+ * tiers' commits of p, so the old log's retry is judged by the new log's holds and skipped as
+ * stale: LOST.
+ *
+ * Scenario: one member; old log of p: k:a (0) fails into the 1m tier and holds k, k:b (1) parks
+ * behind it, z:c (2) fails into the 1m tier (its copy carries the state's id, original offset 2).
+ * The tiers' commits of p were stamped at the first load: `!<id> +0` (main committed 0). The
+ * member stops; the main topic is deleted and created again (the group's commits of it go); the
+ * operator resets the group's offsets to the earliest at once (a commit of p at 0, empty
+ * metadata: attack 10's step). Records y:0..y:5 are produced on the new log, and retention
+ * (or a delete-records request) deletes the new log's 0 and 1 before the member starts again.
+ *
+ * Seen (case 1): load() reads the state as lost at 0; e878be9's lostAtLogStart moves it to the
+ * new log's start, 2; `kept` then compares 2 (not the commit, 0) with the tiers' main commit 0:
+ * `2 > 0 && 2 >= 0` takes the OLD log's id back. z:c's old-log copy (id = the old id, original
+ * offset 2, not below the lost mark 2) is "this state's", z is not held: `stale-tier-record`,
+ * committed unrun. handled: [k:a FAIL, z:c FAIL, y:2..y:5, k:a]: z:c never handled, not in the
+ * DLQ. Expected: a new id (the commit is at 0, which attack 10's guard reads as "a log that
+ * handled none of its records": no tier record is its own), z:c's copy runs unjudged, as at
+ * e878be9^ (checked: at e878be9^ the state takes a new id and z:c runs; park-state-lost at 0).
+ *
+ * Case 2 (pre-existing, fails at e878be9^ too): the same with the reset commit at the new log's
+ * start (2), as `kafka-consumer-groups --reset-offsets --to-earliest` writes it once retention
+ * has run on the new log. `2 > 0 && 2 >= 0` takes the old id before e878be9 as well: attack
+ * 10's guard protects only a commit at 0 or below the tiers' main commit, and a tier stamp made
+ * at a state's first load names main commit 0, which every later lost commit passes.
+ *
+ * Code at fault: src/runtime/key-parking.ts load(): `kept = agreed !== undefined && offset !==
+ * undefined && offset > 0n && offset >= agreed.committed` with `offset` now the moved lost mark
+ * (lostAtLogStart), not the commit the group holds; the guards were written for the commit (a
+ * commit at 0 / below the tiers' main commit = a log moved back). Case 2: the same test, and
+ * tier-commit-state-id.ts's mainCommitted, which ties the id to an offset, not to the log.
+ *
+ * Class: a judgement that relies on the main record still being in the log (here: the log the
+ * tiers' commits describe still being the log the commit is of), fed the log start where it
+ * was written for the commit; state recovered from a side store that outlives the thing it
+ * describes.
+ *
+ * Suggested fix: case 1: compare the group's commit (`stored`), not the moved mark, in `kept`
+ * (`stored > 0n && stored >= agreed.committed`); the move to the log start is for lostBefore
+ * only. Case 2: tie the kept id to the log (the topic id where the client has it; or refuse
+ * the take-back when the tiers' main commit is 0 / older than any record the lost commit can
+ * be of, i.e. when the log start is past the tiers' main commit while the tiers still hold
+ * copies of records at or past the log start), or document the limit.
+ */
+async function run(resetTo: string) {
+  const w = world();
+  w.failOnce.add('k:a');
+  w.failOnce.add('z:c');
+  w.produce('k', 'a'); // old log, 0: fails into the 1m tier, k held
+  w.produce('k', 'b'); // 1: parked behind it
+  w.produce('z', 'c'); // 2: fails into the 1m tier
+  let retrying = await w.start();
+  await w.broker.run({ stopWhen: () => w.broker.records(tier1m!.topic, 0).length === 2 });
+  await retrying.stop();
+  const oldId = w.parkState().id;
+  expect(oldId).toBeDefined();
+  expect(w.broker.committedMetadata(consumer.groups.main, tier1m!.topic, 0)).toContain(`!${oldId} +0`);
+
+  w.broker.recreateTopic(consumer.mainTopic); // the group's commits of the main topic go with the old log
+  w.broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: resetTo, metadata: '' }]);
+  for (let i = 0; i < 6; i++) w.produce('y', String(i)); // new log, 0..5
+  w.broker.deleteRecordsBefore(consumer.mainTopic, 0, 2); // retention on the new log: log start 2
+  retrying = await w.start();
+  await w.broker.run({ until: T0 + 10 * 60_000 }); // past the copies' 1m due time
+  await retrying.stop();
+  return { w, oldId };
+}
+
+jest.setTimeout(60_000);
+
+describe('park-by-key, a recreated main topic whose group commit is lost below the new log start', () => {
+  it.failing("a reset to 0 before retention on the new log: runs the old log's retry instead of taking the old id back (caused by e878be9: passes at e878be9^)", async () => {
+    const { w, oldId } = await run('0');
+    // Seen: the old id, and z:c's copy skipped as stale.
+    expect(w.parkState().id).not.toBe(oldId);
+    expect(w.events.filter((e) => e.type === 'stale-tier-record')).toEqual([]);
+    expect(w.handled).toContain('z:c');
+  });
+
+  it.failing("a reset to the new log's start (--to-earliest after retention): runs the old log's retry (pre-existing: fails at e878be9^ too)", async () => {
+    const { w, oldId } = await run('2');
+    expect(w.parkState().id).not.toBe(oldId);
+    expect(w.handled).toContain('z:c');
+  });
+});
