@@ -24,8 +24,12 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * e878be9^ (checked: at e878be9^ the state takes a new id and z:c runs; park-state-lost at 0).
  *
  * This breaks what docs/runtime.md "When p's state is lost" promises: "A lost commit at 0, or
- * below the main commit the tiers name, takes no id back (found by attack 10 ...)". The same
- * holds for a lost commit C with 0 < C < the tiers' main commit M <= the log start (not run).
+ * below the main commit the tiers name, takes no id back (found by attack 10 ...)". Case 3 is
+ * the second half: old log x:0 (fails once), k:a (1, always fails), k:b (2, parked: the commit
+ * stays at 2), z:c (3, always fails); after x:0's retry the tiers' commits name main commit 2.
+ * The group is reset to 1 on the recreated log (0 < 1 < 2), the new log starts at 3 (>= 2): the
+ * old id is taken back, and z:c's 1h copy (original 3, not below the mark 3) is skipped as
+ * stale, so z:c never reaches the DLQ (DLQ: [a]; at e878be9^: a new id, DLQ [a, c]).
  *
  * Case 2, kept for reference, NOT a new finding: the reset commit at the new log's start (2),
  * as `kafka-consumer-groups --reset-offsets --to-earliest` writes it once retention has run on
@@ -44,9 +48,9 @@ import { consumer, T0, tier1m, world } from './park-by-key-world';
  * was written for the commit; state recovered from a side store that outlives the thing it
  * describes.
  *
- * Suggested fix: case 1: compare the group's commit (`stored`), not the moved mark, in `kept`
+ * Suggested fix: cases 1 and 3: compare the group's commit (`stored`), not the moved mark, in `kept`
  * (`stored > 0n && stored >= agreed.committed`); the move to the log start is for lostBefore
- * only (checked: with that one change case 1 passes, and review 52's and attack 10's tests
+ * only (checked: with that one change cases 1 and 3 pass, and review 52's, attack 9's and attack 10's tests
  * still pass).
  */
 async function run(resetTo: string) {
@@ -82,6 +86,33 @@ describe('park-by-key, a recreated main topic whose group commit is lost below t
     expect(w.parkState().id).not.toBe(oldId);
     expect(w.events.filter((e) => e.type === 'stale-tier-record')).toEqual([]);
     expect(w.handled).toContain('z:c');
+  });
+
+  it.failing("a reset below the tiers' main commit, the new log starting past it: runs the old log's retry (caused by e878be9: passes at e878be9^)", async () => {
+    const w = world();
+    w.failOnce.add('x:0');
+    w.alwaysFail.add('k:a');
+    w.alwaysFail.add('z:c');
+    w.produce('x', '0'); // old log, 0: fails once; its retry's tier commit names main commit 2
+    w.produce('k', 'a'); // 1: fails up the ladder, k held
+    w.produce('k', 'b'); // 2: parked behind it
+    w.produce('z', 'c'); // 3: fails up the ladder
+    let retrying = await w.start();
+    await w.broker.run({ until: T0 + 2 * 60_000 });
+    await retrying.stop();
+    const oldId = w.parkState().id;
+    expect(w.broker.committedMetadata(consumer.groups.main, tier1m!.topic, 0)).toContain(`!${oldId} +2`);
+
+    w.broker.recreateTopic(consumer.mainTopic);
+    w.broker.commit(consumer.groups.main, [{ topic: consumer.mainTopic, partition: 0, offset: '1', metadata: '' }]);
+    for (let i = 0; i < 6; i++) w.produce('y', String(i));
+    w.broker.deleteRecordsBefore(consumer.mainTopic, 0, 3);
+    retrying = await w.start();
+    await w.broker.run({ until: T0 + 30 * 60_000 });
+    await retrying.stop();
+    // Seen: the old id, z:c's last copy skipped as stale, DLQ [a].
+    expect(w.parkState().id).not.toBe(oldId);
+    expect(w.broker.records(consumer.dlqTopic, 0).map((r) => r.value?.toString())).toEqual(['a', 'c']);
   });
 
   it.failing("a reset to the new log's start (--to-earliest after retention): runs the old log's retry (documented leftover case; fails at e878be9^ too)", async () => {
