@@ -235,7 +235,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const newLog = newLogs.delete(partition);
     const stored = committed && /^\d+$/.test(committed.offset) && !newLog ? BigInt(committed.offset) : !newLog && committed?.offset === KAFKAJS_EARLIEST ? await logStartOf(partition) : undefined;
     const asStored = readParkState(stored, committed?.metadata);
-    const offset = asStored.lost ? await lostAtLogStart(partition, stored!) : stored;
+    const offset = asStored.lost ? await lostMarkOf(partition, stored!) : stored;
     const { state: read, lost, legacy } = offset === stored ? asStored : readParkState(offset, committed?.metadata);
     // A state an earlier release wrote (one that reads ours as lost, in a rolling upgrade) takes
     // an id as well: without it, a main topic recreated later would have the new state judge
@@ -249,7 +249,9 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     const tierCommits = await tierCommitsOf(partition);
     forgetBelowGroupCommits(read, options.tierTopics, tierCommits);
     const agreed = lost === undefined ? undefined : agreedStateId(tierCommits.map((c) => c.metadata));
-    const kept = agreed !== undefined && offset !== undefined && offset > 0n && offset >= agreed.committed ? agreed.id : undefined;
+    // Judged on the group's commit, not on a loss moved to the log start (lostMarkOf): a
+    // commit at 0 past which retention ran is still a log moved back (found by review 54).
+    const kept = agreed !== undefined && stored !== undefined && stored > 0n && stored >= agreed.committed ? agreed.id : undefined;
     if (kept !== undefined) read.id = kept;
     else if (takesId) read.id ??= newParkStateId();
     if (lost) emit({ type: 'park-state-lost', topic: mainTopic, partition, offset: String(offset), metadata: lost });
@@ -318,18 +320,6 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     await drainFreeKeys(partition, parking, ran);
     if (ran.length > 0) await commit(partition, parking, [stateCommit(partition, parking), ...ran]);
     return parking;
-  }
-
-  /**
-   * Where a lost state is lost: at its committed offset, or at p's log start when retention
-   * deleted records past that offset. The records between are never read again, so copies of
-   * them are all that is left of them: below the lost mark they run unjudged. Marked at the
-   * commit, they were judged by a hold "as their main record is read again" and skipped as
-   * stale (found by review 52: lost). A log start that cannot be read leaves the commit.
-   */
-  async function lostAtLogStart(partition: number, offset: bigint): Promise<bigint> {
-    const start = await logStartOf(partition);
-    return start > offset ? start : offset;
   }
 
   /**
@@ -429,7 +419,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
     runFreed,
     seekMain,
   });
-  const { logStartOf, checkLogStartLater, giveUpBelowLogStart, giveUpStoredBelowLogStart, giveUpDeleted } = logStart;
+  const { logStartOf, lostMarkOf, checkLogStartLater, giveUpBelowLogStart, giveUpStoredBelowLogStart, giveUpDeleted } = logStart;
 
   /** Holds and their expiry timers (parking-hold-expiry.ts). */
   const holdExpiry = createParkingHoldExpiry({

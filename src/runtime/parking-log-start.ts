@@ -44,6 +44,22 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
   /** p's log start as the port reads it; undefined when it cannot tell or the read is refused. */
   const readLogStart = (partition: number): Promise<bigint | undefined> => readLogStartOf(consumer(), mainTopic, partition);
 
+  /**
+   * Where a state lost at commit `offset` is lost: at p's log start when retention deleted
+   * records past the commit, else at the commit. The records between are never read again, so
+   * copies of them are all that is left of them, and below the lost mark they run unjudged;
+   * marked at the commit, they were judged by a hold "as their main record is read again" and
+   * skipped as stale (found by review 52: lost). A port that cannot tell leaves the commit. A
+   * refused read fails the load, which the next operation tries again: marked at the commit,
+   * the mark would be committed and read back for good (found by review 54).
+   */
+  async function lostMarkOf(partition: number, offset: bigint): Promise<bigint> {
+    if (consumer().logStartOffsets === undefined) return offset;
+    const start = await readLogStart(partition);
+    if (start === undefined) throw new Error(`the log start of ${mainTopic} partition ${partition} could not be read while its park-by-key state loads as lost; the load is tried again`);
+    return start > offset ? start : offset;
+  }
+
   /** Main partitions whose log start is to be read again (checkLogStartLater). */
   const logStartChecks = new Set<number>();
   /**
@@ -134,5 +150,5 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
   async function giveUpDeleted(partition: number, parking: PartitionParking, gone: readonly bigint[], from: bigint, to: bigint): Promise<void> {
     await runFreed(partition, parking, markGivenUp(partition, parking.state, gone, from, to));
   }
-  return { logStartOf, checkLogStartLater, giveUpBelowLogStart, giveUpStoredBelowLogStart, giveUpDeleted, forget: () => logStartChecks.clear() };
+  return { logStartOf, lostMarkOf, checkLogStartLater, giveUpBelowLogStart, giveUpStoredBelowLogStart, giveUpDeleted, forget: () => logStartChecks.clear() };
 }

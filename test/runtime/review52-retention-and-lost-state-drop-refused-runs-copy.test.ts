@@ -3,7 +3,7 @@ import type { FaultWorldOptions } from './fault-world';
 
 /*
  * Fixed (session 54): a state lost below p's log start is lost at the log start
- * (key-parking.ts lostAtLogStart): the records retention deleted past the commit are never read
+ * (parking-log-start.ts lostMarkOf): the records retention deleted past the commit are never read
  * again, so their copies run unjudged, as copies from below any lost mark do.
  *
  * Review 52, found by a widened copy of the outlast-patience property (seed 201, not caused by

@@ -1,6 +1,12 @@
 import { consumer, T0, tier1m, world } from './park-by-key-world';
 
 /*
+ * Cases 1 and 3 fixed (session 54): whether a lost state takes its id back is judged on the
+ * group's commit, not on the loss moved to the log start. Case 2 stays it.failing: the
+ * documented leftover of attack 10 (a reset to the new log's start), which needs the topic id.
+ */
+
+/*
  * Review 54 (on e878be9), attack 10's class: a main topic deleted and created again, the group's
  * commit of p on the new log without our metadata, and the old log's id taken back from the
  * tiers' commits of p, so the old log's retry is judged by the new log's holds and skipped as
@@ -80,7 +86,7 @@ async function run(resetTo: string) {
 jest.setTimeout(60_000);
 
 describe('park-by-key, a recreated main topic whose group commit is lost below the new log start', () => {
-  it.failing("a reset to 0 before retention on the new log: runs the old log's retry instead of taking the old id back (caused by e878be9: passes at e878be9^)", async () => {
+  it("a reset to 0 before retention on the new log: runs the old log's retry instead of taking the old id back (caused by e878be9: passes at e878be9^)", async () => {
     const { w, oldId } = await run('0');
     // Seen: the old id, and z:c's copy skipped as stale.
     expect(w.parkState().id).not.toBe(oldId);
@@ -88,7 +94,7 @@ describe('park-by-key, a recreated main topic whose group commit is lost below t
     expect(w.handled).toContain('z:c');
   });
 
-  it.failing("a reset below the tiers' main commit, the new log starting past it: runs the old log's retry (caused by e878be9: passes at e878be9^)", async () => {
+  it("a reset below the tiers' main commit, the new log starting past it: runs the old log's retry (caused by e878be9: passes at e878be9^)", async () => {
     const w = world();
     w.failOnce.add('x:0');
     w.alwaysFail.add('k:a');
