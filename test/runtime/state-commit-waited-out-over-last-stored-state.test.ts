@@ -11,8 +11,9 @@ import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
  * parking-commits.ts sendCommits(): a state commit of main partition p the broker accepts is
  * what the patience of p's next state commit is measured over (parking-patience.ts stored), and
  * a tier offset stored since is not: a state commit refused for a moment, while the group still
- * holds the state stored before, is waited out and sent again. (Stryker's survivors on line 195:
- * no commit kept as p's, every commit kept, a tier commit kept instead of the state.)
+ * holds the state stored before, is waited out and sent again. (Session 54: line 195's `!==`,
+ * a tier commit kept as p's instead of the state, survived the suites; its `true` and `false`,
+ * every commit kept or none, fail this too.)
  */
 const MAIN = 'orders';
 const TIER = 'orders-retry-1m';

@@ -10,7 +10,9 @@ import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
  * parking-commits.ts commitState(): a state of main partition p refused as too large with the
  * tier runs it records goes again at once without them (they cost order only, attack 19), and
  * only then: any other refusal, a state that records no runs, or tier offsets sent alone are not
- * sent again, and keep the runs. (Mutants of lines 172-174 the suites did not kill.)
+ * sent again, and keep the runs. (Session 54: line 172's
+ * test for a state in the request made `true` survived the suites; the other mutants of lines
+ * 172-174 that the suites kill fail this too.)
  */
 const MAIN = 'orders';
 const TIER = 'orders-retry-1m';

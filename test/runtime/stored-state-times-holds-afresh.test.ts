@@ -10,7 +10,8 @@ import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
  * hold clocks forget the holds it no longer has, and only a stored state does. A hold released
  * and stored, then taken again, is timed from then; a hold released in memory only (a tier
  * offset stored meanwhile, the state not) keeps its first time, as a failed operation loads it
- * again from the state still stored (attack 30). (Stryker's survivors on line 197.)
+ * again from the state still stored (attack 30). (Session 54: line 197's `!==` survived the suites;
+ * its `true`, `false` and `() => undefined` fail this too.)
  */
 const MAIN = 'orders';
 const TIER = 'orders-retry-1m';

@@ -13,7 +13,8 @@ import { createTierTurns } from '../../src/runtime/tier-turns';
  * stored are waited out as the state was, in a record's callback, over the group's commit of
  * their partition as this member knows it: the last it stored in this generation, else the one
  * read at the load. A timer's operation (no heartbeat) does not wait: the refusal stands and
- * the offset is owed. (Stryker's survivors on lines 180 and 181.)
+ * the offset is owed. (Session 54: line 180's `false`
+ * survived the suites; the other mutants of lines 180 and 181 fail this too.)
  */
 const MAIN = 'orders';
 const TIER = 'orders-retry-1m';
