@@ -1,11 +1,7 @@
 import { markWorthWaitingOut } from '../../src/runtime/commit-patience';
-import { createHoldClocks } from '../../src/runtime/hold-clocks';
 import { emptyParkState } from '../../src/runtime/park-state';
-import { ParkingBudget } from '../../src/runtime/parking-budget';
-import { createParkingCommits } from '../../src/runtime/parking-commits';
-import { createParkingPatience } from '../../src/runtime/parking-patience';
 import type { PartitionParking } from '../../src/runtime/partition-parking';
-import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
+import { MAIN, parkingCommitsWorld, TIER } from './parking-commits-world';
 
 /*
  * parking-commits.ts sendCommits(): a state commit of main partition p the broker accepts is
@@ -15,38 +11,16 @@ import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
  * a tier commit kept as p's instead of the state, survived the suites; its `true` and `false`,
  * every commit kept or none, fail this too.)
  */
-const MAIN = 'orders';
-const TIER = 'orders-retry-1m';
 
 function commitsWorld() {
-  let now = 0;
-  /** The group's commits, by topic (partition 0 only). */
-  const group = new Map<string, OffsetCommit>();
-  const refuse: ((offsets: OffsetCommit[]) => boolean)[] = [];
-  const consumer = {
-    commitOffsets: async (offsets: OffsetCommit[]) => {
-      if (refuse.shift()?.(offsets)) throw markWorthWaitingOut(new Error('The coordinator is loading offsets'));
-      for (const o of offsets) group.set(o.topic, o);
-    },
-    committed: async (topic: string, partitions: number[]) => partitions.map((partition) => ({ partition, offset: group.get(topic)?.offset ?? '-1', metadata: group.get(topic)?.metadata ?? null })),
-  } as unknown as ConsumerPort;
-  const patience = createParkingPatience({ mainTopic: MAIN, consumer: () => consumer, now: () => now, setTimer: () => () => {}, sleep: async (ms) => void (now += ms), emit: () => {} });
-  const commits = createParkingCommits({
-    mainTopic: MAIN,
-    tierTopics: [TIER],
-    consumer: () => consumer,
-    budget: new ParkingBudget(4096, MAIN, () => {}),
-    patience,
-    holdClocks: createHoldClocks(() => now),
-    isCurrent: () => true,
-  });
+  const { commits, patience, group, refuseNext } = parkingCommitsWorld();
   // A record's callback holds p's lock (it heartbeats): its state commits may be waited out.
   patience.begin(0, async () => {});
   const owner = {} as PartitionParking;
   const state = emptyParkState(10n);
   const stateCommit = (offset: string, metadata: string): Promise<void> => commits.commitState(0, state, [{ topic: MAIN, partition: 0, offset, metadata }], owner);
   const tierCommit = (offset: string): Promise<void> => commits.commitState(0, state, [{ topic: TIER, partition: 0, offset }]);
-  return { stateCommit, tierCommit, group, refuseNext: () => void refuse.push(() => true) };
+  return { stateCommit, tierCommit, group, refuseNext: () => refuseNext(markWorthWaitingOut(new Error('The coordinator is loading offsets'))) };
 }
 
 describe('a state commit refused for a moment while the group still holds the state stored before it', () => {

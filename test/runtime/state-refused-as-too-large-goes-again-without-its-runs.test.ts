@@ -1,10 +1,6 @@
-import { createHoldClocks } from '../../src/runtime/hold-clocks';
 import { emptyParkState, markRanUnjudged, parkStateMetadata } from '../../src/runtime/park-state';
 import type { ParkState } from '../../src/runtime/park-state';
-import { ParkingBudget } from '../../src/runtime/parking-budget';
-import { createParkingCommits } from '../../src/runtime/parking-commits';
-import { createParkingPatience } from '../../src/runtime/parking-patience';
-import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
+import { MAIN, parkingCommitsWorld, TIER } from './parking-commits-world';
 
 /*
  * parking-commits.ts commitState(): a state of main partition p refused as too large with the
@@ -14,8 +10,6 @@ import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
  * test for a state in the request made `true` survived the suites; the other mutants of lines
  * 172-174 that the suites kill fail this too.)
  */
-const MAIN = 'orders';
-const TIER = 'orders-retry-1m';
 
 const tooLarge = () => Object.assign(new Error('The metadata field of the offset request was too large'), { type: 'OFFSET_METADATA_TOO_LARGE' });
 
@@ -29,23 +23,7 @@ function stateWith(runs: number): ParkState {
 
 /** The broker refuses a commit whose metadata is over `limit` bytes as too large (or every commit with `refuseAll`). */
 function commitsWorld(limit: number, refuseAll?: Error) {
-  const requests: OffsetCommit[][] = [];
-  const consumer = {
-    commitOffsets: async (offsets: OffsetCommit[]) => {
-      requests.push(offsets);
-      if (refuseAll) throw refuseAll;
-      if (offsets.some((o) => Buffer.byteLength(o.metadata ?? '') > limit)) throw tooLarge();
-    },
-  } as unknown as ConsumerPort;
-  const commits = createParkingCommits({
-    mainTopic: MAIN,
-    tierTopics: [TIER],
-    consumer: () => consumer,
-    budget: new ParkingBudget(4096, MAIN, () => {}),
-    patience: createParkingPatience({ mainTopic: MAIN, consumer: () => consumer, now: () => 0, setTimer: () => () => {}, emit: () => {} }),
-    holdClocks: createHoldClocks(() => 0),
-    isCurrent: () => true,
-  });
+  const { commits, requests } = parkingCommitsWorld({ refusal: (offsets) => refuseAll ?? (offsets.some((o) => Buffer.byteLength(o.metadata ?? '') > limit) ? tooLarge() : undefined) });
   const send = (state: ParkState, topic = MAIN) => commits.commitState(0, state, [{ topic, partition: 0, offset: '10', metadata: parkStateMetadata(state) }]);
   return { send, requests };
 }

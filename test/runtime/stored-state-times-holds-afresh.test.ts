@@ -1,9 +1,5 @@
-import { createHoldClocks } from '../../src/runtime/hold-clocks';
 import { emptyParkState } from '../../src/runtime/park-state';
-import { ParkingBudget } from '../../src/runtime/parking-budget';
-import { createParkingCommits } from '../../src/runtime/parking-commits';
-import { createParkingPatience } from '../../src/runtime/parking-patience';
-import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
+import { MAIN, parkingCommitsWorld, TIER } from './parking-commits-world';
 
 /*
  * parking-commits.ts sendCommits(): every state of main partition p the broker stores makes the
@@ -13,29 +9,15 @@ import type { ConsumerPort, OffsetCommit } from '../../src/runtime/port';
  * again from the state still stored (attack 30). (Session 54: line 197's `!==` survived the suites;
  * its `true`, `false` and `() => undefined` fail this too.)
  */
-const MAIN = 'orders';
-const TIER = 'orders-retry-1m';
 
 function commitsWorld() {
-  let now = 0;
-  const requests: OffsetCommit[][] = [];
-  const consumer = { commitOffsets: async (offsets: OffsetCommit[]) => void requests.push(offsets) } as unknown as ConsumerPort;
-  const holdClocks = createHoldClocks(() => now);
-  const commits = createParkingCommits({
-    mainTopic: MAIN,
-    tierTopics: [TIER],
-    consumer: () => consumer,
-    budget: new ParkingBudget(4096, MAIN, () => {}),
-    patience: createParkingPatience({ mainTopic: MAIN, consumer: () => consumer, now: () => now, setTimer: () => () => {}, emit: () => {} }),
-    holdClocks,
-    isCurrent: () => true,
-  });
+  const { commits, holdClocks, requests, at } = parkingCommitsWorld();
   // k held at 5 since time 0.
   const state = emptyParkState(10n);
   state.held.set('k', 5n);
   const held = () => holdClocks.firstSeen(0, state, 'k', 5n, undefined);
   expect(held()).toBe(0);
-  return { commits, state, held, requests, at: (ms: number) => void (now = ms) };
+  return { commits, state, held, requests, at };
 }
 
 describe('a hold released and taken again', () => {
