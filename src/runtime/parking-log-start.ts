@@ -1,4 +1,5 @@
 import type { RetryEventListener } from './events';
+import { KrtError } from './krt-error';
 import { readLogStart as readLogStartOf } from './log-start';
 import type { ParkState } from './park-state';
 import { oldestMissing, parkedMissingBetween } from './parked-records';
@@ -56,7 +57,7 @@ export function createParkingLogStart({ mainTopic, consumer, setTimer, emit, isC
   async function lostMarkOf(partition: number, offset: bigint): Promise<bigint> {
     if (consumer().logStartOffsets === undefined) return offset;
     const start = await readLogStart(partition);
-    if (start === undefined) throw new Error(`the log start of ${mainTopic} partition ${partition} could not be read while its park-by-key state loads as lost; the load is tried again`);
+    if (start === undefined) throw new KrtError(`the log start of ${mainTopic} partition ${partition} could not be read while its park-by-key state loads as lost; the load is tried again`);
     return start > offset ? start : offset;
   }
 
