@@ -1,12 +1,11 @@
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import type { RetryEvent } from '../../src/runtime/events';
 import { HEADERS } from '../../src/naming/headers';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { eventually } from '../helpers/eventually';
-import { createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { CLIENTS, eachClient } from './clients';
+import { consumersOn, parkByKeyConsumer as parkByKeyScene } from './park-by-key-scene';
 
 /*
  * Attack 29 on the real broker: a DLQ replay that waits its key's turn keeps its place ahead of
@@ -16,13 +15,8 @@ import { CLIENTS, eachClient } from './clients';
  */
 jest.setTimeout(180_000);
 
-/** Two tiers (3 s, 15 s); the main group reads them too, as park-by-key needs. */
-async function parkByKeyConsumer(): Promise<ConsumerDescriptor> {
-  const d = testDescriptor('pbk-place', [3, 15]);
-  const descriptor: ConsumerDescriptor = { ...d, ordering: 'park-by-key', groups: { ...d.groups, retry: d.groups.main } };
-  await createTopicsOf(descriptor, 1);
-  return descriptor;
-}
+/** Two tiers (3 s, 15 s), one partition. */
+const parkByKeyConsumer = () => parkByKeyScene('pbk-place', [3, 15], 1);
 
 /** What `krt dlq replay`'s default route writes: into the first tier, due now, naming main offset `original`. */
 async function replayIntoFirstTier(d: ConsumerDescriptor, key: string, value: string, original: number): Promise<void> {
@@ -54,10 +48,7 @@ async function replayIntoFirstTier(d: ConsumerDescriptor, key: string, value: st
 const carriers = CLIENTS.filter((c) => c.orderings.includes('park-by-key'));
 
 eachClient('park-by-key: a waiting replay\'s place across a restart', { clients: carriers, consumerConfig: { sessionTimeout: 10_000 } }, (port) => {
-  const running: RetryingConsumer[] = [];
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((c) => c.stop()));
-  });
+  const consumers = consumersOn(port);
 
   it('runs the replay before the record of its key written after it came due, though a restart came between', async () => {
     const d = await parkByKeyConsumer();
@@ -74,12 +65,7 @@ eachClient('park-by-key: a waiting replay\'s place across a restart', { clients:
       }
       handled.push(label);
     };
-    const start = async () => {
-      const consumer = createRetryingConsumer(d, { kafka: port(), handler, onEvent: (e) => events.push(e) });
-      running.push(consumer);
-      await consumer.start();
-      return consumer;
-    };
+    const start = () => consumers.start(d, handler, { onEvent: (e) => events.push(e) });
     const parked = (topic: string, value: string) => events.some((e) => e.type === 'parked' && e.record.topic === topic && e.record.message.value?.toString() === value);
 
     const first = await start();
@@ -94,8 +80,7 @@ eachClient('park-by-key: a waiting replay\'s place across a restart', { clients:
     await produceAsAdmin(d.mainTopic, [{ key: 'k', value: 'b', partition: 0 }]);
     await eventually('k:b is parked behind k', () => (parked(d.mainTopic, 'b') ? true : undefined), 30_000);
     expect(handled).not.toContain('k:a'); // the restart comes while k is still held
-    await first.stop();
-    running.splice(running.indexOf(first), 1);
+    await consumers.stop(first);
 
     await start();
     await eventually('k:b handled', () => (handled.includes('k:b') ? true : undefined), 90_000);

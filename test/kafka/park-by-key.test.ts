@@ -1,28 +1,22 @@
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import type { RetryEvent } from '../../src/runtime/events';
-import type { KafkaPort } from '../../src/runtime/port';
 import { decodeParkState, keyHash } from '../../src/runtime/park-state';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { FaultyPort } from '../../src/simulate/faulty-port';
 import { eventually } from '../helpers/eventually';
 import { ADMIN_USER } from '../../scripts/kafka/broker';
-import { confluentKafka, createTopicsOf, expireBelow, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { confluentKafka, expireBelow, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
 import { CLIENTS, eachClient } from './clients';
+import { consumersOn, parkByKeyConsumer as parkByKeyScene, recorder } from './park-by-key-scene';
 import type { ClientName } from './clients';
 import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
 jest.setTimeout(180_000);
 
-/** A park-by-key consumer on fresh topics: one 3s tier, two partitions by default; its main group reads the tier too. */
-async function parkByKeyConsumer(partitions = 2): Promise<ConsumerDescriptor> {
-  const d = testDescriptor('pbk', [3]);
-  const descriptor: ConsumerDescriptor = { ...d, ordering: 'park-by-key', groups: { ...d.groups, retry: d.groups.main } };
-  await createTopicsOf(descriptor, partitions);
-  return descriptor;
-}
+/** A park-by-key consumer on fresh topics: one 3s tier, two partitions by default. */
+const parkByKeyConsumer = (partitions = 2) => parkByKeyScene('pbk', [3], partitions);
 
 async function committedState(d: ConsumerDescriptor, partition: number) {
   const admin = kafkaAsAdmin().admin();
@@ -36,34 +30,11 @@ async function committedState(d: ConsumerDescriptor, partition: number) {
   }
 }
 
-/** Each handled record as `key:value`; the values in `failOnce` fail one time with a 503 (into the tier). */
-function recorder(failOnce: Set<string>) {
-  const handled: string[] = [];
-  const handler = async (record: ConsumedRecord) => {
-    const label = `${record.message.key?.toString()}:${record.message.value?.toString()}`;
-    if (failOnce.delete(label)) {
-      handled.push(`${label} FAIL`);
-      throw Object.assign(new Error('payment-svc 503'), { name: 'HTTPError', status: 503 });
-    }
-    handled.push(label);
-  };
-  return { handled, handler };
-}
-
 const carriers = CLIENTS.filter((c) => c.orderings.includes('park-by-key'));
 const refusers = CLIENTS.filter((c) => !c.orderings.includes('park-by-key'));
 
 eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: { sessionTimeout: 10_000 } }, (port, client) => {
-  const running: RetryingConsumer[] = [];
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((c) => c.stop()));
-  });
-  const start = async (d: ConsumerDescriptor, handler: (r: ConsumedRecord) => Promise<void>, options: { kafka?: KafkaPort; parkingBudgetBytes?: number; onEvent?: (e: RetryEvent) => void } = {}) => {
-    const consumer = createRetryingConsumer(d, { kafka: port(), handler, ...options });
-    running.push(consumer);
-    await consumer.start();
-    return consumer;
-  };
+  const { start, stop } = consumersOn(port);
 
   /**
    * A first process that leaves order-42 in retry (its `created` failed into the 3s tier), with
@@ -77,8 +48,7 @@ eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: 
       { key: 'order-7', value: 'x', partition: 0 },
     ]);
     await eventually('order-7 handled while order-42 waits in the tier', () => (handled.includes('order-7:x') ? true : undefined), 60_000);
-    await first.stop();
-    running.splice(running.indexOf(first), 1);
+    await stop(first);
     expect(handled).toEqual(['order-42:created FAIL', 'order-7:x']);
   };
 
@@ -219,8 +189,7 @@ eachClient('park-by-key on a real broker', { clients: carriers, consumerConfig: 
       keys.flatMap((key, i) => ['1', '2', '3'].map((value) => ({ key, value, partition: i % 2 }))),
     );
     await eventually('every first attempt', () => (keys.every((k) => handled.includes(`${k}:1 FAIL`)) ? true : undefined), 60_000);
-    await a.stop(); // its partitions move to the other member, with their parked keys
-    running.splice(running.indexOf(a), 1);
+    await stop(a); // its partitions move to the other member, with their parked keys
     await eventually('every record', () => (keys.every((k) => handled.includes(`${k}:3`)) ? true : undefined), 90_000);
     for (const key of keys) {
       const mine = handled.filter((h) => h.startsWith(`${key}:`));
