@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
 import { OutputFolderError } from './output-folder-error';
-import { assertNotHalfWritten, beginWriting, endWriting, stampOf } from './writing-marker';
+import { assertNotHalfWritten, beginWriting, endWriting, markFailed, stampOf } from './writing-marker';
+import { isRefusedWrite, reasonOf, writeRefused } from './write-failure';
 
 /**
  * The list of files the last synth wrote. Stale files are removed only when listed
@@ -98,19 +99,39 @@ export class OutputFolder {
       this.drift.set(file.path, current === undefined ? 'missing' : 'differs');
       return;
     }
-    if (!this.writing) {
-      // Up before anything of this synth reaches the folder, a new stack's folder included.
-      mkdirSync(this.outDir, { recursive: true });
-      beginWriting(this.outDir);
-      this.writing = true;
-      this.assertJudgedAgainstUnchanged();
-    }
-    mkdirSync(path.dirname(target), { recursive: true });
     // A name of this process's own: two synths into one folder must not rename each other's file.
     const temporary = `${target}.${process.pid}.tmp`;
-    writeFileSync(temporary, file.content);
-    renameSync(temporary, target);
+    try {
+      if (!this.writing) {
+        // Up before anything of this synth reaches the folder, a new stack's folder included.
+        mkdirSync(this.outDir, { recursive: true });
+        beginWriting(this.outDir);
+        this.writing = true;
+        this.assertJudgedAgainstUnchanged();
+      }
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(temporary, file.content);
+      renameSync(temporary, target);
+    } catch (error) {
+      removeTemporary(temporary);
+      throw this.refused(error, target);
+    }
     this.written.push(file.path);
+  }
+
+  /**
+   * A write the filesystem refused (its rights, a read-only mount, a full disk), as an error
+   * the CLI ends on. With nothing of this synth written yet, its marker comes down: the folder
+   * is as committed. After, the marker stays, saying why, so the next run does not blame a
+   * crash. Any other error is returned as it is.
+   */
+  private refused(error: unknown, target: string): unknown {
+    if (!isRefusedWrite(error)) return error;
+    if (this.writing && this.written.length === 0) {
+      takeDown(this.outDir);
+      this.writing = false;
+    } else if (this.writing) markFailed(this.outDir, `${reasonOf(error)} writing ${path.relative(this.outDir, target)}`);
+    return writeRefused(error, target, this.written.length, this.outDir);
   }
 
   /**
@@ -130,8 +151,12 @@ export class OutputFolder {
       return { written: [], removed: [], unchanged: all.length - drift.length, drift: [...drift, ...stale.map((p) => ({ path: p, reason: 'stale' as const }))] };
     }
     for (const old of stale) {
-      rmSync(path.join(this.outDir, old));
-      removeEmptyParents(this.outDir, path.dirname(path.join(this.outDir, old)));
+      try {
+        rmSync(path.join(this.outDir, old));
+        removeEmptyParents(this.outDir, path.dirname(path.join(this.outDir, old)));
+      } catch (error) {
+        throw this.refused(error, path.join(this.outDir, old));
+      }
     }
     // Every file, the manifest and the removals done: the folder is one synth's again.
     if (this.writing) endWriting(this.outDir);
@@ -154,6 +179,24 @@ export function writeGenerated(outDir: string, files: readonly GeneratedFile[]):
   files.forEach((file) => folder.put(file));
   const { written, removed, unchanged } = folder.finish(files.map((f) => f.path));
   return { written, removed, unchanged };
+}
+
+/** Removes a temporary file a refused write may have left (a full disk stops a write half-way); best effort. */
+function removeTemporary(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // Its folder cannot be read either: nothing of it to remove.
+  }
+}
+
+/** Takes this synth's marker down when nothing of it was written; a marker that cannot go stays, and the next run refuses the folder. */
+function takeDown(outDir: string): void {
+  try {
+    endWriting(outDir);
+  } catch {
+    // Left up: refused as half-written, which asks to restore the folder as committed.
+  }
 }
 
 function removeEmptyParents(root: string, dir: string): void {

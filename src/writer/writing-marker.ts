@@ -17,13 +17,14 @@ export function assertNotHalfWritten(outDir: string, cwd = process.cwd()): void 
   const marker = path.join(outDir, WRITING_MARKER);
   if (!existsSync(marker)) return;
   const folder = path.relative(cwd, outDir) || '.';
-  const { pid, since } = writerOf(marker);
+  const { pid, since, failed } = writerOf(marker);
   const restore = `${restoreAdvice(folder)}, or delete it if it was never committed, then run this again`;
   if (pid !== undefined && isRunning(pid)) {
     throw new OutputFolderError(`${folder} is being written by krt synth (process ${pid}, since ${since}): wait for it to finish and run this again; if no krt synth runs there (the process number now belongs to another program), ${restore}`);
   }
+  const how = failed === undefined ? 'killed, out of memory, or the machine stopped' : `the filesystem refused a write: ${failed}`;
   throw new OutputFolderError(
-    `${folder} was left half-written by a krt synth that did not finish (process ${pid ?? '?'}, started ${since}; killed, out of memory, or the machine stopped): its files mix two synths, so krt cannot tell what the spec changes delete; ${restore}`,
+    `${folder} was left half-written by a krt synth that did not finish (process ${pid ?? '?'}, started ${since}; ${how}): its files mix two synths, so krt cannot tell what the spec changes delete; ${restore}`,
   );
 }
 
@@ -32,7 +33,7 @@ export function assertNotHalfWritten(outDir: string, cwd = process.cwd()): void 
  * one outside it (\`--out ../elsewhere\`) is not in this repository, and `git checkout` there
  * would fail or touch another one.
  */
-function restoreAdvice(folder: string): string {
+export function restoreAdvice(folder: string): string {
   if (path.isAbsolute(folder) || folder === '..' || folder.startsWith(`..${path.sep}`)) return `restore ${folder} from wherever it is kept as committed (it is outside this project, so not in its git repository)`;
   return `restore the folder as committed, \`git checkout HEAD -- ${folder} && git clean -fd -- ${folder}\` (your spec edits stay)`;
 }
@@ -54,15 +55,28 @@ export function beginWriting(outDir: string, cwd = process.cwd()): void {
   }
 }
 
+/**
+ * Says in the marker why this synth stopped half-way (a write the filesystem refused), for
+ * the next run to tell. Best effort: a marker that cannot be rewritten still stands.
+ */
+export function markFailed(outDir: string, reason: string): void {
+  const marker = path.join(outDir, WRITING_MARKER);
+  try {
+    writeFileSync(marker, `${JSON.stringify({ ...writerOf(marker), pid: process.pid, failed: reason })}\n`);
+  } catch {
+    // The marker stays as it was: the next run refuses the folder all the same.
+  }
+}
+
 /** Takes the marker down once every file and the manifest are written. */
 export function endWriting(outDir: string): void {
   rmSync(path.join(outDir, WRITING_MARKER), { force: true });
 }
 
-function writerOf(marker: string): { pid?: number; since: string } {
+function writerOf(marker: string): { pid?: number; since: string; failed?: string } {
   try {
-    const { pid, since } = JSON.parse(readFileSync(marker, 'utf8')) as { pid?: unknown; since?: unknown };
-    return { ...(typeof pid === 'number' ? { pid } : {}), since: typeof since === 'string' ? since : 'at an unknown time' };
+    const { pid, since, failed } = JSON.parse(readFileSync(marker, 'utf8')) as { pid?: unknown; since?: unknown; failed?: unknown };
+    return { ...(typeof pid === 'number' ? { pid } : {}), since: typeof since === 'string' ? since : 'at an unknown time', ...(typeof failed === 'string' ? { failed } : {}) };
   } catch {
     return { since: 'at an unknown time' };
   }

@@ -1,8 +1,8 @@
-import { App } from 'cdktf';
 import type { Emitter, GeneratedFile } from '../types';
 import type { ProjectModel, TopologyModel } from '../../model/types';
 import { GENERATED_NOTICE } from '../types';
 import { keptStacks, topologyStacks } from './topology-stack';
+import { detachedApp } from './detached-app';
 import type { TerraformStack } from 'cdktf';
 
 export { FormerStack, keptStacks, TopologyStack, topologyStacks } from './topology-stack';
@@ -17,7 +17,7 @@ const kept = new WeakMap<TopologyModel, readonly GeneratedFile[]>();
 const KEEP_AT_MOST = 10;
 
 function synthesize(topology: TopologyModel): readonly GeneratedFile[] {
-  return stackFiles(topologyStacks(new App({ skipValidation: true }), topology));
+  return stackFiles(topologyStacks(detachedApp(), topology));
 }
 
 function stackFiles(stacks: readonly TerraformStack[]): GeneratedFile[] {
@@ -46,7 +46,7 @@ function take(topology: TopologyModel): readonly GeneratedFile[] {
 }
 
 /** The kept stacks of deleted topology files (`terraform/<stack>/cdk.tf.json`, empty): they belong to no topology. */
-export const emitKeptStacks: Emitter = (model: ProjectModel) => ((model.keptStacks ?? []).length === 0 ? [] : stackFiles(keptStacks(new App({ skipValidation: true }), model)));
+export const emitKeptStacks: Emitter = (model: ProjectModel) => ((model.keptStacks ?? []).length === 0 ? [] : stackFiles(keptStacks(detachedApp(), model)));
 
 /** `terraform/<topology>/cdk.tf.json`: plain Terraform JSON that Terraform and OpenTofu apply, and the kept stacks. */
 export const emitTerraform: Emitter = (model) => [...model.topologies.flatMap((topology) => take(topology)), ...emitKeptStacks(model)];

@@ -1,0 +1,38 @@
+import path from 'node:path';
+import { OutputFolderError } from './output-folder-error';
+import { restoreAdvice } from './writing-marker';
+
+/** Error codes of a filesystem that refuses a write: the folder's rights, a read-only mount, a full disk. */
+const REFUSED_WRITES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EISDIR', 'ENOTDIR', 'EEXIST', 'EBUSY', 'EMFILE', 'ENFILE', 'EIO']);
+
+/** Whether `error` is the filesystem refusing a write (not a bug of krt's). */
+export function isRefusedWrite(error: unknown): error is NodeJS.ErrnoException {
+  // By its code, not `instanceof Error`: an error of another realm (a vm context, jest's) is one too.
+  const code = typeof error === 'object' && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' && REFUSED_WRITES.has(code);
+}
+
+/** The refusal in a clause: `permission denied (EACCES)`, the system's words without the path it repeats. */
+export function reasonOf(error: NodeJS.ErrnoException): string {
+  const words = /^[A-Z]+: ([^,]+)/.exec(error.message)?.[1] ?? error.message;
+  return `${words} (${error.code})`;
+}
+
+/**
+ * What a synth says when the filesystem refuses one of its writes. Before its first file
+ * nothing of it reached the folder, which stays as committed; after, the folder mixes two
+ * synths, and its marker stays up so that nothing judges against it until it is restored or
+ * written whole.
+ */
+export function writeRefused(error: NodeJS.ErrnoException, target: string, written: number, outDir: string): OutputFolderError {
+  // The path the system names: the marker or a folder, when that is what it refused, not the file in hand.
+  const refusedPath = error.path === undefined || error.path.startsWith(target) ? target : error.path;
+  const where = path.relative(process.cwd(), refusedPath) || refusedPath;
+  const fix = 'give krt the right to write there (or free space), then run krt synth again';
+  if (written === 0) return new OutputFolderError(`cannot write ${where}: ${reasonOf(error)}; nothing of this synth was written, the output folder is as it was: ${fix}`, { cause: error });
+  const folder = path.relative(process.cwd(), outDir) || '.';
+  return new OutputFolderError(
+    `cannot write ${where}: ${reasonOf(error)}, after ${written} file${written === 1 ? '' : 's'} of this synth were written: ${folder} mixes two synths, and krt refuses to judge against it until it is whole; give krt the right to write there (or free space), ${restoreAdvice(folder)}, then run krt synth again`,
+    { cause: error },
+  );
+}
