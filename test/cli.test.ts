@@ -94,7 +94,7 @@ describe('krt synth', () => {
     mkdirSync(project.path('docs'));
     writeFileSync(project.path('docs/notes.md'), 'mine');
     const result = await project.krt('synth', '--out', 'docs');
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2); // a usage error: --out names a folder that is not krt's
     expect(result.stderr).toMatch(/docs is not empty and has no \.krt-manifest/);
     expect(listFiles(project.path('docs'))).toEqual(['notes.md']);
   });

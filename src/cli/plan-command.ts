@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
@@ -14,6 +15,8 @@ export interface PlanOptions {
   readonly json: boolean;
   readonly live: boolean;
   readonly minInsyncReplicas?: string;
+  /** Whether `--out` was given on the command line (not the default): a folder named there that does not exist is a mistake. */
+  readonly outGiven?: boolean;
   /** Kept stacks of deleted topology files the operator applied since the last synth. */
   readonly applied?: readonly string[];
 }
@@ -29,8 +32,13 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project', retired);
   if (reportDiagnostics(io, result) || !result.model) return PLAN_EXIT.problems;
   if (options.live) return liveCommand(io, result.model, options);
+  if (options.minInsyncReplicas !== undefined) throw new UsageError('--min-insync-replicas applies only with --live (the offline plan judges the spec against the committed output, which already holds the setting)');
   const outDir = path.resolve(io.cwd, options.out);
   assertOutputFolderPath(outDir, io.cwd);
+  // A plan against a folder that is not there calls every change new and exits 0: a typo, or a CI checkout of the wrong path, must not pass as safe.
+  if (options.outGiven && !existsSync(outDir)) {
+    throw new UsageError(`--out ${options.out}: no such folder; krt plan compares the spec with the model snapshot krt synth committed there (check the path, or run \`krt synth --out ${options.out}\` first)`);
+  }
   const committed = withAppliedStacks(readBaseline(outDir, io.cwd, { applied: options.applied, notice: (line) => io.stderr(`${line}\n`) }), options.applied ?? []);
   const stacks = readCommittedStacks(outDir);
   // A plan of some files judges only those: the other topologies stay as committed.

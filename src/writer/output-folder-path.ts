@@ -17,7 +17,7 @@ export function assertOutputFolderPath(outDir: string, cwd: string): void {
     }
     if (isFolder === false) {
       const shown = path.relative(cwd, at) || '.';
-      throw new OutputFolderError(`the output folder ${path.relative(cwd, outDir) || '.'} cannot be used: ${shown} is a file, not a folder; give --out a folder`);
+      throw new OutputFolderError(`the output folder ${path.relative(cwd, outDir) || '.'} cannot be used: ${shown} is a file, not a folder; give --out a folder`, { exit: 'usage' });
     }
     if (isFolder || path.dirname(at) === at) return;
   }

@@ -78,6 +78,7 @@ export class OutputFolder {
     if (mode === 'write' && this.previous === undefined && existsSync(outDir) && readdirSync(outDir).length > 0) {
       throw new OutputFolderError(
         `${outDir} is not empty and has no ${MANIFEST_FILE}, so krt did not make it; choose an empty or new folder with --out, or move its contents away`,
+        { exit: 'usage' },
       );
     }
   }

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { KAFKA_ENV } from '../../naming';
 import type { PlanOptions } from '../plan-command';
 import type { CommandRegistration } from './command';
@@ -18,8 +19,8 @@ export const registerPlan: CommandRegistration = (program, { io, exit }) => {
       'after',
       `\nWith --live, connects as $${KAFKA_ENV.saslUsername} (the topology's drift principal, User:<topology>-drift) to $${KAFKA_ENV.bootstrapServers}.\nExit codes: 0 nothing destructive (--live: the cluster matches), 1 spec errors, changes krt synth refuses or a broker error, 2 usage error, 3 destructive changes planned, 4 (--live) the cluster differs from the spec.`,
     )
-    .action(async (files: string[], options: PlanOptions) => {
+    .action(async (files: string[], options: PlanOptions, command: Command) => {
       const { planCommand } = require('../plan-command') as typeof import('../plan-command');
-      exit(await planCommand(io, files, options));
+      exit(await planCommand(io, files, { ...options, outGiven: command.getOptionValueSource('out') === 'cli' }));
     });
 };
