@@ -41,6 +41,16 @@ export const refusal = {
         `consumer '${now.name}' moved from topology '${old.stack}' to '${to}', so stack '${old.stack}' would delete its topics (DLQ '${was.dlq.name}', its audit log, its tiers) with every record and stack '${to}' would create them empty; set previousTopology: '${old.stack}' on the consumer (or previousName: '${old.stack}' on topology '${to}' if it was renamed): '${to}' then imports the topics and '${old.stack}' forgets them`,
       );
     }
+    if (!now && owner.topic.kind === 'main') {
+      // Another consumer still reads the topic this one managed (else it would go with a decommissioned consumer): only a hand-over keeps it.
+      const reader = heir ? ` consumer '${heir.consumer.name}' still reads it, so` : '';
+      const first = was.decommissioned ? '' : 'decommission it (decommissioned: true) and let its DLQ and tiers drain, and ';
+      return specError(
+        was.source.file,
+        'consumers',
+        `consumer '${was.name}' was removed, and it managed its main topic '${old.name}':${reader} stack '${old.stack}' would delete it with every record; put the consumer back, ${first}hand the topic over first: managed: false with previouslyManaged: true on '${was.name}' (the stack forgets the topic, removed with destroy = false, and it stays with its producers)${heir ? `, and if consumer '${heir.consumer.name}' should manage it, managed: true with previouslyManaged: false there (its stack imports it)` : ''}; synth and apply that, then remove the consumer, saying so: krt synth --applied ${old.stack}`,
+      );
+    }
     if (!now) {
       return specError(
         was.source.file,
