@@ -18,10 +18,17 @@ process.env.KRT_PROPERTY_RUNS ??= '10';
 // time (at a random seed attack 15's recreated-tier property drew none, and failed the dry run).
 process.env.KRT_PROPERTY_SEED ??= '1';
 
+// KRT_MUTATION_SUITES, when set, is a pattern of the suites' paths: only the in-memory suites
+// it matches run, the coverage run too (for a file whose own suites judge it, when the coverage
+// run over every suite would take longer than the time there is). A mutant those suites miss is
+// reported as surviving, and is checked by hand against the other suites before it is called a gap.
+const only = process.env.KRT_MUTATION_SUITES;
+
 module.exports = {
   ...unit,
   displayName: undefined,
   testMatch: ['<rootDir>/test/runtime/**/*.test.ts', '<rootDir>/test/plan*.test.ts', '<rootDir>/test/review-plan.test.ts'],
+  ...(only ? { testPathIgnorePatterns: [...(unit.testPathIgnorePatterns ?? []), `^(?!.*(${only})).*$`] } : {}),
   setupFilesAfterEnv: [...unit.setupFilesAfterEnv, '<rootDir>/test/mutation/scaled-timeouts.js', '<rootDir>/test/mutation/suite-coverage.js', '<rootDir>/test/mutation/fail-fast.js'],
   // Five times jest's default, as scaled-timeouts.js scales the timeouts suites set.
   testTimeout: 25_000,

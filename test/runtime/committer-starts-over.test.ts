@@ -55,4 +55,14 @@ describe('the offset committer, when a partition’s log starts over', () => {
     await old;
     expect(s.committer.acknowledgedOffset('t', 0)).toBeUndefined();
   });
+
+  it('takes no commit of the new log for its own, not even at an offset the old log committed: another member\'s commit of it is not this member\'s', async () => {
+    const s = setup();
+    await s.committer.mark(s.at(10));
+    expect(s.committer.isOwnCommit('t', 0, 10n)).toBe(true);
+    s.committer.startsOver('t', 0);
+    expect(s.committer.isOwnCommit('t', 0, 10n)).toBe(false);
+    expect(s.committer.isOwnCommit('t', 0, 3n)).toBe(false);
+  });
 });
+

@@ -9,6 +9,7 @@ function setup(policy = { intervalMs: 100, maxRecords: 3 }) {
   const clock = new VirtualClock(0);
   const broker = new MemoryBroker(clock);
   broker.createTopic('t', 2);
+  broker.createTopic('u', 1);
   const consumer = broker.port().consumer('g');
   let refuse = 0;
   const refusing = {
@@ -25,12 +26,12 @@ function setup(policy = { intervalMs: 100, maxRecords: 3 }) {
   const settle = async () => {
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   };
-  const taken = (partition: number, count: number) => {
-    const progress = new PartitionProgress('t', partition);
+  const taken = (partition: number, count: number, topic = 't') => {
+    const progress = new PartitionProgress(topic, partition);
     for (let offset = 0; offset < count; offset++) progress.finish(BigInt(offset));
     return progress;
   };
-  return { clock, committer, settle, taken, committed: (p: number) => broker.committedOffset('g', 't', p), refuseNext: (n: number) => (refuse = n) };
+  return { clock, committer, settle, taken, committed: (p: number, topic = 't') => broker.committedOffset('g', topic, p), refuseNext: (n: number) => (refuse = n) };
 }
 
 describe('a partition withheld in the committer (paused for a held record, its log not judged yet)', () => {
@@ -97,4 +98,41 @@ describe('a partition withheld in the committer (paused for a held record, its l
     }
     expect({ made, committed: [s.committed(0), s.committed(1)] }).toEqual({ made: true, committed: [undefined, 3] });
   });
+
+  it('commits what each partition marked before one was withheld at that partition\'s own offset: the others\' progress is not taken for the withheld one\'s', async () => {
+    const s = setup({ intervalMs: 100, maxRecords: 100 });
+    const withheld = s.taken(0, 2);
+    const sameTopic = s.taken(1, 5);
+    const otherTopic = s.taken(0, 4, 'u');
+    void s.committer.markProgress(withheld);
+    void s.committer.markProgress(sameTopic);
+    void s.committer.markProgress(otherTopic);
+    s.committer.withhold('t', 0);
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    expect([s.committed(0), s.committed(1), s.committed(0, 'u')]).toEqual([2, 5, 4]);
+  });
+
+  it('commits nothing of a partition a rebalance took away when it is withheld after its records were marked', async () => {
+    const s = setup({ intervalMs: 100, maxRecords: 100 });
+    const progress = s.taken(0, 2);
+    void s.committer.markProgress(progress);
+    progress.revoke();
+    s.committer.withhold('t', 0);
+    while (s.clock.hasTimers()) {
+      s.clock.advanceToNextTimer();
+      await s.settle();
+    }
+    expect(s.committed(0)).toBeUndefined();
+  });
+
+  it('commits nothing of a partition withheld before anything of it was marked, while the other partitions\' commits go out', async () => {
+    const s = setup({ intervalMs: 100, maxRecords: 100 });
+    void s.committer.markProgress(s.taken(1, 3));
+    s.committer.withhold('t', 0);
+    s.clock.advanceToNextTimer();
+    await s.settle();
+    expect([s.committed(0), s.committed(1)]).toEqual([undefined, 3]);
+  });
 });
+
