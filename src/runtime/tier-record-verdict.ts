@@ -9,8 +9,10 @@ import { copyOfParked, givenUpBelow, holdOffsetOf, isCurrentRetry, originalOffse
 
 /*
  * What park-by-key does with a tier record of main partition p, once it is known not to be done
- * already (key-parking.ts onTierRecord acts on the verdict). Pure: p's state, its waiting turns,
- * the budget and the record decide.
+ * already (key-parking.ts onTierRecord acts on the verdict). p's state, its waiting turns, the
+ * budget and the record decide. Not quite pure: asking the budget for room (roomForRun) may drop
+ * the state's id when the budget came down below it, as the next state commit would (found by
+ * the mutation run of session 55).
  */
 
 export type TierRecordVerdict =
