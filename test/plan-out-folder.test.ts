@@ -2,9 +2,10 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { ScratchProject } from './helpers/project';
 
 /*
- * `krt plan --out` naming a folder that is not there (a typo, a CI checkout of the base branch
- * at another path) planned every change as new and exited 0, so a destructive edit passed as
- * safe; and its hint named generated/ whatever --out said. Found by the walkthrough of session 55.
+ * `krt plan --out` naming a folder that is not there or holds no output of krt synth (a typo,
+ * a CI checkout of the base branch at another path, the checkout's root) planned every change
+ * as new and exited 0, so a destructive edit passed as safe. Found by the walkthrough and the
+ * attack of session 55.
  */
 
 jest.setTimeout(60_000);
@@ -30,10 +31,11 @@ describe('krt plan --out', () => {
     expect(named.code).not.toBe(0);
   });
 
-  it('says how to synth into an existing empty --out folder, naming that folder, not generated/', async () => {
-    mkdirSync(project.path('fresh'));
-    const plan = await project.krt('plan', '--out', 'fresh');
-    expect(plan.stdout.split('\n')[0]).toBe('no fresh/.krt-model.json yet: everything below is new (run `krt synth --out fresh` and commit fresh/ to plan against it)');
+  it.each([['an empty folder', 'fresh'], ["the project's root instead of its output folder", '.'], ['the topologies', 'topologies']])('refuses %s, which holds no output of krt synth, as a usage error', async (_what, out) => {
+    if (out === 'fresh') mkdirSync(project.path('fresh'));
+    const plan = await project.krt('plan', '--out', out, '--json');
+    expect(plan.code).toBe(2);
+    expect(plan.stderr).toContain(`--out ${out} holds no output of krt synth`);
   });
 
   it('still plans a first synth (no generated/ yet, no --out) as new', async () => {

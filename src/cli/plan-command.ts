@@ -4,6 +4,8 @@ import { compileFiles } from '../compile';
 import type { ProjectModel } from '../model/types';
 import { acrossFiles, formatPlan, outputHasStacks, planChanges, planJson, readBaseline, readCommittedStacks, withAppliedStacks, withRemovedStacks, withUntouched, worstRisk } from '../plan';
 import { MODEL_SNAPSHOT_FILE } from '../writer/model-snapshot';
+import { MANIFEST_FILE } from '../writer/write-generated';
+import { assertReadableFolder } from '../writer/readable-folder';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
@@ -36,9 +38,7 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   const outDir = path.resolve(io.cwd, options.out);
   assertOutputFolderPath(outDir, io.cwd);
   // A plan against a folder that is not there calls every change new and exits 0: a typo, or a CI checkout of the wrong path, must not pass as safe.
-  if (options.outGiven && !existsSync(outDir)) {
-    throw new UsageError(`--out ${options.out}: no such folder; krt plan compares the spec with the model snapshot krt synth committed there (check the path, or run \`krt synth --out ${options.out}\` first)`);
-  }
+  if (options.outGiven) assertHoldsSynthOutput(outDir, options.out, io.cwd);
   const committed = withAppliedStacks(readBaseline(outDir, io.cwd, { applied: options.applied, notice: (line) => io.stderr(`${line}\n`) }), options.applied ?? []);
   const stacks = readCommittedStacks(outDir);
   // A plan of some files judges only those: the other topologies stay as committed.
@@ -50,6 +50,21 @@ export async function planCommand(io: CliIo, args: readonly string[], options: P
   io.stdout(options.json ? planJson(plan) : formatPlan(plan, baseline));
   if (plan.refused.length > 0) return PLAN_EXIT.problems;
   return worstRisk(plan) === 'destructive' ? PLAN_EXIT.destructive : PLAN_EXIT.ok;
+}
+
+/**
+ * An `--out` named on the command line must hold what krt synth wrote: a folder that is not
+ * there, or holds none of it (a typo, a checkout's root instead of its generated/, an empty
+ * folder), planned every change as new and exited 0, so a destructive one passed as safe.
+ */
+function assertHoldsSynthOutput(outDir: string, shown: string, cwd: string): void {
+  if (!existsSync(outDir)) {
+    throw new UsageError(`--out ${shown}: no such folder; krt plan compares the spec with the model snapshot krt synth committed there (check the path, or run \`krt synth --out ${shown}\` first)`);
+  }
+  assertReadableFolder(outDir, cwd);
+  if (!existsSync(path.join(outDir, MANIFEST_FILE)) && !existsSync(path.join(outDir, MODEL_SNAPSHOT_FILE))) {
+    throw new UsageError(`--out ${shown} holds no output of krt synth (no ${MANIFEST_FILE}, no ${MODEL_SNAPSHOT_FILE}); krt plan compares the spec with the model snapshot krt synth committed there: check the path (the output folder, not the project's root)`);
+  }
 }
 
 /** `krt plan --live`: the cluster against the spec, read with describe-only calls. */

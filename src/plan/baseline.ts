@@ -7,6 +7,7 @@ import { readCommittedStacks } from './committed-stacks';
 import { heldIn } from './held-by-state';
 import { snapshotInHead } from './snapshot-in-head';
 import { assertNotHalfWritten } from '../writer/writing-marker';
+import { assertReadableFolder } from '../writer/readable-folder';
 
 export interface BaselineOptions {
   /** Kept stacks the operator applied (`--applied`): a migrated snapshot takes their state as empty. */
@@ -27,6 +28,7 @@ export interface BaselineOptions {
  * committed stacks declare (`folder`: see `readCommittedStacks`), never rebuilt from the spec.
  */
 export function readBaseline(outDir: string, cwd: string, options: BaselineOptions = {}, folder = 'terraform'): ProjectModel | undefined {
+  assertReadableFolder(outDir, cwd);
   assertNotHalfWritten(outDir, cwd);
   const shown = `./${path.relative(cwd, path.join(outDir, MODEL_SNAPSHOT_FILE)).split(path.sep).join('/')}`;
   let committed: ReturnType<typeof readCommittedStacks> | undefined;

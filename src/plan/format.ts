@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { formatDiagnostic } from '../validate/diagnostic';
 import type { Plan, Risk } from './types';
 import { RISKS } from './types';
@@ -12,7 +11,7 @@ export function riskCounts(plan: Plan): Record<Risk, number> {
 /** The plan for people: one block per consumer (or topology), one line per change. */
 export function formatPlan(plan: Plan, baseline: string): string {
   const lines: string[] = [];
-  if (!plan.hasBaseline) lines.push(`no ${baseline} yet: everything below is new (run \`krt synth${outFlag(baseline)}\` and commit ${path.dirname(baseline)}/ to plan against it)`, '');
+  if (!plan.hasBaseline) lines.push(`no ${baseline} yet: everything below is new (run \`krt synth\` and commit generated/ to plan against it)`, '');
   const width = Math.max(...RISKS.map((r) => r.length));
   for (const group of plan.groups) {
     lines.push(group.consumer ? `${group.topology} / ${group.consumer}` : `${group.topology} (topology)`);
@@ -32,12 +31,6 @@ export function formatPlan(plan: Plan, baseline: string): string {
       : `${RISKS.map((r) => `${counts[r]} ${r}`).join(', ')}${plan.refused.length ? `, ${plan.refused.length} refused` : ''}`,
   );
   return `${lines.join('\n')}\n`;
-}
-
-/** The `--out` a synth into the baseline's folder needs: none for the default, generated/. */
-function outFlag(baseline: string): string {
-  const folder = path.dirname(baseline);
-  return folder === 'generated' ? '' : ` --out ${folder}`;
 }
 
 /** The plan for CI: stable keys, one entry per change. */

@@ -95,8 +95,14 @@ export function readModelSnapshot(outDir: string, sources: MigrationSources = {}
   // Never "delete the output folder and synth again": the snapshot holds what the spec no longer has.
   const restore = `restore it from git (git checkout -- ${file}, or from the branch this one started from: git show main:<output folder>/${MODEL_SNAPSHOT_FILE}), then run this again`;
   let parsed: { version?: unknown; topologies?: unknown };
+  let text: string;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8')) as typeof parsed;
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SnapshotError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): krt judges every spec change against it; give krt the right to read it, and run this again`, { cause: error });
+  }
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
   } catch {
     throw new SnapshotError(`${file} is not valid JSON: ${restore}`);
   }

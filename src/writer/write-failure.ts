@@ -3,7 +3,11 @@ import { OutputFolderError } from './output-folder-error';
 import { restoreAdvice } from './writing-marker';
 
 /** Error codes of a filesystem that refuses a write: the folder's rights, a read-only mount, a full disk. */
-const REFUSED_WRITES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EISDIR', 'ENOTDIR', 'EEXIST', 'EBUSY', 'EMFILE', 'ENFILE', 'EIO']);
+const REFUSED_WRITES = new Set([
+  'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EISDIR', 'ENOTDIR', 'EEXIST', 'EBUSY', 'EMFILE', 'ENFILE', 'EIO',
+  // A symlink in the way (a loop, or one to nothing), a name too long, and Node's own code for removing a folder as a file.
+  'ELOOP', 'ENOENT', 'ENAMETOOLONG', 'ERR_FS_EISDIR',
+]);
 
 /** Whether `error` is the filesystem refusing a write (not a bug of krt's). */
 export function isRefusedWrite(error: unknown): error is NodeJS.ErrnoException {
@@ -12,9 +16,15 @@ export function isRefusedWrite(error: unknown): error is NodeJS.ErrnoException {
   return typeof code === 'string' && REFUSED_WRITES.has(code);
 }
 
+/** A file of the output folder the filesystem would not let krt read (its rights, a folder where the file goes). */
+export function readRefused(error: NodeJS.ErrnoException, target: string): OutputFolderError {
+  const where = path.relative(process.cwd(), target) || target;
+  return new OutputFolderError(`cannot read ${where}: ${reasonOf(error)}; krt compares what it generates with the file there: give krt the right to read it (or move what stands in its place), then run this again`, { cause: error });
+}
+
 /** The refusal in a clause: `permission denied (EACCES)`, the system's words without the path it repeats. */
 export function reasonOf(error: NodeJS.ErrnoException): string {
-  const words = /^[A-Z]+: ([^,]+)/.exec(error.message)?.[1] ?? error.message;
+  const words = /^[A-Z_]+: ([^,]+)/.exec(error.message)?.[1] ?? /^Path is a directory/.exec(error.message)?.[0] ?? error.message;
   return `${words} (${error.code})`;
 }
 

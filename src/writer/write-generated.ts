@@ -5,7 +5,7 @@ import type { GeneratedFile } from '../emitters/types';
 import { GENERATED_NOTICE } from '../emitters/types';
 import { OutputFolderError } from './output-folder-error';
 import { assertNotHalfWritten, beginWriting, endWriting, markFailed, stampOf } from './writing-marker';
-import { isRefusedWrite, reasonOf, writeRefused } from './write-failure';
+import { isRefusedWrite, reasonOf, readRefused, writeRefused } from './write-failure';
 
 /**
  * The list of files the last synth wrote. Stale files are removed only when listed
@@ -63,6 +63,8 @@ export function contentHash(content: string | Buffer): string {
 export class OutputFolder {
   private readonly previous: string[] | undefined;
   private readonly written: string[] = [];
+  /** Folders this synth made (mkdir's first one, and the deepest), to remove again if nothing of it gets written. */
+  private readonly made: { readonly top: string; readonly deepest: string }[] = [];
   private readonly drift = new Map<string, Drift['reason']>();
   /** Whether this synth put up the writing marker (before its first write). */
   private writing = false;
@@ -94,7 +96,13 @@ export class OutputFolder {
   /** Writes the file when it differs from the folder's copy, or records the difference. */
   put(file: GeneratedFile): void {
     const target = path.join(this.outDir, file.path);
-    const current = read(target);
+    let current: string | undefined;
+    try {
+      current = read(target);
+    } catch (error) {
+      if (!isRefusedWrite(error)) throw error;
+      throw this.refused(error, target, readRefused(error, target));
+    }
     if (current === file.content) return;
     if (this.mode === 'check') {
       this.drift.set(file.path, current === undefined ? 'missing' : 'differs');
@@ -105,12 +113,12 @@ export class OutputFolder {
     try {
       if (!this.writing) {
         // Up before anything of this synth reaches the folder, a new stack's folder included.
-        mkdirSync(this.outDir, { recursive: true });
+        this.madeFolder(mkdirSync(this.outDir, { recursive: true }), this.outDir);
         beginWriting(this.outDir);
         this.writing = true;
         this.assertJudgedAgainstUnchanged();
       }
-      mkdirSync(path.dirname(target), { recursive: true });
+      this.madeFolder(mkdirSync(path.dirname(target), { recursive: true }), path.dirname(target));
       writeFileSync(temporary, file.content);
       renameSync(temporary, target);
     } catch (error) {
@@ -120,19 +128,25 @@ export class OutputFolder {
     this.written.push(file.path);
   }
 
+  private madeFolder(top: string | undefined, deepest: string): void {
+    if (top !== undefined) this.made.push({ top, deepest });
+  }
+
   /**
    * A write the filesystem refused (its rights, a read-only mount, a full disk), as an error
    * the CLI ends on. With nothing of this synth written yet, its marker comes down: the folder
    * is as committed. After, the marker stays, saying why, so the next run does not blame a
    * crash. Any other error is returned as it is.
    */
-  private refused(error: unknown, target: string): unknown {
+  private refused(error: unknown, target: string, told?: OutputFolderError): unknown {
     if (!isRefusedWrite(error)) return error;
-    if (this.writing && this.written.length === 0) {
-      takeDown(this.outDir);
+    if (this.written.length === 0) {
+      // Nothing of this synth reached the folder: it goes back to what it was, marker and new folders too.
+      if (this.writing) takeDown(this.outDir);
       this.writing = false;
-    } else if (this.writing) markFailed(this.outDir, `${reasonOf(error)} writing ${path.relative(this.outDir, target)}`);
-    return writeRefused(error, target, this.written.length, this.outDir);
+      removeFolders(this.made.splice(0));
+    } else if (this.writing) markFailed(this.outDir, `${reasonOf(error)} ${told ? 'reading' : 'writing'} ${path.relative(this.outDir, target)}`);
+    return told ?? writeRefused(error, target, this.written.length, this.outDir);
   }
 
   /**
@@ -180,6 +194,20 @@ export function writeGenerated(outDir: string, files: readonly GeneratedFile[]):
   files.forEach((file) => folder.put(file));
   const { written, removed, unchanged } = folder.finish(files.map((f) => f.path));
   return { written, removed, unchanged };
+}
+
+/** Removes the folders a synth made, deepest first, as long as they are empty (best effort). */
+function removeFolders(made: readonly { readonly top: string; readonly deepest: string }[]): void {
+  for (const { top, deepest } of [...made].reverse()) {
+    for (let dir = path.resolve(deepest); ; dir = path.dirname(dir)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        break; // not empty, or not ours to remove
+      }
+      if (dir === path.resolve(top)) break;
+    }
+  }
 }
 
 /** Removes a temporary file a refused write may have left (a full disk stops a write half-way); best effort. */

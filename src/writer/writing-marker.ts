@@ -48,7 +48,16 @@ export function beginWriting(outDir: string, cwd = process.cwd()): void {
   try {
     writeFileSync(path.join(outDir, WRITING_MARKER), `${JSON.stringify({ pid: process.pid, since: new Date().toISOString() })}\n`, { flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      // Not there before (else EEXIST): a full disk can leave it made and empty, so it goes, and the error names it.
+      try {
+        rmSync(path.join(outDir, WRITING_MARKER), { force: true });
+      } catch {
+        // Could not be made either, then.
+      }
+      (error as NodeJS.ErrnoException).path ??= path.join(outDir, WRITING_MARKER);
+      throw error;
+    }
     assertNotHalfWritten(outDir, cwd);
     // Gone again already: the other synth finished in between, and this one computed its output before that.
     throw new OutputFolderError(`${path.relative(cwd, outDir) || '.'} was written by another krt synth while this one ran, so this one's output was judged against what the folder held before: run this again`);

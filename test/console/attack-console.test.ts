@@ -9,6 +9,10 @@ import { visibleText } from '../../src/util/visible-text';
 import { REPO_ROOT } from '../helpers/project';
 import { dlqRecord, fakeDlq } from './fake-dlq';
 
+// In-process pages, well under a second alone; with the machine at a load of 12 a test passed jest's
+// default 5 s (session 55), so the suite allows what a shared CI runner may take.
+jest.setTimeout(30_000);
+
 /**
  * Attacks on `krt console` (#25) that need no broker: what an operator sees on a dry run
  * against what the action then does, two consoles in one browser, and characters that hide

@@ -8,6 +8,10 @@ import { HEADERS, SPRING_DLT_HEADERS } from '../../src/naming/headers';
 import { REPO_ROOT } from '../helpers/project';
 import { dlqRecord, fakeDlq } from './fake-dlq';
 
+// Each test renders pages in process, well under a second alone; a machine with a load of 10 took
+// a paging test past jest's default 5 s (session 55), so the suite allows what a shared CI runner may take.
+jest.setTimeout(30_000);
+
 const TOKEN = 'test-session-token-0123456789';
 const HOST = 'localhost:80';
 const cookie = sessionCookieHeader(TOKEN);
