@@ -12,6 +12,7 @@ import { hasErrors, sortDiagnostics, specError } from './validate/diagnostic';
 import type { Diagnostic } from './validate/diagnostic';
 import { checkProject } from './validate/project-rules';
 import { fieldsAt } from './validate/schema-fields';
+import { unparsedFields } from './validate/unparsed-fields';
 import { describeValue, PARSE_OPTIONS, zodIssuesToDiagnostics } from './validate/zod-issues';
 
 export interface CompileResult {
@@ -54,18 +55,27 @@ export function compileTopologyFile(file: string, exported: unknown): CompiledFi
   }
   /** Consumers whose names came out as defaults: checked alone, kept out of the collision rules. */
   const unsettled = new Set<string>();
+  /** Per consumer, the fields the rules must not read: they hold defaults in place of what did not parse. */
+  const unparsed = new Map<string, Set<string>>();
   const parsed = topologySchema.safeParse(exported, PARSE_OPTIONS);
   if (!parsed.success) diagnostics.push(...zodIssuesToDiagnostics(file, parsed.error, '', (path) => fieldsAt(topologySchema, path)));
+  // Every generated name depends on the topology's naming style: if it did not parse,
+  // the names computed with the default style are not the names meant.
+  const namingUnparsed = !parsed.success && unparsedFields(parsed.error.issues, Object.keys(topologySchema.shape)).has('naming');
   const rawConsumers = (exported as { consumers?: unknown }).consumers;
   if (!Array.isArray(rawConsumers)) return { file, diagnostics };
   const consumers: ParsedConsumerAt[] = [];
   rawConsumers.forEach((raw, index) => {
     const path = `consumers[${index}]`;
     const consumer = consumerSchema.safeParse(raw, PARSE_OPTIONS);
+    const fields = consumer.success ? new Set<string>() : unparsedFields(consumer.error.issues, Object.keys(consumerSchema.shape));
+    if (namingUnparsed) fields.add('naming');
+    unparsed.set(path, fields);
     if (!consumer.success) {
       diagnostics.push(...zodIssuesToDiagnostics(file, consumer.error, path, (at) => fieldsAt(consumerSchema, at)));
       if (consumer.error.issues.some(unsettlesNames)) unsettled.add(path);
     }
+    if (namingUnparsed) unsettled.add(path);
     const spec = consumer.success ? consumer.data : provisionalConsumer(raw, index);
     if (spec) consumers.push({ spec, source: { file, path } });
   });
@@ -75,7 +85,7 @@ export function compileTopologyFile(file: string, exported: unknown): CompiledFi
   // A consumer whose naming field did not parse (often a misspelt one) has defaults in
   // its place; collisions computed from those would only be knock-on errors of that field.
   const settled = unsettled.size === 0 ? topology : { ...topology, consumers: topology.consumers.filter((c) => !unsettled.has(c.source.path)) };
-  return { file, topology, settled, diagnostics: [...diagnostics, ...checkTopology(topology)] };
+  return { file, topology, settled, diagnostics: [...diagnostics, ...checkTopology(topology, (path) => unparsed.get(path) ?? new Set())] };
 }
 
 /** The rules across files, then the project's model when nothing is an error. */

@@ -44,6 +44,13 @@ describe('ordering of order-42', () => {
   });
 });
 
+describe('a scenario built in code', () => {
+  it('is refused when a record is on a partition its topic does not have, before any broker call', async () => {
+    const scenario = { ...seed004, records: [{ key: 'a', event: 'created', partition: 1 }] };
+    await expect(simulate(scenario)).rejects.toThrow("records[0].partition: record a:created is on partition 1, but topic 'orders' has 1 partition (0)");
+  });
+});
+
 describe('krt simulate', () => {
   const project = new ScratchProject(false);
   afterAll(() => project.remove());
@@ -73,6 +80,14 @@ describe('krt simulate', () => {
     expect(stderr).toContain("error consumer.ladder: ordering 'in-place-only' never uses retry tiers");
     project.write('records.yml', 'name: x\nconsumer: { topic: { name: orders, partitions: 1 } }\nrecords: [{ event: created }]\n');
     expect((await project.krt('simulate', 'records.yml')).stderr).toMatch(/is not valid: records\[0\]\.key:/);
+  });
+
+  it('refuses a record on a partition the topic does not have, naming the record, its partition and how many the topic has, with exit code 1', async () => {
+    project.write('partition.yml', 'name: x\nconsumer: { topic: { name: orders, partitions: 1 } }\nrecords:\n  - { key: a, event: created }\n  - { key: b, event: paid, partition: 5 }\n');
+    const { code, stderr } = await project.krt('simulate', 'partition.yml');
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/scenario .*partition\.yml is not valid: records\[1\]\.partition: record b:paid is on partition 5, but topic 'orders' has 1 partition \(0\); use a partition from 0 to 0 or give the topic more partitions/);
+    expect(stderr).not.toContain('does not host');
   });
 
   it('refuses an unknown ordering with exit code 2', async () => {

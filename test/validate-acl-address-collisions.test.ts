@@ -68,7 +68,7 @@ describe('two consumer groups of one principal whose names differ only in . and 
   it('makes krt synth answer with an exit code and a sentence naming both groups, not the construct error of cdktf', async () => {
     const synth = await project.krt('synth').catch((error: Error) => ({ code: -1, stdout: '', stderr: error.message }));
     expect(synth.code).toBe(1);
-    expect(synth.stderr).toContain("groups 'billing.orders' and 'billing_orders' differ only in characters a Terraform address cannot hold");
+    expect(synth.stderr).toContain("groups 'billing.orders' and 'billing_orders' would give their ACLs one Terraform address");
     expect(synth.stderr).not.toContain('There is already a Construct');
   });
 });

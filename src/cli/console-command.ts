@@ -6,6 +6,7 @@ import type { TopologyModel } from '../model/types';
 import { KAFKA_ENV, principalName } from '../naming';
 import { EXIT } from './io';
 import type { CliIo } from './io';
+import { listenFailure } from './listen-error';
 import { reportDiagnostics } from './report';
 import { stoppedWithin, untilSignal } from './serve-until-signal';
 import { UsageError } from './topology-files';
@@ -73,7 +74,9 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
     grafanaUrl: options.grafanaUrl,
     operator: options.by ?? env.USER ?? os.userInfo().username,
   });
-  await app.listen({ port, host: options.host });
+  await app.listen({ port, host: options.host }).catch((error: unknown) => {
+    throw listenFailure('krt console', options.host, port, error);
+  });
   // Joining a reader group waits out the broker's initial rebalance delay (3 s by default): done now, not on the first page.
   dlq.warm?.(result.model.topologies.flatMap((t) => t.consumers));
   const bound = (app.server.address() as AddressInfo).port;

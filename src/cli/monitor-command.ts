@@ -11,6 +11,7 @@ import type { DlqMonitor } from '../runtime/monitor';
 import { startPollLoop } from '../runtime/monitor-loop';
 import { EXIT } from './io';
 import type { CliIo } from './io';
+import { listenFailure } from './listen-error';
 import { reportDiagnostics } from './report';
 import { stoppedWithin, untilSignal } from './serve-until-signal';
 import { resolveTopologyFiles, UsageError } from './topology-files';
@@ -102,7 +103,9 @@ export async function serveMonitors(
       }
     })().catch((error: unknown) => response.writeHead(500).end(String(error)));
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, options.host, resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, options.host, resolve)).catch((error: unknown) => {
+    throw listenFailure('krt monitor', options.host, options.port, error);
+  });
   const address = server.address() as AddressInfo;
   const url = `http://${address.address}:${address.port}`;
   io.stdout(`krt monitor: ${monitors.length} consumer${monitors.length === 1 ? '' : 's'} (${monitors.map((m) => m.name).join(', ')}); serving ${url}${MONITOR_PATHS.metrics} and ${MONITOR_PATHS.health}, polling every ${options.interval}\n`);

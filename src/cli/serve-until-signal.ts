@@ -3,6 +3,9 @@ import type { CliIo } from './io';
 /** How long a serving command waits for its parts to close after SIGTERM or SIGINT, before it leaves anyway. */
 export const STOP_DEADLINE_MS = 10_000;
 
+/** The exit codes of a command that serves until a signal, as its help says them. */
+export const SERVING_EXIT_CODES = `0 stopped, 1 spec errors or not stopped within ${STOP_DEADLINE_MS / 1000} s of the signal, 2 usage error (missing connection settings, or a --port or --host it cannot listen on, among them)`;
+
 /** The commands that serve until a signal: once they return, the process ends, whatever a client left open. */
 export const SERVING_COMMANDS: ReadonlySet<string> = new Set(['console', 'monitor']);
 

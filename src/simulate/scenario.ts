@@ -33,9 +33,22 @@ export const scenarioSchema = z.strictObject({
       }),
     )
     .min(1),
+}).superRefine((scenario, ctx) => {
+  for (const problem of recordPartitionProblems(scenario)) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
 });
 
 export type Scenario = z.infer<typeof scenarioSchema>;
+
+/** Records placed on a partition the scenario's topic does not have: the broker would only say it does not host it. */
+export function recordPartitionProblems(scenario: Pick<Scenario, 'consumer' | 'records'>): { path: (string | number)[]; message: string }[] {
+  const { name, partitions } = scenario.consumer.topic;
+  const has = partitions === 1 ? '1 partition (0)' : `${partitions} partitions (0 to ${partitions - 1})`;
+  return scenario.records.flatMap((record, index) => {
+    if (record.partition === undefined || record.partition < partitions) return [];
+    const message = `record ${record.key}:${record.event} is on partition ${record.partition}, but topic '${name}' has ${has}; use a partition from 0 to ${partitions - 1} or give the topic more partitions`;
+    return [{ path: ['records', index, 'partition'], message }];
+  });
+}
 
 export class ScenarioError extends KrtError {}
 

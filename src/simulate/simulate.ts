@@ -7,9 +7,10 @@ import type { RetryEvent } from '../runtime/events';
 import { createRetryingConsumer } from '../runtime/retrying-consumer';
 import type { ConsumedRecord } from '../runtime/router';
 import type { Diagnostic } from '../validate/diagnostic';
+import { formatPath } from '../validate/zod-issues';
 import { MemoryBroker } from './memory-broker';
 import type { Scenario } from './scenario';
-import { ScenarioError } from './scenario';
+import { recordPartitionProblems, ScenarioError } from './scenario';
 import { VirtualClock } from './virtual-clock';
 import { DefectError } from '../runtime/krt-error';
 
@@ -52,6 +53,8 @@ const seconds = (ms: number) => `t=${String(Math.round(ms / 1000)).padStart(4)}s
 
 /** Runs the real retrying consumer on the in-memory broker with a virtual clock. */
 export async function simulate(scenario: Scenario, ordering?: OrderingStrategy): Promise<SimulationResult> {
+  const misplaced = recordPartitionProblems(scenario);
+  if (misplaced.length > 0) throw new ScenarioError(`scenario ${scenario.name} is not valid: ${misplaced.map((p) => `${formatPath(p.path)}: ${p.message}`).join('; ')}`);
   const compiled = compileTopologies([
     {
       file: `scenario ${scenario.name}`,

@@ -12,8 +12,14 @@ import type { Diagnostic } from './diagnostic';
  */
 const MAX_IN_PLACE_WAIT_MS = 30_000;
 
+/**
+ * The fields of a consumer whose spec did not parse (defaults stand in for them in the
+ * model), keyed by the consumer's path; `naming` when its topology's naming style did not.
+ */
+export type UnparsedFieldsOf = (consumerPath: string) => ReadonlySet<string>;
+
 /** Rules that relate the fields of one consumer, or of one topology, to each other. */
-export function checkTopology(topology: TopologyModel): Diagnostic[] {
+export function checkTopology(topology: TopologyModel, unparsedOf: UnparsedFieldsOf = () => new Set()): Diagnostic[] {
   const file = topology.source.file;
   const problems: Diagnostic[] = [];
   const { replicationFactor, minInsyncReplicas } = topology.cluster;
@@ -22,12 +28,17 @@ export function checkTopology(topology: TopologyModel): Diagnostic[] {
       specError(file, 'cluster.minInsyncReplicas', `min.insync.replicas ${minInsyncReplicas} is above the replication factor ${replicationFactor}, so no write could succeed with acks=-1; lower it to at most ${replicationFactor}`),
     );
   }
-  for (const consumer of topology.consumers) problems.push(...checkConsumer(consumer));
+  for (const consumer of topology.consumers) problems.push(...checkConsumer(consumer, unparsedOf(consumer.source.path)));
   return problems;
 }
 
-function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
+/**
+ * A rule that reads a field which did not parse would judge the default standing in for
+ * it and report a knock-on error of the one already reported, so such rules are skipped.
+ */
+function checkConsumer(consumer: ConsumerModel, unparsed: ReadonlySet<string>): Diagnostic[] {
   const { file, path } = consumer.source;
+  const parsed = (...fields: string[]) => fields.every((field) => !unparsed.has(field));
   const at = (field: string) => `${path}.${field}`;
   const problems: Diagnostic[] = [];
   const error = (where: string, message: string) => problems.push(specError(file, where, message));
@@ -60,7 +71,7 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
     error(`${consumer.dlq.source.path}.retention`, `a DLQ retention of ${formatDuration(consumer.dlq.retentionMs)} deletes dead letters before anyone can look at them; set it to at least 7d (R5), 28d is usual`);
   }
 
-  for (const topic of [...consumer.tiers, ...consumer.drainingTiers, consumer.dlq, consumer.dlqAudit]) {
+  for (const topic of parsed('topic', 'retryTopicBase', 'naming') ? [...consumer.tiers, ...consumer.drainingTiers, consumer.dlq, consumer.dlqAudit] : []) {
     const problem = topicNameProblem(topic.name);
     if (problem) error(at(consumer.retryTopicBase === main.name ? 'topic.name' : 'retryTopicBase'), `the generated topic name is illegal: ${problem} (set a shorter retryTopicBase)`);
   }
@@ -71,13 +82,13 @@ function checkConsumer(consumer: ConsumerModel): Diagnostic[] {
   if (!main.managed && Object.keys(main.config).length > 0) {
     problems.push(specWarning(file, at('topic.config'), `topic.config is applied only to a topic created here, but ${main.name} is not managed here, so it is ignored; set it where the topic is created, or set topic.managed: true`));
   }
-  if (consumer.ordering === 'park-by-key' && consumer.tiers.length === 0) {
+  if (parsed('ordering', 'ladder') && consumer.ordering === 'park-by-key' && consumer.tiers.length === 0) {
     error(at('ladder'), `ordering 'park-by-key' parks a key while its record waits in a retry tier, but the ladder is empty; add tiers, e.g. ladder: ['1m', '10m', '1h'], or choose ordering 'in-place-only'`);
   }
-  if (consumer.ordering === 'in-place-only' && consumer.tiers.length > 0) {
+  if (parsed('ordering', 'ladder') && consumer.ordering === 'in-place-only' && consumer.tiers.length > 0) {
     error(at('ladder'), `ordering 'in-place-only' never uses retry tiers, yet the ladder has ${consumer.tiers.length}; remove the ladder or choose ordering 'unordered' or 'park-by-key'`);
   }
-  if (consumer.errorPolicy.ambiguousTiers > consumer.tiers.length) {
+  if (parsed('errors', 'ladder') && consumer.errorPolicy.ambiguousTiers > consumer.tiers.length) {
     error(at('errors.ambiguousTiers'), `ambiguous errors get ${consumer.errorPolicy.ambiguousTiers} tiers but the ladder has only ${consumer.tiers.length}; lower ambiguousTiers to at most ${consumer.tiers.length}`);
   }
   const permanent = new Set(consumer.errorPolicy.permanent);

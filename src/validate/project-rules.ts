@@ -1,4 +1,4 @@
-import { aclResourceId, aclResourceIds, metricCollisionKey, principalName, topicResourceId } from '../naming';
+import { aclResourceId, aclResourceIds, metricCollisionKey, principalName, sameAddressReason, topicResourceId } from '../naming';
 import { aclRuleKey, aclRules, forEachGrant } from '../model/acls';
 import type { AclRule } from '../model/acls';
 import type { ConsumerModel, ProjectModel, TopologyModel } from '../model/types';
@@ -161,7 +161,7 @@ function mainTopicDisagreements(consumers: readonly ConsumerModel[]): Diagnostic
   return problems;
 }
 
-/** Topics whose names differ only in '.' and '_' would share one Terraform address in a stack. */
+/** Topics whose names differ only in '.' and '_', or in a leading '_' (krt's for a name starting with a digit), would share one Terraform address in a stack. */
 function terraformAddressCollisions(topologies: readonly TopologyModel[]): Diagnostic[] {
   return topologies.flatMap((topology) => {
     const seen = new Map<string, string>();
@@ -172,7 +172,7 @@ function terraformAddressCollisions(topologies: readonly TopologyModel[]): Diagn
         const id = topicResourceId(topic);
         const other = seen.get(id);
         if (other !== undefined && other !== topic) {
-          problems.push(specError(c.source.file, `${c.source.path}.retryTopicBase`, `topics '${other}' and '${topic}' differ only in '.' and '_', so they cannot both be Terraform resources of one stack; rename one`));
+          problems.push(specError(c.source.file, `${c.source.path}.retryTopicBase`, `topics '${other}' and '${topic}' would be one Terraform resource of stack '${topology.name}': ${sameAddressReason(other, topic)}; rename one`));
         }
         seen.set(id, topic);
       }
@@ -225,7 +225,8 @@ function aclAddressCollisionsOf(topology: TopologyModel): Diagnostic[] {
     if (told.has(`${a}\0${b}`)) continue;
     told.add(`${a}\0${b}`);
     const at = topology.consumers.find((c) => c.principal === b || Object.values(c.groups).includes(b)) ?? topology.consumers.find((c) => c.principal === rule.principal);
-    const message = `${what} '${a}' and '${b}' differ only in characters a Terraform address cannot hold ('.' and '_' alike), so their ACLs would share the address kafka_acl.${id} in stack '${topology.name}'; rename one`;
+    const reason = sameAddressReason(a, b, (name) => (what === 'principals' ? principalName(name) : undefined));
+    const message = `${what} '${a}' and '${b}' would give their ACLs one Terraform address, kafka_acl.${id}, in stack '${topology.name}': ${reason}; rename one`;
     problems.push(at ? specError(at.source.file, at.source.path, message) : specError(topology.source.file, 'consumers', message));
   }
   return problems;

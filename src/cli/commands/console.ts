@@ -1,5 +1,6 @@
 import { KAFKA_ENV } from '../../naming';
 import type { ConsoleCommandOptions } from '../console-command';
+import { SERVING_EXIT_CODES } from '../serve-until-signal';
 import type { CommandRegistration } from './command';
 
 export const registerConsole: CommandRegistration = (program, { io, exit }) => {
@@ -13,7 +14,7 @@ export const registerConsole: CommandRegistration = (program, { io, exit }) => {
     .option('--by <name>', 'the name the action forms start with (default: $USER)')
     .addHelpText(
       'after',
-      `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} ($${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener); replay and discard only as the topology's replay principal. Prints a URL with a session token, which every request needs. Runs until SIGTERM or SIGINT; exit codes: 0 stopped, 1 spec errors, 2 usage error.`,
+      `\nConnects to $${KAFKA_ENV.bootstrapServers} as $${KAFKA_ENV.saslUsername} / $${KAFKA_ENV.saslPassword} ($${KAFKA_ENV.saslMechanism} defaults to plain, $${KAFKA_ENV.ssl}=false for a plaintext listener); replay and discard only as the topology's replay principal. Prints a URL with a session token, which every request needs. Runs until SIGTERM or SIGINT; exit codes: ${SERVING_EXIT_CODES}.`,
     )
     .action(async (options: ConsoleCommandOptions) => {
       const { consoleCommand } = require('../console-command') as typeof import('../console-command');
