@@ -7,6 +7,9 @@ import type { Diagnostic } from '../validate/diagnostic';
 
 export const TOPOLOGIES_DIR = 'topologies';
 
+/** What the filesystem says when the loader's cache cannot be written (found by the attack of session 55: a full disk was reported as an error of the topology file). */
+const CACHE_WRITE_REFUSALS = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EISDIR', 'ELOOP']);
+
 export interface LoadedTopologyFile {
   /** As shown to people: relative to the working directory. */
   readonly file: string;
@@ -43,13 +46,25 @@ export async function loadTopologyFiles(
   options: LoadOptions = {},
 ): Promise<{ loaded: LoadedTopologyFile[]; diagnostics: Diagnostic[] }> {
   const settings = { moduleCache: false, interopDefault: false, alias: { 'kafka-retry-topology': path.resolve(__dirname, '..', 'index') } };
-  const jiti = createJiti(__filename, { ...settings, fsCache: options.transpileCache === undefined ? false : transpileFolder(options.transpileCache, JSON.stringify(settings)) });
+  const fsCache = options.transpileCache === undefined ? false : transpileFolder(options.transpileCache, JSON.stringify(settings));
+  const jiti = createJiti(__filename, { ...settings, fsCache });
+  let uncached: typeof jiti | undefined;
+  /** The file imported; again without the cache when writing the cache was refused (a full disk, another user's folder): a cache only ever makes a run slower. */
+  const importFile = async (absolute: string): Promise<unknown> => {
+    try {
+      return await jiti.import(absolute);
+    } catch (error) {
+      if (fsCache === false || !CACHE_WRITE_REFUSALS.has((error as NodeJS.ErrnoException | null)?.code ?? '')) throw error;
+      uncached ??= createJiti(__filename, { ...settings, fsCache: false });
+      return uncached.import(absolute);
+    }
+  };
   const loaded: LoadedTopologyFile[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const absolute of files) {
     const file = path.relative(cwd, absolute) || absolute;
     try {
-      const module = (await jiti.import(absolute)) as { default?: unknown };
+      const module = (await importFile(absolute)) as { default?: unknown };
       if (module.default === undefined) {
         diagnostics.push(specError(file, '', 'the file has no default export; end it with `export default defineTopology({ ... })`'));
       } else {
@@ -93,6 +108,29 @@ function errorText(error: unknown): { message: string; stack: string } {
 }
 
 /**
+ * Removes the transpiled files of other loader settings (another Node, another jiti): best
+ * effort, as a cache may only make a run slower, never fail it. Another user's folder, or a
+ * file where the folder goes, ended `krt synth --check` in an internal error (found by the
+ * attack of session 55).
+ */
+function removeOtherKeys(root: string, key: string): void {
+  let entries: string[];
+  try {
+    entries = existsSync(root) ? readdirSync(root) : [];
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (entry === key) continue;
+    try {
+      rmSync(path.join(root, entry), { recursive: true, force: true });
+    } catch {
+      // Left for a run that may remove it.
+    }
+  }
+}
+
+/**
  * The loader's cache folder for this loader (jiti's version and files, Node, the options),
  * since jiti checks an entry against the source text alone; false when the loader cannot
  * be identified. The folders of other loaders are removed when this one is first used.
@@ -101,8 +139,6 @@ function transpileFolder(root: string, settings: string): string | false {
   const key = loaderFingerprint(settings);
   if (key === undefined) return false;
   const folder = path.join(root, key);
-  if (!existsSync(folder)) {
-    for (const entry of existsSync(root) ? readdirSync(root) : []) if (entry !== key) rmSync(path.join(root, entry), { recursive: true, force: true });
-  }
+  if (!existsSync(folder)) removeOtherKeys(root, key);
   return folder;
 }
