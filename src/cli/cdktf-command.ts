@@ -11,6 +11,9 @@ import type { CliIo } from './io';
 import { reportDiagnostics } from './report';
 import { staleStacks } from './cdktf-stale-stacks';
 import { resolveTopologyFiles } from './topology-files';
+import { assertOutputFolderPath } from '../writer/output-folder-path';
+import { isRefusedWrite, reasonOf } from '../writer/write-failure';
+import { KrtError } from '../runtime/krt-error';
 
 export interface CdktfOptions {
   /** The output folder holding the committed model snapshot and stacks (`--out`, default `generated`). */
@@ -32,6 +35,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   const result = await compileFiles(files, io.cwd, undefined, args.length > 0 ? 'some files' : 'project', files.length === 0 && outputHasStacks(outDir));
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const shownOut = path.relative(io.cwd, outDir) || '.';
+  assertOutputFolderPath(outDir, io.cwd);
   // No snapshot: --out names a folder krt synth never wrote (a typo, output not checked out), not a first deploy.
   if (!existsSync(path.join(outDir, MODEL_SNAPSHOT_FILE))) {
     readBaseline(outDir, io.cwd); // a lost snapshot beside krt's manifest says how to restore it
@@ -57,7 +61,7 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
     return EXIT.problems;
   }
 
-  const app = new App();
+  const app = refusingWrites(() => new App(), 'cdktf.out');
   let previous: ProjectModel | undefined;
   try {
     // An older snapshot of what cdktf built last is migrated with what the output folder says kept stacks hold.
@@ -81,9 +85,25 @@ export async function cdktfCommand(io: CliIo, args: readonly string[], options: 
   }
   for (const topology of model.topologies) topologyStacks(app, topology);
   keptStacks(app, model);
-  app.synth();
-  // What this build holds, for the next one to be judged against.
-  mkdirSync(app.outdir, { recursive: true });
-  writeFileSync(path.join(app.outdir, MODEL_SNAPSHOT_FILE), modelSnapshotFile(model).content);
+  refusingWrites(() => {
+    app.synth();
+    // What this build holds, for the next one to be judged against.
+    mkdirSync(app.outdir, { recursive: true });
+    writeFileSync(path.join(app.outdir, MODEL_SNAPSHOT_FILE), modelSnapshotFile(model).content);
+  }, app.outdir);
   return EXIT.ok;
+}
+
+/**
+ * Runs cdktf's writes into its output folder, a write the filesystem refuses (its rights, a
+ * full disk) ending as a krt error rather than an internal one (found by the attack of
+ * session 55). cdktf then deploys nothing: the app failed.
+ */
+function refusingWrites<T>(write: () => T, outdir: string): T {
+  try {
+    return write();
+  } catch (error) {
+    if (!isRefusedWrite(error)) throw error;
+    throw new KrtError(`cannot write ${(error as NodeJS.ErrnoException).path ?? outdir}, cdktf's output folder: ${reasonOf(error)}; nothing is deployed: give krt cdktf the right to write there (or free space), then run cdktf again`, { cause: error });
+  }
 }

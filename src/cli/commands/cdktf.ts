@@ -9,7 +9,7 @@ export const registerCdktf: CommandRegistration = (program, { io, exit }) => {
     .option('--out <dir>', 'the output folder krt synth wrote: the stacks built must be exactly its committed ones', 'generated')
     .addHelpText(
       'after',
-      '\nWrites the stacks into $CDKTF_OUTDIR, which cdktf sets, only when they are byte-for-byte what `krt synth` wrote into --out (so its guards judged them) and the committed output does not undo what it built last there. Exit codes: 0 built, 1 spec errors or a refused change, 2 usage error.',
+      '\nWrites the stacks into $CDKTF_OUTDIR, which cdktf sets, only when they are byte-for-byte what `krt synth` wrote into --out (so its guards judged them) and the committed output does not undo what it built last there. Exit codes: 0 built, 1 spec errors, a refused change, or a write into cdktf\'s output folder the filesystem refused, 2 usage (an `--out` that is a file).',
     )
     .action(async (files: string[], options: { out: string }) => {
       // cdktf takes a third of a second to load, which no other command needs.
