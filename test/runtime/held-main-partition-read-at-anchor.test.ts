@@ -15,7 +15,7 @@ const destination = { kind: 'dlq' } as RoutedDestination;
  * `fails` picks fail with publishes the test holds (the copy too large even for the DLQ) and
  * acknowledges; commits go out every 100 ms on the virtual clock.
  */
-function heldPartition(fails: (offset: number) => boolean) {
+function heldPartition(fails: (offset: number) => boolean, logStart?: () => Promise<string>) {
   const clock = new VirtualClock(0);
   const seeks: string[] = [];
   /** The client's pause and resume calls, in order. */
@@ -34,6 +34,8 @@ function heldPartition(fails: (offset: number) => boolean) {
       if (refuseResumes > 0 && refuseResumes--) throw new Error('The client is rejoining its group');
     },
     seek: (at: { offset: string }) => void seeks.push(at.offset),
+    // The log start, read when a batch past the anchor must tell the same log from a new one (none without `logStart`).
+    ...(logStart === undefined ? {} : { logStartOffsets: async () => [{ partition: 0, offset: await logStart() }] }),
   } as unknown as ConsumerPort;
   const handled: number[] = [];
   const publishes = new Map<number, { hold: () => void; acknowledge: () => void }>();
@@ -137,6 +139,35 @@ describe('a main partition paused for a held copy, read again at its last record
     expect(p.seeks).toEqual(['3']);
     await p.pipeline.onBatch(batchOf([3, 4]));
     expect(p.handled).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  // From the mutation run of session 55 (readAtAnchor, second run): the stale check after the log start is read,
+  // and the anchor forgotten once judged.
+  it('judges nothing by a batch that went stale while the log start was read for it: no seek, no record run, the next batch judged', async () => {
+    let stale = false;
+    const p = heldPartition(
+      (offset) => offset === 0,
+      async () => {
+        stale = true; // the client was sought meanwhile: the batch in hand says nothing now
+        return '0';
+      },
+    );
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch({ ...batchOf([5, 6]), isStale: () => stale });
+    expect({ seeks: p.seeks, handled: p.handled }).toEqual({ seeks: ['3'], handled: [0, 1, 2, 3] });
+    // Read again, the batch is judged: past the anchor, a log start below it and no commit: read again from the start.
+    await p.pipeline.onBatch(batchOf([5, 6]));
+    expect(p.seeks).toEqual(['3', '0']);
+  });
+
+  it('reads on past the anchor once it was read again, without judging the next batch by it', async () => {
+    const p = heldPartition((offset) => offset === 0, async () => '0');
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch(batchOf([3, 4])); // the anchor, the same record: the same log
+    await p.pipeline.onBatch(batchOf([5, 6])); // the log start (0) lies below the anchor, and nothing is committed yet
+    expect({ seeks: p.seeks, handled: p.handled }).toEqual({ seeks: ['3'], handled: [0, 1, 2, 3, 4, 5, 6] });
   });
 
   it('after a rebalance, a batch ending before the last record taken is not judged against it: the partition is read again from its first record not finished', async () => {
