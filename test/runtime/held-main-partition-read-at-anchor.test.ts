@@ -15,7 +15,7 @@ const destination = { kind: 'dlq' } as RoutedDestination;
  * `fails` picks fail with publishes the test holds (the copy too large even for the DLQ) and
  * acknowledges; commits go out every 100 ms on the virtual clock.
  */
-function heldPartition(fails: (offset: number) => boolean, logStart?: () => Promise<string>) {
+function heldPartition(fails: (offset: number) => boolean, logStart?: () => Promise<string>, commitIntervalMs = 100) {
   const clock = new VirtualClock(0);
   const seeks: string[] = [];
   /** The client's pause and resume calls, in order. */
@@ -62,7 +62,7 @@ function heldPartition(fails: (offset: number) => boolean, logStart?: () => Prom
       },
       revoke: () => {},
     },
-    commits: createOffsetCommitter(() => consumer, clock, { intervalMs: 100, maxRecords: 500 }, () => {}),
+    commits: createOffsetCommitter(() => consumer, clock, { intervalMs: commitIntervalMs, maxRecords: 500 }, () => {}),
     stopping: () => false,
     track: (work) => void work.catch(() => {}),
     onCommitError: () => {},
@@ -129,6 +129,18 @@ describe('a main partition paused for a held copy, read again at its last record
     expect(p.seeks).toEqual(['3', '3']);
     await p.pipeline.onBatch(batchOf([3, 4]));
     expect(p.handled).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('commits nothing of the partition while the client reads below the anchor: the log is not judged until the anchor is read', async () => {
+    const p = heldPartition((offset) => offset === 0, undefined, 0); // each record committed as it finishes
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch(batchOf([1, 2])); // below the anchor: perhaps a new log that ends before it
+    await p.runTimers();
+    expect({ seeks: p.seeks, committed: p.committed() }).toEqual({ seeks: ['3', '3'], committed: undefined });
+    await p.pipeline.onBatch(batchOf([3, 4])); // the anchor, the same record: now the old progress may go
+    await p.runTimers();
+    expect(p.committed()).toBe('5');
   });
 
   it('judges nothing by a batch fetched before the seek to the anchor: it neither seeks again nor runs a record', async () => {
