@@ -83,7 +83,19 @@ function heldPartition(fails: (offset: number) => boolean, logStart?: () => Prom
       await settled();
     }
   };
-  return { pipeline, handled, seeks, pauses, publishes, holdThenAcknowledge, runTimers, committed: () => committed, refuseResumes: (n: number) => void (refuseResumes = n) };
+  return {
+    pipeline,
+    handled,
+    seeks,
+    pauses,
+    publishes,
+    holdThenAcknowledge,
+    runTimers,
+    committed: () => committed,
+    /** The group's commit as another member (or a broker that lost a later one) left it: not this member's own. */
+    commitElsewhere: (offset: string) => void (committed = offset),
+    refuseResumes: (n: number) => void (refuseResumes = n),
+  };
 }
 
 describe('a main partition paused for a held copy, read again at its last record taken', () => {
@@ -180,6 +192,18 @@ describe('a main partition paused for a held copy, read again at its last record
     await p.pipeline.onBatch(batchOf([3, 4])); // the anchor, the same record: the same log
     await p.pipeline.onBatch(batchOf([5, 6])); // the log start (0) lies below the anchor, and nothing is committed yet
     expect({ seeks: p.seeks, handled: p.handled }).toEqual({ seeks: ['3'], handled: [0, 1, 2, 3, 4, 5, 6] });
+  });
+
+  it('reads again from the group\u2019s commit when it moved back during the hold and the batch read at the anchor starts past it, though the log start cannot be read', async () => {
+    const p = heldPartition((offset) => offset === 3, undefined, 0);
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3, 4, 5]));
+    expect(p.committed()).toBe('3'); // 0 to 2 finished; 3 waits for its copy
+    p.commitElsewhere('1');
+    await p.holdThenAcknowledge(3);
+    expect(p.seeks).toEqual(['5']); // the anchor judges first
+    // Past the anchor, as a new log whose records at 5 and 6 are never handed out (control records) reads.
+    await p.pipeline.onBatch(batchOf([7, 8]));
+    expect({ seeks: p.seeks, handled: p.handled }).toEqual({ seeks: ['5', '1'], handled: [0, 1, 2, 3, 4, 5] });
   });
 
   it('after a rebalance, a batch ending before the last record taken is not judged against it: the partition is read again from its first record not finished', async () => {
