@@ -10,10 +10,17 @@
 const fs = require('node:fs');
 const { SUITES_FILE } = require('./suites-file');
 
-const coverage = globalThis.__stryker__?.mutantCoverage;
+/**
+ * Read when counted, not when this file loads: Stryker's instrumented code makes the counters at
+ * its first hit, so the first suite of the coverage run found none here and recorded nothing
+ * (a mutant it reached with other suites was then judged by the others alone: session 55's run
+ * of native-read-slots.ts left its own suite out of two mutants it kills).
+ */
+const coverageNow = () => globalThis.__stryker__?.mutantCoverage;
 
 /** Every mutant counter, so that what this suite adds shows as a difference. */
 function counters() {
+  const coverage = coverageNow();
   const all = new Map();
   for (const [id, hits] of Object.entries(coverage?.static ?? {})) all.set(`${id} static`, hits);
   for (const [test, mutants] of Object.entries(coverage?.perTest ?? {})) {
@@ -32,7 +39,7 @@ function record(suite, before) {
 }
 
 // Only the coverage run records (no active mutant); the mutant runs read it.
-if (coverage && process.env.__STRYKER_ACTIVE_MUTANT__ === undefined) {
+if (globalThis.__stryker__ && process.env.__STRYKER_ACTIVE_MUTANT__ === undefined) {
   // The previous suite's own afterAll hooks ran after its record: they count for it too.
   const previous = globalThis.__stryker__.previousSuite;
   if (previous) record(previous.suite, previous.counters);

@@ -15,7 +15,7 @@ const destination = { kind: 'dlq' } as RoutedDestination;
  * `fails` picks fail with publishes the test holds (the copy too large even for the DLQ) and
  * acknowledges; commits go out every 100 ms on the virtual clock.
  */
-function heldPartition(fails: (offset: number) => boolean) {
+function heldPartition(fails: (offset: number) => boolean, logStart?: () => Promise<string>, commitIntervalMs = 100) {
   const clock = new VirtualClock(0);
   const seeks: string[] = [];
   /** The client's pause and resume calls, in order. */
@@ -34,6 +34,8 @@ function heldPartition(fails: (offset: number) => boolean) {
       if (refuseResumes > 0 && refuseResumes--) throw new Error('The client is rejoining its group');
     },
     seek: (at: { offset: string }) => void seeks.push(at.offset),
+    // The log start, read when a batch past the anchor must tell the same log from a new one (none without `logStart`).
+    ...(logStart === undefined ? {} : { logStartOffsets: async () => [{ partition: 0, offset: await logStart() }] }),
   } as unknown as ConsumerPort;
   const handled: number[] = [];
   const publishes = new Map<number, { hold: () => void; acknowledge: () => void }>();
@@ -60,7 +62,7 @@ function heldPartition(fails: (offset: number) => boolean) {
       },
       revoke: () => {},
     },
-    commits: createOffsetCommitter(() => consumer, clock, { intervalMs: 100, maxRecords: 500 }, () => {}),
+    commits: createOffsetCommitter(() => consumer, clock, { intervalMs: commitIntervalMs, maxRecords: 500 }, () => {}),
     stopping: () => false,
     track: (work) => void work.catch(() => {}),
     onCommitError: () => {},
@@ -81,7 +83,19 @@ function heldPartition(fails: (offset: number) => boolean) {
       await settled();
     }
   };
-  return { pipeline, handled, seeks, pauses, publishes, holdThenAcknowledge, runTimers, committed: () => committed, refuseResumes: (n: number) => void (refuseResumes = n) };
+  return {
+    pipeline,
+    handled,
+    seeks,
+    pauses,
+    publishes,
+    holdThenAcknowledge,
+    runTimers,
+    committed: () => committed,
+    /** The group's commit as another member (or a broker that lost a later one) left it: not this member's own. */
+    commitElsewhere: (offset: string) => void (committed = offset),
+    refuseResumes: (n: number) => void (refuseResumes = n),
+  };
 }
 
 describe('a main partition paused for a held copy, read again at its last record taken', () => {
@@ -129,6 +143,18 @@ describe('a main partition paused for a held copy, read again at its last record
     expect(p.handled).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('commits nothing of the partition while the client reads below the anchor: the log is not judged until the anchor is read', async () => {
+    const p = heldPartition((offset) => offset === 0, undefined, 0); // each record committed as it finishes
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch(batchOf([1, 2])); // below the anchor: perhaps a new log that ends before it
+    await p.runTimers();
+    expect({ seeks: p.seeks, committed: p.committed() }).toEqual({ seeks: ['3', '3'], committed: undefined });
+    await p.pipeline.onBatch(batchOf([3, 4])); // the anchor, the same record: now the old progress may go
+    await p.runTimers();
+    expect(p.committed()).toBe('5');
+  });
+
   it('judges nothing by a batch fetched before the seek to the anchor: it neither seeks again nor runs a record', async () => {
     const p = heldPartition((offset) => offset === 0);
     await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
@@ -137,6 +163,47 @@ describe('a main partition paused for a held copy, read again at its last record
     expect(p.seeks).toEqual(['3']);
     await p.pipeline.onBatch(batchOf([3, 4]));
     expect(p.handled).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  // From the mutation run of session 55 (readAtAnchor, second run): the stale check after the log start is read,
+  // and the anchor forgotten once judged.
+  it('judges nothing by a batch that went stale while the log start was read for it: no seek, no record run, the next batch judged', async () => {
+    let stale = false;
+    const p = heldPartition(
+      (offset) => offset === 0,
+      async () => {
+        stale = true; // the client was sought meanwhile: the batch in hand says nothing now
+        return '0';
+      },
+    );
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch({ ...batchOf([5, 6]), isStale: () => stale });
+    expect({ seeks: p.seeks, handled: p.handled }).toEqual({ seeks: ['3'], handled: [0, 1, 2, 3] });
+    // Read again, the batch is judged: past the anchor, a log start below it and no commit: read again from the start.
+    await p.pipeline.onBatch(batchOf([5, 6]));
+    expect(p.seeks).toEqual(['3', '0']);
+  });
+
+  it('reads on past the anchor once it was read again, without judging the next batch by it', async () => {
+    const p = heldPartition((offset) => offset === 0, async () => '0');
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3]));
+    await p.holdThenAcknowledge(0);
+    await p.pipeline.onBatch(batchOf([3, 4])); // the anchor, the same record: the same log
+    await p.pipeline.onBatch(batchOf([5, 6])); // the log start (0) lies below the anchor, and nothing is committed yet
+    expect({ seeks: p.seeks, handled: p.handled }).toEqual({ seeks: ['3'], handled: [0, 1, 2, 3, 4, 5, 6] });
+  });
+
+  it('reads again from the group\u2019s commit when it moved back during the hold and the batch read at the anchor starts past it, though the log start cannot be read', async () => {
+    const p = heldPartition((offset) => offset === 3, undefined, 0);
+    await p.pipeline.onBatch(batchOf([0, 1, 2, 3, 4, 5]));
+    expect(p.committed()).toBe('3'); // 0 to 2 finished; 3 waits for its copy
+    p.commitElsewhere('1');
+    await p.holdThenAcknowledge(3);
+    expect(p.seeks).toEqual(['5']); // the anchor judges first
+    // Past the anchor, as a new log whose records at 5 and 6 are never handed out (control records) reads.
+    await p.pipeline.onBatch(batchOf([7, 8]));
+    expect({ seeks: p.seeks, handled: p.handled }).toEqual({ seeks: ['5', '1'], handled: [0, 1, 2, 3, 4, 5] });
   });
 
   it('after a rebalance, a batch ending before the last record taken is not judged against it: the partition is read again from its first record not finished', async () => {

@@ -81,6 +81,27 @@ describe('the native read slots (a share of the libuv pool for the Confluent rea
     expect(await Promise.all([first, third])).toEqual(['busy', 'next']);
   });
 
+  it('a read that waited and got its turn keeps nothing of its wait: its reader leaving then takes no other read\u2019s place', async () => {
+    const log: string[] = [];
+    const slots = new ReadSlots(1);
+    const [busy, waited, behind] = [heldRead(log, 'busy'), heldRead(log, 'waited'), heldRead(log, 'behind')];
+    void slots.run(busy.read);
+    const reader = new AbortController();
+    const second = slots.run(waited.read, reader.signal);
+    await turn();
+    busy.settle(true);
+    await turn();
+    expect(log).toEqual(['busy runs', 'waited runs']);
+    const third = slots.run(behind.read);
+    // Aborted while it runs, after its wait: the read behind it keeps its place in the queue.
+    reader.abort(new Error('its reader left'));
+    waited.settle(true);
+    await turn();
+    expect(log).toEqual(['busy runs', 'waited runs', 'behind runs']);
+    behind.settle(true);
+    expect(await Promise.all([second, third])).toEqual(['waited', 'behind']);
+  });
+
   it('a read whose reader left before it asked fails at once, even with a slot free', async () => {
     const left = new AbortController();
     left.abort(new Error('gone'));
