@@ -134,15 +134,24 @@ export async function createMainTopics(model: ProjectModel, bootstrapServers: st
 const LOST_CONNECTION = /broker not connected|connection reset by peer|i\/o timeout|: EOF\b/;
 const APPLY_ATTEMPTS = 3;
 
+/**
+ * Runs terraform in a stack's working copy, again (up to APPLY_ATTEMPTS times) when the
+ * provider lost its connection to the broker: an apply finishes the job from its state, a
+ * plan (read-only) reads again. Exit code 1 is an error; a plan's 2 (changes) is an answer.
+ */
+export function terraformKeepingConnection(root: string, stack: string, args: string[]): { code: number; output: string } {
+  for (let attempt = 1; ; attempt++) {
+    const result = terraformIn(root, stack, args);
+    if (result.code !== 1 || attempt === APPLY_ATTEMPTS || !LOST_CONNECTION.test(result.output)) return result;
+    console.warn(`terraform ${args[0]} of ${stack}: the provider lost a connection to the broker (attempt ${attempt} of ${APPLY_ATTEMPTS}); running it again`);
+  }
+}
+
 /** Applies one generated stack to the broker, from its working copy under the target's root. */
 export function applyStack(target: StackTarget, stack: string): void {
   prepareTerraformWorkingCopy(target.root, stack);
-  for (let attempt = 1; ; attempt++) {
-    const apply = terraformIn(target.root, stack, ['apply', '-auto-approve', ...terraformVars(target.bootstrapServers)]);
-    if (apply.code === 0) return;
-    if (attempt === APPLY_ATTEMPTS || !LOST_CONNECTION.test(apply.output)) throw new Error(`terraform apply of ${stack} failed (attempt ${attempt}):\n${apply.output}`);
-    console.warn(`terraform apply of ${stack}: the provider lost a connection to the broker (attempt ${attempt} of ${APPLY_ATTEMPTS}); applying again`);
-  }
+  const apply = terraformKeepingConnection(target.root, stack, ['apply', '-auto-approve', ...terraformVars(target.bootstrapServers)]);
+  if (apply.code !== 0) throw new Error(`terraform apply of ${stack} failed:\n${apply.output}`);
 }
 
 /** Creates the main topics of the example topologies, then applies every generated stack (its topics and ACLs). */

@@ -5,6 +5,7 @@ import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import {
   prepareTerraformWorkingCopy as sharedPrepareTerraformWorkingCopy,
   terraformIn as sharedTerraformIn,
+  terraformKeepingConnection,
   terraformRootFromEnv as terraformRoot,
   terraformVars as sharedTerraformVars,
 } from '../../scripts/kafka/example-stacks';
@@ -48,6 +49,11 @@ export function prepareTerraformWorkingCopy(stack: string): void {
 /** Runs terraform in the working copy of a generated stack. */
 export function terraformIn(stack: string, args: string[]): { code: number; output: string } {
   return sharedTerraformIn(terraformRoot(), stack, args);
+}
+
+/** `terraform plan -detailed-exitcode` of a stack, read again when the provider lost its broker connection (a loaded machine; the plan is read-only). */
+export function terraformPlan(stack: string): { code: number; output: string } {
+  return terraformKeepingConnection(terraformRoot(), stack, ['plan', '-detailed-exitcode', ...terraformVars()]);
 }
 
 /**

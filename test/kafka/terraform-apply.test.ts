@@ -3,7 +3,7 @@ import type { Admin } from 'kafkajs';
 import { aclRules } from '../../src/model/acls';
 import { dlqReaderGroupName } from '../../src/naming';
 import type { ProjectModel } from '../../src/model/types';
-import { exampleModel, kafkaAsAdmin, terraformIn, terraformVars } from '../helpers/kafka';
+import { exampleModel, kafkaAsAdmin, terraformPlan } from '../helpers/kafka';
 
 jest.setTimeout(120_000);
 
@@ -65,7 +65,7 @@ describe('the generated Terraform, applied to a real broker', () => {
   });
 
   it.each(['orders', 'analytics'])('plans no change on a second run of %s', (stack) => {
-    const plan = terraformIn(stack, ['plan', '-detailed-exitcode', ...terraformVars()]);
+    const plan = terraformPlan(stack);
     expect(plan.output).toContain('No changes.');
     expect(plan.code).toBe(0);
   });
