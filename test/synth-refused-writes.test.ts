@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { OutputFolder, OutputFolderError } from '../src/writer/write-generated';
 import { WRITING_MARKER } from '../src/writer/writing-marker';
+import { eachTestWithEnv } from './helpers/env';
 import { ScratchProject } from './helpers/project';
 
 /*
@@ -70,24 +71,16 @@ describe('krt synth when the filesystem refuses a write', () => {
 
 describe('what krt plan and krt synth --check write', () => {
   let project: ScratchProject;
-  let outdir: string;
-  const before = process.env.CDKTF_OUTDIR;
-  beforeEach(() => {
-    project = new ScratchProject();
-    outdir = project.path('cdktf-outdir');
-    process.env.CDKTF_OUTDIR = outdir; // where cdktf's App makes its folder when told none
-  });
-  afterEach(() => {
-    if (before === undefined) delete process.env.CDKTF_OUTDIR;
-    else process.env.CDKTF_OUTDIR = before;
-    project.remove();
-  });
+  beforeEach(() => (project = new ScratchProject()));
+  afterEach(() => project.remove());
+  const outdir = () => project.path('cdktf-outdir');
+  eachTestWithEnv('CDKTF_OUTDIR', outdir); // where cdktf's App makes its folder when told none
 
   it('builds the Terraform it compares in memory: no cdktf output folder is made, in the project or where CDKTF_OUTDIR points', async () => {
     project.edit('topologies/analytics.ts', "ladder: ['5s', '1m']", "ladder: ['5s', '1m', '1h']");
     expect((await project.krt('plan')).code).toBe(0);
     expect((await project.krt('synth', '--check', '--no-cache')).code).toBe(1);
-    expect(existsSync(outdir)).toBe(false);
+    expect(existsSync(outdir())).toBe(false);
     expect(existsSync(project.path('cdktf.out'))).toBe(false);
   });
 });
@@ -180,24 +173,18 @@ describe('krt plan on an output folder it cannot look into', () => {
 
 describe('the temporary folder the in-memory Terraform names', () => {
   let project: ScratchProject;
-  let tmp: string;
-  const before = process.env.TMPDIR;
   beforeEach(() => {
     project = new ScratchProject();
-    tmp = project.path('tmp');
-    mkdirSync(tmp);
-    process.env.TMPDIR = tmp;
+    mkdirSync(project.path('tmp'));
   });
-  afterEach(() => {
-    if (before === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = before;
-    project.remove();
-  });
+  afterEach(() => project.remove());
+  const tmp = () => project.path('tmp');
+  eachTestWithEnv('TMPDIR', tmp);
 
   it('is gone as soon as the App is made: a plan and a check leave nothing in TMPDIR, even where exit handlers never run (here, jest)', async () => {
     project.edit('topologies/analytics.ts', "ladder: ['5s', '1m']", "ladder: ['5s', '1m', '1h']");
     await project.krt('plan');
     await project.krt('synth', '--check', '--no-cache');
-    expect(readdirSync(tmp)).toEqual([]);
+    expect(readdirSync(tmp())).toEqual([]);
   });
 });
