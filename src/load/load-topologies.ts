@@ -2,13 +2,11 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createJiti } from 'jiti';
 import { loaderFingerprint } from '../cache/fingerprint';
+import { isRefusedWrite } from '../util/refused-write';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
 
 export const TOPOLOGIES_DIR = 'topologies';
-
-/** What the filesystem says when the loader's cache cannot be written (found by the attack of session 55: a full disk was reported as an error of the topology file). */
-const CACHE_WRITE_REFUSALS = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EISDIR', 'ELOOP']);
 
 export interface LoadedTopologyFile {
   /** As shown to people: relative to the working directory. */
@@ -54,7 +52,8 @@ export async function loadTopologyFiles(
     try {
       return await jiti.import(absolute);
     } catch (error) {
-      if (fsCache === false || !CACHE_WRITE_REFUSALS.has((error as NodeJS.ErrnoException | null)?.code ?? '')) throw error;
+      // A cache the filesystem will not take (found by the attack of session 55: a full disk was reported as an error of the topology file).
+      if (fsCache === false || !isRefusedWrite(error)) throw error;
       uncached ??= createJiti(__filename, { ...settings, fsCache: false });
       return uncached.import(absolute);
     }
