@@ -8,12 +8,12 @@ import { replayRoute, replayTarget } from '../dlq/replay-route';
 import type { ReplayRoute } from '../dlq/replay-route';
 import { groupsReading } from '../dlq/topic-groups';
 import type { TopicReaders } from '../dlq/topic-groups';
-import { selectRecords } from '../dlq/select';
+import { isRecordId, selectRecords } from '../dlq/select';
 import type { Selection } from '../dlq/select';
 import { DlqError, DlqSession } from '../dlq/session';
 import type { DlqRecord, ExpiredRecords } from '../dlq/session';
 import type { ConsumerModel } from '../model/types';
-import { DEFAULT_REPLAY_LIMIT, DLQ_FLAGS, dlqReaderGroupName, REPLAY_ROUTES } from '../naming';
+import { DEFAULT_REPLAY_LIMIT, DLQ_FLAGS, DLQ_RECORD_ID_FORMAT, dlqReaderGroupName, REPLAY_ROUTES } from '../naming';
 import type { ReplayRouteName } from '../naming';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import { humanIo } from './human-io';
@@ -225,11 +225,23 @@ function positive(value: string | undefined, flag: string): number | undefined {
   return n;
 }
 
+/**
+ * The ids of `--ids`, checked before krt connects: a typo is a usage error (exit 2), and an
+ * empty list would have acted on no record and said done.
+ */
+function recordIds(given: string): string[] {
+  const ids = given.split(',').map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0) throw new UsageError(`--ids takes record ids, ${DLQ_RECORD_ID_FORMAT}, separated by commas; it was given none`);
+  const bad = ids.filter((id) => !isRecordId(id));
+  if (bad.length > 0) throw new UsageError(`record ids look like ${DLQ_RECORD_ID_FORMAT}; not ${bad.join(', ')}`);
+  return ids;
+}
+
 function selectionOf(options: { ids?: string; errorClass?: string; all?: boolean; limit?: string }, defaultLimit?: number): Selection {
   const chosen = [options.ids !== undefined, options.errorClass !== undefined, Boolean(options.all)].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError('choose the records with exactly one of --ids, --error-class or --all');
   return {
-    ids: options.ids?.split(',').map((s) => s.trim()).filter(Boolean),
+    ids: options.ids === undefined ? undefined : recordIds(options.ids),
     errorClass: options.errorClass,
     all: options.all,
     limit: positive(options.limit, '--limit') ?? (options.ids ? undefined : defaultLimit),

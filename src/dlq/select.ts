@@ -11,11 +11,14 @@ export interface Selection {
 
 const ID_PATTERN = /^\d+:\d+$/;
 
+/** Whether `id` is written as a DLQ record id, `<partition>:<offset>`. */
+export const isRecordId = (id: string): boolean => ID_PATTERN.test(id);
+
 /** The records a replay or discard acts on; unknown or handled ids are an error, not a silent skip. */
 export function selectRecords(records: readonly DlqRecord[], selection: Selection): DlqRecord[] {
   let chosen: DlqRecord[];
   if (selection.ids) {
-    const bad = selection.ids.filter((id) => !ID_PATTERN.test(id));
+    const bad = selection.ids.filter((id) => !isRecordId(id));
     if (bad.length > 0) throw new DlqError(`record ids look like ${DLQ_RECORD_ID_FORMAT}; not ${bad.join(', ')}`);
     const byId = new Map(records.map((r) => [r.id, r]));
     const missing = selection.ids.filter((id) => !byId.has(id));

@@ -8,7 +8,8 @@ const dlqCommands = () => require('../dlq-command') as typeof import('../dlq-com
 export const registerDlq: CommandRegistration = (program, { io, exit }) => {
   const dlq = program.command('dlq').description("inspect, replay and discard the records of a consumer's DLQ, on the broker");
   const connection = connectionHelp('the replay principal');
-  const ids = 'ids that are malformed or not unhandled records of the DLQ';
+  const ids = 'ids that are not unhandled records of the DLQ';
+  const idUsage = 'an unknown consumer, missing connection settings, and ids not written as partition:offset';
   dlq
     .command(DLQ_COMMAND.inspect)
     .description('list the unhandled records, grouped by error name (the x-error-class header, e.g. OrderValidationError) and original topic, with their headers decoded')
@@ -31,7 +32,7 @@ export const registerDlq: CommandRegistration = (program, { io, exit }) => {
     .option(`${DLQ_FLAGS.by} <name>`, 'who replays, for the audit log (default: $USER)')
     .option(`${DLQ_FLAGS.to} <route>`, `${REPLAY_ROUTES.firstTier}: this consumer only (default); ${REPLAY_ROUTES.mainTopic}: every group reading the main topic, which needs ${DLQ_FLAGS.yes}`)
     .option(DLQ_FLAGS.yes, `confirm ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic} after reading which other groups will process the records`, false)
-    .addHelpText('after', connectionHelp('the replay principal', `records it will not replay as asked (${ids}, a record its route cannot take, ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic} without ${DLQ_FLAGS.yes})`))
+    .addHelpText('after', connectionHelp('the replay principal', `records it will not replay as asked (${ids}, a record its route cannot take, ${DLQ_FLAGS.to} ${REPLAY_ROUTES.mainTopic} without ${DLQ_FLAGS.yes})`, idUsage))
     .action(async (name: string, options: ReplayCommandOptions) => {
       exit(await dlqCommands().dlqReplayCommand(io, name, options));
     });
@@ -42,7 +43,7 @@ export const registerDlq: CommandRegistration = (program, { io, exit }) => {
     .option(`${DLQ_FLAGS.ids} <ids>`, 'records by id, <partition>:<offset>,... (required)')
     .option(`${DLQ_FLAGS.reason} <text>`, 'why they cannot be saved (required)')
     .option(`${DLQ_FLAGS.by} <name>`, 'who decided (required)')
-    .addHelpText('after', connectionHelp('the replay principal', ids))
+    .addHelpText('after', connectionHelp('the replay principal', ids, idUsage))
     .action(async (name: string, options: { ids?: string; reason?: string; by?: string }) => {
       exit(await dlqCommands().dlqDiscardCommand(io, name, options));
     });
