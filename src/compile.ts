@@ -123,42 +123,28 @@ function fieldPicker<Shape extends Record<string, z.ZodType>>(shape: Shape, raw:
 }
 
 /**
+ * Every field of `shape` that parses from `raw`, the others at `fallbacks` (undefined when not
+ * named there). Every field, not a list of them: a field left out was taken as absent, and the
+ * rules on it (a decommission, a previous topology) were skipped in a run with a parse error.
+ */
+function parsedFields<Shape extends Record<string, z.ZodType>>(shape: Shape, raw: unknown, fallbacks: { [K in keyof Shape]?: z.output<Shape[K]> }): { [K in keyof Shape]: z.output<Shape[K]> } {
+  const pick = fieldPicker(shape, raw);
+  return Object.fromEntries(Object.keys(shape).map((key) => [key, pick(key, fallbacks[key] as z.output<Shape[string]>)])) as { [K in keyof Shape]: z.output<Shape[K]> };
+}
+
+/**
  * The consumer fields that parse, the others left to their defaults, so the rules that
  * relate fields still run. A consumer without a usable main topic is left out.
  */
 function provisionalConsumer(raw: unknown, index: number): ParsedConsumer | undefined {
-  const pick = fieldPicker(consumerSchema.shape, raw);
-  const topic = pick('topic', undefined as never);
-  if (topic === undefined) return undefined;
-  return {
-    name: pick('name', `unnamed-consumer-${index}`),
-    topic,
-    principal: pick('principal', 'User:unknown'),
-    group: pick('group', undefined),
-    ladder: pick('ladder', []),
-    retired: pick('retired', undefined),
-    retryTopicBase: pick('retryTopicBase', undefined),
-    inPlace: pick('inPlace', undefined),
-    dlq: pick('dlq', undefined),
-    criticality: pick('criticality', undefined),
-    alerts: pick('alerts', undefined),
-    errors: pick('errors', undefined),
-    ordering: pick('ordering', undefined),
-    headers: pick('headers', undefined),
-  };
+  const consumer = parsedFields(consumerSchema.shape, raw, { name: `unnamed-consumer-${index}`, principal: 'User:unknown', ladder: [] });
+  return consumer.topic === undefined ? undefined : consumer;
 }
 
-/** The topology fields that parse, with placeholders for those that do not. */
+/** The topology fields that parse, with placeholders for those that do not (its consumers are parsed one by one). */
 function provisionalTopology(raw: unknown): ParsedTopology {
-  const pick = fieldPicker(topologySchema.shape, raw);
-  return {
-    name: pick('name', ''),
-    owner: pick('owner', { team: '', onCall: '' }),
-    runbookBaseUrl: pick('runbookBaseUrl', 'https://invalid.example'),
-    cluster: pick('cluster', undefined),
-    naming: pick('naming', undefined),
-    principals: pick('principals', undefined),
-  };
+  const { consumers: _consumers, ...topology } = parsedFields(topologySchema.shape, raw, { name: '', owner: { team: '', onCall: '' }, runbookBaseUrl: 'https://invalid.example' });
+  return topology;
 }
 
 export const NO_TOPOLOGY_FILES = specError('topologies', '', 'no topology files found; add topologies/<name>.ts that default-exports defineTopology({ ... })');

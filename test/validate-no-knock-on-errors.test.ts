@@ -36,3 +36,17 @@ describe('a field that does not parse is reported alone, not with errors that on
     ]);
   });
 });
+
+describe('a field that does not parse hides no rule of the fields that did', () => {
+  it("a consumer's previousTopology is still checked when another of its fields does not parse", () => {
+    expect(withConsumer({ criticality: 'bogus' as never, previousTopology: 'nowhere' })).toEqual([
+      `${FILE}: consumers[0].criticality: 'bogus' is not a known criticality; use one of 'money', 'standard', 'analytics'`,
+      expect.stringMatching(/previousTopology 'nowhere' is neither a topology nor the previousName of one/),
+    ]);
+  });
+
+  it("a topology's previousName is still checked when another of its fields does not parse", () => {
+    const renamed = aTopology({ owner: { team: '', onCall: '#x' }, previousName: 'orders', consumers: [aConsumer({})] });
+    expect(problems(compile(renamed))).toEqual([expect.stringMatching(/owner\.team/), expect.stringMatching(/previousName 'orders'/)]);
+  });
+});
