@@ -49,3 +49,15 @@ it('removes it once the topic was handed back and the stack applied, and the mai
   expect(Object.values(stack.resource.kafka_topic).map((t) => t.name)).not.toContain('orders.confirmed');
   expect(stack.removed ?? []).toEqual([]); // the hand-back was applied: nothing left to forget
 });
+
+it("plans the hand-back under the consumer whose stack forgets the topic, not under the one that reads it on", async () => {
+  expect((await project.krt('synth')).code).toBe(0);
+  project.write('topologies/a.ts', topology('a', [audit, billing('managed: false, previouslyManaged: true')]));
+  const plan = await project.krt('plan');
+  expect(plan.code).toBe(0);
+  // The plan says each change under `<topology> / <consumer>`.
+  const section = (consumer: string) => plan.stdout.split(/\n(?=\S)/).find((block) => block.startsWith(`a / ${consumer}\n`)) ?? '';
+  expect(plan.stdout).toMatch(/'orders\.confirmed' leaves Terraform with its records/);
+  expect(section('billing')).toMatch(/'orders\.confirmed' leaves Terraform with its records/);
+  expect(section('audit')).not.toMatch(/'orders\.confirmed' leaves Terraform/);
+});

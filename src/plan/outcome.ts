@@ -280,7 +280,10 @@ class Context {
       this.moves.set(key, move);
       return;
     }
-    this.say(owner, { action: 'forget', stacks: [old.stack], topics: [old.name] }, 'needs-migration', `'${old.name}' leaves Terraform with its records: stack '${old.stack}' forgets it (removed, destroy = false) and nothing here manages it any more; apply '${old.stack}' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec, saying so: \`krt synth --applied ${old.stack}\``);
+    // Forgotten, not moved: said under the consumer whose stack forgets it (a main topic handed
+    // back is read on by another consumer, which the topic's owner after the change names).
+    const forgetter = this.ownersBefore.get(old.name) ?? owner;
+    this.say(forgetter, { action: 'forget', stacks: [old.stack], topics: [old.name] }, 'needs-migration', `'${old.name}' leaves Terraform with its records: stack '${old.stack}' forgets it (removed, destroy = false) and nothing here manages it any more; apply '${old.stack}' with Terraform or OpenTofu 1.7+, then drop previouslyManaged from the spec, saying so: \`krt synth --applied ${old.stack}\``);
   }
 
   deleted(old: TopicResource): void {
