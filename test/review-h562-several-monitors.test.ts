@@ -153,3 +153,61 @@ describe('the DLQ alerts with several monitors of one DLQ', () => {
     );
   });
 });
+
+describe('the absence alerts of one environment among several', () => {
+  const rules = (() => {
+    const result = compile(aTopology({ alerts: { environmentLabels: ['cluster'] }, consumers: [aConsumer({ criticality: 'money' })] }));
+    return emitPrometheus(result.model!).find((f) => f.path.endsWith('.rules.yml'))!.content;
+  })();
+
+  it('keeps KafkaRetryMonitorDown firing for prod while prod’s monitor stays gone for hours and staging’s still exports', () => {
+    expectAlerts(
+      rules,
+      {
+        [`kafka_dlq_size{${C},${DLQ},cluster="prod"}`]: '0x10 _x200',
+        [`kafka_dlq_size{${C},${DLQ},cluster="staging"}`]: '0x210',
+      },
+      [
+        { at: '30m', alert: 'KafkaRetryMonitorDown', firing: true },
+        { at: '90m', alert: 'KafkaRetryMonitorDown', firing: true },
+        { at: '200m', alert: 'KafkaRetryMonitorDown', firing: true },
+      ],
+    );
+  });
+
+  it('keeps KafkaRetryConsumerDown firing for prod while prod’s services stay gone for hours and staging’s still export', () => {
+    expectAlerts(
+      rules,
+      {
+        [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="prod"}`]: '0x10 _x200',
+        [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="staging"}`]: '0x210',
+      },
+      [
+        { at: '30m', alert: 'KafkaRetryConsumerDown', firing: true },
+        { at: '90m', alert: 'KafkaRetryConsumerDown', firing: true },
+      ],
+    );
+  });
+});
+
+describe('the absence alerts of one environment that comes back', () => {
+  const rules = (() => {
+    const result = compile(aTopology({ alerts: { environmentLabels: ['cluster'] }, consumers: [aConsumer({ criticality: 'money' })] }));
+    return emitPrometheus(result.model!).find((f) => f.path.endsWith('.rules.yml'))!.content;
+  })();
+
+  it('resolves KafkaRetryMonitorDown for prod once prod’s monitor exports again after hours away', () => {
+    expectAlerts(
+      rules,
+      {
+        [`kafka_dlq_size{${C},${DLQ},cluster="prod"}`]: '0x10 _x100 0x30',
+        [`kafka_dlq_size{${C},${DLQ},cluster="staging"}`]: '0x150',
+      },
+      [
+        { at: '100m', alert: 'KafkaRetryMonitorDown', firing: true },
+        { at: '115m', alert: 'KafkaRetryMonitorDown', firing: false },
+        { at: '140m', alert: 'KafkaRetryMonitorDown', firing: false },
+      ],
+    );
+  });
+});

@@ -9,12 +9,17 @@ import type { AlertRule } from './rule';
  * Every alert's twin for its own blindness (kubernetes-mixin's absent alerts): the
  * series a process always exports while it runs is missing. With environment labels,
  * also an environment whose series was there in the last hour and is gone now, which a
- * bare `absent()` misses while another environment still exports.
+ * bare `absent()` misses while another environment still exports; and, past that hour,
+ * an environment this alert already holds (its own `ALERTS` series, pending or firing)
+ * whose series has not come back. Without that hold the alert resolved an hour after
+ * the series went, while the environment was still blind.
  */
-function absentExpr(ctx: AlertContext<string>, series: string): string {
+function absentExpr(ctx: AlertContext<string>, alert: string, labels: Readonly<Record<string, string>>, series: string): string {
   const env = environment(ctx);
-  const gone = env.labels.length > 0 ? `(group${env.by}(last_over_time(${series}[1h])) unless group${env.by}(${series})) or on() ` : '';
-  return `${gone}absent(${series})`;
+  if (env.labels.length === 0) return `absent(${series})`;
+  const held = selector('ALERTS', { alertname: alert, ...labels }).replace(/}$/, `${env.labels.map((l) => `,${l}!=""`).join('')}}`);
+  const gone = `group${env.by}(last_over_time(${series}[1h])) or group${env.by}(${held})`;
+  return `((${gone}) unless group${env.by}(${series})) or on() absent(${series})`;
 }
 
 /** How long a process's series may be missing, per criticality: the same for the service and the monitor. */
@@ -32,7 +37,7 @@ export function absentRule<K extends 'consumerDown' | 'monitorDown'>(ctx: AlertC
   const evalTime = `${16 + forMinutes}m`;
   return {
     ...basics,
-    expr: absentExpr(ctx, selector(scraped, { consumer: ctx.consumer.name, topic })),
+    expr: absentExpr(ctx, basics.alert, { consumer: ctx.consumer.name, topic }, selector(scraped, { consumer: ctx.consumer.name, topic })),
     forMs: basics.policy.forMs,
     summary: text.summary,
     description: () => text.description,
