@@ -196,6 +196,34 @@ describe('the absence alerts of one environment that comes back', () => {
     return emitPrometheus(result.model!).find((f) => f.path.endsWith('.rules.yml'))!.content;
   })();
 
+  it('fires KafkaRetryMonitorDown for a new cluster whose services run but whose monitor was never deployed, while another cluster’s monitor exports', () => {
+    expectAlerts(
+      rules,
+      {
+        [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="prod-eu"}`]: '0x40',
+        [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="prod-us"}`]: '0x40',
+        [`kafka_dlq_size{${C},${DLQ},cluster="prod-eu"}`]: '0x40',
+      },
+      [
+        { at: '3m', alert: 'KafkaRetryMonitorDown', firing: false },
+        { at: '10m', alert: 'KafkaRetryMonitorDown', firing: true },
+        { at: '30m', alert: 'KafkaRetryMonitorDown', firing: true },
+      ],
+    );
+  });
+
+  it('does not fire KafkaRetryConsumerDown for a cluster whose monitor exports but where the consumer is not deployed', () => {
+    expectAlerts(
+      rules,
+      {
+        [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="prod"}`]: '0x40',
+        [`kafka_dlq_size{${C},${DLQ},cluster="prod"}`]: '0x40',
+        [`kafka_dlq_size{${C},${DLQ},cluster="staging"}`]: '0x40',
+      },
+      [{ at: '30m', alert: 'KafkaRetryConsumerDown', firing: false }],
+    );
+  });
+
   it('resolves KafkaRetryMonitorDown for prod once prod’s monitor exports again after hours away', () => {
     expectAlerts(
       rules,

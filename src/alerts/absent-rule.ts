@@ -14,11 +14,12 @@ import type { AlertRule } from './rule';
  * whose series has not come back. Without that hold the alert resolved an hour after
  * the series went, while the environment was still blind.
  */
-function absentExpr(ctx: AlertContext<string>, alert: string, labels: Readonly<Record<string, string>>, series: string): string {
+function absentExpr(ctx: AlertContext<string>, alert: string, labels: Readonly<Record<string, string>>, series: string, expectedWith?: string): string {
   const env = environment(ctx);
   if (env.labels.length === 0) return `absent(${series})`;
   const held = selector('ALERTS', { alertname: alert, ...labels }).replace(/}$/, `${env.labels.map((l) => `,${l}!=""`).join('')}}`);
-  const gone = `group${env.by}(last_over_time(${series}[1h])) or group${env.by}(${held})`;
+  const expected = expectedWith ? ` or group${env.by}(${expectedWith})` : '';
+  const gone = `group${env.by}(last_over_time(${series}[1h])) or group${env.by}(${held})${expected}`;
   return `((${gone}) unless group${env.by}(${series})) or on() absent(${series})`;
 }
 
@@ -29,15 +30,27 @@ export const ABSENCE_PRESETS: Readonly<Record<Criticality, AlertPolicy>> = {
   analytics: { threshold: 0, forMs: 15 * MINUTE, severity: 'warning' },
 };
 
-/** The alert that fires while the series `scraped` of the consumer and `topic` is missing. */
-export function absentRule<K extends 'consumerDown' | 'monitorDown'>(ctx: AlertContext<K>, key: K, topic: string, scraped: string, text: { summary: string; description: string }): AlertRule {
+/**
+ * The alert that fires while the series `scraped` of the consumer and `topic` is missing;
+ * with environment labels, also in an environment where `expectedWith` exists (the
+ * services' series, for the monitor: a cluster whose services run needs its DLQ watched,
+ * even when no monitor there ever exported).
+ */
+export function absentRule<K extends 'consumerDown' | 'monitorDown'>(
+  ctx: AlertContext<K>,
+  key: K,
+  topic: string,
+  scraped: string,
+  text: { summary: string; description: string },
+  expectedWith?: string,
+): AlertRule {
   const basics = alertBasics(ctx, key, { topic });
   const forMinutes = minutes(basics.policy.forMs);
   // Prometheus still sees a series for 5 minutes (its lookback) after its last sample.
   const evalTime = `${16 + forMinutes}m`;
   return {
     ...basics,
-    expr: absentExpr(ctx, basics.alert, { consumer: ctx.consumer.name, topic }, selector(scraped, { consumer: ctx.consumer.name, topic })),
+    expr: absentExpr(ctx, basics.alert, { consumer: ctx.consumer.name, topic }, selector(scraped, { consumer: ctx.consumer.name, topic }), expectedWith),
     forMs: basics.policy.forMs,
     summary: text.summary,
     description: () => text.description,

@@ -2,6 +2,7 @@ import { METRICS } from '../naming';
 import { ABSENCE_PRESETS, absentRule } from './absent-rule';
 import { defineAlert } from './alert-module';
 import { describeDuration } from './context';
+import { selector } from './promql';
 
 /**
  * Its runbook section after the "Fires when" line (Handlebars): the fields `runbook` gives,
@@ -40,10 +41,18 @@ export const monitorDown = defineAlert({
   rules: (ctx) => {
     const { consumer } = ctx;
     return [
-      absentRule(ctx, 'monitorDown', consumer.dlq.name, METRICS.dlqSize, {
-        summary: `The DLQ and tier monitor of ${consumer.name} is not running, or Prometheus does not scrape it`,
-        description: `Prometheus has no ${METRICS.dlqSize} of ${consumer.name} for ${consumer.dlq.name}: \`krt monitor\` (or the service's in-process monitor) is down, cannot reach Kafka, or is not scraped. The DLQ backlog, oldest-record, expiry, tier and main-lag alerts cannot fire.`,
-      }),
+      absentRule(
+        ctx,
+        'monitorDown',
+        consumer.dlq.name,
+        METRICS.dlqSize,
+        {
+          summary: `The DLQ and tier monitor of ${consumer.name} is not running, or Prometheus does not scrape it`,
+          description: `Prometheus has no ${METRICS.dlqSize} of ${consumer.name} for ${consumer.dlq.name}: \`krt monitor\` (or the service's in-process monitor) is down, cannot reach Kafka, or is not scraped. The DLQ backlog, oldest-record, expiry, tier and main-lag alerts cannot fire.`,
+        },
+        // An environment whose services run needs a monitor too, even one that never had any.
+        selector(METRICS.messagesTotal, { consumer: consumer.name, topic: consumer.mainTopic.name }),
+      ),
     ];
   },
   runbook: (c) => ({
