@@ -65,6 +65,12 @@ function promtoolRun(rules: string, series: Record<string, string>, expectations
   }
 }
 
+/** What one monitor of the consumer exports (the DLQ size and every tier's overdue gauge), in one cluster. */
+function monitorOf(cluster: string, values: string): Record<string, string> {
+  const tiers = ['1m', '10m', '1h'].map((tier) => [`kafka_retry_tier_overdue_seconds{${C},topic="orders.confirmed.retry.${tier}",partition="0",cluster="${cluster}"}`, values]);
+  return Object.fromEntries([[`kafka_dlq_size{${C},${DLQ},cluster="${cluster}"}`, values], ...tiers]);
+}
+
 function expectAlerts(rules: string, series: Record<string, string>, expectations: readonly Expectation[]): void {
   const output = promtoolRun(rules, series, expectations);
   expect(output).not.toContain('FAILED');
@@ -164,8 +170,8 @@ describe('the absence alerts of one environment among several', () => {
     expectAlerts(
       rules,
       {
-        [`kafka_dlq_size{${C},${DLQ},cluster="prod"}`]: '0x10 _x200',
-        [`kafka_dlq_size{${C},${DLQ},cluster="staging"}`]: '0x210',
+        ...monitorOf('prod', '0x10 _x200'),
+        ...monitorOf('staging', '0x210'),
       },
       [
         { at: '30m', alert: 'KafkaRetryMonitorDown', firing: true },
@@ -202,7 +208,7 @@ describe('the absence alerts of one environment that comes back', () => {
       {
         [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="prod-eu"}`]: '0x40',
         [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="prod-us"}`]: '0x40',
-        [`kafka_dlq_size{${C},${DLQ},cluster="prod-eu"}`]: '0x40',
+        ...monitorOf('prod-eu', '0x40'),
       },
       [
         { at: '3m', alert: 'KafkaRetryMonitorDown', firing: false },
@@ -228,14 +234,34 @@ describe('the absence alerts of one environment that comes back', () => {
     expectAlerts(
       rules,
       {
-        [`kafka_dlq_size{${C},${DLQ},cluster="prod"}`]: '0x10 _x100 0x30',
-        [`kafka_dlq_size{${C},${DLQ},cluster="staging"}`]: '0x150',
+        ...monitorOf('prod', '0x10 _x100 0x30'),
+        ...monitorOf('staging', '0x150'),
       },
       [
         { at: '100m', alert: 'KafkaRetryMonitorDown', firing: true },
         { at: '115m', alert: 'KafkaRetryMonitorDown', firing: false },
         { at: '140m', alert: 'KafkaRetryMonitorDown', firing: false },
       ],
+    );
+  });
+});
+
+describe('a monitor that runs an older copy of the topology', () => {
+  const money = rulesFileOf('money');
+
+  it('fires KafkaRetryMonitorDown when the monitor exports the DLQ but not a tier the topology added since (krt monitor not deployed again)', () => {
+    // The 1h tier is new: the services route to it, the monitor still runs the old topology.
+    const overdue = (tier: string) => `kafka_retry_tier_overdue_seconds{${C},topic="orders.confirmed.retry.${tier}",partition="0"}`;
+    expectAlerts(
+      money,
+      {
+        [`kafka_dlq_size{${C},${DLQ}}`]: '0x40',
+        [overdue('1m')]: '0x40',
+        [overdue('10m')]: '0x40',
+        [`kafka_retry_main_lag_seconds{${C},topic="orders.confirmed",partition="0"}`]: '0x40',
+        [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success"}`]: '0x40',
+      },
+      [{ at: '30m', alert: 'KafkaRetryMonitorDown', firing: true }],
     );
   });
 });

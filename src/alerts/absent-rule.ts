@@ -14,13 +14,17 @@ import type { AlertRule } from './rule';
  * whose series has not come back. Without that hold the alert resolved an hour after
  * the series went, while the environment was still blind.
  */
-function absentExpr(ctx: AlertContext<string>, alert: string, labels: Readonly<Record<string, string>>, series: string, expectedWith?: string): string {
+function absentExpr(ctx: AlertContext<string>, alert: string, labels: Readonly<Record<string, string>>, scraped: readonly string[], expectedWith?: string): string {
   const env = environment(ctx);
-  if (env.labels.length === 0) return `absent(${series})`;
+  const [series] = scraped as [string, ...string[]];
+  // `or on()`: one element at most, whichever series is missing (the rule's labels would make several collide).
+  const absent = scraped.map((s) => `absent(${s})`).join(' or on() ');
+  if (env.labels.length === 0) return absent;
   const held = selector('ALERTS', { alertname: alert, ...labels }).replace(/}$/, `${env.labels.map((l) => `,${l}!=""`).join('')}}`);
   const expected = expectedWith ? ` or group${env.by}(${expectedWith})` : '';
   const gone = `group${env.by}(last_over_time(${series}[1h])) or group${env.by}(${held})${expected}`;
-  return `((${gone}) unless group${env.by}(${series})) or on() absent(${series})`;
+  const present = scraped.map((s) => `group${env.by}(${s})`).join(' and ');
+  return `((${gone}) unless ${scraped.length > 1 ? `(${present})` : present}) or on() ${scraped.length > 1 ? `(${absent})` : absent}`;
 }
 
 /** How long a process's series may be missing, per criticality: the same for the service and the monitor. */
@@ -42,15 +46,21 @@ export function absentRule<K extends 'consumerDown' | 'monitorDown'>(
   topic: string,
   scraped: string,
   text: { summary: string; description: string },
-  expectedWith?: string,
+  more: {
+    /** Series of the environments that need `scraped` (see above). */
+    readonly expectedWith?: string;
+    /** Other series the process always exports, each missing on its own fires the alert too. */
+    readonly alsoScraped?: readonly string[];
+  } = {},
 ): AlertRule {
   const basics = alertBasics(ctx, key, { topic });
   const forMinutes = minutes(basics.policy.forMs);
   // Prometheus still sees a series for 5 minutes (its lookback) after its last sample.
   const evalTime = `${16 + forMinutes}m`;
+  const all = [selector(scraped, { consumer: ctx.consumer.name, topic }), ...(more.alsoScraped ?? [])];
   return {
     ...basics,
-    expr: absentExpr(ctx, basics.alert, { consumer: ctx.consumer.name, topic }, selector(scraped, { consumer: ctx.consumer.name, topic }), expectedWith),
+    expr: absentExpr(ctx, basics.alert, { consumer: ctx.consumer.name, topic }, all, more.expectedWith),
     forMs: basics.policy.forMs,
     summary: text.summary,
     description: () => text.description,
@@ -58,14 +68,14 @@ export function absentRule<K extends 'consumerDown' | 'monitorDown'>(
     firing: {
       name: `metrics that stop after 10 minutes fire ${basics.alert}`,
       interval: '1m',
-      series: [{ series: selector(scraped, { consumer: ctx.consumer.name, topic }), values: `0x10 _x${10 + forMinutes}` }],
+      series: all.map((series) => ({ series, values: `0x10 _x${10 + forMinutes}` })),
       evalTime,
       value: 1,
     },
     quiet: {
       name: `metrics scraped all along keep ${basics.alert} quiet`,
       interval: '1m',
-      series: [{ series: selector(scraped, { consumer: ctx.consumer.name, topic }), values: `0x${20 + forMinutes}` }],
+      series: all.map((series) => ({ series, values: `0x${20 + forMinutes}` })),
       evalTime,
     },
   };
