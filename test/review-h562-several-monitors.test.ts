@@ -230,6 +230,22 @@ describe('the absence alerts of one environment that comes back', () => {
     );
   });
 
+  it('fires KafkaRetryMonitorDown for the cluster whose monitor lacks a tier the topology added, not for the one whose monitor is current', () => {
+    const prod = monitorOf('prod', '0x40');
+    delete prod[`kafka_retry_tier_overdue_seconds{${C},topic="orders.confirmed.retry.1h",partition="0",cluster="prod"}`];
+    expectAlerts(
+      rules,
+      {
+        ...prod,
+        ...monitorOf('staging', '0x40'),
+        [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="prod"}`]: '0x40',
+        [`kafka_retry_messages_total{${C},topic="orders.confirmed",outcome="success",cluster="staging"}`]: '0x40',
+      },
+      // One alert (count 1): prod's.
+      [{ at: '30m', alert: 'KafkaRetryMonitorDown', firing: true }],
+    );
+  });
+
   it('resolves KafkaRetryMonitorDown for prod once prod’s monitor exports again after hours away', () => {
     expectAlerts(
       rules,
