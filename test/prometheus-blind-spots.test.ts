@@ -87,7 +87,9 @@ describe('the generated alerts have no blind spots', () => {
   });
 
   it('fires KafkaRetryMonitorDown when the DLQ gauges stop, so a forgotten monitor is noticed', () => {
-    expectAlerts(rules, { [`kafka_dlq_size{${C},topic="orders.confirmed.dlq"}`]: '0x10 _x30' }, [
+    // A running monitor exports the DLQ size and every tier's overdue gauge.
+    const tiers = Object.fromEntries(['1m', '10m', '1h'].map((tier) => [`kafka_retry_tier_overdue_seconds{${C},topic="orders.confirmed.retry.${tier}",partition="0"}`, '0x10 _x30']));
+    expectAlerts(rules, { [`kafka_dlq_size{${C},topic="orders.confirmed.dlq"}`]: '0x10 _x30', ...tiers }, [
       { at: '12m', alert: 'KafkaRetryMonitorDown', firing: false },
       { at: '25m', alert: 'KafkaRetryMonitorDown', firing: true },
     ]);

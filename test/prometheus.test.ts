@@ -53,9 +53,16 @@ describe('Prometheus alert rules', () => {
 
   it('has a consumer-down and a monitor-down alert for every consumer, and one for main-consumer lag and expired DLQ records', () => {
     expect(find(money, 'KafkaRetryConsumerDown')[0]!.expr).toBe('absent(kafka_retry_messages_total{consumer="billing-order-confirmed",topic="orders.confirmed"})');
-    expect(find(money, 'KafkaRetryMonitorDown')[0]!.expr).toBe('absent(kafka_dlq_size{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"})');
+    expect(find(money, 'KafkaRetryMonitorDown')[0]!.expr).toBe(
+      [
+        'absent(kafka_dlq_size{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"})',
+        ...['1m', '10m', '1h'].map((tier) => `absent(kafka_retry_tier_overdue_seconds{consumer="billing-order-confirmed",topic="orders.confirmed.retry.${tier}"})`),
+      ].join(' or on() '),
+    );
     expect(find(money, 'KafkaRetryMainConsumerLag')[0]!.expr).toMatch(/kafka_retry_main_lag_seconds\{consumer="billing-order-confirmed",topic="orders.confirmed"\}\[5m\]\)\) > 300$/);
-    expect(find(money, 'KafkaDlqRecordsExpired')[0]!.expr).toBe('round(sum(increase(kafka_dlq_expired_total{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"}[1h]))) >= 1');
+    expect(find(money, 'KafkaDlqRecordsExpired')[0]!.expr).toBe(
+      'round(max(kafka_dlq_expired_total{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"}) - min_over_time((max(kafka_dlq_expired_total{consumer="billing-order-confirmed",topic="orders.confirmed.dlq"}))[1h:1m])) >= 1',
+    );
   });
 
   it('keeps the environment labels the spec names in every aggregation', () => {

@@ -29,10 +29,14 @@ function rules(ctx: AlertContext<'dlqNewMessages' | 'dlqBacklog'>): AlertRule[] 
   const size = selector(METRICS.dlqSize, { consumer: consumer.name, topic: consumer.dlq.name });
   const forMinutes = minutes(basics.policy.forMs);
   const env = environment(ctx);
-  // Records are whole: rounding removes increase()'s extrapolation noise.
+  // Records are whole: rounding removes increase()'s extrapolation noise. The rise is the
+  // rise of the largest reading of all monitors (one per replica, or one and krt monitor):
+  // they poll a few seconds apart, so comparing one monitor's fresh reading with another's
+  // old one read every replay that empties the DLQ as new records.
+  const largest = `max${env.by}(${size})`;
   const expr =
     `round(sum${env.by}(increase(${routed}[10m]))) >= ${records}` +
-    ` or ${env.on} (max${env.by}(${size}) - min${env.by}(min_over_time(${size}[10m])) >= ${records})`;
+    ` or ${env.on} (${largest} - min_over_time((${largest})[10m:1m]) >= ${records})`;
   const steady = (perTenMinutes: number) => ({
     series: selector(METRICS.dlqRoutedTotal, { consumer: consumer.name, error_class: 'permanent' }),
     values: `0+${perTenMinutes / 10}x${40 + forMinutes}`,
@@ -97,7 +101,7 @@ export const dlqNewMessages = defineAlert({
   thresholdUnit: 'DLQ records in 10 minutes',
   docs: {
     meaning: 'records reached the DLQ, counted by the services and, for a record routed before a new pod\'s first scrape, by the monitor\'s rise of unhandled records; it keeps firing (`keep_firing_for`) until `KafkaDlqBacklog` can take over',
-    query: '`round(sum(increase(kafka_dlq_routed_total[10m]))) >= N or on() (max(kafka_dlq_size) - min(min_over_time(kafka_dlq_size[10m])) >= N)`',
+    query: '`round(sum(increase(kafka_dlq_routed_total[10m]))) >= N or on() (max(kafka_dlq_size) - min_over_time(max(kafka_dlq_size)[10m:1m]) >= N)`',
   },
   presets: {
     money: { threshold: 1, forMs: 0, severity: 'critical' },

@@ -16,12 +16,18 @@ function rules(ctx: AlertContext<'dlqRecordsExpired'>): AlertRule[] {
   const basics = alertBasics(ctx, 'dlqRecordsExpired', { topic: consumer.dlq.name });
   const records = dlqExpiredRecords(consumer);
   const expired = selector(METRICS.dlqExpiredTotal, { consumer: consumer.name, topic: consumer.dlq.name });
+  // Every monitor's counter is Kafka's expired total (a new one starts at it, not at 0), so
+  // the rise of the largest of them counts each deleted record once however many monitors
+  // read it, and counts the records deleted while no monitor ran (a restart, a rolling
+  // deploy) when one ran before within the hour. A sum of increase() counted every record
+  // once per monitor and missed those deleted between two monitors.
+  const largest = `max${environment(ctx).by}(${expired})`;
   const forMinutes = minutes(basics.policy.forMs);
   const steady = (perHour: number) => ({ series: expired, values: `0+${perHour / 60}x${90 + forMinutes}` });
   return [
     {
       ...basics,
-      expr: `round(sum${environment(ctx).by}(increase(${expired}[1h]))) >= ${records}`,
+      expr: `round(${largest} - min_over_time((${largest})[1h:1m])) >= ${records}`,
       forMs: basics.policy.forMs,
       summary: `Retention deleted unhandled records from the DLQ of ${consumer.name}`,
       description: (value) =>
@@ -73,7 +79,7 @@ export const dlqRecordsExpired = defineAlert({
   thresholdUnit: 'unhandled DLQ records deleted by retention in an hour',
   docs: {
     meaning: 'retention deleted unhandled DLQ records: they are lost',
-    query: '`round(sum(increase(kafka_dlq_expired_total[1h]))) >= N`',
+    query: '`round(max(kafka_dlq_expired_total) - min_over_time(max(kafka_dlq_expired_total)[1h:1m])) >= N`',
   },
   presets: {
     // Each expired record is lost: only analytics tolerates some.

@@ -19,7 +19,16 @@ export interface DlqMonitorOptions {
   readonly intervalMs?: number;
   /** A failed poll of `start()`, and a head record it could not read. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * How long a poll may run before it counts as failed: its gauges are dropped (frozen
+   * values would look healthy) and the poll loop goes on; a poll that ends later sets them
+   * again. Default ten intervals, at least 5 minutes (the gap the rules bridge).
+   */
+  readonly pollDeadlineMs?: number;
 }
+
+/** The least default deadline of a poll: the 5-minute gap the alert rules bridge. */
+const MIN_POLL_DEADLINE_MS = 5 * 60_000;
 
 export interface DlqSnapshot {
   readonly dlqSize: number;
@@ -121,12 +130,27 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
     return { dlqSize: size, oldestUnhandledAt: shownOldest, dlqExpired: expired, tierLag };
   }
 
+  const intervalMs = options.intervalMs ?? 30_000;
+  const deadlineMs = options.pollDeadlineMs ?? Math.max(10 * intervalMs, MIN_POLL_DEADLINE_MS);
+
   async function pollOrForget(signal?: AbortSignal): Promise<DlqSnapshot> {
+    // A Kafka call that neither answers nor fails would keep the last gauges forever: the
+    // alerts would read frozen values and KafkaRetryMonitorDown (missing series) stay quiet.
+    const polling = pollOnce(signal);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new KrtError(`a poll of ${consumer.name} has had no answer from Kafka for ${Math.round(deadlineMs / 1000)} s; its gauges are dropped until a poll ends`)), deadlineMs);
+      timer.unref?.();
+    });
     try {
-      return await pollOnce(signal);
+      return await Promise.race([polling, deadline]);
     } catch (error) {
+      // A poll past its deadline may still fail later: that failure is already reported.
+      polling.catch(() => undefined);
       await forgetMonitorGauges(metrics, consumer.name);
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -142,7 +166,7 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
     poll,
     start() {
       loop ??= startPollLoop([{ poll }], {
-        intervalMs: options.intervalMs ?? 30_000,
+        intervalMs,
         onPoll: (_, outcome) => {
           if (!outcome.ok) options.onError?.(outcome.error);
         },

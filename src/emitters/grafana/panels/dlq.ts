@@ -41,8 +41,10 @@ export function dlqExpired(ctx: PanelContext) {
     title: 'DLQ: records expired unhandled',
     description: `Unhandled records of ${consumer.dlq.name} that retention deleted in the selected time range: records lost. Any is an incident.`,
     unit: 'short',
-    // Records are whole: rounding removes increase()'s extrapolation, as the alert rules do.
-    queries: [{ expr: `round(${aggregate('sum', scope, `increase(${expired}[${TIME_RANGE}])`)})`, legend: 'expired' }],
+    // As KafkaDlqRecordsExpired reads it: every monitor's counter is Kafka's expired total,
+    // so the rise of the largest counts a record once however many monitors export it
+    // (a sum of increase() counted it once per monitor).
+    queries: [{ expr: `round(${aggregate('max', scope, expired)} - min_over_time((${aggregate('max', scope, expired)})[${TIME_RANGE}:1m]))`, legend: 'expired' }],
     thresholds: [{ value: 1, color: 'red' }],
     links: [inspectDlqLink(ctx.runbook)],
   });
