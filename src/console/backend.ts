@@ -15,19 +15,9 @@ export interface DlqSnapshot {
   readonly backlog: number;
 }
 
-/** One line of a consumer's DLQ audit log, as `audit()` wrote it. */
-export interface AuditLogEntry {
-  readonly partition: number;
-  readonly offset: string;
-  /** The audit record's key: the DLQ record id (or a partition's expired range). */
-  readonly key: string;
-  readonly action: string;
-  readonly by: string;
-  readonly at: string;
-  readonly reason?: string;
-  /** The whole entry as written, for the details. */
-  readonly fields: Readonly<Record<string, unknown>>;
-}
+import type { AuditLogEntry } from '../dlq/audit-log';
+
+export type { AuditLogEntry };
 
 export interface ActionProgress {
   readonly onProgress: (done: number, total: number) => void;

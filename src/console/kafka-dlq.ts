@@ -8,7 +8,7 @@ import { lingeringReaders } from '../dlq/reader-pool';
 import { DlqError, DlqSession } from '../dlq/session';
 import type { DlqRecord } from '../dlq/session';
 import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, Keep, ReadScope } from './backend';
-import { readAuditLog } from './audit-log';
+import { readAuditLog } from '../dlq/audit-log';
 
 /**
  * The console's DLQ over src/dlq, as `krt dlq` uses it: a session per page or action, left

@@ -211,7 +211,9 @@ async function inSteps(
   step: Step,
 ): Promise<DiscardResult> {
   const now = options.now ?? Date.now;
-  if (records.length === 0 || options.signal?.aborted) return { handled: [], unreached: records };
+  if (options.signal?.aborted) return { handled: [], unreached: records };
+  await session.restoreCommits();
+  if (records.length === 0) return { handled: [], unreached: records };
   await session.hold();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   const handled: DlqRecord[] = [];

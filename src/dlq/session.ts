@@ -10,10 +10,12 @@ import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, encod
 import type { HandledRange, HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
-import { KrtError } from '../runtime/krt-error';
+import { DlqError } from './dlq-error';
+import { readAuditLog } from './audit-log';
+import { handledFromAuditLog } from './handled-from-audit';
+import { dlqReaderGroupName } from '../naming';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';
-import { visibleText } from '../util/visible-text';
 
 /** How long an idle fetch of the replay group's committing member waits: its disconnect waits for it. */
 const COMMITTER_MAX_WAIT_MS = 100;
@@ -52,13 +54,7 @@ export interface PreparedCommit {
   readonly expired: readonly ExpiredRecords[];
 }
 
-/** A DLQ error can quote a record's headers (its original topic): the CLI escapes it like all output of records. */
-export class DlqError extends KrtError {
-  /** New lines too: a header's bytes must not start a line of their own. */
-  override describe(): string {
-    return visibleText(this.message);
-  }
-}
+export { DlqError };
 
 /**
  * Which unhandled records a session holds. It sees every unhandled record once, each
@@ -116,17 +112,33 @@ export function preview(record: DlqRecord, max: number): DlqRecord {
 
 type KafkaAdmin = ReturnType<Kafka['admin']>;
 
+/** The replay group's committed offsets of the DLQ, by partition: those it has. */
+async function groupCommits(admin: KafkaAdmin, consumer: ConsumerModel): Promise<Map<number, { offset: string; metadata: string | null }>> {
+  const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }));
+  return new Map((committed?.partitions ?? []).filter((p) => /^\d+$/.test(p.offset)).map((p) => [p.partition, p]));
+}
+
+/** The handled state of these partitions in `commits`; no commit: nothing handled. */
+const statesOf = (commits: ReadonlyMap<number, { offset: string; metadata: string | null }>, partitions: readonly number[]) =>
+  new Map(partitions.map((partition) => [partition, decodeHandled(BigInt(commits.get(partition)?.offset ?? '0'), commits.get(partition)?.metadata)]));
+
 /** The replay group's committed state of these partitions of the DLQ. */
 async function committedStates(admin: KafkaAdmin, consumer: ConsumerModel, partitions: readonly number[]): Promise<Map<number, HandledState>> {
-  const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }));
-  const commits = new Map((committed?.partitions ?? []).map((p) => [p.partition, p]));
-  const states = new Map<number, HandledState>();
-  for (const partition of partitions) {
-    const c = commits.get(partition);
-    // No commit yet: nobody handled anything, so whatever retention deleted was unhandled.
-    states.set(partition, decodeHandled(c && /^\d+$/.test(c.offset) ? BigInt(c.offset) : 0n, c?.metadata));
-  }
-  return states;
+  return statesOf(await groupCommits(admin, consumer), partitions);
+}
+
+/**
+ * The handled state a session opens on: the replay group's commits, or, when the group has
+ * none at all, the audit log's account of every replay and discard (handledFromAuditLog:
+ * Kafka deletes an empty group's offsets after `offsets.retention.minutes`, and every record
+ * handled before would read as unhandled). A group with some commits is read as it is: Kafka
+ * deletes a group's offsets together, and a DLQ never handled has an empty audit log.
+ */
+async function openingStates(kafka: Kafka, admin: KafkaAdmin, consumer: ConsumerModel, partitions: readonly number[], timeoutMs: number): Promise<{ states: Map<number, HandledState>; restored: boolean }> {
+  const commits = await groupCommits(admin, consumer);
+  if (commits.size > 0) return { states: statesOf(commits, partitions), restored: false };
+  const entries = await readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), Number.MAX_SAFE_INTEGER, timeoutMs);
+  return { states: handledFromAuditLog(entries, consumer.dlq.name, partitions), restored: entries.length > 0 };
 }
 
 /**
@@ -167,7 +179,25 @@ export class DlqSession {
     private readonly noRecords: ReadonlyMap<number, readonly HandledRange[]> = new Map(),
     /** Each partition's end offset (high watermark) read at open: the session read no further. */
     readonly ends: ReadonlyMap<number, bigint> = new Map(),
+    /** The handled state came from the audit log (the group's commits were gone): the first replay or discard commits it back. */
+    private restored = false,
   ) {}
+
+  /**
+   * Under the lease, before a replay's or discard's first step (even one with no record):
+   * writes the handled state the audit log gave back to the replay group, so the monitor's
+   * gauges and later sessions read it from the group again, and a record whose audit entry
+   * was written but whose commit was not (a crash between the two) is committed now.
+   */
+  async restoreCommits(): Promise<void> {
+    if (!this.restored) return;
+    const handled = new Map([...this.states].filter(([, state]) => state.committed > 0n || state.runs.length > 0 || state.expired > 0n));
+    if (handled.size > 0) {
+      await this.hold();
+      await this.commit({ states: handled, expired: [] });
+    }
+    this.restored = false;
+  }
 
   /**
    * What the session's view of the DLQ depends on besides its ends: the log starts and the
@@ -210,9 +240,10 @@ export class DlqSession {
     await admin.connect();
     let offsets: { partition: number; low: string; high: string }[];
     let states: Map<number, HandledState>;
+    let restored: boolean;
     try {
       offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
-      states = await committedStates(admin, consumer, offsets.map((p) => p.partition));
+      ({ states, restored } = await openingStates(kafka, admin, consumer, offsets.map((p) => p.partition), timeoutMs));
     } finally {
       await admin.disconnect();
     }
@@ -233,7 +264,7 @@ export class DlqSession {
       if (start < ends.get(partition)!) starts.set(partition, start);
     }
     const read = starts.size === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, readers, consumer, live, starts, ends, timeoutMs, keep, scope);
-    return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords, ends);
+    return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords, ends, restored);
   }
 
   /**

@@ -35,7 +35,7 @@ export default defineTopology({
   name: 'sessions',
   owner: { team: 'billing', onCall: '#billing-oncall' },
   runbookBaseUrl: 'https://runbooks.example.com',
-  consumers: [${consumer('rejoin')}, ${consumer('txn')}],
+  consumers: [${consumer('rejoin')}, ${consumer('txn')}, ${consumer('expiry')}],
 });
 `,
   );
@@ -221,6 +221,37 @@ describe('krt dlq sessions on a real broker', () => {
       left: 0,
       dlqSize: 0,
       committed: '7',
+    });
+  });
+
+  it('the replay group\'s offsets deleted by Kafka (offsets.retention.minutes): the next session lists only what no replay or discard handled, from the audit log, and its replay publishes only those', async () => {
+    const consumer = consumers[2]!;
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    await producer.send({ topic: consumer.dlq.name, acks: -1, messages: Array.from({ length: 9 }, (_, n) => dlqRecord(consumer, n % 3, n)) });
+    await producer.disconnect();
+    const tierRecords = async () => (await admin.fetchTopicOffsets(consumer.tiers[0]!.name)).reduce((n, p) => n + Number(p.high), 0);
+
+    const first = await DlqSession.open(kafka, consumer, 60_000);
+    const handled = first.records.filter((r) => r.partition === 0 || r.id === '1:0');
+    await replayRecords(kafka, first, handled, { route: replayRoute(consumer), rate: 1000, by: 'test' }).finally(() => first.close());
+    expect(handled.map((r) => r.id).sort()).toEqual(['0:0', '0:1', '0:2', '1:0']);
+    // What Kafka does to an empty group's offsets after offsets.retention.minutes (7 days by default).
+    await admin.deleteGroups([consumer.groups.replay]);
+    expect(await admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] })).toEqual([
+      { topic: consumer.dlq.name, partitions: expect.arrayContaining([expect.objectContaining({ offset: '-1' })]) },
+    ]);
+
+    const published = await tierRecords();
+    const second = await DlqSession.open(kafka, consumer, 60_000);
+    const listed = second.records.map((r) => r.id).sort();
+    await replayRecords(kafka, second, second.records, { route: replayRoute(consumer), rate: 1000, by: 'test' }).finally(() => second.close());
+    const third = await DlqSession.open(kafka, consumer, 60_000);
+    await third.close();
+    expect({ listed, publishedAgain: (await tierRecords()) - published, left: third.records.length }).toEqual({
+      listed: ['1:1', '1:2', '2:0', '2:1', '2:2'],
+      publishedAgain: 5,
+      left: 0,
     });
   });
 });

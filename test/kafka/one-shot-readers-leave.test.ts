@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Admin } from 'kafkajs';
-import { readAuditLog } from '../../src/console/audit-log';
+import { readAuditLog } from '../../src/dlq/audit-log';
 import type { ConsumerModel } from '../../src/model/types';
 import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';

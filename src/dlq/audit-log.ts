@@ -1,10 +1,23 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
-import { retryingRetriable } from '../dlq/retriable';
-import { everyPartitionAssigner } from '../dlq/reader-assigner';
-import { DlqError } from '../dlq/session';
+import { retryingRetriable } from './retriable';
+import { everyPartitionAssigner } from './reader-assigner';
+import { DlqError } from './dlq-error';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
-import type { AuditLogEntry } from './backend';
+
+/** One line of a consumer's DLQ audit log, as `audit()` wrote it. */
+export interface AuditLogEntry {
+  readonly partition: number;
+  readonly offset: string;
+  /** The audit record's key: the DLQ record id (or a partition's expired range). */
+  readonly key: string;
+  readonly action: string;
+  readonly by: string;
+  readonly at: string;
+  readonly reason?: string;
+  /** The whole entry as written, for the details. */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
 
 /** The audit log is kept as JSON values; anything else in it is shown as it is, never parsed as markup. */
 export function auditEntryOf(partition: number, offset: string, key: string, value: string): AuditLogEntry {

@@ -1,0 +1,37 @@
+import { emptyHandled, markHandled } from '../runtime/dlq-handled';
+import type { HandledState } from '../runtime/dlq-handled';
+import type { AuditLogEntry } from './audit-log';
+
+/**
+ * The handled state of each partition of a DLQ as its audit log tells it: every record
+ * replayed or discarded, and the expired ranges a krt command passed. Used where the replay
+ * group's commits are gone (Kafka deletes an empty group's offsets after
+ * `offsets.retention.minutes`, 7 days by default, while the DLQ keeps its records 28 days and
+ * the audit log a year): read as "nothing handled", a `replay --all` would have published
+ * again every record replayed before. The audit entry of a record is written after its
+ * publish was acknowledged and before the commit, so it never names a record not handled.
+ */
+export function handledFromAuditLog(entries: readonly AuditLogEntry[], dlqTopic: string, partitions: readonly number[]): Map<number, HandledState> {
+  const passed = new Map<number, { below: bigint; expired: bigint }>();
+  const handled = new Map<number, bigint[]>();
+  for (const { fields } of entries) {
+    const partition = fields.partition;
+    if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number') continue;
+    if (fields.action === 'expired' && typeof fields.belowOffset === 'string' && /^\d+$/.test(fields.belowOffset)) {
+      const below = BigInt(fields.belowOffset);
+      const before = passed.get(partition) ?? { below: 0n, expired: 0n };
+      const count = typeof fields.count === 'number' && Number.isSafeInteger(fields.count) && fields.count > 0 ? BigInt(fields.count) : 0n;
+      passed.set(partition, { below: below > before.below ? below : before.below, expired: before.expired + count });
+    } else if ((fields.action === 'replayed' || fields.action === 'discarded') && typeof fields.offset === 'string' && /^\d+$/.test(fields.offset)) {
+      const offsets = handled.get(partition) ?? [];
+      offsets.push(BigInt(fields.offset));
+      handled.set(partition, offsets);
+    }
+  }
+  return new Map(
+    partitions.map((partition) => {
+      const base = passed.get(partition) ?? { below: 0n, expired: 0n };
+      return [partition, markHandled(emptyHandled(base.below, base.expired), handled.get(partition) ?? [])];
+    }),
+  );
+}
