@@ -14,6 +14,8 @@ import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { kafkajsPort } from '../../src/runtime/adapters/kafkajs';
+import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
+import { createDlqMonitor } from '../../src/runtime/monitor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
@@ -191,5 +193,26 @@ eachClient('a service whose tier the broker compresses', { clients: CLIENTS.filt
     await producer.disconnect();
     await eventually('the record through its tier to the DLQ', () => (routed.includes('dlq') ? true : undefined), 60_000);
     expect(routed).toEqual(['tier', 'dlq']);
+  });
+});
+
+describe('the DLQ monitor on kafkajs and a DLQ whose records it cannot decode', () => {
+  it('reports the DLQ size and says at once, with the codec, why it could not read the oldest record', async () => {
+    const d = testDescriptor('lz4-dlq', [1]);
+    await createTopicsOf(d, 1);
+    await compressTopic(d.dlqTopic, 'lz4');
+    const producer = kafkaAsAdmin().producer();
+    await producer.connect();
+    await producer.send({ topic: d.dlqTopic, acks: -1, messages: [{ key: 'k', value: 'dead', partition: 0 }] });
+    await producer.disconnect();
+
+    const errors: string[] = [];
+    const monitor = createDlqMonitor(d, { port: kafkajsMonitorPort(kafkaAsAdmin(), d.groups.monitor), onError: (error) => void errors.push(String((error as Error).message)) });
+    const started = Date.now();
+    const snapshot = await monitor.poll();
+    // Not the 15 s the head read waits for a record that never comes.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(snapshot.dlqSize).toBe(1);
+    expect(errors).toEqual([expect.stringMatching(/could not read the oldest unhandled record of .* \(LZ4 compression not implemented\)/)]);
   });
 });
