@@ -1,6 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import type { SASLOptions } from 'kafkajs';
 import { KAFKA_ENV } from '../naming';
+import { registerZstdCodec, unreadCodecOf } from './kafkajs-codecs';
 import { KrtError } from '../runtime/krt-error';
 import type { ErrorContext } from '../runtime/krt-error';
 
@@ -48,6 +49,8 @@ export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'k
   if (!mechanism) {
     throw new ConnectionSettingsError(`${KAFKA_ENV.saslMechanism} must be plain, scram-sha-256 or scram-sha-512 (or scram-sha256, scram-sha512), not '${given}'`);
   }
+  // A DLQ the broker compresses with zstd (its or the topic's compression.type) is read too.
+  registerZstdCodec();
   return new Kafka({
     clientId,
     brokers: brokers.split(',').map((b) => b.trim()),
@@ -92,6 +95,11 @@ export function explainKafkaError(error: Error, env: NodeJS.ProcessEnv = process
   }
   if ((error as { type?: string }).type === 'TOPIC_AUTHORIZATION_FAILED') {
     return `${error.message}: ${KAFKA_ENV.saslUsername}=${user} may not read a topic it needs; ${fixPrincipal}`;
+  }
+  const codec = unreadCodecOf(error);
+  if (codec !== undefined) {
+    const zstd = codec === 'zstd' ? ` (krt reads zstd on Node 22.15 or newer; this is Node ${process.versions.node})` : '';
+    return `${error.message}: a topic krt reads holds ${codec}-compressed records (a producer's compression, or the broker's or topic's compression.type), and krt reads gzip and zstd only${zstd}; see "Compressed topics" in docs/dlq-tools.md`;
   }
   if (error.name === 'KafkaJSSASLAuthenticationError') {
     return `${error.message}: check ${KAFKA_ENV.saslUsername}, ${KAFKA_ENV.saslPassword} and ${KAFKA_ENV.saslMechanism} (now '${env[KAFKA_ENV.saslMechanism] ?? 'plain'}')`;

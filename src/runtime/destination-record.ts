@@ -26,6 +26,13 @@ export interface PublishOptions {
    * PARK_STATE_HEADER; without it the copy keeps the one its record carries.
    */
   readonly parkState?: string;
+  /**
+   * A tier copy without its own timestamp (the producer stamps it when sent): the broker
+   * refused the failure's time as out of the topic's accepted range
+   * (`message.timestamp.before.max.ms`), as after a publish retried for longer than that.
+   * `x-due-at` still says when it is due, so it never runs early.
+   */
+  readonly unstamped?: boolean;
 }
 
 export interface DestinationRecordOptions extends PublishOptions {
@@ -87,7 +94,7 @@ export function buildDestinationRecord(consumer: ConsumerDescriptor, record: Eac
   const partition = options.defaultPartitioner ? {} : { partition: record.partition };
   // A tier record is stamped with the moment it failed, so that its own timestamp plus the
   // tier's delay is its x-due-at: a publish retried for a while does not make it due later.
-  const timestamp = destination.kind === 'tier' ? { timestamp: String(destination.dueAt - destination.tier.delayMs) } : {};
+  const timestamp = destination.kind === 'tier' && options.unstamped !== true ? { timestamp: String(destination.dueAt - destination.tier.delayMs) } : {};
   return { key: record.message.key, value: record.message.value, headers, ...partition, ...timestamp };
 }
 

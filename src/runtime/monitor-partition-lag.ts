@@ -30,5 +30,10 @@ export async function partitionLags(port: MonitorPort, topic: string, groupId: s
 /** The write timestamps (epoch ms) of the head records of the lagging partitions. */
 export async function headTimestamps(port: MonitorPort, topic: string, lags: readonly PartitionLag[], signal?: AbortSignal): Promise<Map<number, number>> {
   const heads = lags.flatMap((l) => (l.head === undefined ? [] : [{ partition: l.partition, offset: l.head }]));
-  return heads.length > 0 ? port.timestampsAt(topic, heads, signal) : new Map();
+  if (heads.length === 0) return new Map();
+  // A read that failed leaves every head unread: the caller keeps their last values and says so.
+  return port.timestampsAt(topic, heads, signal).catch((error: unknown) => {
+    if (signal?.aborted) throw error;
+    return new Map<number, number>();
+  });
 }

@@ -11,6 +11,7 @@ import { createHeadTimes } from './monitor-head-times';
 import type { RetryMetrics } from './metrics';
 import type { MonitorPort } from './monitor-port';
 import { KrtError } from './krt-error';
+import { describeError } from './describe-error';
 
 export interface DlqMonitorOptions {
   readonly port: MonitorPort;
@@ -106,7 +107,15 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       expired += backlog.expired;
       if (backlog.first !== undefined) oldestOffsets.push({ partition: e.partition, offset: backlog.first.toString() });
     }
-    const timestamps = oldestOffsets.length > 0 ? await options.port.timestampsAt(consumer.dlqTopic, oldestOffsets, signal) : new Map<number, number>();
+    let unreadBecause: unknown;
+    const timestamps =
+      oldestOffsets.length > 0
+        ? await options.port.timestampsAt(consumer.dlqTopic, oldestOffsets, signal).catch((error: unknown) => {
+            if (signal?.aborted) throw error;
+            unreadBecause = error;
+            return new Map<number, number>();
+          })
+        : new Map<number, number>();
     const oldestRead = timestamps.size > 0 ? Math.min(...timestamps.values()) : undefined;
     metrics.dlqSize.set(labels, size);
     metrics.dlqExpired.inc(labels, Math.max(0, expired - countedExpired));
@@ -116,7 +125,8 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       // Some head records could not be read: keep the last value rather than report a younger
       // oldest; with none yet, the oldest read is a lower bound of the age, better than nothing.
       shownOldest ??= oldestRead;
-      options.onError?.(new KrtError(`could not read the oldest unhandled record of ${consumer.dlqTopic} in every partition; kept the last oldest-record timestamp`));
+      const because = unreadBecause === undefined ? '' : ` (${describeError(unreadBecause).message})`;
+      options.onError?.(new KrtError(`could not read the oldest unhandled record of ${consumer.dlqTopic} in every partition${because}; kept the last oldest-record timestamp`));
     }
     if (shownOldest === undefined) metrics.dlqOldestTimestamp.remove(labels);
     else metrics.dlqOldestTimestamp.set(labels, shownOldest / 1000);

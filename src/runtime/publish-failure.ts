@@ -20,6 +20,22 @@ export class UnknownPartitionError extends Error {
 const TOO_LARGE = /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE|MSG_SIZE_TOO_LARGE|message size too large|larger than the max message size/i;
 const TOO_LARGE_CODES = new Set<unknown>([10, 18, 'MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'ERR_MSG_SIZE_TOO_LARGE']);
 
+/**
+ * The broker refused the record's timestamp as out of the topic's accepted range
+ * (`message.timestamp.before.max.ms` / `after.max.ms`): INVALID_TIMESTAMP (32), librdkafka's
+ * ERR_INVALID_TIMESTAMP.
+ */
+const TIMESTAMP_REFUSED = /INVALID_TIMESTAMP|timestamp of the message is out of acceptable range|invalid timestamp/i;
+
+export function isTimestampRefused(error: unknown): boolean {
+  return errorChain(error).some((e) => {
+    const { name, message } = describeError(e);
+    const type = safeField(e, 'type') ?? safeField(e, 'apiId');
+    const code = safeField(e, 'code');
+    return TIMESTAMP_REFUSED.test(`${name} ${message} ${String(type ?? '')} ${String(code ?? '')}`) || (isProtocolError(e) && (code === 32 || code === 'INVALID_TIMESTAMP'));
+  });
+}
+
 const UNKNOWN_PARTITION = /unknown.?partition|UNKNOWN_TOPIC_OR_PARTITION|does not host this topic-partition/i;
 
 export function publishFailureReason(error: unknown): PublishFailureReason {

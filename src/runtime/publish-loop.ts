@@ -1,5 +1,5 @@
 import type { PublishOptions } from './destination-record';
-import { publishFailureReason } from './publish-failure';
+import { isTimestampRefused, publishFailureReason } from './publish-failure';
 import type { PublishFailureReason } from './publish-failure';
 
 export interface PublishLoopOptions<T> {
@@ -33,6 +33,8 @@ export interface PublishLoopOptions<T> {
  * fails here is the producer: the broker refused or did not answer. Those failures are
  * retried with capped exponential backoff (the record stays uncommitted, never lost); a
  * partition the destination lacks is left to the default partitioner when allowed.
+ * A tier copy whose timestamp (the failure's time) the topic refuses as too old is sent at
+ * once without it: the producer stamps it, and `x-due-at` still says when it is due.
  *
  * A copy refused as too large is refused again as it is: it is sent at once without the
  * failure's text, then (a tier's) to the DLQ; refused there too, the record is held, tried
@@ -43,13 +45,18 @@ export async function publishUntilAcknowledged<T>(options: PublishLoopOptions<T>
   let defaultPartitioner = false;
   let trimmed = options.held === true;
   let held = options.held === true;
+  let unstamped = false;
   for (;;) {
     try {
-      return await options.publish({ defaultPartitioner, trimmed });
+      return await options.publish({ defaultPartitioner, trimmed, ...(unstamped ? { unstamped } : {}) });
     } catch (error) {
       const reason = publishFailureReason(error);
       const repartition = reason === 'unknown-partition' && options.mayRepartition && !defaultPartitioner;
-      let next = repartition;
+      // A tier copy keeps the failure's time as its timestamp; a topic with
+      // message.timestamp.before.max.ms refuses it once retries took longer, and would forever.
+      const restamp = !unstamped && isTimestampRefused(error);
+      let next = repartition || restamp;
+      if (restamp) unstamped = true;
       if (reason === 'too-large' && !held) {
         if (!trimmed) trimmed = true;
         else if (!options.redirect?.()) {

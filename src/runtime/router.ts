@@ -57,7 +57,7 @@ export function createRouter(consumer: ConsumerDescriptor, options: RouterOption
   const metrics = options.metrics ?? retryMetrics();
   const classify = composeClassifiers(policyClassifier(consumer.errorPolicy), options.classify, defaultClassifier);
   const destinationRecord: Router['destinationRecord'] = (record, error, destination, publish = {}) =>
-    buildDestinationRecord(consumer, record, error, destination, { now: clock.now(), includeStackTraces: options.includeStackTraces ?? false, defaultPartitioner: publish.defaultPartitioner, trimmed: publish.trimmed, parkState: publish.parkState });
+    buildDestinationRecord(consumer, record, error, destination, { now: clock.now(), includeStackTraces: options.includeStackTraces ?? false, defaultPartitioner: publish.defaultPartitioner, trimmed: publish.trimmed, parkState: publish.parkState, unstamped: publish.unstamped });
 
   return {
     consumer,

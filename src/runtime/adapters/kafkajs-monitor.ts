@@ -16,8 +16,8 @@ export interface KafkaJsMonitorLike {
     run(r: { autoCommit: boolean; eachMessage: (p: { partition: number; message: { offset: string; timestamp: string } }) => Promise<void> }): Promise<void>;
     seek(s: { topic: string; partition: number; offset: string }): void;
     pause(t: { topic: string; partitions: number[] }[]): void;
-    on(event: string, listener: () => void): unknown;
-    events: { GROUP_JOIN: string };
+    on(event: string, listener: (event: { payload: { error: unknown; restart: boolean } }) => void): unknown;
+    events: { GROUP_JOIN: string; CRASH?: string };
   };
 }
 
@@ -25,6 +25,7 @@ export interface KafkaJsMonitorLike {
  * The monitor's reads with kafkajs: offsets through the admin API; the head records
  * through a consumer in the monitor's own group, sought to each offset, never committing.
  * The monitor never runs two polls at once, so the group has one member at a time.
+ * A read kafkajs gives up on (records compressed with a codec it lacks) rejects at once.
  */
 export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: string, timeoutMs = 15_000): MonitorPort {
   async function withAdmin<T>(work: (admin: ReturnType<KafkaJsMonitorLike['admin']>) => Promise<T>): Promise<T> {
@@ -63,6 +64,12 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
           consumer.on(consumer.events.GROUP_JOIN, () => {
             for (const [partition, offset] of wanted) consumer.seek({ topic, partition, offset });
           });
+          // A fetch kafkajs cannot decode (a codec it lacks) stops the consumer for good: said at once, not after the timeout.
+          if (consumer.events.CRASH !== undefined) {
+            consumer.on(consumer.events.CRASH, ({ payload }) => {
+              if (!payload.restart) done(payload.error);
+            });
+          }
           running = consumer.run({
             autoCommit: false,
             eachMessage: async ({ partition, message }) => {

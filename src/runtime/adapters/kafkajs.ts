@@ -59,7 +59,7 @@ export interface KafkaJsPortOptions {
 export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}): KafkaPort {
   const onCrash =
     options.onCrash ??
-    ((error: unknown, restartInMs: number) => process.stderr.write(`kafka-retry-topology: kafkajs stopped a consumer (${error instanceof Error ? error.message : String(error)}); running it again in ${restartInMs} ms\n`));
+    ((error: unknown, restartInMs: number) => process.stderr.write(`kafka-retry-topology: kafkajs stopped a consumer (${error instanceof Error ? error.message : String(error)})${codecAdvice(error)}; running it again in ${restartInMs} ms\n`));
   return {
     consumer(groupId, { coPartitioned = false, maxBytesPerPartition, maxWaitTimeInMs } = {}): ConsumerPort {
       const assigners = coPartitioned ? { partitionAssigners: [coPartitionedAssigner] } : {};
@@ -136,4 +136,17 @@ export function kafkajsPort(kafka: KafkaJsLike, options: KafkaJsPortOptions = {}
       };
     },
   };
+}
+
+/**
+ * kafkajs decodes gzip only: a batch compressed otherwise (a producer's choice, or the
+ * broker's or topic's `compression.type`) crashes the consumer on every fetch of that
+ * partition, is run again, and crashes again until a codec is registered. Said with each crash.
+ */
+function codecAdvice(error: unknown): string {
+  const name = error instanceof Error ? error.name : undefined;
+  const codec = name === 'KafkaJSNotImplemented' ? /^(\w+) compression not implemented/i.exec((error as Error).message)?.[1] : undefined;
+  return codec === undefined
+    ? ''
+    : `: a topic it reads holds ${codec.toLowerCase()}-compressed records, which kafkajs reads only with a codec registered in its CompressionCodecs (see "Compressed topics" in docs/runtime.md)`;
 }
