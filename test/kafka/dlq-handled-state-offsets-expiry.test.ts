@@ -25,24 +25,14 @@ describe('the handled state of a DLQ', () => {
   afterEach(() => project?.remove());
 
   /*
-   * What is seen: after the replay group's offsets expire, `krt dlq inspect` lists every
-   * record replayed or discarded before as unhandled again, `krt dlq replay --all` would
-   * replay them a second time (duplicates downstream), and the monitor's kafka_dlq_size
-   * jumps back (its alerts fire for records handled long ago). Nothing keeps the state
-   * alive between commands: the monitor only reads the group's offsets.
-   * Code at fault: src/dlq/session.ts reads the handled state from the replay group's commit
-   * only (and src/runtime/monitor.ts likewise); the generated Terraform and `krt validate`
-   * accept a DLQ retention (28 days by default) beyond the broker's offsets.retention.minutes
-   * (7 days by default), which krt never reads.
-   * Class: state kept where a broker default expires it sooner than the data it describes.
-   * Fix I would make: rebuild the handled state from the audit topic (`{base}.dlq.audit`
-   * records every replay and discard with partition and offset) when the replay group has
-   * no commit but the DLQ's log start is below the audit's highest offset; and have
-   * `krt monitor` (or every session) re-commit the replay group's offsets and metadata
-   * unchanged once a day, so an idle group never reaches the broker's retention. Until
-   * then docs/dlq-tools.md says to keep offsets.retention.minutes at least the DLQ's retention.
+   * Found by the attack of session 56 (helper 129): after the replay group's offsets expired,
+   * `krt dlq inspect` listed every record replayed or discarded before as unhandled again,
+   * and `krt dlq replay --all` would have replayed them a second time. The commands now read
+   * the handled state from the audit log when the group has no commit (src/dlq/session.ts
+   * openingStates), and the next replay or discard writes it back to the group. The monitor
+   * does not read the audit log yet (test/runtime/review-h562-replay-offsets-expire.test.ts).
    */
-  it.failing('keeps discarded records handled after the broker expired the idle replay group offsets', async () => {
+  it('keeps discarded records handled after the broker expired the idle replay group offsets, and the next replay writes the state back to the group', async () => {
     const id = randomBytes(3).toString('hex');
     project = new ScratchProject(false);
     mkdirSync(project.path('topologies'));
@@ -96,6 +86,10 @@ export default defineTopology({
       await admin.deleteGroups([consumer.groups.replay]);
 
       expect(await unhandled()).toEqual([]);
+      // A replay that selects nothing writes the state back, so the monitor reads it from the group again.
+      expect((await krt('dlq', 'replay', consumer.name, '--error-class', 'NoSuchError')).code).toBe(0);
+      const [committed] = await admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] });
+      expect(committed!.partitions).toEqual([expect.objectContaining({ partition: 0, offset: '3' })]);
     } finally {
       await admin.disconnect();
     }
