@@ -74,3 +74,37 @@ describe.each(SETTINGS)("a service's TypeScript ($name) passing the real client 
     expect(typeCheck(PROBES[client]!, options)).toEqual([]);
   });
 });
+
+/*
+ * Under exactOptionalPropertyTypes an optional option declared `x?: T` refuses `undefined`,
+ * so a service passing its own optional settings through (`registry: config.registry`, a
+ * NestJS useFactory building the options from configuration) did not compile. The runtime
+ * reads each of these options with `??` or a spread, so `undefined` is the default there.
+ */
+it('compiles, under exactOptionalPropertyTypes, a service passing its own possibly undefined settings as the optional options', () => {
+  const source = `
+import { Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import { createDlqMonitor, createRetryingConsumer, kafkajsMonitorPort, kafkajsPort, confluentPort, platformaticPort, type ErrorClassifier, type ConsumerDescriptor, type RetryEventListener } from '@kafka-retry-topology/runtime';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import { Consumer, Producer } from '@platformatic/kafka';
+
+export function start(descriptor: ConsumerDescriptor, config: { registry?: Registry; classify?: ErrorClassifier; stackTraces?: boolean; onEvent?: RetryEventListener; intervalMs?: number; concurrency?: number; session?: Record<string, unknown>; onCrash?: (error: unknown, restartInMs: number) => void }) {
+  const kafka = new Kafka({ clientId: 'billing', brokers: ['kafka-1:9093'] });
+  const consumer = createRetryingConsumer(descriptor, {
+    kafka: kafkajsPort(kafka, { consumerConfig: config.session, onCrash: config.onCrash }),
+    handler: async () => {},
+    registry: config.registry,
+    classify: config.classify,
+    includeStackTraces: config.stackTraces,
+    onEvent: config.onEvent,
+    partitionsConsumedConcurrently: config.concurrency,
+  });
+  const monitor = createDlqMonitor(descriptor, { port: kafkajsMonitorPort(kafka, descriptor.groups.monitor), registry: config.registry, intervalMs: config.intervalMs, onError: undefined });
+  const confluent = confluentPort(new KafkaJS.Kafka({ kafkaJS: { brokers: ['kafka-1:9093'] } }), { consumerConfig: config.session, onNotCoPartitioned: undefined });
+  const platformatic = platformaticPort({ Consumer, Producer }, { connection: {}, consumerConfig: config.session, onError: undefined, nodeVersion: undefined });
+  return { consumer, monitor, confluent, platformatic };
+}
+`;
+  expect(typeCheck(source, { strict: true, exactOptionalPropertyTypes: true })).toEqual([]);
+});

@@ -14,11 +14,11 @@ import { KrtError } from './krt-error';
 
 export interface DlqMonitorOptions {
   readonly port: MonitorPort;
-  readonly registry?: Registry;
+  readonly registry?: Registry | undefined;
   /** The pause between the end of one poll and the start of the next; default 30 s. */
-  readonly intervalMs?: number;
+  readonly intervalMs?: number | undefined;
   /** A failed poll of `start()`, and a head record it could not read. */
-  readonly onError?: (error: unknown) => void;
+  readonly onError?: ((error: unknown) => void) | undefined;
 }
 
 export interface DlqSnapshot {

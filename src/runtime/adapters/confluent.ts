@@ -93,13 +93,13 @@ const ERR_ASSIGN_PARTITIONS = -175;
 
 export interface ConfluentPortOptions {
   /** Goes under `kafkaJS` of every consumer (for example `sessionTimeout`). */
-  readonly consumerConfig?: Record<string, unknown>;
+  readonly consumerConfig?: Record<string, unknown> | undefined;
   /**
    * Called when a park-by-key member was given main and tier partitions that are not
    * co-partitioned (their partition counts differ): those stay unread. By default written
    * to stderr.
    */
-  readonly onNotCoPartitioned?: (message: string) => void;
+  readonly onNotCoPartitioned?: ((message: string) => void) | undefined;
 }
 
 /**

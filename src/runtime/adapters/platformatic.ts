@@ -77,7 +77,7 @@ export interface PlatformaticPortOptions {
   /** Given to every client: `bootstrapBrokers`, `sasl`, `tls`, `clientId` (default `kafka-retry-topology`)... */
   readonly connection: Record<string, unknown>;
   /** Given to every consumer (for example `sessionTimeout`, `heartbeatInterval`). */
-  readonly consumerConfig?: Record<string, unknown>;
+  readonly consumerConfig?: Record<string, unknown> | undefined;
   /**
    * Called when a handler threw (the record is handed again in `retryInMs`), the client
    * ended a stream (the adapter opens a new one in `retryInMs`) or gave up a rejoin. After
@@ -87,9 +87,9 @@ export interface PlatformaticPortOptions {
    * stream may read its old partitions, which the new owners read too (at least once).
    * Written to stderr by default.
    */
-  readonly onError?: (error: unknown, retryInMs?: number) => void;
+  readonly onError?: ((error: unknown, retryInMs?: number) => void) | undefined;
   /** The Node version checked at construction (`process.version` by default). */
-  readonly nodeVersion?: string;
+  readonly nodeVersion?: string | undefined;
 }
 
 /**
