@@ -34,7 +34,8 @@ function typeCheck(source: string, extra: ts.CompilerOptions): string[] {
     skipLibCheck: true,
     types: ['node'],
     baseUrl: REPO_ROOT,
-    paths: { '@kafka-retry-topology/runtime': ['src/runtime/index.ts'] },
+    paths: { '@kafka-retry-topology/runtime': ['src/runtime/index.ts'], '@kafka-retry-topology/runtime/nestjs': ['src/nestjs/index.ts'] },
+    experimentalDecorators: true,
     ...extra,
   };
   const host = ts.createCompilerHost(options);
@@ -104,6 +105,33 @@ export function start(descriptor: ConsumerDescriptor, config: { registry?: Regis
   const confluent = confluentPort(new KafkaJS.Kafka({ kafkaJS: { brokers: ['kafka-1:9093'] } }), { consumerConfig: config.session, onNotCoPartitioned: undefined });
   const platformatic = platformaticPort({ Consumer, Producer }, { connection: {}, consumerConfig: config.session, onError: undefined, nodeVersion: undefined });
   return { consumer, monitor, confluent, platformatic };
+}
+`;
+  expect(typeCheck(source, { strict: true, exactOptionalPropertyTypes: true })).toEqual([]);
+});
+
+it('compiles, under exactOptionalPropertyTypes, the NestJS module and a handler given possibly undefined optional settings', () => {
+  const source = `
+import { Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import { kafkajsMonitorPort, kafkajsPort, type ErrorClassifier, type RetryEventListener } from '@kafka-retry-topology/runtime';
+import { KafkaRetryConsumer, KafkaRetryModule, OnRecord, type KafkaRetryConsumerDefaults } from '@kafka-retry-topology/runtime/nestjs';
+
+declare const config: { registry?: Registry; classify?: ErrorClassifier; onEvent?: RetryEventListener; defaults?: KafkaRetryConsumerDefaults; monitorEveryMs?: number; monitor?: boolean };
+const kafka = new Kafka({ clientId: 'billing', brokers: ['kafka-1:9093'] });
+export const module = KafkaRetryModule.forRoot({
+  kafka: kafkajsPort(kafka),
+  registry: config.registry,
+  classify: config.classify,
+  onEvent: config.onEvent,
+  defaults: config.defaults,
+  dlqMonitor: config.monitor ? { port: (consumer) => kafkajsMonitorPort(kafka, consumer.groups.monitor), intervalMs: config.monitorEveryMs } : undefined,
+});
+declare const consumers: { readonly 'billing-order-confirmed': import('@kafka-retry-topology/runtime').ConsumerDescriptor };
+@KafkaRetryConsumer(consumers, 'billing-order-confirmed', { classify: config.classify })
+export class Handler {
+  @OnRecord()
+  async handle(): Promise<void> {}
 }
 `;
   expect(typeCheck(source, { strict: true, exactOptionalPropertyTypes: true })).toEqual([]);
