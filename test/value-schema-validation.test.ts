@@ -53,3 +53,14 @@ describe('krt validate on a value schema the runtime checks as zod does', () => 
     expect(consumerWith(z.object({ sku: z.string().regex(/^[A-Z]+\-\d+$/), id: z.uuid(), mood: z.emoji(), at: z.iso.datetime() }).nullable())).toEqual([]);
   });
 });
+
+describe('krt validate on a zod 3 schema', () => {
+  // What zod 3's z.object(...) is at run time: _def and safeParse, no _zod (zod 4's internals, which
+  // z.toJSONSchema reads). A topology repository on zod 3 passed a zod schema and was told its value
+  // "is neither a zod schema over JSON ... or { decode, from }".
+  const zod3Object = { _def: { typeName: 'ZodObject', shape: () => ({}) }, safeParse: () => ({ success: true }), parse: (v: unknown) => v };
+
+  it('says the schema is zod 3 and that the spec takes zod 4', () => {
+    expect(consumerWith(zod3Object)).toEqual([expect.stringMatching(/zod 3 schema.*zod 4/)]);
+  });
+});

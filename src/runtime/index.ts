@@ -31,7 +31,7 @@ export type { ConsumerPort, EachBatchPayload, EachMessagePayload, KafkaPort, Out
 export { kafkajsPort } from './adapters/kafkajs';
 export type { KafkaJsLike } from './adapters/kafkajs';
 export { confluentPort } from './adapters/confluent';
-export type { ConfluentKafkaLike } from './adapters/confluent';
+export type { ConfluentKafkaClient, ConfluentKafkaLike } from './adapters/confluent';
 export { platformaticPort } from './adapters/platformatic';
 export type { PlatformaticKafkaLike, PlatformaticPortOptions } from './adapters/platformatic';
 export { ClientCannotCarryError } from './adapters/platformatic-refusals';

@@ -15,17 +15,17 @@ import { describeError } from './describe-error';
 
 export interface DlqMonitorOptions {
   readonly port: MonitorPort;
-  readonly registry?: Registry;
+  readonly registry?: Registry | undefined;
   /** The pause between the end of one poll and the start of the next; default 30 s. */
-  readonly intervalMs?: number;
+  readonly intervalMs?: number | undefined;
   /** A failed poll of `start()`, and a head record it could not read. */
-  readonly onError?: (error: unknown) => void;
+  readonly onError?: ((error: unknown) => void) | undefined;
   /**
    * How long a poll may run before it counts as failed: its gauges are dropped (frozen
    * values would look healthy) and the poll loop goes on; a poll that ends later sets them
    * again. Default ten intervals, at least 5 minutes (the gap the rules bridge).
    */
-  readonly pollDeadlineMs?: number;
+  readonly pollDeadlineMs?: number | undefined;
 }
 
 /** The least default deadline of a poll: the 5-minute gap the alert rules bridge. */

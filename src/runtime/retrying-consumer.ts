@@ -45,52 +45,52 @@ export interface RetryingConsumerOptions<Received extends ConsumedRecord = Consu
    * the DLQ at attempt 1; its other errors go through the error policy. Default: the codec the
    * descriptor carries, if any.
    */
-  readonly decodeValue?: ValueDecoder<ValueOf<Received>>;
-  readonly clock?: Clock;
-  readonly random?: Random;
-  readonly classify?: ErrorClassifier;
+  readonly decodeValue?: ValueDecoder<ValueOf<Received>> | undefined;
+  readonly clock?: Clock | undefined;
+  readonly random?: Random | undefined;
+  readonly classify?: ErrorClassifier | undefined;
   /** Where the metrics go; a fresh registry by default. */
-  readonly registry?: Registry;
-  readonly includeStackTraces?: boolean;
+  readonly registry?: Registry | undefined;
+  readonly includeStackTraces?: boolean | undefined;
   /**
    * Park-by-key: most bytes of commit metadata one main partition's state may take; at
    * the limit the partition waits until a key's retry ends. Raise it only with the
    * broker's `offset.metadata.max.bytes` (default 4096).
    */
-  readonly parkingBudgetBytes?: number;
+  readonly parkingBudgetBytes?: number | undefined;
   /**
    * Park-by-key: how long a key may stay held before its hold is released as lost (its
    * tier record gone with the tiers' retention, or the tier recreated). Default: every
    * tier's delay plus 7 days, the tiers' default retention; set it from yours.
    */
-  readonly parkedHoldExpiryMs?: number;
-  readonly onEvent?: RetryEventListener;
+  readonly parkedHoldExpiryMs?: number | undefined;
+  readonly onEvent?: RetryEventListener | undefined;
   /**
    * How offsets are committed (never before the publish is acknowledged): the records
    * done within `intervalMs` (100) go in one commit, or `maxRecords` (10,000) at once. A
    * crash runs those records again. `{ intervalMs: 0 }` commits each record on its own.
    * Park-by-key commits each record with its state.
    */
-  readonly commit?: Partial<CommitPolicy>;
+  readonly commit?: Partial<CommitPolicy> | undefined;
   /** Backoff between attempts to publish to a tier or the DLQ while the broker refuses. */
-  readonly publishBackoff?: { readonly initialMs: number; readonly maxMs: number };
+  readonly publishBackoff?: { readonly initialMs: number; readonly maxMs: number } | undefined;
   /**
    * Main partitions run side by side (default 6; park-by-key: each with its tier
    * partitions). Records of one partition always run one after another.
    */
-  readonly partitionsConsumedConcurrently?: number;
+  readonly partitionsConsumedConcurrently?: number | undefined;
   /**
    * Unordered consumers: most publishes to a tier or the DLQ one main partition may have
    * unacknowledged (default 256); at the limit the partition waits for one.
    */
-  readonly maxPublishesInFlight?: number;
+  readonly maxPublishesInFlight?: number | undefined;
   /**
    * Longest stop() waits for the records in hand (your handler, value decoder and
    * classifier) before it commits what is done and leaves the groups (default 10 s, as
    * Spring Kafka's shutdown timeout). A record still running then is not committed: the
    * next run reads it again.
    */
-  readonly drainTimeoutMs?: number;
+  readonly drainTimeoutMs?: number | undefined;
 }
 
 export interface RetryingConsumer {

@@ -43,6 +43,11 @@ export const valueCodecSchema = z.unknown().transform((input, ctx): ValueCodecDe
     if (broken !== undefined) return problem(`the value schema's pattern /${broken}/ is not a regular expression the runtime can compile without flags; write it without the 'u' syntax (e.g. no \\p{...}), or declare a decode function`);
     return { kind: 'json-schema', schema };
   }
+  if (isZod3Schema(input)) {
+    return problem(
+      "is a zod 3 schema; the spec takes zod 4's (the router package carries it as the JSON Schema zod 4 writes): install zod 4 in the topology repository (npm install zod@^4) and import z from 'zod'",
+    );
+  }
   if (input === null || typeof input !== 'object' || typeof (input as { decode?: unknown }).decode !== 'function') {
     return problem(`is neither ${FORMS}`);
   }
@@ -104,6 +109,11 @@ function compiles(pattern: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A zod 3 schema: `_def` and `safeParse`, without zod 4's `_zod`, which z.toJSONSchema reads. */
+function isZod3Schema(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !('_zod' in value) && '_def' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function';
 }
 
 /** A zod 4 schema, of this copy of zod or of the spec's own (both carry `_zod`). */

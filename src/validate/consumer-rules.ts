@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import nodePath from 'node:path';
 import { formatDuration } from '../duration';
 import { topicNameProblem } from '../naming';
 import { MIN_DLQ_RETENTION_MS, MIN_TIER_RETENTION_GRACE_MS } from '../model/defaults';
@@ -43,6 +45,11 @@ function checkConsumer(consumer: ConsumerModel, unparsed: ReadonlySet<string>): 
   const problems: Diagnostic[] = [];
   const error = (where: string, message: string) => problems.push(specError(file, where, message));
   const main = consumer.mainTopic;
+
+  if (consumer.value?.kind === 'decode' && parsed('value')) {
+    const refusal = requireRefusal(consumer.value.module, file);
+    if (refusal !== undefined) error(at('value'), refusal);
+  }
 
   consumer.tiers.forEach((tier, i) => {
     const before = consumer.tiers[i - 1];
@@ -151,4 +158,56 @@ function shorterInPlace(policy: ConsumerModel['inPlace']): string {
   let attempts = policy.attempts;
   while (attempts > 1 && inPlaceWaitMs({ ...policy, attempts }) > MAX_IN_PLACE_WAIT_MS) attempts--;
   return `lower attempts to at most ${attempts}`;
+}
+
+/**
+ * The router package is CommonJS and `require`s a decode function's package when its
+ * consumer is created. A package installed beside the spec whose `exports` give `require`
+ * nothing (an ES module exporting an `import` condition only) loads in the spec, which krt
+ * reads through jiti, and type-checks in the service, but stops the service at start-up; so
+ * it is refused here. A package not installed beside the spec is the service's business, and
+ * an entry this does not judge (a subpath pattern) is let through.
+ */
+function requireRefusal(specifier: string, file: string): string | undefined {
+  const parts = specifier.split('/');
+  const name = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  const subpath = ['.', ...parts.slice(specifier.startsWith('@') ? 2 : 1)].join('/');
+  const manifest = installedManifest(name, nodePath.dirname(nodePath.resolve(file)));
+  if (manifest === undefined || manifest.exports === undefined || manifest.exports === null) return undefined;
+  const exportsMap = manifest.exports as unknown;
+  const isSubpathMap = typeof exportsMap === 'object' && !Array.isArray(exportsMap) && Object.keys(exportsMap as object).some((key) => key.startsWith('.'));
+  const entry = isSubpathMap ? (exportsMap as Record<string, unknown>)[subpath] : subpath === '.' ? exportsMap : undefined;
+  if (entry === undefined || requireFinds(entry)) return undefined;
+  return `'${specifier}' cannot be loaded with require (its exports have no "require" or "default" condition), and the router package requires it when the consumer is created; give its exports a "default" condition (Node 20.19+ and 22.12+ require an ES module), or export the decode function from a package require can load`;
+}
+
+/** Whether Node's `require` finds a file in an exports entry: the first condition it matches that gives a target, in the entry's order. */
+function requireFinds(target: unknown): boolean {
+  return requireTarget(target) === 'found';
+}
+
+/** Node's PACKAGE_TARGET_RESOLVE for require, as far as whether it finds anything: undefined goes on to the next condition, null stops. */
+function requireTarget(target: unknown): 'found' | null | undefined {
+  if (typeof target === 'string') return 'found';
+  if (target === null) return null;
+  if (Array.isArray(target)) return target.some(requireFinds) ? 'found' : null;
+  if (typeof target !== 'object') return null;
+  for (const [condition, value] of Object.entries(target)) {
+    if (!['require', 'node', 'default', 'node-addons'].includes(condition)) continue;
+    const resolved = requireTarget(value);
+    if (resolved !== undefined) return resolved;
+  }
+  return undefined;
+}
+
+/** The package.json of a package as Node finds it from a folder: in node_modules there or in a folder above. */
+function installedManifest(name: string, from: string): { exports?: unknown } | undefined {
+  for (let dir = from; ; dir = nodePath.dirname(dir)) {
+    try {
+      return JSON.parse(readFileSync(nodePath.join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { exports?: unknown };
+    } catch {
+      // Not here (or unreadable): the folder above.
+    }
+    if (nodePath.dirname(dir) === dir) return undefined;
+  }
 }

@@ -7,7 +7,7 @@ export interface KafkaRetryConsumerOptions {
    * Asked first for this consumer's failures, before the mapping of Nest exceptions and
    * the runtime's table; return undefined to leave an error to them.
    */
-  readonly classify?: ErrorClassifier;
+  readonly classify?: ErrorClassifier | undefined;
 }
 
 export interface KafkaRetryConsumerMetadata {

@@ -93,17 +93,33 @@ const ERR_ASSIGN_PARTITIONS = -175;
 
 export interface ConfluentPortOptions {
   /** Goes under `kafkaJS` of every consumer (for example `sessionTimeout`). */
-  readonly consumerConfig?: Record<string, unknown>;
+  readonly consumerConfig?: Record<string, unknown> | undefined;
   /**
    * Called when a park-by-key member was given main and tier partitions that are not
    * co-partitioned (their partition counts differ): those stay unread. By default written
    * to stderr.
    */
-  readonly onNotCoPartitioned?: (message: string) => void;
+  readonly onNotCoPartitioned?: ((message: string) => void) | undefined;
+}
+
+/**
+ * What `confluentPort` takes: the client's `KafkaJS.Kafka`, as its own declarations type it.
+ * Its `consumer` and `producer` take the client's config types (`groupId` required under
+ * `kafkaJS`), which the runtime cannot name without importing the optional client, and its
+ * consumer's declarations leave out `_getInternalClient`, which the adapter calls to read
+ * committed offsets (the client has it at run time). `ConfluentKafkaLike`, the precise shape,
+ * refused the real client in every service's type-check; this one accepts any config type and
+ * checks the rest of what the adapter calls.
+ */
+export interface ConfluentKafkaClient {
+  consumer(config: never): Omit<ConfluentConsumerLike, '_getInternalClient'>;
+  producer(config: never): ConfluentProducerLike;
 }
 
 /** Adapts the Confluent client's KafkaJS API to the runtime's port. */
-export function confluentPort(kafka: ConfluentKafkaLike, options: ConfluentPortOptions = {}): KafkaPort {
+export function confluentPort(client: ConfluentKafkaClient, options: ConfluentPortOptions = {}): KafkaPort {
+  // The client takes the configs the adapter builds and has _getInternalClient (see ConfluentKafkaClient).
+  const kafka = client as ConfluentKafkaLike;
   const notCoPartitioned = options.onNotCoPartitioned ?? ((message: string) => process.stderr.write(`kafka-retry-topology: ${message}\n`));
   return {
     consumer(groupId, { coPartitioned = false, maxBytesPerPartition, maxWaitTimeInMs } = {}): ConsumerPort {

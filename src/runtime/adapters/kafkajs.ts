@@ -41,13 +41,13 @@ interface KafkaJsProducerLike {
 
 export interface KafkaJsPortOptions {
   /** Goes to every consumer (for example `sessionTimeout`). */
-  readonly consumerConfig?: Record<string, unknown>;
+  readonly consumerConfig?: Record<string, unknown> | undefined;
   /**
    * Called when kafkajs stopped a consumer for good (a non-retriable error, such as
    * GROUP_AUTHORIZATION_FAILED while an ACL is re-applied): the adapter runs it again in
    * `restartInMs`. Log it; by default it is written to stderr.
    */
-  readonly onCrash?: (error: unknown, restartInMs: number) => void;
+  readonly onCrash?: ((error: unknown, restartInMs: number) => void) | undefined;
 }
 
 /**

@@ -29,14 +29,14 @@ export interface PlatformaticStreamLike extends FetchPositions {
 
 /** The parts of the client's `Consumer` the adapter uses. */
 export interface PlatformaticConsumerLike extends FetchingConsumer {
-  consume(options: Record<string, unknown>): Promise<PlatformaticStreamLike>;
+  consume(options: ClientOptions): Promise<PlatformaticStreamLike>;
   commit(options: { offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number }[] }): Promise<void>;
   listCommittedOffsets(options: { topics: { topic: string; partitions: number[] }[] }): Promise<Map<string, bigint[]>>;
   on(event: 'consumer:group:join', listener: () => void): unknown;
   /** The client emits a rejoin it gave up on; an EventEmitter throws an 'error' nobody listens to. */
   on(event: 'error', listener: (error: Error) => void): unknown;
   /** Joins the group again (the group rebalances): used when a subscribed topic gained partitions. */
-  joinGroup(options: Record<string, unknown>): Promise<unknown>;
+  joinGroup(options: ClientOptions): Promise<unknown>;
   close(force?: boolean): Promise<void>;
 }
 
@@ -55,17 +55,29 @@ interface PlatformaticOutgoing {
   timestamp?: bigint;
 }
 
+/**
+ * The options the client's constructors and methods take: its own types (`ConsumerOptions`
+ * requires `clientId`, `bootstrapBrokers` and `groupId`, `ConsumeOptions` requires `topics`),
+ * which the runtime cannot name without importing the optional client. `any`, not
+ * `Record<string, unknown>`: a constructor's parameter is compared the other way round, and
+ * an overloaded method's against each overload, so the real classes, whose options types are
+ * narrower, were not a `new (options: Record<string, unknown>) => ...` and every service's
+ * type-check refused `platformaticPort({ Consumer, Producer }, ...)`. The instances are still
+ * checked against the methods the adapter calls and what they return.
+ */
+type ClientOptions = any;
+
 /** The client's classes, as `import { Consumer, Producer } from '@platformatic/kafka'` gives them (the client stays optional). */
 export interface PlatformaticKafkaLike {
-  readonly Consumer: new (options: Record<string, unknown>) => PlatformaticConsumerLike;
-  readonly Producer: new (options: Record<string, unknown>) => PlatformaticProducerLike;
+  readonly Consumer: new (options: ClientOptions) => PlatformaticConsumerLike;
+  readonly Producer: new (options: ClientOptions) => PlatformaticProducerLike;
 }
 
 export interface PlatformaticPortOptions {
   /** Given to every client: `bootstrapBrokers`, `sasl`, `tls`, `clientId` (default `kafka-retry-topology`)... */
   readonly connection: Record<string, unknown>;
   /** Given to every consumer (for example `sessionTimeout`, `heartbeatInterval`). */
-  readonly consumerConfig?: Record<string, unknown>;
+  readonly consumerConfig?: Record<string, unknown> | undefined;
   /**
    * Called when a handler threw (the record is handed again in `retryInMs`), the client
    * ended a stream (the adapter opens a new one in `retryInMs`) or gave up a rejoin. After
@@ -75,9 +87,9 @@ export interface PlatformaticPortOptions {
    * stream may read its old partitions, which the new owners read too (at least once).
    * Written to stderr by default.
    */
-  readonly onError?: (error: unknown, retryInMs?: number) => void;
+  readonly onError?: ((error: unknown, retryInMs?: number) => void) | undefined;
   /** The Node version checked at construction (`process.version` by default). */
-  readonly nodeVersion?: string;
+  readonly nodeVersion?: string | undefined;
 }
 
 /**
