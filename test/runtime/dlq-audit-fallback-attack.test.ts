@@ -1,0 +1,108 @@
+import { replayRecords } from '../../src/dlq/replay';
+import { replayRoute } from '../../src/dlq/replay-route';
+import { DlqSession } from '../../src/dlq/session';
+import type { ConsumerModel } from '../../src/model/types';
+import { HEADERS } from '../../src/naming/headers';
+import { aConsumer, aTopology, compile } from '../helpers/specs';
+import { DlqKafkaDouble } from './dlq-kafka-double';
+
+const clock = (() => {
+  let now = 0;
+  return { now: () => now, sleep: async (ms: number) => void (now += ms) };
+})();
+
+function consumerModel(): ConsumerModel {
+  return compile(aTopology({ consumers: [aConsumer({ ladder: ['1m', '10m'] })] })).model!.topologies[0]!.consumers[0]!;
+}
+
+function appendTen(double: DlqKafkaDouble, consumer: ConsumerModel, tag: string): void {
+  for (let i = 0; i < 10; i++) {
+    double.append(consumer.dlq.name, i % 2, {
+      key: `${tag}-${i}`,
+      value: `${tag}-value-${i}`,
+      headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: String(i % 2), [HEADERS.originalOffset]: String(100 + i), [HEADERS.errorClass]: 'DownstreamTimeout' },
+    });
+  }
+}
+
+function dlqOfTen(): { consumer: ConsumerModel; double: DlqKafkaDouble } {
+  const consumer = consumerModel();
+  const double = new DlqKafkaDouble();
+  for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
+  appendTen(double, consumer, 'order');
+  return { consumer, double };
+}
+
+async function replayAll(double: DlqKafkaDouble, consumer: ConsumerModel): Promise<number> {
+  const kafka = double.kafka();
+  const session = await DlqSession.open(kafka, consumer);
+  try {
+    const n = session.records.length;
+    await replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    return n;
+  } finally {
+    await session.close();
+  }
+}
+
+const publishedValues = (double: DlqKafkaDouble, consumer: ConsumerModel) => double.messages(consumer.tiers[0]!.name).map((m) => m.value!.toString());
+
+describe('the DLQ tools after Kafka (or an admin) deleted the replay group\'s commits', () => {
+  it('never publishes again a record replayed before, when all the group\'s commits were deleted', async () => {
+    const { consumer, double } = dlqOfTen();
+    await replayAll(double, consumer);
+    double.commits.delete(consumer.groups.replay);
+    expect(await replayAll(double, consumer)).toBe(0);
+    expect(publishedValues(double, consumer)).toHaveLength(10);
+  });
+
+  it('opening a session (krt dlq inspect) after the commits were deleted writes nothing to the replay group', async () => {
+    const { consumer, double } = dlqOfTen();
+    await replayAll(double, consumer);
+    double.commits.delete(consumer.groups.replay);
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    expect(double.commits.get(consumer.groups.replay)).toBeUndefined();
+  });
+
+  // What is seen: an admin deletes partition 1's offsets only (deleteConsumerGroupOffsets takes
+  // partitions); partition 0's commit is still there, so openingStates reads the group "as it
+  // is" and partition 1 reads as nothing handled: `replay --all` publishes its five records again.
+  // Code at fault: openingStates in src/dlq/session.ts (the all-or-nothing `commits.size > 0`).
+  // Class: handled state lost per partition -> records replayed twice.
+  // Fix I would make: fall back per partition (a partition with no commit takes the audit
+  // log's state, restoreCommits writes those back), and to keep the audit log from being read
+  // at every open for partitions never handled, have the first commit to the group write every
+  // partition of the DLQ (nothing handled = offset 0, no metadata), so "no commit" means deleted.
+  // Not done here: it changes what every open costs and what the monitor reads.
+  it.failing('never publishes again a record replayed before, when one partition\'s commits were deleted and another\'s kept', async () => {
+    const { consumer, double } = dlqOfTen();
+    await replayAll(double, consumer);
+    double.commits.get(consumer.groups.replay)!.delete(`${consumer.dlq.name}:1`);
+    expect(await replayAll(double, consumer)).toBe(0);
+    expect(publishedValues(double, consumer)).toHaveLength(10);
+  });
+
+  // What is seen: the DLQ topic is deleted and created again (same name), the audit log kept;
+  // Kafka drops the group's offsets of the deleted topic. The rebuild reads the old log's audit
+  // entries (offsets 0..4 of each partition) as the new log's: the ten new records, never
+  // replayed, are counted handled and never listed.
+  // Code at fault: handledFromAuditLog / openingStates: audit entries carry no identity of the
+  // log they name (topic id), so entries of an earlier incarnation are taken for this one.
+  // Class: lost (records never replayed counted handled).
+  // Fix I would make: write the DLQ's topic id (describeTopics / metadata) in every audit
+  // entry and take only entries of the current id (entries without one: only when no entry of
+  // the partition names an offset at or above its end read at open, else refuse with a
+  // DlqError saying the audit log names another topic of this name). At the least, drop
+  // entries whose offset is >= the partition's end and say so.
+  it.failing('lists the records of a DLQ topic created again, never replayed, as unhandled although the audit log names their offsets for the old topic', async () => {
+    const { consumer, double } = dlqOfTen();
+    await replayAll(double, consumer);
+    double.createTopic(consumer.dlq.name, consumer.dlq.partitions);
+    double.commits.delete(consumer.groups.replay);
+    appendTen(double, consumer, 'fresh');
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    expect(session.records.map((r) => r.value!.toString()).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `fresh-value-${i}`).sort());
+  });
+});
