@@ -191,7 +191,11 @@ export class DlqSession {
    */
   async restoreCommits(): Promise<void> {
     if (!this.restored) return;
-    const handled = new Map([...this.states].filter(([, state]) => state.committed > 0n || state.runs.length > 0 || state.expired > 0n));
+    // The audit log names records, never the offsets between them that hold none (a
+    // transactional producer's commit markers): without those, the state of a DLQ written in
+    // transactions would be a run per transaction, too scattered to commit, for good.
+    const absorbed = [...this.states].map(([partition, state]) => [partition, absorbNoRecordOffsets(state, this.noRecords.get(partition) ?? [])] as const);
+    const handled = new Map(absorbed.filter(([, state]) => state.committed > 0n || state.runs.length > 0 || state.expired > 0n));
     if (handled.size > 0) {
       await this.hold();
       await this.commit({ states: handled, expired: [] });

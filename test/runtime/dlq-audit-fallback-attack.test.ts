@@ -106,3 +106,44 @@ describe('the DLQ tools after Kafka (or an admin) deleted the replay group\'s co
     expect(session.records.map((r) => r.value!.toString()).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `fresh-value-${i}`).sort());
   });
 });
+
+describe('the DLQ tools after expiry, on a DLQ written by a transactional producer (transactions of one to three records, each with its commit marker)', () => {
+  /** `records` records in transactions of one to three records, each ended by its commit marker. */
+  function transactionalDlq(records: number) {
+    const consumer = consumerModel();
+    const double = new DlqKafkaDouble();
+    for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
+    let seed = 7;
+    const size = () => 1 + Math.floor((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 * 3);
+    let i = 0;
+    const add = (n: number) => {
+      for (let j = 0; j < n; j++, i++) {
+        double.append(consumer.dlq.name, 0, {
+          key: `order-${i}`,
+          value: `value-${i}`,
+          headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(100 + i), [HEADERS.errorClass]: 'DownstreamTimeout' },
+        });
+      }
+      double.appendMarker(consumer.dlq.name, 0);
+    };
+    while (i < records) add(Math.min(size(), records - i));
+    return { consumer, double, add };
+  }
+
+  // What is seen: the audit log names the records, never the marker offsets between them, so
+  // the rebuilt state of 24 000 records replayed is some 12 000 separate runs, too scattered for the
+  // commit's metadata; restoreCommits (run before every replay and discard, even of a new
+  // record) throws "too scattered" at every run: the DLQ can never be replayed or discarded again.
+  // Code at fault: restoreCommits in src/dlq/session.ts commits the audit's state as it is,
+  // without the offsets the session's read found holding no record (this.noRecords).
+  // Class: fails (for good). Fixed: restoreCommits absorbs the offsets the read found holding no record.
+  it('replays a record added after the commits expired, on a DLQ whose records each follow a transaction marker', async () => {
+    const { consumer, double, add } = transactionalDlq(24_000);
+    await replayAll(double, consumer);
+    expect(publishedValues(double, consumer)).toHaveLength(24_000);
+    double.commits.delete(consumer.groups.replay);
+    add(1);
+    expect(await replayAll(double, consumer)).toBe(1);
+    expect(publishedValues(double, consumer)).toHaveLength(24_001);
+  });
+});
