@@ -4,7 +4,8 @@ import { DlqSession } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
-import { DlqKafkaDouble } from './dlq-kafka-double';
+import { DlqKafkaDouble, RequestFailed } from './dlq-kafka-double';
+import type { FaultOutcome, Operation } from './dlq-kafka-double';
 
 const clock = (() => {
   let now = 0;
@@ -145,5 +146,68 @@ describe('the DLQ tools after expiry, on a DLQ written by a transactional produc
     add(1);
     expect(await replayAll(double, consumer)).toBe(1);
     expect(publishedValues(double, consumer)).toHaveLength(24_001);
+  });
+});
+
+describe('a replay after the commits expired, when any request fails or the process dies there, then runs again', () => {
+  class Crash extends Error {}
+  const faults = {
+    refused: (): FaultOutcome => {
+      throw new RequestFailed('refused');
+    },
+    'applied, then reported failed': (): FaultOutcome => 'applied-then-failed',
+    crash: (): FaultOutcome => {
+      throw new Crash('killed');
+    },
+  };
+  /** Four records replayed, then the group's commits deleted. */
+  async function expiredAfterFour() {
+    const { consumer, double } = dlqOfTen();
+    const kafka = double.kafka();
+    const session = await DlqSession.open(kafka, consumer);
+    const first = session.records.slice(0, 4).map((r) => r.value!.toString());
+    await replayRecords(kafka, session, session.records.slice(0, 4), { route: replayRoute(consumer), rate: 4, by: 'tester', clock });
+    await session.close();
+    double.commits.delete(consumer.groups.replay);
+    return { consumer, double, first };
+  }
+  async function replayAllAtRate(double: DlqKafkaDouble, consumer: ConsumerModel) {
+    const kafka = double.kafka();
+    const session = await DlqSession.open(kafka, consumer);
+    try {
+      await replayRecords(kafka, session, session.records, { route: replayRoute(consumer), rate: 4, by: 'tester', clock });
+    } finally {
+      await session.close();
+    }
+  }
+
+  it('never publishes again a record replayed before the expiry, and ends with every record published and handled', async () => {
+    const probe = await expiredAfterFour();
+    const operations: Operation[] = [];
+    probe.double.fault = (op) => void operations.push(op);
+    await replayAllAtRate(probe.double, probe.consumer);
+    for (let at = 0; at < operations.length; at++) {
+      for (const [fault, inject] of Object.entries(faults)) {
+        if (operations[at]!.kind === 'join' && inject === faults['applied, then reported failed']) continue;
+        const { consumer, double, first } = await expiredAfterFour();
+        let n = 0;
+        double.fault = () => (n++ === at ? inject() : undefined);
+        const where = `${fault} at request ${at + 1} (${JSON.stringify(operations[at])})`;
+        await replayAllAtRate(double, consumer).catch(() => {});
+        double.fault = () => {};
+        await replayAllAtRate(double, consumer);
+        // And once more with the commits gone again: the audit log alone must still tell it all.
+        double.commits.delete(consumer.groups.replay);
+        await replayAllAtRate(double, consumer);
+        const published = publishedValues(double, consumer);
+        const times = (v: string) => published.filter((p) => p === v).length;
+        expect({ where, firstAgain: first.filter((v) => times(v) > 1) }).toEqual({ where, firstAgain: [] });
+        expect({ where, missing: Array.from({ length: 10 }, (_, i) => `order-value-${i}`).filter((v) => times(v) === 0) }).toEqual({ where, missing: [] });
+        expect({ where, thrice: published.filter((v) => times(v) > 2) }).toEqual({ where, thrice: [] });
+        const session = await DlqSession.open(double.kafka(), consumer);
+        await session.close();
+        expect({ where, unhandled: session.records.length }).toEqual({ where, unhandled: 0 });
+      }
+    }
   });
 });
