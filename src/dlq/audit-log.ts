@@ -60,11 +60,13 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
   // The DLQ's readers of the console linger in this group: a member of another protocol could not join it.
   const client = kafka.consumer({ groupId: group, retry: { retries: 5 }, partitionAssigners: [everyPartitionAssigner] });
   let running: Promise<void> | undefined;
+  // Cleared however the read ends: a refused run() left it to hold a failed command for timeoutMs.
+  let timer: NodeJS.Timeout | undefined;
   try {
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
+      timer = setTimeout(() => reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
       client.on(client.events.GROUP_JOIN, () => {
         for (const [partition, start] of starts) client.seek({ topic, partition, offset: start.toString() });
       });
@@ -88,6 +90,7 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
       running.catch(reject);
     });
   } finally {
+    clearTimeout(timer);
     await disconnectAfterRun(client, running);
   }
   return newestFirst(entries).slice(0, limit);

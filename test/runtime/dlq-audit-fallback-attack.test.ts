@@ -211,3 +211,24 @@ describe('a replay after the commits expired, when any request fails or the proc
     }
   });
 });
+
+describe('opening a session after expiry when the audit log cannot be read', () => {
+  // What is seen: the join of the audit log's reader is refused; DlqSession.open rejects, as it
+  // should, but readAuditLog's 60 s timer (timeoutMs) is never cleared on that path
+  // (`running.catch(reject)` rejects without clearTimeout): a `krt dlq inspect/replay/discard`
+  // that failed stays alive a minute before it exits. Before the fallback only the console (a
+  // long-lived process) read the audit log; now every command after an expiry does.
+  // Code at fault: readAuditLog in src/dlq/audit-log.ts. Class: hangs (for timeoutMs). Fixed: cleared in its finally.
+  it('leaves no timer behind when the audit log\'s reader is refused', async () => {
+    const { consumer, double } = dlqOfTen();
+    await replayAll(double, consumer);
+    double.commits.delete(consumer.groups.replay);
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    double.fault = (op) => {
+      if (op.kind === 'join' && op.group.endsWith('reader')) throw new RequestFailed('refused');
+    };
+    await expect(DlqSession.open(double.kafka(), consumer)).rejects.toThrow();
+    expect(timers()).toBe(before);
+  });
+});
