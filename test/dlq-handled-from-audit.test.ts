@@ -29,3 +29,17 @@ describe('the handled state of a DLQ rebuilt from its audit log', () => {
     expect(states.get(0)!.committed).toBe(0n);
   });
 });
+
+describe('the handled state rebuilt from an audit log naming offsets past the partition\'s end', () => {
+  it('leaves out every entry whose offset the partition has not reached, and keeps an expired range up to the end itself', () => {
+    const ends = new Map([[0, 10n], [1, 4n]]);
+    const states = handledFromAuditLog(
+      [entry({ action: 'expired', partition: 0, count: 3, belowOffset: '99999999999999999999' }), decision('replayed', 0, 10), decision('replayed', 0, 3), entry({ action: 'expired', partition: 1, count: 4, belowOffset: '4' })],
+      DLQ,
+      [0, 1],
+      ends,
+    );
+    expect({ committed: states.get(0)!.committed, runs: handledRanges(states.get(0)!), expired: states.get(0)!.expired }).toEqual({ committed: 0n, runs: [{ from: 3n, to: 3n }], expired: 0n });
+    expect(states.get(1)!.committed).toBe(4n);
+  });
+});

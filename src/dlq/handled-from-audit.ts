@@ -11,7 +11,14 @@ import type { AuditLogEntry } from './audit-log';
  * again every record replayed before. The audit entry of a record is written after its
  * publish was acknowledged and before the commit, so it never names a record not handled.
  */
-export function handledFromAuditLog(entries: readonly AuditLogEntry[], dlqTopic: string, partitions: readonly number[]): Map<number, HandledState> {
+export function handledFromAuditLog(entries: readonly AuditLogEntry[], dlqTopic: string, partitions: readonly number[], ends?: ReadonlyMap<number, bigint>): Map<number, HandledState> {
+  // An entry naming an offset at or past the partition's end read at open names no record of
+  // this log (an older topic of this name, or anyone else who writes to the audit topic): taken
+  // as this log's, it would count records never replayed as handled.
+  const inLog = (partition: number, offset: bigint, inclusiveEnd: boolean) => {
+    const end = ends?.get(partition);
+    return end === undefined || offset < end || (inclusiveEnd && offset === end);
+  };
   const passed = new Map<number, { below: bigint; expired: bigint }>();
   const handled = new Map<number, bigint[]>();
   for (const { fields } of entries) {
@@ -19,10 +26,12 @@ export function handledFromAuditLog(entries: readonly AuditLogEntry[], dlqTopic:
     if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number') continue;
     if (fields.action === 'expired' && typeof fields.belowOffset === 'string' && /^\d+$/.test(fields.belowOffset)) {
       const below = BigInt(fields.belowOffset);
+      if (!inLog(partition, below, true)) continue;
       const before = passed.get(partition) ?? { below: 0n, expired: 0n };
       const count = typeof fields.count === 'number' && Number.isSafeInteger(fields.count) && fields.count > 0 ? BigInt(fields.count) : 0n;
       passed.set(partition, { below: below > before.below ? below : before.below, expired: before.expired + count });
     } else if ((fields.action === 'replayed' || fields.action === 'discarded') && typeof fields.offset === 'string' && /^\d+$/.test(fields.offset)) {
+      if (!inLog(partition, BigInt(fields.offset), false)) continue;
       const offsets = handled.get(partition) ?? [];
       offsets.push(BigInt(fields.offset));
       handled.set(partition, offsets);

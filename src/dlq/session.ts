@@ -134,11 +134,12 @@ async function committedStates(admin: KafkaAdmin, consumer: ConsumerModel, parti
  * handled before would read as unhandled). A group with some commits is read as it is: Kafka
  * deletes a group's offsets together, and a DLQ never handled has an empty audit log.
  */
-async function openingStates(kafka: Kafka, admin: KafkaAdmin, consumer: ConsumerModel, partitions: readonly number[], timeoutMs: number): Promise<{ states: Map<number, HandledState>; restored: boolean }> {
+async function openingStates(kafka: Kafka, admin: KafkaAdmin, consumer: ConsumerModel, ends: ReadonlyMap<number, bigint>, timeoutMs: number): Promise<{ states: Map<number, HandledState>; restored: boolean }> {
+  const partitions = [...ends.keys()];
   const commits = await groupCommits(admin, consumer);
   if (commits.size > 0) return { states: statesOf(commits, partitions), restored: false };
   const entries = await readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), Number.MAX_SAFE_INTEGER, timeoutMs);
-  return { states: handledFromAuditLog(entries, consumer.dlq.name, partitions), restored: entries.length > 0 };
+  return { states: handledFromAuditLog(entries, consumer.dlq.name, partitions, ends), restored: entries.length > 0 };
 }
 
 /**
@@ -247,7 +248,7 @@ export class DlqSession {
     let restored: boolean;
     try {
       offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
-      ({ states, restored } = await openingStates(kafka, admin, consumer, offsets.map((p) => p.partition), timeoutMs));
+      ({ states, restored } = await openingStates(kafka, admin, consumer, new Map(offsets.map((p) => [p.partition, BigInt(p.high)])), timeoutMs));
     } finally {
       await admin.disconnect();
     }
