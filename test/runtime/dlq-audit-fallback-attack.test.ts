@@ -250,3 +250,25 @@ describe('the audit log naming offsets this DLQ never had', () => {
     expect(session.records).toHaveLength(10);
   });
 });
+
+describe('two sessions opened at once after the commits expired', () => {
+  it('never publishes a record twice when both rebuilt the state, one replays half, and the other then replays all it listed', async () => {
+    const { consumer, double } = dlqOfTen();
+    const kafka = double.kafka();
+    const first = await DlqSession.open(kafka, consumer);
+    await replayRecords(kafka, first, first.records.slice(0, 4), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await first.close();
+    double.commits.delete(consumer.groups.replay);
+    const a = await DlqSession.open(kafka, consumer);
+    const b = await DlqSession.open(kafka, consumer);
+    expect([a.records.length, b.records.length]).toEqual([6, 6]);
+    await replayRecords(kafka, a, a.records.slice(0, 3), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await a.close();
+    const result = await replayRecords(kafka, b, b.records, { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await b.close();
+    expect(result.handled).toHaveLength(3);
+    const published = publishedValues(double, consumer);
+    expect(published).toHaveLength(10);
+    expect(new Set(published).size).toBe(10);
+  });
+});
