@@ -272,3 +272,29 @@ describe('two sessions opened at once after the commits expired', () => {
     expect(new Set(published).size).toBe(10);
   });
 });
+
+describe('retention and the rebuilt state', () => {
+  const view = async (double: DlqKafkaDouble, consumer: ConsumerModel) => {
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    return { records: session.records.map((r) => r.id), backlog: session.backlog, expired: session.expired.map((e) => ({ partition: e.partition, total: e.total, unrecorded: e.unrecorded })) };
+  };
+
+  it('reads the same records, backlog and expired counts from the audit log as from the group, after retention deleted records never replayed and a replay passed them', async () => {
+    const { consumer, double } = dlqOfTen();
+    const kafka = double.kafka();
+    const s = await DlqSession.open(kafka, consumer);
+    await replayRecords(kafka, s, s.records.filter((r) => r.partition === 0).slice(0, 3), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await s.close();
+    double.deleteBelow(consumer.dlq.name, 1, 3n);
+    double.deleteBelow(consumer.dlq.name, 0, 2n);
+    const t = await DlqSession.open(kafka, consumer);
+    await replayRecords(kafka, t, t.records.filter((r) => r.partition === 1).slice(0, 1), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await t.close();
+    double.deleteBelow(consumer.dlq.name, 0, 4n);
+    const fromGroup = await view(double, consumer);
+    double.commits.delete(consumer.groups.replay);
+    const fromAudit = await view(double, consumer);
+    expect(fromAudit).toEqual(fromGroup);
+  });
+});
