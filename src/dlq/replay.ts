@@ -212,8 +212,19 @@ async function inSteps(
 ): Promise<DiscardResult> {
   const now = options.now ?? Date.now;
   if (options.signal?.aborted) return { handled: [], unreached: records };
-  await session.restoreCommits();
-  if (records.length === 0) return { handled: [], unreached: records };
+  // restoreCommits takes the lease to commit: given back when it fails or no record follows,
+  // else the session's member stayed in the replay group, refusing every other replay and
+  // discard for as long as the session stayed open (the console keeps its session).
+  try {
+    await session.restoreCommits();
+  } catch (error) {
+    await session.release();
+    throw error;
+  }
+  if (records.length === 0) {
+    await session.release();
+    return { handled: [], unreached: records };
+  }
   await session.hold();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   const handled: DlqRecord[] = [];

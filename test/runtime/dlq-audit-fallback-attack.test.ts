@@ -298,3 +298,31 @@ describe('retention and the rebuilt state', () => {
     expect(fromAudit).toEqual(fromGroup);
   });
 });
+
+describe('the lease after the first replay or discard restored the commits', () => {
+  // What is seen: a replay or discard of no record (nothing selected) after expiry runs
+  // restoreCommits, which takes the lease (hold) to commit, and inSteps returns at once for no
+  // record without release(): the session's committing member stays in the replay group, so
+  // every other krt dlq replay/discard is refused ("another krt dlq command is replaying") for
+  // as long as that session stays open (the console keeps its session between actions).
+  // Code at fault: inSteps in src/dlq/replay.ts (the early return after restoreCommits).
+  // Class: fails. Fixed: restoreCommits' lease is given back when there is no record to handle.
+  it('gives the lease back after a replay of no record restored the commits, so another session can replay while it stays open', async () => {
+    const { consumer, double } = dlqOfTen();
+    const kafka = double.kafka();
+    const s = await DlqSession.open(kafka, consumer);
+    await replayRecords(kafka, s, s.records.slice(0, 4), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await s.close();
+    double.commits.delete(consumer.groups.replay);
+    const idle = await DlqSession.open(kafka, consumer);
+    await replayRecords(kafka, idle, [], { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    const other = await DlqSession.open(kafka, consumer);
+    try {
+      const result = await replayRecords(kafka, other, other.records, { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+      expect(result.handled).toHaveLength(6);
+    } finally {
+      await other.close();
+      await idle.close();
+    }
+  });
+});
