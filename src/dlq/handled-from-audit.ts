@@ -19,7 +19,10 @@ export function handledFromAuditLog(entries: readonly AuditLogEntry[], dlqTopic:
     const end = ends?.get(partition);
     return end === undefined || offset < end || (inclusiveEnd && offset === end);
   };
-  const passed = new Map<number, { below: bigint; expired: bigint }>();
+  // Each partition's expired entries by the log start they passed: a step whose audit was
+  // written but whose commit was not writes its gap's entry again when run again, so entries
+  // of one belowOffset count once (the largest count).
+  const passed = new Map<number, Map<bigint, bigint>>();
   const handled = new Map<number, bigint[]>();
   for (const { fields } of entries) {
     const partition = fields.partition;
@@ -27,9 +30,10 @@ export function handledFromAuditLog(entries: readonly AuditLogEntry[], dlqTopic:
     if (fields.action === 'expired' && typeof fields.belowOffset === 'string' && /^\d+$/.test(fields.belowOffset)) {
       const below = BigInt(fields.belowOffset);
       if (!inLog(partition, below, true)) continue;
-      const before = passed.get(partition) ?? { below: 0n, expired: 0n };
+      const counts = passed.get(partition) ?? new Map<bigint, bigint>();
       const count = typeof fields.count === 'number' && Number.isSafeInteger(fields.count) && fields.count > 0 ? BigInt(fields.count) : 0n;
-      passed.set(partition, { below: below > before.below ? below : before.below, expired: before.expired + count });
+      if (count >= (counts.get(below) ?? 0n)) counts.set(below, count);
+      passed.set(partition, counts);
     } else if ((fields.action === 'replayed' || fields.action === 'discarded') && typeof fields.offset === 'string' && /^\d+$/.test(fields.offset)) {
       if (!inLog(partition, BigInt(fields.offset), false)) continue;
       const offsets = handled.get(partition) ?? [];
@@ -39,8 +43,10 @@ export function handledFromAuditLog(entries: readonly AuditLogEntry[], dlqTopic:
   }
   return new Map(
     partitions.map((partition) => {
-      const base = passed.get(partition) ?? { below: 0n, expired: 0n };
-      return [partition, markHandled(emptyHandled(base.below, base.expired), handled.get(partition) ?? [])];
+      const counts = [...(passed.get(partition) ?? new Map<bigint, bigint>())];
+      const below = counts.reduce((max, [b]) => (b > max ? b : max), 0n);
+      const expired = counts.reduce((sum, [, c]) => sum + c, 0n);
+      return [partition, markHandled(emptyHandled(below, expired), handled.get(partition) ?? [])];
     }),
   );
 }

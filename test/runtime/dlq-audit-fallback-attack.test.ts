@@ -326,3 +326,48 @@ describe('the lease after the first replay or discard restored the commits', () 
     }
   });
 });
+
+describe('expired ranges audited twice', () => {
+  // What is seen: a step passing an expired gap whose audit entry was written but whose commit
+  // was not (the process died between the two) writes the gap's `expired` entry again when it
+  // runs again (the group never recorded it). handledFromAuditLog adds up the counts of every
+  // `expired` entry, so after the commits expire the partition shows twice the records retention
+  // really deleted unhandled (the monitor's and the console's expired count; nothing replayed).
+  // Code at fault: handledFromAuditLog in src/dlq/handled-from-audit.ts (counts summed, never
+  // matched to their ranges). Class: wrong count (not replayed twice, not lost).
+  // Fixed: one count per belowOffset (the largest). Still open: a rerun after retention moved
+  // the log start again writes a second, overlapping gap under another belowOffset (counted
+  // both); the lasting fix is to audit each gap's start too and sum the union of the ranges.
+  it('counts the records retention deleted once when their expired entry was written twice (a crash between audit and commit, then a rerun)', async () => {
+    const { consumer, double } = dlqOfTen();
+    const kafka = double.kafka();
+    // The group has a commit (partition 0's), so the rerun reads the group, not the audit log.
+    const r = await DlqSession.open(kafka, consumer);
+    await replayRecords(kafka, r, r.records.slice(0, 1), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await r.close();
+    double.deleteBelow(consumer.dlq.name, 1, 3n);
+    const view = async () => {
+      const session = await DlqSession.open(kafka, consumer);
+      await session.close();
+      return session.expired.map((e) => ({ partition: e.partition, total: e.total }));
+    };
+    let crashed = false;
+    double.fault = (op) => {
+      if (!crashed && op.kind === 'commit' && op.group === consumer.groups.replay) {
+        crashed = true;
+        throw new Error('killed');
+      }
+    };
+    const s = await DlqSession.open(kafka, consumer);
+    await replayRecords(kafka, s, s.records.filter((r) => r.partition === 1).slice(0, 1), { route: replayRoute(consumer), rate: 100, by: 'tester', clock }).catch(() => {});
+    await s.close();
+    double.fault = () => {};
+    const t = await DlqSession.open(kafka, consumer);
+    await replayRecords(kafka, t, t.records.filter((r) => r.partition === 1).slice(0, 1), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await t.close();
+    const fromGroup = await view();
+    expect(fromGroup).toEqual([{ partition: 1, total: 3 }]);
+    double.commits.delete(consumer.groups.replay);
+    expect(await view()).toEqual(fromGroup);
+  });
+});
