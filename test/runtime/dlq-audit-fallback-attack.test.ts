@@ -1,4 +1,4 @@
-import { replayRecords } from '../../src/dlq/replay';
+import { discardRecords, replayRecords } from '../../src/dlq/replay';
 import { replayRoute } from '../../src/dlq/replay-route';
 import { DlqSession } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
@@ -369,5 +369,50 @@ describe('expired ranges audited twice', () => {
     expect(fromGroup).toEqual([{ partition: 1, total: 3 }]);
     double.commits.delete(consumer.groups.replay);
     expect(await view()).toEqual(fromGroup);
+  });
+});
+
+describe('a discard after the commits expired, when any request fails or the process dies there, then runs again', () => {
+  it('publishes nothing, audits each record at most twice, and ends with every record handled', async () => {
+    const setUp = async () => {
+      const { consumer, double } = dlqOfTen();
+      await replayAll(double, consumer);
+      // Five more records after the replay: the discard handles them after the group's commits expired.
+      for (let i = 0; i < 5; i++) double.append(consumer.dlq.name, i % 2, { key: `late-${i}`, value: `late-${i}`, headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'X' } });
+      double.commits.delete(consumer.groups.replay);
+      return { consumer, double };
+    };
+    const discardAll = async (double: DlqKafkaDouble, consumer: ConsumerModel) => {
+      const kafka = double.kafka();
+      const session = await DlqSession.open(kafka, consumer);
+      try {
+        await discardRecords(kafka, session, session.records, { reason: 'superseded', by: 'tester' });
+      } finally {
+        await session.close();
+      }
+    };
+    const probe = await setUp();
+    let count = 0;
+    probe.double.fault = () => void count++;
+    await discardAll(probe.double, probe.consumer);
+    for (let at = 0; at < count; at++) {
+      for (const inject of [() => { throw new RequestFailed('refused'); }, (): FaultOutcome => 'applied-then-failed']) {
+        const { consumer, double } = await setUp();
+        let n = 0;
+        double.fault = () => (n++ === at ? inject() : undefined);
+        await discardAll(double, consumer).catch(() => {});
+        double.fault = () => {};
+        await discardAll(double, consumer);
+        double.commits.delete(consumer.groups.replay);
+        await discardAll(double, consumer);
+        const where = `fault at request ${at + 1}`;
+        expect({ where, published: publishedValues(double, consumer).length }).toEqual({ where, published: 10 });
+        const keys = double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString());
+        expect({ where, thrice: keys.filter((k) => keys.filter((x) => x === k).length > 2) }).toEqual({ where, thrice: [] });
+        const session = await DlqSession.open(double.kafka(), consumer);
+        await session.close();
+        expect({ where, unhandled: session.records.length }).toEqual({ where, unhandled: 0 });
+      }
+    }
   });
 });
