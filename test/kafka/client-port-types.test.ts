@@ -1,6 +1,6 @@
 import path from 'node:path';
 import ts from 'typescript';
-import { REPO_ROOT } from './helpers/project';
+import { REPO_ROOT } from '../helpers/project';
 
 /*
  * A service's own TypeScript, with the real clients' type declarations (the packages
@@ -11,6 +11,9 @@ import { REPO_ROOT } from './helpers/project';
  * still accept what each client's own declarations say its classes are. The repository's
  * other tests reach the Confluent and @platformatic/kafka clients through `require`, cast
  * to the structural type, so a port that refused the real client compiled nowhere here.
+ * In the broker project, though it needs no broker: its set-up makes the Confluent client
+ * load (scripts/tools/confluent.sh), and `npm ci` drops that optional package, types and
+ * all, when its native build fails, as on a fresh machine.
  */
 
 jest.setTimeout(120_000);
