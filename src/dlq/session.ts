@@ -244,15 +244,16 @@ export class DlqSession {
     const admin = kafka.admin();
     await admin.connect();
     let offsets: { partition: number; low: string; high: string }[];
+    let ends: Map<number, bigint>;
     let states: Map<number, HandledState>;
     let restored: boolean;
     try {
       offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
-      ({ states, restored } = await openingStates(kafka, admin, consumer, new Map(offsets.map((p) => [p.partition, BigInt(p.high)])), timeoutMs));
+      ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
+      ({ states, restored } = await openingStates(kafka, admin, consumer, ends, timeoutMs));
     } finally {
       await admin.disconnect();
     }
-    const ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
     const logStarts = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
     const expired = offsets
       .map((p) => ({ partition: p.partition, state: states.get(p.partition)!, logStart: BigInt(p.low) }))
