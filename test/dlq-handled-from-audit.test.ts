@@ -1,4 +1,4 @@
-import { handledFromAuditLog } from '../src/dlq/handled-from-audit';
+import { handledFromAuditLog } from '../src/runtime/dlq-handled-from-audit';
 import type { AuditLogEntry } from '../src/dlq/audit-log';
 import { handledRanges, isHandled } from '../src/runtime/dlq-handled';
 

@@ -12,7 +12,7 @@ import { replayCountOf } from './replay-count';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { DlqError } from './dlq-error';
 import { readAuditLog } from './audit-log';
-import { handledFromAuditLog } from './handled-from-audit';
+import { handledFromAuditLog } from '../runtime/dlq-handled-from-audit';
 import { dlqReaderGroupName } from '../naming';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';

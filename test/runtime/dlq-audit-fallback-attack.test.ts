@@ -333,7 +333,7 @@ describe('expired ranges audited twice', () => {
   // runs again (the group never recorded it). handledFromAuditLog adds up the counts of every
   // `expired` entry, so after the commits expire the partition shows twice the records retention
   // really deleted unhandled (the monitor's and the console's expired count; nothing replayed).
-  // Code at fault: handledFromAuditLog in src/dlq/handled-from-audit.ts (counts summed, never
+  // Code at fault: handledFromAuditLog in src/runtime/dlq-handled-from-audit.ts (counts summed, never
   // matched to their ranges). Class: wrong count (not replayed twice, not lost).
   // Fixed: one count per belowOffset (the largest). Still open: a rerun after retention moved
   // the log start again writes a second, overlapping gap under another belowOffset (counted

@@ -1,6 +1,10 @@
-import { emptyHandled, markHandled } from '../runtime/dlq-handled';
-import type { HandledState } from '../runtime/dlq-handled';
-import type { AuditLogEntry } from './audit-log';
+import { emptyHandled, markHandled } from './dlq-handled';
+import type { HandledState } from './dlq-handled';
+
+/** An audit entry as the fold reads it: the JSON fields `audit()` wrote (src/dlq/audit.ts). */
+export interface AuditFields {
+  readonly fields: Readonly<Record<string, unknown>>;
+}
 
 /**
  * The handled state of each partition of a DLQ as its audit log tells it: every record
@@ -11,7 +15,7 @@ import type { AuditLogEntry } from './audit-log';
  * again every record replayed before. The audit entry of a record is written after its
  * publish was acknowledged and before the commit, so it never names a record not handled.
  */
-export function handledFromAuditLog(entries: readonly AuditLogEntry[], dlqTopic: string, partitions: readonly number[], ends?: ReadonlyMap<number, bigint>): Map<number, HandledState> {
+export function handledFromAuditLog(entries: readonly AuditFields[], dlqTopic: string, partitions: readonly number[], ends?: ReadonlyMap<number, bigint>): Map<number, HandledState> {
   // An entry naming an offset at or past the partition's end read at open names no record of
   // this log (an older topic of this name, or anyone else who writes to the audit topic): taken
   // as this log's, it would count records never replayed as handled.
