@@ -15,6 +15,7 @@ export function consumerDescriptor(c: ConsumerModel): ConsumerDescriptor {
       ...(t.draining ? { draining: true as const } : {}),
     })),
     dlqTopic: c.dlq.name,
+    dlqAuditTopic: c.dlqAudit.name,
     inPlace: { attempts: c.inPlace.attempts, backoffMs: c.inPlace.backoffMs, maxBackoffMs: c.inPlace.maxBackoffMs, jitter: c.inPlace.jitter },
     errorPolicy: { permanent: [...c.errorPolicy.permanent], ambiguous: [...c.errorPolicy.ambiguous], ambiguousTiers: c.errorPolicy.ambiguousTiers },
     ordering: c.ordering,

@@ -14,6 +14,11 @@ export interface ConsumerDescriptor {
    */
   readonly tiers: readonly TierDescriptor[];
   readonly dlqTopic: string;
+  /**
+   * The DLQ's audit log (`{base}.dlq.audit`): the monitor reads it when Kafka deleted the
+   * replay group's commits. Absent in router packages generated before it was added.
+   */
+  readonly dlqAuditTopic?: string;
   readonly inPlace: InPlacePolicy;
   readonly errorPolicy: ErrorPolicy;
   readonly ordering: 'unordered' | 'park-by-key' | 'in-place-only';

@@ -8,4 +8,18 @@ export interface MonitorPort {
    * way when `signal` aborts (the monitor stops) ends at once, rejecting with its reason.
    */
   timestampsAt(topic: string, offsets: { partition: number; offset: string }[], signal?: AbortSignal): Promise<Map<number, number>>;
+  /**
+   * The records of `topic` from each partition's offset in `from` (a partition not in it,
+   * or one whose offset retention deleted: from its log start) up to its end offset when
+   * the read starts, which `ends` gives: where the next read starts. Values as UTF-8 text.
+   * The monitor reads the DLQ audit log with it when Kafka deleted the replay group's
+   * commits; a port without it cannot, and those partitions read as nothing handled.
+   */
+  readFrom?(topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal): Promise<TopicRead>;
+}
+
+/** What `readFrom` read: the records, and each partition's end offset when the read started. */
+export interface TopicRead {
+  readonly records: readonly { readonly partition: number; readonly offset: string; readonly value: string }[];
+  readonly ends: ReadonlyMap<number, string>;
 }

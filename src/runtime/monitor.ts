@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { ConsumerDescriptor } from './descriptor';
-import { decodeHandled, partitionBacklog } from './dlq-handled';
+import { partitionBacklog } from './dlq-handled';
+import { createHandledStates } from './monitor-handled-states';
 import { retryMetrics } from './metrics';
 import { forgetMonitorGauges } from './monitor-forget';
 import { startPollLoop } from './monitor-loop';
@@ -77,6 +78,7 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
   let shownOldest: number | undefined;
   // The write times of the tier and main heads read before: a head not read again still ages.
   const heads = createHeadTimes();
+  const handledStates = createHandledStates(consumer, options.port, (error) => options.onError?.(error));
 
   async function lagOf(topic: string, groupId: string): Promise<number> {
     const [ends, committed] = await Promise.all([options.port.endOffsets(topic), options.port.committedOffsets(groupId, topic)]);
@@ -94,15 +96,12 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
       options.port.endOffsets(consumer.dlqTopic),
       options.port.committedOffsets(consumer.groups.replay, consumer.dlqTopic),
     ]);
-    const commits = new Map(committed.map((c) => [c.partition, c]));
+    const states = await handledStates(ends, committed, signal);
     let size = 0;
     let expired = 0;
     const oldestOffsets: { partition: number; offset: string }[] = [];
     for (const e of ends) {
-      const c = commits.get(e.partition);
-      // No commit yet: nobody handled anything, so whatever retention deleted was unhandled.
-      const start = c && BigInt(c.offset) >= 0n ? BigInt(c.offset) : 0n;
-      const backlog = partitionBacklog(decodeHandled(start, c?.metadata), BigInt(e.low), BigInt(e.high));
+      const backlog = partitionBacklog(states.get(e.partition)!, BigInt(e.low), BigInt(e.high));
       size += backlog.unhandled;
       expired += backlog.expired;
       if (backlog.first !== undefined) oldestOffsets.push({ partition: e.partition, offset: backlog.first.toString() });

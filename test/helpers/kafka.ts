@@ -68,6 +68,7 @@ export function testDescriptor(prefix: string, tierSeconds: readonly number[]): 
     groups: { main: id, retry: `${id}.retry`, replay: `${id}.dlq-replay`, monitor: `${id}.dlq-monitor` },
     tiers: tierSeconds.map((s, i) => ({ index: i + 1, topic: `${id}.main.retry.${s}s`, delayMs: s * 1000, label: `${s}s` })),
     dlqTopic: `${id}.main.dlq`,
+    dlqAuditTopic: `${id}.main.dlq.audit`,
     inPlace: { attempts: 1, backoffMs: 10, maxBackoffMs: 10, jitter: 0 },
     errorPolicy: { permanent: [], ambiguous: [], ambiguousTiers: 0 },
     ordering: 'unordered',
@@ -75,12 +76,12 @@ export function testDescriptor(prefix: string, tierSeconds: readonly number[]): 
   };
 }
 
-/** Creates the main topic, tiers and DLQ of a test descriptor, as an admin. */
+/** Creates the main topic, tiers, DLQ and DLQ audit log of a test descriptor, as an admin. */
 export async function createTopicsOf(d: ConsumerDescriptor, partitions: number): Promise<void> {
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
   try {
-    await createTopicsWithLeaders(admin, [d.mainTopic, ...d.tiers.map((t) => t.topic), d.dlqTopic].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })));
+    await createTopicsWithLeaders(admin, [d.mainTopic, ...d.tiers.map((t) => t.topic), d.dlqTopic, ...(d.dlqAuditTopic ? [d.dlqAuditTopic] : [])].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })));
   } finally {
     await admin.disconnect();
   }

@@ -1,4 +1,5 @@
 import type { Kafka } from 'kafkajs';
+import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { kafkaAs, kafkaAsAdmin } from '../helpers/kafka';
 
 jest.setTimeout(120_000);
@@ -132,7 +133,14 @@ describe('the monitor principal (User:orders-monitor)', () => {
     await write(kafkaAsAdmin(), MAIN);
     expect(await read(monitor, 'billing-order-confirmed.dlq-monitor', MAIN)).toBe('ok');
   });
+  it('reads the DLQ audit log in its own group: it tells what was handled when Kafka deleted the replay group\'s commits', async () => {
+    const producer = kafkaAsAdmin().producer();
+    await producer.connect();
+    await producer.send({ topic: `${DLQ}.audit`, acks: -1, messages: [{ key: 'acl-test', value: JSON.stringify({ action: 'acl-test', dlqTopic: 'acl-matrix.probe' }) }] }).finally(() => producer.disconnect());
+    const read = await kafkajsMonitorPort(monitor, 'billing-order-confirmed.dlq-monitor').readFrom!(`${DLQ}.audit`, new Map());
+    expect(read.records.length).toBeGreaterThan(0);
+  });
   it('cannot write anything', async () => {
-    for (const topic of [MAIN, TIER, DLQ]) expect({ topic, outcome: await write(monitor, topic) }).toEqual({ topic, outcome: 'TOPIC_AUTHORIZATION_FAILED' });
+    for (const topic of [MAIN, TIER, DLQ, `${DLQ}.audit`]) expect({ topic, outcome: await write(monitor, topic) }).toEqual({ topic, outcome: 'TOPIC_AUTHORIZATION_FAILED' });
   });
 });

@@ -9,12 +9,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { Registry } from 'prom-client';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 import { runCli } from '../../src/cli/program';
 import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
+import { consumerDescriptor } from '../../src/model/consumer-descriptor';
 import { HEADERS } from '../../src/naming/headers';
+import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
+import { createDlqMonitor } from '../../src/runtime/monitor';
 import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 
@@ -30,7 +34,8 @@ describe('the handled state of a DLQ', () => {
    * and `krt dlq replay --all` would have replayed them a second time. The commands now read
    * the handled state from the audit log when the group has no commit (src/dlq/session.ts
    * openingStates), and the next replay or discard writes it back to the group. The monitor
-   * does not read the audit log yet (test/runtime/review-h562-replay-offsets-expire.test.ts).
+   * reads the audit log too (src/runtime/monitor-handled-states.ts), so its gauges stay at
+   * what nobody handled.
    */
   it('keeps discarded records handled after the broker expired the idle replay group offsets, and the next replay writes the state back to the group', async () => {
     const id = randomBytes(3).toString('hex');
@@ -86,6 +91,10 @@ export default defineTopology({
       await admin.deleteGroups([consumer.groups.replay]);
 
       expect(await unhandled()).toEqual([]);
+      const errors: unknown[] = [];
+      const monitor = createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafkaAsAdmin(), consumer.groups.monitor), registry: new Registry(), onError: (e) => errors.push(e) });
+      expect(await monitor.poll()).toMatchObject({ dlqSize: 0, dlqExpired: 0 });
+      expect(errors).toEqual([]);
       // A replay that selects nothing writes the state back, so the monitor reads it from the group again.
       expect((await krt('dlq', 'replay', consumer.name, '--error-class', 'NoSuchError')).code).toBe(0);
       const [committed] = await admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] });

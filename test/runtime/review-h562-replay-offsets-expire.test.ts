@@ -6,53 +6,97 @@ import { testDescriptor } from '../helpers/kafka';
 const consumer = testDescriptor('monitor', [60]);
 
 /**
- * What is seen: the replay group commits only when someone runs `krt dlq replay` or
- * `discard`, then it is empty. Kafka deletes an empty group's offsets after
+ * What was seen (session 56): the replay group commits only when someone runs `krt dlq
+ * replay` or `discard`, then it is empty. Kafka deletes an empty group's offsets after
  * `offsets.retention.minutes` (7 days by default), while the DLQ keeps its records for its
- * own retention (28 days in the example topologies). After a quiet week the monitor finds
- * no commit and counts every record still in the log as unhandled ("no commit yet: nobody
- * handled anything"), and every record retention ever deleted as expired unhandled:
- * kafka_dlq_size jumps from 0 to all the records handled in the last weeks,
- * kafka_dlq_expired_total by the log start. KafkaDlqNewMessages, KafkaDlqBacklog,
- * KafkaDlqOldestMessageAge and KafkaDlqRecordsExpired page on records that were handled,
- * and they never clear until someone commits the group again.
- *
- * Code at fault: src/runtime/monitor.ts pollOnce (`const start = c && ... ? BigInt(c.offset) : 0n`)
- * reads "no commit" as "nothing handled" also when there was a commit and Kafka deleted it;
- * the handled state lives only in the replay group's commits (src/runtime/dlq-handled.ts),
- * which Kafka does not keep as long as the DLQ keeps records.
+ * own retention (28 days in the example topologies). After a quiet week the monitor found
+ * no commit and counted every record still in the log as unhandled, and every record
+ * retention ever deleted as expired unhandled: KafkaDlqNewMessages, KafkaDlqBacklog,
+ * KafkaDlqOldestMessageAge and KafkaDlqRecordsExpired paged on records that were handled.
  *
  * Class: durable state kept in a store with a shorter retention than the data it describes.
- *
- * Fix I would make: keep the handled state where it lives as long as the DLQ, e.g. the
- * last handled state of each partition also in the audit topic (`{base}.dlq.audit`,
- * compacted by partition), read by the monitor when the group has no commit; at least,
- * the generated Terraform and docs should require `offsets.retention.minutes` above the
- * longest DLQ retention, and `krt validate`/`plan` say so (docs/dlq-tools.md states it now).
+ * Fixed: a partition without a commit takes its handled state from the DLQ audit log
+ * (src/runtime/monitor-handled-states.ts), which names every record replayed or discarded
+ * and is kept a year; the monitor reads it once and then only what is new.
  */
 describe('the DLQ monitor after Kafka deleted the replay group’s offsets', () => {
-  it.failing('does not count records the replay group had handled as unhandled or expired once Kafka has deleted the group’s offsets', async () => {
-    // Partition 0: 100 records written, all replayed (committed 100); retention since deleted the first 40.
-    let committed: { partition: number; offset: string; metadata: string | null }[] = [{ partition: 0, offset: '100', metadata: null }];
-    const port: MonitorPort = {
+  const replayedEntries = Array.from({ length: 100 }, (_, offset) => ({
+    partition: 0,
+    offset: String(offset),
+    value: JSON.stringify({ action: 'replayed', by: 'ops', at: '2026-11-01T00:00:00Z', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, offset: String(offset) }),
+  }));
+
+  function portOver(state: { committed: { partition: number; offset: string; metadata: string | null }[]; audit: typeof replayedEntries; reads: number }): MonitorPort {
+    return {
       async endOffsets(topic) {
         return topic === consumer.dlqTopic ? [{ partition: 0, low: '40', high: '100' }] : [{ partition: 0, low: '0', high: '0' }];
       },
       async committedOffsets(_groupId, topic) {
-        return topic === consumer.dlqTopic ? committed : [];
+        return topic === consumer.dlqTopic ? state.committed : [];
       },
       async timestampsAt(_topic, offsets) {
         return new Map(offsets.map((o) => [o.partition, 1_000]));
       },
+      async readFrom(topic, from) {
+        expect(topic).toBe(consumer.dlqAuditTopic);
+        state.reads += 1;
+        const start = BigInt(from.get(0) ?? '0');
+        return { records: state.audit.filter((r) => BigInt(r.offset) >= start), ends: new Map([[0, String(state.audit.length)]]) };
+      },
+    };
+  }
+
+  it('does not count records the replay group had handled as unhandled or expired once Kafka has deleted the group’s offsets', async () => {
+    // Partition 0: 100 records written, all replayed (committed 100); retention since deleted the first 40.
+    const state = { committed: [{ partition: 0, offset: '100', metadata: null as string | null }], audit: replayedEntries, reads: 0 };
+    const monitor = createDlqMonitor(consumer, { port: portOver(state), registry: new Registry() });
+    expect(await monitor.poll()).toMatchObject({ dlqSize: 0, dlqExpired: 0 });
+
+    // A week without a replay or a discard: Kafka deletes the empty group's offsets.
+    state.committed = [];
+    const after = await monitor.poll();
+    expect({ size: after.dlqSize, expired: after.dlqExpired, oldest: after.oldestUnhandledAt }).toEqual({ size: 0, expired: 0, oldest: undefined });
+  });
+
+  it('reads the audit log only while a partition has no commit, and then only what was written since the last poll', async () => {
+    const state = { committed: [{ partition: 0, offset: '100', metadata: null as string | null }], audit: replayedEntries.slice(0, 60), reads: 0 };
+    const from: string[] = [];
+    const port = portOver(state);
+    const reading = port.readFrom!.bind(port);
+    port.readFrom = (topic, offsets, signal) => {
+      from.push(offsets.get(0) ?? 'start');
+      return reading(topic, offsets, signal);
+    };
+    const monitor = createDlqMonitor(consumer, { port, registry: new Registry() });
+    await monitor.poll();
+    expect(state.reads).toBe(0);
+
+    state.committed = [];
+    expect((await monitor.poll()).dlqSize).toBe(40);
+    state.audit = replayedEntries;
+    expect((await monitor.poll()).dlqSize).toBe(0);
+    expect(from).toEqual(['start', '60']);
+  });
+
+  it('counts the records as unhandled and says why when the port cannot read the audit log', async () => {
+    const state = { committed: [] as { partition: number; offset: string; metadata: string | null }[], audit: replayedEntries, reads: 0 };
+    const { readFrom: _cannot, ...port } = portOver(state);
+    const errors: string[] = [];
+    const monitor = createDlqMonitor(consumer, { port, registry: new Registry(), onError: (e) => errors.push(String(e)) });
+    expect((await monitor.poll()).dlqSize).toBe(60);
+    await monitor.poll();
+    expect(errors).toEqual([expect.stringContaining('has no readFrom')]);
+  });
+
+  it('fails the poll, dropping the gauges, when the audit log cannot be read: an unread log would page on handled records', async () => {
+    const state = { committed: [] as { partition: number; offset: string; metadata: string | null }[], audit: replayedEntries, reads: 0 };
+    const port = portOver(state);
+    port.readFrom = async () => {
+      throw new Error('Not authorized to access topics: [Topic authorization failed]');
     };
     const registry = new Registry();
     const monitor = createDlqMonitor(consumer, { port, registry });
-    const before = await monitor.poll();
-    expect(before).toMatchObject({ dlqSize: 0, dlqExpired: 0 });
-
-    // A week without a replay or a discard: Kafka deletes the empty group's offsets.
-    committed = [];
-    const after = await monitor.poll();
-    expect({ size: after.dlqSize, expired: after.dlqExpired, oldest: after.oldestUnhandledAt }).toEqual({ size: 0, expired: 0, oldest: undefined });
+    await expect(monitor.poll()).rejects.toThrow(`could not read ${consumer.dlqAuditTopic}`);
+    expect(await registry.getSingleMetricAsString('kafka_dlq_size')).not.toContain(consumer.name);
   });
 });

@@ -25,6 +25,7 @@ export declare const analyticsOrders: {
     },
   ];
   readonly dlqTopic: "orders.confirmed.analytics-orders.dlq";
+  readonly dlqAuditTopic: "orders.confirmed.analytics-orders.dlq.audit";
   readonly inPlace: {
     readonly attempts: 3;
     readonly backoffMs: 100;

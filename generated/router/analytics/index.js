@@ -26,6 +26,7 @@ const analyticsOrders = deepFreeze({
     }
   ],
   "dlqTopic": "orders.confirmed.analytics-orders.dlq",
+  "dlqAuditTopic": "orders.confirmed.analytics-orders.dlq.audit",
   "inPlace": {
     "attempts": 3,
     "backoffMs": 100,

@@ -31,6 +31,7 @@ export declare const billingOrderConfirmed: {
     },
   ];
   readonly dlqTopic: "orders.confirmed.dlq";
+  readonly dlqAuditTopic: "orders.confirmed.dlq.audit";
   readonly inPlace: {
     readonly attempts: 3;
     readonly backoffMs: 100;

@@ -32,6 +32,7 @@ const billingOrderConfirmed = deepFreeze({
     }
   ],
   "dlqTopic": "orders.confirmed.dlq",
+  "dlqAuditTopic": "orders.confirmed.dlq.audit",
   "inPlace": {
     "attempts": 3,
     "backoffMs": 100,

@@ -1,6 +1,16 @@
 import type { MonitorPort } from '../monitor-port';
 import { disconnectAfterRun } from './kafkajs-leave';
 
+/** A record as kafkajs hands it to `eachMessage`. */
+interface KafkaJsMonitorMessage {
+  readonly offset: string;
+  readonly timestamp: string;
+  readonly value?: Buffer | null;
+}
+
+/** What a read does after a record: go on, stop reading its partition, or end. */
+type AfterRecord = 'next' | 'pause' | 'done';
+
 /** The parts of a kafkajs `Kafka` the monitor uses. */
 export interface KafkaJsMonitorLike {
   admin(): {
@@ -13,7 +23,7 @@ export interface KafkaJsMonitorLike {
     connect(): Promise<void>;
     disconnect(): Promise<void>;
     subscribe(s: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
-    run(r: { autoCommit: boolean; eachMessage: (p: { partition: number; message: { offset: string; timestamp: string } }) => Promise<void> }): Promise<void>;
+    run(r: { autoCommit: boolean; eachMessage: (p: { partition: number; message: KafkaJsMonitorMessage }) => Promise<void> }): Promise<void>;
     seek(s: { topic: string; partition: number; offset: string }): void;
     pause(t: { topic: string; partitions: number[] }[]): void;
     on(event: string, listener: (event: { payload: { error: unknown; restart: boolean } }) => void): unknown;
@@ -37,54 +47,101 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       await admin.disconnect();
     }
   }
+  /**
+   * Reads `topic` in the monitor's group from the offsets `seeks` gives on joining, handing
+   * each record to `take` until it says the read is done (or to pause its partition), the timeout passes (the read ends
+   * with what it has, or rejects when `failOnTimeout`) or `signal` aborts.
+   */
+  async function readUntil(topic: string, seeks: ReadonlyMap<number, string>, take: (partition: number, message: KafkaJsMonitorMessage) => AfterRecord, deadline: { ms: number; failOnTimeout: boolean }, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000 });
+    await consumer.connect();
+    let running: Promise<void> | undefined;
+    try {
+      // From the beginning: a sought offset that retention deleted meanwhile resets to the log start.
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => done(signal!.reason);
+        const timer = setTimeout(() => done(deadline.failOnTimeout ? new Error(`could not read ${topic} to its end within ${Math.round(deadline.ms / 1000)} s`) : undefined), deadline.ms);
+        function done(error?: unknown): void {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          if (error === undefined) resolve();
+          else reject(error);
+        }
+        if (signal?.aborted) return done(signal.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        consumer.on(consumer.events.GROUP_JOIN, () => {
+          for (const [partition, offset] of seeks) consumer.seek({ topic, partition, offset });
+        });
+        // A fetch kafkajs cannot decode (a codec it lacks) stops the consumer for good: said at once, not after the timeout.
+        if (consumer.events.CRASH !== undefined) {
+          consumer.on(consumer.events.CRASH, ({ payload }) => {
+            if (!payload.restart) done(payload.error);
+          });
+        }
+        running = consumer.run({
+          autoCommit: false,
+          eachMessage: async ({ partition, message }) => {
+            const after = take(partition, message);
+            if (after === 'done') done();
+            else if (after === 'pause') consumer.pause([{ topic, partitions: [partition] }]);
+          },
+        });
+        running.catch(done);
+      });
+    } finally {
+      await disconnectAfterRun(consumer, running);
+    }
+  }
+
   return {
     endOffsets: (topic) => withAdmin((admin) => admin.fetchTopicOffsets(topic)),
     committedOffsets: (groupId, topic) => withAdmin(async (admin) => (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions ?? []),
     async timestampsAt(topic, offsets, signal) {
-      signal?.throwIfAborted();
       const found = new Map<number, number>();
       const wanted = new Map(offsets.map((o) => [o.partition, o.offset]));
-      const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000 });
-      await consumer.connect();
-      let running: Promise<void> | undefined;
-      try {
-        // From the beginning: a sought offset that retention deleted meanwhile resets to the log start.
-        await consumer.subscribe({ topics: [topic], fromBeginning: true });
-        await new Promise<void>((resolve, reject) => {
-          const onAbort = () => done(signal!.reason);
-          const timer = setTimeout(() => done(), timeoutMs);
-          function done(error?: unknown): void {
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', onAbort);
-            if (error === undefined) resolve();
-            else reject(error);
-          }
-          if (signal?.aborted) return done(signal.reason);
-          signal?.addEventListener('abort', onAbort, { once: true });
-          consumer.on(consumer.events.GROUP_JOIN, () => {
-            for (const [partition, offset] of wanted) consumer.seek({ topic, partition, offset });
-          });
-          // A fetch kafkajs cannot decode (a codec it lacks) stops the consumer for good: said at once, not after the timeout.
-          if (consumer.events.CRASH !== undefined) {
-            consumer.on(consumer.events.CRASH, ({ payload }) => {
-              if (!payload.restart) done(payload.error);
-            });
-          }
-          running = consumer.run({
-            autoCommit: false,
-            eachMessage: async ({ partition, message }) => {
-              const offset = wanted.get(partition);
-              if (offset === undefined || found.has(partition) || BigInt(message.offset) < BigInt(offset)) return;
-              found.set(partition, Number(message.timestamp));
-              consumer.pause([{ topic, partitions: [partition] }]);
-              if (found.size === wanted.size) done();
-            },
-          });
-        });
-      } finally {
-        await disconnectAfterRun(consumer, running);
-      }
+      await readUntil(
+        topic,
+        wanted,
+        (partition, message) => {
+          const offset = wanted.get(partition);
+          if (offset === undefined || found.has(partition) || BigInt(message.offset) < BigInt(offset)) return 'next';
+          found.set(partition, Number(message.timestamp));
+          return found.size === wanted.size ? 'done' : 'pause';
+        },
+        { ms: timeoutMs, failOnTimeout: false },
+        signal,
+      );
       return found;
+    },
+    async readFrom(topic, from, signal) {
+      signal?.throwIfAborted();
+      const offsets = await withAdmin((admin) => admin.fetchTopicOffsets(topic));
+      const ends = new Map(offsets.map((p) => [p.partition, p.high]));
+      // Each partition from the offset asked, or its log start when retention deleted that; one at its end is sought there, to read nothing.
+      const starts = new Map(offsets.map((p) => [p.partition, maxOffset(from.get(p.partition) ?? p.low, p.low)]));
+      const waiting = new Set(offsets.filter((p) => BigInt(starts.get(p.partition)!) < BigInt(p.high)).map((p) => p.partition));
+      const records: { partition: number; offset: string; value: string }[] = [];
+      if (waiting.size === 0) return { records, ends };
+      await readUntil(
+        topic,
+        new Map(offsets.map((p) => [p.partition, waiting.has(p.partition) ? starts.get(p.partition)! : p.high])),
+        (partition, message) => {
+          const end = BigInt(ends.get(partition) ?? '0');
+          const offset = BigInt(message.offset);
+          if (offset >= end || offset < BigInt(starts.get(partition) ?? '0')) return 'next';
+          records.push({ partition, offset: message.offset, value: message.value?.toString('utf8') ?? '' });
+          if (offset + 1n < end) return 'next';
+          waiting.delete(partition);
+          return waiting.size === 0 ? 'done' : 'pause';
+        },
+        { ms: 4 * timeoutMs, failOnTimeout: true },
+        signal,
+      );
+      return { records, ends };
     },
   };
 }
+
+const maxOffset = (a: string, b: string) => (BigInt(a) > BigInt(b) ? a : b);

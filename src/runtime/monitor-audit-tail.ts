@@ -1,0 +1,57 @@
+import type { AuditFields } from './dlq-handled-from-audit';
+import type { TopicRead } from './monitor-port';
+
+/** The fields the handled-state fold reads; the rest of an entry (who, why, when) is not kept. */
+const FOLDED = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'count'] as const;
+const ACTIONS = new Set(['replayed', 'discarded', 'expired']);
+
+export type ReadFrom = (topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal) => Promise<TopicRead>;
+
+/**
+ * The entries of a DLQ's audit log the monitor has read, kept between polls so each poll
+ * reads only what was written since: the whole log (a year by default) is read once, at
+ * the first poll that needs it. Entries retention deleted since stay counted: the records
+ * they name were handled all the same.
+ */
+export interface AuditTail {
+  entries(signal?: AbortSignal): Promise<readonly AuditFields[]>;
+}
+
+export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: string): AuditTail {
+  let next = new Map<number, string>();
+  let kept: AuditFields[] = [];
+
+  async function readNew(signal?: AbortSignal): Promise<TopicRead> {
+    const read1 = await read(auditTopic, next, signal);
+    // An end below where the last read stopped: the audit topic was created again, and what
+    // was kept named the old one's records.
+    if (![...next].some(([partition, offset]) => BigInt(read1.ends.get(partition) ?? '0') < BigInt(offset))) return read1;
+    next = new Map();
+    kept = [];
+    return read(auditTopic, next, signal);
+  }
+
+  return {
+    async entries(signal) {
+      const { records, ends } = await readNew(signal);
+      for (const record of records) {
+        const fields = foldedFields(record.value);
+        if (fields?.dlqTopic === dlqTopic && ACTIONS.has(String(fields.action))) kept.push({ fields });
+      }
+      next = new Map([...next, ...ends]);
+      return kept;
+    },
+  };
+}
+
+function foldedFields(value: string): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const entry = parsed as Record<string, unknown>;
+  return Object.fromEntries(FOLDED.filter((name) => name in entry).map((name) => [name, entry[name]]));
+}

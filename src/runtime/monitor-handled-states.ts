@@ -1,0 +1,51 @@
+import type { ConsumerDescriptor } from './descriptor';
+import { decodeHandled, emptyHandled } from './dlq-handled';
+import type { HandledState } from './dlq-handled';
+import { handledFromAuditLog } from './dlq-handled-from-audit';
+import { describeError } from './describe-error';
+import { KrtError } from './krt-error';
+import { createAuditTail } from './monitor-audit-tail';
+import type { MonitorPort } from './monitor-port';
+
+type PartitionEnds = readonly { partition: number; low: string; high: string }[];
+type Commits = readonly { partition: number; offset: string; metadata: string | null }[];
+
+/**
+ * The handled state of each DLQ partition: the replay group's commit, or, for a partition
+ * with none, what the audit log says was replayed, discarded or passed as expired. Kafka
+ * deletes an idle group's offsets after `offsets.retention.minutes` (7 days by default)
+ * while the DLQ keeps its records 28 days: read as "nothing handled", every record handled
+ * before would count as unhandled and the DLQ alerts would page on it. A partition never
+ * handled has no entry in the audit log, so it reads as nothing handled either way.
+ */
+export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorPort, onError: (error: unknown) => void) {
+  const auditTopic = consumer.dlqAuditTopic;
+  const tail = auditTopic !== undefined && port.readFrom ? createAuditTail(port.readFrom.bind(port), auditTopic, consumer.dlqTopic) : undefined;
+  let toldCannotRead = false;
+
+  return async function handledStates(ends: PartitionEnds, committed: Commits, signal?: AbortSignal): Promise<Map<number, HandledState>> {
+    // kafkajs gives a partition without a commit offset -1.
+    const commits = new Map(committed.filter((c) => /^\d+$/.test(c.offset)).map((c) => [c.partition, c]));
+    const states = new Map<number, HandledState>();
+    const uncommitted: number[] = [];
+    for (const { partition } of ends) {
+      const commit = commits.get(partition);
+      if (commit) states.set(partition, decodeHandled(BigInt(commit.offset), commit.metadata));
+      else uncommitted.push(partition);
+    }
+    if (uncommitted.length === 0) return states;
+    if (tail === undefined) {
+      if (!toldCannotRead) onError(new KrtError(`the monitor of ${consumer.name} cannot read its DLQ audit log (${auditTopic === undefined ? 'the router package was generated before it named the audit topic; run krt synth again' : 'its MonitorPort has no readFrom'}): a DLQ partition whose replay-group commits Kafka deleted counts the records handled before as unhandled`));
+      toldCannotRead = true;
+      for (const partition of uncommitted) states.set(partition, emptyHandled(0n));
+      return states;
+    }
+    const entries = await tail.entries(signal).catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      throw new KrtError(`could not read ${auditTopic}, the audit log that tells what was handled in ${consumer.dlqTopic} partitions ${uncommitted.join(', ')} (the replay group has no commit there): ${describeError(error).message}`);
+    });
+    const highs = new Map(ends.map((e) => [e.partition, BigInt(e.high)]));
+    for (const [partition, state] of handledFromAuditLog(entries, consumer.dlqTopic, uncommitted, highs)) states.set(partition, state);
+    return states;
+  };
+}
