@@ -1,11 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { stringify } from 'yaml';
-import { emitPrometheus } from '../src/emitters/prometheus';
-import { aConsumer, aTopology, compile } from './helpers/specs';
-import { promtool } from './helpers/tools';
+import { aConsumer, aTopology } from './helpers/specs';
+import { expectAlerts, promtoolRun, rulesFileOf } from './helpers/promtool-scenarios';
 
 jest.setTimeout(120_000);
 
@@ -15,65 +9,8 @@ jest.setTimeout(120_000);
  * go silent while records are stuck or lost.
  */
 
-interface Expectation {
-  readonly at: string;
-  readonly alert: string;
-  /** The environment labels the firing alert carries, or false when it must be quiet. */
-  readonly firing: boolean | Readonly<Record<string, string>>;
-}
-
-const promtoolPath = promtool();
 const money = aTopology({ consumers: [aConsumer({ criticality: 'money' })] });
 const C = 'consumer="billing-order-confirmed"';
-
-function rulesFileOf(spec: unknown): string {
-  const result = compile(spec);
-  expect(result.model).toBeDefined();
-  return emitPrometheus(result.model!).find((f) => f.path.endsWith('.rules.yml'))!.content;
-}
-
-/** Runs one promtool test: the series, and which alerts fire (or not) at which times. */
-function promtoolRun(rules: string, series: Record<string, string>, expectations: readonly Expectation[]): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-blind-'));
-  try {
-    writeFileSync(path.join(dir, 'rules.yml'), rules);
-    const tests = {
-      rule_files: ['rules.yml'],
-      evaluation_interval: '1m',
-      tests: [
-        {
-          interval: '1m',
-          input_series: Object.entries(series).map(([s, values]) => ({ series: s, values })),
-          promql_expr_test: expectations.map(({ at, alert, firing }) => {
-            const labels = typeof firing === 'object' ? firing : {};
-            const by = Object.keys(labels).join(', ');
-            const matchers = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(',');
-            return {
-              expr: `count by (${by}) (ALERTS{alertname="${alert}",alertstate="firing"})`,
-              eval_time: at,
-              exp_samples: firing === false ? [] : [{ labels: `{${matchers}}`, value: 1 }],
-            };
-          }),
-        },
-      ],
-    };
-    writeFileSync(path.join(dir, 'tests.yml'), stringify(tests));
-    try {
-      return execFileSync(promtoolPath, ['test', 'rules', 'tests.yml'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (error) {
-      const e = error as { stdout: string; stderr: string };
-      return `${e.stdout}${e.stderr}`;
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function expectAlerts(rules: string, series: Record<string, string>, expectations: readonly Expectation[]): void {
-  const output = promtoolRun(rules, series, expectations);
-  expect(output).not.toContain('FAILED');
-  expect(output).toContain('SUCCESS');
-}
 
 describe('the generated alerts have no blind spots', () => {
   const rules = rulesFileOf(money);

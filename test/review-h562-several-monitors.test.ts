@@ -1,11 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { stringify } from 'yaml';
-import { emitPrometheus } from '../src/emitters/prometheus';
-import { aConsumer, aTopology, compile } from './helpers/specs';
-import { promtool } from './helpers/tools';
+import { aConsumer, aTopology } from './helpers/specs';
+import { expectAlerts, rulesFileOf } from './helpers/promtool-scenarios';
 
 jest.setTimeout(120_000);
 
@@ -18,52 +12,8 @@ jest.setTimeout(120_000);
  * them up, nor compare one monitor's fresh reading with another's old one.
  */
 
-interface Expectation {
-  readonly at: string;
-  readonly alert: string;
-  readonly firing: boolean;
-}
-
-const promtoolPath = promtool();
 const C = 'consumer="billing-order-confirmed"';
 const DLQ = 'topic="orders.confirmed.dlq"';
-
-function rulesFileOf(criticality: 'money' | 'standard' | 'analytics'): string {
-  const result = compile(aTopology({ consumers: [aConsumer({ criticality })] }));
-  expect(result.model).toBeDefined();
-  return emitPrometheus(result.model!).find((f) => f.path.endsWith('.rules.yml'))!.content;
-}
-
-function promtoolRun(rules: string, series: Record<string, string>, expectations: readonly Expectation[]): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'krt-monitors-'));
-  try {
-    writeFileSync(path.join(dir, 'rules.yml'), rules);
-    const tests = {
-      rule_files: ['rules.yml'],
-      evaluation_interval: '1m',
-      tests: [
-        {
-          interval: '1m',
-          input_series: Object.entries(series).map(([s, values]) => ({ series: s, values })),
-          promql_expr_test: expectations.map(({ at, alert, firing }) => ({
-            expr: `count(ALERTS{alertname="${alert}",alertstate="firing"})`,
-            eval_time: at,
-            exp_samples: firing ? [{ labels: '{}', value: 1 }] : [],
-          })),
-        },
-      ],
-    };
-    writeFileSync(path.join(dir, 'tests.yml'), stringify(tests));
-    try {
-      return execFileSync(promtoolPath, ['test', 'rules', 'tests.yml'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (error) {
-      const e = error as { stdout: string; stderr: string };
-      return `${e.stdout}${e.stderr}`;
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** What one monitor of the consumer exports (the DLQ size and every tier's overdue gauge), in one cluster. */
 function monitorOf(cluster: string, values: string): Record<string, string> {
@@ -71,15 +21,10 @@ function monitorOf(cluster: string, values: string): Record<string, string> {
   return Object.fromEntries([[`kafka_dlq_size{${C},${DLQ},cluster="${cluster}"}`, values], ...tiers]);
 }
 
-function expectAlerts(rules: string, series: Record<string, string>, expectations: readonly Expectation[]): void {
-  const output = promtoolRun(rules, series, expectations);
-  expect(output).not.toContain('FAILED');
-  expect(output).toContain('SUCCESS');
-}
 
 describe('the DLQ alerts with several monitors of one DLQ', () => {
-  const money = rulesFileOf('money');
-  const analytics = rulesFileOf('analytics');
+  const money = rulesFileOf(aTopology({ consumers: [aConsumer({ criticality: 'money' })] }));
+  const analytics = rulesFileOf(aTopology({ consumers: [aConsumer({ criticality: 'analytics' })] }));
 
   it('does not page KafkaDlqNewMessages when a replay empties the DLQ and two monitors see it one poll apart', () => {
     // Five records wait; at 20m a replay handles them. pod-a polls first and reads 0 at 20m,
@@ -161,10 +106,7 @@ describe('the DLQ alerts with several monitors of one DLQ', () => {
 });
 
 describe('the absence alerts of one environment among several', () => {
-  const rules = (() => {
-    const result = compile(aTopology({ alerts: { environmentLabels: ['cluster'] }, consumers: [aConsumer({ criticality: 'money' })] }));
-    return emitPrometheus(result.model!).find((f) => f.path.endsWith('.rules.yml'))!.content;
-  })();
+  const rules = rulesFileOf(aTopology({ alerts: { environmentLabels: ['cluster'] }, consumers: [aConsumer({ criticality: 'money' })] }));
 
   it('keeps KafkaRetryMonitorDown firing for prod while prod’s monitor stays gone for hours and staging’s still exports', () => {
     expectAlerts(
@@ -197,10 +139,7 @@ describe('the absence alerts of one environment among several', () => {
 });
 
 describe('the absence alerts of one environment that comes back', () => {
-  const rules = (() => {
-    const result = compile(aTopology({ alerts: { environmentLabels: ['cluster'] }, consumers: [aConsumer({ criticality: 'money' })] }));
-    return emitPrometheus(result.model!).find((f) => f.path.endsWith('.rules.yml'))!.content;
-  })();
+  const rules = rulesFileOf(aTopology({ alerts: { environmentLabels: ['cluster'] }, consumers: [aConsumer({ criticality: 'money' })] }));
 
   it('fires KafkaRetryMonitorDown for a new cluster whose services run but whose monitor was never deployed, while another cluster’s monitor exports', () => {
     expectAlerts(
@@ -263,7 +202,7 @@ describe('the absence alerts of one environment that comes back', () => {
 });
 
 describe('a monitor that runs an older copy of the topology', () => {
-  const money = rulesFileOf('money');
+  const money = rulesFileOf(aTopology({ consumers: [aConsumer({ criticality: 'money' })] }));
 
   it('fires KafkaRetryMonitorDown when the monitor exports the DLQ but not a tier the topology added since (krt monitor not deployed again)', () => {
     // The 1h tier is new: the services route to it, the monitor still runs the old topology.
