@@ -6,6 +6,8 @@ const FOLDED = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'cou
 const ACTIONS = new Set(['replayed', 'discarded', 'expired']);
 
 export type ReadFrom = (topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal) => Promise<TopicRead>;
+/** The DLQ's end offset of each partition, read when called. */
+export type DlqEnds = (signal?: AbortSignal) => Promise<ReadonlyMap<number, bigint>>;
 
 /**
  * The entries of a DLQ's audit log the monitor has read, kept between polls so each poll
@@ -17,7 +19,14 @@ export interface AuditTail {
   entries(signal?: AbortSignal): Promise<readonly AuditFields[]>;
 }
 
-export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: string): AuditTail {
+/**
+ * `dlqEnds`, when given, is read after each audit read that found new entries: an entry names
+ * a record that was in the DLQ before the entry was written, so one naming an offset at or
+ * past the end read after it names no record of this DLQ (an older topic of the name, a stray
+ * writer) and is dropped for good. Kept, the fold would judge it against the ends of a later
+ * poll, and count the record that comes to hold that offset, never handled, as handled.
+ */
+export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: string, dlqEnds?: DlqEnds): AuditTail {
   let next = new Map<number, string>();
   let kept: AuditFields[] = [];
 
@@ -34,10 +43,13 @@ export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: st
   return {
     async entries(signal) {
       const { records, ends } = await readNew(signal);
+      const fresh: AuditFields[] = [];
       for (const record of records) {
         const fields = foldedFields(record.value);
-        if (fields?.dlqTopic === dlqTopic && ACTIONS.has(String(fields.action))) kept.push({ fields });
+        if (fields?.dlqTopic === dlqTopic && ACTIONS.has(String(fields.action))) fresh.push({ fields });
       }
+      const dlqEnd = fresh.length > 0 && dlqEnds ? await dlqEnds(signal) : undefined;
+      for (const entry of fresh) if (dlqEnd === undefined || namesRecordBelow(entry.fields, dlqEnd)) kept.push(entry);
       next = new Map([...next, ...ends]);
       return kept;
     },
@@ -54,4 +66,12 @@ function foldedFields(value: string): Record<string, unknown> | undefined {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
   const entry = parsed as Record<string, unknown>;
   return Object.fromEntries(FOLDED.filter((name) => name in entry).map((name) => [name, entry[name]]));
+}
+
+/** Whether an entry may name a record below the DLQ's end (anything the fold skips anyway is kept as it is). */
+function namesRecordBelow(fields: Readonly<Record<string, unknown>>, dlqEnd: ReadonlyMap<number, bigint>): boolean {
+  if (typeof fields.partition !== 'number') return true;
+  const end = dlqEnd.get(fields.partition);
+  if (fields.action === 'expired') return typeof fields.belowOffset !== 'string' || !/^\d+$/.test(fields.belowOffset) || (end !== undefined && BigInt(fields.belowOffset) <= end);
+  return typeof fields.offset !== 'string' || !/^\d+$/.test(fields.offset) || (end !== undefined && BigInt(fields.offset) < end);
 }

@@ -20,7 +20,8 @@ type Commits = readonly { partition: number; offset: string; metadata: string | 
  */
 export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorPort, onError: (error: unknown) => void) {
   const auditTopic = consumer.dlqAuditTopic;
-  const tail = auditTopic !== undefined && port.readFrom ? createAuditTail(port.readFrom.bind(port), auditTopic, consumer.dlqTopic) : undefined;
+  const dlqEnds = async () => new Map((await port.endOffsets(consumer.dlqTopic)).map((e) => [e.partition, BigInt(e.high)]));
+  const tail = auditTopic !== undefined && port.readFrom ? createAuditTail(port.readFrom.bind(port), auditTopic, consumer.dlqTopic, dlqEnds) : undefined;
   let toldCannotRead = false;
 
   return async function handledStates(ends: PartitionEnds, committed: Commits, signal?: AbortSignal): Promise<Map<number, HandledState>> {

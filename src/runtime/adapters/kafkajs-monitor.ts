@@ -27,7 +27,7 @@ export interface KafkaJsMonitorLike {
     seek(s: { topic: string; partition: number; offset: string }): void;
     pause(t: { topic: string; partitions: number[] }[]): void;
     on(event: string, listener: (event: { payload: { error: unknown; restart: boolean } }) => void): unknown;
-    events: { GROUP_JOIN: string; CRASH?: string };
+    events: { GROUP_JOIN: string; CRASH?: string; END_BATCH_PROCESS?: string };
   };
 }
 
@@ -52,7 +52,14 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
    * each record to `take` until it says the read is done (or to pause its partition), the timeout passes (the read ends
    * with what it has, or rejects when `failOnTimeout`) or `signal` aborts.
    */
-  async function readUntil(topic: string, seeks: ReadonlyMap<number, string>, take: (partition: number, message: KafkaJsMonitorMessage) => AfterRecord, deadline: { ms: number; failOnTimeout: boolean }, signal?: AbortSignal): Promise<void> {
+  async function readUntil(
+    topic: string,
+    seeks: ReadonlyMap<number, string>,
+    take: (partition: number, message: KafkaJsMonitorMessage) => AfterRecord,
+    deadline: { ms: number; failOnTimeout: boolean },
+    signal?: AbortSignal,
+    passed?: (partition: number, lastOffset: bigint) => AfterRecord,
+  ): Promise<void> {
     signal?.throwIfAborted();
     const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000 });
     await consumer.connect();
@@ -80,9 +87,27 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
             if (!payload.restart) done(payload.error);
           });
         }
+        // A fetch of offsets without a record a consumer sees (transaction markers, aborted
+        // records) hands nothing to eachMessage: only this event tells the read went past them.
+        // Its last offset counts only when every record of the batch was handed (kafkajs ends a
+        // batch early on a seek or a stop, and still says where the batch ended).
+        const handed = new Map<number, number>();
+        if (passed !== undefined && consumer.events.END_BATCH_PROCESS !== undefined) {
+          consumer.on(consumer.events.END_BATCH_PROCESS, (event) => {
+            const e = (event as unknown as { payload?: { topic?: string; partition: number; batchSize: number; firstOffset: string | null; lastOffset: string } } | undefined)?.payload;
+            if (!e || (e.topic !== undefined && e.topic !== topic)) return;
+            const all = (handed.get(e.partition) ?? 0) === e.batchSize;
+            handed.delete(e.partition);
+            if (e.firstOffset === null || !all) return;
+            const after = passed(e.partition, BigInt(e.lastOffset));
+            if (after === 'done') done();
+            else if (after === 'pause') consumer.pause([{ topic, partitions: [e.partition] }]);
+          });
+        }
         running = consumer.run({
           autoCommit: false,
           eachMessage: async ({ partition, message }) => {
+            handed.set(partition, (handed.get(partition) ?? 0) + 1);
             const after = take(partition, message);
             if (after === 'done') done();
             else if (after === 'pause') consumer.pause([{ topic, partitions: [partition] }]);
@@ -124,6 +149,12 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       const waiting = new Set(offsets.filter((p) => BigInt(starts.get(p.partition)!) < BigInt(p.high)).map((p) => p.partition));
       const records: { partition: number; offset: string; value: string }[] = [];
       if (waiting.size === 0) return { records, ends };
+      // A partition is read once a fetch covered the offset before its end, whether that held a record or not.
+      const reached = (partition: number, last: bigint): AfterRecord => {
+        if (!waiting.has(partition) || last + 1n < BigInt(ends.get(partition) ?? '0')) return 'next';
+        waiting.delete(partition);
+        return waiting.size === 0 ? 'done' : 'pause';
+      };
       await readUntil(
         topic,
         new Map(offsets.map((p) => [p.partition, waiting.has(p.partition) ? starts.get(p.partition)! : p.high])),
@@ -132,12 +163,11 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
           const offset = BigInt(message.offset);
           if (offset >= end || offset < BigInt(starts.get(partition) ?? '0')) return 'next';
           records.push({ partition, offset: message.offset, value: message.value?.toString('utf8') ?? '' });
-          if (offset + 1n < end) return 'next';
-          waiting.delete(partition);
-          return waiting.size === 0 ? 'done' : 'pause';
+          return reached(partition, offset);
         },
         { ms: 4 * timeoutMs, failOnTimeout: true },
         signal,
+        reached,
       );
       return { records, ends };
     },
