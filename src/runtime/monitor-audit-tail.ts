@@ -1,4 +1,5 @@
 import type { AuditFields } from './dlq-handled-from-audit';
+import { KrtError } from './krt-error';
 import type { TopicRead } from './monitor-port';
 
 /** The fields the handled-state fold reads; the rest of an entry (who, why, when) is not kept. */
@@ -42,18 +43,34 @@ export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: st
 
   return {
     async entries(signal) {
-      const { records, ends } = await readNew(signal);
-      const fresh: AuditFields[] = [];
-      for (const record of records) {
-        const fields = foldedFields(record.value);
-        if (fields?.dlqTopic === dlqTopic && ACTIONS.has(String(fields.action))) fresh.push({ fields });
-      }
+      const { records, ends, complete } = await readNew(signal);
+      const fresh = await entriesAbout(dlqTopic, records, signal);
       const dlqEnd = fresh.length > 0 && dlqEnds ? await dlqEnds(signal) : undefined;
       for (const entry of fresh) if (dlqEnd === undefined || namesRecordBelow(entry.fields, dlqEnd)) kept.push(entry);
       next = new Map([...next, ...ends]);
+      // What a read that ran out of time got is kept, so each poll gets further; until one
+      // reaches the end, the handled state is not known and the poll fails.
+      if (complete === false) throw new KrtError(`read ${kept.length} entries of ${auditTopic} so far, not yet to its end; the next poll reads on`);
       return kept;
     },
   };
+}
+
+/** Records parsed per stretch of synchronous work: a year of audit log must not hold the event loop (heartbeats, HTTP). */
+const SLICE = 2_000;
+
+/** The replays, discards and expired ranges of `dlqTopic` among the records, with the fields the fold reads. */
+async function entriesAbout(dlqTopic: string, records: TopicRead['records'], signal?: AbortSignal): Promise<AuditFields[]> {
+  const found: AuditFields[] = [];
+  for (let i = 0; i < records.length; i++) {
+    if (i > 0 && i % SLICE === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+    }
+    const fields = foldedFields(records[i]!.value);
+    if (fields?.dlqTopic === dlqTopic && ACTIONS.has(String(fields.action))) found.push({ fields });
+  }
+  return found;
 }
 
 function foldedFields(value: string): Record<string, unknown> | undefined {

@@ -11,15 +11,19 @@ export interface MonitorPort {
   /**
    * The records of `topic` from each partition's offset in `from` (a partition not in it,
    * or one whose offset retention deleted: from its log start) up to its end offset when
-   * the read starts, which `ends` gives: where the next read starts. Values as UTF-8 text.
-   * The monitor reads the DLQ audit log with it when Kafka deleted the replay group's
-   * commits; a port without it cannot, and those partitions read as nothing handled.
+   * the read starts. Values as UTF-8 text. A read that runs out of time gives what it has,
+   * `complete: false`. The monitor reads the DLQ audit log with it when Kafka deleted the
+   * replay group's commits; a port without it cannot, and those partitions read as nothing
+   * handled.
    */
   readFrom?(topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal): Promise<TopicRead>;
 }
 
-/** What `readFrom` read: the records, and each partition's end offset when the read started. */
+/** What `readFrom` read. */
 export interface TopicRead {
   readonly records: readonly { readonly partition: number; readonly offset: string; readonly value: string }[];
+  /** Where the next read of each partition starts: its end offset when the read started, once read to it. */
   readonly ends: ReadonlyMap<number, string>;
+  /** False when the read ran out of time before every partition's end; absent means true. */
+  readonly complete?: boolean;
 }
