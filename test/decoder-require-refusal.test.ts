@@ -2,12 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { compileTopologies } from '../src/compile';
+import { installedDecoderPackages } from '../src/load/decoder-packages';
 import { aConsumer, aTopology, problems } from './helpers/specs';
 
 /*
  * Which `exports` of a decode function's package krt validate refuses, as Node's `require`
  * would resolve them (src/validate/consumer-rules.ts, requireRefusal, with resolve.exports):
- * condition objects, subpath patterns ("./*"), arrays of fallbacks and null targets. The
+ * condition objects, subpath patterns ("./*"), arrays of fallbacks and null targets, the
+ * manifests read as the loader reads them beside a topology file. The
  * end-to-end case (the router really failing at start-up) is router-esm-only-decoder.test.ts.
  */
 
@@ -28,7 +30,9 @@ function problemsWith(exportsField: unknown, from = '@acme/events'): string[] {
   const exported = aTopology({
     consumers: [aConsumer({ name: 'shipping-order-shipped', topic: { name: 'orders.shipped', partitions: 3 }, principal: 'User:shipping', value: { decode: decodeShipped, from } })],
   });
-  return problems(compileTopologies([{ file: path.join(project, 'topologies', 'orders.ts'), exported }]));
+  const file = path.join(project, 'topologies', 'orders.ts');
+  // What the loader reads beside a topology file as it loads it.
+  return problems(compileTopologies([{ file, exported, packages: installedDecoderPackages(exported, file) }]));
 }
 
 const refused = (specifier: string) => [expect.stringContaining(`consumers[0].value: '${specifier}' cannot be loaded with require`)];
@@ -77,4 +81,13 @@ describe('a subpath', () => {
   it('that the exports do not name at all is not judged here', () => {
     expect(problemsWith({ '.': { import: './index.js' } }, '@acme/events/other')).toEqual([]);
   });
+});
+
+it('a package installed in no folder above the topology file is not judged, nor is a compile given no packages', () => {
+  const exported = aTopology({
+    consumers: [aConsumer({ name: 'shipping-order-shipped', topic: { name: 'orders.shipped', partitions: 3 }, principal: 'User:shipping', value: { decode: decodeShipped, from: '@acme/nowhere' } })],
+  });
+  const file = path.join(work, 'no-packages', 'topologies', 'orders.ts');
+  expect(installedDecoderPackages(exported, file)).toEqual(new Map([['@acme/nowhere', null]]));
+  expect(problems(compileTopologies([{ file, exported, packages: installedDecoderPackages(exported, file) }]))).toEqual([]);
 });
