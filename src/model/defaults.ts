@@ -31,8 +31,8 @@ export const MIN_TIER_RETENTION_GRACE_MS = DAY_MS;
  * The `compression.type` of every topic krt creates: the broker keeps each batch as its
  * producer compressed it. A topic that sets none takes the broker's default
  * (`compression.type` of the broker), and a broker set to zstd or lz4 recompresses every
- * batch (CPU on the broker), and hands consumers a codec KafkaJS reads only when one is
- * registered (it reads gzip alone). A managed main topic whose spec sets compression.type
- * in topic.config keeps the spec's.
+ * batch (CPU on the broker) and hands consumers that codec, which KafkaJS decodes only when
+ * one is registered (it decodes gzip alone; see connection/kafkajs-codecs.ts). A managed main
+ * topic whose spec sets compression.type in topic.config keeps the spec's.
  */
 export const CREATED_TOPIC_COMPRESSION = 'producer';
