@@ -1,3 +1,5 @@
+import { NO_PACKAGES } from './load/decoder-packages';
+import type { InstalledPackages } from './load/decoder-packages';
 import { loadTopologyFiles } from './load/load-topologies';
 import type { LoadOptions } from './load/load-topologies';
 import { buildTopologyModel, deepFreeze } from './model/build';
@@ -43,12 +45,19 @@ export interface CompiledFile {
  */
 export type CompileScope = 'project' | 'some files';
 
-export function compileTopologies(loaded: readonly { file: string; exported: unknown }[], scope: CompileScope = 'project'): CompileResult {
-  return combineTopologies(loaded.map(({ file, exported }) => compileTopologyFile(file, exported)), scope);
+/** A topology file's export, and the decode packages the loader found installed beside it (none unless given). */
+export interface CompileInput {
+  readonly file: string;
+  readonly exported: unknown;
+  readonly packages?: InstalledPackages;
+}
+
+export function compileTopologies(loaded: readonly CompileInput[], scope: CompileScope = 'project'): CompileResult {
+  return combineTopologies(loaded.map(({ file, exported, packages }) => compileTopologyFile(file, exported, packages)), scope);
 }
 
 /** Parses one file's export and builds its topology model; the rules across files come later. */
-export function compileTopologyFile(file: string, exported: unknown): CompiledFile {
+export function compileTopologyFile(file: string, exported: unknown, packages: InstalledPackages = NO_PACKAGES): CompiledFile {
   const diagnostics: Diagnostic[] = [];
   if (exported === null || typeof exported !== 'object' || Array.isArray(exported)) {
     return { file, diagnostics: [specError(file, '', notATopology(exported))] };
@@ -85,7 +94,7 @@ export function compileTopologyFile(file: string, exported: unknown): CompiledFi
   // A consumer whose naming field did not parse (often a misspelt one) has defaults in
   // its place; collisions computed from those would only be knock-on errors of that field.
   const settled = unsettled.size === 0 ? topology : { ...topology, consumers: topology.consumers.filter((c) => !unsettled.has(c.source.path)) };
-  return { file, topology, settled, diagnostics: [...diagnostics, ...checkTopology(topology, (path) => unparsed.get(path) ?? new Set())] };
+  return { file, topology, settled, diagnostics: [...diagnostics, ...checkTopology(topology, (path) => unparsed.get(path) ?? new Set(), packages)] };
 }
 
 /** The rules across files, then the project's model when nothing is an error. */

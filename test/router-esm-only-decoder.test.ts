@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { emitRouter } from '../src/emitters/router';
 import { compileTopologies } from '../src/compile';
+import { installedDecoderPackages } from '../src/load/decoder-packages';
 import { aConsumer, aTopology, compile, problems } from './helpers/specs';
 import { REPO_ROOT } from './helpers/project';
 
@@ -20,7 +21,8 @@ import { REPO_ROOT } from './helpers/project';
  * krt synth had accepted the spec.
  *
  * krt validate now resolves `from` as require would, from the spec's file, and refuses a
- * package require cannot load (src/validate/consumer-rules.ts, requireRefusal). A package not
+ * package require cannot load (src/validate/consumer-rules.ts, requireRefusal, on the manifest
+ * the loader read beside the file: src/load/decoder-packages.ts). A package not
  * installed beside the spec is not judged (the unit tests' '@acme/order-events' is nowhere).
  */
 
@@ -56,16 +58,14 @@ function service(): string {
 
 it('a decode function from an ES-module-only package installed beside the spec is refused by krt validate, saying why and what to do', () => {
   const folder = service();
-  const result = compileTopologies([
-    {
-      file: path.join(folder, 'topologies', 'orders.ts'),
-      exported: aTopology({
-        consumers: [
-          aConsumer({ name: 'shipping-order-shipped', topic: { name: 'orders.shipped', partitions: 3 }, principal: 'User:shipping', value: { decode: decodeShipped, from: '@acme/esm-events' } }),
-        ],
-      }),
-    },
-  ]);
+  const file = path.join(folder, 'topologies', 'orders.ts');
+  const exported = aTopology({
+    consumers: [
+      aConsumer({ name: 'shipping-order-shipped', topic: { name: 'orders.shipped', partitions: 3 }, principal: 'User:shipping', value: { decode: decodeShipped, from: '@acme/esm-events' } }),
+    ],
+  });
+  // The loader reads the decode package's manifest beside the file as it loads it (src/load/decoder-packages.ts).
+  const result = compileTopologies([{ file, exported, packages: installedDecoderPackages(exported, file) }]);
   expect(problems(result)).toEqual([
     expect.stringMatching(/consumers\[0\]\.value: '@acme\/esm-events' cannot be loaded with require \(its exports have no "require" or "default" condition\).*give its exports a "default" condition/),
   ]);

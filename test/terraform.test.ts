@@ -27,7 +27,7 @@ describe('the Terraform of a topology', () => {
       name: 'orders.confirmed.retry.10m',
       partitions: 12,
       replication_factor: '${var.replication_factor}',
-      config: { 'cleanup.policy': 'delete', 'retention.ms': '604800000', 'min.insync.replicas': '${var.min_insync_replicas}' },
+      config: { 'cleanup.policy': 'delete', 'retention.ms': '604800000', 'compression.type': 'producer', 'min.insync.replicas': '${var.min_insync_replicas}' },
     });
   });
 
@@ -35,7 +35,7 @@ describe('the Terraform of a topology', () => {
     expect(stack).toHaveResourceWithProperties(Topic, {
       name: 'orders.confirmed.dlq',
       partitions: 12,
-      config: { 'cleanup.policy': 'delete', 'retention.ms': '2419200000', 'min.insync.replicas': '${var.min_insync_replicas}' },
+      config: { 'cleanup.policy': 'delete', 'retention.ms': '2419200000', 'compression.type': 'producer', 'min.insync.replicas': '${var.min_insync_replicas}' },
     });
   });
 
@@ -47,7 +47,7 @@ describe('the Terraform of a topology', () => {
     const managed = modelOf(aTopology({ consumers: [aConsumer({ topic: { name: 'orders.confirmed', partitions: 12, managed: true, config: { 'retention.ms': 86400000 } } })] }));
     expect(synthesized(managed.topologies[0]!)).toHaveResourceWithProperties(Topic, {
       name: 'orders.confirmed',
-      config: { 'retention.ms': '86400000', 'min.insync.replicas': '${var.min_insync_replicas}' },
+      config: { 'retention.ms': '86400000', 'compression.type': 'producer', 'min.insync.replicas': '${var.min_insync_replicas}' },
     });
   });
 

@@ -12,11 +12,12 @@ const CODE_DIR = path.resolve(__dirname, '..');
 const PACKAGE_JSON = OWN_PACKAGE_JSON;
 
 /**
- * The libraries whose output ends up in generated files, and the loader that runs the
- * topology files. The provider bindings (`emitters/terraform/.gen`) are krt's own code,
- * hashed with it.
+ * The libraries whose output ends up in generated files, the loader that runs the
+ * topology files, and resolve.exports, which decides whether validate refuses a decode
+ * package (so whether anything is generated). The provider bindings
+ * (`emitters/terraform/.gen`) are krt's own code, hashed with it.
  */
-export const OUTPUT_LIBRARIES = ['cdktf', 'constructs', 'handlebars', 'yaml', '@grafana/grafana-foundation-sdk', 'zod', 'jiti'];
+export const OUTPUT_LIBRARIES = ['cdktf', 'constructs', 'handlebars', 'yaml', '@grafana/grafana-foundation-sdk', 'zod', 'jiti', 'resolve.exports'];
 
 /** The files of a package that Node runs or reads as code and data (not its type declarations, maps or prose). */
 const isCode = (name: string) => /\.(c?js|mjs|json|node|wasm)$/.test(name);

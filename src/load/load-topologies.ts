@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createJiti } from 'jiti';
 import { loaderFingerprint } from '../cache/fingerprint';
+import { installedDecoderPackages } from './decoder-packages';
+import type { InstalledPackages } from './decoder-packages';
 import { isRefusedWrite } from '../util/refused-write';
 import { specError } from '../validate/diagnostic';
 import type { Diagnostic } from '../validate/diagnostic';
@@ -12,6 +14,8 @@ export interface LoadedTopologyFile {
   /** As shown to people: relative to the working directory. */
   readonly file: string;
   readonly exported: unknown;
+  /** The decode functions' packages as installed beside the file when it was loaded (see decoder-packages.ts). */
+  readonly packages: InstalledPackages;
 }
 
 /** `topologies/*.ts` under the working directory, in name order. */
@@ -67,7 +71,7 @@ export async function loadTopologyFiles(
       if (module.default === undefined) {
         diagnostics.push(specError(file, '', 'the file has no default export; end it with `export default defineTopology({ ... })`'));
       } else {
-        loaded.push({ file, exported: module.default });
+        loaded.push({ file, exported: module.default, packages: installedDecoderPackages(module.default, absolute) });
       }
     } catch (error) {
       diagnostics.push(specError(file, '', `the file could not be loaded: ${firstLine(error)}${locationIn(error, absolute)}; fix the TypeScript so that it runs`));

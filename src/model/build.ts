@@ -13,7 +13,7 @@ import {
 import type { NamingStyle } from '../naming';
 import type { ParsedConsumer, ParsedTopology } from '../spec/schema';
 import { CRITICALITY_PRESETS } from './criticality';
-import { DEFAULTS } from './defaults';
+import { CREATED_TOPIC_COMPRESSION, DEFAULTS } from './defaults';
 import type { AlertPolicy, ConsumerModel, RetryTierModel, SpecLocation, TopologyModel } from './types';
 
 type TierEntry = NonNullable<ParsedConsumer['ladder']>[number];
@@ -93,7 +93,7 @@ function buildConsumerModel(topology: string, naming: NamingStyle, { spec, sourc
       partitions: main.partitions,
       managed: main.managed ?? false,
       ...(main.previouslyManaged !== undefined && main.previouslyManaged !== (main.managed ?? false) ? { previouslyManaged: main.previouslyManaged } : {}),
-      config: Object.fromEntries(Object.entries(main.config ?? {}).map(([key, value]) => [key, String(value)])),
+      config: mainTopicConfig(main.config ?? {}, main.managed ?? false),
     },
     tiers,
     drainingTiers,
@@ -138,7 +138,17 @@ function buildConsumerModel(topology: string, naming: NamingStyle, { spec, sourc
 }
 
 function topicConfig(retentionMs: number): Record<string, string> {
-  return { 'cleanup.policy': 'delete', 'retention.ms': String(retentionMs) };
+  return { 'cleanup.policy': 'delete', 'retention.ms': String(retentionMs), 'compression.type': CREATED_TOPIC_COMPRESSION };
+}
+
+/**
+ * The spec's topic.config of a main topic, as strings; a managed one's compression.type is
+ * `producer` unless the spec sets its own. An unmanaged one's is kept as written (it is not
+ * applied, and a warning says so when it is not empty).
+ */
+function mainTopicConfig(config: Readonly<Record<string, string | number | boolean>>, managed: boolean): Record<string, string> {
+  const written = Object.fromEntries(Object.entries(config).map(([key, value]) => [key, String(value)]));
+  return managed ? { ...written, 'compression.type': written['compression.type'] ?? CREATED_TOPIC_COMPRESSION } : written;
 }
 
 function resolveAlerts(

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
-import nodePath from 'node:path';
+import { exports as resolveExports } from 'resolve.exports';
+import type { Package } from 'resolve.exports';
 import { formatDuration } from '../duration';
+import { NO_PACKAGES, packageOf } from '../load/decoder-packages';
+import type { InstalledPackages } from '../load/decoder-packages';
 import { topicNameProblem } from '../naming';
 import { MIN_DLQ_RETENTION_MS, MIN_TIER_RETENTION_GRACE_MS } from '../model/defaults';
 import type { ConsumerModel, RetryTierModel, TopologyModel } from '../model/types';
@@ -21,7 +23,7 @@ const MAX_IN_PLACE_WAIT_MS = 30_000;
 export type UnparsedFieldsOf = (consumerPath: string) => ReadonlySet<string>;
 
 /** Rules that relate the fields of one consumer, or of one topology, to each other. */
-export function checkTopology(topology: TopologyModel, unparsedOf: UnparsedFieldsOf = () => new Set()): Diagnostic[] {
+export function checkTopology(topology: TopologyModel, unparsedOf: UnparsedFieldsOf = () => new Set(), installed: InstalledPackages = NO_PACKAGES): Diagnostic[] {
   const file = topology.source.file;
   const problems: Diagnostic[] = [];
   const { replicationFactor, minInsyncReplicas } = topology.cluster;
@@ -30,7 +32,7 @@ export function checkTopology(topology: TopologyModel, unparsedOf: UnparsedField
       specError(file, 'cluster.minInsyncReplicas', `min.insync.replicas ${minInsyncReplicas} is above the replication factor ${replicationFactor}, so no write could succeed with acks=-1; lower it to at most ${replicationFactor}`),
     );
   }
-  for (const consumer of topology.consumers) problems.push(...checkConsumer(consumer, unparsedOf(consumer.source.path)));
+  for (const consumer of topology.consumers) problems.push(...checkConsumer(consumer, unparsedOf(consumer.source.path), installed));
   return problems;
 }
 
@@ -38,7 +40,7 @@ export function checkTopology(topology: TopologyModel, unparsedOf: UnparsedField
  * A rule that reads a field which did not parse would judge the default standing in for
  * it and report a knock-on error of the one already reported, so such rules are skipped.
  */
-function checkConsumer(consumer: ConsumerModel, unparsed: ReadonlySet<string>): Diagnostic[] {
+function checkConsumer(consumer: ConsumerModel, unparsed: ReadonlySet<string>, installed: InstalledPackages): Diagnostic[] {
   const { file, path } = consumer.source;
   const parsed = (...fields: string[]) => fields.every((field) => !unparsed.has(field));
   const at = (field: string) => `${path}.${field}`;
@@ -47,7 +49,7 @@ function checkConsumer(consumer: ConsumerModel, unparsed: ReadonlySet<string>): 
   const main = consumer.mainTopic;
 
   if (consumer.value?.kind === 'decode' && parsed('value')) {
-    const refusal = requireRefusal(consumer.value.module, file);
+    const refusal = requireRefusal(consumer.value.module, installed);
     if (refusal !== undefined) error(at('value'), refusal);
   }
 
@@ -166,48 +168,36 @@ function shorterInPlace(policy: ConsumerModel['inPlace']): string {
  * nothing (an ES module exporting an `import` condition only) loads in the spec, which krt
  * reads through jiti, and type-checks in the service, but stops the service at start-up; so
  * it is refused here. A package not installed beside the spec is the service's business, and
- * an entry this does not judge (a subpath pattern) is let through.
+ * an entry its exports do not name at all is let through (require fails then for another
+ * reason, which this rule does not judge).
+ *
+ * `exports` is resolved by resolve.exports, as Node's `require` resolves it (the conditions
+ * require, node, node-addons and default; subpath patterns, arrays, null targets). One
+ * difference: where a matching condition's nested object matches nothing, Node tries the
+ * entry's next condition and resolve.exports stops, so such a package is refused here though
+ * Node would load it from a later condition (a rare shape).
+ *
+ * The rule reads no file: the loader read each package's manifest beside the spec
+ * (`load/decoder-packages.ts`), and `installed` is what it found.
  */
-function requireRefusal(specifier: string, file: string): string | undefined {
-  const parts = specifier.split('/');
-  const name = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
-  const subpath = ['.', ...parts.slice(specifier.startsWith('@') ? 2 : 1)].join('/');
-  const manifest = installedManifest(name, nodePath.dirname(nodePath.resolve(file)));
-  if (manifest === undefined || manifest.exports === undefined || manifest.exports === null) return undefined;
-  const exportsMap = manifest.exports as unknown;
-  const isSubpathMap = typeof exportsMap === 'object' && !Array.isArray(exportsMap) && Object.keys(exportsMap as object).some((key) => key.startsWith('.'));
-  const entry = isSubpathMap ? (exportsMap as Record<string, unknown>)[subpath] : subpath === '.' ? exportsMap : undefined;
-  if (entry === undefined || requireFinds(entry)) return undefined;
+function requireRefusal(specifier: string, installed: InstalledPackages): string | undefined {
+  const { name, subpath } = packageOf(specifier);
+  const manifest = installed.get(name);
+  if (manifest === undefined || manifest === null || manifest.exports === undefined || manifest.exports === null) return undefined;
+  if (requireFinds(name, manifest.exports, subpath)) return undefined;
   return `'${specifier}' cannot be loaded with require (its exports have no "require" or "default" condition), and the router package requires it when the consumer is created; give its exports a "default" condition (Node 20.19+ and 22.12+ require an ES module), or export the decode function from a package require can load`;
 }
 
-/** Whether Node's `require` finds a file in an exports entry: the first condition it matches that gives a target, in the entry's order. */
-function requireFinds(target: unknown): boolean {
-  return requireTarget(target) === 'found';
-}
-
-/** Node's PACKAGE_TARGET_RESOLVE for require, as far as whether it finds anything: undefined goes on to the next condition, null stops. */
-function requireTarget(target: unknown): 'found' | null | undefined {
-  if (typeof target === 'string') return 'found';
-  if (target === null) return null;
-  if (Array.isArray(target)) return target.some(requireFinds) ? 'found' : null;
-  if (typeof target !== 'object') return null;
-  for (const [condition, value] of Object.entries(target)) {
-    if (!['require', 'node', 'default', 'node-addons'].includes(condition)) continue;
-    const resolved = requireTarget(value);
-    if (resolved !== undefined) return resolved;
-  }
-  return undefined;
-}
-
-/** The package.json of a package as Node finds it from a folder: in node_modules there or in a folder above. */
-function installedManifest(name: string, from: string): { exports?: unknown } | undefined {
-  for (let dir = from; ; dir = nodePath.dirname(dir)) {
-    try {
-      return JSON.parse(readFileSync(nodePath.join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { exports?: unknown };
-    } catch {
-      // Not here (or unreadable): the folder above.
-    }
-    if (nodePath.dirname(dir) === dir) return undefined;
+/**
+ * Whether Node's `require` finds a file for this subpath of the package's exports: true too
+ * when the exports do not name the subpath (not this rule's verdict) or cannot be read.
+ */
+function requireFinds(name: string, exportsField: unknown, subpath: string): boolean {
+  try {
+    return (resolveExports({ name, exports: exportsField as Package['exports'] }, subpath, { require: true, conditions: ['node-addons'] }) ?? []).length > 0;
+  } catch (error) {
+    // resolve.exports throws `Missing "<entry>" specifier` when no entry matches the subpath,
+    // and `No known conditions for "<entry>" specifier` when one matches but gives require nothing.
+    return !(error instanceof Error && error.message.startsWith('No known conditions'));
   }
 }
