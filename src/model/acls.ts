@@ -76,10 +76,10 @@ function monitorGrants(consumer: ConsumerModel): Grant[] {
     { resourceType: 'Group', resourceName: consumer.groups.main, operation: 'Describe', reason: 'read the main group offsets for main lag' },
     { resourceType: 'Group', resourceName: consumer.groups.retry, operation: 'Describe', reason: 'read the retry group offsets for tier lag' },
     { resourceType: 'Group', resourceName: consumer.groups.replay, operation: 'Describe', reason: 'read the replay group offsets for DLQ size' },
-    { resourceType: 'Group', resourceName: consumer.groups.monitor, operation: 'Read', reason: 'read the head of the DLQ in a group of its own, never committing' },
+    { resourceType: 'Group', resourceName: consumer.groups.monitor, operation: 'Read', reason: 'read the head of the DLQ and the audit log in a group of its own, never committing' },
     // krt console read-only: the pages read the DLQ where krt dlq does, and the audit log says who handled what.
     { resourceType: 'Group', resourceName: dlqReaderGroupName(consumer.groups.replay), operation: 'Read', reason: 'browse the DLQ in krt console (read-only), in the DLQ reader group, whose offsets mean nothing' },
-    { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Read', reason: "show the DLQ audit log in krt console (read-only): who replayed or discarded what, and why" },
+    { resourceType: 'Topic', resourceName: consumer.dlqAudit.name, operation: 'Read', reason: "read the DLQ audit log: what was handled where Kafka deleted the replay group's commits (DLQ size), and who replayed or discarded what in krt console (read-only)" },
   ];
 }
 
