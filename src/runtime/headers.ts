@@ -57,7 +57,7 @@ export function decodeRetryHeaders(headers: RawHeaders | undefined): RetryHeader
     firstFailedAt: integer(text(h, HEADERS.firstFailedAt), MAX_EPOCH_MS),
     originalTopic: text(h, HEADERS.originalTopic) || undefined,
     originalPartition: integer(text(h, HEADERS.originalPartition), 2 ** 31 - 1),
-    originalOffset: offset !== undefined && /^\d{1,19}$/.test(offset) && BigInt(offset) <= MAX_OFFSET ? offset : undefined,
+    originalOffset: offset !== undefined && /^\d{1,19}$/.test(offset) && BigInt(offset) <= MAX_OFFSET ? BigInt(offset).toString() : undefined,
     originalTimestamp: integer(text(h, HEADERS.originalTimestamp), MAX_EPOCH_MS),
     errorClass: text(h, HEADERS.errorClass) || undefined,
     errorMessage: text(h, HEADERS.errorMessage),

@@ -58,6 +58,13 @@ describe('the x-* header codec (R9)', () => {
     expect(decoded.dueAt).toBeUndefined();
   });
 
+  it('reads an original offset written with leading zeros as the offset it names, as the Spring layouts (8 bytes) read it', () => {
+    // Found by damaged-origin.test.ts with seed 1461008445: "00" was kept as written, so a DLQ
+    // record's x-original-offset said "00" and its kafka_dlt-original-offset 0.
+    expect(decodeRetryHeaders({ [HEADERS.originalOffset]: '00' }).originalOffset).toBe('0');
+    expect(decodeRetryHeaders({ [HEADERS.originalOffset]: Buffer.from('0042') }).originalOffset).toBe('42');
+  });
+
   it('reads no headers at all as an empty description', () => {
     expect(decodeRetryHeaders(undefined)).toEqual(expect.objectContaining({ attempt: undefined, originalTopic: undefined, replayedFromDlq: false }));
   });
