@@ -105,6 +105,62 @@ describe('the DLQ tools after Kafka (or an admin) deleted the replay group\'s co
   });
 });
 
+describe('the DLQ tools on a DLQ topic deleted and created again, the audit log kept', () => {
+  it('lists the new records below the log start retention had reached in the old topic', async () => {
+    const { consumer, double } = dlqOfTen();
+    // Retention passed offsets 0 and 1 of partition 0, never replayed; a replay then audits that gap.
+    double.deleteBelow(consumer.dlq.name, 0, 2n);
+    await replayAll(double, consumer);
+    double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
+    appendTen(double, consumer, 'fresh');
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    expect(session.records).toHaveLength(10);
+    expect(session.expired).toEqual([]);
+  });
+
+  it('still never replays again a record the new topic\'s own audit entries name, once its commits are gone', async () => {
+    const { consumer, double } = dlqOfTen();
+    await replayAll(double, consumer);
+    double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
+    appendTen(double, consumer, 'fresh');
+    expect(await replayAll(double, consumer)).toBe(10);
+    double.commits.delete(consumer.groups.replay);
+    expect(await replayAll(double, consumer)).toBe(0);
+    expect(publishedValues(double, consumer)).toHaveLength(20);
+  });
+});
+
+describe('the DLQ tools on a replay group whose commits an earlier release wrote (only partitions something was handled in)', () => {
+  it('reads the audit log for the others, and the first replay writes every partition, so later opens read the group alone', async () => {
+    const { consumer, double } = dlqOfTen();
+    await replayAll(double, consumer);
+    // As an earlier release left it: commits for partitions 0 and 1 (the ten records), none for the others, never handled.
+    const group = double.commits.get(consumer.groups.replay)!;
+    for (const key of [...group.keys()]) if (key !== `${consumer.dlq.name}:0` && key !== `${consumer.dlq.name}:1`) group.delete(key);
+    expect(group.size).toBe(2);
+    double.append(consumer.dlq.name, 0, { key: 'late', value: 'late', headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: '1', [HEADERS.errorClass]: 'X' } });
+    expect(await replayAll(double, consumer)).toBe(1);
+    expect([...double.commits.get(consumer.groups.replay)!.keys()].sort()).toEqual(Array.from({ length: consumer.dlq.partitions }, (_, p) => `${consumer.dlq.name}:${p}`).sort());
+    const audit = double.messages(consumer.dlqAudit.name).length;
+    const fetched = new Set<string>();
+    double.beforeFirstFetch = (_group, topic) => void fetched.add(topic);
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    expect({ records: session.records.length, auditRead: fetched.has(consumer.dlqAudit.name), audit }).toEqual({ records: 0, auditRead: false, audit: 11 });
+  });
+
+  it('lists every record of a partition added to the DLQ after the group was written', async () => {
+    const { consumer, double } = dlqOfTen();
+    await replayAll(double, consumer);
+    const added = double.addPartition(consumer.dlq.name);
+    double.append(consumer.dlq.name, added, { key: 'new', value: 'new', headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: '1', [HEADERS.errorClass]: 'X' } });
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    expect(session.records.map((r) => r.id)).toEqual([`${added}:0`]);
+  });
+});
+
 describe('the DLQ tools after expiry, on a DLQ written by a transactional producer (transactions of one to three records, each with its commit marker)', () => {
   /** `records` records in transactions of one to three records, each ended by its commit marker. */
   function transactionalDlq(records: number) {
