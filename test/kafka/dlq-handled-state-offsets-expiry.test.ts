@@ -169,7 +169,21 @@ export default defineTopology({
         partition,
         headers: { [HEADERS.attempt]: '1', [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: String(partition), [HEADERS.originalOffset]: '0', [HEADERS.errorClass]: 'OrderValidationError' },
       });
-      await producer.send({ topic: consumer.dlq.name, acks: -1, messages: [dead('old', 0), dead('old', 1)] });
+      // A topic just made may be led in the metadata before the broker's partition takes
+      // produce requests (seen after other suites on the shared broker: NOT_LEADER_OR_FOLLOWER,
+      // which writes nothing): sent again until it takes them.
+      const send = async (messages: ReturnType<typeof dead>[]) => {
+        const deadline = Date.now() + 30_000;
+        for (;;) {
+          try {
+            return await producer.send({ topic: consumer.dlq.name, acks: -1, messages });
+          } catch (error) {
+            if (!/not the leader/i.test(String((error as { cause?: unknown }).cause ?? error)) || Date.now() > deadline) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+        }
+      };
+      await send([dead('old', 0), dead('old', 1)]);
       const env = { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: ADMIN_USER, KAFKA_SASL_PASSWORD: passwordOf(ADMIN_USER), KAFKA_SSL: 'false' };
       const krt = async (...args: string[]) => {
         let stdout = '';
@@ -196,7 +210,7 @@ export default defineTopology({
         if (Date.now() > deadline) throw new Error(`${consumer.dlq.name} could not be created again within 60 s`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      await producer.send({ topic: consumer.dlq.name, acks: -1, messages: [dead('new', 0), dead('new', 1)] });
+      await send([dead('new', 0), dead('new', 1)]);
       expect(await commits()).toEqual([[0, '-1'], [1, '-1']]);
       expect(await unhandled()).toEqual(['new-0', 'new-1']);
     } finally {
