@@ -1,4 +1,4 @@
-import { handledFromAuditLog } from '../src/runtime/dlq-handled-from-audit';
+import { handledFromAuditLog, offsetsToCheck } from '../src/runtime/dlq-handled-from-audit';
 import type { AuditLogEntry } from '../src/dlq/audit-log';
 import { handledRanges, isHandled } from '../src/runtime/dlq-handled';
 
@@ -41,5 +41,30 @@ describe('the handled state rebuilt from an audit log naming offsets past the pa
     );
     expect({ committed: states.get(0)!.committed, runs: handledRanges(states.get(0)!), expired: states.get(0)!.expired }).toEqual({ committed: 0n, runs: [{ from: 3n, to: 3n }], expired: 0n });
     expect(states.get(1)!.committed).toBe(4n);
+  });
+});
+
+describe('the handled state rebuilt from an audit log that names records of an earlier topic of the same name', () => {
+  const marked = (action: string, partition: number, offset: number, mark: string) => entry({ action, partition, offset: String(offset), mark });
+
+  it('takes an entry with a mark only when the record this log holds at its offset has that mark', () => {
+    const marks = new Map([[0, new Map([[0n, 'new-0'], [1n, 'old-1'], [2n, 'new-2']])]]);
+    const states = handledFromAuditLog([marked('replayed', 0, 0, 'old-0'), marked('replayed', 0, 1, 'old-1'), marked('discarded', 0, 2, 'old-2')], DLQ, [0], new Map([[0, 3n]]), { starts: new Map([[0, 0n]]), marks });
+    expect([0n, 1n, 2n].map((o) => isHandled(states.get(0)!, o))).toEqual([false, true, false]);
+  });
+
+  it('still takes an entry without a mark (written by an earlier release), and one naming a record below the log start', () => {
+    const states = handledFromAuditLog([decision('replayed', 0, 5), marked('replayed', 0, 1, 'gone')], DLQ, [0], new Map([[0, 10n]]), { starts: new Map([[0, 3n]]), marks: new Map() });
+    expect([1n, 5n].map((o) => isHandled(states.get(0)!, o))).toEqual([true, true]);
+  });
+
+  it('leaves out an expired range above the partition\'s log start: within one log the log start never moves back', () => {
+    const states = handledFromAuditLog([entry({ action: 'expired', partition: 0, count: 3, belowOffset: '3' }), entry({ action: 'expired', partition: 1, count: 2, belowOffset: '2' })], DLQ, [0, 1], new Map([[0, 10n], [1, 10n]]), { starts: new Map([[0, 0n], [1, 2n]]) });
+    expect([states.get(0)!.committed, states.get(0)!.expired, states.get(1)!.committed, states.get(1)!.expired]).toEqual([0n, 0n, 2n, 2n]);
+  });
+
+  it('says which offsets to read to check the marks: from the lowest to the highest marked entry still in the log', () => {
+    const entries = [marked('replayed', 0, 7, 'a'), marked('discarded', 0, 4, 'b'), marked('replayed', 0, 1, 'below the log start'), marked('replayed', 0, 12, 'past the end'), decision('replayed', 1, 3), marked('replayed', 2, 0, 'c')];
+    expect(offsetsToCheck(entries, DLQ, [0, 1], new Map([[0, 10n], [1, 10n], [2, 10n]]), new Map([[0, 2n]]))).toEqual(new Map([[0, { from: 4n, to: 7n }]]));
   });
 });

@@ -58,6 +58,8 @@ export function auditMessages(
       ...common,
       partition: record.partition,
       offset: record.offset.toString(),
+      // Which record of this offset: a DLQ topic created again has other records at the same offsets.
+      ...(record.mark === undefined ? {} : { mark: record.mark }),
       originalTopic: record.decoded.originalTopic === undefined ? null : copiedText(record.decoded.originalTopic),
       errorClass: record.decoded.errorClass === undefined ? null : copiedText(record.decoded.errorClass),
       replayCount: record.replayCount,

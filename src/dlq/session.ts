@@ -6,14 +6,14 @@ import { headerMap } from '../runtime/headers';
 import { decodeDlqHeaders } from './origin';
 import { memberPerRead } from './reader-pool';
 import type { DlqReaders } from './reader-pool';
-import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
+import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, emptyHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
 import type { HandledRange, HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { DlqError } from './dlq-error';
-import { readAuditLog } from './audit-log';
-import { handledFromAuditLog } from '../runtime/dlq-handled-from-audit';
-import { dlqReaderGroupName } from '../naming';
+import { committedStates, groupCommits } from './group-commits';
+import type { KafkaAdmin } from './group-commits';
+import { openingStates } from './opening-states';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';
 
@@ -34,6 +34,8 @@ export interface DlqRecord {
   readonly decoded: RetryHeaders;
   /** How many times a krt replay already sent this record back (0 if never). */
   readonly replayCount: number;
+  /** recordMark of the whole record as read (a preview's cut bytes keep it): what its audit entry names it by. */
+  readonly mark?: string;
 }
 
 /** Unhandled records of one partition that retention deleted before anyone handled them. */
@@ -110,38 +112,6 @@ export function preview(record: DlqRecord, max: number): DlqRecord {
   return { ...record, key: cut(record.key), value: cut(record.value), headers: headers as RawHeaders, decoded };
 }
 
-type KafkaAdmin = ReturnType<Kafka['admin']>;
-
-/** The replay group's committed offsets of the DLQ, by partition: those it has. */
-async function groupCommits(admin: KafkaAdmin, consumer: ConsumerModel): Promise<Map<number, { offset: string; metadata: string | null }>> {
-  const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }));
-  return new Map((committed?.partitions ?? []).filter((p) => /^\d+$/.test(p.offset)).map((p) => [p.partition, p]));
-}
-
-/** The handled state of these partitions in `commits`; no commit: nothing handled. */
-const statesOf = (commits: ReadonlyMap<number, { offset: string; metadata: string | null }>, partitions: readonly number[]) =>
-  new Map(partitions.map((partition) => [partition, decodeHandled(BigInt(commits.get(partition)?.offset ?? '0'), commits.get(partition)?.metadata)]));
-
-/** The replay group's committed state of these partitions of the DLQ. */
-async function committedStates(admin: KafkaAdmin, consumer: ConsumerModel, partitions: readonly number[]): Promise<Map<number, HandledState>> {
-  return statesOf(await groupCommits(admin, consumer), partitions);
-}
-
-/**
- * The handled state a session opens on: the replay group's commits, or, when the group has
- * none at all, the audit log's account of every replay and discard (handledFromAuditLog:
- * Kafka deletes an empty group's offsets after `offsets.retention.minutes`, and every record
- * handled before would read as unhandled). A group with some commits is read as it is: Kafka
- * deletes a group's offsets together, and a DLQ never handled has an empty audit log.
- */
-async function openingStates(kafka: Kafka, admin: KafkaAdmin, consumer: ConsumerModel, ends: ReadonlyMap<number, bigint>, timeoutMs: number): Promise<{ states: Map<number, HandledState>; restored: boolean }> {
-  const partitions = [...ends.keys()];
-  const commits = await groupCommits(admin, consumer);
-  if (commits.size > 0) return { states: statesOf(commits, partitions), restored: false };
-  const entries = await readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), Number.MAX_SAFE_INTEGER, timeoutMs);
-  return { states: handledFromAuditLog(entries, consumer.dlq.name, partitions, ends), restored: entries.length > 0 };
-}
-
 /**
  * A session in the consumer's replay group: it reads every unhandled record of the DLQ
  * (from the group's committed offsets, or the log start when retention deleted the
@@ -180,28 +150,32 @@ export class DlqSession {
     private readonly noRecords: ReadonlyMap<number, readonly HandledRange[]> = new Map(),
     /** Each partition's end offset (high watermark) read at open: the session read no further. */
     readonly ends: ReadonlyMap<number, bigint> = new Map(),
-    /** The handled state came from the audit log (the group's commits were gone): the first replay or discard commits it back. */
-    private restored = false,
-  ) {}
+    /** Partitions whose handled state came from the audit log (no commit in the group): the first replay or discard commits them back. */
+    restored: ReadonlySet<number> = new Set(),
+  ) {
+    this.unwritten = new Set(restored);
+  }
+
+  /** Partitions whose state came from the audit log and is not yet written to the replay group. */
+  private readonly unwritten: Set<number>;
 
   /**
    * Under the lease, before a replay's or discard's first step (even one with no record):
    * writes the handled state the audit log gave back to the replay group, so the monitor's
    * gauges and later sessions read it from the group again, and a record whose audit entry
    * was written but whose commit was not (a crash between the two) is committed now.
+   * Partitions restored with nothing handled are written too, with it or, when nothing
+   * restored holds anything, with the first step's commit (commit()): from then on a partition
+   * without a commit is one whose commit was deleted.
    */
   async restoreCommits(): Promise<void> {
-    if (!this.restored) return;
+    if (![...this.unwritten].some((p) => !isNothingHandled(this.states.get(p)!))) return;
     // The audit log names records, never the offsets between them that hold none (a
     // transactional producer's commit markers): without those, the state of a DLQ written in
     // transactions would be a run per transaction, too scattered to commit, for good.
-    const absorbed = [...this.states].map(([partition, state]) => [partition, absorbNoRecordOffsets(state, this.noRecords.get(partition) ?? [])] as const);
-    const handled = new Map(absorbed.filter(([, state]) => state.committed > 0n || state.runs.length > 0 || state.expired > 0n));
-    if (handled.size > 0) {
-      await this.hold();
-      await this.commit({ states: handled, expired: [] });
-    }
-    this.restored = false;
+    const restored = new Map([...this.unwritten].map((partition) => [partition, absorbNoRecordOffsets(this.states.get(partition)!, this.noRecords.get(partition) ?? [])] as const));
+    await this.hold();
+    await this.commit({ states: restored, expired: [] });
   }
 
   /**
@@ -245,16 +219,30 @@ export class DlqSession {
     await admin.connect();
     let offsets: { partition: number; low: string; high: string }[];
     let ends: Map<number, bigint>;
-    let states: Map<number, HandledState>;
-    let restored: boolean;
+    let commits: Awaited<ReturnType<typeof groupCommits>>;
     try {
       offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
       ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
-      ({ states, restored } = await openingStates(kafka, admin, consumer, ends, timeoutMs));
+      commits = await groupCommits(admin, consumer);
     } finally {
       await admin.disconnect();
     }
     const logStarts = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
+    const readMarks = async (ranges: ReadonlyMap<number, { from: bigint; to: bigint }>) => {
+      const marks = new Map<number, Map<bigint, string>>();
+      if (ranges.size === 0) return marks;
+      // Every record read counts as handled (the state starts past the range): only the marks are wanted.
+      const past = new Map([...ranges].map(([p, r]) => [p, emptyHandled(r.to + 1n)]));
+      const from = new Map([...ranges].map(([p, r]) => [p, r.from]));
+      const until = new Map([...ranges].map(([p, r]) => [p, r.to + 1n]));
+      const witness = (partition: number, offset: bigint, mark: string) => {
+        const known = marks.get(partition) ?? new Map<bigint, string>();
+        marks.set(partition, known.set(offset, mark));
+      };
+      await readUnhandled(kafka, readers, consumer, past, from, until, timeoutMs, () => false, { witness });
+      return marks;
+    };
+    const { states, restored } = await openingStates(kafka, consumer, commits, { ends, starts: logStarts }, timeoutMs, readMarks);
     const expired = offsets
       .map((p) => ({ partition: p.partition, state: states.get(p.partition)!, logStart: BigInt(p.low) }))
       .map(({ partition, state, logStart }) => ({ partition, total: partitionBacklog(state, logStart, logStart).expired, unrecorded: Number(expiredGap(state, logStart)), logStart }))
@@ -385,9 +373,11 @@ export class DlqSession {
     await this.member();
     // The member's own commit: close() or release() may let the member go while the states are read.
     const commit = this.commitConfirmed;
-    const stored = await committedStates(await this.adminClient(), this.consumer, [...prepared.states.keys()]);
+    // Partitions restored from the audit log and not yet written join the first commit.
+    const states = new Map([...[...this.unwritten].map((p) => [p, this.states.get(p)!] as const), ...prepared.states]);
+    const stored = await committedStates(await this.adminClient(), this.consumer, [...states.keys()]);
     const next = new Map<number, HandledState>();
-    for (const [partition, state] of prepared.states) {
+    for (const [partition, state] of states) {
       const now = stored.get(partition)!;
       const kept = keepsHandled(now, state) ? state : unionHandled(now, state);
       checkFits(partition, kept);
@@ -397,7 +387,10 @@ export class DlqSession {
       throw new DlqError('the session closed while this step was being recorded: its records are not recorded as handled, and stay in the DLQ (run again, the command sends them again)');
     }
     await commit([...next].map(([partition, state]) => ({ topic, partition, offset: state.committed.toString(), metadata: encodeHandled(state) })));
-    for (const [partition, state] of next) this.states.set(partition, state);
+    for (const [partition, state] of next) {
+      this.states.set(partition, state);
+      this.unwritten.delete(partition);
+    }
   }
 
   private checkHeld(): void {
@@ -458,6 +451,8 @@ export class DlqSession {
     await Promise.all([this.release(), admin?.disconnect()]);
   }
 }
+
+const isNothingHandled = (state: HandledState) => state.committed === 0n && state.runs.length === 0 && state.expired === 0n && !state.far?.length;
 
 function checkFits(partition: number, state: HandledState): void {
   const bytes = Buffer.byteLength(encodeHandled(state));
@@ -627,6 +622,7 @@ async function readUnhandled(
               headers,
               decoded: decodeDlqHeaders(headers),
               replayCount: replayCountOf(headers),
+              mark: recordMark(message),
             };
             // Seen once, kept or not: keep decides what the session holds, never twice.
             listed.set(partition, offset);

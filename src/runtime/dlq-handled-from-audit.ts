@@ -7,6 +7,34 @@ export interface AuditFields {
 }
 
 /**
+ * What the reader knows of the DLQ's log as it is now, to tell its entries from those of an
+ * earlier topic of the same name (deleted and created again, the audit log kept): kafkajs
+ * reads no topic ids, so the log is known by its log starts and by its records themselves.
+ */
+export interface ThisLog {
+  /** Each partition's log start now. */
+  readonly starts?: ReadonlyMap<number, bigint>;
+  /**
+   * The mark (recordMark in src/dlq/session.ts) of the record at each offset an entry with a
+   * mark names, from the log start to the end: read from the log. Without it, marks are not
+   * checked (the in-process monitor reads no records).
+   */
+  readonly marks?: ReadonlyMap<number, ReadonlyMap<bigint, string>>;
+}
+
+/**
+ * Whether an entry names the record this log holds at its offset: an entry written with the
+ * record's mark is taken only when the record there has that mark, or is gone (below the log
+ * start, where nothing is listed anyway). An entry without one (written by an earlier
+ * release) is taken as it was.
+ */
+function sameRecord(log: ThisLog, partition: number, offset: bigint, mark: unknown): boolean {
+  if (typeof mark !== 'string' || log.marks === undefined) return true;
+  if (offset < (log.starts?.get(partition) ?? 0n)) return true;
+  return log.marks.get(partition)?.get(offset) === mark;
+}
+
+/**
  * The handled state of each partition of a DLQ as its audit log tells it: every record
  * replayed or discarded, and the expired ranges a krt command passed. Used where the replay
  * group's commits are gone (Kafka deletes an empty group's offsets after
@@ -15,7 +43,13 @@ export interface AuditFields {
  * again every record replayed before. The audit entry of a record is written after its
  * publish was acknowledged and before the commit, so it never names a record not handled.
  */
-export function handledFromAuditLog(entries: readonly AuditFields[], dlqTopic: string, partitions: readonly number[], ends?: ReadonlyMap<number, bigint>): Map<number, HandledState> {
+export function handledFromAuditLog(
+  entries: readonly AuditFields[],
+  dlqTopic: string,
+  partitions: readonly number[],
+  ends?: ReadonlyMap<number, bigint>,
+  log: ThisLog = {},
+): Map<number, HandledState> {
   // An entry naming an offset at or past the partition's end read at open names no record of
   // this log (an older topic of this name, or anyone else who writes to the audit topic): taken
   // as this log's, it would count records never replayed as handled.
@@ -33,15 +67,18 @@ export function handledFromAuditLog(entries: readonly AuditFields[], dlqTopic: s
     if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number') continue;
     if (fields.action === 'expired' && typeof fields.belowOffset === 'string' && /^\d+$/.test(fields.belowOffset)) {
       const below = BigInt(fields.belowOffset);
-      if (!inLog(partition, below, true)) continue;
+      // A log start never moves back within one log: a range passed above today's names another log.
+      const start = log.starts?.get(partition);
+      if (!inLog(partition, below, true) || (start !== undefined && below > start)) continue;
       const counts = passed.get(partition) ?? new Map<bigint, bigint>();
       const count = typeof fields.count === 'number' && Number.isSafeInteger(fields.count) && fields.count > 0 ? BigInt(fields.count) : 0n;
       if (count >= (counts.get(below) ?? 0n)) counts.set(below, count);
       passed.set(partition, counts);
     } else if ((fields.action === 'replayed' || fields.action === 'discarded') && typeof fields.offset === 'string' && /^\d+$/.test(fields.offset)) {
-      if (!inLog(partition, BigInt(fields.offset), false)) continue;
+      const offset = BigInt(fields.offset);
+      if (!inLog(partition, offset, false) || !sameRecord(log, partition, offset, fields.mark)) continue;
       const offsets = handled.get(partition) ?? [];
-      offsets.push(BigInt(fields.offset));
+      offsets.push(offset);
       handled.set(partition, offsets);
     }
   }
@@ -53,4 +90,24 @@ export function handledFromAuditLog(entries: readonly AuditFields[], dlqTopic: s
       return [partition, markHandled(emptyHandled(below, expired), handled.get(partition) ?? [])];
     }),
   );
+}
+
+/**
+ * The offsets, per partition, whose records the fold must see to check the entries that carry
+ * a mark (ThisLog.marks): from the lowest to the highest such offset between the partition's
+ * log start and its end, inclusive. Partitions with none are absent: nothing to read there.
+ */
+export function offsetsToCheck(entries: readonly AuditFields[], dlqTopic: string, partitions: readonly number[], ends: ReadonlyMap<number, bigint>, starts: ReadonlyMap<number, bigint>): Map<number, { from: bigint; to: bigint }> {
+  const wanted = new Set(partitions);
+  const ranges = new Map<number, { from: bigint; to: bigint }>();
+  for (const { fields } of entries) {
+    const partition = fields.partition;
+    if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number' || !wanted.has(partition) || typeof fields.mark !== 'string') continue;
+    if ((fields.action !== 'replayed' && fields.action !== 'discarded') || typeof fields.offset !== 'string' || !/^\d+$/.test(fields.offset)) continue;
+    const offset = BigInt(fields.offset);
+    if (offset < (starts.get(partition) ?? 0n) || offset >= (ends.get(partition) ?? 0n)) continue;
+    const range = ranges.get(partition);
+    ranges.set(partition, range ? { from: offset < range.from ? offset : range.from, to: offset > range.to ? offset : range.to } : { from: offset, to: offset });
+  }
+  return ranges;
 }

@@ -23,6 +23,12 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
   const dlqEnds = async () => new Map((await port.endOffsets(consumer.dlqTopic)).map((e) => [e.partition, BigInt(e.high)]));
   const tail = auditTopic !== undefined && port.readFrom ? createAuditTail(port.readFrom.bind(port), auditTopic, consumer.dlqTopic, dlqEnds) : undefined;
   let toldCannotRead = false;
+  // The fold of a large log is seconds of synchronous work: made again only when what it
+  // reads changed (an entry, the partitions without a commit, a log start), or a DLQ end fell
+  // (the topic created again). It is given no ends: the tail dropped every entry past the
+  // DLQ's end read after its audit read, and the ends this poll read before it would leave
+  // out an entry about a record written in between.
+  let folded: { key: string; highs: ReadonlyMap<number, bigint>; states: Map<number, HandledState> } | undefined;
 
   return async function handledStates(ends: PartitionEnds, committed: Commits, signal?: AbortSignal): Promise<Map<number, HandledState>> {
     // kafkajs gives a partition without a commit offset -1.
@@ -46,7 +52,12 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
       throw new KrtError(`could not read ${auditTopic}, the audit log that tells what was handled in ${consumer.dlqTopic} partitions ${uncommitted.join(', ')} (the replay group has no commit there): ${describeError(error).message}`);
     });
     const highs = new Map(ends.map((e) => [e.partition, BigInt(e.high)]));
-    for (const [partition, state] of handledFromAuditLog(entries, consumer.dlqTopic, uncommitted, highs)) states.set(partition, state);
+    // Log starts: an `expired` entry above today's names an earlier topic of the DLQ's name.
+    const starts = new Map(ends.map((e) => [e.partition, BigInt(e.low)]));
+    const key = `${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}`;
+    const fell = folded !== undefined && [...highs].some(([partition, high]) => high < (folded!.highs.get(partition) ?? 0n));
+    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: handledFromAuditLog(entries, consumer.dlqTopic, uncommitted, undefined, { starts }) };
+    for (const [partition, state] of folded.states) states.set(partition, state);
     return states;
   };
 }

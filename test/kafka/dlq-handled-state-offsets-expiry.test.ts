@@ -8,9 +8,12 @@
  * and `krt dlq inspect` listed every discarded record as unhandled again).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Registry } from 'prom-client';
-import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
+import { ADMIN_USER, kafkaLibs, passwordOf } from '../../scripts/kafka/broker';
 import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 import { runCli } from '../../src/cli/program';
 import { compileFiles } from '../../src/compile';
@@ -22,7 +25,37 @@ import { createDlqMonitor } from '../../src/runtime/monitor';
 import { bootstrapServers, kafkaAsAdmin } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 
-jest.setTimeout(120_000);
+jest.setTimeout(180_000);
+
+/**
+ * Deletes one partition's committed offset of a group, as `kafka-consumer-groups
+ * --delete-offsets` does (OffsetDelete): kafkajs 2.2.4 has no such request, so the broker's
+ * own Java admin client does it, run from source with the broker's jars.
+ */
+function deletePartitionOffsets(group: string, topic: string, partition: number): void {
+  const dir = mkdtempSync(path.join(tmpdir(), 'krt-delete-offsets-'));
+  const source = path.join(dir, 'DeleteOffsets.java');
+  writeFileSync(
+    source,
+    `import java.util.*;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
+public class DeleteOffsets {
+  public static void main(String[] a) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", a[0]);
+    p.put("security.protocol", "SASL_PLAINTEXT");
+    p.put("sasl.mechanism", "PLAIN");
+    p.put("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\\"" + a[1] + "\\" password=\\"" + a[2] + "\\";");
+    try (Admin admin = Admin.create(p)) {
+      admin.deleteConsumerGroupOffsets(a[3], Set.of(new TopicPartition(a[4], Integer.parseInt(a[5])))).all().get();
+    }
+  }
+}
+`,
+  );
+  execFileSync('java', ['-cp', `${kafkaLibs()}/*`, source, bootstrapServers(), ADMIN_USER, passwordOf(ADMIN_USER), group, topic, String(partition)], { stdio: 'pipe' });
+}
 
 describe('the handled state of a DLQ', () => {
   let project: ScratchProject | undefined;
@@ -100,6 +133,96 @@ export default defineTopology({
       const [committed] = await admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] });
       expect(committed!.partitions).toEqual([expect.objectContaining({ partition: 0, offset: '3' })]);
     } finally {
+      await admin.disconnect();
+    }
+  });
+  /*
+   * What the tools rely on, played on a real broker: DeleteConsumerGroupOffsets of one
+   * partition leaves the others' commits (the tools then take that partition alone from the
+   * audit log), and deleting the DLQ topic drops the group's offsets of it (a topic made again
+   * starts with no commit; its records are then told from the old topic's by their marks).
+   */
+  it('keeps one partition\'s handled records after an admin deleted its offsets alone, and lists the records of the DLQ topic made again', async () => {
+    const id = randomBytes(3).toString('hex');
+    project = new ScratchProject(false);
+    mkdirSync(project.path('topologies'));
+    project.write(
+      'topologies/idle.ts',
+      `import { defineTopology } from 'kafka-retry-topology';
+export default defineTopology({
+  name: 'idle',
+  owner: { team: 'billing', onCall: '#billing-oncall' },
+  runbookBaseUrl: 'https://runbooks.example.com',
+  consumers: [{ name: 'split-${id}', topic: { name: 'split-${id}.main', partitions: 2 }, principal: 'User:billing', ladder: ['1m'] }],
+});
+`,
+    );
+    const result = await compileFiles(discoverTopologyFiles(project.dir), project.dir);
+    if (!result.model) throw new Error(`the test topology does not compile: ${JSON.stringify(result.diagnostics)}`);
+    const consumer = result.model.topologies[0]!.consumers[0]!;
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    const producer = kafkaAsAdmin().producer();
+    await producer.connect();
+    try {
+      const dlqTopic = { topic: consumer.dlq.name, numPartitions: 2, replicationFactor: 1 };
+      await createTopicsWithLeaders(admin, [
+        ...[consumer.mainTopic.name, ...consumer.tiers.map((t) => t.name)].map((topic) => ({ topic, numPartitions: 2, replicationFactor: 1 })),
+        dlqTopic,
+        { topic: consumer.dlqAudit.name, numPartitions: 1, replicationFactor: 1 },
+      ]);
+      const dead = (tag: string, partition: number) => ({
+        key: `${tag}-${partition}`,
+        value: `${tag}-${partition}`,
+        partition,
+        headers: { [HEADERS.attempt]: '1', [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: String(partition), [HEADERS.originalOffset]: '0', [HEADERS.errorClass]: 'OrderValidationError' },
+      });
+      // A topic just made may be led in the metadata before the broker's partition takes
+      // produce requests (seen after other suites on the shared broker: NOT_LEADER_OR_FOLLOWER,
+      // which writes nothing): sent again until it takes them.
+      const send = async (messages: ReturnType<typeof dead>[]) => {
+        const deadline = Date.now() + 30_000;
+        for (;;) {
+          try {
+            return await producer.send({ topic: consumer.dlq.name, acks: -1, messages });
+          } catch (error) {
+            if (!/not the leader/i.test(String((error as { cause?: unknown }).cause ?? error)) || Date.now() > deadline) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+        }
+      };
+      await send([dead('old', 0), dead('old', 1)]);
+      const env = { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: ADMIN_USER, KAFKA_SASL_PASSWORD: passwordOf(ADMIN_USER), KAFKA_SSL: 'false' };
+      const krt = async (...args: string[]) => {
+        let stdout = '';
+        let stderr = '';
+        const code = await runCli(args, { cwd: project!.dir, env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+        return { code, stdout, stderr };
+      };
+      const unhandled = async () => (JSON.parse((await krt('dlq', 'inspect', consumer.name, '--json')).stdout) as { records: { value: string }[] }).records.map((r) => r.value).sort();
+      const commits = async () => (await admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }))[0]!.partitions.map((p) => [p.partition, p.offset]).sort();
+
+      expect((await krt('dlq', 'discard', consumer.name, '--ids', '0:0,1:0', '--reason', 'duplicates', '--by', 'test')).code).toBe(0);
+      expect(await commits()).toEqual([[0, '1'], [1, '1']]);
+
+      deletePartitionOffsets(consumer.groups.replay, consumer.dlq.name, 1);
+      expect(await commits()).toEqual([[0, '1'], [1, '-1']]);
+      expect(await unhandled()).toEqual([]);
+      expect((await krt('dlq', 'replay', consumer.name, '--error-class', 'NoSuchError')).code).toBe(0);
+      expect(await commits()).toEqual([[0, '1'], [1, '1']]);
+
+      // The DLQ topic deleted and made again under its name (outside Terraform), the audit log kept.
+      await admin.deleteTopics({ topics: [consumer.dlq.name] });
+      const deadline = Date.now() + 60_000;
+      while (!(await createTopicsWithLeaders(admin, [dlqTopic]).catch(() => false))) {
+        if (Date.now() > deadline) throw new Error(`${consumer.dlq.name} could not be created again within 60 s`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      await send([dead('new', 0), dead('new', 1)]);
+      expect(await commits()).toEqual([[0, '-1'], [1, '-1']]);
+      expect(await unhandled()).toEqual(['new-0', 'new-1']);
+    } finally {
+      await producer.disconnect();
       await admin.disconnect();
     }
   });

@@ -58,6 +58,23 @@ export class DlqKafkaDouble {
     this.logs.set(name, Array.from({ length: partitions }, () => ({ start: 0n, next: 0n, messages: [] })));
   }
 
+  /** A partition added to a topic (kafka-topics --alter --partitions): an empty log after the others. */
+  addPartition(topic: string): number {
+    const logs = this.logs.get(topic);
+    if (!logs) throw new Error(`no topic ${topic}`);
+    logs.push({ start: 0n, next: 0n, messages: [] });
+    return logs.length - 1;
+  }
+
+  /**
+   * The topic deleted and created again under its name: an empty log for each partition, and,
+   * as Kafka does when a topic is deleted, every group's offsets of it gone.
+   */
+  recreateTopic(name: string, partitions: number): void {
+    this.createTopic(name, partitions);
+    for (const byPartition of this.commits.values()) for (const key of [...byPartition.keys()]) if (key.startsWith(`${name}:`)) byPartition.delete(key);
+  }
+
   append(topic: string, partition: number, message: { key?: unknown; value?: unknown; headers?: Record<string, unknown> }): bigint {
     const log = this.partitionOf(topic, partition);
     const next = this.end(topic, partition);
