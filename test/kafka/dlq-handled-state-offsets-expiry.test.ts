@@ -19,6 +19,7 @@ import { runCli } from '../../src/cli/program';
 import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import { consumerDescriptor } from '../../src/model/consumer-descriptor';
+import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { kafkajsMonitorPort } from '../../src/runtime/adapters/kafkajs-monitor';
 import { createDlqMonitor } from '../../src/runtime/monitor';
@@ -57,6 +58,37 @@ public class DeleteOffsets {
   execFileSync('java', ['-cp', `${kafkaLibs()}/*`, source, bootstrapServers(), ADMIN_USER, passwordOf(ADMIN_USER), group, topic, String(partition)], { stdio: 'pipe' });
 }
 
+/** A topology of one consumer (a fresh name from `prefix`) in the project, compiled: its model. */
+async function consumerIn(project: ScratchProject, prefix: string, partitions: number): Promise<ConsumerModel> {
+  const id = randomBytes(3).toString('hex');
+  mkdirSync(project.path('topologies'));
+  project.write(
+    'topologies/idle.ts',
+    `import { defineTopology } from 'kafka-retry-topology';
+export default defineTopology({
+  name: 'idle',
+  owner: { team: 'billing', onCall: '#billing-oncall' },
+  runbookBaseUrl: 'https://runbooks.example.com',
+  consumers: [{ name: '${prefix}-${id}', topic: { name: '${prefix}-${id}.main', partitions: ${partitions} }, principal: 'User:billing', ladder: ['1m'] }],
+});
+`,
+  );
+  const result = await compileFiles(discoverTopologyFiles(project.dir), project.dir);
+  if (!result.model) throw new Error(`the test topology does not compile: ${JSON.stringify(result.diagnostics)}`);
+  return result.model.topologies[0]!.consumers[0]!;
+}
+
+/** `krt` run in-process in the project as the broker's admin: exit code and output. */
+function krtAsAdmin(project: ScratchProject) {
+  const env = { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: ADMIN_USER, KAFKA_SASL_PASSWORD: passwordOf(ADMIN_USER), KAFKA_SSL: 'false' };
+  return async (...args: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, { cwd: project.dir, env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+    return { code, stdout, stderr };
+  };
+}
+
 describe('the handled state of a DLQ', () => {
   let project: ScratchProject | undefined;
   afterEach(() => project?.remove());
@@ -71,23 +103,8 @@ describe('the handled state of a DLQ', () => {
    * what nobody handled.
    */
   it('keeps discarded records handled after the broker expired the idle replay group offsets, and the next replay writes the state back to the group', async () => {
-    const id = randomBytes(3).toString('hex');
     project = new ScratchProject(false);
-    mkdirSync(project.path('topologies'));
-    project.write(
-      'topologies/idle.ts',
-      `import { defineTopology } from 'kafka-retry-topology';
-export default defineTopology({
-  name: 'idle',
-  owner: { team: 'billing', onCall: '#billing-oncall' },
-  runbookBaseUrl: 'https://runbooks.example.com',
-  consumers: [{ name: 'idle-${id}', topic: { name: 'idle-${id}.main', partitions: 1 }, principal: 'User:billing', ladder: ['1m'] }],
-});
-`,
-    );
-    const result = await compileFiles(discoverTopologyFiles(project.dir), project.dir);
-    if (!result.model) throw new Error(`the test topology does not compile: ${JSON.stringify(result.diagnostics)}`);
-    const consumer = result.model.topologies[0]!.consumers[0]!;
+    const consumer = await consumerIn(project, 'idle', 1);
     const admin = kafkaAsAdmin().admin();
     await admin.connect();
     try {
@@ -108,13 +125,7 @@ export default defineTopology({
         })),
       });
       await producer.disconnect();
-      const env = { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: ADMIN_USER, KAFKA_SASL_PASSWORD: passwordOf(ADMIN_USER), KAFKA_SSL: 'false' };
-      const krt = async (...args: string[]) => {
-        let stdout = '';
-        let stderr = '';
-        const code = await runCli(args, { cwd: project!.dir, env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-        return { code, stdout, stderr };
-      };
+      const krt = krtAsAdmin(project);
       const unhandled = async () => (JSON.parse((await krt('dlq', 'inspect', consumer.name, '--json')).stdout) as { records: { value: string }[] }).records.map((r) => r.value);
 
       expect((await krt('dlq', 'discard', consumer.name, '--ids', '0:0,0:1,0:2', '--reason', 'duplicates of settled orders', '--by', 'test')).code).toBe(0);
@@ -143,23 +154,8 @@ export default defineTopology({
    * starts with no commit; its records are then told from the old topic's by their marks).
    */
   it('keeps one partition\'s handled records after an admin deleted its offsets alone, and lists the records of the DLQ topic made again', async () => {
-    const id = randomBytes(3).toString('hex');
     project = new ScratchProject(false);
-    mkdirSync(project.path('topologies'));
-    project.write(
-      'topologies/idle.ts',
-      `import { defineTopology } from 'kafka-retry-topology';
-export default defineTopology({
-  name: 'idle',
-  owner: { team: 'billing', onCall: '#billing-oncall' },
-  runbookBaseUrl: 'https://runbooks.example.com',
-  consumers: [{ name: 'split-${id}', topic: { name: 'split-${id}.main', partitions: 2 }, principal: 'User:billing', ladder: ['1m'] }],
-});
-`,
-    );
-    const result = await compileFiles(discoverTopologyFiles(project.dir), project.dir);
-    if (!result.model) throw new Error(`the test topology does not compile: ${JSON.stringify(result.diagnostics)}`);
-    const consumer = result.model.topologies[0]!.consumers[0]!;
+    const consumer = await consumerIn(project, 'split', 2);
     const admin = kafkaAsAdmin().admin();
     await admin.connect();
     const producer = kafkaAsAdmin().producer();
@@ -192,13 +188,7 @@ export default defineTopology({
         }
       };
       await send([dead('old', 0), dead('old', 1)]);
-      const env = { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: ADMIN_USER, KAFKA_SASL_PASSWORD: passwordOf(ADMIN_USER), KAFKA_SSL: 'false' };
-      const krt = async (...args: string[]) => {
-        let stdout = '';
-        let stderr = '';
-        const code = await runCli(args, { cwd: project!.dir, env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-        return { code, stdout, stderr };
-      };
+      const krt = krtAsAdmin(project);
       const unhandled = async () => (JSON.parse((await krt('dlq', 'inspect', consumer.name, '--json')).stdout) as { records: { value: string }[] }).records.map((r) => r.value).sort();
       const commits = async () => (await admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }))[0]!.partitions.map((p) => [p.partition, p.offset]).sort();
 
