@@ -26,8 +26,7 @@ export interface ThisLog {
  * Whether an entry names the record this log holds at its offset: an entry written with the
  * record's mark is left out only when the record read there has another mark; one gone
  * (below the log start, where nothing is listed anyway) or not read is taken. An entry
- * without one (written by an earlier
- * release) is taken as it was.
+ * without one (written by an earlier release) is taken as it was.
  */
 function sameRecord(log: ThisLog, partition: number, offset: bigint, mark: unknown): boolean {
   if (typeof mark !== 'string' || log.marks === undefined) return true;
