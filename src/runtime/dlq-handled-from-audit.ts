@@ -32,7 +32,7 @@ function sameRecord(log: ThisLog, partition: number, offset: bigint, mark: unkno
   if (typeof mark !== 'string' || log.marks === undefined) return true;
   if (offset < (log.starts?.get(partition) ?? 0n)) return true;
   // A record the read did not reach tells nothing: the entry is taken, as before marks (left
-  // out, its record would be listed and replayed again; seen on the broker, about one run in six).
+  // out, its record would be listed, and replayed again).
   const read = log.marks.get(partition)?.get(offset);
   return read === undefined || read === mark;
 }
