@@ -3,6 +3,7 @@ import type { ProjectModel, TopologyModel } from '../../model/types';
 import { GENERATED_NOTICE } from '../types';
 import { keptStacks, topologyStacks } from './topology-stack';
 import { detachedApp } from './detached-app';
+import { releasingCdktfTokens } from './released-tokens';
 import type { TerraformStack } from 'cdktf';
 
 export { FormerStack, keptStacks, TopologyStack, topologyStacks } from './topology-stack';
@@ -17,7 +18,7 @@ const kept = new WeakMap<TopologyModel, readonly GeneratedFile[]>();
 const KEEP_AT_MOST = 10;
 
 function synthesize(topology: TopologyModel): readonly GeneratedFile[] {
-  return stackFiles(topologyStacks(detachedApp(), topology));
+  return releasingCdktfTokens(() => stackFiles(topologyStacks(detachedApp(), topology)));
 }
 
 function stackFiles(stacks: readonly TerraformStack[]): GeneratedFile[] {
@@ -46,7 +47,8 @@ function take(topology: TopologyModel): readonly GeneratedFile[] {
 }
 
 /** The kept stacks of deleted topology files (`terraform/<stack>/cdk.tf.json`, empty): they belong to no topology. */
-export const emitKeptStacks: Emitter = (model: ProjectModel) => ((model.keptStacks ?? []).length === 0 ? [] : stackFiles(keptStacks(detachedApp(), model)));
+export const emitKeptStacks: Emitter = (model: ProjectModel) =>
+  (model.keptStacks ?? []).length === 0 ? [] : releasingCdktfTokens(() => stackFiles(keptStacks(detachedApp(), model)));
 
 /** `terraform/<topology>/cdk.tf.json`: plain Terraform JSON that Terraform and OpenTofu apply, and the kept stacks. */
 export const emitTerraform: Emitter = (model) => [...model.topologies.flatMap((topology) => take(topology)), ...emitKeptStacks(model)];
