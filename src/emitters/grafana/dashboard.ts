@@ -1,5 +1,5 @@
 import { DashboardBuilder, DashboardCursorSync, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard';
-import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
+import type { Dashboard, Panel, RowPanel } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { TopologyModel } from '../../model/types';
 import { DASHBOARD_TAGS, dashboardTitle, dashboardUid } from '../../naming';
 import { GENERATED_NOTICE } from '../types';
@@ -21,7 +21,16 @@ export interface DashboardInput {
  * v2 schema: the classic form is what Grafana's file provider and import read,
  * while v2 is still experimental in Grafana 12.
  */
-export function topologyDashboard({ topology, environmentLabels }: DashboardInput): Dashboard {
+export function topologyDashboard(input: DashboardInput): Dashboard {
+  return buildDashboard(input);
+}
+
+/**
+ * Builds the dashboard; with `takePanels`, hands it each consumer's panels as soon as they
+ * are laid out and drops them from the dashboard (the builder keeps its place on the grid),
+ * so a caller can serialize them a consumer at a time.
+ */
+export function buildDashboard({ topology, environmentLabels }: DashboardInput, takePanels?: (panels: readonly (Panel | RowPanel)[]) => void): Dashboard {
   const builder = new DashboardBuilder(dashboardTitle(topology.name))
     .uid(dashboardUid(topology.name))
     .description(GENERATED_NOTICE)
@@ -47,6 +56,7 @@ export function topologyDashboard({ topology, environmentLabels }: DashboardInpu
       return lastId;
     });
     builder.annotation(firingAlerts(scope, panelIds)).link(runbookPageLink(runbook));
+    if (takePanels) takePanels((builder.build().panels ?? []).splice(0));
   }
   return builder.build();
 }

@@ -1,6 +1,6 @@
 import { dashboardFileName } from '../../naming';
 import type { Emitter } from '../types';
-import { topologyDashboard } from './dashboard';
+import { dashboardText } from './dashboard-text';
 
 export { topologyDashboard } from './dashboard';
 export type { DashboardInput } from './dashboard';
@@ -9,5 +9,5 @@ export type { DashboardInput } from './dashboard';
 export const emitGrafana: Emitter = (model) =>
   model.topologies.map((topology) => ({
     path: dashboardFileName(topology.name),
-    content: `${JSON.stringify(topologyDashboard({ topology, environmentLabels: topology.environmentLabels }), null, 2)}\n`,
+    content: dashboardText({ topology, environmentLabels: topology.environmentLabels }),
   }));
