@@ -48,6 +48,14 @@ export interface CappedSynth {
   readonly rssMb: number;
 }
 
+/** The 1,000-consumer synth again with V8's young generation capped (Node 24 grows it to 128 MB in a large synth). */
+export interface YoungCappedSynth {
+  readonly consumers: number;
+  readonly maxSemiSpaceMb: number;
+  readonly ms: number;
+  readonly rssMb: number;
+}
+
 export interface SynthResults {
   /** When these were measured (YYYY-MM-DD): shown when it is not the date of the rest. */
   readonly date?: string;
@@ -55,6 +63,8 @@ export interface SynthResults {
   readonly incremental: IncrementalSynth;
   /** Absent in results measured before it was. */
   readonly capped?: CappedSynth;
+  /** Absent in results measured before it was. */
+  readonly youngCapped?: YoungCappedSynth;
 }
 
 const ROOT = path.join(__dirname, '..');
@@ -229,11 +239,18 @@ function benchCapped(consumers: number, maxOldSpaceMb: number, rounds: number): 
   return { consumers, maxOldSpaceMb, ms: median(runs.map((x) => x.ms)), rssMb: median(runs.map((x) => x.maxRssMb)) };
 }
 
+/** The largest size again under `NODE_OPTIONS=--max-semi-space-size`: how much of the peak is the young generation, and at what cost in time? */
+function benchYoungCapped(consumers: number, maxSemiSpaceMb: number, rounds: number): YoungCappedSynth {
+  const runs = Array.from({ length: rounds }, () => runWith({ NODE_OPTIONS: `--max-semi-space-size=${maxSemiSpaceMb}` }, 'krt', String(consumers)));
+  return { consumers, maxSemiSpaceMb, ms: median(runs.map((x) => x.ms)), rssMb: median(runs.map((x) => x.maxRssMb)) };
+}
+
 export function benchSynth(sizes: readonly number[] = [10, 100, 1000], rounds = 3): SynthResults {
   return {
     date: new Date().toISOString().slice(0, 10),
     scale: benchScale(sizes, rounds),
     incremental: benchIncremental(100, 10, rounds),
     capped: benchCapped(Math.max(...sizes), 256, rounds),
+    youngCapped: benchYoungCapped(Math.max(...sizes), 16, rounds),
   };
 }
