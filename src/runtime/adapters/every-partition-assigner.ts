@@ -6,12 +6,12 @@ export const EVERY_PARTITION_ASSIGNER = 'KrtDlqReadEverything';
 /** kafkajs's round-robin protocol name, the only one a monitor of an older release announces. */
 export const KAFKAJS_ROUND_ROBIN = 'RoundRobinAssigner';
 
-interface ClusterLike {
+export interface ClusterLike {
   addMultipleTargetTopics(topics: string[]): Promise<unknown>;
   findTopicPartitionMetadata(topic: string): { partitionId: number }[];
 }
 
-interface KafkaJsAssigner {
+export interface KafkaJsAssigner {
   name: string;
   version: number;
   assign(group: { members: { memberId: string; memberMetadata: Buffer }[]; topics: string[] }): Promise<{ memberId: string; memberAssignment: Buffer }[]>;

@@ -21,7 +21,7 @@ type Position = string | 'read';
  * that group at once. The second lets a monitor of an older release (round-robin only) share
  * the group during a rolling upgrade: see every-partition-assigner.ts.
  */
-const MONITOR_ASSIGNERS = [everyPartitionAssigner, everyPartitionAsRoundRobin];
+export const MONITOR_ASSIGNERS = [everyPartitionAssigner, everyPartitionAsRoundRobin];
 
 /**
  * How often a read's member heartbeats: a monitor that joins waits for every member already
