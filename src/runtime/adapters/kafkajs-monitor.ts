@@ -1,4 +1,5 @@
 import type { MonitorPort } from '../monitor-port';
+import { recordMark } from '../record-mark';
 import { everyPartitionAsRoundRobin, everyPartitionAssigner } from './every-partition-assigner';
 import { disconnectAfterRun } from './kafkajs-leave';
 
@@ -6,6 +7,7 @@ import { disconnectAfterRun } from './kafkajs-leave';
 interface KafkaJsMonitorMessage {
   readonly offset: string;
   readonly timestamp: string;
+  readonly key?: Buffer | null;
   readonly value?: Buffer | null;
 }
 
@@ -200,6 +202,34 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       if (waiting.size === 0) return { records, ends };
       // Out of time: what was read, and where each unfinished partition goes on.
       return { records, ends: new Map([...ends].map(([partition, end]) => [partition, waiting.has(partition) ? progress.get(partition)! : end])), complete: false };
+    },
+    async marksAt(topic, ranges, signal) {
+      const marks = new Map([...ranges.keys()].map((partition) => [partition, new Map<bigint, string>()]));
+      // Where each partition's read got to; a partition leaves `waiting` once read past its `to`.
+      const readTo = new Map([...ranges].map(([partition, { from }]) => [partition, from]));
+      const waiting = new Set(ranges.keys());
+      if (waiting.size === 0) return { marks, readTo };
+      const reached = (partition: number, last: bigint): AfterRecord => {
+        if (!waiting.has(partition)) return 'next';
+        if (last + 1n > readTo.get(partition)!) readTo.set(partition, last + 1n);
+        if (last < ranges.get(partition)!.to) return 'next';
+        waiting.delete(partition);
+        return waiting.size === 0 ? 'done' : 'pause';
+      };
+      await readUntil(
+        topic,
+        () => new Map([...ranges.keys()].map((partition) => [partition, waiting.has(partition) ? readTo.get(partition)!.toString() : 'read'])),
+        (partition, message) => {
+          const offset = BigInt(message.offset);
+          if (!waiting.has(partition) || offset < readTo.get(partition)!) return 'next';
+          if (offset <= ranges.get(partition)!.to) marks.get(partition)!.set(offset, recordMark(message));
+          return reached(partition, offset);
+        },
+        timeoutMs,
+        signal,
+        reached,
+      );
+      return { marks, readTo };
     },
   };
 }
