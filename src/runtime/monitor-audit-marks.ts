@@ -62,7 +62,7 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
           continue;
         }
         witnesses.set(partition, { offset: witness, mark: c.marks.get(witness)! });
-        // From the witness (the records after it up to `to` are none), to the last offset named if not read yet.
+        // From the witness (the last record read; offsets read after it held none) to the last offset named, or the witness alone.
         ranges.set(partition, { from: witness, to: range.to >= c.to ? range.to : witness });
       }
       if (ranges.size > 0) {
