@@ -102,4 +102,32 @@ describe('a monitor read that another monitor joining or leaving the group inter
       ],
     });
   });
+
+  it('reads the marks of the records asked for, each once, up to the last offset asked', async () => {
+    const { kafka, joins } = fakeKafka(
+      [
+        [1, 2, 3, 4, 5],
+        [6, 7, 8],
+      ],
+      3,
+    );
+    const read = await kafkajsMonitorPort(kafka, 'orders.dlq-monitor', 2_000).marksAt!(
+      'orders.dlq',
+      new Map([
+        [0, { from: 1n, to: 3n }],
+        [1, { from: 0n, to: 2n }],
+      ]),
+    );
+    expect({ rejoined: joins.length > 1, marks: [...read.marks].map(([p, m]) => [p, [...m]]), readTo: [...read.readTo] }).toEqual({
+      rejoined: true,
+      marks: [
+        [0, [[1n, '2/-1/4'], [2n, '3/-1/4'], [3n, '4/-1/4']]],
+        [1, [[0n, '6/-1/4'], [1n, '7/-1/4'], [2n, '8/-1/4']]],
+      ],
+      readTo: [
+        [0, 4n],
+        [1, 3n],
+      ],
+    });
+  });
 });
