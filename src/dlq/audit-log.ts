@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { retryingRetriable } from './retriable';
-import { everyPartitionAssigner } from './reader-assigner';
+import { everyPartitionAssigner } from '../runtime/adapters/every-partition-assigner';
 import { DlqError } from './dlq-error';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 

@@ -1,7 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { DefectError } from '../runtime/krt-error';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
-import { everyPartitionAssigner } from './reader-assigner';
+import { everyPartitionAssigner } from '../runtime/adapters/every-partition-assigner';
 
 /** What a read still attached to a member hears when the member leaves (the console stopping). */
 export class DlqReaderClosed extends Error {

@@ -3,7 +3,7 @@ import { KrtError } from './krt-error';
 import type { TopicRead } from './monitor-port';
 
 /** The fields the handled-state fold reads; the rest of an entry (who, why, when) is not kept. */
-const FOLDED = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'count'] as const;
+const FOLDED = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'count', 'mark'] as const;
 const ACTIONS = new Set(['replayed', 'discarded', 'expired']);
 
 export type ReadFrom = (topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal) => Promise<TopicRead>;

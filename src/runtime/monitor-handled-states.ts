@@ -4,6 +4,7 @@ import type { HandledState } from './dlq-handled';
 import { handledFromAuditLog } from './dlq-handled-from-audit';
 import { describeError } from './describe-error';
 import { KrtError } from './krt-error';
+import { createMarkCheck } from './monitor-audit-marks';
 import { createAuditTail } from './monitor-audit-tail';
 import type { MonitorPort } from './monitor-port';
 
@@ -22,6 +23,7 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
   const auditTopic = consumer.dlqAuditTopic;
   const dlqEnds = async () => new Map((await port.endOffsets(consumer.dlqTopic)).map((e) => [e.partition, BigInt(e.high)]));
   const tail = auditTopic !== undefined && port.readFrom ? createAuditTail(port.readFrom.bind(port), auditTopic, consumer.dlqTopic, dlqEnds) : undefined;
+  const markCheck = createMarkCheck(port, consumer.dlqTopic);
   let toldCannotRead = false;
   // The fold of a large log is seconds of synchronous work: made again only when what it
   // reads changed (an entry, the partitions without a commit, a log start), or a DLQ end fell
@@ -54,9 +56,15 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
     const highs = new Map(ends.map((e) => [e.partition, BigInt(e.high)]));
     // Log starts: an `expired` entry above today's names an earlier topic of the DLQ's name.
     const starts = new Map(ends.map((e) => [e.partition, BigInt(e.low)]));
-    const key = `${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}`;
+    // The records the entries name, each entry's mark checked against the one there now: an
+    // entry about a record of a DLQ deleted and created again is left out.
+    const marks = await markCheck.marks(entries, uncommitted, highs, starts, signal).catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      throw new KrtError(`could not read the ${consumer.dlqTopic} records its audit log names, to tell them from those of a DLQ created again: ${describeError(error).message}`);
+    });
+    const key = `${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}|${markCheck.version}`;
     const fell = folded !== undefined && [...highs].some(([partition, high]) => high < (folded!.highs.get(partition) ?? 0n));
-    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: handledFromAuditLog(entries, consumer.dlqTopic, uncommitted, undefined, { starts }) };
+    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: handledFromAuditLog(entries, consumer.dlqTopic, uncommitted, undefined, { starts, ...(marks ? { marks } : {}) }) };
     for (const [partition, state] of folded.states) states.set(partition, state);
     return states;
   };

@@ -17,6 +17,21 @@ export interface MonitorPort {
    * handled.
    */
   readFrom?(topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal): Promise<TopicRead>;
+  /**
+   * The marks (record-mark.ts) of the records of `topic` from `from` to `to` (inclusive) of
+   * each partition in `ranges`. The monitor checks with them that an audit entry names the
+   * record the DLQ holds at its offset now, not one of a DLQ deleted and created again; a
+   * port without it cannot, and those entries are taken as they are.
+   */
+  marksAt?(topic: string, ranges: ReadonlyMap<number, { from: bigint; to: bigint }>, signal?: AbortSignal): Promise<MarksRead>;
+}
+
+/** What `marksAt` read. */
+export interface MarksRead {
+  /** The mark of each record read, by partition and offset. */
+  readonly marks: ReadonlyMap<number, ReadonlyMap<bigint, string>>;
+  /** Each partition's offset after the last one the read covered (`to` + 1 once read to it): a read out of time covers less. */
+  readonly readTo: ReadonlyMap<number, bigint>;
 }
 
 /** What `readFrom` read. */

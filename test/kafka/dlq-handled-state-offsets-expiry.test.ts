@@ -153,7 +153,7 @@ describe('the handled state of a DLQ', () => {
    * audit log), and deleting the DLQ topic drops the group's offsets of it (a topic made again
    * starts with no commit; its records are then told from the old topic's by their marks).
    */
-  it('keeps one partition\'s handled records after an admin deleted its offsets alone, and lists the records of the DLQ topic made again', async () => {
+  it('keeps one partition\'s handled records after an admin deleted its offsets alone, and lists the records of the DLQ topic made again, the monitor counting them too', async () => {
     project = new ScratchProject(false);
     const consumer = await consumerIn(project, 'split', 2);
     const admin = kafkaAsAdmin().admin();
@@ -204,6 +204,10 @@ describe('the handled state of a DLQ', () => {
       deletePartitionOffsets(consumer.groups.replay, consumer.dlq.name, 1);
       expect(await commits()).toEqual([[0, '1'], [1, '-1']]);
       expect(await unhandled()).toEqual([]);
+      // The monitor reads partition 1 from the audit log, the mark of the record its entry names checked.
+      const errors: unknown[] = [];
+      const monitor = createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafkaAsAdmin(), consumer.groups.monitor), registry: new Registry(), onError: (e) => errors.push(e) });
+      expect((await monitor.poll()).dlqSize).toBe(0);
       expect((await krt('dlq', 'replay', consumer.name, '--error-class', 'NoSuchError')).code).toBe(0);
       expect(await commits()).toEqual([[0, '1'], [1, '1']]);
 
@@ -217,6 +221,8 @@ describe('the handled state of a DLQ', () => {
       await send([dead('new', 0), dead('new', 1)]);
       expect(await commits()).toEqual([[0, '-1'], [1, '-1']]);
       expect(await unhandled()).toEqual(['new-0', 'new-1']);
+      // So does the monitor: the record it read before in partition 1 has another mark now.
+      expect({ size: (await monitor.poll()).dlqSize, errors }).toEqual({ size: 2, errors: [] });
     } finally {
       await producer.disconnect();
       await admin.disconnect();

@@ -9,8 +9,12 @@ type Commit = { partition: number; offset: string; metadata: string | null };
 
 /** A DLQ of one partition and its audit log in memory; nothing committed by the replay group. */
 function scene(dlqEnd: number) {
-  const state = { dlqEnd, audit: [] as string[], committed: [] as Commit[], auditReads: 0 };
-  const entry = (action: string, offset: number) => JSON.stringify({ action, by: 'ops', reason: 'x', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, offset: String(offset) });
+  // `generation`: the DLQ topic's, which its records' marks tell (a DLQ created again has another); `marksRead`: records whose marks were read.
+  const state = { dlqEnd, audit: [] as string[], committed: [] as Commit[], auditReads: 0, generation: 1, marksRead: 0 };
+  const markAt = (offset: number) => `${state.generation}/${offset}`;
+  /** An audit entry; `marked`: with the mark of the record the DLQ holds there now, as this release writes it. */
+  const entry = (action: string, offset: number, marked = false) =>
+    JSON.stringify({ action, by: 'ops', reason: 'x', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, offset: String(offset), ...(marked ? { mark: markAt(offset) } : {}) });
   const port: MonitorPort = {
     async endOffsets(topic) {
       return topic === consumer.dlqTopic ? [{ partition: 0, low: '0', high: String(state.dlqEnd) }] : [{ partition: 0, low: '0', high: '0' }];
@@ -25,6 +29,12 @@ function scene(dlqEnd: number) {
       state.auditReads += 1;
       const start = Number(from.get(0) ?? '0');
       return { records: state.audit.slice(start).map((value, i) => ({ partition: 0, offset: String(start + i), value })), ends: new Map([[0, String(state.audit.length)]]) };
+    },
+    async marksAt(_topic, ranges) {
+      const { from, to } = ranges.get(0)!;
+      const offsets = Array.from({ length: Number(to - from) + 1 }, (_, i) => Number(from) + i).filter((o) => o < state.dlqEnd);
+      state.marksRead += offsets.length;
+      return { marks: new Map([[0, new Map(offsets.map((o) => [BigInt(o), markAt(o)]))]]), readTo: new Map([[0, to + 1n]]) };
     },
   };
   return { state, port, entry };
@@ -77,25 +87,27 @@ describe('review h136: the monitor’s audit-log fallback', () => {
   });
 
   /*
-   * Found (h136), left: the DLQ deleted and created again (a partition count change, an
-   * incident): the monitor keeps the old DLQ's entries (read while they named records of the
-   * old log, so the fix above keeps them), and the new log's records at those offsets count
-   * as handled though nobody handled them. A monitor started afresh counts them too (the fold
-   * has no way to tell the logs apart), and so do the CLI's sessions (src/dlq/session.ts).
-   * Code at fault: the audit entries (src/dlq/audit.ts) do not say which log of the DLQ's name
-   * they name; the fold (src/runtime/dlq-handled-from-audit.ts) and the tail take them all.
+   * Found (h136): the DLQ deleted and created again (a partition count change, an incident):
+   * the monitor keeps the old DLQ's entries (read while they named records of the old log, so
+   * the fix above keeps them), and the new log's records at those offsets count as handled
+   * though nobody handled them. A monitor started afresh counts them too (the fold has no way
+   * to tell the logs apart).
+   * Code at fault: src/runtime/monitor-handled-states.ts gave the fold no marks to check.
    * Class: durable evidence keyed by a name that outlives the thing it names.
-   * Fix I would make: the identity of the DLQ log in each entry (the topic id, which Kafka
-   * gives a topic created again a new one; the engineers on audit.ts are adding it) and the fold
-   * and tail keep only entries of the DLQ's current id; meanwhile the tail could at least
-   * forget a partition's kept entries when its DLQ end falls below an end it saw before.
+   * Fixed (h138): entries this release writes carry their record's mark; the monitor reads
+   * the marks of the records they name through its port (marksAt) and the fold leaves out an
+   * entry whose record has another mark, as the DLQ sessions do. What was read is kept per
+   * partition (src/runtime/monitor-audit-marks.ts): a poll reads the records named since, and
+   * the last one it read, whose mark says whether the log is still the one read.
+   * Entries of earlier releases carry no mark and are still taken.
    */
-  it.failing('does not count the records of a DLQ created again as handled by the entries of the old one', async () => {
+  it('does not count the records of a DLQ created again as handled by the entries of the old one', async () => {
     const { state, port, entry } = scene(100);
-    state.audit = Array.from({ length: 100 }, (_, o) => entry('replayed', o));
+    state.audit = Array.from({ length: 100 }, (_, o) => entry('replayed', o, true));
     const monitor = createDlqMonitor(consumer, { port, registry: new Registry() });
     expect((await monitor.poll()).dlqSize).toBe(0);
     // The DLQ is deleted and created again; 10 new dead letters, none handled.
+    state.generation = 2;
     state.dlqEnd = 10;
     expect((await monitor.poll()).dlqSize).toBe(10);
   });

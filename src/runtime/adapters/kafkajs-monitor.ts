@@ -1,15 +1,35 @@
 import type { MonitorPort } from '../monitor-port';
+import { recordMark } from '../record-mark';
+import { everyPartitionAsRoundRobin, everyPartitionAssigner } from './every-partition-assigner';
 import { disconnectAfterRun } from './kafkajs-leave';
 
 /** A record as kafkajs hands it to `eachMessage`. */
 interface KafkaJsMonitorMessage {
   readonly offset: string;
   readonly timestamp: string;
+  readonly key?: Buffer | null;
   readonly value?: Buffer | null;
 }
 
 /** What a read does after a record: go on, stop reading its partition, or end. */
 type AfterRecord = 'next' | 'pause' | 'done';
+
+/** Where a read of a partition got to: the next offset it needs, or 'read' when it needs nothing more. */
+type Position = string | 'read';
+
+/**
+ * The monitor group's assigners, preferred first: every member gets every partition, since
+ * every monitor of a consumer (krt monitor, the in-process monitor of each replica) reads in
+ * that group at once. The second lets a monitor of an older release (round-robin only) share
+ * the group during a rolling upgrade: see every-partition-assigner.ts.
+ */
+export const MONITOR_ASSIGNERS = [everyPartitionAssigner, everyPartitionAsRoundRobin];
+
+/**
+ * How often a read's member heartbeats: a monitor that joins waits for every member already
+ * there to rejoin, and each learns of it at its next heartbeat (kafkajs's default is every 3 s).
+ */
+const HEARTBEAT_MS = 1_000;
 
 /** The parts of a kafkajs `Kafka` the monitor uses. */
 export interface KafkaJsMonitorLike {
@@ -19,7 +39,7 @@ export interface KafkaJsMonitorLike {
     fetchTopicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
     fetchOffsets(o: { groupId: string; topics: string[] }): Promise<{ topic: string; partitions: { partition: number; offset: string; metadata: string | null }[] }[]>;
   };
-  consumer(config: { groupId: string; sessionTimeout?: number }): {
+  consumer(config: { groupId: string; sessionTimeout?: number; heartbeatInterval?: number; partitionAssigners?: unknown[] }): {
     connect(): Promise<void>;
     disconnect(): Promise<void>;
     subscribe(s: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
@@ -34,7 +54,8 @@ export interface KafkaJsMonitorLike {
 /**
  * The monitor's reads with kafkajs: offsets through the admin API; the head records
  * through a consumer in the monitor's own group, sought to each offset, never committing.
- * The monitor never runs two polls at once, so the group has one member at a time.
+ * Every monitor of the consumer reads in that group, each member getting every partition; a
+ * member coming or going mid-read makes the read rejoin and seek where each partition got to.
  * A read kafkajs gives up on (records compressed with a codec it lacks) rejects at once.
  */
 export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: string, timeoutMs = 15_000): MonitorPort {
@@ -48,20 +69,21 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
     }
   }
   /**
-   * Reads `topic` in the monitor's group from the offsets `seeks` gives on joining, handing
-   * each record to `take` until it says the read is done (or to pause its partition), the timeout passes (the read ends
-   * with what it has) or `signal` aborts.
+   * Reads `topic` in the monitor's group, on each join (the first, and each rejoin when
+   * another monitor comes or goes) from where `positions` says each partition got to, handing
+   * each record to `take` until it says the read is done (or to pause its partition), the
+   * timeout passes (the read ends with what it has) or `signal` aborts.
    */
   async function readUntil(
     topic: string,
-    seeks: ReadonlyMap<number, string>,
+    positions: () => ReadonlyMap<number, Position>,
     take: (partition: number, message: KafkaJsMonitorMessage) => AfterRecord,
     deadlineMs: number,
     signal?: AbortSignal,
     passed?: (partition: number, lastOffset: bigint) => AfterRecord,
   ): Promise<void> {
     signal?.throwIfAborted();
-    const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000 });
+    const consumer = kafka.consumer({ groupId: monitorGroup, sessionTimeout: 10_000, heartbeatInterval: HEARTBEAT_MS, partitionAssigners: MONITOR_ASSIGNERS });
     await consumer.connect();
     let running: Promise<void> | undefined;
     try {
@@ -78,8 +100,13 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
         }
         if (signal?.aborted) return done(signal.reason);
         signal?.addEventListener('abort', onAbort, { once: true });
+        // Emitted before the new generation's first fetch. Not the read's start again: a rejoin
+        // mid-read would hand what was read twice.
         consumer.on(consumer.events.GROUP_JOIN, () => {
-          for (const [partition, offset] of seeks) consumer.seek({ topic, partition, offset });
+          for (const [partition, position] of positions()) {
+            if (position === 'read') consumer.pause([{ topic, partitions: [partition] }]);
+            else consumer.seek({ topic, partition, offset: position });
+          }
         });
         // A fetch kafkajs cannot decode (a codec it lacks) stops the consumer for good: said at once, not after the timeout.
         if (consumer.events.CRASH !== undefined) {
@@ -128,7 +155,7 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       const wanted = new Map(offsets.map((o) => [o.partition, o.offset]));
       await readUntil(
         topic,
-        wanted,
+        () => new Map([...wanted].map(([partition, offset]) => [partition, found.has(partition) ? 'read' : offset])),
         (partition, message) => {
           const offset = wanted.get(partition);
           if (offset === undefined || found.has(partition) || BigInt(message.offset) < BigInt(offset)) return 'next';
@@ -160,11 +187,11 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       };
       await readUntil(
         topic,
-        new Map(offsets.map((p) => [p.partition, waiting.has(p.partition) ? starts.get(p.partition)! : p.high])),
+        () => new Map(offsets.map((p) => [p.partition, waiting.has(p.partition) ? progress.get(p.partition)! : 'read'])),
         (partition, message) => {
-          const end = BigInt(ends.get(partition) ?? '0');
           const offset = BigInt(message.offset);
-          if (offset >= end || offset < BigInt(starts.get(partition) ?? '0')) return 'next';
+          // Before where the partition got to: a record already taken, fetched again after a rejoin's seek.
+          if (!waiting.has(partition) || offset >= BigInt(ends.get(partition) ?? '0') || offset < BigInt(progress.get(partition)!)) return 'next';
           records.push({ partition, offset: message.offset, value: message.value?.toString('utf8') ?? '' });
           return reached(partition, offset);
         },
@@ -175,6 +202,34 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       if (waiting.size === 0) return { records, ends };
       // Out of time: what was read, and where each unfinished partition goes on.
       return { records, ends: new Map([...ends].map(([partition, end]) => [partition, waiting.has(partition) ? progress.get(partition)! : end])), complete: false };
+    },
+    async marksAt(topic, ranges, signal) {
+      const marks = new Map([...ranges.keys()].map((partition) => [partition, new Map<bigint, string>()]));
+      // Where each partition's read got to; a partition leaves `waiting` once read past its `to`.
+      const readTo = new Map([...ranges].map(([partition, { from }]) => [partition, from]));
+      const waiting = new Set(ranges.keys());
+      if (waiting.size === 0) return { marks, readTo };
+      const reached = (partition: number, last: bigint): AfterRecord => {
+        if (!waiting.has(partition)) return 'next';
+        if (last + 1n > readTo.get(partition)!) readTo.set(partition, last + 1n);
+        if (last < ranges.get(partition)!.to) return 'next';
+        waiting.delete(partition);
+        return waiting.size === 0 ? 'done' : 'pause';
+      };
+      await readUntil(
+        topic,
+        () => new Map([...ranges.keys()].map((partition) => [partition, waiting.has(partition) ? readTo.get(partition)!.toString() : 'read'])),
+        (partition, message) => {
+          const offset = BigInt(message.offset);
+          if (!waiting.has(partition) || offset < readTo.get(partition)!) return 'next';
+          if (offset <= ranges.get(partition)!.to) marks.get(partition)!.set(offset, recordMark(message));
+          return reached(partition, offset);
+        },
+        timeoutMs,
+        signal,
+        reached,
+      );
+      return { marks, readTo };
     },
   };
 }
