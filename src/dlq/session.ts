@@ -14,6 +14,7 @@ import { DlqError } from './dlq-error';
 import { committedStates, groupCommits } from './group-commits';
 import type { KafkaAdmin } from './group-commits';
 import { openingStates } from './opening-states';
+import { recordMark } from './record-mark';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';
 
@@ -95,10 +96,7 @@ export interface ReadScope {
   readonly witness?: (partition: number, offset: bigint, mark: string) => void;
 }
 
-/** What tells one record from another at the same offset (a topic deleted and made again): its timestamp and sizes. */
-export function recordMark(message: { readonly timestamp: string; readonly key: Buffer | null; readonly value: Buffer | null }): string {
-  return `${message.timestamp}/${message.key?.length ?? -1}/${message.value?.length ?? -1}`;
-}
+export { recordMark };
 
 /** A record with its bytes cut to `max` and copied, so it holds no fetch buffer alive. */
 export function preview(record: DlqRecord, max: number): DlqRecord {
