@@ -14,6 +14,7 @@ import { DlqError } from './dlq-error';
 import { committedStates, groupCommits } from './group-commits';
 import type { KafkaAdmin } from './group-commits';
 import { openingStates } from './opening-states';
+import { checkSameLog } from './same-log';
 import { recordMark } from './record-mark';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';
@@ -352,6 +353,8 @@ export class DlqSession {
   async stillUnhandled(records: readonly DlqRecord[]): Promise<DlqRecord[]> {
     this.checkHeld();
     const partitions = [...new Set(records.map((r) => r.partition))];
+    // Before anything of the step is published: a topic made again holds none of these records.
+    await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
     const stored = await committedStates(await this.adminClient(), this.consumer, partitions);
     for (const [partition, now] of stored) {
       const known = this.states.get(partition);
@@ -373,6 +376,8 @@ export class DlqSession {
     const commit = this.commitConfirmed;
     // Partitions restored from the audit log and not yet written join the first commit.
     const states = new Map([...[...this.unwritten].map((p) => [p, this.states.get(p)!] as const), ...prepared.states]);
+    // After the step's publish and audit: the handled state is of the log the session read, and goes to no other.
+    await checkSameLog(await this.adminClient(), topic, { ends: this.ends, starts: this.logStarts });
     const stored = await committedStates(await this.adminClient(), this.consumer, [...states.keys()]);
     const next = new Map<number, HandledState>();
     for (const [partition, state] of states) {

@@ -1,0 +1,126 @@
+import { discardRecords, replayRecords } from '../../src/dlq/replay';
+import { replayRoute } from '../../src/dlq/replay-route';
+import { DlqSession } from '../../src/dlq/session';
+import type { ConsumerModel } from '../../src/model/types';
+import { HEADERS } from '../../src/naming/headers';
+import { aConsumer, aTopology, compile } from '../helpers/specs';
+import { DlqKafkaDouble } from './dlq-kafka-double';
+import type { Operation } from './dlq-kafka-double';
+
+/**
+ * What happens to the replay group's commits or to the DLQ topic between the steps of a replay
+ * or a discard (before its publish, before its audit entry, before its commit): a record is
+ * never replayed twice, and every record of the DLQ as it is then that nobody handled is listed.
+ */
+const clock = (() => {
+  let now = 0;
+  return { now: () => now, sleep: async (ms: number) => void (now += ms) };
+})();
+
+function setUp(): { consumer: ConsumerModel; double: DlqKafkaDouble } {
+  const consumer = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m', '10m'] })] })).model!.topologies[0]!.consumers[0]!;
+  const double = new DlqKafkaDouble();
+  for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
+  double.stampFrom(Date.now() - 86_400_000);
+  appendTen(double, consumer, 'order');
+  return { consumer, double };
+}
+
+function appendTen(double: DlqKafkaDouble, consumer: ConsumerModel, tag: string, count = 10): void {
+  for (let i = 0; i < count; i++) {
+    double.append(consumer.dlq.name, i % 2, {
+      key: `${tag}-${i}`,
+      value: `${tag}-value-${i}`,
+      headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: String(i % 2), [HEADERS.originalOffset]: String(100 + i), [HEADERS.errorClass]: 'DownstreamTimeout' },
+    });
+  }
+}
+
+type Action = 'replay' | 'discard';
+
+async function run(double: DlqKafkaDouble, consumer: ConsumerModel, action: Action, pick: (records: readonly import('../../src/dlq/session').DlqRecord[]) => readonly import('../../src/dlq/session').DlqRecord[] = (r) => r): Promise<void> {
+  const kafka = double.kafka();
+  const session = await DlqSession.open(kafka, consumer);
+  try {
+    if (action === 'replay') await replayRecords(kafka, session, pick(session.records), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    else await discardRecords(kafka, session, pick(session.records), { reason: 'test', by: 'tester' });
+  } finally {
+    await session.close();
+  }
+}
+
+async function listed(double: DlqKafkaDouble, consumer: ConsumerModel): Promise<string[]> {
+  const session = await DlqSession.open(double.kafka(), consumer);
+  await session.close();
+  return session.records.map((r) => r.value!.toString()).sort();
+}
+
+const WHERE: readonly { name: string; at: (consumer: ConsumerModel, op: Operation) => boolean }[] = [
+  { name: 'before its first publish', at: (c, op) => op.kind === 'send' && op.topic === c.tiers[0]!.name },
+  { name: 'before its first audit entry', at: (c, op) => op.kind === 'send' && op.topic === c.dlqAudit.name },
+  { name: 'as its first commit is sent', at: (c, op) => op.kind === 'commit' && op.group === c.groups.replay },
+];
+
+const recreatedAt = (double: DlqKafkaDouble, consumer: ConsumerModel, where: (typeof WHERE)[number], fresh: number) => {
+  let done = false;
+  double.fault = (op) => {
+    if (done || !where.at(consumer, op)) return;
+    done = true;
+    double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
+    double.stampFrom(Date.now());
+    appendTen(double, consumer, 'fresh', fresh);
+  };
+  return () => done;
+};
+
+const freshValues = (count: number) => Array.from({ length: count }, (_, i) => `fresh-value-${i}`).sort();
+
+describe.each(['replay', 'discard'] as const)('a %s of half the DLQ, when the DLQ topic is deleted and created again (new records in it) at a step', (action) => {
+  // Seen before the fix: the session committed the old topic's handled state (its first five
+  // records of partition 0) to the replay group, whose offsets now name the new topic's: the
+  // new topic's records 0 to 4 of partition 0 were never listed, never replayed, and its DLQ
+  // alerts were silent. The session took the topic's log to be the one it read, whatever
+  // happened to the topic between open and commit.
+  it.each(WHERE.filter((w) => (action === 'replay' || !w.name.includes('publish')) && !w.name.includes('sent')).map((w) => [w.name, w] as const))('%s: lists every record of the new topic afterwards', async (_, where) => {
+    const { consumer, double } = setUp();
+    const done = recreatedAt(double, consumer, where, 6);
+    await expect(run(double, consumer, action, (r) => r.slice(0, 5))).rejects.toThrow(/deleted and created again/);
+    expect(done()).toBe(true);
+    double.fault = () => {};
+    expect(await listed(double, consumer)).toEqual(freshValues(6));
+  });
+
+  // What is seen: as above, when the new topic already holds as many records in each partition
+  // as the old one had when the session opened (end offsets and log starts as read at open):
+  // nothing the session can read cheaply tells the two logs apart (kafkajs 2.2.4 reads no topic
+  // ids), and the old state is committed over the new records. Fix: read, before each commit,
+  // the record at the highest offset of the step in each partition and compare its mark with
+  // the one the session read (a reader group's join per step, seconds each on a broker), or a
+  // client that reads topic ids (Metadata v10). Left: a topic created again starts empty, and
+  // a step lasts about a second.
+  it.failing.each(WHERE.filter((w) => !w.name.includes('publish') && !w.name.includes('sent')).map((w) => [w.name, w] as const))('%s, the new topic already as long as the old one: lists every record of the new topic afterwards', async (_, where) => {
+    const { consumer, double } = setUp();
+    const done = recreatedAt(double, consumer, where, 10);
+    await run(double, consumer, action, (r) => r.slice(0, 5)).catch(() => undefined);
+    expect(done()).toBe(true);
+    double.fault = () => {};
+    expect(await listed(double, consumer)).toEqual(freshValues(10));
+  });
+
+  // What is seen: the topic deleted and created again in the moment between the session's
+  // check of the topic's offsets (checkSameLog, in commit()) and the commit request itself:
+  // the old state is committed over the new topic's records. Why: the check and the commit
+  // are two requests; checking again after the commit and undoing it would also undo a
+  // commit that was right whenever the check errs (a high watermark moved back by an unclean
+  // leader election), replaying a whole partition again. Fix: a commit the broker ties to a
+  // topic id (OffsetCommit v9+ with topic ids, which kafkajs does not send). Left: the window
+  // is one round trip.
+  it.failing('as its first commit is sent: lists every record of the new topic afterwards', async () => {
+    const { consumer, double } = setUp();
+    const done = recreatedAt(double, consumer, WHERE.find((w) => w.name.includes('sent'))!, 6);
+    await run(double, consumer, action, (r) => r.slice(0, 5)).catch(() => undefined);
+    expect(done()).toBe(true);
+    double.fault = () => {};
+    expect(await listed(double, consumer)).toEqual(freshValues(6));
+  });
+});
