@@ -124,3 +124,31 @@ describe.each(['replay', 'discard'] as const)('a %s of half the DLQ, when the DL
     expect(await listed(double, consumer)).toEqual(freshValues(6));
   });
 });
+
+const DELETIONS: readonly { name: string; apply: (double: DlqKafkaDouble, consumer: ConsumerModel) => void }[] = [
+  { name: 'the whole group\'s offsets', apply: (double, consumer) => void double.commits.delete(consumer.groups.replay) },
+  { name: 'partition 0\'s offsets alone', apply: (double, consumer) => void double.commits.get(consumer.groups.replay)?.delete(`${consumer.dlq.name}:0`) },
+];
+
+describe.each(['replay', 'discard'] as const)('a %s run twice, when the replay group loses offsets at a step of the first run', (action) => {
+  const cases = DELETIONS.flatMap((d) => WHERE.filter((w) => action === 'replay' || !w.name.includes('publish')).map((w) => [`${d.name} ${w.name}`, d, w] as const));
+  it.each(cases)('%s: every record is handled once, and none is listed afterwards', async (_, deletion, where) => {
+    const { consumer, double } = setUp();
+    // Something handled before, so the group has commits to lose.
+    await run(double, consumer, action, (r) => r.filter((x) => x.offset === 0n));
+    let done = false;
+    double.fault = (op) => {
+      if (done || !where.at(consumer, op)) return;
+      done = true;
+      deletion.apply(double, consumer);
+    };
+    await run(double, consumer, action, (r) => r.slice(0, 5));
+    expect(done).toBe(true);
+    double.fault = () => {};
+    deletion.apply(double, consumer);
+    await run(double, consumer, action);
+    deletion.apply(double, consumer);
+    expect(await listed(double, consumer)).toEqual([]);
+    if (action === 'replay') expect(double.messages(consumer.tiers[0]!.name).map((m) => m.value!.toString()).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `order-value-${i}`).sort());
+  });
+});
