@@ -124,3 +124,25 @@ describe('the DLQ tools on a DLQ topic created again whose new records carry old
     expect(double.messages(consumer.tiers[0]!.name).map((m) => m.value!.toString()).sort()).toEqual(fresh('renewed'));
   });
 });
+
+describe('the DLQ tools on a DLQ topic created again whose new records have the old ones\' timestamps and sizes, offset for offset', () => {
+  // What is seen: the old topic's entries (marked, by this release) are taken for the new
+  // topic's records, which are listed as handled and never replayed. Why: a mark is the
+  // record's timestamp and the sizes of its key and value; records of a producer that sets
+  // the timestamps itself (a copy of the old topic, or the same source replayed) and whose
+  // keys and values have the same sizes match it, and no record of the new topic is stamped
+  // after the entries. Fix: a digest of the record's key, value and headers in the mark
+  // (compared by prefix with the marks already written); it would still take a byte-for-byte
+  // copy of the old records for them, which arguably they are. Left: no such producer writes
+  // a DLQ the runtime writes (its dead letters are stamped when sent).
+  it.failing('lists every record of the new topic', async () => {
+    const { consumer, double } = setUp();
+    double.stampFrom(T0 - DAY);
+    appendTen(double, consumer, 'order');
+    for (const m of double.messages(consumer.dlq.name)) audited(double, consumer, T0, m.partition, m.offset, recordMark(m));
+    double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
+    double.stampFrom(T0 - DAY);
+    appendTen(double, consumer, 'other');
+    expect(await listed(double, consumer)).toEqual(fresh('other'));
+  });
+});
