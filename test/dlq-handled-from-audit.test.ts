@@ -104,3 +104,18 @@ describe('the handled state rebuilt from entries of an earlier topic that carry 
     expect({ expired: states.get(0)!.expired, p0: [3n, 5n].map((o) => isHandled(states.get(0)!, o)), p1: isHandled(states.get(1)!, 4n) }).toEqual({ expired: 0n, p0: [false, true], p1: false });
   });
 });
+
+describe('an entry shown to be of another log by its record\'s time alone', () => {
+  it('is left out alone: the entries written before it are taken (a DLQ producer\'s clock may run ahead)', () => {
+    const written = new Map([[0, new Map([[4n, Date.parse('2026-01-02T03:00:00Z')]])]]);
+    const marks = new Map([[0, new Map([[2n, 'a'], [4n, 'b']])]]);
+    const states = handledFromAuditLog(
+      [entry({ at: '2026-01-01T00:00:00Z', action: 'replayed', partition: 0, offset: '2' }), entry({ at: '2026-01-02T00:00:00Z', action: 'replayed', partition: 0, offset: '4' })],
+      DLQ,
+      [0],
+      new Map([[0, 10n]]),
+      { starts: new Map([[0, 0n]]), marks, written },
+    );
+    expect([2n, 4n].map((o) => isHandled(states.get(0)!, o))).toEqual([true, false]);
+  });
+});

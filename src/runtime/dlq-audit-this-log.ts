@@ -39,38 +39,41 @@ const timeOf = (fields: AuditFields['fields']): number | undefined => {
 };
 
 /**
- * Whether the record this log holds at an entry's offset shows the entry named another: its
- * mark is not the one the entry carries, or it was written after the entry (its timestamp
- * later than the entry's time by more than a producer's clock may run ahead). A record not
- * read (below the log start, or the read did not reach it) shows nothing.
+ * What the record this log holds at an entry's offset shows of the entry: 'mark' when it has
+ * another mark than the one the entry carries (another record, for certain), 'time' when it
+ * was written after the entry (stamped later than the entry's time by more than a producer's
+ * clock may run ahead of the replaying host's), undefined when it shows nothing (the same
+ * record, or one not read: below the log start, or the read did not reach it).
  */
-function namesAnotherRecord(log: ThisLog, fields: AuditFields['fields'], partition: number, offset: bigint): boolean {
-  if (log.marks === undefined || offset < (log.starts?.get(partition) ?? 0n)) return false;
+function anotherRecord(log: ThisLog, fields: AuditFields['fields'], partition: number, offset: bigint): 'mark' | 'time' | undefined {
+  if (log.marks === undefined || offset < (log.starts?.get(partition) ?? 0n)) return undefined;
   const read = log.marks.get(partition)?.get(offset);
-  if (read === undefined) return false;
-  if (typeof fields.mark === 'string' && read !== fields.mark) return true;
+  if (read === undefined) return undefined;
+  if (typeof fields.mark === 'string' && read !== fields.mark) return 'mark';
   const written = log.written?.get(partition)?.get(offset);
   const at = timeOf(fields);
-  return written !== undefined && at !== undefined && written > at + STAMPED_AHEAD_MS;
+  return written !== undefined && at !== undefined && written > at + STAMPED_AHEAD_MS ? 'time' : undefined;
 }
 
 /**
  * Which entries about this DLQ are of an earlier log of its name: those whose record shows
- * they named another (namesAnotherRecord), and every entry written no later than the last of
- * those, marked or not, of any action and partition: the topic's logs follow one another in
- * time, so an entry written while an earlier log was the topic's is of an earlier log too.
- * An entry written before marks, naming a record written before it, is otherwise taken: it
- * cannot be told from one of this log.
+ * they named another (anotherRecord), and every entry written no later than the last of those
+ * shown by its mark, marked or not, of any action and partition: the topic's logs follow one
+ * another in time, so an entry written while an earlier log was the topic's is of an earlier
+ * log too. A record's time says less than its mark (two hosts' clocks): an entry it shows is
+ * left out alone. An entry written before marks, naming a record stamped before it, is
+ * otherwise taken: it cannot be told from one of this log.
  */
 export function entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: string, log: ThisLog): (fields: AuditFields['fields']) => boolean {
   const shown = new Set<AuditFields['fields']>();
   let until: number | undefined;
   for (const { fields } of entries) {
     const named = recordEntry(fields, dlqTopic);
-    if (named === undefined || !namesAnotherRecord(log, fields, named.partition, named.offset)) continue;
+    const by = named === undefined ? undefined : anotherRecord(log, fields, named.partition, named.offset);
+    if (by === undefined) continue;
     shown.add(fields);
     const at = timeOf(fields);
-    if (at !== undefined && (until === undefined || at > until)) until = at;
+    if (by === 'mark' && at !== undefined && (until === undefined || at > until)) until = at;
   }
   return (fields) => {
     if (shown.has(fields)) return true;
