@@ -171,8 +171,13 @@ export class DlqSession {
     if (![...this.unwritten].some((p) => !isNothingHandled(this.states.get(p)!))) return;
     // The audit log names records, never the offsets between them that hold none (a
     // transactional producer's commit markers): without those, the state of a DLQ written in
-    // transactions would be a run per transaction, too scattered to commit, for good.
-    const restored = new Map([...this.unwritten].map((partition) => [partition, absorbNoRecordOffsets(this.states.get(partition)!, this.noRecords.get(partition) ?? [])] as const));
+    // transactions would be a run per transaction, too scattered to commit, for good. Below the
+    // log start the read found none (retention deleted them with the records): the state is
+    // passed to the log start first, its holes there counted as expired, as any step's commit
+    // passes them (prepare), and as the session already counts them (expired).
+    const restored = new Map(
+      [...this.unwritten].map((partition) => [partition, absorbNoRecordOffsets(passExpired(this.states.get(partition)!, this.logStarts.get(partition) ?? 0n), this.noRecords.get(partition) ?? [])] as const),
+    );
     await this.hold();
     await this.commit({ states: restored, expired: [] });
   }
