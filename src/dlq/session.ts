@@ -165,21 +165,31 @@ export class DlqSession {
    * was written but whose commit was not (a crash between the two) is committed now.
    * Partitions restored with nothing handled are written too, with it or, when nothing
    * restored holds anything, with the first step's commit (commit()): from then on a partition
-   * without a commit is one whose commit was deleted.
+   * without a commit is one whose commit was deleted. Each state is passed to the log start
+   * as a step's commit passes it (prepare), and the gaps it passes are given to `audit` first,
+   * as a step's are: audit, then commit.
    */
-  async restoreCommits(): Promise<void> {
+  async restoreCommits(audit: (expired: readonly ExpiredRecords[]) => Promise<void>): Promise<void> {
     if (![...this.unwritten].some((p) => !isNothingHandled(this.states.get(p)!))) return;
-    // The audit log names records, never the offsets between them that hold none (a
-    // transactional producer's commit markers): without those, the state of a DLQ written in
-    // transactions would be a run per transaction, too scattered to commit, for good. Below the
-    // log start the read found none (retention deleted them with the records): the state is
-    // passed to the log start first, its holes there counted as expired, as any step's commit
-    // passes them (prepare), and as the session already counts them (expired).
-    const restored = new Map(
-      [...this.unwritten].map((partition) => [partition, absorbNoRecordOffsets(passExpired(this.states.get(partition)!, this.logStarts.get(partition) ?? 0n), this.noRecords.get(partition) ?? [])] as const),
-    );
+    const states = new Map<number, HandledState>();
+    const expired: ExpiredRecords[] = [];
+    for (const partition of this.unwritten) {
+      const before = this.states.get(partition)!;
+      const logStart = this.logStarts.get(partition) ?? 0n;
+      // The audit log names records, never the offsets between them that hold none (a
+      // transactional producer's commit markers): without those, the state of a DLQ written in
+      // transactions would be a run per transaction, too scattered to commit, for good. Below
+      // the log start the read found none (retention deleted them with the records): the state
+      // is passed to the log start first, its holes there counted as expired, as the session
+      // already counts them (expired) and a step's commit would pass them.
+      const next = absorbNoRecordOffsets(passExpired(before, logStart), this.noRecords.get(partition) ?? []);
+      const gap = expiredGap(before, logStart);
+      states.set(partition, next);
+      if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
+    }
     await this.hold();
-    await this.commit({ states: restored, expired: [] });
+    if (expired.length > 0) await audit(expired);
+    await this.commit({ states, expired });
   }
 
   /**

@@ -152,3 +152,35 @@ describe.each(['replay', 'discard'] as const)('a %s run twice, when the replay g
     if (action === 'replay') expect(double.messages(consumer.tiers[0]!.name).map((m) => m.value!.toString()).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `order-value-${i}`).sort());
   });
 });
+
+describe.each(['replay', 'discard'] as const)('a %s when retention deletes unhandled records and the group loses its offsets at a step', (action) => {
+  it.each(WHERE.filter((w) => action === 'replay' || !w.name.includes('publish')).map((w) => [w.name, w] as const))(
+    '%s: no record is handled twice, none is listed afterwards, and the audit log counts the same expired records as the group',
+    async (_, where) => {
+      const { consumer, double } = setUp();
+      await run(double, consumer, action, (r) => r.filter((x) => x.offset === 0n));
+      let done = false;
+      double.fault = (op) => {
+        if (done || !where.at(consumer, op)) return;
+        done = true;
+        double.deleteBelow(consumer.dlq.name, 1, 3n);
+        double.commits.delete(consumer.groups.replay);
+      };
+      await run(double, consumer, action, (r) => r.filter((x) => x.partition === 0));
+      expect(done).toBe(true);
+      double.fault = () => {};
+      await run(double, consumer, action);
+      const fromGroup = await DlqSession.open(double.kafka(), consumer);
+      await fromGroup.close();
+      double.commits.delete(consumer.groups.replay);
+      const fromAudit = await DlqSession.open(double.kafka(), consumer);
+      await fromAudit.close();
+      expect({ listed: fromAudit.records.length, expired: fromAudit.expired, backlog: fromAudit.backlog }).toEqual({ listed: 0, expired: fromGroup.expired, backlog: fromGroup.backlog });
+      expect(fromGroup.expired.map((e) => [e.partition, e.total])).toEqual([[1, 2]]);
+      if (action === 'replay') {
+        const published = double.messages(consumer.tiers[0]!.name).map((m) => m.value!.toString());
+        expect(published.length).toBe(new Set(published).size);
+      }
+    },
+  );
+});
