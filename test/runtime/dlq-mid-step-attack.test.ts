@@ -184,3 +184,36 @@ describe.each(['replay', 'discard'] as const)('a %s when retention deletes unhan
     },
   );
 });
+
+describe('the audit log truncated by its retention while the replay group has no commit', () => {
+  // What is seen: three records discarded, then deleted by the DLQ's retention, then their
+  // entries deleted by the audit log's: once the group's offsets are gone too, the fallback
+  // counts them as records that expired unhandled (3, where the group counted 0), and the first
+  // replay or discard commits and audits that count: kafka_dlq_expired_total jumps, and its
+  // alert pages for records that were handled. On a DLQ older than the audit log's retention
+  // (a year by default) whose group sat idle a week, that is every record handled before the
+  // oldest entry kept and above the last `expired` entry. Why: below the log start the records
+  // are gone, and an offset no entry names is counted as unhandled; an entry aged out, a
+  // transaction marker and a record that really expired unhandled look alike there. Counting
+  // none of them instead would leave out of the count the records that did expire unhandled
+  // since the last command passed the log start (silence, where this pages). Fix: the records
+  // retention deleted counted by something that outlives both (a command writing the handled
+  // state's log start with each entry, so the fold can start at the last one), not rebuilt.
+  it.failing('counts the same expired records as the group did', async () => {
+    const { consumer, double } = setUp();
+    await run(double, consumer, 'discard', (r) => r.filter((x) => x.partition === 1));
+    double.deleteBelow(consumer.dlq.name, 1, 3n);
+    const fromGroup = await DlqSession.open(double.kafka(), consumer);
+    await fromGroup.close();
+    expect(fromGroup.expired).toEqual([]);
+    const aged = double.messages(consumer.dlqAudit.name).filter((m) => ['1:0', '1:1', '1:2'].includes(m.key!.toString()));
+    expect(aged).toHaveLength(3);
+    for (const m of aged) double.deleteBelow(consumer.dlqAudit.name, m.partition, m.offset + 1n);
+    expect(double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString()).sort()).toEqual(['1:3', '1:4']);
+    double.commits.delete(consumer.groups.replay);
+    const fromAudit = await DlqSession.open(double.kafka(), consumer);
+    await fromAudit.close();
+    expect(fromAudit.records.map((r) => r.id)).toEqual(['0:0', '0:1', '0:2', '0:3', '0:4']);
+    expect(fromAudit.expired).toEqual([]);
+  });
+});
