@@ -9,7 +9,7 @@ export interface ThisLog {
   /** Each partition's log start now. */
   readonly starts?: ReadonlyMap<number, bigint>;
   /**
-   * The mark (recordMark in src/dlq/session.ts) of the record at each offset an entry names,
+   * The mark (recordMark in src/dlq/record-mark.ts) of the record at each offset an entry names,
    * from the log start to the end: read from the log. Without it, marks are not checked (the
    * in-process monitor reads no records).
    */
@@ -20,8 +20,8 @@ export interface ThisLog {
 
 /**
  * How far ahead of the replaying host's clock a DLQ producer's clock may stamp a record that
- * an entry of this log still names: Kafka refuses records stamped further ahead than
- * `message.timestamp.after.max.ms` (one hour by default since 3.6).
+ * an entry of this log still names: far beyond any two clocks kept in sync (a broker can
+ * refuse records stamped further ahead than its `message.timestamp.after.max.ms`).
  */
 export const STAMPED_AHEAD_MS = 3_600_000;
 
