@@ -63,8 +63,59 @@ describe('the handled state rebuilt from an audit log that names records of an e
     expect([states.get(0)!.committed, states.get(0)!.expired, states.get(1)!.committed, states.get(1)!.expired]).toEqual([0n, 0n, 2n, 2n]);
   });
 
-  it('says which offsets to read to check the marks: from the lowest to the highest marked entry still in the log', () => {
+  it('says which offsets to read to check the entries: from the lowest to the highest entry still in the log, marked or not (its record\'s time tells too)', () => {
     const entries = [marked('replayed', 0, 7, 'a'), marked('discarded', 0, 4, 'b'), marked('replayed', 0, 1, 'below the log start'), marked('replayed', 0, 12, 'past the end'), decision('replayed', 1, 3), marked('replayed', 2, 0, 'c')];
-    expect(offsetsToCheck(entries, DLQ, [0, 1], new Map([[0, 10n], [1, 10n], [2, 10n]]), new Map([[0, 2n]]))).toEqual(new Map([[0, { from: 4n, to: 7n }]]));
+    expect(offsetsToCheck(entries, DLQ, [0, 1], new Map([[0, 10n], [1, 10n], [2, 10n]]), new Map([[0, 2n]]))).toEqual(new Map([[0, { from: 4n, to: 7n }], [1, { from: 3n, to: 3n }]]));
+  });
+});
+
+describe('the handled state rebuilt from entries of an earlier topic that carry no mark', () => {
+  const at = (iso: string, fields: Record<string, unknown>) => entry({ at: iso, ...fields });
+  const starts = new Map([[0, 0n], [1, 0n]]);
+  const ends = new Map([[0, 10n], [1, 10n]]);
+
+  it('leaves out an unmarked entry whose record was written more than an hour after the entry', () => {
+    const written = new Map([[0, new Map([[1n, Date.parse('2026-01-01T02:00:01Z')], [2n, Date.parse('2026-01-01T00:59:00Z')]])]]);
+    const marks = new Map([[0, new Map([[1n, 'a'], [2n, 'b']])]]);
+    const states = handledFromAuditLog(
+      [at('2026-01-01T01:00:00Z', { action: 'replayed', partition: 0, offset: '1' }), at('2026-01-01T02:00:02Z', { action: 'replayed', partition: 0, offset: '2' })],
+      DLQ,
+      [0],
+      ends,
+      { starts, marks, written },
+    );
+    expect([1n, 2n].map((o) => isHandled(states.get(0)!, o))).toEqual([false, true]);
+  });
+
+  it('leaves out every entry, of any action and partition, written no later than one whose record has another mark', () => {
+    const marks = new Map([[1, new Map([[4n, 'new']])]]);
+    const states = handledFromAuditLog(
+      [
+        at('2026-01-01T00:00:00Z', { action: 'expired', partition: 0, count: 2, belowOffset: '0' }),
+        at('2026-01-01T00:00:00Z', { action: 'replayed', partition: 0, offset: '3' }),
+        at('2026-01-02T00:00:00Z', { action: 'replayed', partition: 1, offset: '4', mark: 'old' }),
+        at('2026-01-03T00:00:00Z', { action: 'discarded', partition: 0, offset: '5' }),
+      ],
+      DLQ,
+      [0, 1],
+      ends,
+      { starts, marks, written: new Map() },
+    );
+    expect({ expired: states.get(0)!.expired, p0: [3n, 5n].map((o) => isHandled(states.get(0)!, o)), p1: isHandled(states.get(1)!, 4n) }).toEqual({ expired: 0n, p0: [false, true], p1: false });
+  });
+});
+
+describe('an entry shown to be of another log by its record\'s time alone', () => {
+  it('is left out alone: the entries written before it are taken (a DLQ producer\'s clock may run ahead)', () => {
+    const written = new Map([[0, new Map([[4n, Date.parse('2026-01-02T03:00:00Z')]])]]);
+    const marks = new Map([[0, new Map([[2n, 'a'], [4n, 'b']])]]);
+    const states = handledFromAuditLog(
+      [entry({ at: '2026-01-01T00:00:00Z', action: 'replayed', partition: 0, offset: '2' }), entry({ at: '2026-01-02T00:00:00Z', action: 'replayed', partition: 0, offset: '4' })],
+      DLQ,
+      [0],
+      new Map([[0, 10n]]),
+      { starts: new Map([[0, 0n]]), marks, written },
+    );
+    expect([2n, 4n].map((o) => isHandled(states.get(0)!, o))).toEqual([true, false]);
   });
 });

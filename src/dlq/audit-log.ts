@@ -62,11 +62,21 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
   let running: Promise<void> | undefined;
   // Cleared however the read ends: a refused run() left it to hold a failed command for timeoutMs.
   let timer: NodeJS.Timeout | undefined;
+  /** Set once the read ended: a batch still in hand then arms no timer again. */
+  let ended = false;
   try {
     await client.connect();
     await client.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
-      timer = setTimeout(() => reject(new DlqError(`could not read ${topic} to its end within ${timeoutMs / 1000}s`)), timeoutMs);
+      // A read stalls, it does not merely take long: the fallback reads a year of entries at
+      // every open while a DLQ partition has no commit, and a bound on the whole read would refuse
+      // every open (and so every replay that writes the state back) for as long as the log is long.
+      const stalled = () => reject(new DlqError(`could not read ${topic} any further for ${timeoutMs / 1000}s (its end is ${[...ends].map(([p, end]) => `offset ${end} of partition ${p}`).join(', ')})`));
+      const progressed = () => {
+        clearTimeout(timer);
+        if (!ended) timer = setTimeout(stalled, timeoutMs);
+      };
+      progressed();
       client.on(client.events.GROUP_JOIN, () => {
         for (const [partition, start] of starts) client.seek({ topic, partition, offset: start.toString() });
       });
@@ -74,6 +84,7 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
         autoCommit: false,
         eachBatch: async ({ batch }) => {
           const end = ends.get(batch.partition) ?? 0n;
+          if (batch.messages.length > 0) progressed();
           let last = -1n;
           for (const message of batch.messages) {
             const offset = BigInt(message.offset);
@@ -82,12 +93,16 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
             entries.push(auditEntryOf(batch.partition, message.offset, message.key?.toString('utf8') ?? '', message.value?.toString('utf8') ?? ''));
           }
           if (last + 1n >= end && waiting.delete(batch.partition) && waiting.size === 0) {
+            ended = true;
             clearTimeout(timer);
             resolve();
           }
         },
       });
       running.catch(reject);
+    }).finally(() => {
+      // However the read ends (a refused run() too), no timer is armed again.
+      ended = true;
     });
   } finally {
     clearTimeout(timer);

@@ -216,7 +216,15 @@ async function inSteps(
   // else the session's member stayed in the replay group, refusing every other replay and
   // discard for as long as the session stayed open (the console keeps its session).
   try {
-    await session.restoreCommits();
+    await session.restoreCommits(async (expired) => {
+      const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      try {
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired }, now()));
+      } finally {
+        await producer.disconnect();
+      }
+    });
   } catch (error) {
     await session.release();
     throw error;

@@ -14,6 +14,8 @@ import { DlqError } from './dlq-error';
 import { committedStates, groupCommits } from './group-commits';
 import type { KafkaAdmin } from './group-commits';
 import { openingStates } from './opening-states';
+import { checkSameLog } from './same-log';
+import { recordMark } from './record-mark';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';
 
@@ -95,10 +97,7 @@ export interface ReadScope {
   readonly witness?: (partition: number, offset: bigint, mark: string) => void;
 }
 
-/** What tells one record from another at the same offset (a topic deleted and made again): its timestamp and sizes. */
-export function recordMark(message: { readonly timestamp: string; readonly key: Buffer | null; readonly value: Buffer | null }): string {
-  return `${message.timestamp}/${message.key?.length ?? -1}/${message.value?.length ?? -1}`;
-}
+export { recordMark };
 
 /** A record with its bytes cut to `max` and copied, so it holds no fetch buffer alive. */
 export function preview(record: DlqRecord, max: number): DlqRecord {
@@ -166,16 +165,31 @@ export class DlqSession {
    * was written but whose commit was not (a crash between the two) is committed now.
    * Partitions restored with nothing handled are written too, with it or, when nothing
    * restored holds anything, with the first step's commit (commit()): from then on a partition
-   * without a commit is one whose commit was deleted.
+   * without a commit is one whose commit was deleted. Each state is passed to the log start
+   * as a step's commit passes it (prepare), and the gaps it passes are given to `audit` first,
+   * as a step's are: audit, then commit.
    */
-  async restoreCommits(): Promise<void> {
+  async restoreCommits(audit: (expired: readonly ExpiredRecords[]) => Promise<void>): Promise<void> {
     if (![...this.unwritten].some((p) => !isNothingHandled(this.states.get(p)!))) return;
-    // The audit log names records, never the offsets between them that hold none (a
-    // transactional producer's commit markers): without those, the state of a DLQ written in
-    // transactions would be a run per transaction, too scattered to commit, for good.
-    const restored = new Map([...this.unwritten].map((partition) => [partition, absorbNoRecordOffsets(this.states.get(partition)!, this.noRecords.get(partition) ?? [])] as const));
+    const states = new Map<number, HandledState>();
+    const expired: ExpiredRecords[] = [];
+    for (const partition of this.unwritten) {
+      const before = this.states.get(partition)!;
+      const logStart = this.logStarts.get(partition) ?? 0n;
+      // The audit log names records, never the offsets between them that hold none (a
+      // transactional producer's commit markers): without those, the state of a DLQ written in
+      // transactions would be a run per transaction, too scattered to commit, for good. Below
+      // the log start the read found none (retention deleted them with the records): the state
+      // is passed to the log start first, its holes there counted as expired, as the session
+      // already counts them (expired) and a step's commit would pass them.
+      const next = absorbNoRecordOffsets(passExpired(before, logStart), this.noRecords.get(partition) ?? []);
+      const gap = expiredGap(before, logStart);
+      states.set(partition, next);
+      if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
+    }
     await this.hold();
-    await this.commit({ states: restored, expired: [] });
+    if (expired.length > 0) await audit(expired);
+    await this.commit({ states, expired });
   }
 
   /**
@@ -354,6 +368,8 @@ export class DlqSession {
   async stillUnhandled(records: readonly DlqRecord[]): Promise<DlqRecord[]> {
     this.checkHeld();
     const partitions = [...new Set(records.map((r) => r.partition))];
+    // Before anything of the step is published: a topic made again holds none of these records.
+    await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
     const stored = await committedStates(await this.adminClient(), this.consumer, partitions);
     for (const [partition, now] of stored) {
       const known = this.states.get(partition);
@@ -375,6 +391,8 @@ export class DlqSession {
     const commit = this.commitConfirmed;
     // Partitions restored from the audit log and not yet written join the first commit.
     const states = new Map([...[...this.unwritten].map((p) => [p, this.states.get(p)!] as const), ...prepared.states]);
+    // After the step's publish and audit: the handled state is of the log the session read, and goes to no other.
+    await checkSameLog(await this.adminClient(), topic, { ends: this.ends, starts: this.logStarts });
     const stored = await committedStates(await this.adminClient(), this.consumer, [...states.keys()]);
     const next = new Map<number, HandledState>();
     for (const [partition, state] of states) {

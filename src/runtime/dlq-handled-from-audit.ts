@@ -1,40 +1,13 @@
 import { emptyHandled, markHandled } from './dlq-handled';
 import type { HandledState } from './dlq-handled';
+import { entriesOfAnotherLog, recordEntry } from './dlq-audit-this-log';
+import type { ThisLog } from './dlq-audit-this-log';
+
+export type { ThisLog };
 
 /** An audit entry as the fold reads it: the JSON fields `audit()` wrote (src/dlq/audit.ts). */
 export interface AuditFields {
   readonly fields: Readonly<Record<string, unknown>>;
-}
-
-/**
- * What the reader knows of the DLQ's log as it is now, to tell its entries from those of an
- * earlier topic of the same name (deleted and created again, the audit log kept): kafkajs
- * reads no topic ids, so the log is known by its log starts and by its records themselves.
- */
-export interface ThisLog {
-  /** Each partition's log start now. */
-  readonly starts?: ReadonlyMap<number, bigint>;
-  /**
-   * The mark (recordMark in src/dlq/session.ts) of the record at each offset an entry with a
-   * mark names, from the log start to the end: read from the log. Without it, marks are not
-   * checked (the in-process monitor reads no records).
-   */
-  readonly marks?: ReadonlyMap<number, ReadonlyMap<bigint, string>>;
-}
-
-/**
- * Whether an entry names the record this log holds at its offset: an entry written with the
- * record's mark is left out only when the record read there has another mark; one gone
- * (below the log start, where nothing is listed anyway) or not read is taken. An entry
- * without one (written by an earlier release) is taken as it was.
- */
-function sameRecord(log: ThisLog, partition: number, offset: bigint, mark: unknown): boolean {
-  if (typeof mark !== 'string' || log.marks === undefined) return true;
-  if (offset < (log.starts?.get(partition) ?? 0n)) return true;
-  // A record the read did not reach tells nothing: the entry is taken, as before marks (left
-  // out, its record would be listed, and replayed again).
-  const read = log.marks.get(partition)?.get(offset);
-  return read === undefined || read === mark;
 }
 
 /**
@@ -65,9 +38,10 @@ export function handledFromAuditLog(
   // of one belowOffset count once (the largest count).
   const passed = new Map<number, Map<bigint, bigint>>();
   const handled = new Map<number, bigint[]>();
+  const ofAnotherLog = entriesOfAnotherLog(entries, dlqTopic, log);
   for (const { fields } of entries) {
     const partition = fields.partition;
-    if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number') continue;
+    if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number' || ofAnotherLog(fields)) continue;
     if (fields.action === 'expired' && typeof fields.belowOffset === 'string' && /^\d+$/.test(fields.belowOffset)) {
       const below = BigInt(fields.belowOffset);
       // A log start never moves back within one log: a range passed above today's names another log.
@@ -77,9 +51,9 @@ export function handledFromAuditLog(
       const count = typeof fields.count === 'number' && Number.isSafeInteger(fields.count) && fields.count > 0 ? BigInt(fields.count) : 0n;
       if (count >= (counts.get(below) ?? 0n)) counts.set(below, count);
       passed.set(partition, counts);
-    } else if ((fields.action === 'replayed' || fields.action === 'discarded') && typeof fields.offset === 'string' && /^\d+$/.test(fields.offset)) {
-      const offset = BigInt(fields.offset);
-      if (!inLog(partition, offset, false) || !sameRecord(log, partition, offset, fields.mark)) continue;
+    } else if (recordEntry(fields, dlqTopic) !== undefined) {
+      const offset = BigInt(fields.offset as string);
+      if (!inLog(partition, offset, false)) continue;
       const offsets = handled.get(partition) ?? [];
       offsets.push(offset);
       handled.set(partition, offsets);
@@ -96,18 +70,18 @@ export function handledFromAuditLog(
 }
 
 /**
- * The offsets, per partition, whose records the fold must see to check the entries that carry
- * a mark (ThisLog.marks): from the lowest to the highest such offset between the partition's
- * log start and its end, inclusive. Partitions with none are absent: nothing to read there.
+ * The offsets, per partition, whose records the fold must see to check the entries naming
+ * records (ThisLog.marks and written; entries without a mark too, by their records' times):
+ * from the lowest to the highest such offset between the partition's log start and its end,
+ * inclusive. Partitions with none are absent: nothing to read there.
  */
 export function offsetsToCheck(entries: readonly AuditFields[], dlqTopic: string, partitions: readonly number[], ends: ReadonlyMap<number, bigint>, starts: ReadonlyMap<number, bigint>): Map<number, { from: bigint; to: bigint }> {
   const wanted = new Set(partitions);
   const ranges = new Map<number, { from: bigint; to: bigint }>();
   for (const { fields } of entries) {
-    const partition = fields.partition;
-    if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number' || !wanted.has(partition) || typeof fields.mark !== 'string') continue;
-    if ((fields.action !== 'replayed' && fields.action !== 'discarded') || typeof fields.offset !== 'string' || !/^\d+$/.test(fields.offset)) continue;
-    const offset = BigInt(fields.offset);
+    const named = recordEntry(fields, dlqTopic);
+    if (named === undefined || !wanted.has(named.partition)) continue;
+    const { partition, offset } = named;
     if (offset < (starts.get(partition) ?? 0n) || offset >= (ends.get(partition) ?? 0n)) continue;
     const range = ranges.get(partition);
     ranges.set(partition, range ? { from: offset < range.from ? offset : range.from, to: offset > range.to ? offset : range.to } : { from: offset, to: offset });

@@ -97,6 +97,11 @@ export class DlqKafkaDouble {
   }
 
   /** Moves the log start as retention does: every record below `offset` is gone. */
+  /** The next appends stamped from `ms` on, a millisecond apart: a producer whose records carry times of its choosing. */
+  stampFrom(ms: number): void {
+    this.appendedAt = ms;
+  }
+
   deleteBelow(topic: string, partition: number, offset: bigint): void {
     const log = this.partitionOf(topic, partition);
     log.start = offset;

@@ -1,0 +1,28 @@
+import { DlqError } from './dlq-error';
+import type { KafkaAdmin } from './group-commits';
+import { retryingRetriable } from './retriable';
+
+/**
+ * Refuses when the DLQ topic is no longer the log a session read: deleted and created again
+ * under its name (kafkajs 2.2.4 reads no topic ids). Within one log a partition's end and its
+ * log start never move back, and no partition goes away; a log whose end or start is below
+ * what the session read at open, or that lost a partition, is another. A handled state
+ * committed there would count the new topic's records at those offsets as handled: never
+ * listed, never replayed, and the DLQ alerts silent about them.
+ *
+ * A new topic that already holds as many records as the old one had when the session opened
+ * is not seen here (telling it would take reading a record at every step): a replay step is
+ * seconds, a topic created again starts empty.
+ */
+export async function checkSameLog(admin: KafkaAdmin, topic: string, read: { ends: ReadonlyMap<number, bigint>; starts: ReadonlyMap<number, bigint> }): Promise<void> {
+  const now = new Map((await retryingRetriable(() => admin.fetchTopicOffsets(topic))).map((p) => [p.partition, p]));
+  for (const [partition, end] of read.ends) {
+    const p = now.get(partition);
+    const moved = p === undefined ? 'is gone' : BigInt(p.high) < end ? `ends at offset ${p.high}, below the ${end} it read` : BigInt(p.low) < (read.starts.get(partition) ?? 0n) ? `starts at offset ${p.low}, below the ${read.starts.get(partition)} it read` : undefined;
+    if (moved !== undefined) {
+      throw new DlqError(
+        `${topic} is not the topic this session read: its partition ${partition} ${moved}, so it was deleted and created again since. Nothing more is recorded as handled (records of the old topic already published stay published); open a new session`,
+      );
+    }
+  }
+}

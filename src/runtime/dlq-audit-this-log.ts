@@ -1,0 +1,83 @@
+import type { AuditFields } from './dlq-handled-from-audit';
+
+/**
+ * What the reader knows of the DLQ's log as it is now, to tell its entries from those of an
+ * earlier topic of the same name (deleted and created again, the audit log kept): kafkajs
+ * reads no topic ids, so the log is known by its log starts and by its records themselves.
+ */
+export interface ThisLog {
+  /** Each partition's log start now. */
+  readonly starts?: ReadonlyMap<number, bigint>;
+  /**
+   * The mark (recordMark in src/dlq/record-mark.ts) of the record at each offset an entry names,
+   * from the log start to the end: read from the log. Without it, marks are not checked (the
+   * in-process monitor reads no records).
+   */
+  readonly marks?: ReadonlyMap<number, ReadonlyMap<bigint, string>>;
+  /** The timestamp (epoch ms) of the record at each offset read, as `marks`; absent where it is no time. */
+  readonly written?: ReadonlyMap<number, ReadonlyMap<bigint, number>>;
+}
+
+/**
+ * How far ahead of the replaying host's clock a DLQ producer's clock may stamp a record that
+ * an entry of this log still names: far beyond any two clocks kept in sync (a broker can
+ * refuse records stamped further ahead than its `message.timestamp.after.max.ms`).
+ */
+export const STAMPED_AHEAD_MS = 3_600_000;
+
+/** The partition and offset of a `replayed` or `discarded` entry of this DLQ; undefined for any other. */
+export function recordEntry(fields: AuditFields['fields'], dlqTopic: string): { partition: number; offset: bigint } | undefined {
+  const { partition, offset, action } = fields;
+  if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number') return undefined;
+  if ((action !== 'replayed' && action !== 'discarded') || typeof offset !== 'string' || !/^\d+$/.test(offset)) return undefined;
+  return { partition, offset: BigInt(offset) };
+}
+
+const timeOf = (fields: AuditFields['fields']): number | undefined => {
+  const at = typeof fields.at === 'string' ? Date.parse(fields.at) : NaN;
+  return Number.isFinite(at) ? at : undefined;
+};
+
+/**
+ * What the record this log holds at an entry's offset shows of the entry: 'mark' when it has
+ * another mark than the one the entry carries (another record, for certain), 'time' when it
+ * was written after the entry (stamped later than the entry's time by more than a producer's
+ * clock may run ahead of the replaying host's), undefined when it shows nothing (the same
+ * record, or one not read: below the log start, or the read did not reach it).
+ */
+function anotherRecord(log: ThisLog, fields: AuditFields['fields'], partition: number, offset: bigint): 'mark' | 'time' | undefined {
+  if (log.marks === undefined || offset < (log.starts?.get(partition) ?? 0n)) return undefined;
+  const read = log.marks.get(partition)?.get(offset);
+  if (read === undefined) return undefined;
+  if (typeof fields.mark === 'string' && read !== fields.mark) return 'mark';
+  const written = log.written?.get(partition)?.get(offset);
+  const at = timeOf(fields);
+  return written !== undefined && at !== undefined && written > at + STAMPED_AHEAD_MS ? 'time' : undefined;
+}
+
+/**
+ * Which entries about this DLQ are of an earlier log of its name: those whose record shows
+ * they named another (anotherRecord), and every entry written no later than the last of those
+ * shown by its mark, marked or not, of any action and partition: the topic's logs follow one
+ * another in time, so an entry written while an earlier log was the topic's is of an earlier
+ * log too. A record's time says less than its mark (two hosts' clocks): an entry it shows is
+ * left out alone. An entry written before marks, naming a record stamped before it, is
+ * otherwise taken: it cannot be told from one of this log.
+ */
+export function entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: string, log: ThisLog): (fields: AuditFields['fields']) => boolean {
+  const shown = new Set<AuditFields['fields']>();
+  let until: number | undefined;
+  for (const { fields } of entries) {
+    const named = recordEntry(fields, dlqTopic);
+    const by = named === undefined ? undefined : anotherRecord(log, fields, named.partition, named.offset);
+    if (by === undefined) continue;
+    shown.add(fields);
+    const at = timeOf(fields);
+    if (by === 'mark' && at !== undefined && (until === undefined || at > until)) until = at;
+  }
+  return (fields) => {
+    if (shown.has(fields)) return true;
+    const at = timeOf(fields);
+    return until !== undefined && at !== undefined && at <= until;
+  };
+}
