@@ -6,17 +6,6 @@ import { dlqReaderGroupName } from '../naming';
 import { readAuditLog } from './audit-log';
 import { statesOf } from './group-commits';
 import type { GroupCommits } from './group-commits';
-import { markTime } from './record-mark';
-
-/** The time each read record was stamped with, from its mark; those without one are left out. */
-function timesOf(marks: ReadonlyMap<bigint, string>): Map<bigint, number> {
-  const times = new Map<bigint, number>();
-  for (const [offset, mark] of marks) {
-    const ms = markTime(mark);
-    if (ms !== undefined) times.set(offset, ms);
-  }
-  return times;
-}
 
 /** Reads the marks (recordMark) of the DLQ records between `from` and `to` (inclusive) of each partition. */
 export type ReadMarks = (ranges: ReadonlyMap<number, { from: bigint; to: bigint }>) => Promise<Map<number, Map<bigint, string>>>;
@@ -52,7 +41,6 @@ export async function openingStates(
   if (missing.length === 0) return { states, restored: new Set() };
   const entries = await readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), Number.MAX_SAFE_INTEGER, timeoutMs);
   const marks = await readMarks(offsetsToCheck(entries, consumer.dlq.name, missing, log.ends, log.starts));
-  const written = new Map([...marks].map(([partition, byOffset]) => [partition, timesOf(byOffset)] as const));
-  for (const [partition, state] of handledFromAuditLog(entries, consumer.dlq.name, missing, log.ends, { starts: log.starts, marks, written })) states.set(partition, state);
+  for (const [partition, state] of handledFromAuditLog(entries, consumer.dlq.name, missing, log.ends, { starts: log.starts, marks })) states.set(partition, state);
   return { states, restored: new Set(missing) };
 }

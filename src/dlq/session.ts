@@ -15,7 +15,7 @@ import { committedStates, groupCommits } from './group-commits';
 import type { KafkaAdmin } from './group-commits';
 import { openingStates } from './opening-states';
 import { checkSameLog } from './same-log';
-import { recordMark } from './record-mark';
+import { recordMark } from '../runtime/record-mark';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';
 

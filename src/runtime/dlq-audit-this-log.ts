@@ -1,4 +1,5 @@
 import type { AuditFields } from './dlq-handled-from-audit';
+import { markTime } from './record-mark';
 
 /**
  * What the reader knows of the DLQ's log as it is now, to tell its entries from those of an
@@ -9,12 +10,12 @@ export interface ThisLog {
   /** Each partition's log start now. */
   readonly starts?: ReadonlyMap<number, bigint>;
   /**
-   * The mark (recordMark in src/dlq/record-mark.ts) of the record at each offset an entry names,
-   * from the log start to the end: read from the log. Without it, marks are not checked (the
-   * in-process monitor reads no records).
+   * The mark (recordMark in record-mark.ts) of the record at each offset an entry names,
+   * from the log start to the end: read from the log. Without it, marks are not checked (a
+   * monitor port that cannot read records, MonitorPort.marksAt).
    */
   readonly marks?: ReadonlyMap<number, ReadonlyMap<bigint, string>>;
-  /** The timestamp (epoch ms) of the record at each offset read, as `marks`; absent where it is no time. */
+  /** The timestamp (epoch ms) of the record at each offset read; by default the time its mark carries (markTime). */
   readonly written?: ReadonlyMap<number, ReadonlyMap<bigint, number>>;
 }
 
@@ -50,7 +51,7 @@ function anotherRecord(log: ThisLog, fields: AuditFields['fields'], partition: n
   const read = log.marks.get(partition)?.get(offset);
   if (read === undefined) return undefined;
   if (typeof fields.mark === 'string' && read !== fields.mark) return 'mark';
-  const written = log.written?.get(partition)?.get(offset);
+  const written = log.written === undefined ? markTime(read) : log.written.get(partition)?.get(offset);
   const at = timeOf(fields);
   return written !== undefined && at !== undefined && written > at + STAMPED_AHEAD_MS ? 'time' : undefined;
 }

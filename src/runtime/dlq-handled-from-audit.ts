@@ -11,6 +11,14 @@ export interface AuditFields {
 }
 
 /**
+ * Every field of an entry the fold reads (here and in dlq-audit-this-log.ts). A reader that
+ * keeps only these between reads (the monitor's tail) folds to the same state as one that
+ * keeps whole entries; a field the fold starts reading goes here, or that reader misses it
+ * (test/dlq-handled-from-audit-fields.test.ts holds the two to the same result).
+ */
+export const FOLDED_AUDIT_FIELDS = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'count', 'mark', 'at'] as const;
+
+/**
  * The handled state of each partition of a DLQ as its audit log tells it: every record
  * replayed or discarded, and the expired ranges a krt command passed. Used where the replay
  * group's commits are gone (Kafka deletes an empty group's offsets after

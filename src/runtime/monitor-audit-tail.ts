@@ -1,9 +1,8 @@
+import { FOLDED_AUDIT_FIELDS } from './dlq-handled-from-audit';
 import type { AuditFields } from './dlq-handled-from-audit';
 import { KrtError } from './krt-error';
 import type { TopicRead } from './monitor-port';
 
-/** The fields the handled-state fold reads; the rest of an entry (who, why, when) is not kept. */
-const FOLDED = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'count', 'mark'] as const;
 const ACTIONS = new Set(['replayed', 'discarded', 'expired']);
 
 export type ReadFrom = (topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal) => Promise<TopicRead>;
@@ -82,7 +81,7 @@ function foldedFields(value: string): Record<string, unknown> | undefined {
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
   const entry = parsed as Record<string, unknown>;
-  return Object.fromEntries(FOLDED.filter((name) => name in entry).map((name) => [name, entry[name]]));
+  return Object.fromEntries(FOLDED_AUDIT_FIELDS.filter((name) => name in entry).map((name) => [name, entry[name]]));
 }
 
 /** Whether an entry may name a record below the DLQ's end (anything the fold skips anyway is kept as it is). */

@@ -113,6 +113,31 @@ describe('review h136: the monitor’s audit-log fallback', () => {
   });
 
   /*
+   * The same with entries of an earlier release, which carry no mark (h137's finding 1 for the
+   * DLQ sessions, here for the monitor): the records of the DLQ created again were stamped
+   * after those entries were written, more than a DLQ producer's clock may run ahead.
+   */
+  it('does not count the records of a DLQ created again as handled by unmarked entries of the old one', async () => {
+    const { state, port } = scene(100);
+    const writtenAt = Date.parse('2026-01-01T00:00:00Z');
+    state.audit = Array.from({ length: 100 }, (_, o) =>
+      JSON.stringify({ action: 'replayed', by: 'ops', reason: 'x', at: new Date(writtenAt).toISOString(), consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, offset: String(o) }),
+    );
+    // The records the DLQ holds: the old ones stamped before the entries, the new ones a day after.
+    port.marksAt = async (_topic, ranges) => {
+      const { from, to } = ranges.get(0)!;
+      const offsets = Array.from({ length: Number(to - from) + 1 }, (_, i) => Number(from) + i).filter((o) => o < state.dlqEnd);
+      const stamped = state.generation === 1 ? writtenAt - 60_000 : writtenAt + 86_400_000;
+      return { marks: new Map([[0, new Map(offsets.map((o) => [BigInt(o), `${stamped}/-1/10`]))]]), readTo: new Map([[0, to + 1n]]) };
+    };
+    const monitor = createDlqMonitor(consumer, { port, registry: new Registry() });
+    expect((await monitor.poll()).dlqSize).toBe(0);
+    state.generation = 2;
+    state.dlqEnd = 10;
+    expect((await monitor.poll()).dlqSize).toBe(10);
+  });
+
+  /*
    * Found (h136), fixed: readFrom (kafkajs) gave the whole read 4 x 15 s and, past that,
    * rejects with nothing: the tail keeps nothing of what it read, and the next poll starts the
    * same read from the same offsets. An audit log too large to read in a minute (a busy DLQ
