@@ -44,7 +44,7 @@ describe('a one-shot reader that gives up while its member still joins', () => {
   it("the console's audit-log read leaves its group", async () => {
     const group = `${topic}.dlq-reader`;
     const consumer = { dlqAudit: { name: topic } } as ConsumerModel;
-    await expect(readAuditLog(kafkaAsAdmin(), consumer, group, 10, 1)).rejects.toThrow(/within/);
+    await expect(readAuditLog(kafkaAsAdmin(), consumer, group, 10, 1)).rejects.toThrow(/could not read .* any further/);
     expect(await membersLater(group)).toBe(0);
   });
 });
