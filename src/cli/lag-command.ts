@@ -25,22 +25,26 @@ export async function lagCommand(io: CliIo, name: string): Promise<number> {
   const consumer = await findConsumer(io, name);
   if (!consumer) return EXIT.problems;
   const admin = kafkaFromEnv(io.env ?? process.env, 'krt-lag').admin();
+  // A section's requests run side by side: once one fails, the others' retries stop, so the
+  // command ends (and disconnects) with nothing going on behind it to hold the process.
+  const stop = new AbortController();
   await admin.connect();
   try {
-    io.stdout(await section(admin, 'main topic', consumer.mainTopic.name, consumer.groups.main, 'lag'));
+    io.stdout(await section(admin, stop.signal, 'main topic', consumer.mainTopic.name, consumer.groups.main, 'lag'));
     for (const tier of consumer.tiers) {
-      io.stdout(await section(admin, `tier ${tier.label}`, tier.name, consumer.groups.retry, 'lag'));
+      io.stdout(await section(admin, stop.signal, `tier ${tier.label}`, tier.name, consumer.groups.retry, 'lag'));
     }
-    io.stdout(await section(admin, 'DLQ', consumer.dlq.name, consumer.groups.replay, 'backlog'));
+    io.stdout(await section(admin, stop.signal, 'DLQ', consumer.dlq.name, consumer.groups.replay, 'backlog'));
     if (consumer.tiers.length === 0) io.stdout(`(${consumer.name} has no retry tiers: ordering ${consumer.ordering})\n`);
     return EXIT.ok;
   } finally {
+    stop.abort();
     await admin.disconnect();
   }
 }
 
-async function section(admin: Admin, role: string, topic: string, group: string, what: 'lag' | 'backlog'): Promise<string> {
-  const [partitions, members] = await Promise.all([lagOf(admin, topic, group), membersOf(admin, group)]);
+async function section(admin: Admin, signal: AbortSignal, role: string, topic: string, group: string, what: 'lag' | 'backlog'): Promise<string> {
+  const [partitions, members] = await Promise.all([lagOf(admin, signal, topic, group), membersOf(admin, signal, group)]);
   const total = partitions.reduce((sum, p) => sum + p.lag, 0);
   const rows = [['partition', 'committed', 'end', what], ...partitions.map((p) => [String(p.partition), p.committed, p.end, String(p.lag)])];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -48,10 +52,10 @@ async function section(admin: Admin, role: string, topic: string, group: string,
   return `${topic} (${role}), group ${group} (${members}): ${what} ${total}\n${table}\n`;
 }
 
-async function lagOf(admin: Admin, topic: string, group: string): Promise<PartitionLag[]> {
+async function lagOf(admin: Admin, signal: AbortSignal, topic: string, group: string): Promise<PartitionLag[]> {
   const [ends, [committed]] = await Promise.all([
-    retryingRetriable(() => admin.fetchTopicOffsets(topic)),
-    retryingRetriable(() => admin.fetchOffsets({ groupId: group, topics: [topic] })),
+    retryingRetriable(() => admin.fetchTopicOffsets(topic), 20, signal),
+    retryingRetriable(() => admin.fetchOffsets({ groupId: group, topics: [topic] }), 20, signal),
   ]);
   const byPartition = new Map((committed?.partitions ?? []).map((p) => [p.partition, p.offset]));
   return ends
@@ -63,8 +67,8 @@ async function lagOf(admin: Admin, topic: string, group: string): Promise<Partit
     .sort((a, b) => a.partition - b.partition);
 }
 
-async function membersOf(admin: Admin, group: string): Promise<string> {
-  const { groups } = await retryingRetriable(() => admin.describeGroups([group]));
+async function membersOf(admin: Admin, signal: AbortSignal, group: string): Promise<string> {
+  const { groups } = await retryingRetriable(() => admin.describeGroups([group]), 20, signal);
   const found = groups[0];
   const count = found?.members.length ?? 0;
   // Client ids are whatever each client chose: shown escaped, never run by the terminal.
