@@ -35,7 +35,14 @@ function saslMechanism(value: string): (typeof SASL_MECHANISMS)[number] | undefi
   return SASL_MECHANISMS.find((m) => m === mechanism);
 }
 
-const sslEnabled = (env: NodeJS.ProcessEnv) => (env[KAFKA_ENV.ssl] ?? 'true') !== 'false';
+/** KAFKA_SSL as a choice: TLS unless it says otherwise (unset or empty); undefined for a value that says neither. */
+function sslSetting(env: NodeJS.ProcessEnv): boolean | undefined {
+  const value = (env[KAFKA_ENV.ssl] ?? '').trim().toLowerCase();
+  if (value === '' || ['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  return undefined;
+}
+const sslEnabled = (env: NodeJS.ProcessEnv) => sslSetting(env) !== false;
 
 /** A kafkajs client from the environment the runbooks tell people to set. */
 export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt'): Kafka {
@@ -45,6 +52,8 @@ export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'k
   const password = env[KAFKA_ENV.saslPassword];
   if (!username || !password) throw new MissingCredentialsError();
   const given = env[KAFKA_ENV.saslMechanism] ?? 'plain';
+  // A value taken for TLS by default would have a plaintext listener time out with advice to set what was set.
+  if (sslSetting(env) === undefined) throw new ConnectionSettingsError(`${KAFKA_ENV.ssl} must be true or false (or 1/0, yes/no, on/off), not '${env[KAFKA_ENV.ssl]}'`);
   const mechanism = saslMechanism(given);
   if (!mechanism) {
     throw new ConnectionSettingsError(`${KAFKA_ENV.saslMechanism} must be plain, scram-sha-256 or scram-sha-512 (or scram-sha256, scram-sha512), not '${given}'`);
@@ -93,6 +102,9 @@ export function explainKafkaError(error: Error, env: NodeJS.ProcessEnv = process
   if (error.name === 'KafkaJSGroupCoordinatorNotFound') {
     return `${error.message}: the broker names no coordinator for a group the principal may not use, so ${KAFKA_ENV.saslUsername}=${user} most likely lacks the group's ACLs; ${fixPrincipal}`;
   }
+  if ((error as { type?: string }).type === 'GROUP_AUTHORIZATION_FAILED') {
+    return `${error.message}: ${KAFKA_ENV.saslUsername}=${user} may not use a group it needs; ${fixPrincipal}`;
+  }
   if ((error as { type?: string }).type === 'TOPIC_AUTHORIZATION_FAILED') {
     return `${error.message}: ${KAFKA_ENV.saslUsername}=${user} may not read a topic it needs; ${fixPrincipal}`;
   }
@@ -109,6 +121,9 @@ export function explainKafkaError(error: Error, env: NodeJS.ProcessEnv = process
   }
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|Connection timeout/i.test(error.message)) {
     return `${error.message}: no broker answered at ${env[KAFKA_ENV.bootstrapServers]}; check ${KAFKA_ENV.bootstrapServers} and that this machine can reach it`;
+  }
+  if ((error as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION') {
+    return `${error.message}: a topic krt reads does not exist on this cluster (${env[KAFKA_ENV.bootstrapServers]}); apply the generated Terraform there (docs/deploying.md) and run again`;
   }
   return error.message;
 }
