@@ -444,7 +444,7 @@ export class DlqSession {
     await client.subscribe({ topics: [topic], fromBeginning: true });
     let timer: NodeJS.Timeout | undefined;
     // Cleared however the join ends: a run() refused leaves no timer to hold the process for commitTimeoutMs.
-    await new Promise<void>((resolve, reject) => {
+    const joined = new Promise<void>((resolve, reject) => {
       timer = setTimeout(() => reject(new DlqError(`could not join the replay group ${this.consumer.groups.replay} within ${this.commitTimeoutMs / 1000}s`)), this.commitTimeoutMs);
       client.on(client.events.GROUP_JOIN, (event) => {
         // Before the first fetch: a member that never fetches never commits a reset offset.
@@ -454,10 +454,23 @@ export class DlqSession {
         clearTimeout(timer);
         resolve();
       });
+      // A join the broker refuses for good (the principal may not use the group) crashes the
+      // runner after run() resolved: said at once, not after the timeout.
+      client.on(client.events.CRASH, (event) => {
+        const payload = (event as { payload?: { error?: unknown; restart?: boolean } } | undefined)?.payload;
+        if (payload?.restart === false) reject(payload.error instanceof Error ? payload.error : new DlqError(`the replay group ${this.consumer.groups.replay}'s member stopped: ${String(payload.error)}`));
+      });
       this.joining = client.run({ autoCommit: false, eachBatch: async () => {} });
       this.joining.catch(reject);
       client.pause([{ topic }]);
     }).finally(() => clearTimeout(timer));
+    try {
+      await joined;
+    } catch (error) {
+      // A member that never joined is not kept: the next step (the console's next action) joins afresh.
+      if (this.committer === client) await this.release().catch(() => undefined);
+      throw error;
+    }
     return client;
   }
 

@@ -12,7 +12,7 @@
  * Code at fault: src/dlq/session.ts DlqSession.member(): kafkajs's run() resolves before the
  * member joins, and a join the broker refuses arrives as the consumer's CRASH event, which
  * member() does not listen to; only its 60 s timer ends the wait.
- * Fix: reject on CRASH too (client.on(client.events.CRASH, ...)), with explainKafkaError's
+ * Fixed: reject on CRASH too (client.on(client.events.CRASH, ...)), with explainKafkaError's
  * advice (run krt dlq as the consumer's replay principal).
  */
 import { DlqSession } from '../../src/dlq/session';
@@ -20,7 +20,7 @@ import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { DlqKafkaDouble } from '../runtime/dlq-kafka-double';
 import type { Kafka } from 'kafkajs';
 
-it.failing('a replay group join the broker refuses ends the command at once, saying why', async () => {
+it('a replay group join the broker refuses ends the command at once, saying why', async () => {
   const consumer = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m'] })] })).model!.topologies[0]!.consumers[0]!;
   const double = new DlqKafkaDouble();
   for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
