@@ -17,7 +17,7 @@ import { DEFAULT_REPLAY_LIMIT, DLQ_FLAGS, DLQ_RECORD_ID_FORMAT, dlqReaderGroupNa
 import type { ReplayRouteName } from '../naming';
 import { discoverTopologyFiles } from '../load/load-topologies';
 import { humanIo } from './human-io';
-import { EXIT } from './io';
+import { EXIT, writeLines } from './io';
 import { LEAVE_DEADLINE_MS, leaveOnSignal } from './leave-on-signal';
 import type { CliIo } from './io';
 import { progressReporter } from './progress';
@@ -125,35 +125,39 @@ export async function inspectDlq(io: CliIo, kafka: ReturnType<typeof kafkaFromEn
   const groups = recordGroups({ ids: false });
   let unhandled = 0;
   let first = true;
-  // Written in batches, so a pipe sees whole lines and the drain check runs per batch.
-  let pending = '';
+  // Written in batches of whole lines, so a pipe sees whole lines and the drain check runs per batch.
+  let pending: string[] = [];
   // Printed once something is read, so a broker that refuses the session leaves stdout empty.
   let started = false;
   const start = () => {
     if (started) return;
     started = true;
-    pending =
-      (options.json
+    pending.unshift(
+      options.json
         ? `{\n  "consumer": ${JSON.stringify(consumer.name)},\n  "dlqTopic": ${JSON.stringify(consumer.dlq.name)},\n  "records": [`
-        : `${consumer.dlq.name} (consumer ${consumer.name}), unhandled records as read (id = partition:offset):\n`) + pending;
+        : `${consumer.dlq.name} (consumer ${consumer.name}), unhandled records as read (id = partition:offset):\n`,
+    );
   };
   const print = (r: DlqRecord) => {
     start();
     unhandled++;
     groups.add(r);
     if (options.json) {
-      pending += `${first ? '' : ','}\n    ${JSON.stringify(recordJson(r), null, 2).replace(/\n/g, '\n    ')}`;
+      pending.push(`${first ? '' : ','}\n    ${JSON.stringify(recordJson(r), null, 2).replace(/\n/g, '\n    ')}`);
     } else {
       const j = recordJson(r);
       const replays = r.replayCount > 0 ? `  replayed=${r.replayCount}` : '';
-      pending += `  ${j.id}  ${j.timestamp}  key=${bytesText(r.key)}  attempt=${j.attempt ?? '?'}${replays}${j.valueSchemaId === null ? '' : `  schema-id=${j.valueSchemaId}`}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`;
+      pending.push(`  ${j.id}  ${j.timestamp}  key=${bytesText(r.key)}  attempt=${j.attempt ?? '?'}${replays}${j.valueSchemaId === null ? '' : `  schema-id=${j.valueSchemaId}`}  ${j.errorClass ?? '?'}: ${j.errorMessage ?? ''}  from ${j.originalTopic ?? '?'}[${j.originalPartition ?? '?'}]@${j.originalOffset ?? '?'}\n`);
     }
     first = false;
     return false;
   };
   const flush = async () => {
-    if (pending !== '') io.stdout(pending);
-    pending = '';
+    // JSON output is exact (a plain io): its pieces go out as one text.
+    if (options.json) {
+      if (pending.length > 0) io.stdout(pending.join(''));
+    } else writeLines(io, pending);
+    pending = [];
     await io.drain?.();
   };
   const session = await DlqSession.open(kafka, consumer, undefined, print, { drain: flush, enough: () => io.stdoutClosed?.() === true });

@@ -8,5 +8,6 @@ import type { CliIo } from './io';
  * on-call engineer's terminal. `--json` output keeps the plain io: it stays exact.
  */
 export function humanIo(io: CliIo): CliIo {
-  return { ...io, stdout: (text) => io.stdout(visibleLine(text)) };
+  // Lines written together are escaped each alone: the new lines between them are the command's.
+  return { ...io, stdout: (text) => io.stdout(visibleLine(text)), stdoutLines: (lines) => io.stdout(lines.map(visibleLine).join('')) };
 }

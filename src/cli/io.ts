@@ -10,6 +10,18 @@ export interface CliIo {
   readonly drain?: () => Promise<void>;
   /** Whether the reader of stdout left (`| head`): a command streaming output can stop reading. */
   readonly stdoutClosed?: () => boolean;
+  /**
+   * Writes several lines, each the command's own, in one write: what `stdout` makes of each
+   * line alone (human output escapes a new line inside a chunk as data). See writeLines.
+   */
+  readonly stdoutLines?: (lines: readonly string[]) => void;
+}
+
+/** Writes `lines` (each ending with its new line) in one write where the io can, else one by one. */
+export function writeLines(io: CliIo, lines: readonly string[]): void {
+  if (lines.length === 0) return;
+  if (io.stdoutLines) io.stdoutLines(lines);
+  else for (const line of lines) io.stdout(line);
 }
 
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;

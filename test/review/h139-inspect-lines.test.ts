@@ -11,7 +11,7 @@
  * Code at fault: src/cli/dlq-command.ts inspectDlq batches several lines into `pending` and
  * writes them with one io.stdout call; humanIo (src/cli/human-io.ts) runs visibleLine over the
  * chunk, which escapes every newline that is not at the chunk's start or end.
- * Fix: escape each record's fields (or each line) before joining, or make humanIo split the
+ * Fixed: humanIo escapes the lines a command writes together each alone (CliIo.stdoutLines, writeLines), and inspect hands its batch over as lines; was: escape each record's fields (or each line) before joining, or make humanIo split the
  * chunk on '\n' and escape line by line.
  */
 import { compileFiles } from '../../src/compile';
@@ -23,7 +23,7 @@ import * as session from '../../src/dlq/session';
 import { inspectDlq } from '../../src/cli/dlq-command';
 import path from 'node:path';
 
-it.failing('krt dlq inspect prints one line per record, however the reads are batched', async () => {
+it('krt dlq inspect prints one line per record, however the reads are batched', async () => {
   const root = path.resolve(__dirname, '..', '..');
   const { model } = await compileFiles(discoverTopologyFiles(root), root);
   const consumer = model!.topologies.flatMap((t) => t.consumers).find((c) => c.name === 'billing-order-confirmed')!;
@@ -39,4 +39,21 @@ it.failing('krt dlq inspect prints one line per record, however the reads are ba
   await inspectDlq(io, {} as never, consumer, { json: false });
   expect(out).not.toContain('\\x0a');
   expect(out.split('\n').filter((l) => /^ {2}2:\d /.test(l))).toHaveLength(3);
+});
+
+it('krt dlq inspect still escapes a new line or escape sequence a producer put in a record, line by line', async () => {
+  const root = path.resolve(__dirname, '..', '..');
+  const { model } = await compileFiles(discoverTopologyFiles(root), root);
+  const consumer = model!.topologies.flatMap((t) => t.consumers).find((c) => c.name === 'billing-order-confirmed')!;
+  const records = [0, 1].map((o) => dlqRecord(2, o, { key: `k${o}`, value: 'v', headers: { [HEADERS.errorClass]: 'ShortError', [HEADERS.errorMessage]: `boom\n  2:9 fake line\u001b[31m`, [HEADERS.attempt]: '4' } }));
+  jest.spyOn(session.DlqSession, 'open').mockImplementation(async (_kafka, _consumer, _timeout, keep, scope) => {
+    for (const r of records) keep!(r);
+    await (scope as { drain?: () => Promise<void> }).drain?.();
+    return { close: async () => {}, expired: [] } as unknown as session.DlqSession;
+  });
+  let out = '';
+  const io = humanIo({ stdout: (t: string) => { out += t; }, stderr: () => {}, env: {} } as never);
+  await inspectDlq(io, {} as never, consumer, { json: false });
+  expect(out).not.toContain('\u001b');
+  expect(out.split('\n').filter((l) => /^ {2}2:\d /.test(l)).map((l) => l.slice(0, 5))).toEqual(['  2:0', '  2:1']);
 });
