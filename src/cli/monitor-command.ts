@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { compileFiles } from '../compile';
 import { kafkaFromEnv } from '../connection/kafka-connection';
+import { KAFKA_ENV } from '../naming';
 import { durationToMs, parseDuration } from '../duration';
 import { consumerDescriptor } from '../model/consumer-descriptor';
 import { kafkajsMonitorPort } from '../runtime/adapters/kafkajs-monitor';
@@ -12,6 +13,7 @@ import { startPollLoop } from '../runtime/monitor-loop';
 import { EXIT } from './io';
 import type { CliIo } from './io';
 import { listenFailure } from './listen-error';
+import { monitorPrincipalWarning } from './monitor-principals';
 import { reportDiagnostics } from './report';
 import { stoppedWithin, untilSignal } from './serve-until-signal';
 import { resolveTopologyFiles, UsageError } from './topology-files';
@@ -55,7 +57,10 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
   const result = await compileFiles(resolveTopologyFiles(io.cwd, files), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const consumers = result.model.topologies.flatMap((t) => t.consumers);
-  const kafka = kafkaFromEnv(io.env ?? process.env, 'krt-monitor');
+  const env = io.env ?? process.env;
+  const kafka = kafkaFromEnv(env, 'krt-monitor');
+  const warning = monitorPrincipalWarning(result.model.topologies, env[KAFKA_ENV.saslUsername]);
+  if (warning) io.stderr(warning);
   const registry = new Registry();
   const monitors = consumers.map((consumer) => ({
     name: consumer.name,
