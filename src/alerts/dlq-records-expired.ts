@@ -65,8 +65,8 @@ group \`{{page.groups.replay}}\` had not handled.
 - The DLQ's retention was shortened, or the replay group was reset or deleted.
 
 **First checks.**
-1. What is still there, and how old: \`{{page.commands.inspect}}\`.
-2. How many records retention deleted, per partition (the \`expired:\` line), and what is left: \`{{page.commands.inspect}}\`.
+1. How many records retention deleted, per partition (the \`expired:\` line), and what is still there, oldest first: \`{{page.commands.inspect}}\`.
+2. Whether the replay group's offsets were reset (records handled before count as unhandled again): its committed offsets and backlog in \`{{page.commands.lag}}\`.
 
 **Fix.** The deleted records cannot be replayed from Kafka. Find the events in the
 system that produced them and repair the data there. Then [replay](#replay-from-the-dlq) or
