@@ -96,6 +96,12 @@ describe('krt simulate', () => {
     expect(stderr).toContain("unknown ordering 'strict'");
   });
 
+  it('says a scenario file that is not there was named wrong, with exit code 2 as for a missing topology file', async () => {
+    const { code, stderr } = await project.krt('simulate', 'missing.yml');
+    expect(code).toBe(2);
+    expect(stderr).toContain('no such scenario file: missing.yml');
+  });
+
   it('explains an invalid scenario with exit code 1', async () => {
     project.write('bad.yml', 'name: x\nconsumer: { topic: { name: orders } }\nrecords: []\n');
     const { code, stderr } = await project.krt('simulate', 'bad.yml');
