@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { retryingRetriable } from './retriable';
-import { decodeHandled } from '../runtime/dlq-handled';
+import { committedByPartition, decodeHandled } from '../runtime/dlq-handled';
 import type { HandledState } from '../runtime/dlq-handled';
 
 export type KafkaAdmin = ReturnType<Kafka['admin']>;
@@ -12,7 +12,7 @@ export type GroupCommits = ReadonlyMap<number, { offset: string; metadata: strin
 /** The replay group's committed offsets of the DLQ, by partition: those it has. */
 export async function groupCommits(admin: KafkaAdmin, consumer: ConsumerModel): Promise<Map<number, { offset: string; metadata: string | null }>> {
   const [committed] = await retryingRetriable(() => admin.fetchOffsets({ groupId: consumer.groups.replay, topics: [consumer.dlq.name] }));
-  return new Map((committed?.partitions ?? []).filter((p) => /^\d+$/.test(p.offset)).map((p) => [p.partition, p]));
+  return committedByPartition(committed?.partitions ?? []);
 }
 
 /** The handled state of these partitions in `commits`; no commit: nothing handled. */

@@ -373,3 +373,19 @@ function decodeRuns(encoded: string): Float64Array {
   if (count % 2 !== 0 || position - 1 > MAX_DISTANCE) throw new RangeError('truncated runs');
   return runs.subarray(0, count);
 }
+
+/** A consumer group's commit of one partition, as kafkajs's admin fetchOffsets gives it. */
+export interface PartitionCommit {
+  readonly partition: number;
+  readonly offset: string;
+  readonly metadata: string | null;
+}
+
+/**
+ * The partitions the replay group has a commit for, by partition: kafkajs gives a partition
+ * without one the offset -1, which is no handled state (the DLQ tools and the monitor then
+ * read the audit log for it). One reading for both, so they agree on which have none.
+ */
+export function committedByPartition<C extends PartitionCommit>(commits: readonly C[]): Map<number, C> {
+  return new Map(commits.filter((c) => /^\d+$/.test(c.offset)).map((c) => [c.partition, c]));
+}

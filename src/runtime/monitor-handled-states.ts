@@ -1,5 +1,5 @@
 import type { ConsumerDescriptor } from './descriptor';
-import { decodeHandled, emptyHandled } from './dlq-handled';
+import { committedByPartition, decodeHandled, emptyHandled } from './dlq-handled';
 import type { HandledState } from './dlq-handled';
 import { handledFromAuditLog } from './dlq-handled-from-audit';
 import { describeError } from './describe-error';
@@ -33,8 +33,7 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
   let folded: { key: string; highs: ReadonlyMap<number, bigint>; states: Map<number, HandledState> } | undefined;
 
   return async function handledStates(ends: PartitionEnds, committed: Commits, signal?: AbortSignal): Promise<Map<number, HandledState>> {
-    // kafkajs gives a partition without a commit offset -1.
-    const commits = new Map(committed.filter((c) => /^\d+$/.test(c.offset)).map((c) => [c.partition, c]));
+    const commits = committedByPartition(committed);
     const states = new Map<number, HandledState>();
     const uncommitted: number[] = [];
     for (const { partition } of ends) {

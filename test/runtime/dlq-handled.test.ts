@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import {
+  committedByPartition,
   decodeHandled,
   emptyHandled,
   encodeHandled,
@@ -140,5 +141,17 @@ describe('DLQ records that retention deleted before anyone handled them', () => 
 
   it('has nothing left on a partition retention emptied', () => {
     expect(partitionBacklog(state, 40n, 40n)).toEqual({ unhandled: 0, expired: 10 + 17 });
+  });
+});
+
+describe("the replay group's commits by partition", () => {
+  it('leaves out a partition kafkajs gives without a commit (offset -1), and keeps offset 0 and its metadata', () => {
+    const commits = committedByPartition([
+      { partition: 0, offset: '-1', metadata: null },
+      { partition: 1, offset: '0', metadata: 'x' },
+      { partition: 2, offset: '12', metadata: null },
+    ]);
+    expect([...commits.keys()]).toEqual([1, 2]);
+    expect(commits.get(1)?.metadata).toBe('x');
   });
 });
