@@ -1,4 +1,4 @@
-import type { AuditFields } from './dlq-handled-from-audit';
+import type { AuditFields } from './dlq-audit-entry';
 import { markTime } from './record-mark';
 
 /**

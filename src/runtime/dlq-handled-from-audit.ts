@@ -1,22 +1,13 @@
 import { emptyHandled, markHandled } from './dlq-handled';
 import type { HandledState } from './dlq-handled';
+import type { AuditFields } from './dlq-audit-entry';
 import { entriesOfAnotherLog, recordEntry } from './dlq-audit-this-log';
 import type { ThisLog } from './dlq-audit-this-log';
 
 export type { ThisLog };
 
-/** An audit entry as the fold reads it: the JSON fields `audit()` wrote (src/dlq/audit.ts). */
-export interface AuditFields {
-  readonly fields: Readonly<Record<string, unknown>>;
-}
-
-/**
- * Every field of an entry the fold reads (here and in dlq-audit-this-log.ts). A reader that
- * keeps only these between reads (the monitor's tail) folds to the same state as one that
- * keeps whole entries; a field the fold starts reading goes here, or that reader misses it
- * (test/dlq-handled-from-audit-fields.test.ts holds the two to the same result).
- */
-export const FOLDED_AUDIT_FIELDS = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'count', 'mark', 'at'] as const;
+export { FOLDED_AUDIT_FIELDS } from './dlq-audit-entry';
+export type { AuditFields } from './dlq-audit-entry';
 
 /**
  * The handled state of each partition of a DLQ as its audit log tells it: every record

@@ -1,5 +1,5 @@
 import { offsetsToCheck } from './dlq-handled-from-audit';
-import type { AuditFields } from './dlq-handled-from-audit';
+import type { AuditFields } from './dlq-audit-entry';
 import type { MarksRead, MonitorPort } from './monitor-port';
 
 /** What a partition's earlier reads found: the marks of its records in [from, to). */

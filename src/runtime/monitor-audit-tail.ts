@@ -1,5 +1,5 @@
-import { FOLDED_AUDIT_FIELDS } from './dlq-handled-from-audit';
-import type { AuditFields } from './dlq-handled-from-audit';
+import { FOLDED_AUDIT_FIELDS } from './dlq-audit-entry';
+import type { AuditFields } from './dlq-audit-entry';
 import { KrtError } from './krt-error';
 import type { TopicRead } from './monitor-port';
 
