@@ -12,7 +12,7 @@
  * log's: the new log's records below 3 are counted by the old log's count (2), not their own,
  * in kafka_dlq_expired_total and the DLQ tools' expired line. Class: a write of a
  * step before its same-log check (12919b9 checks before the publish and the commit; the
- * restore's audit is a third write). Fix: restoreCommits checks the log before its audit.
+ * restore's audit is a third write). Fixed: restoreCommits checks the log before its audit.
  */
 import { replayRecords } from '../../src/dlq/replay';
 import { replayRoute } from '../../src/dlq/replay-route';
@@ -26,7 +26,7 @@ const clock = (() => {
   return { now: () => now, sleep: async (ms: number) => void (now += ms) };
 })();
 
-it.failing('a DLQ created again before a replay restores the handled state gets no audit entry of the old log', async () => {
+it('a DLQ created again before a replay restores the handled state gets no audit entry of the old log', async () => {
   const consumer = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m'] })] })).model!.topologies[0]!.consumers[0]!;
   const double = new DlqKafkaDouble();
   for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
