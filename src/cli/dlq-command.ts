@@ -173,7 +173,8 @@ export async function inspectDlq(io: CliIo, kafka: ReturnType<typeof kafkaFromEn
     io.stdout(`${first ? '' : '\n  '}],\n  "unhandled": ${unhandled},\n  "expired": ${indent({ total: expiredTotal, partitions: expired.map((e) => ({ ...e, logStart: e.logStart.toString() })) })},\n  "groups": ${indent(tallied)}\n}\n`);
     return EXIT.ok;
   }
-  io.stdout(`${unhandled === 0 ? '  (none)\n' : ''}\n${consumer.dlq.name} (consumer ${consumer.name}): ${plural(unhandled, 'unhandled record')}\n`);
+  // Lines of their own: humanIo escapes a new line inside one write as data.
+  writeLines(io, [...(unhandled === 0 ? ['  (none)\n'] : []), '\n', `${consumer.dlq.name} (consumer ${consumer.name}): ${plural(unhandled, 'unhandled record')}\n`]);
   io.stdout(expiredLine(expired));
   if (unhandled === 0) return EXIT.ok;
   io.stdout('\nby error name (x-error-class) and original topic:\n');

@@ -46,8 +46,12 @@ const sslEnabled = (env: NodeJS.ProcessEnv) => sslSetting(env) !== false;
 
 /** A kafkajs client from the environment the runbooks tell people to set. */
 export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt'): Kafka {
-  const brokers = env[KAFKA_ENV.bootstrapServers];
-  if (!brokers) throw new ConnectionSettingsError(`set ${KAFKA_ENV.bootstrapServers} to the brokers, e.g. 'kafka-1:9093,kafka-2:9093'`);
+  // A trailing or doubled comma (a templated list) names no broker: kafkajs would try '' as one.
+  const brokers = (env[KAFKA_ENV.bootstrapServers] ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b !== '');
+  if (brokers.length === 0) throw new ConnectionSettingsError(`set ${KAFKA_ENV.bootstrapServers} to the brokers, e.g. 'kafka-1:9093,kafka-2:9093'`);
   const username = env[KAFKA_ENV.saslUsername];
   const password = env[KAFKA_ENV.saslPassword];
   if (!username || !password) throw new MissingCredentialsError();
@@ -62,7 +66,7 @@ export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'k
   registerZstdCodec();
   return new Kafka({
     clientId,
-    brokers: brokers.split(',').map((b) => b.trim()),
+    brokers,
     ssl: sslEnabled(env),
     sasl: { mechanism, username, password } as SASLOptions,
     logLevel: logLevel.NOTHING,

@@ -54,6 +54,8 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
   }
   const starts = new Map(offsets.map((p) => [p.partition, BigInt(p.high) - BigInt(limit) > BigInt(p.low) ? BigInt(p.high) - BigInt(limit) : BigInt(p.low)]));
   const ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
+  /** Where each partition's read got to: the next offset it needs. */
+  const next = new Map(starts);
   const waiting = new Set(offsets.filter((p) => starts.get(p.partition)! < BigInt(p.high)).map((p) => p.partition));
   if (waiting.size === 0) return [];
   const entries: AuditLogEntry[] = [];
@@ -77,8 +79,17 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
         if (!ended) timer = setTimeout(stalled, timeoutMs);
       };
       progressed();
+      // Each join (a rejoin too: a DLQ reader of the console or of another command coming or
+      // going) seeks where each partition got to, not where the read started: entries read
+      // before the rejoin are not handed again.
       client.on(client.events.GROUP_JOIN, () => {
-        for (const [partition, start] of starts) client.seek({ topic, partition, offset: start.toString() });
+        for (const [partition, from] of next) client.seek({ topic, partition, offset: from.toString() });
+      });
+      // A join the broker refuses for good (the principal may not use the group) crashes the
+      // runner after run() resolved: said at once, not after the stall timer.
+      client.on(client.events.CRASH, (event) => {
+        const payload = (event as { payload?: { error?: unknown; restart?: boolean } } | undefined)?.payload;
+        if (payload?.restart === false) reject(payload.error instanceof Error ? payload.error : new DlqError(`the reader of ${topic} stopped: ${String(payload.error)}`));
       });
       running = client.run({
         autoCommit: false,
@@ -90,6 +101,9 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
             const offset = BigInt(message.offset);
             if (offset >= end) break;
             last = offset;
+            // Before where the partition got to: handed already, fetched again after a rejoin's seek.
+            if (offset < next.get(batch.partition)!) continue;
+            next.set(batch.partition, offset + 1n);
             entries.push(auditEntryOf(batch.partition, message.offset, message.key?.toString('utf8') ?? '', message.value?.toString('utf8') ?? ''));
           }
           if (last + 1n >= end && waiting.delete(batch.partition) && waiting.size === 0) {

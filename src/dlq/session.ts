@@ -188,6 +188,8 @@ export class DlqSession {
       if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
     }
     await this.hold();
+    // Before its audit entries, as a step checks before its publish: a DLQ created again since the open gets no entry of the log read.
+    if (expired.length > 0) await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
     if (expired.length > 0) await audit(expired);
     await this.commit({ states, expired });
   }

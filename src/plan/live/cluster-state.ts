@@ -71,7 +71,12 @@ export async function readClusterState(admin: Admin, query: StateQuery): Promise
   const waiting = new Map<string, number>();
   for (const [topic, group] of query.lagOf) {
     if (!topics.has(topic)) continue;
-    const [ends, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), retryingRetriable(() => admin.fetchOffsets({ groupId: group, topics: [topic] }))]);
+    // Both settled before an error is given: the caller disconnects then, and a retry going on would run against that admin.
+    const [endsRead, committedRead] = await Promise.allSettled([admin.fetchTopicOffsets(topic), retryingRetriable(() => admin.fetchOffsets({ groupId: group, topics: [topic] }))]);
+    if (endsRead.status === 'rejected') throw endsRead.reason;
+    if (committedRead.status === 'rejected') throw committedRead.reason;
+    const ends = endsRead.value;
+    const [committed] = committedRead.value;
     const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
     let count = 0n;
     for (const end of ends) {
