@@ -10,9 +10,10 @@ import type { PartitionLag } from './monitor-partition-lag';
 export interface HeadTimes {
   /**
    * The write times of the lagging partitions' heads: those read now, and those not read
-   * whose head is the offset remembered. Remembers the ones read; forgets partitions with no lag.
+   * whose head is the offset remembered. Remembers the ones read; forgets partitions with no
+   * lag, and those read to their end without a record (null: no head record to time).
    */
-  complete(topic: string, lags: readonly PartitionLag[], read: ReadonlyMap<number, number>): Map<number, number>;
+  complete(topic: string, lags: readonly PartitionLag[], read: ReadonlyMap<number, number | null>): Map<number, number>;
 }
 
 export function createHeadTimes(): HeadTimes {
@@ -23,7 +24,7 @@ export function createHeadTimes(): HeadTimes {
       for (const { partition, head } of lags) {
         const key = `${topic}/${partition}`;
         const writtenAt = read.get(partition);
-        if (head === undefined) remembered.delete(key);
+        if (head === undefined || writtenAt === null) remembered.delete(key);
         else if (writtenAt !== undefined) {
           remembered.set(key, { offset: head, writtenAt });
           times.set(partition, writtenAt);

@@ -23,7 +23,8 @@ export async function collectMainLag(port: MonitorPort, consumer: ConsumerDescri
     const at = written.get(partition);
     metrics.mainLag.set(labels, lag);
     if (head !== undefined && !read.has(partition)) unread.push(`${consumer.mainTopic}/${partition}`);
-    if (at !== undefined || head === undefined) metrics.mainLagSeconds.set(labels, at === undefined ? 0 : Math.max(0, now - at) / 1000);
+    // No record from the head to the end (a transactional producer's markers alone): caught up.
+    if (at !== undefined || head === undefined || read.get(partition) === null) metrics.mainLagSeconds.set(labels, at === undefined ? 0 : Math.max(0, now - at) / 1000);
   }
   return unread;
 }

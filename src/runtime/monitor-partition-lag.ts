@@ -7,6 +7,8 @@ export interface PartitionLag {
   readonly lag: number;
   /** The offset of the group's next record, when it lags. */
   readonly head?: string;
+  /** The partition's end offset, when it lags. */
+  readonly end?: string;
 }
 
 /**
@@ -23,17 +25,21 @@ export async function partitionLags(port: MonitorPort, topic: string, groupId: s
     const high = BigInt(end.high);
     const offset = commit && BigInt(commit.offset) >= 0n ? decodeParkState(BigInt(commit.offset), commit.metadata).position : low;
     const next = offset > low ? offset : low;
-    return next < high ? { partition: end.partition, lag: Number(high - next), head: next.toString() } : { partition: end.partition, lag: 0 };
+    return next < high ? { partition: end.partition, lag: Number(high - next), head: next.toString(), end: end.high } : { partition: end.partition, lag: 0 };
   });
 }
 
-/** The write timestamps (epoch ms) of the head records of the lagging partitions. */
-export async function headTimestamps(port: MonitorPort, topic: string, lags: readonly PartitionLag[], signal?: AbortSignal): Promise<Map<number, number>> {
-  const heads = lags.flatMap((l) => (l.head === undefined ? [] : [{ partition: l.partition, offset: l.head }]));
+/**
+ * The write timestamps (epoch ms) of the head records of the lagging partitions; null for a
+ * partition with no record from its head to its end (a transactional producer's markers: the
+ * group has consumed every record there is).
+ */
+export async function headTimestamps(port: MonitorPort, topic: string, lags: readonly PartitionLag[], signal?: AbortSignal): Promise<Map<number, number | null>> {
+  const heads = lags.flatMap((l) => (l.head === undefined ? [] : [{ partition: l.partition, offset: l.head, ...(l.end === undefined ? {} : { end: l.end }) }]));
   if (heads.length === 0) return new Map();
   // A read that failed leaves every head unread: the caller keeps their last values and says so.
   return port.timestampsAt(topic, heads, signal).catch((error: unknown) => {
     if (signal?.aborted) throw error;
-    return new Map<number, number>();
+    return new Map<number, number | null>();
   });
 }

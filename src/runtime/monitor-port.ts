@@ -4,10 +4,13 @@ export interface MonitorPort {
   committedOffsets(groupId: string, topic: string): Promise<{ partition: number; offset: string; metadata: string | null }[]>;
   /**
    * The timestamp (epoch ms) of the first record at or after each offset: retention may
-   * delete the one asked for meanwhile. A partition without one is left out. A read under
-   * way when `signal` aborts (the monitor stops) ends at once, rejecting with its reason.
+   * delete the one asked for meanwhile. A partition not read is left out. A partition whose
+   * `end` is given and that was read to it without a record at or after the offset maps to
+   * null: only transaction markers or aborted records are there (a transactional producer's
+   * commit marker after the last record), and waiting would bring none. A read under way
+   * when `signal` aborts (the monitor stops) ends at once, rejecting with its reason.
    */
-  timestampsAt(topic: string, offsets: { partition: number; offset: string }[], signal?: AbortSignal): Promise<Map<number, number>>;
+  timestampsAt(topic: string, offsets: { partition: number; offset: string; end?: string }[], signal?: AbortSignal): Promise<Map<number, number | null>>;
   /**
    * The records of `topic` from each partition's offset in `from` (a partition not in it,
    * or one whose offset retention deleted: from its log start) up to its end offset when

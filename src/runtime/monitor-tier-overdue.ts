@@ -23,7 +23,8 @@ export async function collectTierOverdue(port: MonitorPort, consumer: ConsumerDe
     for (const { partition, head } of lags) {
       const at = written.get(partition);
       if (head !== undefined && !read.has(partition)) unread.push(`${tier.topic}/${partition}`);
-      if (at === undefined && head !== undefined) continue;
+      // No record from the head to the end (markers alone): nothing waits, as for an empty partition.
+      if (at === undefined && head !== undefined && read.get(partition) !== null) continue;
       const overdueMs = at === undefined ? 0 : Math.max(0, now - (at + tier.delayMs));
       metrics.tierOverdue.set({ consumer: consumer.name, topic: tier.topic, partition: String(partition) }, overdueMs / 1000);
     }

@@ -99,12 +99,12 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
     const states = await handledStates(ends, committed, signal);
     let size = 0;
     let expired = 0;
-    const oldestOffsets: { partition: number; offset: string }[] = [];
+    const oldestOffsets: { partition: number; offset: string; end: string }[] = [];
     for (const e of ends) {
       const backlog = partitionBacklog(states.get(e.partition)!, BigInt(e.low), BigInt(e.high));
       size += backlog.unhandled;
       expired += backlog.expired;
-      if (backlog.first !== undefined) oldestOffsets.push({ partition: e.partition, offset: backlog.first.toString() });
+      if (backlog.first !== undefined) oldestOffsets.push({ partition: e.partition, offset: backlog.first.toString(), end: e.high });
     }
     let unreadBecause: unknown;
     const timestamps =
@@ -112,10 +112,12 @@ export function createDlqMonitor(consumer: ConsumerDescriptor, options: DlqMonit
         ? await options.port.timestampsAt(consumer.dlqTopic, oldestOffsets, signal).catch((error: unknown) => {
             if (signal?.aborted) throw error;
             unreadBecause = error;
-            return new Map<number, number>();
+            return new Map<number, number | null>();
           })
-        : new Map<number, number>();
-    const oldestRead = timestamps.size > 0 ? Math.min(...timestamps.values()) : undefined;
+        : new Map<number, number | null>();
+    // A partition read to its end without a record (transaction markers alone) has no oldest record.
+    const read = [...timestamps.values()].filter((t): t is number => t !== null);
+    const oldestRead = read.length > 0 ? Math.min(...read) : undefined;
     metrics.dlqSize.set(labels, size);
     metrics.dlqExpired.inc(labels, Math.max(0, expired - countedExpired));
     countedExpired = expired;

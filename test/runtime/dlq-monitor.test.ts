@@ -58,7 +58,7 @@ describe('the DLQ monitor', () => {
     const { port, calls } = fakePort(dlq);
     const snapshot = await createDlqMonitor(consumer, { port, registry }).poll();
     expect(snapshot).toMatchObject({ dlqSize: 15, dlqExpired: 19, oldestUnhandledAt: 1_000_025 });
-    expect(calls.askedOffsets).toEqual([[{ partition: 0, offset: '25' }]]);
+    expect(calls.askedOffsets).toEqual([[{ partition: 0, offset: '25', end: '40' }]]);
     expect(await registry.metrics()).toContain(`kafka_dlq_expired_total{consumer="${consumer.name}",topic="${consumer.dlqTopic}"} 19`);
     expect(await series(registry, 'kafka_dlq_oldest_unhandled_timestamp_seconds')).toBe(1000.025);
   });

@@ -151,19 +151,29 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
     endOffsets: (topic) => withAdmin((admin) => admin.fetchTopicOffsets(topic)),
     committedOffsets: (groupId, topic) => withAdmin(async (admin) => (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions ?? []),
     async timestampsAt(topic, offsets, signal) {
-      const found = new Map<number, number>();
+      const found = new Map<number, number | null>();
       const wanted = new Map(offsets.map((o) => [o.partition, o.offset]));
+      const ends = new Map(offsets.flatMap((o) => (o.end === undefined ? [] : [[o.partition, BigInt(o.end)] as const])));
+      const settle = (partition: number, timestamp: number | null): AfterRecord => {
+        found.set(partition, timestamp);
+        return found.size === wanted.size ? 'done' : 'pause';
+      };
       await readUntil(
         topic,
         () => new Map([...wanted].map(([partition, offset]) => [partition, found.has(partition) ? 'read' : offset])),
         (partition, message) => {
           const offset = wanted.get(partition);
           if (offset === undefined || found.has(partition) || BigInt(message.offset) < BigInt(offset)) return 'next';
-          found.set(partition, Number(message.timestamp));
-          return found.size === wanted.size ? 'done' : 'pause';
+          return settle(partition, Number(message.timestamp));
         },
         timeoutMs,
         signal,
+        // A fetch that went past the partition's end without a record from the offset on: markers only, none to wait for.
+        (partition, last) => {
+          const end = ends.get(partition);
+          if (!wanted.has(partition) || found.has(partition) || end === undefined || last + 1n < end) return 'next';
+          return settle(partition, null);
+        },
       );
       return found;
     },
