@@ -70,6 +70,36 @@ describe('the monitor’s read of an audit log whose last offsets hold no record
   });
 
   /*
+   * Found (h140): the head read (timestampsAt) had no such ending: a partition whose next
+   * offset holds only markers (a transactional producer's commit marker after the last record
+   * a group consumed) waited out the whole read at every poll. Fixed: given each partition's
+   * end, it maps a partition read past it without a record to null.
+   */
+  it('reads the head of a partition whose next offset holds only transaction markers as no record, at once', async () => {
+    const topic = `h140-head-${randomBytes(4).toString('hex')}`;
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1, replicationFactor: 1 }]);
+    const kafka = kafkaAsAdmin();
+    const producer = kafka.producer({ transactionalId: `h140-${randomBytes(3).toString('hex')}`, idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      // 0, 1 records, 2 commit marker; 3 aborted, 4 abort marker.
+      for (const [values, outcome] of [[['a', 'b'], 'commit'], [['c'], 'abort']] as const) {
+        const tx = await producer.transaction();
+        await tx.send({ topic, acks: -1, messages: values.map((value) => ({ value, partition: 0 })) });
+        await (outcome === 'commit' ? tx.commit() : tx.abort());
+      }
+    } finally {
+      await producer.disconnect();
+    }
+    await endOnce(topic, '5');
+    const port = kafkajsMonitorPort(kafka, `${topic}.dlq-monitor`, 15_000);
+    const started = Date.now();
+    const markersOnly = await port.timestampsAt(topic, [{ partition: 0, offset: '2', end: '5' }]);
+    const withRecord = await port.timestampsAt(topic, [{ partition: 0, offset: '1', end: '5' }]);
+    expect({ markersOnly: [...markersOnly], recordFound: typeof withRecord.get(0), quick: Date.now() - started < 10_000 }).toEqual({ markersOnly: [[0, null]], recordFound: 'number', quick: true });
+  });
+
+  /*
    * Found (h136), left: `krt monitor` and a service's in-process monitor (NestJS, or
    * createDlqMonitor beside a worker) of one consumer read in one group, consumer.groups.monitor
    * (src/cli/monitor-command.ts; the NestJS option's documented port). Their reads join it as
