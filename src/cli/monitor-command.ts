@@ -59,8 +59,6 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
   const consumers = result.model.topologies.flatMap((t) => t.consumers);
   const env = io.env ?? process.env;
   const kafka = kafkaFromEnv(env, 'krt-monitor');
-  const warning = monitorPrincipalWarning(result.model.topologies, env[KAFKA_ENV.saslUsername]);
-  if (warning) io.stderr(warning);
   const registry = new Registry();
   const monitors = consumers.map((consumer) => ({
     name: consumer.name,
@@ -72,6 +70,9 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
     }),
   }));
   const exporter = await serveMonitors(io, monitors, registry, { port, host: options.host, intervalMs, interval: options.interval });
+  // Once it serves (a port in use is said alone), before the first poll can answer.
+  const warning = monitorPrincipalWarning(result.model.topologies, env[KAFKA_ENV.saslUsername]);
+  if (warning) io.stderr(warning);
   await untilSignal();
   if (!(await stoppedWithin(io, 'krt monitor', () => exporter.stop()))) return EXIT.problems;
   io.stdout('krt monitor: stopped\n');
