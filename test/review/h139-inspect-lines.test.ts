@@ -23,12 +23,13 @@ import * as session from '../../src/dlq/session';
 import { inspectDlq } from '../../src/cli/dlq-command';
 import path from 'node:path';
 
-it('krt dlq inspect prints one line per record, however the reads are batched', async () => {
+/** What `krt dlq inspect` prints (human output) of DLQ partition 2 holding one record per error message, read as one batch. */
+async function inspected(messages: readonly string[]): Promise<string> {
   const root = path.resolve(__dirname, '..', '..');
   const { model } = await compileFiles(discoverTopologyFiles(root), root);
   const consumer = model!.topologies.flatMap((t) => t.consumers).find((c) => c.name === 'billing-order-confirmed')!;
-  const records = [0, 1, 2].map((o) => dlqRecord(2, o, { key: `k${o}`, value: 'v', headers: { [HEADERS.errorClass]: 'ShortError', [HEADERS.errorMessage]: `boom ${o}`, [HEADERS.attempt]: '4' } }));
-  // A session that reads one batch of three records, then flushes it, as DlqSession does per fetch.
+  const records = messages.map((message, o) => dlqRecord(2, o, { key: `k${o}`, value: 'v', headers: { [HEADERS.errorClass]: 'ShortError', [HEADERS.errorMessage]: message, [HEADERS.attempt]: '4' } }));
+  // A session that reads one batch of the records, then flushes it, as DlqSession does per fetch.
   jest.spyOn(session.DlqSession, 'open').mockImplementation(async (_kafka, _consumer, _timeout, keep, scope) => {
     for (const r of records) keep!(r);
     await (scope as { drain?: () => Promise<void> }).drain?.();
@@ -37,23 +38,17 @@ it('krt dlq inspect prints one line per record, however the reads are batched', 
   let out = '';
   const io = humanIo({ stdout: (t: string) => { out += t; }, stderr: () => {}, env: {} } as never);
   await inspectDlq(io, {} as never, consumer, { json: false });
+  return out;
+}
+
+it('krt dlq inspect prints one line per record, however the reads are batched', async () => {
+  const out = await inspected(['boom 0', 'boom 1', 'boom 2']);
   expect(out).not.toContain('\\x0a');
   expect(out.split('\n').filter((l) => /^ {2}2:\d /.test(l))).toHaveLength(3);
 });
 
 it('krt dlq inspect still escapes a new line or escape sequence a producer put in a record, line by line', async () => {
-  const root = path.resolve(__dirname, '..', '..');
-  const { model } = await compileFiles(discoverTopologyFiles(root), root);
-  const consumer = model!.topologies.flatMap((t) => t.consumers).find((c) => c.name === 'billing-order-confirmed')!;
-  const records = [0, 1].map((o) => dlqRecord(2, o, { key: `k${o}`, value: 'v', headers: { [HEADERS.errorClass]: 'ShortError', [HEADERS.errorMessage]: `boom\n  2:9 fake line\u001b[31m`, [HEADERS.attempt]: '4' } }));
-  jest.spyOn(session.DlqSession, 'open').mockImplementation(async (_kafka, _consumer, _timeout, keep, scope) => {
-    for (const r of records) keep!(r);
-    await (scope as { drain?: () => Promise<void> }).drain?.();
-    return { close: async () => {}, expired: [] } as unknown as session.DlqSession;
-  });
-  let out = '';
-  const io = humanIo({ stdout: (t: string) => { out += t; }, stderr: () => {}, env: {} } as never);
-  await inspectDlq(io, {} as never, consumer, { json: false });
+  const out = await inspected(['boom\n  2:9 fake line\u001b[31m', 'boom\n  2:9 fake line\u001b[31m']);
   expect(out).not.toContain('\u001b');
   expect(out.split('\n').filter((l) => /^ {2}2:\d /.test(l)).map((l) => l.slice(0, 5))).toEqual(['  2:0', '  2:1']);
 });
