@@ -143,3 +143,25 @@ export function kafkajsAcl(rule: AclRule): AclEntry {
     permissionType: AclPermissionTypes.ALLOW,
   };
 }
+
+/**
+ * Creates ACLs and waits until the broker enforces them. The controller commits them at
+ * once, and the broker's authorizer applies them from the metadata log a moment later: a
+ * client acting as their principal right away was refused (TOPIC_AUTHORIZATION_FAILED on
+ * subscribe, seen in CI). DescribeAcls answers from the same authorizer, so once it lists
+ * every entry, requests see them.
+ */
+export async function createAclsInEffect(admin: Admin, request: { acl: AclEntry[] }): Promise<void> {
+  await admin.createAcls(request);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const missing: AclEntry[] = [];
+    for (const entry of request.acl) {
+      const { resources } = await admin.describeAcls({ ...entry });
+      if (!resources.some((r) => r.acls.some((a) => a.principal === entry.principal && a.operation === entry.operation && a.permissionType === entry.permissionType))) missing.push(entry);
+    }
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`the broker did not enforce these ACLs within 15 s: ${missing.map((a) => `${a.principal} ${a.operation} on ${a.resourceName}`).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -2,7 +2,7 @@ import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatter
 import type { AclEntry } from 'kafkajs';
 import { ADMIN_USER, readBrokerInfo } from '../../scripts/kafka/broker';
 import { confluentPort } from '../../src/runtime/adapters/confluent';
-import { confluentKafka, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
+import { confluentKafka, createAclsInEffect, kafkaAsAdmin, produceAsAdmin } from '../helpers/kafka';
 import { restoreSuiteBroker, sleep, suiteBrokerDir } from '../helpers/suite-broker';
 import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
 
@@ -21,7 +21,7 @@ async function topicWithAcls(topic: string, group: string): Promise<void> {
   const acl = (resourceType: AclResourceTypes, resourceName: string, operation: AclOperationTypes): AclEntry => ({
     resourceType, resourceName, resourcePatternType: ResourcePatternTypes.LITERAL, principal: `User:${USER}`, host: '*', operation, permissionType: AclPermissionTypes.ALLOW,
   });
-  await admin.createAcls({ acl: [acl(AclResourceTypes.TOPIC, topic, AclOperationTypes.READ), acl(AclResourceTypes.GROUP, group, AclOperationTypes.READ)] });
+  await createAclsInEffect(admin, { acl: [acl(AclResourceTypes.TOPIC, topic, AclOperationTypes.READ), acl(AclResourceTypes.GROUP, group, AclOperationTypes.READ)] });
   await admin.disconnect();
 }
 

@@ -9,7 +9,7 @@ import { compileFiles } from '../../src/compile';
 import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import { aclRules } from '../../src/model/acls';
 import type { TopologyModel } from '../../src/model/types';
-import { DEPLOYER_USER, kafkaAsAdmin, terraformVars } from '../helpers/kafka';
+import { createAclsInEffect, DEPLOYER_USER, kafkaAsAdmin, terraformVars } from '../helpers/kafka';
 import { REPO_ROOT, ScratchProject } from '../helpers/project';
 import { terraformTooling } from '../helpers/tools';
 
@@ -68,7 +68,7 @@ async function grantDeployer(rows: readonly DeployerRow[], topics: readonly stri
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
   try {
-    await admin.createAcls({
+    await createAclsInEffect(admin, {
       acl: rows.flatMap((row) =>
         (row.resource === 'Cluster' ? ['kafka-cluster'] : topics).map((name) => ({
           resourceType: row.resource === 'Cluster' ? AclResourceTypes.CLUSTER : AclResourceTypes.TOPIC,

@@ -11,7 +11,7 @@ import type { AclEntry, IHeaders } from 'kafkajs';
 import { ADMIN_USER, passwordOf } from '../../scripts/kafka/broker';
 import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { bootstrapServers, createAclsInEffect, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
 
 jest.setTimeout(5 * 60_000);
@@ -112,7 +112,7 @@ const acl = (resourceType: AclResourceTypes, resourceName: string, operation: Ac
 async function grantConsumerAcls(d: ConsumerDescriptor): Promise<void> {
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createAcls({
+  await createAclsInEffect(admin, {
     acl: [
       acl(AclResourceTypes.TOPIC, d.mainTopic, AclOperationTypes.READ),
       ...d.tiers.flatMap((t) => [acl(AclResourceTypes.TOPIC, t.topic, AclOperationTypes.READ), acl(AclResourceTypes.TOPIC, t.topic, AclOperationTypes.WRITE)]),
@@ -262,7 +262,7 @@ describe('the example Nest app (examples/nestjs-billing), on a real broker', () 
     expect(down.body.status).toBe('error');
     expect(consumer).toEqual(expect.objectContaining({ connected: true, publishFailing: expect.objectContaining({ topic: d.mainTopic, error: expect.stringMatching(/authoriz/i) }) }));
 
-    await withAdmin((admin) => admin.createAcls({ acl: [dlqWrite] }));
+    await withAdmin((admin) => createAclsInEffect(admin, { acl: [dlqWrite] }));
     await eventually('/health to be up again', async () => ((await app.health()).status === 200 ? true : undefined), 60_000);
     expect((await deadLetters(d, 3)).map((l) => l.key)).toContain('bad-2');
   });

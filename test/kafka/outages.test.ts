@@ -9,7 +9,7 @@ import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
-import { createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { createAclsInEffect, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { CLIENTS, eachClient } from './clients';
 
 jest.setTimeout(5 * 60_000);
@@ -26,7 +26,7 @@ async function consumerWithAcls(): Promise<{ d: ConsumerDescriptor; dlqWrite: Ac
   await createTopicsOf(d, 2);
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createAcls({
+  await createAclsInEffect(admin, {
     acl: [
       acl(AclResourceTypes.TOPIC, d.mainTopic, AclOperationTypes.READ),
       acl(AclResourceTypes.TOPIC, d.tiers[0]!.topic, AclOperationTypes.READ),
@@ -108,7 +108,7 @@ eachClient('the runtime through outages, on a real broker', { user: USER }, (por
     expect(await committed(d.groups.main, d.mainTopic)).toBeLessThanOrEqual(1);
     expect(await dlqCount(d.dlqTopic)).toBe(0);
 
-    await admin.createAcls({ acl: [dlqWrite] });
+    await createAclsInEffect(admin, { acl: [dlqWrite] });
     await admin.disconnect();
     await eventually('the poison record in the DLQ', async () => ((await dlqCount(d.dlqTopic)) === 1 ? true : undefined));
     await eventually('every record committed', async () => ((await committed(d.groups.main, d.mainTopic)) === 3 ? true : undefined));

@@ -6,7 +6,7 @@ import { passwordOf } from '../../scripts/kafka/broker';
 import { runCli } from '../../src/cli/program';
 import { KAFKA_ENV } from '../../src/naming';
 import { eventually } from '../helpers/eventually';
-import { bootstrapServers, kafkaAsAdmin, produceAsAdmin, terraformVars } from '../helpers/kafka';
+import { bootstrapServers, createAclsInEffect, kafkaAsAdmin, produceAsAdmin, terraformVars } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 import { terraformTooling } from '../helpers/tools';
 import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
@@ -90,7 +90,7 @@ describe('krt plan --live, as the read-only drift principal, on a real broker', 
     });
     const acl = { resourceType: AclResourceTypes.TOPIC, resourcePatternType: ResourcePatternTypes.LITERAL, host: '*', permissionType: AclPermissionTypes.ALLOW };
     await admin.deleteAcls({ filters: [{ ...acl, resourceName: `${main}.dlq`, principal: 'User:orders-monitor', operation: AclOperationTypes.READ }] });
-    await admin.createAcls({ acl: [{ ...acl, resourceName: `${main}.dlq`, principal: 'User:billing', operation: AclOperationTypes.READ }] });
+    await createAclsInEffect(admin, { acl: [{ ...acl, resourceName: `${main}.dlq`, principal: 'User:billing', operation: AclOperationTypes.READ }] });
     await admin.createPartitions({ topicPartitions: [{ topic: main, count: 4 }] });
 
     const result = await eventually('the drift to show', async () => {

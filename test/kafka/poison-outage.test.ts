@@ -5,7 +5,7 @@ import type { KafkaPort } from '../../src/runtime/port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
-import { createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
+import { createAclsInEffect, createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
 import { eachClient } from './clients';
 
 jest.setTimeout(3 * 60_000);
@@ -23,7 +23,7 @@ async function consumerWithAcls(): Promise<{ d: ConsumerDescriptor; dlqWrite: Ac
   await createTopicsOf(d, 2);
   const admin = kafkaAsAdmin().admin();
   await admin.connect();
-  await admin.createAcls({ acl: [acl(AclResourceTypes.TOPIC, d.mainTopic, AclOperationTypes.READ), acl(AclResourceTypes.GROUP, d.groups.main, AclOperationTypes.READ)] });
+  await createAclsInEffect(admin, { acl: [acl(AclResourceTypes.TOPIC, d.mainTopic, AclOperationTypes.READ), acl(AclResourceTypes.GROUP, d.groups.main, AclOperationTypes.READ)] });
   await admin.disconnect();
   return { d, dlqWrite };
 }
@@ -72,7 +72,7 @@ eachClient('a DLQ outage longer than the session timeout, on a real broker', { u
     );
     const admin = kafkaAsAdmin().admin();
     await admin.connect();
-    await admin.createAcls({ acl: [dlqWrite] });
+    await createAclsInEffect(admin, { acl: [dlqWrite] });
     const offsets = async () => (await admin.fetchTopicOffsets(d.dlqTopic)).reduce((n, p) => n + Number(p.high), 0);
     const committed = async () => Number((await admin.fetchOffsets({ groupId: d.groups.main, topics: [d.mainTopic] }))[0]!.partitions.find((p) => p.partition === 0)!.offset);
     await eventually('the poison record in the DLQ', async () => ((await offsets()) >= 1 ? true : undefined), 60_000);

@@ -15,7 +15,7 @@ import { KAFKA_ENV } from '../../src/naming';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { eventually } from '../helpers/eventually';
 import { panelQueries } from '../helpers/grafana-queries';
-import { bootstrapServers, kafkaAsAdmin, kafkajsAcl, produceAsAdmin } from '../helpers/kafka';
+import { bootstrapServers, createAclsInEffect, kafkaAsAdmin, kafkajsAcl, produceAsAdmin } from '../helpers/kafka';
 import { REPO_ROOT } from '../helpers/project';
 import { startPrometheus } from '../helpers/prometheus';
 import type { PrometheusAlert, PrometheusServer } from '../helpers/prometheus';
@@ -77,7 +77,7 @@ async function createResources(topology: TopologyModel, consumer: ConsumerModel)
   try {
     const topics = [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit];
     await createTopicsWithLeaders(admin, topics.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })));
-    await admin.createAcls({
+    await createAclsInEffect(admin, {
       acl: aclRules(topology).map(kafkajsAcl),
     });
   } finally {
@@ -236,7 +236,7 @@ describe('the generated alerts in a real Prometheus, scraping a service and krt 
       await admin.deleteAcls({ filters: monitorAcls });
       const alert = await eventually('KafkaRetryMonitorDown to fire', async () => named(await prometheus!.alerts(), 'KafkaRetryMonitorDown'), 90_000);
       expect(alert.labels).toMatchObject({ consumer: id, topic: consumer.dlq.name, severity: 'critical' });
-      await admin.createAcls({ acl: monitorAcls });
+      await createAclsInEffect(admin, { acl: monitorAcls });
       await eventually('KafkaRetryMonitorDown to resolve', async () => ((await prometheus!.alerts()).some((a) => a.labels.alertname === 'KafkaRetryMonitorDown') ? undefined : true), 90_000);
     } finally {
       await admin.disconnect();

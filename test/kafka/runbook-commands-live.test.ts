@@ -8,7 +8,7 @@ import { discoverTopologyFiles } from '../../src/load/load-topologies';
 import { aclRules } from '../../src/model/acls';
 import type { TopologyModel } from '../../src/model/types';
 import { HEADERS, principalName } from '../../src/naming';
-import { bootstrapServers, kafkaAsAdmin, kafkajsAcl, produceAsAdmin } from '../helpers/kafka';
+import { bootstrapServers, createAclsInEffect, kafkaAsAdmin, kafkajsAcl, produceAsAdmin } from '../helpers/kafka';
 import { ScratchProject } from '../helpers/project';
 import { kcat } from '../helpers/tools';
 import { createTopicsWithLeaders } from '../../scripts/kafka/serving';
@@ -67,7 +67,7 @@ async function deploy(model: TopologyModel): Promise<void> {
   try {
     const topics = model.consumers.flatMap((c) => [c.mainTopic, ...c.tiers, c.dlq, c.dlqAudit]);
     await createTopicsWithLeaders(admin, topics.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: 1 })));
-    await admin.createAcls({
+    await createAclsInEffect(admin, {
       acl: aclRules(model).map(kafkajsAcl),
     });
   } finally {

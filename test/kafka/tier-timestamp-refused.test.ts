@@ -13,7 +13,7 @@ import type { PublishFailureReason } from '../../src/runtime/publish-failure';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
-import { createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
+import { createAclsInEffect, createTopicsOf, kafkaAsAdmin, testDescriptor } from '../helpers/kafka';
 import { eachClient } from './clients';
 
 jest.setTimeout(120_000);
@@ -56,7 +56,7 @@ eachClient('a tier topic that refuses records stamped too far in the past', { us
       );
       const denyWrite = acl(AclResourceTypes.TOPIC, tier, ResourcePatternTypes.LITERAL, AclOperationTypes.WRITE, AclPermissionTypes.DENY);
       granted.push(denyWrite);
-      await admin.createAcls({ acl: granted });
+      await createAclsInEffect(admin, { acl: granted });
       const producer = kafkaAsAdmin().producer();
       await producer.connect();
       await producer.send({ topic: d.mainTopic, acks: -1, messages: [{ key: 'k', value: 'fails-once', partition: 0 }] });
