@@ -1,5 +1,6 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ConfigResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import type { Admin } from 'kafkajs';
+import { retryingRetriable } from '../../dlq/retriable';
 import type { AclOperation, AclResourceType } from '../../model/acls';
 
 /** What `krt plan --live` reads from the cluster: only what the spec speaks about. */
@@ -38,6 +39,9 @@ export interface StateQuery {
   readonly lagOf: ReadonlyMap<string, string>;
 }
 
+/** kafkajs does not retry a group coordinator that moved or is still loading; a few tries ride it out. */
+const RETRIES = 8;
+
 /** Reads the cluster with describe-only calls; never writes. */
 export async function readClusterState(admin: Admin, query: StateQuery): Promise<ClusterState> {
   const existing = new Set(await admin.listTopics());
@@ -71,12 +75,10 @@ export async function readClusterState(admin: Admin, query: StateQuery): Promise
   const waiting = new Map<string, number>();
   for (const [topic, group] of query.lagOf) {
     if (!topics.has(topic)) continue;
-    // Both settled before an error is given: the caller disconnects then, and a retry going on would run against that admin.
-    const [endsRead, committedRead] = await Promise.allSettled([admin.fetchTopicOffsets(topic), retryingRetriable(() => admin.fetchOffsets({ groupId: group, topics: [topic] }))]);
-    if (endsRead.status === 'rejected') throw endsRead.reason;
-    if (committedRead.status === 'rejected') throw committedRead.reason;
-    const ends = endsRead.value;
-    const [committed] = committedRead.value;
+    // Side by side; once either failed the other's retries stop (as krt lag's): the caller
+    // disconnects then, and a retry going on would run against that admin.
+    const stop = new AbortController();
+    const [ends, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), retryingRetriable(() => admin.fetchOffsets({ groupId: group, topics: [topic] }), RETRIES, stop.signal)]).finally(() => stop.abort());
     const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
     let count = 0n;
     for (const end of ends) {
@@ -86,16 +88,4 @@ export async function readClusterState(admin: Admin, query: StateQuery): Promise
     waiting.set(topic, Number(count));
   }
   return { topics, acls, waiting };
-}
-
-/** kafkajs does not retry a group coordinator that moved or is still loading; a few tries ride it out. */
-async function retryingRetriable<T>(call: () => Promise<T>, tries = 8): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (attempt >= tries || !(error as { retriable?: boolean }).retriable) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
-    }
-  }
 }
