@@ -4,6 +4,7 @@ import { retryingRetriable } from './retriable';
 import { everyPartitionAssigner } from '../runtime/adapters/every-partition-assigner';
 import { DlqError } from './dlq-error';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
+import { onFatalCrash } from './fatal-crash';
 
 /** One line of a consumer's DLQ audit log, as `audit()` wrote it. */
 export interface AuditLogEntry {
@@ -87,10 +88,7 @@ export async function readAuditLog(kafka: Kafka, consumer: ConsumerModel, group:
       });
       // A join the broker refuses for good (the principal may not use the group) crashes the
       // runner after run() resolved: said at once, not after the stall timer.
-      client.on(client.events.CRASH, (event) => {
-        const payload = (event as { payload?: { error?: unknown; restart?: boolean } } | undefined)?.payload;
-        if (payload?.restart === false) reject(payload.error instanceof Error ? payload.error : new DlqError(`the reader of ${topic} stopped: ${String(payload.error)}`));
-      });
+      onFatalCrash(client, reject, `the reader of ${topic}`);
       running = client.run({
         autoCommit: false,
         eachBatch: async ({ batch }) => {

@@ -2,6 +2,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { DefectError } from '../runtime/krt-error';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { everyPartitionAssigner } from '../runtime/adapters/every-partition-assigner';
+import { onFatalCrash } from './fatal-crash';
 
 /** What a read still attached to a member hears when the member leaves (the console stopping). */
 export class DlqReaderClosed extends Error {
@@ -90,10 +91,7 @@ export class ReaderMember {
       if (!member.read || !e || e.batchSize !== 0 || e.firstOffset === null) return;
       member.read.markers(e.partition, BigInt(e.firstOffset), BigInt(e.lastOffset));
     });
-    client.on(client.events.CRASH, (event) => {
-      const e = (event as { payload?: { error: unknown; restart: boolean } } | undefined)?.payload;
-      if (e && !e.restart) member.fail(e.error);
-    });
+    onFatalCrash(client, (error) => member.fail(error), `the DLQ reader of ${topic}`);
     // close() may come at any step (a console stopped as it starts): each step after it is left undone.
     const unlessClosed = (step: () => Promise<void>) => (member.closed ? Promise.resolve() : step());
     member.begun = client

@@ -18,6 +18,7 @@ import { checkSameLog } from './same-log';
 import { recordMark } from '../runtime/record-mark';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';
+import { onFatalCrash } from './fatal-crash';
 
 /** How long an idle fetch of the replay group's committing member waits: its disconnect waits for it. */
 const COMMITTER_MAX_WAIT_MS = 100;
@@ -458,10 +459,7 @@ export class DlqSession {
       });
       // A join the broker refuses for good (the principal may not use the group) crashes the
       // runner after run() resolved: said at once, not after the timeout.
-      client.on(client.events.CRASH, (event) => {
-        const payload = (event as { payload?: { error?: unknown; restart?: boolean } } | undefined)?.payload;
-        if (payload?.restart === false) reject(payload.error instanceof Error ? payload.error : new DlqError(`the replay group ${this.consumer.groups.replay}'s member stopped: ${String(payload.error)}`));
-      });
+      onFatalCrash(client, reject, `the replay group ${this.consumer.groups.replay}'s member`);
       this.joining = client.run({ autoCommit: false, eachBatch: async () => {} });
       this.joining.catch(reject);
       client.pause([{ topic }]);
