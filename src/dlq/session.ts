@@ -98,7 +98,6 @@ export interface ReadScope {
   readonly witness?: (partition: number, offset: bigint, mark: string) => void;
 }
 
-export { recordMark };
 
 /** A record with its bytes cut to `max` and copied, so it holds no fetch buffer alive. */
 export function preview(record: DlqRecord, max: number): DlqRecord {
@@ -189,9 +188,11 @@ export class DlqSession {
       if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
     }
     await this.hold();
-    // Before its audit entries, as a step checks before its publish: a DLQ created again since the open gets no entry of the log read.
-    if (expired.length > 0) await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
-    if (expired.length > 0) await audit(expired);
+    if (expired.length > 0) {
+      // Before its audit entries, as a step checks before its publish: a DLQ created again since the open gets no entry of the log read.
+      await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
+      await audit(expired);
+    }
     await this.commit({ states, expired });
   }
 

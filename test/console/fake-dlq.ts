@@ -1,5 +1,6 @@
 import type { ActionOutcome, AuditLogEntry, Chooser, ConsoleDlq, DlqSnapshot, ReadScope } from '../../src/console/backend';
-import { preview, recordMark } from '../../src/dlq/session';
+import { preview } from '../../src/dlq/session';
+import { recordMark } from '../../src/runtime/record-mark';
 import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
 import { decodeDlqHeaders } from '../../src/dlq/origin';

@@ -1,6 +1,7 @@
 import { replayRecords } from '../../src/dlq/replay';
 import { replayRoute } from '../../src/dlq/replay-route';
-import { DlqSession, recordMark } from '../../src/dlq/session';
+import { DlqSession } from '../../src/dlq/session';
+import { recordMark } from '../../src/runtime/record-mark';
 import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
