@@ -98,7 +98,6 @@ export interface ReadScope {
   readonly witness?: (partition: number, offset: bigint, mark: string) => void;
 }
 
-
 /** A record with its bytes cut to `max` and copied, so it holds no fetch buffer alive. */
 export function preview(record: DlqRecord, max: number): DlqRecord {
   const cut = (b: Buffer | null) => (b === null ? null : Buffer.from(b.subarray(0, max)));
