@@ -1,6 +1,7 @@
 import { handledFromAuditLog, offsetsToCheck } from '../src/runtime/dlq-handled-from-audit';
 import type { AuditLogEntry } from '../src/dlq/audit-log';
 import { handledRanges, isHandled } from '../src/runtime/dlq-handled';
+import { runNow } from '../src/runtime/sliced-work';
 
 const DLQ = 'orders.dlq';
 const entry = (fields: Record<string, unknown>): AuditLogEntry => ({ partition: 0, offset: '0', key: '', action: String(fields.action), by: 'ops', at: '', fields: { dlqTopic: DLQ, ...fields } });
@@ -65,7 +66,7 @@ describe('the handled state rebuilt from an audit log that names records of an e
 
   it('says which offsets to read to check the entries: from the lowest to the highest entry still in the log, marked or not (its record\'s time tells too)', () => {
     const entries = [marked('replayed', 0, 7, 'a'), marked('discarded', 0, 4, 'b'), marked('replayed', 0, 1, 'below the log start'), marked('replayed', 0, 12, 'past the end'), decision('replayed', 1, 3), marked('replayed', 2, 0, 'c')];
-    expect(offsetsToCheck(entries, DLQ, [0, 1], new Map([[0, 10n], [1, 10n], [2, 10n]]), new Map([[0, 2n]]))).toEqual(new Map([[0, { from: 4n, to: 7n }], [1, { from: 3n, to: 3n }]]));
+    expect(runNow(offsetsToCheck(entries, DLQ, [0, 1], new Map([[0, 10n], [1, 10n], [2, 10n]]), new Map([[0, 2n]])))).toEqual(new Map([[0, { from: 4n, to: 7n }], [1, { from: 3n, to: 3n }]]));
   });
 });
 

@@ -1,7 +1,8 @@
 import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import type { HandledState } from '../runtime/dlq-handled';
-import { handledFromAuditLog, offsetsToCheck } from '../runtime/dlq-handled-from-audit';
+import { handledFromAuditLogSliced, offsetsToCheck } from '../runtime/dlq-handled-from-audit';
+import { runSliced } from '../runtime/sliced-work';
 import { dlqReaderGroupName } from '../naming';
 import { readAuditLog } from './audit-log';
 import { statesOf } from './group-commits';
@@ -40,7 +41,8 @@ export async function openingStates(
   const missing = partitions.filter((p) => !commits.has(p));
   if (missing.length === 0) return { states, restored: new Set() };
   const entries = await readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), Number.MAX_SAFE_INTEGER, timeoutMs);
-  const marks = await readMarks(offsetsToCheck(entries, consumer.dlq.name, missing, log.ends, log.starts));
-  for (const [partition, state] of handledFromAuditLog(entries, consumer.dlq.name, missing, log.ends, { starts: log.starts, marks })) states.set(partition, state);
+  // Sliced: the console serves other pages while a session opens on a year of audit log.
+  const marks = await readMarks(await runSliced(offsetsToCheck(entries, consumer.dlq.name, missing, log.ends, log.starts)));
+  for (const [partition, state] of await runSliced(handledFromAuditLogSliced(entries, consumer.dlq.name, missing, log.ends, { starts: log.starts, marks }))) states.set(partition, state);
   return { states, restored: new Set(missing) };
 }

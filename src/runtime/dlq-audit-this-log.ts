@@ -1,5 +1,7 @@
 import type { AuditFields } from './dlq-audit-entry';
 import { markTime } from './record-mark';
+import { ITEMS_PER_YIELD } from './sliced-work';
+import type { SlicedWork } from './sliced-work';
 
 /**
  * What the reader knows of the DLQ's log as it is now, to tell its entries from those of an
@@ -65,10 +67,12 @@ function anotherRecord(log: ThisLog, fields: AuditFields['fields'], partition: n
  * left out alone. An entry written before marks, naming a record stamped before it, is
  * otherwise taken: it cannot be told from one of this log.
  */
-export function entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: string, log: ThisLog): (fields: AuditFields['fields']) => boolean {
+export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: string, log: ThisLog): SlicedWork<(fields: AuditFields['fields']) => boolean> {
   const shown = new Set<AuditFields['fields']>();
   let until: number | undefined;
+  let n = 0;
   for (const { fields } of entries) {
+    if (++n % ITEMS_PER_YIELD === 0) yield;
     const named = recordEntry(fields, dlqTopic);
     const by = named === undefined ? undefined : anotherRecord(log, fields, named.partition, named.offset);
     if (by === undefined) continue;

@@ -2,6 +2,8 @@ import { emptyHandled, markHandled } from './dlq-handled';
 import type { HandledState } from './dlq-handled';
 import type { AuditFields } from './dlq-audit-entry';
 import { entriesOfAnotherLog, recordEntry } from './dlq-audit-this-log';
+import { ITEMS_PER_YIELD, runNow } from './sliced-work';
+import type { SlicedWork } from './sliced-work';
 import type { ThisLog } from './dlq-audit-this-log';
 
 export type { ThisLog };
@@ -18,13 +20,18 @@ export type { AuditFields } from './dlq-audit-entry';
  * again every record replayed before. The audit entry of a record is written after its
  * publish was acknowledged and before the commit, so it never names a record not handled.
  */
-export function handledFromAuditLog(
+export function handledFromAuditLog(...args: Parameters<typeof handledFromAuditLogSliced>): Map<number, HandledState> {
+  return runNow(handledFromAuditLogSliced(...args));
+}
+
+/** handledFromAuditLog as sliced work (sliced-work.ts): a monitor or console runs it without holding the event loop. */
+export function* handledFromAuditLogSliced(
   entries: readonly AuditFields[],
   dlqTopic: string,
   partitions: readonly number[],
   ends?: ReadonlyMap<number, bigint>,
   log: ThisLog = {},
-): Map<number, HandledState> {
+): SlicedWork<Map<number, HandledState>> {
   // An entry naming an offset at or past the partition's end read at open names no record of
   // this log (an older topic of this name, or anyone else who writes to the audit topic): taken
   // as this log's, it would count records never replayed as handled.
@@ -37,8 +44,10 @@ export function handledFromAuditLog(
   // of one belowOffset count once (the largest count).
   const passed = new Map<number, Map<bigint, bigint>>();
   const handled = new Map<number, bigint[]>();
-  const ofAnotherLog = entriesOfAnotherLog(entries, dlqTopic, log);
+  const ofAnotherLog = yield* entriesOfAnotherLog(entries, dlqTopic, log);
+  let n = 0;
   for (const { fields } of entries) {
+    if (++n % ITEMS_PER_YIELD === 0) yield;
     const partition = fields.partition;
     if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number' || ofAnotherLog(fields)) continue;
     if (fields.action === 'expired' && typeof fields.belowOffset === 'string' && /^\d+$/.test(fields.belowOffset)) {
@@ -74,10 +83,12 @@ export function handledFromAuditLog(
  * from the lowest to the highest such offset between the partition's log start and its end,
  * inclusive. Partitions with none are absent: nothing to read there.
  */
-export function offsetsToCheck(entries: readonly AuditFields[], dlqTopic: string, partitions: readonly number[], ends: ReadonlyMap<number, bigint>, starts: ReadonlyMap<number, bigint>): Map<number, { from: bigint; to: bigint }> {
+export function* offsetsToCheck(entries: readonly AuditFields[], dlqTopic: string, partitions: readonly number[], ends: ReadonlyMap<number, bigint>, starts: ReadonlyMap<number, bigint>): SlicedWork<Map<number, { from: bigint; to: bigint }>> {
   const wanted = new Set(partitions);
   const ranges = new Map<number, { from: bigint; to: bigint }>();
+  let n = 0;
   for (const { fields } of entries) {
+    if (++n % ITEMS_PER_YIELD === 0) yield;
     const named = recordEntry(fields, dlqTopic);
     if (named === undefined || !wanted.has(named.partition)) continue;
     const { partition, offset } = named;

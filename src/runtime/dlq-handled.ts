@@ -56,6 +56,8 @@ const FORMAT_V2 = 'krt-handled/2';
 /** Inflating a few kilobytes of metadata never needs more; anything larger is not ours. */
 const MAX_INFLATED_BYTES = 64 * 2 ** 20;
 const MAX_DISTANCE = Number.MAX_SAFE_INTEGER;
+/** MAX_DISTANCE as a bigint, made once: isHandled and markHandled compare against it per offset. */
+const MAX_DISTANCE_BIG = BigInt(MAX_DISTANCE);
 
 export function emptyHandled(committed: bigint, expired = 0n): HandledState {
   return { committed, runs: new Float64Array(0), expired };
@@ -109,7 +111,7 @@ export function withRanges(state: HandledState, ranges: readonly HandledRange[])
   let current = state;
   let pending = [...(state.far ?? []), ...ranges];
   for (;;) {
-    const reach = current.committed + BigInt(MAX_DISTANCE);
+    const reach = current.committed + MAX_DISTANCE_BIG;
     const near: number[] = [];
     const far: HandledRange[] = [];
     for (const r of pending) {
@@ -182,7 +184,7 @@ export function markHandled(state: HandledState, offsets: Iterable<bigint>): Han
   const far: HandledRange[] = [];
   for (const o of offsets) {
     if (o < state.committed) continue;
-    if (o - state.committed > BigInt(MAX_DISTANCE)) far.push({ from: o, to: o });
+    if (o - state.committed > MAX_DISTANCE_BIG) far.push({ from: o, to: o });
     else added.push(Number(o - state.committed));
   }
   added.sort((a, b) => a - b);
@@ -212,7 +214,7 @@ export function absorbNoRecordOffsets(state: HandledState, noRecords: readonly H
 export function unionHandled(a: HandledState, b: HandledState): HandledState {
   const [low, high] = a.committed <= b.committed ? [a, b] : [b, a];
   const expiredMax = a.expired > b.expired ? a.expired : b.expired;
-  if (high.committed - low.committed > BigInt(MAX_DISTANCE) || low.far?.length || high.far?.length) {
+  if (high.committed - low.committed > MAX_DISTANCE_BIG || low.far?.length || high.far?.length) {
     // Beyond what the runs reach: exactly, through ranges.
     const front = high.committed > low.committed ? [{ from: low.committed, to: high.committed - 1n }] : [];
     return withRanges({ ...low, far: undefined, expired: expiredMax }, [...(low.far ?? []), ...front, ...handledRanges(high)]);
@@ -235,7 +237,7 @@ export function keepsHandled(before: HandledState, after: HandledState): boolean
 export function isHandled(state: HandledState, offset: bigint): boolean {
   if (offset < state.committed) return true;
   const d = offset - state.committed;
-  if (d > BigInt(MAX_DISTANCE)) return (state.far ?? []).some((r) => r.from <= offset && offset <= r.to);
+  if (d > MAX_DISTANCE_BIG) return (state.far ?? []).some((r) => r.from <= offset && offset <= r.to);
   const target = Number(d);
   const { runs } = state;
   let low = 0;

@@ -1,4 +1,5 @@
 import { offsetsToCheck } from './dlq-handled-from-audit';
+import { runSliced } from './sliced-work';
 import type { AuditFields } from './dlq-audit-entry';
 import type { MarksRead, MonitorPort } from './monitor-port';
 
@@ -7,6 +8,8 @@ interface Checked {
   readonly from: bigint;
   to: bigint;
   readonly marks: Map<bigint, string>;
+  /** The highest offset in marks: the witness. */
+  last?: bigint;
 }
 
 type Ranges = Map<number, { from: bigint; to: bigint }>;
@@ -21,7 +24,6 @@ type Ranges = Map<number, { from: bigint; to: bigint }>;
 export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
   const checked = new Map<number, Checked>();
   let version = 0;
-  const witnessOf = (c: Checked) => [...c.marks.keys()].reduce<bigint | undefined>((max, o) => (max === undefined || o > max ? o : max), undefined);
 
   /** Reads the ranges and keeps what was read; gives what the read found. */
   async function read(ranges: Ranges, signal?: AbortSignal): Promise<MarksRead> {
@@ -32,6 +34,7 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
       for (const [offset, mark] of got.marks.get(partition) ?? []) {
         if (c.marks.get(offset) !== mark) version += 1;
         c.marks.set(offset, mark);
+        if (c.last === undefined || offset > c.last) c.last = offset;
       }
       if (readTo > c.to) c.to = readTo;
       checked.set(partition, c);
@@ -47,12 +50,12 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
     /** The marks of the records the entries name in `partitions`, or undefined when the port cannot read them. */
     async marks(entries: readonly AuditFields[], partitions: readonly number[], ends: ReadonlyMap<number, bigint>, starts: ReadonlyMap<number, bigint>, signal?: AbortSignal) {
       if (!port.marksAt) return undefined;
-      const wanted = offsetsToCheck(entries, dlqTopic, partitions, ends, starts);
+      const wanted = await runSliced(offsetsToCheck(entries, dlqTopic, partitions, ends, starts), signal);
       const ranges: Ranges = new Map();
       const witnesses = new Map<number, { offset: bigint; mark: string }>();
       for (const [partition, range] of wanted) {
         const c = checked.get(partition);
-        const witness = c && witnessOf(c);
+        const witness = c?.last;
         // Nothing kept to go on from: an offset below what was read, a witness retention
         // deleted or past the DLQ's end now (a DLQ created again and not yet refilled).
         if (!c || witness === undefined || range.from < c.from || witness < (starts.get(partition) ?? 0n) || witness >= (ends.get(partition) ?? 0n)) {

@@ -2,6 +2,8 @@ import { FOLDED_AUDIT_FIELDS } from './dlq-audit-entry';
 import type { AuditFields } from './dlq-audit-entry';
 import { KrtError } from './krt-error';
 import type { TopicRead } from './monitor-port';
+import { ITEMS_PER_YIELD, runSliced } from './sliced-work';
+import type { SlicedWork } from './sliced-work';
 
 const ACTIONS = new Set(['replayed', 'discarded', 'expired']);
 
@@ -55,18 +57,18 @@ export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: st
   };
 }
 
-/** Records parsed per stretch of synchronous work: a year of audit log must not hold the event loop (heartbeats, HTTP). */
-const SLICE = 2_000;
-
 /** The replays, discards and expired ranges of `dlqTopic` among the records, with the fields the fold reads. */
 async function entriesAbout(dlqTopic: string, records: TopicRead['records'], signal?: AbortSignal): Promise<AuditFields[]> {
+  // Sliced: a year of audit log must not hold the event loop (heartbeats, HTTP).
+  return runSliced(parsedEntriesAbout(dlqTopic, records), signal);
+}
+
+function* parsedEntriesAbout(dlqTopic: string, records: TopicRead['records']): SlicedWork<AuditFields[]> {
   const found: AuditFields[] = [];
-  for (let i = 0; i < records.length; i++) {
-    if (i > 0 && i % SLICE === 0) {
-      await new Promise((resolve) => setImmediate(resolve));
-      signal?.throwIfAborted();
-    }
-    const fields = foldedFields(records[i]!.value);
+  let n = 0;
+  for (const record of records) {
+    if (++n % ITEMS_PER_YIELD === 0) yield;
+    const fields = foldedFields(record.value);
     if (fields?.dlqTopic === dlqTopic && ACTIONS.has(String(fields.action))) found.push({ fields });
   }
   return found;

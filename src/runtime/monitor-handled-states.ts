@@ -1,7 +1,8 @@
 import type { ConsumerDescriptor } from './descriptor';
 import { committedByPartition, decodeHandled, emptyHandled } from './dlq-handled';
 import type { HandledState } from './dlq-handled';
-import { handledFromAuditLog } from './dlq-handled-from-audit';
+import { handledFromAuditLogSliced } from './dlq-handled-from-audit';
+import { runSliced } from './sliced-work';
 import { describeError } from './describe-error';
 import { KrtError } from './krt-error';
 import { createMarkCheck } from './monitor-audit-marks';
@@ -25,7 +26,7 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
   const tail = auditTopic !== undefined && port.readFrom ? createAuditTail(port.readFrom.bind(port), auditTopic, consumer.dlqTopic, dlqEnds) : undefined;
   const markCheck = createMarkCheck(port, consumer.dlqTopic);
   let toldCannotRead = false;
-  // The fold of a large log is seconds of synchronous work: made again only when what it
+  // The fold of a large log is seconds of work (sliced: the event loop runs between): made again only when what it
   // reads changed (an entry, the partitions without a commit, a log start), or a DLQ end fell
   // (the topic created again). It is given no ends: the tail dropped every entry past the
   // DLQ's end read after its audit read, and the ends this poll read before it would leave
@@ -63,7 +64,7 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
     });
     const key = `${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}|${markCheck.version}`;
     const fell = folded !== undefined && [...highs].some(([partition, high]) => high < (folded!.highs.get(partition) ?? 0n));
-    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: handledFromAuditLog(entries, consumer.dlqTopic, uncommitted, undefined, { starts, ...(marks ? { marks } : {}) }) };
+    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: await runSliced(handledFromAuditLogSliced(entries, consumer.dlqTopic, uncommitted, undefined, { starts, ...(marks ? { marks } : {}) }), signal) };
     for (const [partition, state] of folded.states) states.set(partition, state);
     return states;
   };
