@@ -6,7 +6,7 @@
  *
  * Held: inspect awaits io.drain() after each page, so it does not resolve until the reader
  * has taken all but the closing write; a reader that starts 20 s late still gets the whole
- * document (300 dead letters of 2 KiB, about 760 KB), exit 0. Only a reader that pauses in the
+ * document (2,000 dead letters of 0.5 KiB, a few MB of JSON), exit 0. Only a reader that pauses in the
  * instant after the last drain (the closing write finds the pipe full) could lose that write.
  */
 import { randomBytes } from 'node:crypto';
@@ -24,7 +24,7 @@ import { runPipeline } from '../helpers/pipeline-with-deadline';
 jest.setTimeout(240_000);
 
 const env = () => ({ ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrapServers(), KAFKA_SASL_USERNAME: ADMIN_USER, KAFKA_SASL_PASSWORD: passwordOf(ADMIN_USER), KAFKA_SSL: 'false' });
-const COUNT = 300;
+const COUNT = 2_000;
 
 describe('krt dlq inspect --json behind a slow reader (review h142)', () => {
   let project: ScratchProject | undefined;
@@ -62,16 +62,19 @@ export default defineTopology({
     await admin.disconnect();
     const producer = kafkaAsAdmin().producer();
     await producer.connect();
-    await producer.send({
-      topic: consumer.dlq.name,
-      acks: -1,
-      messages: Array.from({ length: COUNT }, (_, i) => ({
-        key: `order-${i}`,
-        value: `dead-${i}-${'x'.repeat(2_048)}`,
-        partition: 0,
-        headers: { [HEADERS.attempt]: '1', [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'OrderValidationError', [HEADERS.errorMessage]: `bad order ${i}` },
-      })),
-    });
+    // In batches: one request of every record is past the broker's message.max.bytes.
+    for (let from = 0; from < COUNT; from += 200) {
+      await producer.send({
+        topic: consumer.dlq.name,
+        acks: -1,
+        messages: Array.from({ length: Math.min(200, COUNT - from) }, (_, j) => from + j).map((i) => ({
+          key: `order-${i}`,
+          value: `dead-${i}-${'x'.repeat(512)}`,
+          partition: 0,
+          headers: { [HEADERS.attempt]: '1', [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'OrderValidationError', [HEADERS.errorMessage]: `bad order ${i}` },
+        })),
+      });
+    }
     await producer.disconnect();
   });
 
@@ -86,5 +89,27 @@ export default defineTopology({
     const run = await runPipeline(`${krtFromSource} dlq inspect ${name} --json | (sleep 20; cat)`, { cwd: project!.dir, env: env(), deadlineMs: 150_000 });
     expect({ code: run.code, stderr: run.stderr, hung: run.hung, bytes: run.stdout.length % 65_536 === 0 ? 'cut at a 64 KiB boundary' : 'whole' }).toEqual({ code: 0, stderr: '', hung: undefined, bytes: 'whole' });
     expect((JSON.parse(run.stdout) as { records: unknown[] }).records).toHaveLength(COUNT);
+  });
+  /*
+   * Found (h142): `krt dlq replay --dry-run` (and a replay's own listing and outcome lines)
+   * writes one line per record with io.stdout and no drain, then resolves: 2,000 records are
+   * about 187 KB. Behind a pager (`| less`, which reads only a screenful until the operator
+   * scrolls) or any reader that is not reading 2 s after the command ended, everything past the
+   * pipe's 64 KiB is dropped, the closing "dry run: nothing was published or committed" (or
+   * "replayed N records ... recorded in <audit>") among it, exit 0.
+   * Seen: `| cat` 186,904 characters ending with the closing line; `| (sleep 20; cat)` 64,812
+   * characters (the pipe's 64 KiB), no closing line, pipeline exit 0.
+   * Code at fault: src/cli/process-main.ts (setTimeout(process.exit, 2 s) with stdout unflushed);
+   * src/cli/dlq-command.ts replay writes its lines without io.drain.
+   * Fix: in process-main, arm the timer once stdout and stderr flushed (write('', cb) on each).
+   */
+  it.failing('lists every record of a replay --dry-run, and its closing line, to a reader that starts 20 s later', async () => {
+    const command = `${krtFromSource} dlq replay ${name} --all --limit ${COUNT} --dry-run`;
+    const fast = await runPipeline(`${command} | cat`, { cwd: project!.dir, env: env(), deadlineMs: 120_000 });
+    const slow = await runPipeline(`${command} | (sleep 20; cat)`, { cwd: project!.dir, env: env(), deadlineMs: 150_000 });
+    const shape = (run: typeof fast) => ({ code: run.code, hung: run.hung, bytes: run.stdout.length, closing: run.stdout.trimEnd().endsWith('dry run: nothing was published or committed') });
+    expect(shape(fast)).toEqual({ code: 0, hung: undefined, bytes: expect.any(Number), closing: true });
+    expect(fast.stdout.length).toBeGreaterThan(100_000);
+    expect(shape(slow)).toEqual(shape(fast));
   });
 });
