@@ -36,7 +36,7 @@ function bigLog() {
  * Review h142 (95e6218): the fold is sliced, but two stretches around it are not, and both
  * grow with the log:
  *  - src/runtime/monitor-audit-marks.ts read(): after port.marksAt answers, one synchronous
- *    loop over every mark read (compare, set, track `last`, the line 95e6218 added): 116 ms at
+ *    loop over every mark read (compare, set, track `last`, the line 95e6218 added): 116 ms (263 ms in jest) at
  *    300,000 marks in plain node 20, on the first poll and on every re-read after a drop.
  *  - src/runtime/dlq-handled-from-audit.ts handledFromAuditLogSliced's return: markHandled of
  *    every handled offset (a sort of all of them, then the runs), no yield: 33-94 ms at 300,000.
