@@ -1,4 +1,4 @@
-import { emptyHandled, markHandled } from './dlq-handled';
+import { emptyHandled, markHandledSliced } from './dlq-handled';
 import type { HandledState } from './dlq-handled';
 import type { AuditFields } from './dlq-audit-entry';
 import { entriesOfAnotherLog, recordEntry } from './dlq-audit-this-log';
@@ -67,14 +67,14 @@ export function* handledFromAuditLogSliced(
       handled.set(partition, offsets);
     }
   }
-  return new Map(
-    partitions.map((partition) => {
-      const counts = [...(passed.get(partition) ?? new Map<bigint, bigint>())];
-      const below = counts.reduce((max, [b]) => (b > max ? b : max), 0n);
-      const expired = counts.reduce((sum, [, c]) => sum + c, 0n);
-      return [partition, markHandled(emptyHandled(below, expired), handled.get(partition) ?? [])];
-    }),
-  );
+  const states = new Map<number, HandledState>();
+  for (const partition of partitions) {
+    const counts = [...(passed.get(partition) ?? new Map<bigint, bigint>())];
+    const below = counts.reduce((max, [b]) => (b > max ? b : max), 0n);
+    const expired = counts.reduce((sum, [, c]) => sum + c, 0n);
+    states.set(partition, yield* markHandledSliced(emptyHandled(below, expired), handled.get(partition) ?? []));
+  }
+  return states;
 }
 
 /**

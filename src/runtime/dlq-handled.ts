@@ -1,4 +1,6 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { ITEMS_PER_YIELD, runNow } from './sliced-work';
+import type { SlicedWork } from './sliced-work';
 
 /**
  * Which DLQ records of a partition are handled (replayed or discarded). The replay
@@ -180,16 +182,26 @@ export function handledFits(state: HandledState): { fits: boolean; bytes: number
 
 /** Marks offsets handled: the committed offset moves over every contiguous handled record. */
 export function markHandled(state: HandledState, offsets: Iterable<bigint>): HandledState {
+  return runNow(markHandledSliced(state, offsets));
+}
+
+/** markHandled as sliced work (sliced-work.ts), for the audit-log fold of a monitor or console. */
+export function* markHandledSliced(state: HandledState, offsets: Iterable<bigint>): SlicedWork<HandledState> {
   const added: number[] = [];
   const far: HandledRange[] = [];
+  let n = 0;
   for (const o of offsets) {
+    if (++n % ITEMS_PER_YIELD === 0) yield;
     if (o < state.committed) continue;
     if (o - state.committed > MAX_DISTANCE_BIG) far.push({ from: o, to: o });
     else added.push(Number(o - state.committed));
   }
+  yield;
   added.sort((a, b) => a - b);
+  yield;
   const runs: number[] = [];
   for (const d of added) {
+    if (++n % ITEMS_PER_YIELD === 0) yield;
     const last = runs.length - 1;
     if (last > 0 && d <= runs[last]! + 1) runs[last] = Math.max(runs[last]!, d);
     else runs.push(d, d);

@@ -1,5 +1,6 @@
 import { offsetsToCheck } from './dlq-handled-from-audit';
-import { runSliced } from './sliced-work';
+import { ITEMS_PER_YIELD, runSliced } from './sliced-work';
+import type { SlicedWork } from './sliced-work';
 import type { AuditFields } from './dlq-audit-entry';
 import type { MarksRead, MonitorPort } from './monitor-port';
 
@@ -28,10 +29,18 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
   /** Reads the ranges and keeps what was read; gives what the read found. */
   async function read(ranges: Ranges, signal?: AbortSignal): Promise<MarksRead> {
     const got = await port.marksAt!(dlqTopic, ranges, signal);
+    // Sliced: a first poll reads a mark per audit entry, a year of them.
+    await runSliced(kept(ranges, got), signal);
+    return got;
+  }
+
+  function* kept(ranges: Ranges, got: MarksRead): SlicedWork<void> {
+    let n = 0;
     for (const [partition, range] of ranges) {
       const readTo = got.readTo.get(partition) ?? range.from;
       const c = checked.get(partition) ?? { from: range.from, to: range.from, marks: new Map<bigint, string>() };
       for (const [offset, mark] of got.marks.get(partition) ?? []) {
+        if (++n % ITEMS_PER_YIELD === 0) yield;
         if (c.marks.get(offset) !== mark) version += 1;
         c.marks.set(offset, mark);
         if (c.last === undefined || offset > c.last) c.last = offset;
@@ -39,7 +48,6 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
       if (readTo > c.to) c.to = readTo;
       checked.set(partition, c);
     }
-    return got;
   }
 
   return {

@@ -19,6 +19,8 @@ export type DlqEnds = (signal?: AbortSignal) => Promise<ReadonlyMap<number, bigi
  */
 export interface AuditTail {
   entries(signal?: AbortSignal): Promise<readonly AuditFields[]>;
+  /** Changes each time the tail starts over (the audit topic created again): entries of one generation are what a cache may key on. */
+  readonly generation: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export interface AuditTail {
 export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: string, dlqEnds?: DlqEnds): AuditTail {
   let next = new Map<number, string>();
   let kept: AuditFields[] = [];
+  let generation = 0;
 
   async function readNew(signal?: AbortSignal): Promise<TopicRead> {
     const read1 = await read(auditTopic, next, signal);
@@ -39,15 +42,20 @@ export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: st
     if (![...next].some(([partition, offset]) => BigInt(read1.ends.get(partition) ?? '0') < BigInt(offset))) return read1;
     next = new Map();
     kept = [];
+    generation += 1;
     return read(auditTopic, next, signal);
   }
 
   return {
+    get generation() {
+      return generation;
+    },
     async entries(signal) {
       const { records, ends, complete } = await readNew(signal);
       const fresh = await entriesAbout(dlqTopic, records, signal);
       const dlqEnd = fresh.length > 0 && dlqEnds ? await dlqEnds(signal) : undefined;
-      for (const entry of fresh) if (dlqEnd === undefined || namesRecordBelow(entry.fields, dlqEnd)) kept.push(entry);
+      // A new list, not the old one grown: a fold of an earlier poll may still be iterating that one.
+      if (fresh.length > 0) kept = kept.concat(dlqEnd === undefined ? fresh : await runSliced(namingRecordsBelow(fresh, dlqEnd), signal));
       next = new Map([...next, ...ends]);
       // What a read that ran out of time got is kept, so each poll gets further; until one
       // reaches the end, the handled state is not known and the poll fails.
@@ -84,6 +92,17 @@ function foldedFields(value: string): Record<string, unknown> | undefined {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
   const entry = parsed as Record<string, unknown>;
   return Object.fromEntries(FOLDED_AUDIT_FIELDS.filter((name) => name in entry).map((name) => [name, entry[name]]));
+}
+
+/** The entries that may name a record below the DLQ's end (namesRecordBelow). */
+function* namingRecordsBelow(entries: readonly AuditFields[], dlqEnd: ReadonlyMap<number, bigint>): SlicedWork<AuditFields[]> {
+  const below: AuditFields[] = [];
+  let n = 0;
+  for (const entry of entries) {
+    if (++n % ITEMS_PER_YIELD === 0) yield;
+    if (namesRecordBelow(entry.fields, dlqEnd)) below.push(entry);
+  }
+  return below;
 }
 
 /** Whether an entry may name a record below the DLQ's end (anything the fold skips anyway is kept as it is). */

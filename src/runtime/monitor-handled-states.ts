@@ -62,7 +62,8 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
       if (signal?.aborted) throw error;
       throw new KrtError(`could not read the ${consumer.dlqTopic} records its audit log names, to tell them from those of a DLQ created again: ${describeError(error).message}`);
     });
-    const key = `${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}|${markCheck.version}`;
+    // The entries are known by the tail's generation and their count: a tail that started over may hold as many.
+    const key = `${tail.generation}|${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}|${markCheck.version}`;
     const fell = folded !== undefined && [...highs].some(([partition, high]) => high < (folded!.highs.get(partition) ?? 0n));
     if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: await runSliced(handledFromAuditLogSliced(entries, consumer.dlqTopic, uncommitted, undefined, { starts, ...(marks ? { marks } : {}) }), signal) };
     for (const [partition, state] of folded.states) states.set(partition, state);

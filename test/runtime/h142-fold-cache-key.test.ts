@@ -18,11 +18,10 @@ const consumer = testDescriptor('h142c', [60]);
  * fresh monitor 75 (records 25-49 counted handled on the word of a log that is gone).
  * Pre-existing (the key is older than 95e6218); low likelihood: the counts must match.
  * Class: a cache keyed by a count, not by what was counted.
- * Fix I would make: key the fold by an identity of the entry list (a generation the tail bumps
- * when it starts over, plus its length), e.g. tail.generation in the key.
+ * Fixed: the key starts with the tail's generation, which it bumps each time it starts over.
  */
 describe('review h142: the monitor’s fold cache', () => {
-  it.failing('folds again when the audit topic was created again with as many entries as before', async () => {
+  it('folds again when the audit topic was created again with as many entries as before', async () => {
     const state = { audit: [] as string[] };
     const entry = (action: string, offset: number) => JSON.stringify({ action, by: 'ops', reason: 'x', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, offset: String(offset) });
     const port: MonitorPort = {
