@@ -3,32 +3,10 @@ import { createDlqMonitor } from '../../src/runtime/monitor';
 import { createMarkCheck } from '../../src/runtime/monitor-audit-marks';
 import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { testDescriptor } from '../helpers/kafka';
+import { longestStall } from '../helpers/event-loop-stall';
 
 const consumer = testDescriptor('h142', [60]);
 const N = 300_000;
-
-/** The CPU time of this process, in ms: a loaded machine stretches wall time, not the work between two turns of the loop. */
-function cpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
-/** The most CPU time the event loop spent without running a 5 ms interval while `work` ran. */
-async function longestStall(work: () => Promise<unknown>): Promise<number> {
-  let last = cpuMs();
-  let longest = 0;
-  const beat = setInterval(() => {
-    longest = Math.max(longest, cpuMs() - last);
-    last = cpuMs();
-  }, 5);
-  try {
-    last = cpuMs();
-    await work();
-  } finally {
-    clearInterval(beat);
-  }
-  return Math.max(longest, cpuMs() - last);
-}
 
 /** 300,000 marked `replayed` entries of partition 0 and the marks of the records they name, made before any clock starts. */
 function bigLog() {

@@ -1,0 +1,22 @@
+/** The CPU time of this process, in ms: a loaded machine (CI runs suites side by side) stretches wall time, not the work between two turns of the loop. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** The most CPU time the event loop spent without running a 5 ms interval while `work` ran: the longest stretch of synchronous work. */
+export async function longestStall(work: () => Promise<unknown>): Promise<number> {
+  let last = cpuMs();
+  let longest = 0;
+  const beat = setInterval(() => {
+    longest = Math.max(longest, cpuMs() - last);
+    last = cpuMs();
+  }, 5);
+  try {
+    last = cpuMs();
+    await work();
+  } finally {
+    clearInterval(beat);
+  }
+  return Math.max(longest, cpuMs() - last);
+}
