@@ -216,11 +216,11 @@ async function inSteps(
   // else the session's member stayed in the replay group, refusing every other replay and
   // discard for as long as the session stayed open (the console keeps its session).
   try {
-    await session.restoreCommits(async (expired) => {
+    await session.restoreCommits(async (expired, noRecords) => {
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
       try {
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired, noRecords }, now()));
       } finally {
         await producer.disconnect();
       }
@@ -259,7 +259,7 @@ async function inSteps(
           unreached.push(...parts.slice(i).flat());
           break;
         }
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired, noRecords: prepared.noRecords }, now()));
         await session.commit(prepared);
         handled.push(...part);
       }
