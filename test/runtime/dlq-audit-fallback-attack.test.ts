@@ -119,6 +119,36 @@ describe('the DLQ tools on a DLQ topic deleted and created again, the audit log 
     expect(session.expired).toEqual([]);
   });
 
+  // The danger of the no-records entries (h141): the old log's entries say offsets 1-2 and 4
+  // of partition 0 held no record (its markers); the new log holds records there, never
+  // handled. Its own first record replayed (a border the new log's entries handle), they must
+  // still be listed: the fold takes a range only where the marks' read finds no record in it.
+  it('lists the new records at offsets where the old topic held transaction markers as unhandled', async () => {
+    const { consumer, double } = dlqOfTen();
+    const marked = (p: number) => ({ key: `tx-${p}`, value: `tx-value-${p}`, headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(p), [HEADERS.errorClass]: 'X' } });
+    double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
+    double.append(consumer.dlq.name, 0, marked(0));
+    double.appendMarker(consumer.dlq.name, 0);
+    double.appendMarker(consumer.dlq.name, 0);
+    double.append(consumer.dlq.name, 0, marked(3));
+    double.appendMarker(consumer.dlq.name, 0);
+    await replayAll(double, consumer);
+    const noRecords = double.messages(consumer.dlqAudit.name).map((m) => JSON.parse(m.value!.toString()) as Record<string, unknown>).filter((e) => e.action === 'no-records');
+    expect(noRecords.map((e) => [e.from, e.to, e.offset])).toEqual([['1', '2', '0'], ['4', '4', '3']]);
+    double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
+    for (let i = 0; i < 5; i++) double.append(consumer.dlq.name, 0, { ...marked(i), value: `fresh-${i}` });
+    double.commits.delete(consumer.groups.replay);
+    const kafka = double.kafka();
+    const first = await DlqSession.open(kafka, consumer);
+    expect(first.records.map((r) => r.offset)).toEqual([0n, 1n, 2n, 3n, 4n]);
+    await replayRecords(kafka, first, first.records.slice(0, 1), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await first.close();
+    double.commits.delete(consumer.groups.replay);
+    const session = await DlqSession.open(kafka, consumer);
+    await session.close();
+    expect(session.records.map((r) => r.value!.toString())).toEqual(['fresh-1', 'fresh-2', 'fresh-3', 'fresh-4']);
+  });
+
   it('still never replays again a record the new topic\'s own audit entries name, once its commits are gone', async () => {
     const { consumer, double } = dlqOfTen();
     await replayAll(double, consumer);
