@@ -358,6 +358,27 @@ export class DlqSession {
   }
 
   private marks: Map<string, string> | undefined;
+  private noRecordEdges: Map<string, HandledRange[]> | undefined;
+
+  /**
+   * The ranges holding no record that the read found right before or after this offset:
+   * what a step's commit may pass with the record there, and its audit name (`no-records`).
+   */
+  noRecordsNextTo(partition: number, offset: bigint): NoRecordsPassed[] {
+    if (this.noRecordEdges === undefined) {
+      const edges = new Map<string, HandledRange[]>();
+      const add = (key: string, r: HandledRange) => edges.set(key, [...(edges.get(key) ?? []), r]);
+      for (const [p, ranges] of this.noRecords) {
+        for (const r of ranges) {
+          add(`${p}:${r.from - 1n}`, r);
+          add(`${p}:${r.to + 1n}`, r);
+        }
+      }
+      this.noRecordEdges = edges;
+    }
+    const mark = this.markOf(partition, offset);
+    return (this.noRecordEdges.get(`${partition}:${offset}`) ?? []).map((r) => ({ partition, from: r.from, to: r.to, border: offset, ...(mark === undefined ? {} : { mark }) }));
+  }
 
   /** The mark of the record the session read at this offset, if it read one. */
   private markOf(partition: number, offset: bigint): string | undefined {
