@@ -193,7 +193,7 @@ export class DlqSession {
       // already counts them (expired) and a step's commit would pass them.
       // The ranges it passes are audited as a step's are: a later rebuild passes them too.
       const passed = passExpired(before, logStart);
-      const absorbed = this.passedNoRecords(partition, passed);
+      const absorbed = this.passedNoRecords(partition, passed).filter((r) => !isHandled(passed, r.to));
       const next = absorbNoRecordOffsets(passed, this.noRecords.get(partition) ?? []);
       const gap = expiredGap(before, logStart);
       states.set(partition, next);
