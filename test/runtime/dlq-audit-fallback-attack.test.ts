@@ -273,6 +273,35 @@ describe('the DLQ tools after expiry, on a DLQ written by a transactional produc
   });
 });
 
+describe('the write-back of a state rebuilt from an audit log an earlier release wrote (no no-records entries), on a DLQ written in transactions', () => {
+  it('audits the marker ranges it passes, so the next rebuild passes them too', async () => {
+    const consumer = consumerModel();
+    const double = new DlqKafkaDouble();
+    for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
+    const record = (i: number) => ({ key: `order-${i}`, value: `value-${i}`, headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'X' } });
+    // Offsets 0 and 3 records, both replayed by an earlier release (its entries name them, unmarked); 1, 2 and 4 markers.
+    double.append(consumer.dlq.name, 0, record(0));
+    double.appendMarker(consumer.dlq.name, 0);
+    double.appendMarker(consumer.dlq.name, 0);
+    double.append(consumer.dlq.name, 0, record(3));
+    double.appendMarker(consumer.dlq.name, 0);
+    for (const offset of ['0', '3']) {
+      double.append(consumer.dlqAudit.name, 0, { key: `0:${offset}`, value: JSON.stringify({ action: 'replayed', by: 'ops', at: new Date().toISOString(), consumer: consumer.name, dlqTopic: consumer.dlq.name, partition: 0, offset }) });
+    }
+    const kafka = double.kafka();
+    const first = await DlqSession.open(kafka, consumer);
+    expect({ records: first.records.length, backlog: first.backlog }).toEqual({ records: 0, backlog: 3 });
+    await replayRecords(kafka, first, [], { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await first.close();
+    const noRecords = double.messages(consumer.dlqAudit.name).map((m) => JSON.parse(m.value!.toString()) as Record<string, unknown>).filter((e) => e.action === 'no-records');
+    expect(noRecords.map((e) => [e.from, e.to, e.offset])).toEqual([['1', '2', '0'], ['4', '4', '3']]);
+    double.commits.delete(consumer.groups.replay);
+    const again = await DlqSession.open(kafka, consumer);
+    await again.close();
+    expect({ records: again.records.length, backlog: again.backlog }).toEqual({ records: 0, backlog: 0 });
+  });
+});
+
 describe('a replay after the commits expired, when any request fails or the process dies there, then runs again', () => {
   class Crash extends Error {}
   const faults = {
