@@ -9,10 +9,13 @@ const EPOCH = Date.parse('2026-01-01T00:00:00Z');
 
 /** An audit entry as `audit()` writes it, who and why included, of this DLQ or another. */
 const anEntry = fc.record({
-  action: fc.constantFrom('replayed', 'discarded', 'expired', 'rejected'),
+  action: fc.constantFrom('replayed', 'discarded', 'expired', 'no-records', 'rejected'),
   dlqTopic: fc.constantFrom(DLQ, DLQ, DLQ, 'other.dlq'),
   partition: fc.integer({ min: 0, max: 1 }),
-  offset: fc.integer({ min: 0, max: 12 }).map(String),
+  offset: fc.integer({ min: -1, max: 12 }).map(String),
+  // A `no-records` entry's range (its border is `offset`).
+  from: fc.integer({ min: 0, max: 12 }).map(String),
+  to: fc.integer({ min: 0, max: 12 }).map(String),
   belowOffset: fc.integer({ min: 0, max: 12 }).map(String),
   count: fc.integer({ min: 0, max: 4 }),
   mark: fc.option(fc.constantFrom(`${EPOCH}/-1/10`, `${EPOCH + 3 * DAY}/-1/10`), { nil: undefined }),
@@ -36,7 +39,7 @@ describe('the fields of an audit entry the fold reads', () => {
         const entries = written.map((fields) => ({ fields: Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) }));
         const marks = new Map<number, Map<bigint, string>>();
         for (const [partition, offset, mark] of read) marks.set(partition, (marks.get(partition) ?? new Map()).set(BigInt(offset), mark));
-        const log = { starts: new Map([[0, 0n], [1, 2n]]), marks };
+        const log = { starts: new Map([[0, 0n], [1, 2n]]), marks, covered: new Map([[0, { from: 0n, to: 13n }], [1, { from: 3n, to: 9n }]]) };
         expect(shown(handledFromAuditLog(entries.map(onlyFolded), DLQ, [0, 1], undefined, log))).toBe(shown(handledFromAuditLog(entries, DLQ, [0, 1], undefined, log)));
       }),
       propertyRuns(300),

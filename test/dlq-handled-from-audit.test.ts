@@ -120,3 +120,59 @@ describe('an entry shown to be of another log by its record\'s time alone', () =
     expect([2n, 4n].map((o) => isHandled(states.get(0)!, o))).toEqual([true, false]);
   });
 });
+
+describe('the offsets a commit passed as holding no record (`no-records` entries)', () => {
+  const passed = (from: number, to: number, border: number, extra: Record<string, unknown> = {}) => entry({ action: 'no-records', partition: 0, from: String(from), to: String(to), offset: String(border), ...extra });
+  // Offsets 0, 1, 5 records, replayed; 2-4 and 6 markers; read from 0 to 7.
+  const log = (marks: Record<number, string>, start = 0n) => ({ starts: new Map([[0, start]]), marks: new Map([[0, new Map(Object.entries(marks).map(([o, m]) => [BigInt(o), m]))]]), covered: new Map([[0, { from: 0n, to: 7n }]]) });
+  const records = { 0: 'm0', 1: 'm1', 5: 'm5' };
+
+  it('passes them next to the records handled, as the commit did', () => {
+    const states = handledFromAuditLog([decision('replayed', 0, 0), decision('replayed', 0, 1), decision('replayed', 0, 5), passed(2, 4, 1), passed(6, 6, 5)], DLQ, [0], undefined, log(records));
+    expect(states.get(0)!.committed).toBe(7n);
+  });
+
+  it('leaves out a range whose border no entry it takes handles', () => {
+    const states = handledFromAuditLog([decision('replayed', 0, 0), passed(2, 4, 1)], DLQ, [0], undefined, log(records));
+    expect(states.get(0)!.committed).toBe(1n);
+  });
+
+  it('leaves out a range holding a record this log has (an earlier log\'s markers), and the entries written no later than it', () => {
+    const at = (day: number) => ({ at: new Date(Date.UTC(2026, 0, day)).toISOString() });
+    const states = handledFromAuditLog(
+      [entry({ action: 'replayed', partition: 0, offset: '1', ...at(1) }), passed(2, 4, 1, at(1)), entry({ action: 'replayed', partition: 0, offset: '0', ...at(2) })],
+      DLQ,
+      [0],
+      undefined,
+      log({ 0: 'm0', 1: 'm1', 2: 'm2', 3: 'm3', 4: 'm4' }),
+    );
+    expect(states.get(0)!.committed).toBe(1n);
+    expect(handledRanges(states.get(0)!)).toEqual([]);
+  });
+
+  it('leaves out a range whose border record has another mark now', () => {
+    const states = handledFromAuditLog([decision('replayed', 0, 1), passed(2, 4, 1, { mark: 'old' })], DLQ, [0], undefined, log(records));
+    expect(handledRanges(states.get(0)!)).toEqual([{ from: 1n, to: 1n }]);
+  });
+
+  it('leaves out a range above the log start that the marks\' read did not cover, or without marks at all', () => {
+    const entries = [decision('replayed', 0, 1), passed(2, 4, 1)];
+    expect(handledRanges(handledFromAuditLog(entries, DLQ, [0], undefined, { ...log(records), covered: new Map([[0, { from: 0n, to: 3n }]]) }).get(0)!)).toEqual([{ from: 1n, to: 1n }]);
+    expect(handledRanges(handledFromAuditLog(entries, DLQ, [0], undefined, { starts: new Map([[0, 0n]]) }).get(0)!)).toEqual([{ from: 1n, to: 1n }]);
+  });
+
+  it('passes a range below the log start next to a record handled there, so no marker counts as expired', () => {
+    const states = handledFromAuditLog([decision('replayed', 0, 0), decision('replayed', 0, 1), decision('replayed', 0, 5), passed(2, 4, 1)], DLQ, [0], undefined, { starts: new Map([[0, 6n]]) });
+    expect({ committed: states.get(0)!.committed, expired: states.get(0)!.expired }).toEqual({ committed: 6n, expired: 0n });
+  });
+
+  it('passes a range from the partition\'s first offset (border -1) once the read found no record in it', () => {
+    const states = handledFromAuditLog([passed(0, 1, -1), decision('replayed', 0, 2)], DLQ, [0], undefined, { ...log({ 2: 'm2' }), covered: new Map([[0, { from: 0n, to: 3n }]]) });
+    expect(states.get(0)!.committed).toBe(3n);
+  });
+
+  it('asks the marks of the range and its border to be read, within the log', () => {
+    const ranges = runNow(offsetsToCheck([passed(2, 4, 1), passed(6, 9, 5)], DLQ, [0], new Map([[0, 8n]]), new Map([[0, 0n]])));
+    expect(ranges.get(0)).toEqual({ from: 1n, to: 7n });
+  });
+});

@@ -1,7 +1,7 @@
 import type { Producer } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { sendChecked } from './checked-send';
-import type { DlqRecord, ExpiredRecords } from './session';
+import type { DlqRecord, ExpiredRecords, NoRecordsPassed } from './session';
 
 export interface AuditEntry {
   readonly action: 'replayed' | 'discarded';
@@ -17,6 +17,9 @@ export interface AuditMessage {
 
 /** What retention deleted unhandled, as a krt command found it before passing the gap. */
 export const EXPIRED_REASON = 'deleted by retention before anyone replayed or discarded them';
+
+/** What a `no-records` entry records: offsets a commit passed with the handled record next to them. */
+export const NO_RECORDS_REASON = 'offsets holding no record (transaction markers, aborted records), passed with the handled record next to them';
 
 /**
  * The most characters an entry copies of any one text it did not choose: a dead letter's
@@ -36,12 +39,15 @@ export function copiedText(text: string): string {
 }
 
 /**
- * The entries of one step: one per record, and one per partition whose expired records the
- * same commit passes. Built before the step publishes anything.
+ * The entries of one step: one per record, one per partition whose expired records the
+ * same commit passes, and one per range of offsets holding no record the commit passes
+ * (`no-records`: naming the handled offset next to it, and that record's mark when known),
+ * so that a state rebuilt from the audit log once the commits are gone passes them too.
+ * Built before the step publishes anything.
  */
 export function auditMessages(
   consumer: ConsumerModel,
-  step: { records: readonly DlqRecord[]; entry: AuditEntry; expired: readonly ExpiredRecords[] },
+  step: { records: readonly DlqRecord[]; entry: AuditEntry; expired: readonly ExpiredRecords[]; noRecords?: readonly NoRecordsPassed[] },
   now: number,
 ): AuditMessage[] {
   const at = new Date(now).toISOString();
@@ -65,7 +71,22 @@ export function auditMessages(
       replayCount: record.replayCount,
     }),
   }));
-  return [...expired, ...decisions];
+  // After the records': a fold reads a range only next to an offset its record entries handle.
+  const noRecords = (step.noRecords ?? []).map((n) => ({
+    key: `${n.partition}:no-records-${n.from}-${n.to}`,
+    value: JSON.stringify({
+      action: 'no-records',
+      by: decided.by,
+      reason: NO_RECORDS_REASON,
+      ...common,
+      partition: n.partition,
+      from: n.from.toString(),
+      to: n.to.toString(),
+      offset: n.border.toString(),
+      ...(n.mark === undefined ? {} : { mark: n.mark }),
+    }),
+  }));
+  return [...expired, ...decisions, ...noRecords];
 }
 
 /** The size an entry takes in the audit log's batch: its key and value in UTF-8. */

@@ -42,7 +42,10 @@ export async function openingStates(
   if (missing.length === 0) return { states, restored: new Set() };
   const entries = await readAuditLog(kafka, consumer, dlqReaderGroupName(consumer.groups.replay), Number.MAX_SAFE_INTEGER, timeoutMs);
   // Sliced: the console serves other pages while a session opens on a year of audit log.
-  const marks = await readMarks(await runSliced(offsetsToCheck(entries, consumer.dlq.name, missing, log.ends, log.starts)));
-  for (const [partition, state] of await runSliced(handledFromAuditLogSliced(entries, consumer.dlq.name, missing, log.ends, { starts: log.starts, marks }))) states.set(partition, state);
+  const ranges = await runSliced(offsetsToCheck(entries, consumer.dlq.name, missing, log.ends, log.starts));
+  const marks = await readMarks(ranges);
+  // readMarks reads each range to its end (or fails): an offset there without a mark holds no record.
+  const covered = new Map([...ranges].map(([partition, r]) => [partition, { from: r.from, to: r.to + 1n }]));
+  for (const [partition, state] of await runSliced(handledFromAuditLogSliced(entries, consumer.dlq.name, missing, log.ends, { starts: log.starts, marks, covered }))) states.set(partition, state);
   return { states, restored: new Set(missing) };
 }

@@ -216,11 +216,11 @@ async function inSteps(
   // else the session's member stayed in the replay group, refusing every other replay and
   // discard for as long as the session stayed open (the console keeps its session).
   try {
-    await session.restoreCommits(async (expired) => {
+    await session.restoreCommits(async (expired, noRecords) => {
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
       try {
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired, noRecords }, now()));
       } finally {
         await producer.disconnect();
       }
@@ -259,7 +259,7 @@ async function inSteps(
           unreached.push(...parts.slice(i).flat());
           break;
         }
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired, noRecords: prepared.noRecords }, now()));
         await session.commit(prepared);
         handled.push(...part);
       }
@@ -349,7 +349,12 @@ export function publishBatches(part: readonly DlqRecord[], batchOf: NonNullable<
 
 /** The records of a step in parts whose audit entries fit AUDIT_STEP_BYTES together, in order; one record always makes a part. */
 function withinAuditBudget(session: DlqSession, records: readonly DlqRecord[], entry: AuditEntry, now: number): DlqRecord[][] {
+  // Each record's entry and the `no-records` entries of the ranges next to it, which its commit may pass (a range between two records counts twice: the bound is safe).
   const sizes = auditMessages(session.consumer, { records, entry, expired: [] }, now).map(auditMessageBytes);
+  records.forEach((record, i) => {
+    const next = session.noRecordsNextTo(record.partition, record.offset);
+    if (next.length > 0) sizes[i]! += auditMessages(session.consumer, { records: [], entry, expired: [], noRecords: next }, now).reduce((sum, m) => sum + auditMessageBytes(m), 0);
+  });
   const parts: DlqRecord[][] = [];
   let bytes = Infinity;
   records.forEach((record, i) => {

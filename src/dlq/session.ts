@@ -6,8 +6,8 @@ import { headerMap } from '../runtime/headers';
 import { decodeDlqHeaders } from './origin';
 import { memberPerRead } from './reader-pool';
 import type { DlqReaders } from './reader-pool';
-import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, decodeHandled, emptyHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
-import type { HandledRange, HandledState } from '../runtime/dlq-handled';
+import { MAX_HANDLED_METADATA_BYTES, absorbNoRecordOffsets, borderedNoRecords, decodeHandled, emptyHandled, encodeHandled, expiredGap, isHandled, keepsHandled, markHandled, partitionBacklog, passExpired, unionHandled } from '../runtime/dlq-handled';
+import type { BorderedRange, HandledRange, HandledState } from '../runtime/dlq-handled';
 import { replayCountOf } from './replay-count';
 import { disconnectAfterRun } from '../runtime/adapters/kafkajs-leave';
 import { DlqError } from './dlq-error';
@@ -57,6 +57,15 @@ export interface PreparedCommit {
   readonly states: ReadonlyMap<number, HandledState>;
   /** Gaps below the log start this commit passes, to be audited with it. */
   readonly expired: readonly ExpiredRecords[];
+  /** Offsets holding no record this commit passes, to be audited with it. */
+  readonly noRecords?: readonly NoRecordsPassed[];
+}
+
+/** A range of offsets holding no record that a commit passes, with the handled offset next to it (borderedNoRecords). */
+export interface NoRecordsPassed extends BorderedRange {
+  readonly partition: number;
+  /** The mark of the record at `border`, when the session read it. */
+  readonly mark?: string;
 }
 
 export { DlqError };
@@ -168,10 +177,11 @@ export class DlqSession {
    * as a step's commit passes it (prepare), and the gaps it passes are given to `audit` first,
    * as a step's are: audit, then commit.
    */
-  async restoreCommits(audit: (expired: readonly ExpiredRecords[]) => Promise<void>): Promise<void> {
+  async restoreCommits(audit: (expired: readonly ExpiredRecords[], noRecords: readonly NoRecordsPassed[]) => Promise<void>): Promise<void> {
     if (![...this.unwritten].some((p) => !isNothingHandled(this.states.get(p)!))) return;
     const states = new Map<number, HandledState>();
     const expired: ExpiredRecords[] = [];
+    const noRecords: NoRecordsPassed[] = [];
     for (const partition of this.unwritten) {
       const before = this.states.get(partition)!;
       const logStart = this.logStarts.get(partition) ?? 0n;
@@ -181,16 +191,20 @@ export class DlqSession {
       // the log start the read found none (retention deleted them with the records): the state
       // is passed to the log start first, its holes there counted as expired, as the session
       // already counts them (expired) and a step's commit would pass them.
-      const next = absorbNoRecordOffsets(passExpired(before, logStart), this.noRecords.get(partition) ?? []);
+      // The ranges it passes are audited as a step's are: a later rebuild passes them too.
+      const passed = passExpired(before, logStart);
+      const absorbed = this.passedNoRecords(partition, passed).filter((r) => !isHandled(passed, r.to));
+      const next = absorbNoRecordOffsets(passed, this.noRecords.get(partition) ?? []);
       const gap = expiredGap(before, logStart);
       states.set(partition, next);
+      noRecords.push(...absorbed);
       if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
     }
     await this.hold();
-    if (expired.length > 0) {
+    if (expired.length > 0 || noRecords.length > 0) {
       // Before its audit entries, as a step checks before its publish: a DLQ created again since the open gets no entry of the log read.
       await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
-      await audit(expired);
+      await audit(expired, noRecords);
     }
     await this.commit({ states, expired });
   }
@@ -317,18 +331,62 @@ export class DlqSession {
     for (const partition of this.noRecords.keys()) if (!byPartition.has(partition)) byPartition.set(partition, []);
     const states = new Map<number, HandledState>();
     const expired: ExpiredRecords[] = [];
+    const noRecords: NoRecordsPassed[] = [];
     for (const [partition, offsets] of byPartition) {
       const logStart = this.logStarts.get(partition) ?? 0n;
       const before = committed.get(partition) ?? decodeHandled(0n, null);
       const gap = expiredGap(before, logStart);
-      const next = absorbNoRecordOffsets(markHandled(passExpired(before, logStart), offsets), this.noRecords.get(partition) ?? []);
+      const marked = markHandled(passExpired(before, logStart), offsets);
+      const next = absorbNoRecordOffsets(marked, this.noRecords.get(partition) ?? []);
       // A partition with no record of this step joins the commit only when markers move its state.
       if (offsets.length === 0 && keepsHandled(next, before)) continue;
       checkFits(partition, next);
       states.set(partition, next);
+      // Only those not passed before: an earlier step's audit named those.
+      noRecords.push(...this.passedNoRecords(partition, marked).filter((r) => !isHandled(before, r.to)));
       if (gap > 0n) expired.push({ partition, total: Number(next.expired), unrecorded: Number(gap), logStart });
     }
-    return { states, expired };
+    return { states, expired, noRecords };
+  }
+
+  /** The ranges holding no record a commit of this state passes (borderedNoRecords), each with its border record's mark when read. */
+  private passedNoRecords(partition: number, state: HandledState): NoRecordsPassed[] {
+    return borderedNoRecords(state, this.noRecords.get(partition) ?? []).map((r) => {
+      const mark = this.markOf(partition, r.border);
+      return { partition, from: r.from, to: r.to, border: r.border, ...(mark === undefined ? {} : { mark }) };
+    });
+  }
+
+  private marks: Map<string, string> | undefined;
+  private noRecordEdges: Map<string, HandledRange[]> | undefined;
+
+  /**
+   * The ranges holding no record that the read found right before or after this offset:
+   * what a step's commit may pass with the record there, and its audit name (`no-records`).
+   */
+  noRecordsNextTo(partition: number, offset: bigint): NoRecordsPassed[] {
+    if (this.noRecordEdges === undefined) {
+      const edges = new Map<string, HandledRange[]>();
+      const add = (key: string, r: HandledRange) => edges.set(key, [...(edges.get(key) ?? []), r]);
+      for (const [p, ranges] of this.noRecords) {
+        for (const r of ranges) {
+          add(`${p}:${r.from - 1n}`, r);
+          add(`${p}:${r.to + 1n}`, r);
+        }
+      }
+      this.noRecordEdges = edges;
+    }
+    const mark = this.markOf(partition, offset);
+    return (this.noRecordEdges.get(`${partition}:${offset}`) ?? []).map((r) => ({ partition, from: r.from, to: r.to, border: offset, ...(mark === undefined ? {} : { mark }) }));
+  }
+
+  /** The mark of the record the session read at this offset, if it read one. */
+  private markOf(partition: number, offset: bigint): string | undefined {
+    if (this.marks === undefined) {
+      this.marks = new Map();
+      for (const r of this.records) if (r.mark !== undefined) this.marks.set(`${r.partition}:${r.offset}`, r.mark);
+    }
+    return this.marks.get(`${partition}:${offset}`);
   }
 
   /**

@@ -19,6 +19,12 @@ export interface ThisLog {
   readonly marks?: ReadonlyMap<number, ReadonlyMap<bigint, string>>;
   /** The timestamp (epoch ms) of the record at each offset read; by default the time its mark carries (markTime). */
   readonly written?: ReadonlyMap<number, ReadonlyMap<bigint, number>>;
+  /**
+   * The offsets each partition's read of `marks` covered, `to` exclusive: an offset there
+   * without a mark holds no record. Without it, no offset is known to hold none, and no
+   * `no-records` entry above the log start is taken.
+   */
+  readonly covered?: ReadonlyMap<number, { readonly from: bigint; readonly to: bigint }>;
 }
 
 /**
@@ -34,6 +40,57 @@ export function recordEntry(fields: AuditFields['fields'], dlqTopic: string): { 
   if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number') return undefined;
   if ((action !== 'replayed' && action !== 'discarded') || typeof offset !== 'string' || !/^\d+$/.test(offset)) return undefined;
   return { partition, offset: BigInt(offset) };
+}
+
+/**
+ * The range of a `no-records` entry of this DLQ (offsets a commit passed as holding no
+ * record) and the handled offset next to it that let the commit pass them (`from - 1`, -1
+ * for a range from the partition's first offset, or `to + 1`); undefined for any other entry.
+ */
+export function noRecordsEntry(fields: AuditFields['fields'], dlqTopic: string): { partition: number; from: bigint; to: bigint; border: bigint } | undefined {
+  const { partition, from, to, offset } = fields;
+  if (fields.dlqTopic !== dlqTopic || typeof partition !== 'number' || fields.action !== 'no-records') return undefined;
+  if (typeof from !== 'string' || !/^\d+$/.test(from) || typeof to !== 'string' || !/^\d+$/.test(to) || typeof offset !== 'string' || !/^(-1|\d+)$/.test(offset)) return undefined;
+  const range = { partition, from: BigInt(from), to: BigInt(to), border: BigInt(offset) };
+  return range.from <= range.to && (range.border === range.from - 1n || range.border === range.to + 1n) ? range : undefined;
+}
+
+/**
+ * What this log shows of a `no-records` entry: 'mark' when it holds a record within the range
+ * (read, where the read covered it), or a record of another mark at the border; undefined
+ * when it shows nothing. Whether the entry may be taken at all is the fold's (noRecordsKnown).
+ */
+function anotherNoRecords(log: ThisLog, fields: AuditFields['fields'], range: { partition: number; from: bigint; to: bigint; border: bigint }): 'mark' | 'time' | undefined {
+  const read = log.marks?.get(range.partition);
+  const covered = log.covered?.get(range.partition);
+  if (read !== undefined && covered !== undefined) {
+    const from = range.from > covered.from ? range.from : covered.from;
+    const to = range.to < covered.to - 1n ? range.to : covered.to - 1n;
+    const start = log.starts?.get(range.partition) ?? 0n;
+    // Within the range, only offsets read count: a record there says the range is of another log.
+    if (to - from < 100_000n) {
+      for (let o = from < start ? start : from; o <= to; o++) if (read.has(o)) return 'mark';
+    } else {
+      for (const o of read.keys()) if (o >= from && o <= to && o >= start) return 'mark';
+    }
+  }
+  return range.border < 0n ? undefined : anotherRecord(log, fields, range.partition, range.border);
+}
+
+/**
+ * Whether this log tells that every offset of a `no-records` range it still holds (from its
+ * start) holds no record: the marks' read covered them. A range wholly below the log start is
+ * known as far as it can be (retention deleted it, with whatever it held); one the read did
+ * not reach, or a reader without marks, is not known, and the fold leaves it out (its offsets
+ * then count as unhandled: the alerts may page on a marker, they never hide a record).
+ */
+export function noRecordsKnown(log: ThisLog, range: { partition: number; from: bigint; to: bigint }): boolean {
+  const start = log.starts?.get(range.partition) ?? 0n;
+  if (range.to < start) return true;
+  const covered = log.covered?.get(range.partition);
+  if (log.marks === undefined || covered === undefined) return false;
+  const from = range.from > start ? range.from : start;
+  return covered.from <= from && range.to < covered.to;
 }
 
 const timeOf = (fields: AuditFields['fields']): number | undefined => {
@@ -74,7 +131,8 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
   for (const { fields } of entries) {
     if (++n % ITEMS_PER_YIELD === 0) yield;
     const named = recordEntry(fields, dlqTopic);
-    const by = named === undefined ? undefined : anotherRecord(log, fields, named.partition, named.offset);
+    const range = named === undefined ? noRecordsEntry(fields, dlqTopic) : undefined;
+    const by = named !== undefined ? anotherRecord(log, fields, named.partition, named.offset) : range !== undefined ? anotherNoRecords(log, fields, range) : undefined;
     if (by === undefined) continue;
     shown.add(fields);
     const at = timeOf(fields);

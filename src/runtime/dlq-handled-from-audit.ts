@@ -1,7 +1,7 @@
-import { emptyHandled, markHandledSliced } from './dlq-handled';
+import { emptyHandled, isHandled, markHandledSliced, withRanges } from './dlq-handled';
 import type { HandledState } from './dlq-handled';
 import type { AuditFields } from './dlq-audit-entry';
-import { entriesOfAnotherLog, recordEntry } from './dlq-audit-this-log';
+import { entriesOfAnotherLog, noRecordsEntry, noRecordsKnown, recordEntry } from './dlq-audit-this-log';
 import { ITEMS_PER_YIELD, runNow } from './sliced-work';
 import type { SlicedWork } from './sliced-work';
 import type { ThisLog } from './dlq-audit-this-log';
@@ -44,6 +44,8 @@ export function* handledFromAuditLogSliced(
   // of one belowOffset count once (the largest count).
   const passed = new Map<number, Map<bigint, bigint>>();
   const handled = new Map<number, bigint[]>();
+  // Offsets a commit passed as holding no record (transaction markers, aborted records), with the handled offset next to each.
+  const noRecords = new Map<number, { from: bigint; to: bigint; border: bigint }[]>();
   const ofAnotherLog = yield* entriesOfAnotherLog(entries, dlqTopic, log);
   let n = 0;
   for (const { fields } of entries) {
@@ -65,6 +67,15 @@ export function* handledFromAuditLogSliced(
       const offsets = handled.get(partition) ?? [];
       offsets.push(offset);
       handled.set(partition, offsets);
+    } else {
+      // Taken only where this log is known to hold no record there (noRecordsKnown), and
+      // below absorbed only next to an offset the entries above handle: an entry of an
+      // earlier log of this name never makes a record of this one count as handled.
+      const range = noRecordsEntry(fields, dlqTopic);
+      if (range === undefined || !inLog(partition, range.to, false) || !noRecordsKnown(log, range)) continue;
+      const ranges = noRecords.get(partition) ?? [];
+      ranges.push(range);
+      noRecords.set(partition, ranges);
     }
   }
   const states = new Map<number, HandledState>();
@@ -72,7 +83,10 @@ export function* handledFromAuditLogSliced(
     const counts = [...(passed.get(partition) ?? new Map<bigint, bigint>())];
     const below = counts.reduce((max, [b]) => (b > max ? b : max), 0n);
     const expired = counts.reduce((sum, [, c]) => sum + c, 0n);
-    states.set(partition, yield* markHandledSliced(emptyHandled(below, expired), handled.get(partition) ?? []));
+    const state = yield* markHandledSliced(emptyHandled(below, expired), handled.get(partition) ?? []);
+    // As the commit absorbed them (absorbNoRecordOffsets), each by the border its entry names, handled by the entries above.
+    const bordered = (noRecords.get(partition) ?? []).filter((r) => isHandled(state, r.border));
+    states.set(partition, bordered.length === 0 ? state : withRanges(state, bordered));
   }
   return states;
 }
@@ -90,11 +104,19 @@ export function* offsetsToCheck(entries: readonly AuditFields[], dlqTopic: strin
   for (const { fields } of entries) {
     if (++n % ITEMS_PER_YIELD === 0) yield;
     const named = recordEntry(fields, dlqTopic);
-    if (named === undefined || !wanted.has(named.partition)) continue;
-    const { partition, offset } = named;
-    if (offset < (starts.get(partition) ?? 0n) || offset >= (ends.get(partition) ?? 0n)) continue;
+    // A `no-records` entry: its range and border, to find no record in the one and its record at the other.
+    const passed = named === undefined ? noRecordsEntry(fields, dlqTopic) : undefined;
+    const partition = named?.partition ?? passed?.partition;
+    if (partition === undefined || !wanted.has(partition)) continue;
+    const start = starts.get(partition) ?? 0n;
+    const end = ends.get(partition) ?? 0n;
+    let low = named?.offset ?? (passed!.border < passed!.from ? passed!.border : passed!.from);
+    let high = named?.offset ?? (passed!.border > passed!.to ? passed!.border : passed!.to);
+    if (low < start) low = start;
+    if (high >= end) high = end - 1n;
+    if (low > high) continue;
     const range = ranges.get(partition);
-    ranges.set(partition, range ? { from: offset < range.from ? offset : range.from, to: offset > range.to ? offset : range.to } : { from: offset, to: offset });
+    ranges.set(partition, range ? { from: low < range.from ? low : range.from, to: high > range.to ? high : range.to } : { from: low, to: high });
   }
   return ranges;
 }

@@ -217,9 +217,31 @@ export function* markHandledSliced(state: HandledState, offsets: Iterable<bigint
  * bordered by unhandled records on both sides stay as they are, so the state never grows.
  */
 export function absorbNoRecordOffsets(state: HandledState, noRecords: readonly HandledRange[]): HandledState {
-  if (noRecords.length === 0) return state;
-  const bordered = mergedRanges(noRecords).filter((r) => r.to >= state.committed && (isHandled(state, r.from - 1n) || isHandled(state, r.to + 1n)));
+  const bordered = borderedNoRecords(state, noRecords);
   return bordered.length === 0 ? state : withRanges(state, bordered);
+}
+
+/** A range of offsets holding no record, and the handled offset next to it that lets a commit pass it. */
+export interface BorderedRange extends HandledRange {
+  /** `from - 1` or `to + 1`: handled in the state the range was absorbed into. */
+  readonly border: bigint;
+}
+
+/**
+ * The no-record ranges absorbNoRecordOffsets absorbs into this state (merged, those reaching
+ * past the committed offset and bordered by a handled offset), each with the handled offset
+ * that borders it: what a step's audit writes, so a state rebuilt from the audit log absorbs
+ * them by the same rule (dlq-handled-from-audit.ts).
+ */
+export function borderedNoRecords(state: HandledState, noRecords: readonly HandledRange[]): BorderedRange[] {
+  if (noRecords.length === 0) return [];
+  const bordered: BorderedRange[] = [];
+  for (const r of mergedRanges(noRecords)) {
+    if (r.to < state.committed) continue;
+    if (isHandled(state, r.from - 1n)) bordered.push({ ...r, border: r.from - 1n });
+    else if (isHandled(state, r.to + 1n)) bordered.push({ ...r, border: r.to + 1n });
+  }
+  return bordered;
 }
 
 /** Every handled offset of either state: what a commit must keep whoever wrote the other one. */

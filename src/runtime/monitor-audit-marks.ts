@@ -45,7 +45,11 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
         c.marks.set(offset, mark);
         if (c.last === undefined || offset > c.last) c.last = offset;
       }
-      if (readTo > c.to) c.to = readTo;
+      // Further covered: a `no-records` entry there may now be taken (the fold is made again).
+      if (readTo > c.to) {
+        if (checked.has(partition)) version += 1;
+        c.to = readTo;
+      }
       checked.set(partition, c);
     }
   }
@@ -55,7 +59,7 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
     get version(): number {
       return version;
     },
-    /** The marks of the records the entries name in `partitions`, or undefined when the port cannot read them. */
+    /** The marks of the records the entries name in `partitions` and the offsets read, or undefined when the port cannot read them. */
     async marks(entries: readonly AuditFields[], partitions: readonly number[], ends: ReadonlyMap<number, bigint>, starts: ReadonlyMap<number, bigint>, signal?: AbortSignal) {
       if (!port.marksAt) return undefined;
       const wanted = await runSliced(offsetsToCheck(entries, dlqTopic, partitions, ends, starts), signal);
@@ -88,7 +92,9 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
         }
         if (again.size > 0) await read(again, signal);
       }
-      return new Map([...wanted.keys()].flatMap((partition) => (checked.has(partition) ? [[partition, checked.get(partition)!.marks] as const] : [])));
+      const kept = [...wanted.keys()].flatMap((partition) => (checked.has(partition) ? [[partition, checked.get(partition)!] as const] : []));
+      // What the reads covered, [from, to): an offset there without a mark holds no record (a `no-records` entry is taken only there).
+      return { marks: new Map(kept.map(([partition, c]) => [partition, c.marks])), covered: new Map(kept.map(([partition, c]) => [partition, { from: c.from, to: c.to }])) };
     },
   };
 }

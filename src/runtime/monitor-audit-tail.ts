@@ -5,7 +5,8 @@ import type { TopicRead } from './monitor-port';
 import { ITEMS_PER_YIELD, runSliced } from './sliced-work';
 import type { SlicedWork } from './sliced-work';
 
-const ACTIONS = new Set(['replayed', 'discarded', 'expired']);
+/** The actions the fold reads (dlq-handled-from-audit.ts): kept in step with it. */
+const ACTIONS = new Set(['replayed', 'discarded', 'expired', 'no-records']);
 
 export type ReadFrom = (topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal) => Promise<TopicRead>;
 /** The DLQ's end offset of each partition, read when called. */
@@ -65,7 +66,7 @@ export function createAuditTail(read: ReadFrom, auditTopic: string, dlqTopic: st
   };
 }
 
-/** The replays, discards and expired ranges of `dlqTopic` among the records, with the fields the fold reads. */
+/** The replays, discards, expired ranges and no-record ranges of `dlqTopic` among the records, with the fields the fold reads. */
 async function entriesAbout(dlqTopic: string, records: TopicRead['records'], signal?: AbortSignal): Promise<AuditFields[]> {
   // Sliced: a year of audit log must not hold the event loop (heartbeats, HTTP).
   return runSliced(parsedEntriesAbout(dlqTopic, records), signal);
@@ -110,5 +111,8 @@ function namesRecordBelow(fields: Readonly<Record<string, unknown>>, dlqEnd: Rea
   if (typeof fields.partition !== 'number') return true;
   const end = dlqEnd.get(fields.partition);
   if (fields.action === 'expired') return typeof fields.belowOffset !== 'string' || !/^\d+$/.test(fields.belowOffset) || (end !== undefined && BigInt(fields.belowOffset) <= end);
+  // Offsets a commit passed as holding no record: all below the end, as the record next to them is.
+  if (fields.action === 'no-records' && typeof fields.to === 'string' && /^\d+$/.test(fields.to) && !(end !== undefined && BigInt(fields.to) < end)) return false;
+  if (fields.action === 'no-records' && fields.offset === '-1') return true;
   return typeof fields.offset !== 'string' || !/^\d+$/.test(fields.offset) || (end !== undefined && BigInt(fields.offset) < end);
 }

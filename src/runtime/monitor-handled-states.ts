@@ -65,7 +65,7 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
     // The entries are known by the tail's generation and their count: a tail that started over may hold as many.
     const key = `${tail.generation}|${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}|${markCheck.version}`;
     const fell = folded !== undefined && [...highs].some(([partition, high]) => high < (folded!.highs.get(partition) ?? 0n));
-    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: await runSliced(handledFromAuditLogSliced(entries, consumer.dlqTopic, uncommitted, undefined, { starts, ...(marks ? { marks } : {}) }), signal) };
+    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: await runSliced(handledFromAuditLogSliced(entries, consumer.dlqTopic, uncommitted, undefined, { starts, ...(marks ?? {}) }), signal) };
     for (const [partition, state] of folded.states) states.set(partition, state);
     return states;
   };

@@ -95,6 +95,47 @@ describe('a step whose audit entries together would not fit one send', () => {
   });
 });
 
+describe('a step of a DLQ written in transactions (a marker after each record)', () => {
+  // The `no-records` entries of the markers a step's commit passes go with its record entries: the part is cut to fit both.
+  it('keeps each part of the audit log, its no-records entries included, within AUDIT_STEP_BYTES', async () => {
+    const hostile = Array.from({ length: 200 }, (_, i) => `${'\u0001'.repeat(AUDIT_COPIED_CHARS)}${i}`);
+    const { consumer, double } = dlqWith([]);
+    hostile.forEach((errorClass, i) => {
+      double.append(consumer.dlq.name, 0, { key: `order-${i}`, value: '{}', headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: errorClass } });
+      double.appendMarker(consumer.dlq.name, 0);
+    });
+    const kafka = double.kafka();
+    const session = await DlqSession.open(kafka, consumer);
+    // Each audit send's bytes, measured at the next send and at the end (the fault hook runs before a send).
+    const sends: number[] = [];
+    let before = 0;
+    let sent = false;
+    const measure = () => {
+      const all = double.messages(consumer.dlqAudit.name).reduce((sum, m) => sum + m.value!.length + m.key!.length, 0);
+      if (sent) sends.push(all - before);
+      before = all;
+    };
+    double.fault = (op) => {
+      if (op.kind !== 'send' || op.topic !== consumer.dlqAudit.name) return;
+      measure();
+      sent = true;
+    };
+    try {
+      // Every other record: each has a marker on either side that its commit passes.
+      await replayRecords(kafka, session, session.records.filter((_, i) => i % 2 === 0), { route: replayRoute(consumer), rate: 1_000, by: 'ana' });
+    } finally {
+      await session.close();
+    }
+    measure();
+    const values = auditValues(double, consumer);
+    // Every marker but the last (after record 199, not replayed).
+    expect(values.filter((v) => v.action === 'no-records')).toHaveLength(199);
+    const entryBytes = Math.max(...double.messages(consumer.dlqAudit.name).map((m) => m.value!.length + m.key!.length));
+    for (const bytes of sends) expect(bytes).toBeLessThanOrEqual(AUDIT_STEP_BYTES + 3 * entryBytes);
+    expect(sends.length).toBeGreaterThan(1);
+  });
+});
+
 describe('a discard with a reason longer than an audit entry copies', () => {
   it('records the start of the reason and how long it was, and discards every record once', async () => {
     const { consumer, double } = dlqWith(['Timeout', 'Timeout']);

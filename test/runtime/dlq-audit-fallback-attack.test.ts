@@ -119,6 +119,36 @@ describe('the DLQ tools on a DLQ topic deleted and created again, the audit log 
     expect(session.expired).toEqual([]);
   });
 
+  // The danger of the no-records entries (h141): the old log's entries say offsets 1-2 and 4
+  // of partition 0 held no record (its markers); the new log holds records there, never
+  // handled. Its own first record replayed (a border the new log's entries handle), they must
+  // still be listed: the fold takes a range only where the marks' read finds no record in it.
+  it('lists the new records at offsets where the old topic held transaction markers as unhandled', async () => {
+    const { consumer, double } = dlqOfTen();
+    const marked = (p: number) => ({ key: `tx-${p}`, value: `tx-value-${p}`, headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(p), [HEADERS.errorClass]: 'X' } });
+    double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
+    double.append(consumer.dlq.name, 0, marked(0));
+    double.appendMarker(consumer.dlq.name, 0);
+    double.appendMarker(consumer.dlq.name, 0);
+    double.append(consumer.dlq.name, 0, marked(3));
+    double.appendMarker(consumer.dlq.name, 0);
+    await replayAll(double, consumer);
+    const noRecords = double.messages(consumer.dlqAudit.name).map((m) => JSON.parse(m.value!.toString()) as Record<string, unknown>).filter((e) => e.action === 'no-records');
+    expect(noRecords.map((e) => [e.from, e.to, e.offset])).toEqual([['1', '2', '0'], ['4', '4', '3']]);
+    double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
+    for (let i = 0; i < 5; i++) double.append(consumer.dlq.name, 0, { ...marked(i), value: `fresh-${i}` });
+    double.commits.delete(consumer.groups.replay);
+    const kafka = double.kafka();
+    const first = await DlqSession.open(kafka, consumer);
+    expect(first.records.map((r) => r.offset)).toEqual([0n, 1n, 2n, 3n, 4n]);
+    await replayRecords(kafka, first, first.records.slice(0, 1), { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await first.close();
+    double.commits.delete(consumer.groups.replay);
+    const session = await DlqSession.open(kafka, consumer);
+    await session.close();
+    expect(session.records.map((r) => r.value!.toString())).toEqual(['fresh-1', 'fresh-2', 'fresh-3', 'fresh-4']);
+  });
+
   it('still never replays again a record the new topic\'s own audit entries name, once its commits are gone', async () => {
     const { consumer, double } = dlqOfTen();
     await replayAll(double, consumer);
@@ -231,7 +261,7 @@ describe('the DLQ tools after expiry, on a DLQ written by a transactional produc
   // commits had absorbed the markers as they were read). Fix: an audit entry per step naming
   // the offsets it found holding no record, or the fold taking a one-offset hole between two
   // records handled in one step as a marker. Left: a count, never a record listed or replayed.
-  it.failing('counts no commit marker retention deleted as an expired record', async () => {
+  it('counts no commit marker retention deleted as an expired record', async () => {
     const { consumer, double } = transactionalDlq(24_000);
     await replayAll(double, consumer);
     const end = double.messages(consumer.dlq.name).at(-1)!.offset;
@@ -240,6 +270,35 @@ describe('the DLQ tools after expiry, on a DLQ written by a transactional produc
     const session = await DlqSession.open(double.kafka(), consumer);
     await session.close();
     expect(session.expired).toEqual([]);
+  });
+});
+
+describe('the write-back of a state rebuilt from an audit log an earlier release wrote (no no-records entries), on a DLQ written in transactions', () => {
+  it('audits the marker ranges it passes, so the next rebuild passes them too', async () => {
+    const consumer = consumerModel();
+    const double = new DlqKafkaDouble();
+    for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
+    const record = (i: number) => ({ key: `order-${i}`, value: `value-${i}`, headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'X' } });
+    // Offsets 0 and 3 records, both replayed by an earlier release (its entries name them, unmarked); 1, 2 and 4 markers.
+    double.append(consumer.dlq.name, 0, record(0));
+    double.appendMarker(consumer.dlq.name, 0);
+    double.appendMarker(consumer.dlq.name, 0);
+    double.append(consumer.dlq.name, 0, record(3));
+    double.appendMarker(consumer.dlq.name, 0);
+    for (const offset of ['0', '3']) {
+      double.append(consumer.dlqAudit.name, 0, { key: `0:${offset}`, value: JSON.stringify({ action: 'replayed', by: 'ops', at: new Date().toISOString(), consumer: consumer.name, dlqTopic: consumer.dlq.name, partition: 0, offset }) });
+    }
+    const kafka = double.kafka();
+    const first = await DlqSession.open(kafka, consumer);
+    expect({ records: first.records.length, backlog: first.backlog }).toEqual({ records: 0, backlog: 3 });
+    await replayRecords(kafka, first, [], { route: replayRoute(consumer), rate: 100, by: 'tester', clock });
+    await first.close();
+    const noRecords = double.messages(consumer.dlqAudit.name).map((m) => JSON.parse(m.value!.toString()) as Record<string, unknown>).filter((e) => e.action === 'no-records');
+    expect(noRecords.map((e) => [e.from, e.to, e.offset])).toEqual([['1', '2', '0'], ['4', '4', '3']]);
+    double.commits.delete(consumer.groups.replay);
+    const again = await DlqSession.open(kafka, consumer);
+    await again.close();
+    expect({ records: again.records.length, backlog: again.backlog }).toEqual({ records: 0, backlog: 0 });
   });
 });
 

@@ -11,7 +11,8 @@ type Commit = { partition: number; offset: string; metadata: string | null };
 /** A DLQ of one partition and its audit log in memory; nothing committed by the replay group. */
 function scene(dlqEnd: number) {
   // `generation`: the DLQ topic's, which its records' marks tell (a DLQ created again has another); `marksRead`: records whose marks were read.
-  const state = { dlqEnd, audit: [] as string[], committed: [] as Commit[], auditReads: 0, generation: 1, marksRead: 0 };
+  // `markers`: offsets holding no record (a transactional producer's commit markers, aborted records): no mark is read there.
+  const state = { dlqEnd, audit: [] as string[], committed: [] as Commit[], auditReads: 0, generation: 1, marksRead: 0, markers: new Set<number>() };
   const markAt = (offset: number) => `${state.generation}/${offset}`;
   /** An audit entry; `marked`: with the mark of the record the DLQ holds there now, as this release writes it. */
   const entry = (action: string, offset: number, marked = false) =>
@@ -33,12 +34,15 @@ function scene(dlqEnd: number) {
     },
     async marksAt(_topic, ranges) {
       const { from, to } = ranges.get(0)!;
-      const offsets = Array.from({ length: Number(to - from) + 1 }, (_, i) => Number(from) + i).filter((o) => o < state.dlqEnd);
+      const offsets = Array.from({ length: Number(to - from) + 1 }, (_, i) => Number(from) + i).filter((o) => o < state.dlqEnd && !state.markers.has(o));
       state.marksRead += offsets.length;
       return { marks: new Map([[0, new Map(offsets.map((o) => [BigInt(o), markAt(o)]))]]), readTo: new Map([[0, to + 1n]]) };
     },
   };
-  return { state, port, entry };
+  /** A `no-records` entry as a replay or discard step writes it: offsets [from, to] its commit passed, next to the handled record at `border`. */
+  const noRecords = (from: number, to: number, border: number, marked = false) =>
+    JSON.stringify({ action: 'no-records', by: 'ops', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, from: String(from), to: String(to), offset: String(border), ...(marked ? { mark: markAt(border) } : {}) });
+  return { state, port, entry, noRecords };
 }
 
 describe('review h136: the monitor’s audit-log fallback', () => {
@@ -127,7 +131,7 @@ describe('review h136: the monitor’s audit-log fallback', () => {
     // The records the DLQ holds: the old ones stamped before the entries, the new ones a day after.
     port.marksAt = async (_topic, ranges) => {
       const { from, to } = ranges.get(0)!;
-      const offsets = Array.from({ length: Number(to - from) + 1 }, (_, i) => Number(from) + i).filter((o) => o < state.dlqEnd);
+      const offsets = Array.from({ length: Number(to - from) + 1 }, (_, i) => Number(from) + i).filter((o) => o < state.dlqEnd && !state.markers.has(o));
       const stamped = state.generation === 1 ? writtenAt - 60_000 : writtenAt + 86_400_000;
       return { marks: new Map([[0, new Map(offsets.map((o) => [BigInt(o), `${stamped}/-1/10`]))]]), readTo: new Map([[0, to + 1n]]) };
     };
@@ -203,29 +207,72 @@ describe('review h136: the monitor’s audit-log fallback', () => {
   }, 60_000);
 
   /*
-   * Found (h136), left: a DLQ written in transactions holds offsets without a record
+   * Found (h136): a DLQ written in transactions holds offsets without a record
    * (commit markers, aborted records). A replay or discard session absorbs those bordering
    * handled records into the commit (absorbNoRecordOffsets), so with the group's commit the
-   * monitor reads 0; the audit log names records only, so once Kafka deleted the commits the
-   * fold leaves every marker unhandled: kafka_dlq_size counts them (here 4 of 7 offsets) and
-   * the oldest-unhandled read lands on the next record, a handled one: the DLQ alerts page on
+   * monitor reads 0; the audit log named records only, so once Kafka deleted the commits the
+   * fold left every marker unhandled: kafka_dlq_size counted them (here 4 of 7 offsets) and
+   * the oldest-unhandled read landed on the next record, a handled one: the DLQ alerts paged on
    * a DLQ whose every record was handled.
-   * Code at fault: src/runtime/monitor-handled-states.ts takes the fold's state as it is; the
-   * audit entries (src/dlq/audit.ts) do not record the no-record offsets a commit passed over.
+   * Code at fault: the audit entries (src/dlq/audit.ts) did not record the no-record offsets a
+   * commit passed over; the fold (dlq-handled-from-audit.ts) could not pass them.
    * Class: a derived state rebuilt from a source that lacks part of what built it.
-   * Fix I would make: after the fold, read the DLQ from the first unhandled offset of each such
-   * partition with the marker-aware read (END_BATCH_PROCESS, as readFrom now does) and absorb
-   * the no-record offsets that border handled ones, as the session's openingStates does; or
-   * have a step's audit write the offsets its commit absorbed.
+   * Fixed (h141): a step writes a `no-records` entry per range its commit absorbs, naming the
+   * handled offset next to it; the fold absorbs a range where that offset is handled by the
+   * entries it takes and the marks' read found no record in the range (an entry of an earlier
+   * log of the DLQ's name never hides a record of this one: the test after this one).
    */
-  it.failing('does not count the transaction markers of a DLQ written in transactions as unhandled once Kafka deleted the commits', async () => {
+  it('does not count the transaction markers of a DLQ written in transactions as unhandled once Kafka deleted the commits', async () => {
     // Offsets: 0, 1 records, 2 marker; 3 aborted, 4 marker; 5 record, 6 marker. All records replayed.
-    const { state, port, entry } = scene(7);
-    state.audit = [0, 1, 5].map((o) => entry('replayed', o));
+    const { state, port, entry, noRecords } = scene(7);
+    state.markers = new Set([2, 3, 4, 6]);
+    state.audit = [...[0, 1, 5].map((o) => entry('replayed', o, true)), noRecords(2, 4, 1, true), noRecords(6, 6, 5, true)];
     state.committed = [{ partition: 0, offset: '7', metadata: null }];
     const monitor = createDlqMonitor(consumer, { port, registry: new Registry() });
     expect((await monitor.poll()).dlqSize).toBe(0);
     state.committed = [];
     expect((await monitor.poll()).dlqSize).toBe(0);
+  });
+
+  it('still counts the markers of an audit log of an earlier release (no `no-records` entries) as unhandled, never fewer records', async () => {
+    const { state, port, entry } = scene(7);
+    state.markers = new Set([2, 3, 4, 6]);
+    state.audit = [0, 1, 5].map((o) => entry('replayed', o));
+    const monitor = createDlqMonitor(consumer, { port, registry: new Registry() });
+    expect((await monitor.poll()).dlqSize).toBe(4);
+  });
+
+  /*
+   * The danger of h141's fix: a `no-records` entry says offsets hold no record, and the DLQ
+   * topic can be deleted and created again while the audit log is kept. An entry of the old
+   * log must never make a record the new log holds at those offsets count as handled.
+   */
+  it('lists the records of a DLQ created again at offsets where the old one held markers as unhandled', async () => {
+    // Old log: 0, 1 records replayed, 2-4 markers; new log: 0-6 records, 0 and 1 replayed (the new log's own entries).
+    const { state, port, entry, noRecords } = scene(7);
+    state.markers = new Set([2, 3, 4]);
+    state.audit = [entry('replayed', 0, true), entry('replayed', 1, true), noRecords(2, 4, 1, true)];
+    state.generation = 2;
+    state.markers = new Set();
+    state.audit.push(entry('replayed', 0, true), entry('replayed', 1, true));
+    const monitor = createDlqMonitor(consumer, { port, registry: new Registry() });
+    expect((await monitor.poll()).dlqSize).toBe(5);
+  });
+
+  it('lists those records as unhandled when neither the old entries nor the range carry a mark (an entry of the old log taken as this one\'s)', async () => {
+    const { state, port, entry, noRecords } = scene(7);
+    // The old entries unmarked: the fold cannot tell them from the new log's; the records at 2-4 still show the range is not this log's.
+    state.audit = [entry('replayed', 0), entry('replayed', 1), noRecords(2, 4, 1)];
+    const monitor = createDlqMonitor(consumer, { port, registry: new Registry() });
+    expect((await monitor.poll()).dlqSize).toBe(5);
+  });
+
+  it('takes no `no-records` entry whose offsets the monitor cannot read (a port without marksAt)', async () => {
+    const { state, port, entry, noRecords } = scene(7);
+    state.markers = new Set([2, 3, 4, 6]);
+    state.audit = [...[0, 1, 5].map((o) => entry('replayed', o, true)), noRecords(2, 4, 1, true), noRecords(6, 6, 5, true)];
+    const { marksAt: _unused, ...blind } = port;
+    const monitor = createDlqMonitor(consumer, { port: blind, registry: new Registry() });
+    expect((await monitor.poll()).dlqSize).toBe(4);
   });
 });
