@@ -65,7 +65,8 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
   const writtenBy = async (consumer: ConsumerModel, ids: readonly string[], by: string, since: string): Promise<AuditLogEntry[]> => {
     if (ids.length === 0) return [];
     const wanted = new Set(ids);
-    const recent = await auditLog(consumer, Math.max(100, ids.length + 10));
+    // A step writes a `no-records` entry per marker range next to its records, at most one more than its records.
+    const recent = await auditLog(consumer, Math.max(100, 2 * ids.length + 10));
     return recent.filter((e) => wanted.has(e.key) && e.by === by && e.at >= since);
   };
   return {

@@ -54,8 +54,10 @@ ${actions}
 
 export function auditTable(entries: readonly AuditLogEntry[], id = 'audit'): SafeHtml {
   const detail = (e: AuditLogEntry) => {
-    const { errorClass, originalTopic, replayCount, count, belowOffset } = e.fields as Record<string, unknown>;
-    return [errorClass && `error ${String(errorClass)}`, originalTopic && `from ${String(originalTopic)}`, replayCount !== undefined && `replay count before ${String(replayCount)}`, count !== undefined && `${String(count)} records below ${String(belowOffset)}`]
+    const { errorClass, originalTopic, replayCount, count, belowOffset, from, to } = e.fields as Record<string, unknown>;
+    // A `no-records` entry: offsets a commit passed that hold no record (transaction markers, aborted records).
+    const noRecords = e.action === 'no-records' && from !== undefined && `offsets ${String(from)}..${String(to)} hold no record (transaction markers)`;
+    return [errorClass && `error ${String(errorClass)}`, originalTopic && `from ${String(originalTopic)}`, replayCount !== undefined && `replay count before ${String(replayCount)}`, count !== undefined && `${String(count)} records below ${String(belowOffset)}`, noRecords]
       .filter(Boolean)
       .join(', ');
   };
