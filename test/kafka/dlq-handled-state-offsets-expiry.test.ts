@@ -228,4 +228,55 @@ describe('the handled state of a DLQ', () => {
       await admin.disconnect();
     }
   });
+
+  /*
+   * A DLQ written by a transactional producer holds a commit marker after each transaction.
+   * The replay group's commit passes the markers next to handled records; the audit log named
+   * only records, so once Kafka dropped the group's offsets the tools and the monitor counted
+   * every marker as an unhandled record (session 59, helper 141: the audit now names the
+   * no-record ranges a commit passes, and the fold takes them where a read saw no record there).
+   * Played here on the broker, where kafkajs's reads, not a double's, tell markers from records.
+   */
+  it('counts no transaction marker of a transactional DLQ as unhandled after the broker dropped the replay group offsets', async () => {
+    project = new ScratchProject(false);
+    const consumer = await consumerIn(project, 'txdlq', 1);
+    const admin = kafkaAsAdmin().admin();
+    await admin.connect();
+    const producer = kafkaAsAdmin().producer({ transactionalId: `txdlq-${randomBytes(3).toString('hex')}`, idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      await createTopicsWithLeaders(
+        admin,
+        [consumer.mainTopic.name, ...consumer.tiers.map((t) => t.name), consumer.dlq.name, consumer.dlqAudit.name].map((topic) => ({ topic, numPartitions: 1, replicationFactor: 1 })),
+      );
+      // Six records in transactions of one and two: offsets 0 r, 1 marker, 2 r, 3 r, 4 marker, ... and a marker last.
+      for (const batch of [[0], [1, 2], [3], [4, 5]]) {
+        const tx = await producer.transaction();
+        await tx.send({
+          topic: consumer.dlq.name,
+          acks: -1,
+          messages: batch.map((i) => ({ key: `order-${i}`, value: `dead-${i}`, partition: 0, headers: { [HEADERS.attempt]: '1', [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: String(i), [HEADERS.errorClass]: 'OrderValidationError' } })),
+        });
+        await tx.commit();
+      }
+      const krt = krtAsAdmin(project);
+      const inspected = async () => JSON.parse((await krt('dlq', 'inspect', consumer.name, '--json')).stdout) as { records: { value: string }[]; expired: { total: number } };
+      expect((await inspected()).records.map((r) => r.value)).toHaveLength(6);
+      const ids = (await inspected()).records.map((r) => (r as unknown as { id: string }).id).join(',');
+      expect((await krt('dlq', 'discard', consumer.name, '--ids', ids, '--reason', 'settled by hand', '--by', 'test')).code).toBe(0);
+
+      // A week without a DLQ command: the broker drops the idle group's offsets.
+      await admin.deleteGroups([consumer.groups.replay]);
+
+      const after = await inspected();
+      expect({ records: after.records.length, expired: after.expired.total }).toEqual({ records: 0, expired: 0 });
+      const errors: unknown[] = [];
+      const monitor = createDlqMonitor(consumerDescriptor(consumer), { port: kafkajsMonitorPort(kafkaAsAdmin(), consumer.groups.monitor), registry: new Registry(), onError: (e) => errors.push(e) });
+      expect(await monitor.poll()).toMatchObject({ dlqSize: 0, dlqExpired: 0 });
+      expect(errors).toEqual([]);
+    } finally {
+      await producer.disconnect();
+      await admin.disconnect();
+    }
+  });
 });
