@@ -9,7 +9,7 @@ import type { CliIo } from './io';
 import { listenFailure } from './listen-error';
 import { reportDiagnostics } from './report';
 import { stoppedWithin, untilSignal } from './serve-until-signal';
-import { UsageError } from './topology-files';
+import { portOption } from './port-option';
 
 export interface ConsoleCommandOptions {
   readonly port: string;
@@ -50,8 +50,7 @@ function readOnlyReasonOf(topologies: readonly TopologyModel[], user: string | u
  * reader members leave.
  */
 export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions): Promise<number> {
-  const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (0 picks a free one), not '${options.port}'`);
+  const port = portOption(options.port);
   const result = await compileFiles(discoverTopologyFiles(io.cwd), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   // Required here, not at the top: the server and the Kafka client weigh on every other command's start.

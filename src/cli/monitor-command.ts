@@ -17,6 +17,7 @@ import { monitorPrincipalWarning } from './monitor-principals';
 import { reportDiagnostics } from './report';
 import { stoppedWithin, untilSignal } from './serve-until-signal';
 import { resolveTopologyFiles, UsageError } from './topology-files';
+import { portOption } from './port-option';
 
 export interface MonitorCommandOptions {
   readonly port: string;
@@ -30,12 +31,6 @@ interface PollStatus {
   readonly at: string;
   readonly ok: boolean;
   readonly error?: string;
-}
-
-function portOf(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (0 picks a free one), not '${text}'`);
-  return port;
 }
 
 function intervalOf(text: string): number {
@@ -52,7 +47,7 @@ function intervalOf(text: string): number {
  * that consumer's gauges, so Prometheus sees the monitor as down rather than stale.
  */
 export async function monitorCommand(io: CliIo, files: string[], options: MonitorCommandOptions): Promise<number> {
-  const port = portOf(options.port);
+  const port = portOption(options.port);
   const intervalMs = intervalOf(options.interval);
   const result = await compileFiles(resolveTopologyFiles(io.cwd, files), io.cwd);
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
