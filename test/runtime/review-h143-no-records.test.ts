@@ -1,4 +1,7 @@
+import { Registry } from 'prom-client';
 import { replayRecords } from '../../src/dlq/replay';
+import { createDlqMonitor } from '../../src/runtime/monitor';
+import { testDescriptor } from '../helpers/kafka';
 import { replayRoute } from '../../src/dlq/replay-route';
 import { DlqSession } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
@@ -119,9 +122,6 @@ describe('review h143: no-record ranges that touch, passed by two replays (the D
 
 describe('review h143: the monitor on the same audit log (touching ranges, the later one bordered by a marker)', () => {
   it.failing('reads kafka_dlq_size 0 once the replay group\'s offsets are gone', async () => {
-    const { Registry } = await import('prom-client');
-    const { createDlqMonitor } = await import('../../src/runtime/monitor');
-    const { testDescriptor } = await import('../helpers/kafka');
     const monitored = testDescriptor('h143', [60]);
     const markers = new Set([1, 2, 3, 4, 6]);
     const base = { by: 'ops', consumer: monitored.name, dlqTopic: monitored.dlqTopic, partition: 0 };
