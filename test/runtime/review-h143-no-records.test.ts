@@ -154,3 +154,28 @@ describe('review h143: the monitor on the same audit log (touching ranges, the l
     expect((await monitor.poll()).dlqSize).toBe(0);
   });
 });
+
+describe('review h143: one `no-records` entry over a record of this log, from anyone who writes to the audit topic', () => {
+  // What is seen: 10 records replayed (their entries marked), the group's offsets gone; a
+  // stray writer (a script, a test run against production, a tool of another team) appends one
+  // `no-records` entry {from 0, to 9, offset -1, at now}, no mark needed. The tools read record
+  // 0 in its range ('mark': another log), and entriesOfAnotherLog leaves out every entry written
+  // no later than it: all 10 records are listed unhandled again and `krt dlq replay --all`
+  // would publish all 10 again. A stray record entry does the same only with a `mark` field;
+  // this one needs none. Class: one unauthenticated entry voids the whole log (the design's
+  // "an entry shown of another log takes every earlier one with it"), now reachable with the
+  // most ordinary-looking entry. Fix (a judgment call): let a `no-records` entry exclude only
+  // itself (a range over a record is never written by a step of this log, so it says "bogus",
+  // not "earlier log"); the 'mark' of the border record stays the evidence of an earlier log.
+  it.failing('does not list again the records replayed before it', async () => {
+    const { consumer, double, record } = scene();
+    for (let i = 0; i < 10; i++) double.append(consumer.dlq.name, 0, record(i));
+    await replayAll(double, consumer);
+    double.append(consumer.dlqAudit.name, 0, { key: '0:no-records-0-9', value: JSON.stringify({ action: 'no-records', by: 'someone', at: new Date(Date.now() + 60_000).toISOString(), consumer: consumer.name, dlqTopic: consumer.dlq.name, partition: 0, from: '0', to: '9', offset: '-1' }) });
+    double.commits.delete(consumer.groups.replay);
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    expect(session.records.length).toBe(0);
+  });
+});
+
