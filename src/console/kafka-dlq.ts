@@ -65,8 +65,9 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
   const writtenBy = async (consumer: ConsumerModel, ids: readonly string[], by: string, since: string): Promise<AuditLogEntry[]> => {
     if (ids.length === 0) return [];
     const wanted = new Set(ids);
-    // A step writes a `no-records` entry per marker range next to its records, at most one more than its records.
-    const recent = await auditLog(consumer, Math.max(100, 2 * ids.length + 10));
+    // Beside each record a step writes up to two `no-records` entries (the marker ranges on
+    // either side), and one more per partition: its entries are among the newest 3n + p.
+    const recent = await auditLog(consumer, Math.max(100, 3 * ids.length + consumer.dlq.partitions + 10));
     return recent.filter((e) => wanted.has(e.key) && e.by === by && e.at >= since);
   };
   return {

@@ -56,25 +56,35 @@ export function noRecordsEntry(fields: AuditFields['fields'], dlqTopic: string):
 }
 
 /**
- * What this log shows of a `no-records` entry: 'mark' when it holds a record within the range
- * (read, where the read covered it), or a record of another mark at the border; undefined
- * when it shows nothing. Whether the entry may be taken at all is the fold's (noRecordsKnown).
+ * What this log shows of a `no-records` entry: 'inside' when it holds a record within the
+ * range (read, where the read covered it), 'mark' (or 'time') when the record at the border
+ * is another one; undefined when it shows nothing. A record inside proves only that this
+ * entry is wrong, not when another log was the topic's (a stray writer needs no mark to
+ * write one): it leaves the entry out alone. Whether the entry may be taken at all is the
+ * fold's (noRecordsKnown).
  */
-function anotherNoRecords(log: ThisLog, fields: AuditFields['fields'], range: { partition: number; from: bigint; to: bigint; border: bigint }): 'mark' | 'time' | undefined {
-  const read = log.marks?.get(range.partition);
+function anotherNoRecords(log: ThisLog, fields: AuditFields['fields'], range: { partition: number; from: bigint; to: bigint; border: bigint }, readOffsets: (partition: number) => readonly bigint[]): 'mark' | 'time' | 'inside' | undefined {
   const covered = log.covered?.get(range.partition);
-  if (read !== undefined && covered !== undefined) {
-    const from = range.from > covered.from ? range.from : covered.from;
-    const to = range.to < covered.to - 1n ? range.to : covered.to - 1n;
+  if (log.marks?.has(range.partition) && covered !== undefined) {
     const start = log.starts?.get(range.partition) ?? 0n;
-    // Within the range, only offsets read count: a record there says the range is of another log.
-    if (to - from < 100_000n) {
-      for (let o = from < start ? start : from; o <= to; o++) if (read.has(o)) return 'mark';
-    } else {
-      for (const o of read.keys()) if (o >= from && o <= to && o >= start) return 'mark';
-    }
+    const lowest = [range.from, covered.from, start].reduce((a, b) => (a > b ? a : b));
+    const highest = range.to < covered.to - 1n ? range.to : covered.to - 1n;
+    // Within the range, only offsets read count: a record there says the entry is not of this log.
+    if (lowest <= highest && anyWithin(readOffsets(range.partition), lowest, highest)) return 'inside';
   }
   return range.border < 0n ? undefined : anotherRecord(log, fields, range.partition, range.border);
+}
+
+/** Whether the sorted offsets hold one in [from, to]: a binary search, as a stray range may span millions of offsets. */
+function anyWithin(sorted: readonly bigint[], from: bigint, to: bigint): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < from) low = middle + 1;
+    else high = middle;
+  }
+  return low < sorted.length && sorted[low]! <= to;
 }
 
 /**
@@ -128,11 +138,21 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
   const shown = new Set<AuditFields['fields']>();
   let until: number | undefined;
   let n = 0;
+  // The offsets the marks' read found a record at, sorted once per partition when a `no-records` entry asks.
+  const sortedReads = new Map<number, bigint[]>();
+  const readOffsets = (partition: number): readonly bigint[] => {
+    let sorted = sortedReads.get(partition);
+    if (sorted === undefined) {
+      sorted = [...(log.marks?.get(partition)?.keys() ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      sortedReads.set(partition, sorted);
+    }
+    return sorted;
+  };
   for (const { fields } of entries) {
     if (++n % ITEMS_PER_YIELD === 0) yield;
     const named = recordEntry(fields, dlqTopic);
     const range = named === undefined ? noRecordsEntry(fields, dlqTopic) : undefined;
-    const by = named !== undefined ? anotherRecord(log, fields, named.partition, named.offset) : range !== undefined ? anotherNoRecords(log, fields, range) : undefined;
+    const by = named !== undefined ? anotherRecord(log, fields, named.partition, named.offset) : range !== undefined ? anotherNoRecords(log, fields, range, readOffsets) : undefined;
     if (by === undefined) continue;
     shown.add(fields);
     const at = timeOf(fields);

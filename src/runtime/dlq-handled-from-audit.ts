@@ -84,11 +84,42 @@ export function* handledFromAuditLogSliced(
     const below = counts.reduce((max, [b]) => (b > max ? b : max), 0n);
     const expired = counts.reduce((sum, [, c]) => sum + c, 0n);
     const state = yield* markHandledSliced(emptyHandled(below, expired), handled.get(partition) ?? []);
-    // As the commit absorbed them (absorbNoRecordOffsets), each by the border its entry names, handled by the entries above.
-    const bordered = (noRecords.get(partition) ?? []).filter((r) => isHandled(state, r.border));
+    const bordered = yield* borderedRanges(state, noRecords.get(partition) ?? []);
     states.set(partition, bordered.length === 0 ? state : withRanges(state, bordered));
   }
   return states;
+}
+
+type NoRecordRange = { from: bigint; to: bigint; border: bigint };
+
+/**
+ * The no-record ranges the fold passes, as the commits absorbed them (absorbNoRecordOffsets):
+ * each whose border, the offset its entry names, is handled, by the records' state or by a
+ * range taken before. Two sessions' commits may pass touching ranges, the later one bordered
+ * by a marker the earlier passed (a session reads on from its commit): its border is handled
+ * only through that earlier range. So ranges are taken until none more is: ascending passes
+ * take the chains hanging on a left border, descending ones those hanging on a right border.
+ */
+function* borderedRanges(state: HandledState, ranges: readonly NoRecordRange[]): SlicedWork<NoRecordRange[]> {
+  // One of each range: a rerun writes a step's entries again.
+  const pending = [...new Map(ranges.map((r) => [`${r.from}-${r.to}-${r.border}`, r])).values()].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  const taken = new Set<NoRecordRange>();
+  const takenEdges = new Set<bigint>();
+  const handled = (offset: bigint) => takenEdges.has(offset) || isHandled(state, offset);
+  let n = 0;
+  for (let ascending = true, progress = true; progress; ascending = !ascending) {
+    progress = false;
+    for (let i = 0; i < pending.length; i++) {
+      if (++n % ITEMS_PER_YIELD === 0) yield;
+      const range = pending[ascending ? i : pending.length - 1 - i]!;
+      if (taken.has(range) || !handled(range.border)) continue;
+      taken.add(range);
+      // A border next to a taken range is one of its ends.
+      takenEdges.add(range.from).add(range.to);
+      progress = true;
+    }
+  }
+  return [...taken];
 }
 
 /**

@@ -65,13 +65,18 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
       const wanted = await runSliced(offsetsToCheck(entries, dlqTopic, partitions, ends, starts), signal);
       const ranges: Ranges = new Map();
       const witnesses = new Map<number, { offset: bigint; mark: string }>();
+      // Partitions whose last read found no record (only markers): read again, and changed only if this read finds otherwise.
+      const blanks = new Map<number, Checked>();
       for (const [partition, range] of wanted) {
         const c = checked.get(partition);
         const witness = c?.last;
         // Nothing kept to go on from: an offset below what was read, a witness retention
-        // deleted or past the DLQ's end now (a DLQ created again and not yet refilled).
+        // deleted or past the DLQ's end now (a DLQ created again and not yet refilled), or
+        // no witness at all (nothing but markers was read: a DLQ created again shows only
+        // in a new read).
         if (!c || witness === undefined || range.from < c.from || witness < (starts.get(partition) ?? 0n) || witness >= (ends.get(partition) ?? 0n)) {
-          if (c) version += 1;
+          if (c && witness === undefined) blanks.set(partition, c);
+          else if (c) version += 1;
           checked.delete(partition);
           ranges.set(partition, range);
           continue;
@@ -91,6 +96,10 @@ export function createMarkCheck(port: MonitorPort, dlqTopic: string) {
           again.set(partition, wanted.get(partition)!);
         }
         if (again.size > 0) await read(again, signal);
+        for (const [partition, before] of blanks) {
+          const now = checked.get(partition);
+          if (now === undefined || now.marks.size > 0 || now.from !== before.from || now.to !== before.to) version += 1;
+        }
       }
       const kept = [...wanted.keys()].flatMap((partition) => (checked.has(partition) ? [[partition, checked.get(partition)!] as const] : []));
       // What the reads covered, [from, to): an offset there without a mark holds no record (a `no-records` entry is taken only there).

@@ -11,9 +11,9 @@ describe('review h143: the console\'s table of what a discard wrote, on a DLQ wr
   // "at most one more than its records" is wrong: up to two per record, one per side, and one
   // per partition whose earlier-handled border the step passes). The job's audit table lists
   // 11 of the 100 discards the operator just made. Nothing is lost from the log; the console's
-  // confirmation undercounts. Fix: look among 3 * ids.length + partitions + 10, or better,
+  // confirmation undercounts. Fixed: look among 3 * ids.length + partitions + 10, or better,
   // read back to the first entry at or after `since` (the step's own start).
-  it.failing('lists every discarded record\'s entry after the discard', async () => {
+  it('lists every discarded record\'s entry after the discard', async () => {
     const consumer = compile(aTopology({ consumers: [aConsumer()] })).model!.topologies[0]!.consumers[0]!;
     const double = new DlqKafkaDouble();
     for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);

@@ -221,7 +221,10 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
       if (waiting.size === 0) return { marks, readTo };
       const reached = (partition: number, last: bigint): AfterRecord => {
         if (!waiting.has(partition)) return 'next';
-        if (last + 1n > readTo.get(partition)!) readTo.set(partition, last + 1n);
+        // Never past `to` + 1: a read that went on past `to` kept no mark there, so covered nothing there.
+        const cap = ranges.get(partition)!.to + 1n;
+        const next = last + 1n > cap ? cap : last + 1n;
+        if (next > readTo.get(partition)!) readTo.set(partition, next);
         if (last < ranges.get(partition)!.to) return 'next';
         waiting.delete(partition);
         return waiting.size === 0 ? 'done' : 'pause';
