@@ -44,6 +44,19 @@ const noRecordsEntries = (double: DlqKafkaDouble, consumer: ConsumerModel) =>
     .map((e) => [e.from, e.to, e.offset]);
 
 describe('review h143: no-record ranges that touch, passed by two replays (the DLQ end between them)', () => {
+  /** Record 0 and its marker, replayed; then an aborted transaction (2-4, no record), record 5 and its marker, replayed. */
+  async function twoReplaysOfTouchingRanges() {
+    const { consumer, double, record } = scene();
+    double.append(consumer.dlq.name, 0, record(0));
+    double.appendMarker(consumer.dlq.name, 0);
+    await replayAll(double, consumer);
+    for (let i = 0; i < 3; i++) double.appendMarker(consumer.dlq.name, 0);
+    double.append(consumer.dlq.name, 0, record(5));
+    double.appendMarker(consumer.dlq.name, 0);
+    await replayAll(double, consumer);
+    return { consumer, double, record };
+  }
+
   // What is seen: offset 0 a record (its transaction's commit marker at 1); a first replay
   // (DLQ end 2) replays 0 and passes the marker 1 (entry 1-1, border 0). A transaction is then
   // aborted (its records 2-3 and abort marker: here three offsets with no record, 2-4), then
@@ -60,14 +73,7 @@ describe('review h143: no-record ranges that touch, passed by two replays (the D
   // whose border the state *with the ranges taken so far* handles), or have the session name
   // as border the handled record the earlier range hangs on.
   it('rebuilds a backlog of 0 after both replays, once the group\'s offsets are gone', async () => {
-    const { consumer, double, record } = scene();
-    double.append(consumer.dlq.name, 0, record(0));
-    double.appendMarker(consumer.dlq.name, 0);
-    await replayAll(double, consumer);
-    for (let i = 0; i < 3; i++) double.appendMarker(consumer.dlq.name, 0);
-    double.append(consumer.dlq.name, 0, record(5));
-    double.appendMarker(consumer.dlq.name, 0);
-    await replayAll(double, consumer);
+    const { consumer, double } = await twoReplaysOfTouchingRanges();
     expect(noRecordsEntries(double, consumer)).toEqual([['1', '1', '0'], ['2', '4', '1'], ['6', '6', '5']]);
     const live = await DlqSession.open(double.kafka(), consumer);
     await live.close();
@@ -81,14 +87,7 @@ describe('review h143: no-record ranges that touch, passed by two replays (the D
   // What is seen: the write-back of the rebuilt state (a replay of nothing: restoreCommits)
   // audits the range 2-4 again with border 1, and the next rebuild still reads a backlog of 3.
   it('the write-back of the rebuilt state makes the next rebuild pass the range', async () => {
-    const { consumer, double, record } = scene();
-    double.append(consumer.dlq.name, 0, record(0));
-    double.appendMarker(consumer.dlq.name, 0);
-    await replayAll(double, consumer);
-    for (let i = 0; i < 3; i++) double.appendMarker(consumer.dlq.name, 0);
-    double.append(consumer.dlq.name, 0, record(5));
-    double.appendMarker(consumer.dlq.name, 0);
-    await replayAll(double, consumer);
+    const { consumer, double } = await twoReplaysOfTouchingRanges();
     double.commits.delete(consumer.groups.replay);
     await replayAll(double, consumer);
     // The rebuilt state passed 2-4 already (through 1-1): the write-back audits no range again.
@@ -104,14 +103,7 @@ describe('review h143: no-record ranges that touch, passed by two replays (the D
   // the next step writes an `expired` entry of 3 "deleted by retention before anyone replayed
   // or discarded them" (kafka_dlq_expired_total 3: an expiry alert for nothing).
   it('counts no marker of the later range as expired once retention deleted it', async () => {
-    const { consumer, double, record } = scene();
-    double.append(consumer.dlq.name, 0, record(0));
-    double.appendMarker(consumer.dlq.name, 0);
-    await replayAll(double, consumer);
-    for (let i = 0; i < 3; i++) double.appendMarker(consumer.dlq.name, 0);
-    double.append(consumer.dlq.name, 0, record(5));
-    double.appendMarker(consumer.dlq.name, 0);
-    await replayAll(double, consumer);
+    const { consumer, double, record } = await twoReplaysOfTouchingRanges();
     double.append(consumer.dlq.name, 0, record(7));
     double.deleteBelow(consumer.dlq.name, 0, 7n);
     double.commits.delete(consumer.groups.replay);
