@@ -9,7 +9,7 @@ const EPOCH = Date.parse('2026-01-01T00:00:00Z');
 
 /** An audit entry as `audit()` writes it, who and why included, of this DLQ or another. */
 const anEntry = fc.record({
-  action: fc.constantFrom('replayed', 'discarded', 'expired', 'no-records', 'rejected'),
+  action: fc.constantFrom('replayed', 'discarded', 'expired', 'no-records', 'handled-below', 'rejected'),
   dlqTopic: fc.constantFrom(DLQ, DLQ, DLQ, 'other.dlq'),
   partition: fc.integer({ min: 0, max: 1 }),
   offset: fc.integer({ min: -1, max: 12 }).map(String),
@@ -18,6 +18,8 @@ const anEntry = fc.record({
   to: fc.integer({ min: 0, max: 12 }).map(String),
   belowOffset: fc.integer({ min: 0, max: 12 }).map(String),
   count: fc.integer({ min: 0, max: 4 }),
+  // A `handled-below` entry's expired count (its floor is `belowOffset`).
+  expiredTotal: fc.integer({ min: 0, max: 4 }).map(String),
   mark: fc.option(fc.constantFrom(`${EPOCH}/-1/10`, `${EPOCH + 3 * DAY}/-1/10`), { nil: undefined }),
   at: fc.integer({ min: 0, max: 4 }).map((days) => new Date(EPOCH + days * DAY).toISOString()),
   by: fc.constantFrom('ops', 'krt console'),

@@ -31,6 +31,32 @@ describe('the handled state of a DLQ rebuilt from its audit log', () => {
   });
 });
 
+describe('the floor a step recorded (`handled-below` entries)', () => {
+  const floor = (partition: number, belowOffset: number, expiredTotal: number) => entry({ action: 'handled-below', partition, belowOffset: String(belowOffset), expiredTotal: String(expiredTotal) });
+  const fold = (entries: AuditLogEntry[], start: bigint) => handledFromAuditLog(entries, DLQ, [0], undefined, { starts: new Map([[0, start]]) }).get(0)!;
+  const shown = (state: ReturnType<typeof fold>) => ({ committed: state.committed, expired: state.expired });
+
+  it('passes every offset below the highest floor, with its expired count, where the records are gone', () => {
+    expect(shown(fold([floor(0, 4, 1), floor(0, 9, 2), floor(0, 7, 5)], 20n))).toEqual({ committed: 9n, expired: 2n });
+  });
+
+  it('passes nothing at or above the log start: the record entries say what is handled there', () => {
+    expect(shown(fold([floor(0, 9, 2)], 6n))).toEqual({ committed: 6n, expired: 2n });
+    expect(shown(fold([floor(0, 9, 2), decision('discarded', 0, 6), decision('discarded', 0, 7)], 6n))).toEqual({ committed: 8n, expired: 2n });
+  });
+
+  it('adds the expired ranges passed above it, not those it already counts', () => {
+    const entries = [entry({ action: 'expired', partition: 0, count: 2, belowOffset: '3' }), floor(0, 5, 2), entry({ action: 'expired', partition: 0, count: 4, belowOffset: '12' })];
+    expect(shown(fold(entries, 12n))).toEqual({ committed: 12n, expired: 6n });
+  });
+
+  it('is left out where the log start is not known, when malformed, and past the partition\'s end', () => {
+    expect(handledFromAuditLog([floor(0, 9, 2)], DLQ, [0]).get(0)!.committed).toBe(0n);
+    expect(shown(fold([entry({ action: 'handled-below', partition: 0, belowOffset: '9', expiredTotal: 2 }), entry({ action: 'handled-below', partition: 0, belowOffset: '-9', expiredTotal: '0' })], 20n))).toEqual({ committed: 0n, expired: 0n });
+    expect(handledFromAuditLog([floor(0, 9, 2)], DLQ, [0], new Map([[0, 8n]]), { starts: new Map([[0, 20n]]) }).get(0)!.committed).toBe(0n);
+  });
+});
+
 describe('the handled state rebuilt from an audit log naming offsets past the partition\'s end', () => {
   it('leaves out every entry whose offset the partition has not reached, and keeps an expired range up to the end itself', () => {
     const ends = new Map([[0, 10n], [1, 4n]]);

@@ -66,8 +66,9 @@ export function kafkaConsoleDlq(kafka: Kafka, options: { readonly readerIdleMs?:
     if (ids.length === 0) return [];
     const wanted = new Set(ids);
     // Beside each record a step writes up to two `no-records` entries (the marker ranges on
-    // either side), and one more per partition: its entries are among the newest 3n + p.
-    const recent = await auditLog(consumer, Math.max(100, 3 * ids.length + consumer.dlq.partitions + 10));
+    // either side), and two more per partition (`expired`, `handled-below`): its entries are
+    // among the newest 3n + 2p.
+    const recent = await auditLog(consumer, Math.max(100, 3 * ids.length + 2 * consumer.dlq.partitions + 10));
     return recent.filter((e) => wanted.has(e.key) && e.by === by && e.at >= since);
   };
   return {

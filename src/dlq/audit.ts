@@ -1,5 +1,6 @@
 import type { Producer } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
+import type { HandledState } from '../runtime/dlq-handled';
 import { sendChecked } from './checked-send';
 import type { DlqRecord, ExpiredRecords, NoRecordsPassed } from './session';
 
@@ -21,6 +22,27 @@ export const EXPIRED_REASON = 'deleted by retention before anyone replayed or di
 /** What a `no-records` entry records: offsets a commit passed with the handled record next to them. */
 export const NO_RECORDS_REASON = 'offsets holding no record (transaction markers, aborted records), passed with the handled record next to them';
 
+/** What a `handled-below` entry records: the handled state's floor after the step that writes it. */
+export const HANDLED_BELOW_REASON = 'every offset below belowOffset is handled or counted as expired (expiredTotal of them, ever) once this step is committed';
+
+/**
+ * A partition's handled state after a step, as its `handled-below` entry records it: where
+ * its run of handled offsets from the start ends, and how many records retention deleted
+ * unhandled below it, ever. It outlives the entries of the records below it: once the
+ * audit log's own retention deleted those, a state rebuilt from the log would otherwise
+ * count every one of them as expired unhandled (dlq-handled-from-audit.ts).
+ */
+export interface HandledBelow {
+  readonly partition: number;
+  readonly belowOffset: bigint;
+  readonly expiredTotal: bigint;
+}
+
+/** The `handled-below` record of each state a commit writes. */
+export function handledBelowOf(states: ReadonlyMap<number, HandledState>): HandledBelow[] {
+  return [...states].map(([partition, state]) => ({ partition, belowOffset: state.committed, expiredTotal: state.expired }));
+}
+
 /**
  * The most characters an entry copies of any one text it did not choose: a dead letter's
  * headers (whatever bytes its producer wrote) and the operator's name and reason. Enough for
@@ -40,14 +62,15 @@ export function copiedText(text: string): string {
 
 /**
  * The entries of one step: one per record, one per partition whose expired records the
- * same commit passes, and one per range of offsets holding no record the commit passes
+ * same commit passes, one per range of offsets holding no record the commit passes
  * (`no-records`: naming the handled offset next to it, and that record's mark when known),
- * so that a state rebuilt from the audit log once the commits are gone passes them too.
+ * so that a state rebuilt from the audit log once the commits are gone passes them too, and
+ * one per partition the commit writes (`handled-below`: its state's floor, HandledBelow).
  * Built before the step publishes anything.
  */
 export function auditMessages(
   consumer: ConsumerModel,
-  step: { records: readonly DlqRecord[]; entry: AuditEntry; expired: readonly ExpiredRecords[]; noRecords?: readonly NoRecordsPassed[] },
+  step: { records: readonly DlqRecord[]; entry: AuditEntry; expired: readonly ExpiredRecords[]; noRecords?: readonly NoRecordsPassed[]; handledBelow?: readonly HandledBelow[] },
   now: number,
 ): AuditMessage[] {
   const at = new Date(now).toISOString();
@@ -86,7 +109,12 @@ export function auditMessages(
       ...(n.mark === undefined ? {} : { mark: n.mark }),
     }),
   }));
-  return [...expired, ...decisions, ...noRecords];
+  // Last: the floor holds once every entry before it is written.
+  const floors = (step.handledBelow ?? []).map((h) => ({
+    key: `${h.partition}:handled-below-${h.belowOffset}`,
+    value: JSON.stringify({ action: 'handled-below', by: decided.by, reason: HANDLED_BELOW_REASON, ...common, partition: h.partition, belowOffset: h.belowOffset.toString(), expiredTotal: h.expiredTotal.toString() }),
+  }));
+  return [...expired, ...decisions, ...noRecords, ...floors];
 }
 
 /** The size an entry takes in the audit log's batch: its key and value in UTF-8. */

@@ -2,7 +2,7 @@ import type { Kafka } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { REPLAY_ROUTES } from '../naming';
 import { sendChecked } from './checked-send';
-import { appendToAuditLog, AUDIT_STEP_BYTES, auditMessageBytes, auditMessages } from './audit';
+import { appendToAuditLog, AUDIT_STEP_BYTES, auditMessageBytes, auditMessages, handledBelowOf } from './audit';
 import type { AuditEntry } from './audit';
 import { recordsWaitingForTheirKey } from './key-turn';
 import type { WaitingRecord } from './key-turn';
@@ -216,11 +216,11 @@ async function inSteps(
   // else the session's member stayed in the replay group, refusing every other replay and
   // discard for as long as the session stayed open (the console keeps its session).
   try {
-    await session.restoreCommits(async (expired, noRecords) => {
+    await session.restoreCommits(async (expired, noRecords, states) => {
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
       try {
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired, noRecords }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired, noRecords, handledBelow: handledBelowOf(states) }, now()));
       } finally {
         await producer.disconnect();
       }
@@ -259,7 +259,7 @@ async function inSteps(
           unreached.push(...parts.slice(i).flat());
           break;
         }
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired, noRecords: prepared.noRecords }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired, noRecords: prepared.noRecords, handledBelow: handledBelowOf(prepared.states) }, now()));
         await session.commit(prepared);
         handled.push(...part);
       }
@@ -355,15 +355,22 @@ function withinAuditBudget(session: DlqSession, records: readonly DlqRecord[], e
     const next = session.noRecordsNextTo(record.partition, record.offset);
     if (next.length > 0) sizes[i]! += auditMessages(session.consumer, { records: [], entry, expired: [], noRecords: next }, now).reduce((sum, m) => sum + auditMessageBytes(m), 0);
   });
+  // And the `handled-below` entry of each partition a part commits, counted at its first record in the part (the most an entry of it takes).
+  const floorBytes = auditMessages(session.consumer, { records: [], entry, expired: [], handledBelow: [{ partition: session.consumer.dlq.partitions, belowOffset: 2n ** 63n, expiredTotal: 2n ** 63n }] }, now).reduce((sum, m) => sum + auditMessageBytes(m), 0);
   const parts: DlqRecord[][] = [];
   let bytes = Infinity;
+  let partitions = new Set<number>();
   records.forEach((record, i) => {
-    if (bytes + sizes[i]! > AUDIT_STEP_BYTES) {
+    const size = sizes[i]! + (partitions.has(record.partition) ? 0 : floorBytes);
+    if (bytes + size > AUDIT_STEP_BYTES) {
       parts.push([]);
       bytes = 0;
+      partitions = new Set();
     }
+    const counted = sizes[i]! + (partitions.has(record.partition) ? 0 : floorBytes);
+    partitions.add(record.partition);
     parts[parts.length - 1]!.push(record);
-    bytes += sizes[i]!;
+    bytes += counted;
   });
   return parts;
 }

@@ -177,7 +177,7 @@ export class DlqSession {
    * as a step's commit passes it (prepare), and the gaps it passes are given to `audit` first,
    * as a step's are: audit, then commit.
    */
-  async restoreCommits(audit: (expired: readonly ExpiredRecords[], noRecords: readonly NoRecordsPassed[]) => Promise<void>): Promise<void> {
+  async restoreCommits(audit: (expired: readonly ExpiredRecords[], noRecords: readonly NoRecordsPassed[], states: ReadonlyMap<number, HandledState>) => Promise<void>): Promise<void> {
     if (![...this.unwritten].some((p) => !isNothingHandled(this.states.get(p)!))) return;
     const states = new Map<number, HandledState>();
     const expired: ExpiredRecords[] = [];
@@ -204,7 +204,7 @@ export class DlqSession {
     if (expired.length > 0 || noRecords.length > 0) {
       // Before its audit entries, as a step checks before its publish: a DLQ created again since the open gets no entry of the log read.
       await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
-      await audit(expired, noRecords);
+      await audit(expired, noRecords, states);
     }
     await this.commit({ states, expired });
   }

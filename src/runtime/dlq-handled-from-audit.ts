@@ -43,6 +43,8 @@ export function* handledFromAuditLogSliced(
   // written but whose commit was not writes its gap's entry again when run again, so entries
   // of one belowOffset count once (the largest count).
   const passed = new Map<number, Map<bigint, bigint>>();
+  // Each partition's highest floor a step recorded (`handled-below`), within what is gone (floorOf).
+  const floors = new Map<number, { below: bigint; expired: bigint }>();
   const handled = new Map<number, bigint[]>();
   // Offsets a commit passed as holding no record (transaction markers, aborted records), with the handled offset next to each.
   const noRecords = new Map<number, { from: bigint; to: bigint; border: bigint }[]>();
@@ -61,6 +63,10 @@ export function* handledFromAuditLogSliced(
       const count = typeof fields.count === 'number' && Number.isSafeInteger(fields.count) && fields.count > 0 ? BigInt(fields.count) : 0n;
       if (count >= (counts.get(below) ?? 0n)) counts.set(below, count);
       passed.set(partition, counts);
+    } else if (fields.action === 'handled-below') {
+      const floor = floorOf(fields, log.starts?.get(partition));
+      const best = floors.get(partition);
+      if (floor !== undefined && inLog(partition, floor.below, true) && (best === undefined || floor.below > best.below || (floor.below === best.below && floor.expired > best.expired))) floors.set(partition, floor);
     } else if (recordEntry(fields, dlqTopic) !== undefined) {
       const offset = BigInt(fields.offset as string);
       if (!inLog(partition, offset, false)) continue;
@@ -80,14 +86,32 @@ export function* handledFromAuditLogSliced(
   }
   const states = new Map<number, HandledState>();
   for (const partition of partitions) {
-    const counts = [...(passed.get(partition) ?? new Map<bigint, bigint>())];
-    const below = counts.reduce((max, [b]) => (b > max ? b : max), 0n);
-    const expired = counts.reduce((sum, [, c]) => sum + c, 0n);
+    // A floor counts the expired ranges passed below it; those passed above it come after it.
+    const floor = floors.get(partition) ?? { below: 0n, expired: 0n };
+    const counts = [...(passed.get(partition) ?? new Map<bigint, bigint>())].filter(([b]) => b > floor.below);
+    const below = counts.reduce((max, [b]) => (b > max ? b : max), floor.below);
+    const expired = counts.reduce((sum, [, c]) => sum + c, floor.expired);
     const state = yield* markHandledSliced(emptyHandled(below, expired), handled.get(partition) ?? []);
     const bordered = yield* borderedRanges(state, noRecords.get(partition) ?? []);
     states.set(partition, bordered.length === 0 ? state : withRanges(state, bordered));
   }
   return states;
+}
+
+/**
+ * What a `handled-below` entry (src/dlq/audit.ts) tells of the offsets retention deleted:
+ * every one below its floor was handled or counted as expired, `expired` of them expired.
+ * Taken only up to the log start: below it no record is left to list, so an entry of an
+ * earlier log of the DLQ's name (one not shown by a mark: entriesOfAnotherLog) changes at
+ * most the expired count, never which records are listed; at and above it the record
+ * entries say what is handled, checked against the records. Undefined for a malformed
+ * entry, or where the log start is not known.
+ */
+function floorOf(fields: AuditFields['fields'], start: bigint | undefined): { below: bigint; expired: bigint } | undefined {
+  const { belowOffset, expiredTotal } = fields;
+  if (start === undefined || typeof belowOffset !== 'string' || !/^\d+$/.test(belowOffset) || typeof expiredTotal !== 'string' || !/^\d+$/.test(expiredTotal)) return undefined;
+  const below = BigInt(belowOffset);
+  return { below: below < start ? below : start, expired: BigInt(expiredTotal) };
 }
 
 type NoRecordRange = { from: bigint; to: bigint; border: bigint };

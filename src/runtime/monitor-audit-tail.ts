@@ -6,7 +6,7 @@ import { ITEMS_PER_YIELD, runSliced } from './sliced-work';
 import type { SlicedWork } from './sliced-work';
 
 /** The actions the fold reads (dlq-handled-from-audit.ts): kept in step with it. */
-const ACTIONS = new Set(['replayed', 'discarded', 'expired', 'no-records']);
+const ACTIONS = new Set(['replayed', 'discarded', 'expired', 'no-records', 'handled-below']);
 
 export type ReadFrom = (topic: string, from: ReadonlyMap<number, string>, signal?: AbortSignal) => Promise<TopicRead>;
 /** The DLQ's end offset of each partition, read when called. */
@@ -110,7 +110,7 @@ function* namingRecordsBelow(entries: readonly AuditFields[], dlqEnd: ReadonlyMa
 function namesRecordBelow(fields: Readonly<Record<string, unknown>>, dlqEnd: ReadonlyMap<number, bigint>): boolean {
   if (typeof fields.partition !== 'number') return true;
   const end = dlqEnd.get(fields.partition);
-  if (fields.action === 'expired') return typeof fields.belowOffset !== 'string' || !/^\d+$/.test(fields.belowOffset) || (end !== undefined && BigInt(fields.belowOffset) <= end);
+  if (fields.action === 'expired' || fields.action === 'handled-below') return typeof fields.belowOffset !== 'string' || !/^\d+$/.test(fields.belowOffset) || (end !== undefined && BigInt(fields.belowOffset) <= end);
   // Offsets a commit passed as holding no record: all below the end, as the record next to them is.
   if (fields.action === 'no-records' && typeof fields.to === 'string' && /^\d+$/.test(fields.to) && !(end !== undefined && BigInt(fields.to) < end)) return false;
   if (fields.action === 'no-records' && fields.offset === '-1') return true;

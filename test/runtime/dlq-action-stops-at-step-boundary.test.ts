@@ -5,6 +5,7 @@ import type { ConsumerModel } from '../../src/model/types';
 import { HEADERS } from '../../src/naming/headers';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { DlqKafkaDouble } from './dlq-kafka-double';
+import { recordEntries } from './audit-record-entries';
 
 /**
  * A replay or discard told to stop (the console stopping, Ctrl-C) ends at its next step
@@ -44,7 +45,7 @@ describe('a DLQ action told to stop', () => {
       handled: result.handled.map((r) => r.id),
       unreached: result.unreached.map((r) => r.id),
       published: double.messages(consumer.tiers[0]!.name).length,
-      audited: double.messages(consumer.dlqAudit.name).length,
+      audited: recordEntries(double, consumer.dlqAudit.name).length,
       stillUnhandled: next.records.map((r) => r.id),
     }).toEqual({
       handled: ['0:0', '0:1'],
@@ -85,7 +86,7 @@ describe('a DLQ action told to stop', () => {
       handled: result.handled.map((r) => r.id),
       unreached: result.unreached.map((r) => r.id).sort(),
       published: double.messages(consumer.tiers[0]!.name).length,
-      audited: double.messages(consumer.dlqAudit.name).length,
+      audited: recordEntries(double, consumer.dlqAudit.name).length,
     }).toEqual({ handled: ['0:0', '0:3'], unreached: ['0:1', '0:2', '0:4', '0:5'], published: 2, audited: 2 });
   });
 

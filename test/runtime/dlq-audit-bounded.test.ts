@@ -44,6 +44,8 @@ async function replayAll(double: DlqKafkaDouble, consumer: ConsumerModel): Promi
 }
 
 const auditValues = (double: DlqKafkaDouble, consumer: ConsumerModel) => double.messages(consumer.dlqAudit.name).map((m) => JSON.parse(m.value!.toString()) as Record<string, unknown>);
+/** The entries naming a record (each step also writes its partitions' `handled-below` floor). */
+const recordEntries = (double: DlqKafkaDouble, consumer: ConsumerModel) => auditValues(double, consumer).filter((v) => v.action === 'replayed' || v.action === 'discarded');
 
 describe('a replay of a dead letter whose headers hold a huge text', () => {
   it('publishes it once with its audit entry, which copies the start of the text and says how long it was', async () => {
@@ -63,7 +65,7 @@ describe('a replay of a dead letter whose headers hold a huge text', () => {
     await replayAll(double, consumer);
     await replayAll(double, consumer);
     expect(double.messages(consumer.tiers[0]!.name)).toHaveLength(1);
-    expect(double.messages(consumer.dlqAudit.name)).toHaveLength(1);
+    expect(recordEntries(double, consumer)).toHaveLength(1);
   });
 });
 
@@ -82,7 +84,7 @@ describe('a step whose audit entries together would not fit one send', () => {
     const order = seen.filter((op) => op.kind === 'send' || op.kind === 'commit').map((op) => (op.kind === 'commit' ? 'commit' : op.topic === consumer.dlqAudit.name ? 'audit' : 'publish'));
     expect(order.join(' ')).toMatch(/^(publish audit commit ?)+$/);
     expect(double.messages(consumer.tiers[0]!.name)).toHaveLength(300);
-    expect(new Set(double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString())).size).toBe(300);
+    expect(new Set(recordEntries(double, consumer).map((v) => `${String(v.partition)}:${String(v.offset)}`)).size).toBe(300);
   });
 
   it('keeps each part of the audit log within AUDIT_STEP_BYTES', async () => {
@@ -146,7 +148,7 @@ describe('a discard with a reason longer than an audit entry copies', () => {
     } finally {
       await session.close();
     }
-    const entries = auditValues(double, consumer);
+    const entries = recordEntries(double, consumer);
     expect(entries).toHaveLength(2);
     for (const entry of entries) expect(entry.reason).toBe(`${'r'.repeat(AUDIT_COPIED_CHARS)}… (5000 characters in all)`);
   });

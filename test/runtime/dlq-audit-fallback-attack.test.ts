@@ -6,6 +6,7 @@ import { HEADERS } from '../../src/naming/headers';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { DlqKafkaDouble, RequestFailed } from './dlq-kafka-double';
 import type { FaultOutcome, Operation } from './dlq-kafka-double';
+import { recordEntries } from './audit-record-entries';
 
 const clock = (() => {
   let now = 0;
@@ -172,7 +173,7 @@ describe('the DLQ tools on a replay group whose commits an earlier release wrote
     double.append(consumer.dlq.name, 0, { key: 'late', value: 'late', headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: '0', [HEADERS.originalOffset]: '1', [HEADERS.errorClass]: 'X' } });
     expect(await replayAll(double, consumer)).toBe(1);
     expect([...double.commits.get(consumer.groups.replay)!.keys()].sort()).toEqual(Array.from({ length: consumer.dlq.partitions }, (_, p) => `${consumer.dlq.name}:${p}`).sort());
-    const audit = double.messages(consumer.dlqAudit.name).length;
+    const audit = recordEntries(double, consumer.dlqAudit.name).length;
     const fetched = new Set<string>();
     double.beforeFirstFetch = (_group, topic) => void fetched.add(topic);
     const session = await DlqSession.open(double.kafka(), consumer);

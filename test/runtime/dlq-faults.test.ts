@@ -7,6 +7,7 @@ import { decodeHandled, isHandled } from '../../src/runtime/dlq-handled';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { DlqKafkaDouble, RequestFailed } from './dlq-kafka-double';
 import type { FaultOutcome, Operation } from './dlq-kafka-double';
+import { recordEntries } from './audit-record-entries';
 
 /** The process dies here: nothing after it runs, whatever it was doing. */
 class Crash extends Error {}
@@ -48,7 +49,7 @@ async function run(double: DlqKafkaDouble, consumer: ConsumerModel, action: Acti
 function observed(double: DlqKafkaDouble, consumer: ConsumerModel) {
   const count = (ids: string[]) => ids.reduce((m, id) => m.set(id, (m.get(id) ?? 0) + 1), new Map<string, number>());
   const published = count(double.messages(consumer.tiers[0]!.name).map((m) => String(m.headers[HEADERS.replayedFromDlq]).split('/')[1]!));
-  const audited = count(double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString()));
+  const audited = count(recordEntries(double, consumer.dlqAudit.name).map((m) => m.key!.toString()));
   const handled = new Set(
     double.messages(consumer.dlq.name)
       .filter((m) => {

@@ -186,20 +186,13 @@ describe.each(['replay', 'discard'] as const)('a %s when retention deletes unhan
 });
 
 describe('the audit log truncated by its retention while the replay group has no commit', () => {
-  // What is seen: three records discarded, then deleted by the DLQ's retention, then their
-  // entries deleted by the audit log's: once the group's offsets are gone too, the fallback
-  // counts them as records that expired unhandled (3, where the group counted 0), and the first
-  // replay or discard commits and audits that count: kafka_dlq_expired_total jumps, and its
-  // alert pages for records that were handled. On a DLQ older than the audit log's retention
-  // (a year by default) whose group sat idle a week, that is every record handled before the
-  // oldest entry kept and above the last `expired` entry. Why: below the log start the records
-  // are gone, and an offset no entry names is counted as unhandled; an entry aged out, a
-  // transaction marker and a record that really expired unhandled look alike there. Counting
-  // none of them instead would leave out of the count the records that did expire unhandled
-  // since the last command passed the log start (silence, where this pages). Fix: the records
-  // retention deleted counted by something that outlives both (a command writing the handled
-  // state's log start with each entry, so the fold can start at the last one), not rebuilt.
-  it.failing('counts the same expired records as the group did', async () => {
+  // Three records discarded, then deleted by the DLQ's retention, then their entries deleted by
+  // the audit log's: once the group's offsets are gone too, the fallback counted them as records
+  // that expired unhandled (3, where the group counted 0), and the first replay or discard
+  // committed and audited that count: kafka_dlq_expired_total jumped, and its alert paged for
+  // records that were handled. Each step now writes its partitions' floor (`handled-below`,
+  // src/dlq/audit.ts) last, which outlives the entries of the records below it.
+  it('counts the same expired records as the group did', async () => {
     const { consumer, double } = setUp();
     await run(double, consumer, 'discard', (r) => r.filter((x) => x.partition === 1));
     double.deleteBelow(consumer.dlq.name, 1, 3n);
@@ -209,11 +202,52 @@ describe('the audit log truncated by its retention while the replay group has no
     const aged = double.messages(consumer.dlqAudit.name).filter((m) => ['1:0', '1:1', '1:2'].includes(m.key!.toString()));
     expect(aged).toHaveLength(3);
     for (const m of aged) double.deleteBelow(consumer.dlqAudit.name, m.partition, m.offset + 1n);
-    expect(double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString()).sort()).toEqual(['1:3', '1:4']);
+    expect(double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString()).sort()).toEqual(['1:3', '1:4', '1:handled-below-5']);
     double.commits.delete(consumer.groups.replay);
     const fromAudit = await DlqSession.open(double.kafka(), consumer);
     await fromAudit.close();
     expect(fromAudit.records.map((r) => r.id)).toEqual(['0:0', '0:1', '0:2', '0:3', '0:4']);
     expect(fromAudit.expired).toEqual([]);
+  });
+
+  it("counts none of an earlier command's records as expired once every entry it wrote aged out, by a later command's floor", async () => {
+    const { consumer, double } = setUp();
+    await run(double, consumer, 'discard', (r) => r.filter((x) => x.partition === 1 && x.offset < 3n));
+    const first = double.messages(consumer.dlqAudit.name);
+    expect(first.map((m) => m.key!.toString()).sort()).toEqual(['1:0', '1:1', '1:2', '1:handled-below-3']);
+    await run(double, consumer, 'discard', (r) => r.filter((x) => x.partition === 1));
+    double.deleteBelow(consumer.dlq.name, 1, 3n);
+    for (const m of first) double.deleteBelow(consumer.dlqAudit.name, m.partition, m.offset + 1n);
+    expect(double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString()).sort()).toEqual(['1:3', '1:4', '1:handled-below-5']);
+    double.commits.delete(consumer.groups.replay);
+    const fromAudit = await DlqSession.open(double.kafka(), consumer);
+    await fromAudit.close();
+    expect(fromAudit.records.map((r) => r.id)).toEqual(['0:0', '0:1', '0:2', '0:3', '0:4']);
+    expect(fromAudit.expired).toEqual([]);
+  });
+
+  it('still counts the records that expired unhandled above the last floor', async () => {
+    const { consumer, double } = setUp();
+    await run(double, consumer, 'discard', (r) => r.filter((x) => x.partition === 1 && x.offset < 2n));
+    double.deleteBelow(consumer.dlq.name, 1, 4n);
+    double.commits.delete(consumer.groups.replay);
+    const fromAudit = await DlqSession.open(double.kafka(), consumer);
+    await fromAudit.close();
+    expect(fromAudit.expired.map((e) => [e.partition, e.total])).toEqual([[1, 2]]);
+  });
+
+  it('never hides a record of this log behind a floor an entry claims above its log start (an earlier topic of the name, a stray writer)', async () => {
+    const { consumer, double } = setUp();
+    const stray = (partition: number, belowOffset: string) =>
+      double.append(consumer.dlqAudit.name, 0, {
+        key: `${partition}:handled-below-${belowOffset}`,
+        value: JSON.stringify({ action: 'handled-below', dlqTopic: consumer.dlq.name, consumer: consumer.name, partition, belowOffset, expiredTotal: '0', at: new Date(0).toISOString() }),
+      });
+    stray(0, '5');
+    stray(1, '3');
+    double.deleteBelow(consumer.dlq.name, 1, 1n);
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    expect(session.records.map((r) => r.id)).toEqual(['0:0', '0:1', '0:2', '0:3', '0:4', '1:1', '1:2', '1:3', '1:4']);
   });
 });

@@ -1,5 +1,8 @@
 import { createAuditTail } from '../../src/runtime/monitor-audit-tail';
 import type { ReadFrom } from '../../src/runtime/monitor-audit-tail';
+import { auditMessages } from '../../src/dlq/audit';
+import type { DlqRecord } from '../../src/dlq/session';
+import { aConsumer, aTopology, compile } from '../helpers/specs';
 
 type Line = { partition: number; offset: string; value: string };
 
@@ -46,5 +49,28 @@ describe('the audit log as the monitor keeps it between polls', () => {
     topic.recreate();
     topic.append(0, replayed('orders.dlq', 7));
     expect((await tail.entries()).map((e) => e.fields.offset)).toEqual(['7']);
+  });
+});
+
+describe('the entries the monitor keeps, against what the DLQ tools write', () => {
+  it('keeps every kind of entry a step writes about its DLQ, so the monitor folds what the sessions fold', async () => {
+    const consumer = compile(aTopology({ consumers: [aConsumer()] })).model!.topologies[0]!.consumers[0]!;
+    const record = { id: '0:4', partition: 0, offset: 4n, mark: 'm', replayCount: 0, decoded: { originalTopic: consumer.mainTopic.name, errorClass: 'Timeout' } } as unknown as DlqRecord;
+    const written = auditMessages(
+      consumer,
+      {
+        records: [record],
+        entry: { action: 'discarded', by: 'ops', reason: 'fixed' },
+        expired: [{ partition: 0, total: 2, unrecorded: 2, logStart: 2n }],
+        noRecords: [{ partition: 0, from: 5n, to: 6n, border: 4n }],
+        handledBelow: [{ partition: 0, belowOffset: 7n, expiredTotal: 2n }],
+      },
+      0,
+    );
+    const topic = auditTopic();
+    for (const m of written) topic.append(0, m.value);
+    const tail = createAuditTail(topic.read, consumer.dlqAudit.name, consumer.dlq.name);
+    expect((await tail.entries()).map((e) => e.fields.action)).toEqual(written.map((m) => (JSON.parse(m.value) as { action: string }).action));
+    expect(new Set(written.map((m) => (JSON.parse(m.value) as { action: string }).action))).toEqual(new Set(['expired', 'discarded', 'no-records', 'handled-below']));
   });
 });

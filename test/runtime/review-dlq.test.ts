@@ -22,6 +22,7 @@ import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { aConsumer, aTopology, compile } from '../helpers/specs';
 import { billingDescriptor } from './descriptor';
 import { DlqKafkaDouble } from './dlq-kafka-double';
+import { recordEntries } from './audit-record-entries';
 
 const modelOf = (overrides: Record<string, unknown> = {}): ConsumerModel => compile(aTopology({ consumers: [aConsumer(overrides)] })).model!.topologies[0]!.consumers[0]!;
 const clock = { now: () => 0, sleep: async () => {} };
@@ -73,7 +74,7 @@ describe('review: selection', () => {
     const double = topicsOf(consumer);
     double.append(consumer.dlq.name, 0, ourRecord(consumer, 'order-1', 0, 10));
     await replay(double.kafka(), consumer, (s) => selectRecords(s.records, { ids: ['0:0', '0:0'] }));
-    expect({ published: replayedIds(double, consumer.tiers[0]!.name), audited: double.messages(consumer.dlqAudit.name).length }).toEqual({ published: ['0:0'], audited: 1 });
+    expect({ published: replayedIds(double, consumer.tiers[0]!.name), audited: recordEntries(double, consumer.dlqAudit.name).length }).toEqual({ published: ['0:0'], audited: 1 });
   });
 
   // Root cause: --ids keeps the order the user typed; replay publishes in selection order,

@@ -85,6 +85,6 @@ ${outcome.audit.length > 0 ? auditTable(outcome.audit, 'job-audit') : html`<p cl
 export function auditPage(consumer: ConsumerModel, entries: readonly AuditLogEntry[], limit: number): SafeHtml {
   return html`<p><a href="${consoleUrl(['consumers', consumer.name])}">← ${consumer.name}</a></p>
 <h1>Audit log <span class="muted">· ${consumer.dlqAudit.name}</span></h1>
-<p class="muted">The newest ${limit} entries at most, newest first: every replay, discard and expired range, with who and why.</p>
-${auditTable(entries)}`;
+<p class="muted">The newest ${limit} entries at most, newest first: every replay, discard and expired range, with who and why. The floor each step records per partition (<code>handled-below</code>) is bookkeeping for the handled state, left out here.</p>
+${auditTable(entries.filter((e) => e.action !== 'handled-below'))}`;
 }
