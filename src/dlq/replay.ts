@@ -1,9 +1,9 @@
-import type { Kafka } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import type { ConsumerModel } from '../model/types';
 import { REPLAY_ROUTES } from '../naming';
 import { sendChecked } from './checked-send';
 import { appendToAuditLog, AUDIT_STEP_BYTES, auditMessageBytes, auditMessages, handledBelowOf } from './audit';
-import type { AuditEntry } from './audit';
+import type { AuditEntry, AuditMessage } from './audit';
 import { recordsWaitingForTheirKey } from './key-turn';
 import type { WaitingRecord } from './key-turn';
 import { rateLimiter } from './rate-limit';
@@ -241,6 +241,7 @@ async function inSteps(
   let done = 0;
   try {
     await producer.connect();
+    await recordFloors(producer, session, plan.entry, now());
     // A stop is heard between parts only: after a part's commit, never between its publish and its commit.
     while (done < records.length && !stopped()) {
       const chunk = records.slice(done, done + plan.stepSize);
@@ -269,6 +270,30 @@ async function inSteps(
     await Promise.all([producer.disconnect(), session.release()]);
   }
   return { handled, unreached: [...unreached, ...records.slice(done)] };
+}
+
+/**
+ * Before the first step, the floor (`handled-below`) of every partition as the session holds
+ * it, in sends within the audit share; the steps write those of the partitions they commit.
+ * So a partition whose dead letters stopped coming keeps a floor as recent as the last command
+ * on the DLQ, not as its last step. A floor at 0 with nothing expired says nothing a fold
+ * does not assume, and is left out.
+ */
+async function recordFloors(producer: Producer, session: DlqSession, entry: AuditEntry, now: number): Promise<void> {
+  const floors = handledBelowOf(session.heldStates()).filter((f) => f.belowOffset > 0n || f.expiredTotal > 0n);
+  const messages = auditMessages(session.consumer, { records: [], entry, expired: [], handledBelow: floors }, now);
+  let part: AuditMessage[] = [];
+  let bytes = 0;
+  for (const message of messages) {
+    if (part.length > 0 && bytes + auditMessageBytes(message) > AUDIT_STEP_BYTES) {
+      await appendToAuditLog(producer, session.consumer, part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(message);
+    bytes += auditMessageBytes(message);
+  }
+  if (part.length > 0) await appendToAuditLog(producer, session.consumer, part);
 }
 
 /** A step whose part would leave the handled state too scattered to commit: nothing of the step was published. */

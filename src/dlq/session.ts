@@ -166,6 +166,11 @@ export class DlqSession {
   /** Partitions whose state came from the audit log and is not yet written to the replay group. */
   private readonly unwritten: Set<number>;
 
+  /** The handled state of every partition as the session holds it now (a command records their floors: src/dlq/replay.ts). */
+  heldStates(): ReadonlyMap<number, HandledState> {
+    return new Map(this.states);
+  }
+
   /**
    * Under the lease, before a replay's or discard's first step (even one with no record):
    * writes the handled state the audit log gave back to the replay group, so the monitor's

@@ -184,15 +184,19 @@ describe('the DLQ over its whole life, on a real broker', () => {
     expect({ code: replayed.code, stderr: replayed.stderr.replace(/replayed \d+\/\d+\n/g, '') }).toEqual({ code: 0, stderr: '' });
     expect((await krt('dlq', 'discard', expiry!.name, '--ids', '0:7', '--reason', 'binary garbage', '--by', 'tester')).code).toBe(0);
     const audit = (await readAll(kafka, admin, expiry!.dlqAudit.name)).map((a) => JSON.parse(a.value) as { action: string; partition: number; count?: number; offset?: string; replayCount?: number; belowOffset?: string; expiredTotal?: string });
-    // Each step ends with its partition's floor (`handled-below`): below it, handled or counted as expired (and how many expired).
+    // Each command starts with the floors (`handled-below`) it found, those at 0 left out, and each
+    // step ends with its partition's: below it, handled or counted as expired (and how many expired).
     expect(audit.map((a) => [a.action, a.partition, a.action === 'handled-below' ? `below ${a.belowOffset}, ${a.expiredTotal} expired` : (a.count ?? a.offset)])).toEqual([
       ['replayed', 0, '0'],
       ['handled-below', 0, 'below 1, 0 expired'],
+      ['handled-below', 0, 'below 1, 0 expired'],
       ['discarded', 0, '3'],
+      ['handled-below', 0, 'below 1, 0 expired'],
       ['handled-below', 0, 'below 1, 0 expired'],
       ['expired', 0, 4],
       ['replayed', 0, '6'],
       ['replayed', 0, '8'],
+      ['handled-below', 0, 'below 7, 4 expired'],
       ['handled-below', 0, 'below 7, 4 expired'],
       ['discarded', 0, '7'],
       ['handled-below', 0, 'below 9, 4 expired'],

@@ -561,7 +561,7 @@ describe('a discard after the commits expired, when any request fails or the pro
         await discardAll(double, consumer);
         const where = `fault at request ${at + 1}`;
         expect({ where, published: publishedValues(double, consumer).length }).toEqual({ where, published: 10 });
-        const keys = double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString());
+        const keys = recordEntries(double, consumer.dlqAudit.name).map((m) => m.key!.toString());
         expect({ where, thrice: keys.filter((k) => keys.filter((x) => x === k).length > 2) }).toEqual({ where, thrice: [] });
         const session = await DlqSession.open(double.kafka(), consumer);
         await session.close();
