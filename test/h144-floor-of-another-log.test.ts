@@ -37,3 +37,27 @@ describe('a handled-below entry that cannot be of this log', () => {
     expect(shown([floor('12', '12')], 20n, 40n)).toEqual({ committed: 12n, expired: 12n });
   });
 });
+
+describe('a handled-below entry of an earlier topic of the name, within the checks above', () => {
+  // Left: the earlier topic handled offsets 0..499 (its last step's floor: 500, none expired),
+  // was deleted and created again with the audit log kept. The new topic's retention deleted
+  // its offsets 0..99, never handled: 100 records expired unhandled; it has grown past 500 (a
+  // smaller end leaves the floor out, above). The old floor, clamped to
+  // the new log start (100), passes them as handled: kafka_dlq_expired_total stays 0 (silence)
+  // once the new log's commits are gone, and the next command commits 0. Before handled-below
+  // the old record entries did the same, but only until the audit log's retention deleted them;
+  // a floor is rewritten by every step, so it outlives them. A floor above the log start says
+  // the record at the start was handled by the entry's time: one written later (by more than
+  // STAMPED_AHEAD_MS) shows the floor is another log's. The fold could check that where it is
+  // given the record at the start, but neither reader reads it (offsetsToCheck reads from the
+  // lowest offset an entry names, and extending each read to the log start reads a partition's
+  // whole retention), so this is left to a change of the readers.
+  it.failing('is left out when the record at the log start was written after it', () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const old = entry({ action: 'handled-below', partition: 0, belowOffset: '500', expiredTotal: '0', at });
+    const written = new Map([[0, new Map([[100n, Date.parse('2026-06-01T00:00:00.000Z')]])]]);
+    const marks = new Map([[0, new Map([[100n, 'new-record']])]]);
+    const state = handledFromAuditLog([old], DLQ, [0], new Map([[0, 600n]]), { starts: new Map([[0, 100n]]), marks, written, covered: new Map([[0, { from: 100n, to: 101n }]]) }).get(0)!;
+    expect({ committed: state.committed, expired: state.expired }).toEqual({ committed: 0n, expired: 0n });
+  });
+});
