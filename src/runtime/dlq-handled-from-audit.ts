@@ -66,7 +66,8 @@ export function* handledFromAuditLogSliced(
     } else if (fields.action === 'handled-below') {
       const floor = floorOf(fields, log.starts?.get(partition));
       const best = floors.get(partition);
-      if (floor !== undefined && inLog(partition, floor.below, true) && (best === undefined || floor.below > best.below || (floor.below === best.below && floor.expired > best.expired))) floors.set(partition, floor);
+      // The floor as written, not as taken: one past the end names another log (the monitor's tail drops it too).
+      if (floor !== undefined && inLog(partition, floor.written, true) && (best === undefined || floor.below > best.below || (floor.below === best.below && floor.expired > best.expired))) floors.set(partition, floor);
     } else if (recordEntry(fields, dlqTopic) !== undefined) {
       const offset = BigInt(fields.offset as string);
       if (!inLog(partition, offset, false)) continue;
@@ -105,13 +106,21 @@ export function* handledFromAuditLogSliced(
  * earlier log of the DLQ's name (one not shown by a mark: entriesOfAnotherLog) changes at
  * most the expired count, never which records are listed; at and above it the record
  * entries say what is handled, checked against the records. Undefined for a malformed
- * entry, or where the log start is not known.
+ * entry, where the log start is not known, or for a count no step of this log can have
+ * written (more expired records than offsets below the floor taken). `written` is the floor
+ * as the entry has it, for the check against the partition's end.
  */
-function floorOf(fields: AuditFields['fields'], start: bigint | undefined): { below: bigint; expired: bigint } | undefined {
+function floorOf(fields: AuditFields['fields'], start: bigint | undefined): { below: bigint; expired: bigint; written: bigint } | undefined {
   const { belowOffset, expiredTotal } = fields;
   if (start === undefined || typeof belowOffset !== 'string' || !/^\d+$/.test(belowOffset) || typeof expiredTotal !== 'string' || !/^\d+$/.test(expiredTotal)) return undefined;
-  const below = BigInt(belowOffset);
-  return { below: below < start ? below : start, expired: BigInt(expiredTotal) };
+  const written = BigInt(belowOffset);
+  const below = written < start ? written : start;
+  const expired = BigInt(expiredTotal);
+  // A step counts as expired only records below the log start it passed, at most the log start
+  // now and at most its floor: a count above that is of another log (an earlier topic of the
+  // name, whose floor the clamp brought down to this one's start, 0 for a topic created again),
+  // or a stray writer's, and would page on records this log never held.
+  return expired <= below ? { below, expired, written } : undefined;
 }
 
 type NoRecordRange = { from: bigint; to: bigint; border: bigint };
