@@ -40,12 +40,10 @@ describe('a partition no command touched since its floor aged out, in a DLQ comm
   // wrote partition 1's. Once the replay group idles a week (Kafka deletes all its offsets),
   // the fallback counts partition 1's five handled records as expired unhandled:
   // kafka_dlq_expired_total jumps by 5 and pages, and the next command commits the count.
-  // The docs' "Left" names a DLQ no command touched for the audit log's retention; this one
-  // was touched daily. Why: the floor is written per partition committed, not per partition of
-  // the DLQ. Fix (a design choice, left to the maintainers): a step writes the floor of every
-  // partition whose state the session knows, not only those it commits (at least once per
-  // session, with the write-back, counted in the step's audit share: p entries), so that each
-  // partition's latest floor is as recent as the last command.
+  // Why: the floor was written per partition a step committed, not per partition of the DLQ.
+  // Fixed: each replay or discard writes, before its first step, the floor of every partition
+  // as it found it (src/dlq/replay.ts recordFloors), so each partition's latest floor is as
+  // recent as the last command on the DLQ.
   it('counts none of its handled records as expired', async () => {
     const { consumer, double } = setUp();
     await discard(double, consumer, (r) => r.partition === 1);
