@@ -385,17 +385,16 @@ function withinAuditBudget(session: DlqSession, records: readonly DlqRecord[], e
   const parts: DlqRecord[][] = [];
   let bytes = Infinity;
   let partitions = new Set<number>();
+  const sizeIn = (i: number) => sizes[i]! + (partitions.has(records[i]!.partition) ? 0 : floorBytes);
   records.forEach((record, i) => {
-    const size = sizes[i]! + (partitions.has(record.partition) ? 0 : floorBytes);
-    if (bytes + size > AUDIT_STEP_BYTES) {
+    if (bytes + sizeIn(i) > AUDIT_STEP_BYTES) {
       parts.push([]);
       bytes = 0;
       partitions = new Set();
     }
-    const counted = sizes[i]! + (partitions.has(record.partition) ? 0 : floorBytes);
+    bytes += sizeIn(i);
     partitions.add(record.partition);
     parts[parts.length - 1]!.push(record);
-    bytes += counted;
   });
   return parts;
 }

@@ -192,6 +192,19 @@ describe('the audit log truncated by its retention while the replay group has no
   // committed and audited that count: kafka_dlq_expired_total jumped, and its alert paged for
   // records that were handled. Each step now writes its partitions' floor (`handled-below`,
   // src/dlq/audit.ts) last, which outlives the entries of the records below it.
+  const auditKeys = (double: DlqKafkaDouble, consumer: ConsumerModel) => double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString()).sort();
+  /** The audit log's retention deleting these entries (and every one before them in their partitions). */
+  const ageOut = (double: DlqKafkaDouble, consumer: ConsumerModel, entries: ReturnType<DlqKafkaDouble['messages']>) => {
+    for (const m of entries) double.deleteBelow(consumer.dlqAudit.name, m.partition, m.offset + 1n);
+  };
+  /** A session opened once Kafka deleted the replay group's offsets: its state rebuilt from the audit log. */
+  const openedFromAudit = async (double: DlqKafkaDouble, consumer: ConsumerModel) => {
+    double.commits.delete(consumer.groups.replay);
+    const session = await DlqSession.open(double.kafka(), consumer);
+    await session.close();
+    return session;
+  };
+
   it('counts the same expired records as the group did', async () => {
     const { consumer, double } = setUp();
     await run(double, consumer, 'discard', (r) => r.filter((x) => x.partition === 1));
@@ -201,11 +214,9 @@ describe('the audit log truncated by its retention while the replay group has no
     expect(fromGroup.expired).toEqual([]);
     const aged = double.messages(consumer.dlqAudit.name).filter((m) => ['1:0', '1:1', '1:2'].includes(m.key!.toString()));
     expect(aged).toHaveLength(3);
-    for (const m of aged) double.deleteBelow(consumer.dlqAudit.name, m.partition, m.offset + 1n);
-    expect(double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString()).sort()).toEqual(['1:3', '1:4', '1:handled-below-5']);
-    double.commits.delete(consumer.groups.replay);
-    const fromAudit = await DlqSession.open(double.kafka(), consumer);
-    await fromAudit.close();
+    ageOut(double, consumer, aged);
+    expect(auditKeys(double, consumer)).toEqual(['1:3', '1:4', '1:handled-below-5']);
+    const fromAudit = await openedFromAudit(double, consumer);
     expect(fromAudit.records.map((r) => r.id)).toEqual(['0:0', '0:1', '0:2', '0:3', '0:4']);
     expect(fromAudit.expired).toEqual([]);
   });
@@ -217,12 +228,10 @@ describe('the audit log truncated by its retention while the replay group has no
     expect(first.map((m) => m.key!.toString()).sort()).toEqual(['1:0', '1:1', '1:2', '1:handled-below-3']);
     await run(double, consumer, 'discard', (r) => r.filter((x) => x.partition === 1));
     double.deleteBelow(consumer.dlq.name, 1, 3n);
-    for (const m of first) double.deleteBelow(consumer.dlqAudit.name, m.partition, m.offset + 1n);
+    ageOut(double, consumer, first);
     // The second command's: the floors it found at its start, its records, its step's floor.
-    expect(double.messages(consumer.dlqAudit.name).map((m) => m.key!.toString()).sort()).toEqual(['1:3', '1:4', '1:handled-below-3', '1:handled-below-5']);
-    double.commits.delete(consumer.groups.replay);
-    const fromAudit = await DlqSession.open(double.kafka(), consumer);
-    await fromAudit.close();
+    expect(auditKeys(double, consumer)).toEqual(['1:3', '1:4', '1:handled-below-3', '1:handled-below-5']);
+    const fromAudit = await openedFromAudit(double, consumer);
     expect(fromAudit.records.map((r) => r.id)).toEqual(['0:0', '0:1', '0:2', '0:3', '0:4']);
     expect(fromAudit.expired).toEqual([]);
   });
@@ -231,9 +240,7 @@ describe('the audit log truncated by its retention while the replay group has no
     const { consumer, double } = setUp();
     await run(double, consumer, 'discard', (r) => r.filter((x) => x.partition === 1 && x.offset < 2n));
     double.deleteBelow(consumer.dlq.name, 1, 4n);
-    double.commits.delete(consumer.groups.replay);
-    const fromAudit = await DlqSession.open(double.kafka(), consumer);
-    await fromAudit.close();
+    const fromAudit = await openedFromAudit(double, consumer);
     expect(fromAudit.expired.map((e) => [e.partition, e.total])).toEqual([[1, 2]]);
   });
 
