@@ -57,9 +57,10 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
   const { newSessionToken } = require('../console/auth') as typeof import('../console/auth');
   const { kafkaConsoleDlq } = require('../console/kafka-dlq') as typeof import('../console/kafka-dlq');
   const { ANY_HOST, buildConsoleServer } = require('../console/server') as typeof import('../console/server');
-  const { explainKafkaError, kafkaFromEnv } = require('../connection/kafka-connection') as typeof import('../connection/kafka-connection');
+  const { explainKafkaError } = require('../connection/kafka-connection') as typeof import('../connection/kafka-connection');
+  const { kafkaReadingTopicIdsFromEnv } = require('../connection/topic-ids') as typeof import('../connection/topic-ids');
   const env = io.env ?? process.env;
-  const kafka = kafkaFromEnv(env, 'krt-console');
+  const kafka = kafkaReadingTopicIdsFromEnv(env, 'krt-console');
   const token = newSessionToken();
   const hosts = new Set<string>();
   const dlq = kafkaConsoleDlq(kafka);

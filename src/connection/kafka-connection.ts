@@ -44,8 +44,15 @@ function sslSetting(env: NodeJS.ProcessEnv): boolean | undefined {
 }
 const sslEnabled = (env: NodeJS.ProcessEnv) => sslSetting(env) !== false;
 
-/** A kafkajs client from the environment the runbooks tell people to set. */
-export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt'): Kafka {
+/** Where and as whom a command connects, from the environment the runbooks tell people to set. */
+export interface ConnectionSettings {
+  readonly brokers: string[];
+  readonly ssl: boolean;
+  readonly sasl: { readonly mechanism: (typeof SASL_MECHANISMS)[number]; readonly username: string; readonly password: string };
+}
+
+/** The connection settings of the environment, or a ConnectionSettingsError naming the variable to set. */
+export function connectionFromEnv(env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
   // A trailing or doubled comma (a templated list) names no broker: kafkajs would try '' as one.
   const brokers = (env[KAFKA_ENV.bootstrapServers] ?? '')
     .split(',')
@@ -62,13 +69,19 @@ export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'k
   if (!mechanism) {
     throw new ConnectionSettingsError(`${KAFKA_ENV.saslMechanism} must be plain, scram-sha-256 or scram-sha-512 (or scram-sha256, scram-sha512), not '${given}'`);
   }
+  return { brokers, ssl: sslEnabled(env), sasl: { mechanism, username, password } };
+}
+
+/** A kafkajs client from the environment the runbooks tell people to set. */
+export function kafkaFromEnv(env: NodeJS.ProcessEnv = process.env, clientId = 'krt'): Kafka {
+  const { brokers, ssl, sasl } = connectionFromEnv(env);
   // A DLQ the broker compresses with zstd (its or the topic's compression.type) is read too.
   registerZstdCodec();
   return new Kafka({
     clientId,
     brokers,
-    ssl: sslEnabled(env),
-    sasl: { mechanism, username, password } as SASLOptions,
+    ssl,
+    sasl: { ...sasl } as SASLOptions,
     logLevel: logLevel.NOTHING,
     retry: { retries: 5 },
   });

@@ -66,15 +66,18 @@ export function copiedText(text: string): string {
  * (`no-records`: naming the handled offset next to it, and that record's mark when known),
  * so that a state rebuilt from the audit log once the commits are gone passes them too, and
  * one per partition the commit writes (`handled-below`: its state's floor, HandledBelow).
- * Built before the step publishes anything.
+ * Built before the step publishes anything. Each names the DLQ topic's id where the session
+ * read one (`dlqTopicId`): a DLQ created again under its name has another, and a fold tells
+ * this log's entries from an earlier one's by it (dlq-audit-this-log.ts).
  */
 export function auditMessages(
   consumer: ConsumerModel,
   step: { records: readonly DlqRecord[]; entry: AuditEntry; expired: readonly ExpiredRecords[]; noRecords?: readonly NoRecordsPassed[]; handledBelow?: readonly HandledBelow[] },
   now: number,
+  dlqTopicId?: string,
 ): AuditMessage[] {
   const at = new Date(now).toISOString();
-  const common = { at, consumer: consumer.name, dlqTopic: consumer.dlq.name };
+  const common = { at, consumer: consumer.name, dlqTopic: consumer.dlq.name, ...(dlqTopicId === undefined ? {} : { dlqTopicId }) };
   const decided = { ...step.entry, by: copiedText(step.entry.by), ...(step.entry.reason === undefined ? {} : { reason: copiedText(step.entry.reason) }) };
   const expired = step.expired.map((e) => ({
     key: `${e.partition}:expired-below-${e.logStart}`,

@@ -27,12 +27,13 @@ export type ReadMarks = (ranges: ReadonlyMap<number, { from: bigint; to: bigint 
  * the partitions rebuilt are read first, and an entry whose record is not the one this log holds
  * there (another mark, or written after the entry: the DLQ topic was deleted and created again,
  * the audit log kept) is left out, with every entry written before it (entriesOfAnotherLog).
+ * Where the topic's id is known, an entry naming another id is of another log outright.
  */
 export async function openingStates(
   kafka: Kafka,
   consumer: ConsumerModel,
   commits: GroupCommits,
-  log: { ends: ReadonlyMap<number, bigint>; starts: ReadonlyMap<number, bigint> },
+  log: { ends: ReadonlyMap<number, bigint>; starts: ReadonlyMap<number, bigint>; topicId?: string },
   timeoutMs: number,
   readMarks: ReadMarks,
 ): Promise<{ states: Map<number, HandledState>; restored: ReadonlySet<number> }> {
@@ -46,6 +47,6 @@ export async function openingStates(
   const marks = await readMarks(ranges);
   // readMarks reads each range to its end (or fails): an offset there without a mark holds no record.
   const covered = new Map([...ranges].map(([partition, r]) => [partition, { from: r.from, to: r.to + 1n }]));
-  for (const [partition, state] of await runSliced(handledFromAuditLogSliced(entries, consumer.dlq.name, missing, log.ends, { starts: log.starts, marks, covered }))) states.set(partition, state);
+  for (const [partition, state] of await runSliced(handledFromAuditLogSliced(entries, consumer.dlq.name, missing, log.ends, { starts: log.starts, marks, covered, ...(log.topicId === undefined ? {} : { topicId: log.topicId }) }))) states.set(partition, state);
   return { states, restored: new Set(missing) };
 }

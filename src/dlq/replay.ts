@@ -220,7 +220,7 @@ async function inSteps(
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
       try {
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired, noRecords, handledBelow: handledBelowOf(states) }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: [], entry: plan.entry, expired, noRecords, handledBelow: handledBelowOf(states) }, now(), session.topicId));
       } finally {
         await producer.disconnect();
       }
@@ -260,7 +260,7 @@ async function inSteps(
           unreached.push(...parts.slice(i).flat());
           break;
         }
-        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired, noRecords: prepared.noRecords, handledBelow: handledBelowOf(prepared.states) }, now()));
+        await appendToAuditLog(producer, session.consumer, auditMessages(session.consumer, { records: part, entry: plan.entry, expired: prepared.expired, noRecords: prepared.noRecords, handledBelow: handledBelowOf(prepared.states) }, now(), session.topicId));
         await session.commit(prepared);
         handled.push(...part);
       }
@@ -281,7 +281,7 @@ async function inSteps(
  */
 async function recordFloors(producer: Producer, session: DlqSession, entry: AuditEntry, now: number): Promise<void> {
   const floors = handledBelowOf(session.heldStates()).filter((f) => f.belowOffset > 0n || f.expiredTotal > 0n);
-  const messages = auditMessages(session.consumer, { records: [], entry, expired: [], handledBelow: floors }, now);
+  const messages = auditMessages(session.consumer, { records: [], entry, expired: [], handledBelow: floors }, now, session.topicId);
   let part: AuditMessage[] = [];
   let bytes = 0;
   for (const message of messages) {
@@ -375,13 +375,13 @@ export function publishBatches(part: readonly DlqRecord[], batchOf: NonNullable<
 /** The records of a step in parts whose audit entries fit AUDIT_STEP_BYTES together, in order; one record always makes a part. */
 function withinAuditBudget(session: DlqSession, records: readonly DlqRecord[], entry: AuditEntry, now: number): DlqRecord[][] {
   // Each record's entry and the `no-records` entries of the ranges next to it, which its commit may pass (a range between two records counts twice: the bound is safe).
-  const sizes = auditMessages(session.consumer, { records, entry, expired: [] }, now).map(auditMessageBytes);
+  const sizes = auditMessages(session.consumer, { records, entry, expired: [] }, now, session.topicId).map(auditMessageBytes);
   records.forEach((record, i) => {
     const next = session.noRecordsNextTo(record.partition, record.offset);
-    if (next.length > 0) sizes[i]! += auditMessages(session.consumer, { records: [], entry, expired: [], noRecords: next }, now).reduce((sum, m) => sum + auditMessageBytes(m), 0);
+    if (next.length > 0) sizes[i]! += auditMessages(session.consumer, { records: [], entry, expired: [], noRecords: next }, now, session.topicId).reduce((sum, m) => sum + auditMessageBytes(m), 0);
   });
   // And the `handled-below` entry of each partition a part commits, counted at its first record in the part (the most an entry of it takes).
-  const floorBytes = auditMessages(session.consumer, { records: [], entry, expired: [], handledBelow: [{ partition: session.consumer.dlq.partitions, belowOffset: 2n ** 63n, expiredTotal: 2n ** 63n }] }, now).reduce((sum, m) => sum + auditMessageBytes(m), 0);
+  const floorBytes = auditMessages(session.consumer, { records: [], entry, expired: [], handledBelow: [{ partition: session.consumer.dlq.partitions, belowOffset: 2n ** 63n, expiredTotal: 2n ** 63n }] }, now, session.topicId).reduce((sum, m) => sum + auditMessageBytes(m), 0);
   const parts: DlqRecord[][] = [];
   let bytes = Infinity;
   let partitions = new Set<number>();

@@ -1,6 +1,7 @@
 import { DlqError } from './dlq-error';
 import type { KafkaAdmin } from './group-commits';
 import { retryingRetriable } from './retriable';
+import { topicIdOf } from './topic-id';
 
 /**
  * Refuses when the DLQ topic is no longer the log a session read: deleted and created again
@@ -10,19 +11,25 @@ import { retryingRetriable } from './retriable';
  * committed there would count the new topic's records at those offsets as handled: never
  * listed, never replayed, and the DLQ alerts silent about them.
  *
- * A new topic that already holds as many records as the old one had when the session opened
- * is not seen here (telling it would take reading a record at every step): a replay step is
- * seconds, a topic created again starts empty.
+ * Where the session read the topic's id at open (`topicId`: an admin that reports ids,
+ * topic-id.ts), another id now says it outright, whatever the offsets. Without ids, a new
+ * topic that already holds as many records as the old one had when the session opened is not
+ * seen here (telling it would take reading a record at every step): a replay step is seconds,
+ * a topic created again starts empty.
  */
-export async function checkSameLog(admin: KafkaAdmin, topic: string, read: { ends: ReadonlyMap<number, bigint>; starts: ReadonlyMap<number, bigint> }): Promise<void> {
+export async function checkSameLog(admin: KafkaAdmin, topic: string, read: { ends: ReadonlyMap<number, bigint>; starts: ReadonlyMap<number, bigint>; topicId?: string }): Promise<void> {
   const now = new Map((await retryingRetriable(() => admin.fetchTopicOffsets(topic))).map((p) => [p.partition, p]));
+  const id = read.topicId === undefined ? undefined : await topicIdOf(admin, topic);
+  if (id !== undefined && id !== read.topicId) throw otherLog(topic, `topic id is ${id}, not the ${read.topicId} it read`);
   for (const [partition, end] of read.ends) {
     const p = now.get(partition);
     const moved = p === undefined ? 'is gone' : BigInt(p.high) < end ? `ends at offset ${p.high}, below the ${end} it read` : BigInt(p.low) < (read.starts.get(partition) ?? 0n) ? `starts at offset ${p.low}, below the ${read.starts.get(partition)} it read` : undefined;
-    if (moved !== undefined) {
-      throw new DlqError(
-        `${topic} is not the topic this session read: its partition ${partition} ${moved}, so it was deleted and created again since. Nothing more is recorded as handled (records of the old topic already published stay published); open a new session`,
-      );
-    }
+    if (moved !== undefined) throw otherLog(topic, `partition ${partition} ${moved}`);
   }
+}
+
+function otherLog(topic: string, moved: string): DlqError {
+  return new DlqError(
+    `${topic} is not the topic this session read: its ${moved}, so it was deleted and created again since. Nothing more is recorded as handled (records of the old topic already published stay published); open a new session`,
+  );
 }

@@ -15,6 +15,7 @@ import { committedStates, groupCommits } from './group-commits';
 import type { KafkaAdmin } from './group-commits';
 import { openingStates } from './opening-states';
 import { checkSameLog } from './same-log';
+import { topicIdOf } from './topic-id';
 import { recordMark } from '../runtime/record-mark';
 import { confirmedCommits } from '../runtime/adapters/kafkajs-commit';
 import type { OffsetCommit } from '../runtime/port';
@@ -159,8 +160,15 @@ export class DlqSession {
     readonly ends: ReadonlyMap<number, bigint> = new Map(),
     /** Partitions whose handled state came from the audit log (no commit in the group): the first replay or discard commits them back. */
     restored: ReadonlySet<number> = new Set(),
+    /** The DLQ topic's id as read at open, where the admin reports ids (topic-id.ts): every entry the session audits names it. */
+    readonly topicId?: string,
   ) {
     this.unwritten = new Set(restored);
+  }
+
+  /** The log the session read, as checkSameLog compares the topic with it before each step's publish and commit. */
+  private get logRead(): { ends: ReadonlyMap<number, bigint>; starts: ReadonlyMap<number, bigint>; topicId?: string } {
+    return { ends: this.ends, starts: this.logStarts, ...(this.topicId === undefined ? {} : { topicId: this.topicId }) };
   }
 
   /** Partitions whose state came from the audit log and is not yet written to the replay group. */
@@ -208,7 +216,7 @@ export class DlqSession {
     await this.hold();
     if (expired.length > 0 || noRecords.length > 0) {
       // Before its audit entries, as a step checks before its publish: a DLQ created again since the open gets no entry of the log read.
-      await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
+      await checkSameLog(await this.adminClient(), this.consumer.dlq.name, this.logRead);
       await audit(expired, noRecords, states);
     }
     await this.commit({ states, expired });
@@ -256,7 +264,11 @@ export class DlqSession {
     let offsets: { partition: number; low: string; high: string }[];
     let ends: Map<number, bigint>;
     let commits: Awaited<ReturnType<typeof groupCommits>>;
+    let topicId: string | undefined;
     try {
+      // The id before the offsets: a topic created again between the two reads shows its new id at the next check.
+      // An id that cannot be read leaves the session as it is without ids (checked by its offsets alone); once read, every check reads it.
+      topicId = await topicIdOf(admin, topic).catch(() => undefined);
       offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
       ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
       commits = await groupCommits(admin, consumer);
@@ -278,7 +290,7 @@ export class DlqSession {
       await readUnhandled(kafka, readers, consumer, past, from, until, timeoutMs, () => false, { witness });
       return marks;
     };
-    const { states, restored } = await openingStates(kafka, consumer, commits, { ends, starts: logStarts }, timeoutMs, readMarks);
+    const { states, restored } = await openingStates(kafka, consumer, commits, { ends, starts: logStarts, ...(topicId === undefined ? {} : { topicId }) }, timeoutMs, readMarks);
     const expired = offsets
       .map((p) => ({ partition: p.partition, state: states.get(p.partition)!, logStart: BigInt(p.low) }))
       .map(({ partition, state, logStart }) => ({ partition, total: partitionBacklog(state, logStart, logStart).expired, unrecorded: Number(expiredGap(state, logStart)), logStart }))
@@ -294,7 +306,7 @@ export class DlqSession {
       if (start < ends.get(partition)!) starts.set(partition, start);
     }
     const read = starts.size === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, readers, consumer, live, starts, ends, timeoutMs, keep, scope);
-    return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords, ends, restored);
+    return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords, ends, restored, topicId);
   }
 
   /**
@@ -435,7 +447,7 @@ export class DlqSession {
     this.checkHeld();
     const partitions = [...new Set(records.map((r) => r.partition))];
     // Before anything of the step is published: a topic made again holds none of these records.
-    await checkSameLog(await this.adminClient(), this.consumer.dlq.name, { ends: this.ends, starts: this.logStarts });
+    await checkSameLog(await this.adminClient(), this.consumer.dlq.name, this.logRead);
     const stored = await committedStates(await this.adminClient(), this.consumer, partitions);
     for (const [partition, now] of stored) {
       const known = this.states.get(partition);
@@ -458,7 +470,7 @@ export class DlqSession {
     // Partitions restored from the audit log and not yet written join the first commit.
     const states = new Map([...[...this.unwritten].map((p) => [p, this.states.get(p)!] as const), ...prepared.states]);
     // After the step's publish and audit: the handled state is of the log the session read, and goes to no other.
-    await checkSameLog(await this.adminClient(), topic, { ends: this.ends, starts: this.logStarts });
+    await checkSameLog(await this.adminClient(), topic, this.logRead);
     const stored = await committedStates(await this.adminClient(), this.consumer, [...states.keys()]);
     const next = new Map<number, HandledState>();
     for (const [partition, state] of states) {

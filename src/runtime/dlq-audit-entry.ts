@@ -9,4 +9,4 @@ export interface AuditFields {
  * keeps whole entries; a field the fold starts reading goes here, or that reader misses it
  * (test/dlq-handled-from-audit-fields.test.ts holds the two to the same result).
  */
-export const FOLDED_AUDIT_FIELDS = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'count', 'mark', 'at', 'from', 'to', 'expiredTotal'] as const;
+export const FOLDED_AUDIT_FIELDS = ['dlqTopic', 'action', 'partition', 'offset', 'belowOffset', 'count', 'mark', 'at', 'from', 'to', 'expiredTotal', 'dlqTopicId'] as const;

@@ -5,10 +5,17 @@ import type { SlicedWork } from './sliced-work';
 
 /**
  * What the reader knows of the DLQ's log as it is now, to tell its entries from those of an
- * earlier topic of the same name (deleted and created again, the audit log kept): kafkajs
- * reads no topic ids, so the log is known by its log starts and by its records themselves.
+ * earlier topic of the same name (deleted and created again, the audit log kept): by its
+ * topic id where the reader reads one, else (kafkajs reads no topic ids) by its log starts
+ * and by its records themselves.
  */
 export interface ThisLog {
+  /**
+   * The topic's id now (topic-id.ts): an entry that names one (`dlqTopicId`, written by a
+   * session that read it) is of this log when it names this id, and of another when it names
+   * another, whatever its record shows. Entries without one are judged as below.
+   */
+  readonly topicId?: string;
   /** Each partition's log start now. */
   readonly starts?: ReadonlyMap<number, bigint>;
   /**
@@ -132,7 +139,9 @@ function anotherRecord(log: ThisLog, fields: AuditFields['fields'], partition: n
  * another in time, so an entry written while an earlier log was the topic's is of an earlier
  * log too. A record's time says less than its mark (two hosts' clocks): an entry it shows is
  * left out alone. An entry written before marks, naming a record stamped before it, is
- * otherwise taken: it cannot be told from one of this log.
+ * otherwise taken: it cannot be told from one of this log. Where the reader knows the topic's
+ * id (ThisLog.topicId), an entry naming it is of this log, and one naming another is shown as
+ * by a mark.
  */
 export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: string, log: ThisLog): SlicedWork<(fields: AuditFields['fields']) => boolean> {
   const shown = new Set<AuditFields['fields']>();
@@ -148,8 +157,18 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
     }
     return sorted;
   };
+  const idOf = (fields: AuditFields['fields']) => (log.topicId !== undefined && typeof fields.dlqTopicId === 'string' ? fields.dlqTopicId : undefined);
   for (const { fields } of entries) {
     if (++n % ITEMS_PER_YIELD === 0) yield;
+    const id = idOf(fields);
+    if (id !== undefined) {
+      if (id === log.topicId || fields.dlqTopic !== dlqTopic) continue;
+      // Another id: as sure as another mark, and so is every entry written before it.
+      shown.add(fields);
+      const at = timeOf(fields);
+      if (at !== undefined && (until === undefined || at > until)) until = at;
+      continue;
+    }
     const named = recordEntry(fields, dlqTopic);
     const range = named === undefined ? noRecordsEntry(fields, dlqTopic) : undefined;
     const by = named !== undefined ? anotherRecord(log, fields, named.partition, named.offset) : range !== undefined ? anotherNoRecords(log, fields, range, readOffsets) : undefined;
@@ -160,6 +179,7 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
   }
   return (fields) => {
     if (shown.has(fields)) return true;
+    if (idOf(fields) === log.topicId && log.topicId !== undefined) return false;
     const at = timeOf(fields);
     return until !== undefined && at !== undefined && at <= until;
   };

@@ -135,7 +135,9 @@ describe('the DLQ tools on a DLQ topic created again whose new records have the 
   // after the entries. Fix: a digest of the record's key, value and headers in the mark
   // (compared by prefix with the marks already written); it would still take a byte-for-byte
   // copy of the old records for them, which arguably they are. Left: no such producer writes
-  // a DLQ the runtime writes (its dead letters are stamped when sent).
+  // a DLQ the runtime writes (its dead letters are stamped when sent). Where the DLQ tools read
+  // topic ids (the Confluent client installed), entries name the topic's id and this case is
+  // closed (test/runtime/dlq-topic-ids.test.ts); this double, as kafkajs, reports none.
   it.failing('lists every record of the new topic', async () => {
     const { consumer, double } = setUp();
     double.stampFrom(T0 - DAY);

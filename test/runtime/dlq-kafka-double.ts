@@ -54,8 +54,18 @@ export class DlqKafkaDouble {
   /** Runs before each consumer's first fetch of a partition: where a test moves a log start. */
   beforeFirstFetch: (group: string, topic: string, partition: number) => void = () => {};
 
+  /**
+   * Whether the admin reports each topic's id (fetchTopicMetadata's `topicId`), as the
+   * Confluent client's does; kafkajs 2.2.4's reports none, and nor does the double by default.
+   */
+  reportsTopicIds = false;
+  /** Each topic's id: a new one each time it is created (recreateTopic too), as Kafka gives. */
+  private readonly topicIds = new Map<string, string>();
+  private topicCount = 0;
+
   createTopic(name: string, partitions: number): void {
     this.logs.set(name, Array.from({ length: partitions }, () => ({ start: 0n, next: 0n, messages: [] })));
+    this.topicIds.set(name, Buffer.from(`topic-${++this.topicCount}`.padEnd(16, '.')).toString('base64url'));
   }
 
   /** A partition added to a topic (kafka-topics --alter --partitions): an empty log after the others. */
@@ -156,6 +166,13 @@ export class DlqKafkaDouble {
     const admin = () => ({
       connect: async () => {},
       disconnect: async () => {},
+      fetchTopicMetadata: async ({ topics }: { topics: string[] }) => ({
+        topics: topics.map((name) => {
+          if (!double.logs.has(name)) throw Object.assign(new Error(`This server does not host this topic-partition: ${name}`), { type: 'UNKNOWN_TOPIC_OR_PARTITION', retriable: false });
+          const partitions = double.logs.get(name)!.map((_, partitionId) => ({ partitionId, leader: 0, replicas: [0], isr: [0], offlineReplicas: [], partitionErrorCode: 0 }));
+          return { name, partitions, ...(double.reportsTopicIds ? { topicId: double.topicIds.get(name)! } : {}) };
+        }),
+      }),
       fetchTopicOffsets: async (topic: string) =>
         (double.logs.get(topic) ?? []).map((log, partition) => ({ partition, offset: String(double.end(topic, partition)), high: String(double.end(topic, partition)), low: String(log.start) })),
       fetchOffsets: async ({ groupId, topics }: { groupId: string; topics: string[] }) =>

@@ -1,0 +1,12 @@
+/**
+ * The topic's id in an admin's metadata answer (Kafka gives each topic one at creation; a
+ * topic deleted and created again under its name gets another), or undefined where the answer
+ * carries none: kafkajs 2.2.4 sends Metadata v6 at most and reads no ids (they came with v10);
+ * the krt commands read them through the Confluent client where it is installed
+ * (src/connection/topic-ids.ts).
+ */
+export function topicIdIn(metadata: { readonly topics: readonly { readonly name: string }[] }, topic: string): string | undefined {
+  const id = (metadata.topics.find((t) => t.name === topic) as { topicId?: unknown } | undefined)?.topicId;
+  // The all-zero id is Kafka's "none" (a broker before topic ids).
+  return typeof id === 'string' && id !== '' && !/^A+=*$/.test(id) ? id : undefined;
+}
