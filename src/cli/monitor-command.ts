@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { compileFiles } from '../compile';
-import { kafkaFromEnv } from '../connection/kafka-connection';
+import { kafkaReadingTopicIdsFromEnv } from '../connection/topic-ids';
 import { KAFKA_ENV } from '../naming';
 import { durationToMs, parseDuration } from '../duration';
 import { consumerDescriptor } from '../model/consumer-descriptor';
@@ -53,7 +53,7 @@ export async function monitorCommand(io: CliIo, files: string[], options: Monito
   if (reportDiagnostics(io, result) || !result.model) return EXIT.problems;
   const consumers = result.model.topologies.flatMap((t) => t.consumers);
   const env = io.env ?? process.env;
-  const kafka = kafkaFromEnv(env, 'krt-monitor');
+  const kafka = kafkaReadingTopicIdsFromEnv(env, 'krt-monitor');
   const registry = new Registry();
   const monitors = consumers.map((consumer) => ({
     name: consumer.name,

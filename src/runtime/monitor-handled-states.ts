@@ -26,6 +26,22 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
   const tail = auditTopic !== undefined && port.readFrom ? createAuditTail(port.readFrom.bind(port), auditTopic, consumer.dlqTopic, dlqEnds) : undefined;
   const markCheck = createMarkCheck(port, consumer.dlqTopic);
   let toldCannotRead = false;
+  // Cleared once the port answers without an id: a client that reads none never will, and each read is a request.
+  let readsIds = port.topicId !== undefined;
+  let toldNoId = false;
+  // The DLQ's id now, where the port reads ids: an id it cannot read leaves the entries to their marks, said once.
+  const dlqTopicId = async (): Promise<string | undefined> => {
+    if (!readsIds) return undefined;
+    try {
+      const id = await port.topicId!(consumer.dlqTopic);
+      if (id === undefined) readsIds = false;
+      return id;
+    } catch (error) {
+      if (!toldNoId) onError(new KrtError(`the monitor of ${consumer.name} could not read the topic id of ${consumer.dlqTopic} (${describeError(error).message}): it tells the audit entries of a DLQ created again by their records' marks alone until it can`));
+      toldNoId = true;
+      return undefined;
+    }
+  };
   // The fold of a large log is seconds of work (sliced: the event loop runs between): made again only when what it
   // reads changed (an entry, the partitions without a commit, a log start), or a DLQ end fell
   // (the topic created again). It is given no ends: the tail dropped every entry past the
@@ -62,10 +78,11 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
       if (signal?.aborted) throw error;
       throw new KrtError(`could not read the ${consumer.dlqTopic} records its audit log names, to tell them from those of a DLQ created again: ${describeError(error).message}`);
     });
+    const topicId = await dlqTopicId();
     // The entries are known by the tail's generation and their count: a tail that started over may hold as many.
-    const key = `${tail.generation}|${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}|${markCheck.version}`;
+    const key = `${tail.generation}|${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}|${markCheck.version}|${topicId ?? ''}`;
     const fell = folded !== undefined && [...highs].some(([partition, high]) => high < (folded!.highs.get(partition) ?? 0n));
-    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: await runSliced(handledFromAuditLogSliced(entries, consumer.dlqTopic, uncommitted, undefined, { starts, ...(marks ?? {}) }), signal) };
+    if (folded === undefined || folded.key !== key || fell) folded = { key, highs, states: await runSliced(handledFromAuditLogSliced(entries, consumer.dlqTopic, uncommitted, undefined, { starts, ...(marks ?? {}), ...(topicId === undefined ? {} : { topicId }) }), signal) };
     for (const [partition, state] of folded.states) states.set(partition, state);
     return states;
   };

@@ -27,6 +27,13 @@ export interface MonitorPort {
    * port without it cannot, and those entries are taken as they are.
    */
   marksAt?(topic: string, ranges: ReadonlyMap<number, { from: bigint; to: bigint }>, signal?: AbortSignal): Promise<MarksRead>;
+  /**
+   * The topic's id (topic-id.ts), or undefined where the client reads none. The monitor tells
+   * with it the audit entries about the DLQ as it is now from those of a DLQ deleted and
+   * created again (entries name the id the command read: `dlqTopicId`); a port without it, or
+   * one that reads no id, leaves that to the records' marks.
+   */
+  topicId?(topic: string): Promise<string | undefined>;
 }
 
 /** What `marksAt` read. */

@@ -13,7 +13,9 @@ import { handledFromAuditLog } from '../../src/runtime/dlq-handled-from-audit';
 // (silent alike). Left: the monitor's fold would need the ends for floors alone (its fold is
 // given none so as not to drop an entry written after the poll's ends read), or the tail would
 // drop what it kept past the end when the DLQ's end falls (the topic created again): a change of
-// the tail's design, for the maintainers.
+// the tail's design, for the maintainers. Where the monitor's port reads topic ids, the floor
+// names the old topic's id and is left out (test/runtime/monitor-topic-ids.test.ts); this case
+// stays for a port that reads none (kafkajs alone).
 const DLQ = 'orders.dlq';
 describe('a floor the monitor read while an earlier topic of the name was the DLQ', () => {
   it.failing('is folded as the sessions fold it once the DLQ was created again', async () => {

@@ -1,5 +1,6 @@
 import type { MonitorPort } from '../monitor-port';
 import { recordMark } from '../record-mark';
+import { topicIdIn } from '../topic-id';
 import { everyPartitionAsRoundRobin, everyPartitionAssigner } from './every-partition-assigner';
 import { disconnectAfterRun } from './kafkajs-leave';
 
@@ -38,6 +39,8 @@ export interface KafkaJsMonitorLike {
     disconnect(): Promise<void>;
     fetchTopicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
     fetchOffsets(o: { groupId: string; topics: string[] }): Promise<{ topic: string; partitions: { partition: number; offset: string; metadata: string | null }[] }[]>;
+    /** kafkajs's answers carry no `topicId`; a client wrapped to read ids (src/connection/topic-ids.ts) gives it. */
+    fetchTopicMetadata?(o: { topics: string[] }): Promise<{ topics: { name: string }[] }>;
   };
   consumer(config: { groupId: string; sessionTimeout?: number; heartbeatInterval?: number; partitionAssigners?: unknown[] }): {
     connect(): Promise<void>;
@@ -150,6 +153,7 @@ export function kafkajsMonitorPort(kafka: KafkaJsMonitorLike, monitorGroup: stri
   return {
     endOffsets: (topic) => withAdmin((admin) => admin.fetchTopicOffsets(topic)),
     committedOffsets: (groupId, topic) => withAdmin(async (admin) => (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions ?? []),
+    topicId: (topic) => withAdmin(async (admin) => (admin.fetchTopicMetadata === undefined ? undefined : topicIdIn(await admin.fetchTopicMetadata({ topics: [topic] }), topic))),
     async timestampsAt(topic, offsets, signal) {
       const found = new Map<number, number | null>();
       const wanted = new Map(offsets.map((o) => [o.partition, o.offset]));
