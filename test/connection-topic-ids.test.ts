@@ -29,6 +29,15 @@ describe('a kafkajs client given a topic id reader', () => {
     expect([withIds.producer(), withIds.consumer({ groupId: 'g' }), withIds.logger()]).toEqual(['producer', 'consumer', 'logger']);
   });
 
+  it('reads ids only for the topics asked for by name, not for every topic of an answer about all', async () => {
+    const read = jest.fn(async (topic: string) => `id-of-${topic}`);
+    const all = { ...kafka, admin: () => ({ fetchTopicMetadata: async () => ({ topics: [{ name: 'a', partitions: [] }, { name: 'b', partitions: [] }] }) }) } as unknown as Kafka;
+    const answer = await withTopicIds(all, read).admin().fetchTopicMetadata({ topics: ['b'] });
+    expect(answer.topics).toEqual([{ name: 'a', partitions: [] }, { name: 'b', partitions: [], topicId: 'id-of-b' }]);
+    await withTopicIds(all, read).admin().fetchTopicMetadata();
+    expect(read).toHaveBeenCalledTimes(1);
+  });
+
   it('is the client itself where there is no reader (the Confluent client not installed)', () => {
     expect(withTopicIds(kafka, undefined)).toBe(kafka);
   });

@@ -64,7 +64,9 @@ export function withTopicIds(kafka: Kafka, read: TopicIdReader | undefined): Kaf
       ...inner,
       fetchTopicMetadata: async (options) => {
         const { topics } = await inner.fetchTopicMetadata(options);
-        return { topics: await Promise.all(topics.map(async (t) => ({ ...t, topicId: await read(t.name) }))) };
+        // Only the topics asked for by name: an answer about every topic (none named) would cost a connection each.
+        const asked = new Set(options?.topics ?? []);
+        return { topics: await Promise.all(topics.map(async (t) => (asked.has(t.name) ? { ...t, topicId: await read(t.name) } : t))) };
       },
     };
   };
