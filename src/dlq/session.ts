@@ -266,10 +266,11 @@ export class DlqSession {
     let commits: Awaited<ReturnType<typeof groupCommits>>;
     let topicId: string | undefined;
     try {
-      // The id before the offsets: a topic created again between the two reads shows its new id at the next check.
-      // An id that cannot be read leaves the session as it is without ids (checked by its offsets alone); once read, every check reads it.
-      topicId = await topicIdOf(admin, topic).catch(() => undefined);
+      // The offsets first: a broker that cannot be reached is said after one round of retries, not two.
       offsets = await retryingRetriable(() => admin.fetchTopicOffsets(topic));
+      // An id that cannot be read leaves the session as it is without ids (checked by its offsets alone); once read,
+      // every check reads it. A topic created again between the two reads starts below the ends read: the offsets tell.
+      topicId = await topicIdOf(admin, topic).catch(() => undefined);
       ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]));
       commits = await groupCommits(admin, consumer);
     } finally {
