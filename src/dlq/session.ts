@@ -439,6 +439,17 @@ export class DlqSession {
   }
 
   /**
+   * Refuses when the DLQ topic is no longer the log the session read (checkSameLog): before
+   * any audit entry the session writes, as before a step's publish and commit. An entry
+   * naming the log read (its id) written once another log is the topic's is stamped after
+   * that log's own entries, and the fold leaves out every entry written no later than one
+   * naming another id: those of the new topic written without an id too.
+   */
+  async checkLog(): Promise<void> {
+    await checkSameLog(await this.adminClient(), this.consumer.dlq.name, this.logRead);
+  }
+
+  /**
    * The records of `records` that are still unhandled in the replay group's committed state
    * now: another session may have replayed or discarded some since this one read them. The
    * session's own view is brought up to date with what it finds. Called under the lease.
