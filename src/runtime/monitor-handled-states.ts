@@ -26,15 +26,19 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
   const tail = auditTopic !== undefined && port.readFrom ? createAuditTail(port.readFrom.bind(port), auditTopic, consumer.dlqTopic, dlqEnds) : undefined;
   const markCheck = createMarkCheck(port, consumer.dlqTopic);
   let toldCannotRead = false;
-  // Cleared once the port answers without an id: a client that reads none never will, and each read is a request.
+  // Cleared once the port answers without an id before it ever answered one: a client that reads none never will,
+  // and each read is a request. A port that answered an id reads ids: an answer without one (Kafka's all-zero id
+  // during a cluster upgrade, a topic being made again) is that poll's, and the next poll asks again.
   let readsIds = port.topicId !== undefined;
+  let answeredId = false;
   let toldNoId = false;
   // The DLQ's id now, where the port reads ids: an id it cannot read leaves the entries to their marks, said once.
   const dlqTopicId = async (): Promise<string | undefined> => {
     if (!readsIds) return undefined;
     try {
       const id = await port.topicId!(consumer.dlqTopic);
-      if (id === undefined) readsIds = false;
+      if (id !== undefined) answeredId = true;
+      else if (!answeredId) readsIds = false;
       return id;
     } catch (error) {
       if (!toldNoId) onError(new KrtError(`the monitor of ${consumer.name} could not read the topic id of ${consumer.dlqTopic} (${describeError(error).message}): it tells the audit entries of a DLQ created again by their records' marks alone until it can`));
