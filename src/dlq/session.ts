@@ -135,6 +135,28 @@ export function preview(record: DlqRecord, max: number): DlqRecord {
  * The committing member is that lease: a replay or discard holds it (hold) from before its
  * first publish to its end (release), and a second one is refused while it is held.
  */
+/**
+ * Refuses an open during which the DLQ was deleted and created again, where the session read
+ * its id: the id was read first, so a session of the old id over the new topic's offsets,
+ * commits and records would take the old topic's audit entries (naming that id) as this
+ * log's, whatever their records' marks, and hide the new records at their offsets from
+ * `inspect`, a console page and a replay's selection. An id that cannot be read now leaves
+ * the open as it is (each step's check reads it again).
+ */
+async function sameIdAfterOpen(kafka: Kafka, topic: string, read: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  let now: string | undefined;
+  try {
+    now = await topicIdOf(admin, topic).catch(() => undefined);
+  } finally {
+    await admin.disconnect();
+  }
+  if (now !== undefined && now !== read) {
+    throw new DlqError(`${topic} was deleted and created again while this session read it (its topic id is ${now}, not the ${read} it read first): nothing was done; run the command again`);
+  }
+}
+
 export class DlqSession {
   private committer: Consumer | undefined;
   /** The committer's commit, done only when kafkajs reports the coordinator answered (kafkajs-commit.ts). */
@@ -306,6 +328,7 @@ export class DlqSession {
       if (start < ends.get(partition)!) starts.set(partition, start);
     }
     const read = starts.size === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, readers, consumer, live, starts, ends, timeoutMs, keep, scope);
+    if (topicId !== undefined) await sameIdAfterOpen(kafka, topic, topicId);
     return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords, ends, restored, topicId);
   }
 
