@@ -1,5 +1,6 @@
 import type { AuditFields } from './dlq-audit-entry';
 import { markTime } from './record-mark';
+import { kafkaSpelling } from './topic-id';
 import { ITEMS_PER_YIELD } from './sliced-work';
 import type { SlicedWork } from './sliced-work';
 
@@ -157,12 +158,14 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
     }
     return sorted;
   };
-  const idOf = (fields: AuditFields['fields']) => (log.topicId !== undefined && typeof fields.dlqTopicId === 'string' ? fields.dlqTopicId : undefined);
+  // Ids in one spelling (kafkaSpelling): an entry may spell the reader's id in the other base64 alphabet.
+  const thisId = log.topicId === undefined ? undefined : kafkaSpelling(log.topicId);
+  const idOf = (fields: AuditFields['fields']) => (thisId !== undefined && typeof fields.dlqTopicId === 'string' ? kafkaSpelling(fields.dlqTopicId) : undefined);
   for (const { fields } of entries) {
     if (++n % ITEMS_PER_YIELD === 0) yield;
     const id = idOf(fields);
     if (id !== undefined) {
-      if (id === log.topicId || fields.dlqTopic !== dlqTopic) continue;
+      if (id === thisId || fields.dlqTopic !== dlqTopic) continue;
       // Another id: as sure as another mark, and so is every entry written before it.
       shown.add(fields);
       const at = timeOf(fields);
@@ -179,7 +182,7 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
   }
   return (fields) => {
     if (shown.has(fields)) return true;
-    if (idOf(fields) === log.topicId && log.topicId !== undefined) return false;
+    if (thisId !== undefined && idOf(fields) === thisId) return false;
     const at = timeOf(fields);
     return until !== undefined && at !== undefined && at <= until;
   };
