@@ -69,6 +69,10 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
       for (const partition of uncommitted) states.set(partition, emptyHandled(0n));
       return states;
     }
+    // The id first, right after the ends this poll read: a DLQ created again while the audit log and the records its
+    // entries name are read (seconds) would give the new topic's id to the old topic's ends, every entry of the old
+    // topic left out, its handled records counted unhandled and its log start as expired (a counter: raised for good).
+    const topicId = await dlqTopicId();
     const entries = await tail.entries(signal).catch((error: unknown) => {
       if (signal?.aborted) throw error;
       throw new KrtError(`could not read ${auditTopic}, the audit log that tells what was handled in ${consumer.dlqTopic} partitions ${uncommitted.join(', ')} (the replay group has no commit there): ${describeError(error).message}`);
@@ -82,7 +86,6 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
       if (signal?.aborted) throw error;
       throw new KrtError(`could not read the ${consumer.dlqTopic} records its audit log names, to tell them from those of a DLQ created again: ${describeError(error).message}`);
     });
-    const topicId = await dlqTopicId();
     // The entries are known by the tail's generation and their count: a tail that started over may hold as many.
     const key = `${tail.generation}|${entries.length}|${uncommitted.join(',')}|${uncommitted.map((p) => starts.get(p)).join(',')}|${markCheck.version}|${topicId ?? ''}`;
     const fell = folded !== undefined && [...highs].some(([partition, high]) => high < (folded!.highs.get(partition) ?? 0n));
