@@ -30,20 +30,24 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
   // and each read is a request. A port that answered an id reads ids: an answer without one (Kafka's all-zero id
   // during a cluster upgrade, a topic being made again) is that poll's, and the next poll asks again.
   let readsIds = port.topicId !== undefined;
-  let answeredId = false;
+  // The id read last: a poll that cannot read it (a failed read, an answer without one) folds with it. Folded
+  // without an id for one poll, a DLQ created again would take its old topic's floor back and its expired count
+  // would fall and rise again at the next poll, and kafka_dlq_expired_total (a counter) would count it again.
+  let lastId: string | undefined;
   let toldNoId = false;
-  // The DLQ's id now, where the port reads ids: an id it cannot read leaves the entries to their marks, said once.
+  // The DLQ's id now, where the port reads ids: an id it cannot read leaves the entries to the id read last (to their
+  // marks where none was), said once.
   const dlqTopicId = async (): Promise<string | undefined> => {
     if (!readsIds) return undefined;
     try {
       const id = await port.topicId!(consumer.dlqTopic);
-      if (id !== undefined) answeredId = true;
-      else if (!answeredId) readsIds = false;
-      return id;
+      if (id !== undefined) lastId = id;
+      else if (lastId === undefined) readsIds = false;
+      return lastId;
     } catch (error) {
-      if (!toldNoId) onError(new KrtError(`the monitor of ${consumer.name} could not read the topic id of ${consumer.dlqTopic} (${describeError(error).message}): it tells the audit entries of a DLQ created again by their records' marks alone until it can`));
+      if (!toldNoId) onError(new KrtError(`the monitor of ${consumer.name} could not read the topic id of ${consumer.dlqTopic} (${describeError(error).message}): it tells the audit entries of a DLQ created again by the id it read last (by their records' marks alone where it read none) until it can`));
       toldNoId = true;
-      return undefined;
+      return lastId;
     }
   };
   // The fold of a large log is seconds of work (sliced: the event loop runs between): made again only when what it
