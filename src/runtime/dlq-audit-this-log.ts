@@ -72,15 +72,21 @@ export function noRecordsEntry(fields: AuditFields['fields'], dlqTopic: string):
  * fold's (noRecordsKnown).
  */
 function anotherNoRecords(log: ThisLog, fields: AuditFields['fields'], range: { partition: number; from: bigint; to: bigint; border: bigint }, readOffsets: (partition: number) => readonly bigint[]): 'mark' | 'time' | 'inside' | undefined {
-  const covered = log.covered?.get(range.partition);
-  if (log.marks?.has(range.partition) && covered !== undefined) {
-    const start = log.starts?.get(range.partition) ?? 0n;
-    const lowest = [range.from, covered.from, start].reduce((a, b) => (a > b ? a : b));
-    const highest = range.to < covered.to - 1n ? range.to : covered.to - 1n;
-    // Within the range, only offsets read count: a record there says the entry is not of this log.
-    if (lowest <= highest && anyWithin(readOffsets(range.partition), lowest, highest)) return 'inside';
-  }
+  if (recordInside(log, range, readOffsets)) return 'inside';
   return range.border < 0n ? undefined : anotherRecord(log, fields, range.partition, range.border);
+}
+
+/**
+ * Whether the log as read holds a record within a `no-records` range (only offsets read
+ * count): the entry is wrong, whichever log it is of, its topic id naming this one too.
+ */
+function recordInside(log: ThisLog, range: { partition: number; from: bigint; to: bigint }, readOffsets: (partition: number) => readonly bigint[]): boolean {
+  const covered = log.covered?.get(range.partition);
+  if (!log.marks?.has(range.partition) || covered === undefined) return false;
+  const start = log.starts?.get(range.partition) ?? 0n;
+  const lowest = [range.from, covered.from, start].reduce((a, b) => (a > b ? a : b));
+  const highest = range.to < covered.to - 1n ? range.to : covered.to - 1n;
+  return lowest <= highest && anyWithin(readOffsets(range.partition), lowest, highest);
 }
 
 /** Whether the sorted offsets hold one in [from, to]: a binary search, as a stray range may span millions of offsets. */
@@ -165,7 +171,13 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
     if (++n % ITEMS_PER_YIELD === 0) yield;
     const id = idOf(fields);
     if (id !== undefined) {
-      if (id === thisId || fields.dlqTopic !== dlqTopic) continue;
+      if (fields.dlqTopic !== dlqTopic) continue;
+      if (id === thisId) {
+        // The id says which log the entry is of, not that it is right: a record read inside a `no-records` range leaves it out alone.
+        const range = noRecordsEntry(fields, dlqTopic);
+        if (range !== undefined && recordInside(log, range, readOffsets)) shown.add(fields);
+        continue;
+      }
       // Another id: as sure as another mark, and so is every entry written before it.
       shown.add(fields);
       const at = timeOf(fields);
