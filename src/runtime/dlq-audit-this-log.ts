@@ -173,9 +173,11 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
     if (id !== undefined) {
       if (fields.dlqTopic !== dlqTopic) continue;
       if (id === thisId) {
-        // The id says which log the entry is of, not that it is right: a record read inside a `no-records` range leaves it out alone.
-        const range = noRecordsEntry(fields, dlqTopic);
-        if (range !== undefined && recordInside(log, range, readOffsets)) shown.add(fields);
+        // The id says which log the entry is of, not that it is right: a record read inside a `no-records` range, or
+        // another mark at the offset an entry names (within one log an offset's record never changes), leaves it out alone.
+        const named = recordEntry(fields, dlqTopic);
+        const range = named === undefined ? noRecordsEntry(fields, dlqTopic) : undefined;
+        if (range !== undefined ? recordInside(log, range, readOffsets) : named !== undefined && anotherRecord(log, fields, named.partition, named.offset) === 'mark') shown.add(fields);
         continue;
       }
       // Another id: as sure as another mark, and so is every entry written before it.

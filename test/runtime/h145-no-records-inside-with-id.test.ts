@@ -34,3 +34,17 @@ describe('a no-records entry whose range holds a record', () => {
     expect(isHandled(fold('this-id', 'this-id'), 2n)).toBe(false);
   });
 });
+
+describe('a replayed entry naming the reader\'s topic id whose record shows another mark', () => {
+  it('is left out alone: the record at its offset stays unhandled, the entries before it stay taken', () => {
+    const id = { dlqTopicId: 'this-id' };
+    const entries = [
+      { fields: { dlqTopic: DLQ, partition: 0, action: 'replayed', offset: '0', mark: mark(0), at, ...id } },
+      // Within one log an offset's record never changes: another mark there is a wrong entry.
+      { fields: { dlqTopic: DLQ, partition: 0, action: 'replayed', offset: '1', mark: 'another/1/1', at: '2026-01-01T00:05:00.000Z', ...id } },
+    ];
+    const marks = new Map([[0, new Map([[0n, mark(0)], [1n, mark(1)]])]]);
+    const state = handledFromAuditLog(entries, DLQ, [0], new Map([[0, 5n]]), { starts: new Map([[0, 0n]]), marks, covered: new Map([[0, { from: 0n, to: 5n }]]), topicId: 'this-id' }).get(0)!;
+    expect([isHandled(state, 0n), isHandled(state, 1n)]).toEqual([true, false]);
+  });
+});
