@@ -17,5 +17,6 @@ export function topicIdIn(metadata: { readonly topics: readonly { readonly name:
  * in the URL-safe one, so ids are compared, and written, in one spelling.
  */
 export function kafkaSpelling(id: string): string {
-  return id.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  // Most ids are spelled alike in both (a fold asks for every entry's): only those of the other spelling are made anew.
+  return /[+/=]/.test(id) ? id.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') : id;
 }
