@@ -39,16 +39,25 @@ export function createHandledStates(consumer: ConsumerDescriptor, port: MonitorP
   // marks where none was), said once.
   const dlqTopicId = async (): Promise<string | undefined> => {
     if (!readsIds) return undefined;
+    let id: string | undefined;
     try {
-      const id = await port.topicId!(consumer.dlqTopic);
-      if (id !== undefined) lastId = id;
-      else if (lastId === undefined) readsIds = false;
-      return lastId;
+      id = await port.topicId!(consumer.dlqTopic);
     } catch (error) {
       if (!toldNoId) onError(new KrtError(`the monitor of ${consumer.name} could not read the topic id of ${consumer.dlqTopic} (${describeError(error).message}): it tells the audit entries of a DLQ created again by the id it read last (by their records' marks alone where it read none) until it can`));
       toldNoId = true;
       return lastId;
     }
+    if (id !== undefined && lastId !== undefined && id !== lastId) {
+      // Created again since the last poll, maybe between this poll's read of the ends and this read: the new id over
+      // the old topic's ends would leave out all its entries, and count as expired everything below its log start (a
+      // counter: raised for good). This poll is dropped; the next reads the ends and the id again.
+      const before = lastId;
+      lastId = id;
+      throw new KrtError(`${consumer.dlqTopic} was deleted and created again (its topic id is ${id}, not ${before}): this poll's offsets may be of either topic, so its gauges are dropped; the next poll reads them again`);
+    }
+    if (id !== undefined) lastId = id;
+    else if (lastId === undefined) readsIds = false;
+    return lastId;
   };
   // The fold of a large log is seconds of work (sliced: the event loop runs between): made again only when what it
   // reads changed (an entry, the partitions without a commit, a log start), or a DLQ end fell
