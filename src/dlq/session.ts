@@ -251,13 +251,16 @@ export class DlqSession {
    * on in the other from where it stopped.
    */
   get handledVersion(): string {
-    return [...this.ends.keys()]
+    const states = [...this.ends.keys()]
       .sort((a, b) => a - b)
       .map((p) => {
         const state = this.states.get(p);
         return `${p}:${this.logStarts.get(p) ?? 0n}@${state ? `${state.committed}${encodeHandled(state)}` : ''}`;
       })
       .join(' ');
+    // And the topic's id where the session read it: a DLQ created again with records of the same marks and the same
+    // handled state (nothing handled in either) is another log, whose records a count of the old one must not carry.
+    return this.topicId === undefined ? states : `${this.topicId} ${states}`;
   }
 
   /**
