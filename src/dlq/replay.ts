@@ -282,6 +282,8 @@ async function inSteps(
 async function recordFloors(producer: Producer, session: DlqSession, entry: AuditEntry, now: number): Promise<void> {
   const floors = handledBelowOf(session.heldStates()).filter((f) => f.belowOffset > 0n || f.expiredTotal > 0n);
   const messages = auditMessages(session.consumer, { records: [], entry, expired: [], handledBelow: floors }, now, session.topicId);
+  // Before its entries, as a step checks before its publish: a DLQ created again since the open gets no entry of the log read.
+  if (messages.length > 0) await session.checkLog();
   let part: AuditMessage[] = [];
   let bytes = 0;
   for (const message of messages) {

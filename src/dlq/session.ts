@@ -135,6 +135,28 @@ export function preview(record: DlqRecord, max: number): DlqRecord {
  * The committing member is that lease: a replay or discard holds it (hold) from before its
  * first publish to its end (release), and a second one is refused while it is held.
  */
+/**
+ * Refuses an open during which the DLQ was deleted and created again, where the session read
+ * its id: the id was read first, so a session of the old id over the new topic's offsets,
+ * commits and records would take the old topic's audit entries (naming that id) as this
+ * log's, whatever their records' marks, and hide the new records at their offsets from
+ * `inspect`, a console page and a replay's selection. An id that cannot be read now leaves
+ * the open as it is (each step's check reads it again).
+ */
+async function sameIdAfterOpen(kafka: Kafka, topic: string, read: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  let now: string | undefined;
+  try {
+    now = await topicIdOf(admin, topic).catch(() => undefined);
+  } finally {
+    await admin.disconnect();
+  }
+  if (now !== undefined && now !== read) {
+    throw new DlqError(`${topic} was deleted and created again while this session read it (its topic id is ${now}, not the ${read} it read first): nothing was done; run the command again`);
+  }
+}
+
 export class DlqSession {
   private committer: Consumer | undefined;
   /** The committer's commit, done only when kafkajs reports the coordinator answered (kafkajs-commit.ts). */
@@ -229,13 +251,16 @@ export class DlqSession {
    * on in the other from where it stopped.
    */
   get handledVersion(): string {
-    return [...this.ends.keys()]
+    const states = [...this.ends.keys()]
       .sort((a, b) => a - b)
       .map((p) => {
         const state = this.states.get(p);
         return `${p}:${this.logStarts.get(p) ?? 0n}@${state ? `${state.committed}${encodeHandled(state)}` : ''}`;
       })
       .join(' ');
+    // And the topic's id where the session read it: a DLQ created again with records of the same marks and the same
+    // handled state (nothing handled in either) is another log, whose records a count of the old one must not carry.
+    return this.topicId === undefined ? states : `${this.topicId} ${states}`;
   }
 
   /**
@@ -307,6 +332,7 @@ export class DlqSession {
       if (start < ends.get(partition)!) starts.set(partition, start);
     }
     const read = starts.size === 0 ? { records: [], noRecords: new Map() } : await readUnhandled(kafka, readers, consumer, live, starts, ends, timeoutMs, keep, scope);
+    if (topicId !== undefined) await sameIdAfterOpen(kafka, topic, topicId);
     return new DlqSession(kafka, consumer, read.records, expired, states, logStarts, timeoutMs, read.noRecords, ends, restored, topicId);
   }
 
@@ -437,6 +463,17 @@ export class DlqSession {
     this.leading = false;
     // After its join: a member that gave up joining (the join timed out) and left now would join after all, for good.
     if (client) await disconnectAfterRun(client, joining);
+  }
+
+  /**
+   * Refuses when the DLQ topic is no longer the log the session read (checkSameLog): before
+   * any audit entry the session writes, as before a step's publish and commit. An entry
+   * naming the log read (its id) written once another log is the topic's is stamped after
+   * that log's own entries, and the fold leaves out every entry written no later than one
+   * naming another id: those of the new topic written without an id too.
+   */
+  async checkLog(): Promise<void> {
+    await checkSameLog(await this.adminClient(), this.consumer.dlq.name, this.logRead);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { AuditFields } from './dlq-audit-entry';
 import { markTime } from './record-mark';
+import { kafkaSpelling } from './topic-id';
 import { ITEMS_PER_YIELD } from './sliced-work';
 import type { SlicedWork } from './sliced-work';
 
@@ -71,15 +72,21 @@ export function noRecordsEntry(fields: AuditFields['fields'], dlqTopic: string):
  * fold's (noRecordsKnown).
  */
 function anotherNoRecords(log: ThisLog, fields: AuditFields['fields'], range: { partition: number; from: bigint; to: bigint; border: bigint }, readOffsets: (partition: number) => readonly bigint[]): 'mark' | 'time' | 'inside' | undefined {
-  const covered = log.covered?.get(range.partition);
-  if (log.marks?.has(range.partition) && covered !== undefined) {
-    const start = log.starts?.get(range.partition) ?? 0n;
-    const lowest = [range.from, covered.from, start].reduce((a, b) => (a > b ? a : b));
-    const highest = range.to < covered.to - 1n ? range.to : covered.to - 1n;
-    // Within the range, only offsets read count: a record there says the entry is not of this log.
-    if (lowest <= highest && anyWithin(readOffsets(range.partition), lowest, highest)) return 'inside';
-  }
+  if (recordInside(log, range, readOffsets)) return 'inside';
   return range.border < 0n ? undefined : anotherRecord(log, fields, range.partition, range.border);
+}
+
+/**
+ * Whether the log as read holds a record within a `no-records` range (only offsets read
+ * count): the entry is wrong, whichever log it is of, its topic id naming this one too.
+ */
+function recordInside(log: ThisLog, range: { partition: number; from: bigint; to: bigint }, readOffsets: (partition: number) => readonly bigint[]): boolean {
+  const covered = log.covered?.get(range.partition);
+  if (!log.marks?.has(range.partition) || covered === undefined) return false;
+  const start = log.starts?.get(range.partition) ?? 0n;
+  const lowest = [range.from, covered.from, start].reduce((a, b) => (a > b ? a : b));
+  const highest = range.to < covered.to - 1n ? range.to : covered.to - 1n;
+  return lowest <= highest && anyWithin(readOffsets(range.partition), lowest, highest);
 }
 
 /** Whether the sorted offsets hold one in [from, to]: a binary search, as a stray range may span millions of offsets. */
@@ -157,12 +164,22 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
     }
     return sorted;
   };
-  const idOf = (fields: AuditFields['fields']) => (log.topicId !== undefined && typeof fields.dlqTopicId === 'string' ? fields.dlqTopicId : undefined);
+  // Ids in one spelling (kafkaSpelling): an entry may spell the reader's id in the other base64 alphabet.
+  const thisId = log.topicId === undefined ? undefined : kafkaSpelling(log.topicId);
+  const idOf = (fields: AuditFields['fields']) => (thisId !== undefined && typeof fields.dlqTopicId === 'string' ? kafkaSpelling(fields.dlqTopicId) : undefined);
   for (const { fields } of entries) {
     if (++n % ITEMS_PER_YIELD === 0) yield;
     const id = idOf(fields);
     if (id !== undefined) {
-      if (id === log.topicId || fields.dlqTopic !== dlqTopic) continue;
+      if (fields.dlqTopic !== dlqTopic) continue;
+      if (id === thisId) {
+        // The id says which log the entry is of, not that it is right: a record read inside a `no-records` range, or
+        // another mark at the offset an entry names (within one log an offset's record never changes), leaves it out alone.
+        const named = recordEntry(fields, dlqTopic);
+        const range = named === undefined ? noRecordsEntry(fields, dlqTopic) : undefined;
+        if (range !== undefined ? recordInside(log, range, readOffsets) : named !== undefined && anotherRecord(log, fields, named.partition, named.offset) === 'mark') shown.add(fields);
+        continue;
+      }
       // Another id: as sure as another mark, and so is every entry written before it.
       shown.add(fields);
       const at = timeOf(fields);
@@ -179,7 +196,7 @@ export function* entriesOfAnotherLog(entries: readonly AuditFields[], dlqTopic: 
   }
   return (fields) => {
     if (shown.has(fields)) return true;
-    if (idOf(fields) === log.topicId && log.topicId !== undefined) return false;
+    if (thisId !== undefined && idOf(fields) === thisId) return false;
     const at = timeOf(fields);
     return until !== undefined && at !== undefined && at <= until;
   };

@@ -8,5 +8,15 @@
 export function topicIdIn(metadata: { readonly topics: readonly { readonly name: string }[] }, topic: string): string | undefined {
   const id = (metadata.topics.find((t) => t.name === topic) as { topicId?: unknown } | undefined)?.topicId;
   // The all-zero id is Kafka's "none" (a broker before topic ids).
-  return typeof id === 'string' && id !== '' && !/^A+=*$/.test(id) ? id : undefined;
+  return typeof id === 'string' && id !== '' && !/^A+=*$/.test(id) ? kafkaSpelling(id) : undefined;
+}
+
+/**
+ * A topic id as Kafka's tools print it (URL-safe base64, no padding): librdkafka, through
+ * which krt reads ids, spells the same id in standard base64 (`+` and `/`), and Java clients
+ * in the URL-safe one, so ids are compared, and written, in one spelling.
+ */
+export function kafkaSpelling(id: string): string {
+  // Most ids are spelled alike in both (a fold asks for every entry's): only those of the other spelling are made anew.
+  return /[+/=]/.test(id) ? id.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') : id;
 }
