@@ -121,23 +121,8 @@ export function preview(record: DlqRecord, max: number): DlqRecord {
 }
 
 /**
- * A session in the consumer's replay group: it reads every unhandled record of the DLQ
- * (from the group's committed offsets, or the log start when retention deleted the
- * records there, to the end offsets read at open, skipping records handled beyond them)
- * and commits records as handled.
- *
- * The records are read in a group of their own (dlqReaderGroupName), never in the replay
- * group: when retention passes a fetch position, kafkajs commits the reset offset without
- * metadata in the group that fetched, and in the replay group that would erase the handled
- * state. The replay group gets a member only to commit, and that member never fetches.
- *
- * Any number of sessions may read at once; one at a time may change the handled state.
- * The committing member is that lease: a replay or discard holds it (hold) from before its
- * first publish to its end (release), and a second one is refused while it is held.
- */
-/**
  * Refuses an open during which the DLQ was deleted and created again, where the session read
- * its id: the id was read first, so a session of the old id over the new topic's offsets,
+ * its id: the id was read at its start, before its commits and records, so a session of the old id over the new topic's offsets,
  * commits and records would take the old topic's audit entries (naming that id) as this
  * log's, whatever their records' marks, and hide the new records at their offsets from
  * `inspect`, a console page and a replay's selection. An id that cannot be read now leaves
@@ -157,6 +142,21 @@ async function sameIdAfterOpen(kafka: Kafka, topic: string, read: string): Promi
   }
 }
 
+/**
+ * A session in the consumer's replay group: it reads every unhandled record of the DLQ
+ * (from the group's committed offsets, or the log start when retention deleted the
+ * records there, to the end offsets read at open, skipping records handled beyond them)
+ * and commits records as handled.
+ *
+ * The records are read in a group of their own (dlqReaderGroupName), never in the replay
+ * group: when retention passes a fetch position, kafkajs commits the reset offset without
+ * metadata in the group that fetched, and in the replay group that would erase the handled
+ * state. The replay group gets a member only to commit, and that member never fetches.
+ *
+ * Any number of sessions may read at once; one at a time may change the handled state.
+ * The committing member is that lease: a replay or discard holds it (hold) from before its
+ * first publish to its end (release), and a second one is refused while it is held.
+ */
 export class DlqSession {
   private committer: Consumer | undefined;
   /** The committer's commit, done only when kafkajs reports the coordinator answered (kafkajs-commit.ts). */
