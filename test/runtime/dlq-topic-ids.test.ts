@@ -3,9 +3,8 @@ import { replayRoute } from '../../src/dlq/replay-route';
 import { DlqSession } from '../../src/dlq/session';
 import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
-import { HEADERS } from '../../src/naming/headers';
-import { aConsumer, aTopology, compile } from '../helpers/specs';
-import { DlqKafkaDouble } from './dlq-kafka-double';
+import type { DlqKafkaDouble } from './dlq-kafka-double';
+import { appendDeadLetters, deadLetterValues, dlqScenario, listedValues } from './dlq-double-scenario';
 
 /**
  * A DLQ topic deleted and created again under its name, where the admin reports topic ids (the
@@ -20,27 +19,6 @@ const clock = (() => {
 })();
 const T0 = Date.parse('2026-01-10T00:00:00.000Z');
 
-function setUp(): { consumer: ConsumerModel; double: DlqKafkaDouble } {
-  const consumer = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m', '10m'] })] })).model!.topologies[0]!.consumers[0]!;
-  const double = new DlqKafkaDouble();
-  double.reportsTopicIds = true;
-  for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
-  double.stampFrom(T0);
-  appendTen(double, consumer, 'order');
-  return { consumer, double };
-}
-
-/** Ten records; 'order' and 'other' are as long, so two topics stamped from the same time hold records of the same marks. */
-function appendTen(double: DlqKafkaDouble, consumer: ConsumerModel, tag: string): void {
-  for (let i = 0; i < 10; i++) {
-    double.append(consumer.dlq.name, i % 2, {
-      key: `${tag}-${i}`,
-      value: `${tag}-value-${i}`,
-      headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: String(i % 2), [HEADERS.originalOffset]: String(100 + i), [HEADERS.errorClass]: 'DownstreamTimeout' },
-    });
-  }
-}
-
 async function run(double: DlqKafkaDouble, consumer: ConsumerModel, action: 'replay' | 'discard', pick: (records: readonly DlqRecord[]) => readonly DlqRecord[] = (r) => r): Promise<void> {
   const kafka = double.kafka();
   const session = await DlqSession.open(kafka, consumer);
@@ -52,18 +30,11 @@ async function run(double: DlqKafkaDouble, consumer: ConsumerModel, action: 'rep
   }
 }
 
-async function listed(double: DlqKafkaDouble, consumer: ConsumerModel): Promise<string[]> {
-  const session = await DlqSession.open(double.kafka(), consumer);
-  await session.close();
-  return session.records.map((r) => r.value!.toString()).sort();
-}
-
-const values = (tag: string) => Array.from({ length: 10 }, (_, i) => `${tag}-value-${i}`).sort();
 const auditEntries = (double: DlqKafkaDouble, consumer: ConsumerModel) => double.messages(consumer.dlqAudit.name).map((m) => JSON.parse(m.value!.toString()) as Record<string, unknown>);
 
 describe.each(['replay', 'discard'] as const)('a %s where the admin reports topic ids', (action) => {
   it('names the DLQ topic\'s id in every audit entry it writes', async () => {
-    const { consumer, double } = setUp();
+    const { consumer, double } = dlqScenario({ topicIds: true, stampFrom: T0 });
     await run(double, consumer, action);
     const ids = new Set(auditEntries(double, consumer).map((e) => e.dlqTopicId));
     expect(ids.size).toBe(1);
@@ -71,19 +42,19 @@ describe.each(['replay', 'discard'] as const)('a %s where the admin reports topi
   });
 
   it('lists every record of a DLQ created again with records of the same marks, once the commits are gone', async () => {
-    const { consumer, double } = setUp();
+    const { consumer, double } = dlqScenario({ topicIds: true, stampFrom: T0 });
     await run(double, consumer, action);
-    expect(await listed(double, consumer)).toEqual([]);
+    expect(await listedValues(double, consumer)).toEqual([]);
     double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
     double.stampFrom(T0);
-    appendTen(double, consumer, 'other');
+    appendDeadLetters(double, consumer, 'other');
     // Kafka dropped the group's offsets with the topic: the fold of the audit log decides.
-    expect(await listed(double, consumer)).toEqual(values('other'));
+    expect(await listedValues(double, consumer)).toEqual(deadLetterValues('other'));
   });
 
   const where = action === 'replay' ? (['before its first publish', 'before its first audit entry'] as const) : (['before its first audit entry'] as const);
   it.each(where)('stops before its commit when the DLQ was created again, %s, as long as the old one; the new topic\'s records stay listed', async (step) => {
-    const { consumer, double } = setUp();
+    const { consumer, double } = dlqScenario({ topicIds: true, stampFrom: T0 });
     let recreated = false;
     double.fault = (op) => {
       const at = op.kind === 'send' && op.topic === (step === 'before its first publish' ? consumer.tiers[0]!.name : consumer.dlqAudit.name);
@@ -91,18 +62,18 @@ describe.each(['replay', 'discard'] as const)('a %s where the admin reports topi
       recreated = true;
       double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
       double.stampFrom(T0);
-      appendTen(double, consumer, 'other');
+      appendDeadLetters(double, consumer, 'other');
     };
     await expect(run(double, consumer, action, (r) => r.slice(0, 5))).rejects.toThrow(/topic id is .*, not the .* it read, so it was deleted and created again/);
     expect(recreated).toBe(true);
     double.fault = () => {};
-    expect(await listed(double, consumer)).toEqual(values('other'));
+    expect(await listedValues(double, consumer)).toEqual(deadLetterValues('other'));
   });
 });
 
 describe('audit entries of an earlier release (no topic id) written before an entry naming another id', () => {
   it('are of the earlier topic too: the new topic\'s records are listed', async () => {
-    const { consumer, double } = setUp();
+    const { consumer, double } = dlqScenario({ topicIds: true, stampFrom: T0 });
     const old = double.messages(consumer.dlq.name);
     // The release before ids named the first five records, without an id (and without a mark).
     for (const m of old.slice(0, 5)) {
@@ -113,7 +84,7 @@ describe('audit entries of an earlier release (no topic id) written before an en
     await run(double, consumer, 'replay', (r) => r);
     double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
     double.stampFrom(T0);
-    appendTen(double, consumer, 'other');
-    expect(await listed(double, consumer)).toEqual(values('other'));
+    appendDeadLetters(double, consumer, 'other');
+    expect(await listedValues(double, consumer)).toEqual(deadLetterValues('other'));
   });
 });

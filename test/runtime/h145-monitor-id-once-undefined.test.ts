@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import { createDlqMonitor } from '../../src/runtime/monitor';
 import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { testDescriptor } from '../helpers/kafka';
+import { auditEntryOf, auditMonitorPort } from './audit-monitor-port';
 
 /**
  * h145 review: the monitor stopped asking for the DLQ's id for good after one answer
@@ -14,25 +15,10 @@ import { testDescriptor } from '../helpers/kafka';
 const consumer = testDescriptor('monitor-ids-undefined', [60]);
 
 function aPort(dlq: { low: number; high: number }, audit: string[], topicId: MonitorPort['topicId']): MonitorPort {
-  return {
-    async endOffsets(topic) {
-      return topic === consumer.dlqTopic ? [{ partition: 0, low: String(dlq.low), high: String(dlq.high) }] : [{ partition: 0, low: '0', high: '0' }];
-    },
-    async committedOffsets() {
-      return [];
-    },
-    async timestampsAt(_topic, offsets) {
-      return new Map(offsets.map((o) => [o.partition, 1_000]));
-    },
-    async readFrom(_topic, from) {
-      const start = Number(from.get(0) ?? '0');
-      return { records: audit.slice(start).map((value, i) => ({ partition: 0, offset: String(start + i), value })), ends: new Map([[0, String(audit.length)]]) };
-    },
-    topicId,
-  };
+  return auditMonitorPort(consumer, dlq, audit, topicId === undefined ? {} : { topicId });
 }
 
-const entry = (fields: Record<string, unknown>) => JSON.stringify({ by: 'ops', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, at: '2026-01-01T00:00:00.000Z', ...fields });
+const entry = auditEntryOf(consumer);
 
 describe('the monitor, whose port read an id and once answers none', () => {
   it('reads the id again at the next poll: the old topic\'s floor does not silence the expired count of the topic made again', async () => {

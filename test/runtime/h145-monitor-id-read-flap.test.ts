@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { createDlqMonitor } from '../../src/runtime/monitor';
-import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { testDescriptor } from '../helpers/kafka';
+import { auditEntryOf, auditMonitorPort } from './audit-monitor-port';
 
 /**
  * h145 review: a monitor whose port reads ids, and whose id read fails for one poll (the
@@ -12,7 +12,7 @@ import { testDescriptor } from '../helpers/kafka';
  * folds with the id read last.
  */
 const consumer = testDescriptor('monitor-ids-flap', [60]);
-const entry = (fields: Record<string, unknown>) => JSON.stringify({ by: 'ops', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, at: '2026-01-01T00:00:00.000Z', ...fields });
+const entry = auditEntryOf(consumer);
 
 describe('a monitor whose id read fails for one poll', () => {
   it('counts the expired records of a DLQ created again once', async () => {
@@ -25,22 +25,7 @@ describe('a monitor whose id read fails for one poll', () => {
       },
       () => 'new-id',
     ];
-    const port: MonitorPort = {
-      async endOffsets(topic) {
-        return topic === consumer.dlqTopic ? [{ partition: 0, low: '100', high: '200' }] : [{ partition: 0, low: '0', high: '0' }];
-      },
-      async committedOffsets() {
-        return [];
-      },
-      async timestampsAt(_topic, offsets) {
-        return new Map(offsets.map((o) => [o.partition, 1_000]));
-      },
-      async readFrom(_topic, from) {
-        const start = Number(from.get(0) ?? '0');
-        return { records: audit.slice(start).map((value, i) => ({ partition: 0, offset: String(start + i), value })), ends: new Map([[0, String(audit.length)]]) };
-      },
-      topicId: async () => (answers.shift() ?? (() => 'new-id'))(),
-    };
+    const port = auditMonitorPort(consumer, { low: 100, high: 200 }, audit, { topicId: async () => (answers.shift() ?? (() => 'new-id'))() });
     const registry = new Registry();
     const monitor = createDlqMonitor(consumer, { port, registry, onError: () => {} });
     for (let i = 0; i < 3; i++) await monitor.poll();

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { createDlqMonitor } from '../../src/runtime/monitor';
-import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { testDescriptor } from '../helpers/kafka';
+import { auditEntryOf, auditMonitorPort } from './audit-monitor-port';
 
 /**
  * h145 review, the rest of the straddle closed for the audit log's read
@@ -10,7 +10,7 @@ import { testDescriptor } from '../helpers/kafka';
  * which the id changes is dropped; the next reads ends and id again.
  */
 const consumer = testDescriptor('monitor-ids-straddle-offsets', [60]);
-const entry = (fields: Record<string, unknown>) => JSON.stringify({ by: 'ops', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, at: '2026-01-01T00:00:00.000Z', ...fields });
+const entry = auditEntryOf(consumer);
 
 describe('a monitor poll during whose offsets read the DLQ is created again', () => {
   // Seen before the fix: kafka_dlq_expired_total raised by 1000 for good. The poll reads the DLQ's ends and the replay
@@ -20,24 +20,14 @@ describe('a monitor poll during whose offsets read the DLQ is created again', ()
     const dlq = { low: 1000, high: 1000, id: 'old-id' };
     const audit = [entry({ action: 'handled-below', belowOffset: '1000', expiredTotal: '0', dlqTopicId: 'old-id' })];
     let recreateDuringRead = false;
-    const port: MonitorPort = {
-      async endOffsets(topic) {
-        return topic === consumer.dlqTopic ? [{ partition: 0, low: String(dlq.low), high: String(dlq.high) }] : [{ partition: 0, low: '0', high: '0' }];
-      },
+    const port = auditMonitorPort(consumer, dlq, audit, {
       async committedOffsets() {
         // The commits read beside the ends: the DLQ is deleted and created again in the round trip.
         if (recreateDuringRead) Object.assign(dlq, { low: 0, high: 0, id: 'new-id' });
         return [];
       },
-      async timestampsAt(_topic, offsets) {
-        return new Map(offsets.map((o) => [o.partition, 1_000]));
-      },
-      async readFrom(_topic, from) {
-        const start = Number(from.get(0) ?? '0');
-        return { records: audit.slice(start).map((value, i) => ({ partition: 0, offset: String(start + i), value })), ends: new Map([[0, String(audit.length)]]) };
-      },
       topicId: async () => dlq.id,
-    };
+    });
     const registry = new Registry();
     const monitor = createDlqMonitor(consumer, { port, registry });
     expect(await monitor.poll()).toMatchObject({ dlqSize: 0, dlqExpired: 0 });

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { createDlqMonitor } from '../../src/runtime/monitor';
-import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { testDescriptor } from '../helpers/kafka';
+import { auditEntryOf, auditMonitorPort } from './audit-monitor-port';
 
 /**
  * h145 review: the monitor read the DLQ's id last in a poll that folds the audit log, after
@@ -14,31 +14,22 @@ import { testDescriptor } from '../helpers/kafka';
  * ends, so the fold judges the ends by the id of the topic they were read from.
  */
 const consumer = testDescriptor('monitor-ids-straddle', [60]);
-const entry = (fields: Record<string, unknown>) => JSON.stringify({ by: 'ops', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, at: '2026-01-01T00:00:00.000Z', ...fields });
+const entry = auditEntryOf(consumer);
 
 describe('a monitor poll during which the DLQ is created again', () => {
   it('raises kafka_dlq_expired_total by nothing the old topic handled', async () => {
     const dlq = { low: 1000, high: 1000, id: 'old-id' };
     const audit = [entry({ action: 'handled-below', belowOffset: '1000', expiredTotal: '0', dlqTopicId: 'old-id' })];
     let recreateDuringRead = false;
-    const port: MonitorPort = {
-      async endOffsets(topic) {
-        return topic === consumer.dlqTopic ? [{ partition: 0, low: String(dlq.low), high: String(dlq.high) }] : [{ partition: 0, low: '0', high: '0' }];
-      },
-      async committedOffsets() {
-        return [];
-      },
-      async timestampsAt(_topic, offsets) {
-        return new Map(offsets.map((o) => [o.partition, 1_000]));
-      },
-      async readFrom(_topic, from) {
+    const standard = auditMonitorPort(consumer, dlq, audit);
+    const port = auditMonitorPort(consumer, dlq, audit, {
+      async readFrom(topic, from) {
         // The audit log's read takes its time: the DLQ is deleted and created again meanwhile.
         if (recreateDuringRead) Object.assign(dlq, { low: 0, high: 0, id: 'new-id' });
-        const start = Number(from.get(0) ?? '0');
-        return { records: audit.slice(start).map((value, i) => ({ partition: 0, offset: String(start + i), value })), ends: new Map([[0, String(audit.length)]]) };
+        return standard.readFrom!(topic, from);
       },
       topicId: async () => dlq.id,
-    };
+    });
     const registry = new Registry();
     const monitor = createDlqMonitor(consumer, { port, registry });
     expect(await monitor.poll()).toMatchObject({ dlqSize: 0, dlqExpired: 0 });

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { createDlqMonitor } from '../../src/runtime/monitor';
-import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { testDescriptor } from '../helpers/kafka';
+import { auditEntryOf, auditMonitorPort } from './audit-monitor-port';
 
 /**
  * h145 review: a poll whose id read fails folds with the id read last (so a failed read
@@ -12,7 +12,7 @@ import { testDescriptor } from '../helpers/kafka';
  * another mark is left out (dlq-audit-this-log.ts), so the new records are counted.
  */
 const consumer = testDescriptor('monitor-ids-stale', [60]);
-const entry = (fields: Record<string, unknown>) => JSON.stringify({ by: 'ops', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, at: '2026-01-01T00:00:00.000Z', ...fields });
+const entry = auditEntryOf(consumer);
 const oldMark = (o: number) => `${1_700_000_000_000 + o}/3/7`;
 const newMark = (o: number) => `${1_800_000_000_000 + o}/3/7`;
 
@@ -26,20 +26,7 @@ describe('a monitor whose id reads fail from before the DLQ is created again', (
     // The old topic: its 50 records replayed, each entry naming its id and its record's mark.
     const audit = Array.from({ length: 50 }, (_, o) => entry({ action: 'replayed', offset: String(o), mark: oldMark(o), dlqTopicId: 'old-id' }));
     let idReads = 0;
-    const port: MonitorPort = {
-      async endOffsets(topic) {
-        return topic === consumer.dlqTopic ? [{ partition: 0, low: '0', high: String(dlq.high) }] : [{ partition: 0, low: '0', high: '0' }];
-      },
-      async committedOffsets() {
-        return [];
-      },
-      async timestampsAt(_topic, offsets) {
-        return new Map(offsets.map((o) => [o.partition, 1_000]));
-      },
-      async readFrom(_topic, from) {
-        const start = Number(from.get(0) ?? '0');
-        return { records: audit.slice(start).map((value, i) => ({ partition: 0, offset: String(start + i), value })), ends: new Map([[0, String(audit.length)]]) };
-      },
+    const port = auditMonitorPort(consumer, { get low() { return 0; }, get high() { return dlq.high; } }, audit, {
       async marksAt(_topic, ranges) {
         const marks = new Map<number, Map<bigint, string>>();
         const readTo = new Map<number, bigint>();
@@ -56,7 +43,7 @@ describe('a monitor whose id reads fail from before the DLQ is created again', (
         if (++idReads === 1) return 'old-id';
         throw new Error('Local: Broker transport failure');
       },
-    };
+    });
     const monitor = createDlqMonitor(consumer, { port, registry: new Registry(), onError: () => {} });
     expect(await monitor.poll()).toMatchObject({ dlqSize: 0 });
     // The id reads fail from now on; an hour later the DLQ is deleted and created again: 50 new records, none handled.

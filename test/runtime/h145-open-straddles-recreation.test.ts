@@ -1,11 +1,7 @@
 import { withTopicIds } from '../../src/connection/topic-ids';
 import { discardRecords } from '../../src/dlq/replay';
 import { DlqSession } from '../../src/dlq/session';
-import type { DlqRecord } from '../../src/dlq/session';
-import type { ConsumerModel } from '../../src/model/types';
-import { HEADERS } from '../../src/naming/headers';
-import { aConsumer, aTopology, compile } from '../helpers/specs';
-import { DlqKafkaDouble } from './dlq-kafka-double';
+import { appendDeadLetters, byValue, dlqScenario } from './dlq-double-scenario';
 
 /**
  * h145 review: a session reads the DLQ's id at open before its offsets and records. A DLQ
@@ -18,31 +14,9 @@ import { DlqKafkaDouble } from './dlq-kafka-double';
  */
 const T0 = Date.parse('2026-01-10T00:00:00.000Z');
 
-function setUp(): { consumer: ConsumerModel; double: DlqKafkaDouble } {
-  const consumer = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m', '10m'] })] })).model!.topologies[0]!.consumers[0]!;
-  const double = new DlqKafkaDouble();
-  double.reportsTopicIds = true;
-  for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
-  double.stampFrom(T0);
-  appendTen(double, consumer, 'order');
-  return { consumer, double };
-}
-
-function appendTen(double: DlqKafkaDouble, consumer: ConsumerModel, tag: string): void {
-  for (let i = 0; i < 10; i++) {
-    double.append(consumer.dlq.name, i % 2, {
-      key: `${tag}-${i}`,
-      value: `${tag}-value-${i}`,
-      headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: String(i % 2), [HEADERS.originalOffset]: String(100 + i), [HEADERS.errorClass]: 'DownstreamTimeout' },
-    });
-  }
-}
-
-const byValue = (records: readonly DlqRecord[]) => [...records].sort((a, b) => a.value!.toString().localeCompare(b.value!.toString()));
-
 describe('a session whose open straddles the DLQ being created again', () => {
   it('lists no fewer records of the topic made again than are unhandled in it (or refuses to open)', async () => {
-    const { consumer, double } = setUp();
+    const { consumer, double } = dlqScenario({ topicIds: true, stampFrom: T0 });
     {
       const session = await DlqSession.open(double.kafka(), consumer);
       await discardRecords(double.kafka(), session, byValue(session.records).slice(0, 6), { reason: 'old', by: 'tester' }, { now: () => T0 + 60_000 });
@@ -57,7 +31,7 @@ describe('a session whose open straddles the DLQ being created again', () => {
       if (++reads === 1 && topic === consumer.dlq.name) {
         double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
         double.stampFrom(T0 + 3_600_000);
-        appendTen(double, consumer, 'other');
+        appendDeadLetters(double, consumer, 'other');
       }
       return described?.topicId;
     };

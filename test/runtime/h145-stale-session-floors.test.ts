@@ -2,9 +2,8 @@ import { discardRecords } from '../../src/dlq/replay';
 import { DlqSession } from '../../src/dlq/session';
 import type { DlqRecord } from '../../src/dlq/session';
 import type { ConsumerModel } from '../../src/model/types';
-import { HEADERS } from '../../src/naming/headers';
-import { aConsumer, aTopology, compile } from '../helpers/specs';
-import { DlqKafkaDouble } from './dlq-kafka-double';
+import type { DlqKafkaDouble } from './dlq-kafka-double';
+import { appendDeadLetters, byValue, dlqScenario, listedValues } from './dlq-double-scenario';
 
 /**
  * h145 review: a session opened on the DLQ before it was deleted and created again writes
@@ -18,26 +17,6 @@ import { DlqKafkaDouble } from './dlq-kafka-double';
 const T0 = Date.parse('2026-01-10T00:00:00.000Z');
 const HOUR = 3_600_000;
 
-function setUp(): { consumer: ConsumerModel; double: DlqKafkaDouble } {
-  const consumer = compile(aTopology({ consumers: [aConsumer({ ladder: ['1m', '10m'] })] })).model!.topologies[0]!.consumers[0]!;
-  const double = new DlqKafkaDouble();
-  double.reportsTopicIds = true;
-  for (const topic of [consumer.mainTopic, ...consumer.tiers, consumer.dlq, consumer.dlqAudit]) double.createTopic(topic.name, topic.partitions);
-  double.stampFrom(T0);
-  appendTen(double, consumer, 'order');
-  return { consumer, double };
-}
-
-function appendTen(double: DlqKafkaDouble, consumer: ConsumerModel, tag: string): void {
-  for (let i = 0; i < 10; i++) {
-    double.append(consumer.dlq.name, i % 2, {
-      key: `${tag}-${i}`,
-      value: `${tag}-value-${i}`,
-      headers: { [HEADERS.originalTopic]: consumer.mainTopic.name, [HEADERS.originalPartition]: String(i % 2), [HEADERS.originalOffset]: String(100 + i), [HEADERS.errorClass]: 'DownstreamTimeout' },
-    });
-  }
-}
-
 async function discard(double: DlqKafkaDouble, consumer: ConsumerModel, at: number, pick: (records: readonly DlqRecord[]) => readonly DlqRecord[]): Promise<void> {
   const kafka = double.kafka();
   const session = await DlqSession.open(kafka, consumer);
@@ -48,17 +27,9 @@ async function discard(double: DlqKafkaDouble, consumer: ConsumerModel, at: numb
   }
 }
 
-async function listed(double: DlqKafkaDouble, consumer: ConsumerModel): Promise<string[]> {
-  const session = await DlqSession.open(double.kafka(), consumer);
-  await session.close();
-  return session.records.map((r) => r.value!.toString()).sort();
-}
-
-const byValue = (records: readonly DlqRecord[]) => [...records].sort((a, b) => a.value!.toString().localeCompare(b.value!.toString()));
-
 describe('a session opened before the DLQ was created again', () => {
   it('writes no audit entry naming the old topic once it is gone: the new topic\'s entries written without an id stay this log\'s', async () => {
-    const { consumer, double } = setUp();
+    const { consumer, double } = dlqScenario({ topicIds: true, stampFrom: T0 });
     // The old topic: four records discarded, so each partition has a floor.
     await discard(double, consumer, T0 + 60_000, (r) => byValue(r).slice(0, 4));
     // A console or `krt dlq` session opens on the old topic (its id read), and waits.
@@ -67,12 +38,12 @@ describe('a session opened before the DLQ was created again', () => {
     // The DLQ is deleted and created again; ten new records.
     double.recreateTopic(consumer.dlq.name, consumer.dlq.partitions);
     double.stampFrom(T0 + HOUR);
-    appendTen(double, consumer, 'other');
+    appendDeadLetters(double, consumer, 'other');
     // A machine without the Confluent client discards five of the new topic's records.
     double.reportsTopicIds = false;
     await discard(double, consumer, T0 + 2 * HOUR, (r) => byValue(r).slice(0, 5));
     double.reportsTopicIds = true;
-    expect(await listed(double, consumer)).toHaveLength(5);
+    expect(await listedValues(double, consumer)).toHaveLength(5);
     // The stale session now discards: refused, as the topic is another.
     await expect(discardRecords(kafka, stale, stale.records.slice(0, 1), { reason: 'stale', by: 'tester' }, { now: () => T0 + 3 * HOUR })).rejects.toThrow(/deleted and created again/);
     await stale.close();
@@ -80,6 +51,6 @@ describe('a session opened before the DLQ was created again', () => {
     expect(stamped.filter((e) => e.at === new Date(T0 + 3 * HOUR).toISOString())).toEqual([]);
     // A week later Kafka deleted the replay group's commits: the audit log decides.
     double.commits.delete(consumer.groups.replay);
-    expect(await listed(double, consumer)).toEqual(['other-value-5', 'other-value-6', 'other-value-7', 'other-value-8', 'other-value-9']);
+    expect(await listedValues(double, consumer)).toEqual(['other-value-5', 'other-value-6', 'other-value-7', 'other-value-8', 'other-value-9']);
   });
 });

@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import { createDlqMonitor } from '../../src/runtime/monitor';
 import type { MonitorPort } from '../../src/runtime/monitor-port';
 import { testDescriptor } from '../helpers/kafka';
+import { auditEntryOf, auditMonitorPort } from './audit-monitor-port';
 
 const consumer = testDescriptor('monitor-ids', [60]);
 
@@ -12,25 +13,10 @@ const consumer = testDescriptor('monitor-ids', [60]);
  * again, and count nothing as handled, whatever their offsets; entries naming its id count.
  */
 function aPort(dlq: { low: number; high: number }, audit: string[], topicId: MonitorPort['topicId']): MonitorPort {
-  return {
-    async endOffsets(topic) {
-      return topic === consumer.dlqTopic ? [{ partition: 0, low: String(dlq.low), high: String(dlq.high) }] : [{ partition: 0, low: '0', high: '0' }];
-    },
-    async committedOffsets() {
-      return [];
-    },
-    async timestampsAt(_topic, offsets) {
-      return new Map(offsets.map((o) => [o.partition, 1_000]));
-    },
-    async readFrom(_topic, from) {
-      const start = Number(from.get(0) ?? '0');
-      return { records: audit.slice(start).map((value, i) => ({ partition: 0, offset: String(start + i), value })), ends: new Map([[0, String(audit.length)]]) };
-    },
-    ...(topicId === undefined ? {} : { topicId }),
-  };
+  return auditMonitorPort(consumer, dlq, audit, topicId === undefined ? {} : { topicId });
 }
 
-const entry = (fields: Record<string, unknown>) => JSON.stringify({ by: 'ops', consumer: consumer.name, dlqTopic: consumer.dlqTopic, partition: 0, at: '2026-01-01T00:00:00.000Z', ...fields });
+const entry = auditEntryOf(consumer);
 const replayedUnder = (id: string, count: number) => Array.from({ length: count }, (_, o) => entry({ action: 'replayed', offset: String(o), dlqTopicId: id }));
 
 describe('the monitor, where its port reads topic ids', () => {
