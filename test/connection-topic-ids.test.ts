@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { withTopicIds } from '../src/connection/topic-ids';
+import { sayingFirstFailure, withTopicIds } from '../src/connection/topic-ids';
 import { topicIdOf } from '../src/dlq/topic-id';
 import type { KafkaAdmin } from '../src/dlq/group-commits';
 
@@ -40,5 +40,21 @@ describe('a kafkajs client given a topic id reader', () => {
 
   it('is the client itself where there is no reader (the Confluent client not installed)', () => {
     expect(withTopicIds(kafka, undefined)).toBe(kafka);
+  });
+});
+
+describe('a topic id reader that says its first failure', () => {
+  it('says the first failed read once, and still fails every failed read (a check must not pass on a read that failed)', async () => {
+    const notices: unknown[] = [];
+    let fails = true;
+    const read = sayingFirstFailure(async (topic) => {
+      if (fails) throw new Error('Local: Broker transport failure');
+      return `id-of-${topic}`;
+    }, (error) => notices.push(error));
+    await expect(read('orders.dlq')).rejects.toThrow('Broker transport failure');
+    await expect(read('orders.dlq')).rejects.toThrow('Broker transport failure');
+    fails = false;
+    expect(await read('orders.dlq')).toBe('id-of-orders.dlq');
+    expect(notices.map(String)).toEqual(['Error: Local: Broker transport failure']);
   });
 });

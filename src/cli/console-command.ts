@@ -60,7 +60,7 @@ export async function consoleCommand(io: CliIo, options: ConsoleCommandOptions):
   const { explainKafkaError } = require('../connection/kafka-connection') as typeof import('../connection/kafka-connection');
   const { kafkaReadingTopicIdsFromEnv } = require('../connection/topic-ids') as typeof import('../connection/topic-ids');
   const env = io.env ?? process.env;
-  const kafka = kafkaReadingTopicIdsFromEnv(env, 'krt-console');
+  const kafka = kafkaReadingTopicIdsFromEnv(env, 'krt-console', io.stderr);
   const token = newSessionToken();
   const hosts = new Set<string>();
   const dlq = kafkaConsoleDlq(kafka);

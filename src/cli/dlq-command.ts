@@ -59,7 +59,7 @@ async function withSession(
   const consumers = await topologyConsumers(io);
   if (!consumers) return EXIT.problems;
   const consumer = named(consumers, name);
-  const kafka = kafkaReadingTopicIdsFromEnv(io.env ?? process.env);
+  const kafka = kafkaReadingTopicIdsFromEnv(io.env ?? process.env, undefined, io.stderr);
   const session = await DlqSession.open(kafka, consumer);
   // Ctrl-C during a replay or discard: it ends at its next step boundary (what it began is published,
   // audited and committed) and says so; then its member of the replay group (the lease) leaves, or
@@ -118,7 +118,7 @@ export async function dlqInspectCommand(given: CliIo, name: string, options: { j
   const consumers = await topologyConsumers(io);
   if (!consumers) return EXIT.problems;
   const consumer = named(consumers, name);
-  return inspectDlq(io, kafkaReadingTopicIdsFromEnv(io.env ?? process.env), consumer, options);
+  return inspectDlq(io, kafkaReadingTopicIdsFromEnv(io.env ?? process.env, undefined, io.stderr), consumer, options);
 }
 
 /** What `krt dlq inspect` prints of one consumer's DLQ, to `io` as given (escaping is the caller's). */

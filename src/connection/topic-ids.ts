@@ -73,8 +73,37 @@ export function withTopicIds(kafka: Kafka, read: TopicIdReader | undefined): Kaf
   return { producer: (config) => kafka.producer(config), consumer: (config) => kafka.consumer(config), admin, logger: () => kafka.logger() } as Kafka;
 }
 
-/** kafkaFromEnv, whose admin reports topic ids where the Confluent client is installed: what the DLQ tools connect with. */
-export function kafkaReadingTopicIdsFromEnv(env: NodeJS.ProcessEnv = process.env, clientId?: string): Kafka {
+/**
+ * The reader, saying once through `notice` that a read failed: where the Confluent client loads
+ * but cannot connect where kafkajs can (a CA given to Node alone, through NODE_EXTRA_CA_CERTS),
+ * a session opens without ids and tells a DLQ created again by offsets and marks alone, and
+ * its open waits out the client's metadata timeout: the operator should know why.
+ */
+export function sayingFirstFailure(read: TopicIdReader, notice: (error: unknown) => void): TopicIdReader {
+  let told = false;
+  return async (topic) => {
+    try {
+      return await read(topic);
+    } catch (error) {
+      if (!told) notice(error);
+      told = true;
+      throw error;
+    }
+  };
+}
+
+/**
+ * kafkaFromEnv, whose admin reports topic ids where the Confluent client is installed: what the
+ * DLQ tools and `krt monitor` connect with. `notice` hears of the first id read that failed.
+ */
+export function kafkaReadingTopicIdsFromEnv(env: NodeJS.ProcessEnv = process.env, clientId?: string, notice?: (message: string) => void): Kafka {
   const kafka = kafkaFromEnv(env, clientId);
-  return withTopicIds(kafka, confluentTopicIds(connectionFromEnv(env)));
+  const read = confluentTopicIds(connectionFromEnv(env));
+  const told = read === undefined || notice === undefined ? read : sayingFirstFailure(read, (error) => notice(idsOffNotice(error)));
+  return withTopicIds(kafka, told);
+}
+
+function idsOffNotice(error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  return `krt: could not read a topic id through @confluentinc/kafka-javascript (${reason}); a DLQ deleted and created again is told by its offsets and records alone until it can (see "A DLQ topic deleted and created again" in docs/dlq-tools.md)\n`;
 }
