@@ -24,6 +24,13 @@ export interface EachMessagePayload {
    * long waits on one record: in-place backoff, a DLQ outage.
    */
   readonly heartbeat?: () => Promise<void>;
+  /**
+   * The id of the topic the record was fetched from (Kafka gives each topic one; a topic
+   * deleted and created again gets another), in Kafka's spelling, where the client tells it
+   * (Fetch v13 names topics by id: @platformatic/kafka); absent otherwise (kafkajs, the
+   * Confluent client's KafkaJS API). Every record of a payload is of that one id.
+   */
+  readonly topicId?: string;
 }
 
 /**
@@ -48,6 +55,13 @@ export interface EachBatchPayload {
    * a record this member took is not the log it took it from.
    */
   readonly highWatermark?: string;
+  /**
+   * The id of the topic the records were fetched from (Kafka gives each topic one; a topic
+   * deleted and created again gets another), in Kafka's spelling, where the client tells it
+   * (Fetch v13 names topics by id: @platformatic/kafka); absent otherwise (kafkajs, the
+   * Confluent client's KafkaJS API). Every record of a payload is of that one id.
+   */
+  readonly topicId?: string;
 }
 
 export type RunOptions =

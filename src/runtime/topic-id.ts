@@ -7,9 +7,24 @@
  */
 export function topicIdIn(metadata: { readonly topics: readonly { readonly name: string }[] }, topic: string): string | undefined {
   const id = (metadata.topics.find((t) => t.name === topic) as { topicId?: unknown } | undefined)?.topicId;
-  // The all-zero id is Kafka's "none" (a broker before topic ids).
-  return typeof id === 'string' && id !== '' && !/^A+=*$/.test(id) ? kafkaSpelling(id) : undefined;
+  return typeof id === 'string' ? normalTopicId(id, topic) : undefined;
 }
+
+/**
+ * A topic id as any client spells it, in Kafka's spelling (kafkaSpelling), or undefined where
+ * it names none: librdkafka answers `{ base64 }` (its typings say `base64str`) in standard
+ * base64, @platformatic/kafka a hyphenated hex UUID. The all-zero id is Kafka's "none" (a broker
+ * before topic ids), and @platformatic/kafka puts the topic's name where an older answer has no
+ * id: neither is an id, so neither may be taken for a topic created again.
+ */
+export function normalTopicId(raw: unknown, topic?: string): string | undefined {
+  const text = typeof raw === 'object' && raw !== null ? ((raw as { base64?: unknown }).base64 ?? (raw as { base64str?: unknown }).base64str) : raw;
+  if (typeof text !== 'string' || text === '' || text === topic) return undefined;
+  const id = HEX_UUID.test(text) ? Buffer.from(text.replace(/-/g, ''), 'hex').toString('base64url') : kafkaSpelling(text);
+  return /^A+$/.test(id) ? undefined : id;
+}
+
+const HEX_UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 /**
  * A topic id as Kafka's tools print it (URL-safe base64, no padding): librdkafka, through

@@ -260,6 +260,8 @@ export class FaultyPort {
               resolveOffset: (offset) => (this.alive(process) ? b.resolveOffset(offset) : undefined),
               heartbeat: heartbeat(() => b.heartbeat())!,
               isStale: () => !this.alive(process) || b.isStale(),
+              ...(b.highWatermark === undefined ? {} : { highWatermark: b.highWatermark }),
+              ...(b.topicId === undefined ? {} : { topicId: b.topicId }),
             }),
           ),
       });

@@ -80,6 +80,9 @@ export class MemoryBroker {
   private readonly commitRefusals = new Map<string, number>();
   /** Per partition, the first offset retention (or a delete-records request) left. */
   private readonly logStarts = new Map<string, number>();
+  /** Each topic's id, a new one when it is created again (deterministic, so a seed keeps its case). */
+  private readonly topicIds = new Map<string, string>();
+  private topicsCreated = 0;
   /** Heartbeats consumers sent from inside eachMessage (during long waits on one record). */
   heartbeats = 0;
   /** Most records in one eachBatch call. */
@@ -108,7 +111,21 @@ export class MemoryBroker {
   constructor(readonly clock: VirtualClock) {}
 
   createTopic(name: string, partitions: number): void {
-    if (!this.logs.has(name)) this.logs.set(name, Array.from({ length: partitions }, () => []));
+    if (this.logs.has(name)) return;
+    this.logs.set(name, Array.from({ length: partitions }, () => []));
+    this.newTopicId(name);
+  }
+
+  /** The topic's id, in Kafka's spelling; undefined for a topic never created. */
+  topicIdOf(topic: string): string | undefined {
+    return this.topicIds.get(topic);
+  }
+
+  private newTopicId(topic: string): void {
+    const bytes = Buffer.alloc(16);
+    bytes.writeUInt32BE(++this.topicsCreated, 12);
+    bytes[0] = 0x6b; // never the all-zero id, Kafka's "none"
+    this.topicIds.set(topic, bytes.toString('base64url'));
   }
 
   /**
@@ -121,6 +138,7 @@ export class MemoryBroker {
     const partitions = this.partitionsOf(topic);
     if (partitions === 0) throw new BrokerRefusedError(`This server does not host this topic-partition: ${topic}`);
     this.logs.set(topic, Array.from({ length: partitions }, () => []));
+    this.newTopicId(topic);
     for (let p = 0; p < partitions; p++) this.logStarts.delete(tp(topic, p));
     for (const group of this.committed.values()) for (let p = 0; p < partitions; p++) group.delete(tp(topic, p));
     if (!rebalance) return;
@@ -231,10 +249,15 @@ export class MemoryBroker {
     if (offsets.some(tooLarge)) throw new MetadataTooLargeError();
   }
 
-  port(): KafkaPort {
+  /**
+   * `topicIds: 'fetch'`: each payload names its topic's id, as a client reading with Fetch v13
+   * does (@platformatic/kafka). By default none, as kafkajs and the Confluent client's KafkaJS
+   * API hand out records.
+   */
+  port({ topicIds = 'none' }: { topicIds?: 'fetch' | 'none' } = {}): KafkaPort {
     return {
       consumer: (groupId) => {
-        const consumer = new MemoryConsumer(this, groupId);
+        const consumer = new MemoryConsumer(this, groupId, topicIds === 'fetch');
         this.consumers.push(consumer);
         return consumer;
       },
@@ -331,7 +354,13 @@ class MemoryConsumer implements ConsumerPort, KeepsSeeks {
   constructor(
     private readonly broker: MemoryBroker,
     readonly groupId: string,
+    private readonly tellsTopicIds = false,
   ) {}
+
+  private topicIdOf(topic: string): { topicId?: string } {
+    const id = this.tellsTopicIds ? this.broker.topicIdOf(topic) : undefined;
+    return id === undefined ? {} : { topicId: id };
+  }
 
   async connect(): Promise<void> {
     this.connected = true;
@@ -482,6 +511,7 @@ class MemoryConsumer implements ConsumerPort, KeepsSeeks {
         heartbeat: async () => {
           this.broker.heartbeats++;
         },
+        ...this.topicIdOf(topic),
       };
       const generation = this.generations.get(id) ?? 0;
       const rebalances = this.rebalances;
@@ -548,6 +578,7 @@ class MemoryConsumer implements ConsumerPort, KeepsSeeks {
         },
         isStale: stale,
         highWatermark: String(this.broker.records(topic, partition).length),
+        ...this.topicIdOf(topic),
       };
       this.eachBatch(payload)
         .then(

@@ -1,0 +1,26 @@
+/**
+ * The topic id each partition's records were last read under, where the client tells ids
+ * (EachMessagePayload.topicId): a record of another id is of a new log, the topic deleted and
+ * created again, whatever its offset says. Kept across rebalances and partitions going
+ * elsewhere (a log's id does not change with its reader); an id read before and since replaced
+ * is not taken for a newer log again.
+ */
+export type LogIdVerdict = 'same' | 'new-log' | 'unknown';
+
+export class LogIds {
+  private readonly lastId = new Map<string, string>();
+  private readonly retired = new Map<string, Set<string>>();
+
+  /** What a record (or batch) read under `id` tells of its partition's log; an absent id tells nothing. */
+  seen(topic: string, partition: number, id: string | undefined): LogIdVerdict {
+    if (id === undefined || this.retired.get(topic)?.has(id)) return 'unknown';
+    const key = `${topic}\u0000${partition}`;
+    const last = this.lastId.get(key);
+    this.lastId.set(key, id);
+    if (last === undefined || last === id) return 'same';
+    const retired = this.retired.get(topic) ?? new Set<string>();
+    retired.add(last);
+    this.retired.set(topic, retired);
+    return 'new-log';
+  }
+}
