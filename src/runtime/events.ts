@@ -26,8 +26,10 @@ export type RetryEvent =
    * A tier partition resumed at the record it waited for found another record at its offset:
    * the tier was deleted and created again while it waited (its offsets start over), so the
    * partition is read again from the new log's start (`offset`: where the other record was).
+   * `by: 'topic-id'`: a record read anywhere named another topic id than the partition was read
+   * under (where the client tells ids).
    */
-  | { readonly type: 'tier-log-recreated'; readonly topic: string; readonly partition: number; readonly offset: string }
+  | { readonly type: 'tier-log-recreated'; readonly topic: string; readonly partition: number; readonly offset: string; readonly by?: 'topic-id' }
   | { readonly type: 'parked'; readonly record: ConsumedRecord; readonly key: string }
   | { readonly type: 'unparked'; readonly record: ConsumedRecord; readonly key: string }
   /** Park-by-key: a copy of a tier record whose key's retry had ended or moved on (redelivered, published again after a crash); committed, not run. */

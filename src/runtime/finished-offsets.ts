@@ -76,6 +76,11 @@ export class FinishedOffsets {
     if (offset > (this.upTo.get(key) ?? -1n)) this.upTo.set(key, offset);
   }
 
+  /** The partition's log was created again (told by its topic id): nothing finished of the old one counts. */
+  newLog(topic: string, partition: number): void {
+    this.forget(keyOf({ topic, partition }));
+  }
+
   private forget(key: string): void {
     this.upTo.delete(key);
     this.firstRead.delete(key);

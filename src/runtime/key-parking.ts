@@ -82,6 +82,11 @@ export interface KeyParking {
   onTierRecord(record: ConsumedRecord, handle: (parkState?: string) => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>, held?: boolean): Promise<void>;
   /** After a rebalance: the state is read again from the commits of whatever partitions come back. */
   forget(): void;
+  /**
+   * A tier partition's topic was created again (told by its topic id): its next record read is
+   * of the new log, whatever its offset, and what the old log's commits kept of it says nothing.
+   */
+  tierLogRecreated(topic: string, partition: number): void;
 }
 
 /** The wait before an operation of a partition whose last one failed, doubled after each failure in a row up to PACED_MAX_MS. */
@@ -115,6 +120,8 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
   const clientPause = new Map<number, 'paused' | 'running' | 'unknown'>();
   /** Main partitions read again from offset 0 under a loaded state: the next load begins them from nothing. */
   const newLogs = new Set<number>();
+  /** Tier partitions (`topic\0partition`) told to be of a new log, until their next record is read. */
+  const tierLogsRecreated = new Set<string>();
   /** Replayed tier records waiting for their key's turn, of this generation; they hold back their tier partitions' commits. */
   let turns = createTierTurns();
   let generation = 0;
@@ -712,6 +719,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // generation's turns, behind a hold that state no longer has: waiting forever, and
         // every later tier record of its key behind it.
         if (takenAgain()) return;
+        if (tierLogsRecreated.delete(`${record.topic}\u0000${record.partition}`)) {
+          parking.turns.logRecreated(record.topic, record.partition);
+          parking.tierHandled.delete(record.topic);
+          parking.tierRead.delete(record.topic);
+        }
         parking.turns.read(record);
         if (doneBeforeLoad(parking, record)) {
           await commit(record.partition, parking, [parking.turns.commit(options.commitOffsetFor(record))]);
@@ -796,6 +808,10 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         clientPause.set(partition, 'unknown');
         reconcile(partition);
       }
+    },
+
+    tierLogRecreated(topic, partition) {
+      tierLogsRecreated.add(`${topic}\u0000${partition}`);
     },
   };
 }

@@ -11,6 +11,7 @@ import type { ConsumedRecord } from './router';
 import { StopRequested } from './stop-requested';
 import { groupCommitOf, judgeLog } from './group-commit';
 import { isNewLog } from './new-log';
+import type { LogIds } from './log-ids';
 import { readLogStart } from './log-start';
 import { recordIdentity } from './record-identity';
 import { judgeReadAtAnchor, judgeRewind } from './resume-anchor';
@@ -31,6 +32,8 @@ export interface MainPipelineOptions {
   readonly now: () => number;
   /** For timers (the read of the group's commit after a rebalance); the system's by default. */
   readonly clock?: Clock;
+  /** The topic id each partition was last read under, where the client tells ids: none are compared without. */
+  readonly logIds?: LogIds;
 }
 
 /**
@@ -402,9 +405,42 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
     throw error;
   }
 
+  /**
+   * Whether the batch names another topic id than its partition was read under (the topic was
+   * deleted and created again) and is to be read again from the new log's start: what was
+   * finished, held or in flight in the old log says nothing of the new one (no anchor, commit
+   * or offset can tell a new log whose first records are never handed out: attack 17). With no
+   * rebalance since, the client reads on from the old log's position, past the new log's first
+   * records: sought to its start. After a rebalance the client reads from the group's commit:
+   * none (the old one went with the topic) reads from the start; this member's own commit of
+   * the old log, sent onto the new one, is sought past (to the start); another member's commit
+   * of the new log is kept, not run again.
+   */
+  async function readNewLogById(batch: EachBatchPayload): Promise<boolean> {
+    const id = partitionId(batch);
+    const progress = partitions.get(id);
+    if (options.logIds?.seen(batch.topic, batch.partition, batch.topicId) !== 'new-log' || progress === undefined) return false;
+    const rebalanced = progress.dropped;
+    const read = rebalanced ? await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock) : undefined;
+    // Asked before startOver, which makes the old log's stamp another's.
+    const ownOldCommit = read !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, read.offset, read.metadata);
+    startOver(progress);
+    partitions.delete(id);
+    // Paused for a hold of the old log, whose wait now ends without resuming it: resumed here, as a rebalance does.
+    if (heldPaused.delete(progress)) {
+      resumeOwed.add(progress);
+      options.track(resumeHeld(progress, undefined, resumeOwed));
+    }
+    if (rebalanced && !ownOldCommit) return false;
+    // Below the log start (retention): every client resets the fetch to the earliest offset.
+    options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: '0' });
+    return true;
+  }
+
   async function onBatch(batch: EachBatchPayload): Promise<void> {
     const { topic, partition } = batch;
     if (batch.messages.length === 0) return;
+    if (await readNewLogById(batch)) return;
     const messages = await readAtAnchor(batch);
     if (messages === undefined) return;
     /** The last record taken; resolved once when the batch ends (the Confluent client stores each resolve in librdkafka). */

@@ -10,6 +10,7 @@ import { FinishedOffsets } from './finished-offsets';
 import { createKeyParking } from './key-parking';
 import type { KeyParking } from './key-parking';
 import { groupCommitOf } from './group-commit';
+import { LogIds } from './log-ids';
 import { createMainPipeline } from './main-pipeline';
 import type { MainPipeline } from './main-pipeline';
 import { initializeConsumerSeries, retryMetrics } from './metrics';
@@ -221,6 +222,8 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     stopping: () => stopping,
   });
 
+  /** The topic id each partition was last read under (where the client tells ids): kept across rebalances. */
+  const logIds = new LogIds();
   const pipeline: MainPipeline = createMainPipeline({
     consumer: () => mainConsumer!,
     records,
@@ -231,6 +234,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
     maxInFlight: options.maxPublishesInFlight ?? DEFAULT_PUBLISHES_IN_FLIGHT,
     now: () => clock.now(),
     clock,
+    logIds,
   });
 
   /** Tier records this member finished: a rebalance that lost their commit does not run them again. */
@@ -260,6 +264,12 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
       await retryCommits.mark(commit, startedIn);
     },
     stopping: () => stopping,
+    logIds,
+    onNewLog: (topic, partition) => {
+      tiersFinished.newLog(topic, partition);
+      retryCommits.startsOver(topic, partition);
+      parking?.tierLogRecreated(topic, partition);
+    },
   });
 
   /** Rebalances of the consumer that reads the tiers (and, with park-by-key, the main topic) so far. */

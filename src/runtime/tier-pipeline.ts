@@ -6,6 +6,7 @@ import type { RetryEventListener } from './events';
 import { decodeRetryHeaders } from './headers';
 import type { RetryMetrics } from './metrics';
 import type { ConsumerPort, EachMessagePayload, PortMessage, TopicPartitionOffset } from './port';
+import type { LogIds } from './log-ids';
 import { isSameRecord } from './record-identity';
 import { PublishHeld } from './record-handler';
 import type { HandleOutcome, RecordHandler, RoutedFailure } from './record-handler';
@@ -29,6 +30,13 @@ export interface TierPipelineOptions {
    */
   readonly due: (record: EachMessagePayload, handle: (parkState?: string) => Promise<{ outcome: HandleOutcome; commit: TopicPartitionOffset }>, held: boolean) => Promise<void>;
   readonly stopping: () => boolean;
+  /** The topic id each partition was last read under, where the client tells ids (shared with the main pipeline). */
+  readonly logIds: LogIds;
+  /**
+   * A tier partition's records now come from a new log (its topic deleted and created again),
+   * told by their topic id: what was finished or committed of the old log says nothing of it.
+   */
+  readonly onNewLog: (topic: string, partition: number) => void;
 }
 
 export interface TierPipeline {
@@ -151,7 +159,28 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     return true;
   }
 
-  /** Runs a due record; a held one makes its partition wait at it, the publish tried again later. */
+  /**
+   * Whether `record` names another topic id than its partition was read under: the topic was
+   * deleted and created again, wherever the client reads it (its position, valid on the new log
+   * once that log is long enough, is past the new log's first records, which nothing else could
+   * tell: attack 15's second case). What the partition waited for or held is forgotten, and it
+   * is read again from the new log's start. Asked before anything else of a record, so that no
+   * other path takes it (a record fetched before a pause is dropped, and the id would then be
+   * known without the log being read from its start).
+   */
+  function readNewLogById(record: EachMessagePayload, id: string): boolean {
+    if (options.logIds.seen(record.topic, record.partition, record.topicId) !== 'new-log') return false;
+    waiting.get(id)?.cancel();
+    waiting.delete(id);
+    forgetResumed(id);
+    firstSeen.done(id);
+    held.delete(id);
+    options.onNewLog(record.topic, record.partition);
+    emit({ type: 'tier-log-recreated', topic: record.topic, partition: record.partition, offset: record.message.offset, by: 'topic-id' });
+    waitAt(record.topic, record.partition, '0', 0);
+    return true;
+  }
+
   /**
    * Whether `record` comes past the head record its partition was resumed at, which has not
    * been read again: the client read on past it (a seek back it dropped: the Confluent client
@@ -199,6 +228,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     resumedAt.delete(id);
   }
 
+  /** Runs a due record; a held one makes its partition wait at it, the publish tried again later. */
   async function runDue(record: EachMessagePayload, id: string): Promise<void> {
     const entry = held.get(id);
     const heldHere = entry !== undefined && isSameRecord(entry.record, record.message);
@@ -235,6 +265,7 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
     async onRecord(record) {
       const tier = tierByTopic.get(record.topic)!;
       const id = partitionKey(record.topic, record.partition);
+      if (readNewLogById(record, id)) return;
       if (waiting.has(id)) return; // fetched before the pause took effect; it comes again after the resume
       if (readPastHead(record, id)) return;
       if (readFromNewLog(record, id)) return;

@@ -116,6 +116,12 @@ export interface TierTurns {
    * applied late, a fetch repeated), is no move back.
    */
   read(record: ConsumedRecord): void;
+  /**
+   * The tier partition's topic was created again (told by its topic id, read before its next
+   * record): as a move back, whatever the next record's offset (a new log whose first records
+   * are control records, never handed out, starts past the old log's last read).
+   */
+  logRecreated(topic: string, partition: number): void;
   /** Main partition p's state was loaded at `position`, at time `at`: the first load of this generation is kept (`generationBegan`). */
   loaded(partition: number, position: bigint, at: number): void;
   /** Main partition p's state's position and the time when this generation first loaded it: records parked below it were parked in an earlier generation. */
@@ -301,6 +307,10 @@ export function createTierTurns(): TierTurns {
       const rest = (owedBy.get(partition) ?? []).filter((o) => o !== debt);
       if (rest.length > 0) owedBy.set(partition, rest);
       else owedBy.delete(partition);
+    },
+    logRecreated(topic, partition) {
+      newLog(id(topic, partition), topic, partition);
+      lastRead.delete(id(topic, partition));
     },
     read(record) {
       const key = id(record.topic, record.partition);

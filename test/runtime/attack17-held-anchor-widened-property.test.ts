@@ -35,7 +35,7 @@ const scenario = scenarioOf(['small', 'small', 'big']);
 const scenarioWithControls = scenarioOf(['small', 'small', 'big', 'control']);
 type Scenario = typeof scenarioWithControls extends fc.Arbitrary<infer S> ? S : never;
 
-const run = (s: Scenario) => runHeldRecreations(s, { port: hidingControlRecords });
+const run = (s: Scenario, topicIds: 'fetch' | 'none' = 'none') => runHeldRecreations(s, { port: hidingControlRecords, topicIds });
 
 describe('attack 17: unordered, the main topic created again while records are held, with publishes in flight at their limit, control records and a commit outage', () => {
   const holds = async (s: Scenario) => expectLastLogRanWithinWindows(await run(s));
@@ -50,7 +50,14 @@ describe('attack 17: unordered, the main topic created again while records are h
   // 1701, which fails within 300; its shrunk case: the held record the old log's first, the topic
   // created again and the group rebalanced while it waits, the new log's offset 0 a control
   // record: both logs start at 0, so nothing short of a topic id tells them apart.
-  it.failing('with control records too, runs every record of the last log', async () => {
+  it.failing('with control records too, runs every record of the last log (kafkajs: no topic ids)', async () => {
     await fc.assert(fc.asyncProperty(scenarioWithControls, holds), { ...PARAMETERS, seed: 1701, numRuns: 300 });
+  });
+
+  // Where each payload names its topic's id (@platformatic/kafka), a batch of another id is a new
+  // log however its offsets run (main-pipeline.ts readNewLogById): the same seed passes.
+  it('with control records too, runs every record of the last log where the client names topic ids', async () => {
+    const holdsWithIds = async (s: Scenario) => expectLastLogRanWithinWindows(await run(s, 'fetch'));
+    await fc.assert(fc.asyncProperty(scenarioWithControls, holdsWithIds), { ...PARAMETERS, seed: 1701, numRuns: 300 });
   });
 });

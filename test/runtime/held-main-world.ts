@@ -20,6 +20,8 @@ export const BIG = `big${'x'.repeat(1_897)}`;
 export interface HeldMainWorldOptions {
   /** Wraps the port whose producer refuses large copies (hidingControlRecords, withoutHighWatermark). */
   readonly port?: (refusingLargeCopies: KafkaPort) => KafkaPort;
+  /** Whether each payload names its topic's id (@platformatic/kafka), or none (kafkajs, the default). */
+  readonly topicIds?: 'fetch' | 'none';
   /** More options for every consumer the world starts (maxPublishesInFlight, commit). */
   readonly consumerOptions?: Partial<RetryingConsumerOptions>;
   /** Default: a main record valued `big…` fails with a 503, every other record is noted in `succeeded` (and every main record's run in `mainRuns`). */
@@ -50,7 +52,7 @@ export class HeldMainWorld {
     for (const topic of [this.consumer.mainTopic, ...this.consumer.tiers.map((t) => t.topic), this.consumer.dlqTopic]) this.broker.createTopic(topic, 1);
     const refusingLargeCopies = checkedSends(this.broker, (records) => {
       if (records.some((r) => r.messages.some((m) => messageBytes(m) > this.maxMessageBytes))) throw tooLargeError();
-    });
+    }, options.topicIds);
     this.kafka = options.port ? options.port(refusingLargeCopies) : refusingLargeCopies;
   }
 

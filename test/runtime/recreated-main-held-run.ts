@@ -38,6 +38,8 @@ export interface HeldRecreationsScenario {
 /** What a property adds to the run: its port wrapper, an incident of its own, its way to stop a consumer. */
 export interface HeldRecreationsHooks {
   readonly port?: (port: KafkaPort) => KafkaPort;
+  /** Whether payloads name their topic's id (default none, as kafkajs). */
+  readonly topicIds?: 'fetch' | 'none';
   /** Called at each slice once its records are written; returns the incidents it caused. */
   readonly atSlice?: (at: number) => number;
   readonly stop?: (world: HeldMainWorld, retrying: RetryingConsumer) => Promise<void>;
@@ -66,6 +68,7 @@ export async function runHeldRecreations(s: HeldRecreationsScenario, hooks: Held
   let nextRead = 0n;
   const world: HeldMainWorld = new HeldMainWorld({
     port: hooks.port,
+    ...(hooks.topicIds === undefined ? {} : { topicIds: hooks.topicIds }),
     consumerOptions: { ...(s.inFlight === undefined ? {} : { maxPublishesInFlight: s.inFlight }), commit: { intervalMs: 100, maxRecords: WINDOW } },
     handler: async (record: ConsumedRecord) => {
       if (record.topic !== world.consumer.mainTopic) return;

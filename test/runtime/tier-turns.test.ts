@@ -55,6 +55,19 @@ describe('the tier turns of a park-by-key generation', () => {
     expect(turns.commit(at(1)).offset).toBe('1');
   });
 
+  it('forgets how far the old log was handled, and lets commits pass its waiting records, once told the topic was created again, whatever offset is read next', () => {
+    const turns = createTierTurns();
+    turns.read(recordAt(2));
+    turns.wait(0, waitingAt(2));
+    const c9 = turns.commit(at(9));
+    turns.accepted(c9, c9.offset);
+    turns.logRecreated(TIER, 0);
+    // The new log's first records are control records: the first one handed out is past the old log's last read.
+    turns.read(recordAt(4));
+    expect(turns.handledBelow(TIER, 0)).toBeUndefined();
+    expect(turns.commit(at(5)).offset).toBe('5');
+  });
+
   it('takes a record it read before at the same offset, read again below the last one, for the same log (a seek back), not a new one', () => {
     const turns = createTierTurns();
     turns.wait(0, waitingAt(1));

@@ -16,8 +16,8 @@ export function tooLargeError(): Error {
  * The broker's port whose producer first asks `check` about every request (send and
  * sendBatch alike, as a list of records); `check` throws to refuse it, or delays it.
  */
-export function checkedSends(broker: MemoryBroker, check: (records: Records) => void | Promise<void>): KafkaPort {
-  const port = broker.port();
+export function checkedSends(broker: MemoryBroker, check: (records: Records) => void | Promise<void>, topicIds: 'fetch' | 'none' = 'none'): KafkaPort {
+  const port = broker.port({ topicIds });
   return {
     consumer: (groupId, options) => port.consumer(groupId, options),
     producer: () => {
