@@ -79,6 +79,36 @@ describe('partition runs over @platformatic/kafka, naming topic ids', () => {
     ]);
   });
 
+  it('hand out the records of a topic created again from its start, though their offsets are below those of the old log', async () => {
+    const r = runs();
+    for (let i = 0; i < 5; i++) r.deliver('t', 0, record(i), BigInt(i), OLD);
+    for (let i = 0; i < 2; i++) r.deliver('t', 0, record(i), BigInt(i), NEW);
+    const seen: [string, string | undefined][] = [];
+    await handOut(r, (done) => ({
+      eachMessage: async ({ message, topicId }: EachMessagePayload) => {
+        seen.push([message.offset, topicId]);
+        if (seen.length === 7) done();
+      },
+    }));
+    expect(seen).toEqual([...[0, 1, 2, 3, 4].map((i) => [String(i), OLD]), ['0', NEW], ['1', NEW]]);
+  });
+
+  it('still drop a record fetched again under the same id (a repeat), and one without an id below the last offset', async () => {
+    const r = runs();
+    for (let i = 0; i < 3; i++) r.deliver('t', 0, record(i), BigInt(i), OLD);
+    r.deliver('t', 0, record(1), 1n, OLD);
+    r.deliver('t', 0, record(2), 2n);
+    r.deliver('t', 0, record(3), 3n, OLD);
+    const seen: string[] = [];
+    await handOut(r, (done) => ({
+      eachMessage: async ({ message }: EachMessagePayload) => {
+        seen.push(message.offset);
+        if (seen.length === 4) done();
+      },
+    }));
+    expect(seen).toEqual(['0', '1', '2', '3']);
+  });
+
   it('give a payload no topicId field where the client told no id, and keep records without one apart from records with one', async () => {
     const r = runs();
     r.deliver('t', 0, record(0), 0n);

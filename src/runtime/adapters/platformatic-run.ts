@@ -76,6 +76,8 @@ class Partition {
   queuedBytes = 0;
   /** The offset after the last record queued or handed out: older records are repeats. */
   next: bigint | undefined;
+  /** The topic id of the last record queued that had one: `next` is an offset of that log. */
+  lastId: string | undefined;
   /** Moves at every pause, resume, seek and reset: a batch in hand from before is stale. */
   epoch = 0;
   /**
@@ -213,7 +215,11 @@ export function createPartitionRuns(options: PartitionRunsOptions): PartitionRun
     deliver(topic, partition, message, offset, topicId) {
       const p = partitionOf(topic, partition);
       // Paused, or waiting on a batch in hand: what the partition reads next is decided elsewhere, so the record does not move `next`.
-      if (p.paused || p.awaitingBatch || (p.next !== undefined && offset < p.next)) return;
+      if (p.paused || p.awaitingBatch) return;
+      // A record of another id is of another log (the topic created again, read from its start): its offsets are no repeats of the old log's.
+      if (topicId !== undefined && p.lastId !== undefined && topicId !== p.lastId) p.next = undefined;
+      if (p.next !== undefined && offset < p.next) return;
+      if (topicId !== undefined) p.lastId = topicId;
       p.next = offset + 1n;
       p.queue.push(message);
       p.ids.push(topicId);
