@@ -12,7 +12,9 @@ import { UnknownPartitionError } from '../../src/runtime/publish-failure';
  * each offset past the records of the response and pushes them, as the client does.
  */
 const TOPIC = 'orders.retry.5s';
-const TOPIC_ID = 'id-orders';
+/** The topic's id as the client spells it (a hyphenated hex UUID), and as Kafka does. */
+const TOPIC_ID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+const TOPIC_KAFKA_ID = Buffer.from('0f1e2d3c4b5a69788796a5b4c3d2e1f0', 'hex').toString('base64url');
 
 class FakeConsumer extends EventEmitter implements PlatformaticConsumerLike {
   static last: FakeConsumer;
@@ -313,6 +315,13 @@ describe('the @platformatic/kafka adapter', () => {
     await consuming(async (record) => void seen.push(record));
     const first = await until('a record', () => seen[0]);
     expect(first.message).toMatchObject({ key: Buffer.from('k'), offset: '0', timestamp: '1000', headers: { 'x-attempt': Buffer.from('2') } });
+  });
+
+  it('names on each payload the id the fetch response gives the record\'s topic, in Kafka\'s spelling', async () => {
+    const seen: EachMessagePayload[] = [];
+    await consuming(async (record) => void seen.push(record));
+    await until('records of both partitions', () => (new Set(seen.map((r) => r.partition)).size === 2 ? true : undefined));
+    expect(new Set(seen.map((r) => r.topicId))).toEqual(new Set([TOPIC_KAFKA_ID]));
   });
 
   it('gives the runtime headers named __proto__ and constructor as headers like any other', async () => {

@@ -18,10 +18,15 @@
  *   sent: it comes back empty after the fetch wait and the stream asks again from the
  *   offsets it holds (an error would end the stream, and the adapter would start over);
  * - a request with no partition left is held until a partition may be fetched again (or
- *   the fetch wait ends), so a stream whose partitions all wait does not spin.
+ *   the fetch wait ends), so a stream whose partitions all wait does not spin;
+ * - the stream's records carry no topic id, but the response names each topic by its id
+ *   (Fetch v13 on; older versions put the name there): during the push `topicIdNow()` tells
+ *   the id of the response being pushed, so a handler can tell a topic created again.
  *
  * A seek writes `offsetsToFetch`, which the stream reads for its next request.
  */
+
+import { normalTopicId } from '../topic-id';
 
 /** The request `MessagesStream` builds for one broker (its fields that the gate reads). */
 export interface GatedFetchOptions {
@@ -59,6 +64,12 @@ export interface FetchGate {
    * the push ends, `positions` go back to it (unless the partition was sought since).
    */
   stale(positions: FetchPositions, topic: string, partition: number, offset: bigint): boolean;
+  /**
+   * The id of `topic` in the response the stream is pushing now, in Kafka's spelling, read
+   * by the stream's 'data' listener (the push is synchronous); undefined outside a push, or
+   * where the response names the topic by its name (Fetch before v13) or by the zero id.
+   */
+  topicIdNow(topic: string): string | undefined;
   /** The stream reads this partition from `offset` on. */
   seek(positions: FetchPositions, topic: string, partition: number, offset: bigint): void;
   /** A partition may be fetchable again: a held request goes out now. */
@@ -81,6 +92,8 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
   const held = new Set<() => void>();
   /** The clock when the response the stream is pushing now was requested; undefined outside a push. */
   let pushing: number | undefined;
+  /** Each topic's id in the response being pushed now (empty outside a push). */
+  const pushingIds = new Map<string, string | undefined>();
   /** The first stale record of each partition in the push going on: where the stream must read it from again. */
   const notDelivered = new Map<string, { positions: FetchPositions; offset: bigint }>();
   /** The last seek of each partition, to write again if a push of an older response overwrote it. */
@@ -116,11 +129,17 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
         for (const topic of response?.responses ?? []) {
           for (const p of topic.partitions) if (staleSince(keyOf(names.get(topic.topicId) ?? '', p.partitionIndex), sentAt)) p.records = undefined;
         }
+        // Once a response, not at every record: the name placeholder and the zero id name none.
+        for (const topic of response?.responses ?? []) {
+          const name = names.get(topic.topicId);
+          if (name !== undefined) pushingIds.set(name, normalTopicId(topic.topicId, name));
+        }
         pushing = sentAt;
         try {
           callback(error, response);
         } finally {
           pushing = undefined;
+          pushingIds.clear();
           // The stream moved its offset past the whole response before pushing it: a seek made during the push stands,
           // and a partition with records not delivered (paused during the push) is read again from the first of them.
           for (const topic of response?.responses ?? []) {
@@ -158,6 +177,9 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
       const first = notDelivered.get(key);
       if (first === undefined || offset < first.offset) notDelivered.set(key, { positions, offset });
       return true;
+    },
+    topicIdNow(topic) {
+      return pushingIds.get(topic);
     },
     seek(positions, topic, partition, offset) {
       const at = ++clock;

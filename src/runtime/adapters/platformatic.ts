@@ -213,8 +213,9 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
     }
     stream = opened;
     // A record pushed after a handler paused or sought its partition (in the same response) is not delivered: it is read again (the gate puts the position back), or from the seek.
+    // The record carries no topic id: the gate tells the one of the response being pushed (this listener runs inside the push).
     opened.on('data', (m) => {
-      if (!gate.stale(opened, m.topic, m.partition, m.offset)) runs.deliver(m.topic, m.partition, portMessage(m), m.offset);
+      if (!gate.stale(opened, m.topic, m.partition, m.offset)) runs.deliver(m.topic, m.partition, portMessage(m), m.offset, gate.topicIdNow(m.topic));
     });
     opened.on('error', (error) => {
       if (stream !== opened || disconnected) return;
