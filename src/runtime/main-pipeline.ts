@@ -411,10 +411,11 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
    * finished, held or in flight in the old log says nothing of the new one (no anchor, commit
    * or offset can tell a new log whose first records are never handed out: attack 17). With no
    * rebalance since, the client reads on from the old log's position, past the new log's first
-   * records: sought to its start. After a rebalance the client reads from the group's commit:
-   * none (the old one went with the topic) reads from the start; this member's own commit of
-   * the old log, sent onto the new one, is sought past (to the start); another member's commit
-   * of the new log is kept, not run again.
+   * records: sought to its start. After a rebalance it is read from the group's commit, which
+   * the client may not have read from (the Confluent adapter seeks a topic created again to its
+   * start): none (the old one went with the topic) reads from the start, and so does this
+   * member's own commit of the old log, sent onto the new one; another member's commit of the
+   * new log is read from, so nothing it ran runs again.
    */
   async function readNewLogById(batch: EachBatchPayload): Promise<boolean> {
     const id = partitionId(batch);
@@ -431,9 +432,11 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       resumeOwed.add(progress);
       options.track(resumeHeld(progress, undefined, resumeOwed));
     }
-    if (rebalanced && !ownOldCommit) return false;
-    // Below the log start (retention): every client resets the fetch to the earliest offset.
-    options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: '0' });
+    // Where the new log is read from: its start, or another member's commit of it (none read: where the client reads).
+    const from = !rebalanced || ownOldCommit || (read !== undefined && read.offset < 0n) ? 0n : read?.offset;
+    if (from === undefined || BigInt(batch.messages[0]!.offset) === from) return false;
+    // 0 below the log start (retention): every client resets the fetch to the earliest offset.
+    options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: from.toString() });
     return true;
   }
 

@@ -26,9 +26,10 @@ export interface EachMessagePayload {
   readonly heartbeat?: () => Promise<void>;
   /**
    * The id of the topic the record was fetched from (Kafka gives each topic one; a topic
-   * deleted and created again gets another), in Kafka's spelling, where the client tells it
-   * (Fetch v13 names topics by id: @platformatic/kafka); absent otherwise (kafkajs, the
-   * Confluent client's KafkaJS API). Every record of a payload is of that one id.
+   * deleted and created again gets another), in Kafka's spelling, where the adapter tells it:
+   * @platformatic/kafka's fetch responses name topics by id (Fetch v13); the Confluent adapter
+   * names the id its admin read last (polled-topic-ids.ts); kafkajs names none. Every record
+   * of a payload is of that one id.
    */
   readonly topicId?: string;
 }
@@ -57,9 +58,10 @@ export interface EachBatchPayload {
   readonly highWatermark?: string;
   /**
    * The id of the topic the records were fetched from (Kafka gives each topic one; a topic
-   * deleted and created again gets another), in Kafka's spelling, where the client tells it
-   * (Fetch v13 names topics by id: @platformatic/kafka); absent otherwise (kafkajs, the
-   * Confluent client's KafkaJS API). Every record of a payload is of that one id.
+   * deleted and created again gets another), in Kafka's spelling, where the adapter tells it:
+   * @platformatic/kafka's fetch responses name topics by id (Fetch v13); the Confluent adapter
+   * names the id its admin read last (polled-topic-ids.ts); kafkajs names none. Every record
+   * of a payload is of that one id.
    */
   readonly topicId?: string;
 }

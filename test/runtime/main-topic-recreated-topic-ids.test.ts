@@ -10,10 +10,10 @@ import { valueOf } from './harness';
  * The main topic of an unordered consumer deleted and created again under a member that reads
  * on (no rebalance) or whose own commit of the old log landed on the new one. The client's
  * position, or that commit, is an offset of the old log: valid on the new log once it is long
- * enough, past its first records. Where the client names the topic id of each batch
- * (@platformatic/kafka), a batch of another id is read again from the new log's start
- * (main-pipeline.ts readNewLogById). kafkajs and the Confluent client's KafkaJS API name none:
- * there the records below the old position are read past (kept as `it.failing`).
+ * enough, past its first records. Where the port names the topic id of each batch
+ * (@platformatic/kafka per fetch, the Confluent adapter as polled), a batch of another id is read
+ * again from the new log's start (main-pipeline.ts readNewLogById). kafkajs names none: there
+ * the records below the old position are read past (kept as `it.failing`).
  */
 function setup(topicIds: 'fetch' | 'none') {
   const consumer = billingDescriptor();

@@ -18,15 +18,23 @@ export interface ClientRunOptions {
   partitionsConsumedConcurrently?: number;
 }
 
-/** A port's run options as both clients take them. */
-export function clientRunOptions(run: RunOptions): ClientRunOptions {
+/**
+ * A port's run options as both clients take them. `topicIdOf`: the id to name on each payload
+ * of a topic (the Confluent adapter's polled one, polled-topic-ids.ts); none where it says none.
+ */
+export function clientRunOptions(run: RunOptions, topicIdOf: (topic: string) => string | undefined = () => undefined): ClientRunOptions {
+  const named = (topic: string): { topicId?: string } => {
+    const topicId = topicIdOf(topic);
+    return topicId === undefined ? {} : { topicId };
+  };
   const concurrency = run.partitionsConsumedConcurrently ? { partitionsConsumedConcurrently: run.partitionsConsumedConcurrently } : {};
   if ('eachMessage' in run) {
     const { eachMessage } = run;
     return {
       eachMessage: (payload) => {
         withOwnHeaders(payload.message);
-        return eachMessage(payload);
+        const id = named(payload.topic);
+        return eachMessage(id.topicId === undefined ? payload : { ...payload, ...id });
       },
       ...concurrency,
     };
@@ -44,6 +52,7 @@ export function clientRunOptions(run: RunOptions): ClientRunOptions {
         heartbeat,
         isStale: () => !isRunning() || isStale(),
         ...knownHighWatermark(batch.highWatermark),
+        ...named(batch.topic),
       }),
     ...concurrency,
   };

@@ -18,15 +18,23 @@ interface NativeConsumerLike {
   committed(partitions: { topic: string; partition: number }[], timeoutMs: number, callback: (error: unknown, committed: readonly (NativeCommitted | Error)[]) => void): unknown;
 }
 
+/** The admin over a Confluent consumer's handle: its fetchTopicMetadata answers a list, each topic with its `topicId`. */
+export interface ReaderAdminLike extends OffsetsAdminLike {
+  fetchTopicMetadata?(o: { topics: string[]; timeout?: number }): Promise<{ name: string; topicId?: unknown }[]>;
+}
+
 /** The parts of a Confluent KafkaJS-API consumer the reader uses. */
 export interface ReaderConsumerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   /** An admin over the consumer's own librdkafka handle, connected after the consumer. */
-  dependentAdmin(): OffsetsAdminLike;
+  dependentAdmin(): ReaderAdminLike;
   /** The native consumer under the KafkaJS API (what its own dependentAdmin() uses); set once connected. */
   _getInternalClient(): NativeConsumerLike | undefined;
 }
+
+/** How long one read of topic ids may wait (polled-topic-ids.ts: missed, it is read again at the next poll). */
+const TOPIC_IDS_TIMEOUT_MS = 2_000;
 
 /** How long one read of the group's commits may wait for the coordinator (the client's admin's time-out). */
 export const READ_TIMEOUT_MS = 5_000;
@@ -82,6 +90,9 @@ export function groupReaderAdmin(reader: ReaderConsumerLike, groupId: string, sl
     // Never the admin's ListConsumerGroupOffsets: a coordinator request of an admin is what aborted the process.
     fetchOffsets: () => Promise.reject(new KrtError(`the Confluent reader of group ${groupId} reads commits only through its consumer's committed()`)),
     fetchTopicOffsets: (topic) => inTurn(() => admin.fetchTopicOffsets(topic)),
+    // Metadata (to any broker, no coordinator) through the same handle, as the log starts are.
+    // Short: a read in an outage would hold the reader's line, and the commits read behind it, for the client's 5 s.
+    describedTopics: (topics) => inTurn(() => (admin.fetchTopicMetadata === undefined ? Promise.resolve([]) : admin.fetchTopicMetadata({ topics, timeout: TOPIC_IDS_TIMEOUT_MS }))),
     committedOf: (topic, partitions) => inTurn(() => nativeCommitted(reader, topic, partitions)),
   };
 }

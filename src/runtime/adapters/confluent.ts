@@ -7,9 +7,9 @@ import { coPartitionedOnly } from './co-partitioned-only';
 import type { AssignedPartition } from './co-partitioned-only';
 import type { ClientRunOptions } from './client-run';
 import { groupReaderAdmin } from './confluent-group-reader';
-import type { ReaderConsumerLike } from './confluent-group-reader';
+import type { ReaderAdminLike, ReaderConsumerLike } from './confluent-group-reader';
 import { groupOffsetsReader } from './group-offsets';
-import type { OffsetsAdminLike } from './group-offsets';
+import { polledTopicIds } from './polled-topic-ids';
 import { seekAgainOnResume } from './seek-again-on-resume';
 import { stepsUnderWay } from './steps-under-way';
 import { markWorthWaitingOut } from '../commit-patience';
@@ -40,9 +40,11 @@ interface ConfluentConsumerLike {
   pause(t: TopicPartitions[]): void;
   resume(t: TopicPartitions[]): void;
   seek(s: TopicPartitionOffset): void;
+  /** The partitions the group gave this member. */
+  assignment(): { topic: string; partition: number }[];
   commitOffsets(o: OffsetCommit[]): Promise<void>;
   committed: CommittingConsumerLike['committed'];
-  dependentAdmin(): OffsetsAdminLike;
+  dependentAdmin(): ReaderAdminLike;
   _getInternalClient: ReaderConsumerLike['_getInternalClient'];
 }
 
@@ -100,7 +102,17 @@ export interface ConfluentPortOptions {
    * to stderr.
    */
   readonly onNotCoPartitioned?: ((message: string) => void) | undefined;
+  /**
+   * How often each consumer reads its topics' ids (one describeTopics a topic, through its
+   * group reader), to tell a topic deleted and created again under it: the client's records
+   * name no id, and librdkafka reads the new log on from the old log's position. 10 s by
+   * default; 0 reads none.
+   */
+  readonly topicIdCheckMs?: number | undefined;
 }
+
+/** How often a consumer reads its topics' ids by default (ConfluentPortOptions.topicIdCheckMs). */
+export const TOPIC_ID_CHECK_MS = 10_000;
 
 /**
  * What `confluentPort` takes: the client's `KafkaJS.Kafka`, as its own declarations type it.
@@ -155,6 +167,20 @@ export function confluentPort(client: ConfluentKafkaClient, options: ConfluentPo
       // crashed the process reading them through an admin client), one read at a time.
       const offsets = groupOffsetsReader(() => groupReaderAdmin(kafka.consumer({ kafkaJS: { ...options.consumerConfig, groupId, autoCommit: false } }), groupId), groupId, { oneAtATime: true });
       const steps = stepsUnderWay();
+      // A topic created again: each of its partitions this member reads is sought to its start,
+      // so a batch of it comes to be judged by its new id (a partition read past its new log's
+      // records would deliver none until a record came).
+      const ids = polledTopicIds({
+        read: (topics) => offsets.topicIds(topics),
+        intervalMs: options.topicIdCheckMs ?? TOPIC_ID_CHECK_MS,
+        onChange: (topic) => {
+          try {
+            for (const assigned of consumer.assignment().filter((a) => a.topic === topic)) positions.seek({ topic, partition: assigned.partition, offset: '0' });
+          } catch {
+            // Refused (a rebalance under way): the next batch of the topic, named by its new id, is judged all the same.
+          }
+        },
+      });
       return {
         connect: () => {
           // While the broker is surely there: connected at a read during an outage, the reader
@@ -163,12 +189,16 @@ export function confluentPort(client: ConfluentKafkaClient, options: ConfluentPo
           return steps.track(consumer.connect());
         },
         disconnect: async () => {
+          ids.stop();
           await steps.settled();
           await consumer.disconnect();
           await offsets.close();
         },
         subscribe: ({ topics }) => consumer.subscribe({ topics: (subscribed = topics) }),
-        run: (run) => steps.track(consumer.run(clientRunOptions(run))),
+        run: (run) => {
+          ids.start(subscribed);
+          return steps.track(consumer.run(clientRunOptions(run, ids.idOf)));
+        },
         pause: (t) => positions.pause(t),
         resume: (t) => positions.resume(t),
         seek: (s) => positions.seek(s),

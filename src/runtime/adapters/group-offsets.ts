@@ -1,5 +1,6 @@
 import { KrtError } from '../krt-error';
 import type { CommittedOffset } from '../port';
+import { normalTopicId } from '../topic-id';
 
 /** The admin call both clients' KafkaJS APIs share. */
 export interface OffsetsAdminLike {
@@ -9,6 +10,8 @@ export interface OffsetsAdminLike {
   fetchTopicOffsets(topic: string): Promise<{ partition: number; low?: string }[]>;
   /** Reads these partitions' commits itself (the Confluent reader, confluent-group-reader.ts); without it, fetchOffsets. */
   committedOf?(topic: string, partitions: number[]): Promise<CommittedOffset[]>;
+  /** The topics' ids as the client spells them (the Confluent reader's describeTopics); rejects when any topic is unknown. */
+  describedTopics?(topics: string[]): Promise<{ name: string; topicId?: unknown }[]>;
   /** Gives up the reads still waiting for a turn (the Confluent reader's, behind other readers' reads): the reader is closing. */
   leave?(): void;
 }
@@ -65,6 +68,16 @@ export function groupOffsetsReader(createAdmin: () => OffsetsAdminLike, groupId:
     async logStarts(topic: string, partitions: number[]): Promise<{ partition: number; offset: string }[]> {
       const offsets = await request((client) => client.fetchTopicOffsets(topic));
       return offsets.flatMap((p) => (partitions.includes(p.partition) && /^\d+$/.test(p.low ?? '') ? [{ partition: p.partition, offset: p.low! }] : []));
+    },
+    /** The topics' ids in Kafka's spelling, in one request (a topic unknown fails it), none where the admin reads none (kafkajs's). */
+    async topicIds(topics: readonly string[]): Promise<Map<string, string>> {
+      const metadata = await request((client) => (client.describedTopics === undefined ? Promise.resolve([]) : client.describedTopics([...topics])));
+      const ids = new Map<string, string>();
+      for (const { name, topicId } of metadata) {
+        const id = normalTopicId(topicId, name);
+        if (id !== undefined && topics.includes(name)) ids.set(name, id);
+      }
+      return ids;
     },
     async close(): Promise<void> {
       closed = true;

@@ -1,0 +1,96 @@
+import { confluentPort } from '../../src/runtime/adapters/confluent';
+import type { ConfluentKafkaLike } from '../../src/runtime/adapters/confluent';
+import type { EachBatchPayload } from '../../src/runtime/port';
+
+const A = Buffer.from('0123456789abcdef0123456789abcdef', 'hex');
+const B = Buffer.from('fedcba9876543210fedcba9876543210', 'hex');
+
+/** A stand-in for the Confluent client whose admin answers each topic's id as librdkafka spells it (standard base64). */
+function fakeConfluent() {
+  const ids = new Map<string, Buffer | Error>([['orders', A]]);
+  const calls: string[] = [];
+  let eachBatch: ((p: unknown) => Promise<void>) | undefined;
+  const kafka = {
+    consumer: () => ({
+      connect: async () => {},
+      disconnect: async () => {},
+      subscribe: async () => {},
+      run: async (r: { eachBatch: (p: unknown) => Promise<void> }) => void (eachBatch = r.eachBatch),
+      pause: () => {},
+      resume: () => {},
+      seek: (s: { topic: string; partition: number; offset: string }) => void calls.push(`seek ${s.topic}/${s.partition}@${s.offset}`),
+      assignment: () => [0, 1].map((partition) => ({ topic: 'orders', partition })),
+      commitOffsets: async () => {},
+      _getInternalClient: () => undefined,
+      dependentAdmin: () => ({
+        connect: async () => {},
+        disconnect: async () => {},
+        fetchTopicOffsets: async () => [],
+        fetchTopicMetadata: async ({ topics }: { topics: string[] }) =>
+          topics.map((name) => {
+            const id = ids.get(name)!;
+            if (id instanceof Error) throw id;
+            return { name, topicId: { base64: id.toString('base64') } };
+          }),
+      }),
+    }),
+    producer: () => ({}),
+  } as unknown as ConfluentKafkaLike;
+  /** The payload the runtime would get for a batch of `topic` delivered now. */
+  const seen: EachBatchPayload[] = [];
+  const delivered = async (topic = 'orders'): Promise<EachBatchPayload> => {
+    const batch = { topic, partition: 0, messages: [], highWatermark: '-1001' };
+    await eachBatch!({ batch, resolveOffset: () => {}, heartbeat: async () => {}, isRunning: () => true, isStale: () => false });
+    return seen.at(-1)!;
+  };
+  return { kafka, ids, calls, delivered, seen };
+}
+
+const until = async (met: () => boolean) => {
+  for (let i = 0; i < 200 && !met(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!met()) throw new Error('not met within a second');
+};
+
+describe('the Confluent adapter and topic ids, which its records do not name', () => {
+  it('names on each payload the id its admin read last, in Kafka\'s spelling, and seeks the topic\'s partitions to their start once the id changes', async () => {
+    const f = fakeConfluent();
+    const consumer = confluentPort(f.kafka, { topicIdCheckMs: 10 }).consumer('orders');
+    await consumer.connect();
+    await consumer.subscribe({ topics: ['orders'] });
+    await consumer.run({ eachBatch: async (p) => void f.seen.push(p) });
+    let first = await f.delivered();
+    for (let i = 0; i < 200 && first.topicId === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      first = await f.delivered();
+    }
+    expect(first.topicId).toBe(A.toString('base64url'));
+    expect(f.calls).toEqual([]);
+
+    f.ids.set('orders', new Error('UNKNOWN_TOPIC_OR_PARTITION')); // deleted, not created yet: nothing changes
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(f.calls).toEqual([]);
+    expect((await f.delivered()).topicId).toBe(A.toString('base64url'));
+
+    f.ids.set('orders', B); // created again
+    await until(() => f.calls.length === 2);
+    expect(f.calls).toEqual(['seek orders/0@0', 'seek orders/1@0']);
+    expect((await f.delivered()).topicId).toBe(B.toString('base64url'));
+
+    f.ids.set('orders', A); // a broker answering from stale metadata: no newer log
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(f.calls).toHaveLength(2);
+    expect((await f.delivered()).topicId).toBe(B.toString('base64url'));
+    await consumer.disconnect();
+  });
+
+  it('names no id when told to read none', async () => {
+    const f = fakeConfluent();
+    const consumer = confluentPort(f.kafka, { topicIdCheckMs: 0 }).consumer('orders');
+    await consumer.connect();
+    await consumer.subscribe({ topics: ['orders'] });
+    await consumer.run({ eachBatch: async (p) => void f.seen.push(p) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await f.delivered()).topicId).toBeUndefined();
+    await consumer.disconnect();
+  });
+});
