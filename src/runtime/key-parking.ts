@@ -26,6 +26,7 @@ import { judgeTierRecord } from './tier-record-verdict';
 import { doneBeforeLoad, tierHandledOf } from './tier-position';
 import { encodeTierCommit } from './tier-commit-metadata';
 import { agreedStateId } from './tier-commit-state-id';
+import type { LogIds } from './log-ids';
 import { createTierTurns, runsBeforeParked } from './tier-turns';
 import type { TierCommit } from './tier-turns';
 import type { TierTurns } from './tier-turns';
@@ -52,6 +53,8 @@ export interface KeyParkingOptions {
    */
   readonly holdExpiryMs: number;
   readonly now: () => number;
+  /** The topic id each partition was last read under, where the port names ids (shared with the tier pipeline). */
+  readonly logIds?: LogIds;
   /** Runs `work` after `ms` (nothing once the consumer stops); returns a cancel. */
   readonly setTimer: (ms: number, work: () => void) => () => void;
   /** Runs `work` again shortly (a refused pause or resume is tried again); nothing once the consumer stops. */
@@ -629,15 +632,21 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         const { state } = parking;
         const offset = BigInt(record.message.offset);
         const hash = keyHash(record.message.key);
-        if (parking.next !== undefined && offset < parking.next) {
+        // Another topic id than p was read under in this generation: the main topic was created
+        // again, and the client reads its new log on from the old position, past its first
+        // records (the Confluent client), or from wherever its first record is (control records
+        // before it). First in a generation, the group's commit may be another member's state of
+        // the new log: judged as ever.
+        const newLogById = options.logIds?.seen(mainTopic, partition, record.topicId) === 'new-log' && parking.next !== undefined;
+        if (newLogById || (parking.next !== undefined && offset < parking.next)) {
           // Moved back under this state (found by attack 9: kafkajs answers a main topic deleted
           // and created again, with no rebalance, by reading the new log from 0): the state may be
           // another log's, whose position would skip the new records as handled. It is read anew
           // from the group's commit, and this record with it.
           partitions.delete(partition);
-          // From offset 0: a new log (as the unordered path takes one), begun from nothing.
-          if (offset === 0n) newLogs.add(partition);
-          seekMain(partition, offset);
+          // From offset 0, or named by another id: a new log (as the unordered path takes one), begun from nothing, read from its start.
+          if (offset === 0n || newLogById) newLogs.add(partition);
+          seekMain(partition, newLogById ? 0n : offset);
           return;
         }
         const readFrom = parking.next;

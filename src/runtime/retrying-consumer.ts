@@ -365,6 +365,7 @@ export function createRetryingConsumer<Received extends ConsumedRecord = Consume
         budgetBytes: options.parkingBudgetBytes ?? DEFAULT_PARK_STATE_BUDGET,
         holdExpiryMs: options.parkedHoldExpiryMs ?? consumer.tiers.reduce((sum, t) => sum + t.delayMs, 0) + DEFAULT_TIER_RETENTION_MS,
         now: () => clock.now(),
+        logIds,
         setTimer: (ms, work) => {
           // Once stop() began, no timer: work still in hand asks for one (a hold's expiry, a
           // week away) after stop() cancelled the others, and it kept the process alive.

@@ -121,9 +121,9 @@ export function eachClient(title: string, optionsOrBody: EachClientOptions | Cli
 }
 
 /** `describe.each` over each client and each ordering it carries (the crash test's cases), with the same rule for a client this Node cannot run. */
-export function eachClientOrdering(title: string, body: (client: ClientUnderTest, ordering: ConsumerOrdering) => void): void {
+export function eachClientOrdering(title: string, body: (client: ClientUnderTest, ordering: ConsumerOrdering) => void, clients: readonly ClientUnderTest[] = CLIENTS): void {
   const node = thisNode();
-  for (const client of CLIENTS) {
+  for (const client of clients) {
     const reason = client.unavailable(node);
     for (const ordering of client.orderings) {
       const name = `${title}, with ${client.name}, ordering ${ordering}`;

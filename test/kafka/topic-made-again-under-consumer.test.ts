@@ -19,7 +19,8 @@ import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { RetryingConsumer } from '../../src/runtime/retrying-consumer';
 import { eventually } from '../helpers/eventually';
 import { createTopicsOf, kafkaAsAdmin, produceAsAdmin, testDescriptor } from '../helpers/kafka';
-import { CLIENTS, eachClient } from './clients';
+import { ADMIN_USER } from '../../scripts/kafka/broker';
+import { CLIENTS, eachClientOrdering } from './clients';
 
 jest.setTimeout(180_000);
 
@@ -34,7 +35,7 @@ async function makeAgain(admin: Admin, topic: string): Promise<void> {
 
 const READING_IDS = CLIENTS.filter((c) => c.name !== 'kafkajs');
 
-eachClient('the main topic deleted and created again under a running consumer', { clients: READING_IDS }, (port) => {
+eachClientOrdering('the main topic deleted and created again under a running consumer', (client, ordering) => {
   let consumer: RetryingConsumer | undefined;
   let admin: Admin | undefined;
   afterEach(async () => {
@@ -44,12 +45,12 @@ eachClient('the main topic deleted and created again under a running consumer', 
   });
 
   it('runs every record of the new log, also those below the old log\'s position', async () => {
-    const d = testDescriptor('madeagain', [1]);
+    const d = { ...testDescriptor('madeagain', [1]), ordering };
     await createTopicsOf(d, 1);
     admin = kafkaAsAdmin().admin();
     await admin.connect();
     const ran = new Set<string>();
-    consumer = createRetryingConsumer(d, { kafka: port(), handler: async (record) => void ran.add(record.message.value!.toString()) });
+    consumer = createRetryingConsumer(d, { kafka: client.port(ADMIN_USER), handler: async (record) => void ran.add(record.message.value!.toString()) });
     await consumer.start();
     const old = Array.from({ length: 5 }, (_, i) => `old${i}`);
     await produceAsAdmin(d.mainTopic, old.map((value) => ({ key: value, value, partition: 0 })));
@@ -61,4 +62,4 @@ eachClient('the main topic deleted and created again under a running consumer', 
       throw new Error(`${error.message}; not run: ${fresh.filter((v) => !ran.has(v)).join(', ')}`);
     });
   });
-});
+}, READING_IDS);
