@@ -9,6 +9,8 @@ const B = Buffer.from('fedcba9876543210fedcba9876543210', 'hex');
 function fakeConfluent() {
   const ids = new Map<string, Buffer | Error>([['orders', A]]);
   const calls: string[] = [];
+  /** Partitions whose seek the client refuses (a rebalance under way). */
+  const refusing = new Set<number>();
   let eachBatch: ((p: unknown) => Promise<void>) | undefined;
   const kafka = {
     consumer: () => ({
@@ -18,7 +20,10 @@ function fakeConfluent() {
       run: async (r: { eachBatch: (p: unknown) => Promise<void> }) => void (eachBatch = r.eachBatch),
       pause: () => {},
       resume: () => {},
-      seek: (s: { topic: string; partition: number; offset: string }) => void calls.push(`seek ${s.topic}/${s.partition}@${s.offset}`),
+      seek: (s: { topic: string; partition: number; offset: string }) => {
+        if (refusing.has(s.partition)) throw new Error('Erroneous state');
+        calls.push(`seek ${s.topic}/${s.partition}@${s.offset}`);
+      },
       assignment: () => [0, 1].map((partition) => ({ topic: 'orders', partition })),
       commitOffsets: async () => {},
       _getInternalClient: () => undefined,
@@ -43,13 +48,23 @@ function fakeConfluent() {
     await eachBatch!({ batch, resolveOffset: () => {}, heartbeat: async () => {}, isRunning: () => true, isStale: () => false });
     return seen.at(-1)!;
   };
-  return { kafka, ids, calls, delivered, seen };
+  return { kafka, ids, calls, delivered, seen, refusing };
 }
 
 const until = async (met: () => boolean) => {
   for (let i = 0; i < 200 && !met(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   if (!met()) throw new Error('not met within a second');
 };
+
+/** The first payload that names an id: the adapter's first read has landed. */
+async function firstNamed(f: ReturnType<typeof fakeConfluent>): Promise<EachBatchPayload> {
+  let payload = await f.delivered();
+  for (let i = 0; i < 400 && payload.topicId === undefined; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    payload = await f.delivered();
+  }
+  return payload;
+}
 
 describe('the Confluent adapter and topic ids, which its records do not name', () => {
   it('names on each payload the id its admin read last, in Kafka\'s spelling, and seeks the topic\'s partitions to their start once the id changes', async () => {
@@ -58,12 +73,7 @@ describe('the Confluent adapter and topic ids, which its records do not name', (
     await consumer.connect();
     await consumer.subscribe({ topics: ['orders'] });
     await consumer.run({ eachBatch: async (p) => void f.seen.push(p) });
-    let first = await f.delivered();
-    for (let i = 0; i < 200 && first.topicId === undefined; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      first = await f.delivered();
-    }
-    expect(first.topicId).toBe(A.toString('base64url'));
+    expect((await firstNamed(f)).topicId).toBe(A.toString('base64url'));
     expect(f.calls).toEqual([]);
 
     f.ids.set('orders', new Error('UNKNOWN_TOPIC_OR_PARTITION')); // deleted, not created yet: nothing changes
@@ -80,6 +90,20 @@ describe('the Confluent adapter and topic ids, which its records do not name', (
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(f.calls).toHaveLength(2);
     expect((await f.delivered()).topicId).toBe(B.toString('base64url'));
+    await consumer.disconnect();
+  });
+
+  it('still seeks the other partitions of a topic created again when the client refuses one seek', async () => {
+    const f = fakeConfluent();
+    f.refusing.add(0);
+    const consumer = confluentPort(f.kafka, { topicIdCheckMs: 10 }).consumer('orders');
+    await consumer.connect();
+    await consumer.subscribe({ topics: ['orders'] });
+    await consumer.run({ eachBatch: async (p) => void f.seen.push(p) });
+    await firstNamed(f);
+    f.ids.set('orders', B);
+    await until(() => f.calls.length === 1);
+    expect(f.calls).toEqual(['seek orders/1@0']);
     await consumer.disconnect();
   });
 

@@ -173,13 +173,7 @@ export function confluentPort(client: ConfluentKafkaClient, options: ConfluentPo
       const ids = polledTopicIds({
         read: (topics) => offsets.topicIds(topics),
         intervalMs: options.topicIdCheckMs ?? TOPIC_ID_CHECK_MS,
-        onChange: (topic) => {
-          try {
-            for (const assigned of consumer.assignment().filter((a) => a.topic === topic)) positions.seek({ topic, partition: assigned.partition, offset: '0' });
-          } catch {
-            // Refused (a rebalance under way): the next batch of the topic, named by its new id, is judged all the same.
-          }
-        },
+        onChange: (topic) => seekToStart(consumer, positions, topic),
       });
       return {
         connect: () => {
@@ -227,6 +221,27 @@ export function confluentPort(client: ConfluentKafkaClient, options: ConfluentPo
       };
     },
   };
+}
+
+/**
+ * Seeks each partition of `topic` this member reads to its start (a topic created again). One
+ * refused (a rebalance under way) is left: its next batch, named by the new id, is judged all the
+ * same, and the others are still sought.
+ */
+function seekToStart(consumer: Pick<ConfluentConsumerLike, 'assignment'>, positions: Pick<ConfluentConsumerLike, 'seek'>, topic: string): void {
+  let assigned: { topic: string; partition: number }[];
+  try {
+    assigned = consumer.assignment();
+  } catch {
+    return;
+  }
+  for (const { partition } of assigned.filter((a) => a.topic === topic)) {
+    try {
+      positions.seek({ topic, partition, offset: '0' });
+    } catch {
+      // This partition alone: as above.
+    }
+  }
 }
 
 /**
