@@ -16,6 +16,9 @@ import { valueOf } from './harness';
  * position on the new log), and that batch names the id now taken for the partition's own
  * ('same') and finds no progress: a fresh partition begins there, past the new log's first
  * records. LOST: n0..n4 never run, not even after a restart (their commit passed them).
+ *
+ * Fixed (d4b26bd): the batch is judged without taking its id (LogIds.verdict) and sought first;
+ * the id is taken and the partition started over only once the seek is done.
  */
 
 /** The broker's port whose consumers refuse a seek to `offset` `times` times (then take it). */
