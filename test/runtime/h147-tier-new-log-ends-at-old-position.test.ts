@@ -20,6 +20,10 @@ import { httpError, valueOf } from './harness';
  * polled id changed to 0, which covers the partition reading on, but not one paused at its
  * head: the runtime's resume seeks it back to the head's offset, the new log's end again.
  * Found by widening attack 15's recreated-tier property to ids and paused partitions.
+ * Since 75cc702 the @platformatic/kafka adapter seeks a topic named by another id in a fetch
+ * response (records or not) to its start, as the Confluent adapter does: that covers the partition
+ * reading on, not the one paused at its head, nor park-by-key's restart. The in-memory broker's
+ * `port({ topicIds: 'fetch' })` models the payloads only, not that seek.
  */
 function setup(overrides: Partial<ConsumerDescriptor> = {}, topicIds: 'fetch' | 'none' = 'none') {
   const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 }, ...overrides });
