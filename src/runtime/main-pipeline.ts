@@ -420,11 +420,22 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
   async function readNewLogById(batch: EachBatchPayload): Promise<boolean> {
     const id = partitionId(batch);
     const progress = partitions.get(id);
-    if (options.logIds?.seen(batch.topic, batch.partition, batch.topicId) !== 'new-log' || progress === undefined) return false;
+    // Judged first, taken once the seek below is done: refused, the batch handed out again is judged again (attack 18's class).
+    if (options.logIds?.verdict(batch.topic, batch.partition, batch.topicId) !== 'new-log' || progress === undefined) {
+      options.logIds?.seen(batch.topic, batch.partition, batch.topicId);
+      return false;
+    }
     const rebalanced = progress.dropped;
     const read = rebalanced ? await groupCommitOf(options.consumer(), batch, options.clock ?? systemClock) : undefined;
     // Asked before startOver, which makes the old log's stamp another's.
     const ownOldCommit = read !== undefined && options.commits.isOwnCommit(batch.topic, batch.partition, read.offset, read.metadata);
+    // Where the new log is read from: its start, or another member's commit of it (none read: where the client reads).
+    const from = !rebalanced || ownOldCommit || (read !== undefined && read.offset < 0n) ? 0n : read?.offset;
+    const seek = from !== undefined && BigInt(batch.messages[0]!.offset) !== from;
+    // Sought before anything is forgotten: a refused seek throws out of the batch with the old log's state and id as they were.
+    // 0 below the log start (retention): every client resets the fetch to the earliest offset.
+    if (seek) options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: from.toString() });
+    options.logIds.seen(batch.topic, batch.partition, batch.topicId);
     startOver(progress);
     partitions.delete(id);
     // Paused for a hold of the old log, whose wait now ends without resuming it: resumed here, as a rebalance does.
@@ -432,12 +443,7 @@ export function createMainPipeline(options: MainPipelineOptions): MainPipeline {
       resumeOwed.add(progress);
       options.track(resumeHeld(progress, undefined, resumeOwed));
     }
-    // Where the new log is read from: its start, or another member's commit of it (none read: where the client reads).
-    const from = !rebalanced || ownOldCommit || (read !== undefined && read.offset < 0n) ? 0n : read?.offset;
-    if (from === undefined || BigInt(batch.messages[0]!.offset) === from) return false;
-    // 0 below the log start (retention): every client resets the fetch to the earliest offset.
-    options.consumer().seek({ topic: batch.topic, partition: batch.partition, offset: from.toString() });
-    return true;
+    return seek;
   }
 
   async function onBatch(batch: EachBatchPayload): Promise<void> {

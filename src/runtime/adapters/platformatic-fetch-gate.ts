@@ -81,8 +81,20 @@ export interface FetchGate {
 /** How long a request with every partition left out is held when the stream set no fetch wait. */
 const DEFAULT_HOLD_MS = 500;
 
-/** `onMetadata` sees the topics' metadata of every lookup the gate makes (the partition count watch). */
-export function createFetchGate(consumer: FetchingConsumer, topics: () => string[], onMetadata: (topics: Map<string, { id: string; partitionsCount?: number }>) => void = () => undefined): FetchGate {
+/**
+ * `onMetadata` sees the topics' metadata of every lookup the gate makes (the partition count
+ * watch). `onTopicIdChange` is told, before the push of a response, that it names a topic by
+ * another id than the responses before it (the topic deleted and created again), records or
+ * not: a partition whose position is the new log's end, or that read nothing under the old id,
+ * gives the runtime no record to tell the new log by (h147). An id since replaced (an older
+ * response) is no change.
+ */
+export function createFetchGate(
+  consumer: FetchingConsumer,
+  topics: () => string[],
+  onMetadata: (topics: Map<string, { id: string; partitionsCount?: number }>) => void = () => undefined,
+  onTopicIdChange: (topic: string) => void = () => undefined,
+): FetchGate {
   const original = consumer.fetch;
   let policy: (topic: string, partition: number) => boolean = () => true;
   /** A counter that moves at every invalidation; each partition remembers its last. */
@@ -94,6 +106,9 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
   let pushing: number | undefined;
   /** Each topic's id in the response being pushed now (empty outside a push). */
   const pushingIds = new Map<string, string | undefined>();
+  /** Each topic's id in the responses pushed so far, and the ids it had before (never taken for a newer one). */
+  const lastIds = new Map<string, string>();
+  const retiredIds = new Map<string, Set<string>>();
   /** The first stale record of each partition in the push going on: where the stream must read it from again. */
   const notDelivered = new Map<string, { positions: FetchPositions; offset: bigint }>();
   /** The last seek of each partition, to write again if a push of an older response overwrote it. */
@@ -130,10 +145,21 @@ export function createFetchGate(consumer: FetchingConsumer, topics: () => string
           for (const p of topic.partitions) if (staleSince(keyOf(names.get(topic.topicId) ?? '', p.partitionIndex), sentAt)) p.records = undefined;
         }
         // Once a response, not at every record: the name placeholder and the zero id name none.
+        const changed: string[] = [];
         for (const topic of response?.responses ?? []) {
           const name = names.get(topic.topicId);
-          if (name !== undefined) pushingIds.set(name, normalTopicId(topic.topicId, name));
+          if (name === undefined) continue;
+          const id = normalTopicId(topic.topicId, name);
+          pushingIds.set(name, id);
+          if (id === undefined || retiredIds.get(name)?.has(id)) continue;
+          const last = lastIds.get(name);
+          lastIds.set(name, id);
+          if (last === undefined || last === id) continue;
+          retiredIds.set(name, (retiredIds.get(name) ?? new Set<string>()).add(last));
+          changed.push(name);
         }
+        // Before the push: a seek it makes leaves this response's records of the topic undelivered (stale).
+        for (const name of changed) onTopicIdChange(name);
         pushing = sentAt;
         try {
           callback(error, response);

@@ -176,7 +176,16 @@ function streamConsumer(consumer: PlatformaticConsumerLike, onError: (error: unk
       if (!disconnected) onError(refused);
     });
   });
-  const gate: FetchGate = createFetchGate(consumer, () => topics, (t) => watch.observe(t));
+  // A topic created again: each of its partitions the stream reads is sought to its start, as the
+  // Confluent adapter does, so a batch of it comes to be judged by its new id (a partition at the
+  // new log's end, or one that read nothing under the old id, would deliver none to tell it: h147).
+  const gate: FetchGate = createFetchGate(consumer, () => topics, (t) => watch.observe(t), (topic) => {
+    if (stream === undefined) return;
+    for (const key of [...stream.offsetsToFetch.keys()]) {
+      const at = key.lastIndexOf(':');
+      if (key.slice(0, at) === topic) seek(topic, Number(key.slice(at + 1)), 0n);
+    }
+  });
   const runs = createPartitionRuns({
     prefetchBytes,
     onFetchable: () => gate.wake(),
