@@ -135,6 +135,11 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
    * offset waits: it is handled, or parked and in memory).
    */
   const seeks = new Map<number, number>();
+  /** The generation each main partition's topic id was last taken in (LogIds): another id is a new log only within it. */
+  const idTakenIn = new Map<number, number>();
+  function takeId(record: ConsumedRecord): void {
+    if (options.logIds?.seen(mainTopic, record.partition, record.topicId) !== 'unknown') idTakenIn.set(record.partition, generation);
+  }
   function seekMain(partition: number, offset: bigint): void {
     options.consumer().seek({ topic: mainTopic, partition, offset: offset.toString() });
     seeks.set(partition, (seeks.get(partition) ?? 0) + 1);
@@ -635,18 +640,27 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
         // Another topic id than p was read under in this generation: the main topic was created
         // again, and the client reads its new log on from the old position, past its first
         // records (the Confluent client), or from wherever its first record is (control records
-        // before it). First in a generation, the group's commit may be another member's state of
-        // the new log: judged as ever.
-        const newLogById = options.logIds?.seen(mainTopic, partition, record.topicId) === 'new-log' && parking.next !== undefined;
-        if (newLogById || (parking.next !== undefined && offset < parking.next)) {
+        // before it). After a rebalance the group's commit may be another member's state of the
+        // new log: judged as ever. The id is taken once the seek is done: a refused seek leaves
+        // it to tell the record handed out again (attack 18's class).
+        const newLogById = options.logIds?.verdict(mainTopic, partition, record.topicId) === 'new-log' && idTakenIn.get(partition) === generation;
+        if (newLogById) {
+          seekMain(partition, 0n);
+          partitions.delete(partition);
+          newLogs.add(partition);
+          takeId(record);
+          return;
+        }
+        takeId(record);
+        if (parking.next !== undefined && offset < parking.next) {
           // Moved back under this state (found by attack 9: kafkajs answers a main topic deleted
           // and created again, with no rebalance, by reading the new log from 0): the state may be
           // another log's, whose position would skip the new records as handled. It is read anew
           // from the group's commit, and this record with it.
           partitions.delete(partition);
-          // From offset 0, or named by another id: a new log (as the unordered path takes one), begun from nothing, read from its start.
-          if (offset === 0n || newLogById) newLogs.add(partition);
-          seekMain(partition, newLogById ? 0n : offset);
+          // From offset 0: a new log (as the unordered path takes one), begun from nothing.
+          if (offset === 0n) newLogs.add(partition);
+          seekMain(partition, offset);
           return;
         }
         const readFrom = parking.next;
@@ -810,6 +824,7 @@ export function createKeyParking(options: KeyParkingOptions): KeyParking {
       seekBack.forget(); // the same
       untilRead.forget(); // the same
       newLogs.clear(); // read from the group's commits again, whoever committed them since
+      tierLogsRecreated.clear(); // the same: a recreated tier's commits went with it, and the load finds none
       turns = createTierTurns();
       holdExpiry.forget();
       for (const [partition, pause] of [...clientPause]) {
