@@ -1,13 +1,4 @@
-import { Registry } from 'prom-client';
-import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
-import type { RetryEvent } from '../../src/runtime/events';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-
+import { tierRecreationWorld } from './tier-recreation-world';
 /**
  * Fixed: a partition resumed at its head checks that the first record read there is that head
  * (tier-pipeline.ts readFromNewLog, record-identity.ts); another record there is a new log, read
@@ -47,38 +38,6 @@ import { httpError, valueOf } from './harness';
  * (as a record read below the last one is) and read it from its earliest offset. A record
  * sought to must be checked to be the one meant, as doneBeforeLoad checks a kept anchor.
  */
-function setup(overrides: Partial<ConsumerDescriptor> = {}, topicIds: 'fetch' | 'none' = 'none') {
-  const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 }, ...overrides });
-  const clock = new VirtualClock(1_000_000);
-  const broker = new MemoryBroker(clock);
-  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
-  const ran: string[] = [];
-  const events: RetryEvent[] = [];
-  /** Each value fails once at the main topic (a blip): its first retry succeeds. */
-  const failedOnce = new Set<string>();
-  const start = async () => {
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: broker.port({ topicIds }),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        const value = valueOf(record);
-        ran.push(`${record.topic}:${value}`);
-        if (record.topic === consumer.mainTopic && !failedOnce.has(value)) {
-          failedOnce.add(value);
-          throw httpError(503);
-        }
-      },
-    });
-    await retrying.start();
-    return retrying;
-  };
-  const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
-  const run = (ms: number, stopWhen?: () => boolean) => broker.run({ until: clock.now() + ms, maxSteps: 5_000, ...(stopWhen ? { stopWhen } : {}) });
-  return { consumer, broker, clock, ran, events, start, produce, run };
-}
 
 describe.each([
   ['unordered', 'none'],
@@ -87,7 +46,7 @@ describe.each([
   ['park-by-key', 'fetch'],
 ] as const)('%s, topic ids %s: a tier topic created again (no rebalance) while its partition waits paused at a record not yet due', (ordering, topicIds) => {
   it('reads the new log from its first record, so each of its records runs', async () => {
-    const s = setup({ ordering }, topicIds);
+    const s = tierRecreationWorld({ ordering }, topicIds);
     const tier1m = s.consumer.tiers[0]!.topic;
     let retrying = await s.start();
     s.produce('a', 'a');
@@ -128,7 +87,7 @@ describe.each([
  */
 function readsOnAcrossRecreation(ordering: 'unordered' | 'park-by-key', topicIds: 'fetch' | 'none') {
   return async () => {
-    const s = setup({ ordering }, topicIds);
+    const s = tierRecreationWorld({ ordering }, topicIds);
     const tier1m = s.consumer.tiers[0]!.topic;
     let retrying = await s.start();
     s.produce('a', 'a');

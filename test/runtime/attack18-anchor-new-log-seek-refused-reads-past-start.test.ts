@@ -1,4 +1,4 @@
-import type { ConsumerPort, KafkaPort } from '../../src/runtime/port';
+import { refusingSeeks } from './refusing-seeks-port';
 import { BIG, HeldMainWorld } from './held-main-world';
 
 /**
@@ -35,32 +35,6 @@ import { BIG, HeldMainWorld } from './held-main-world';
  * Fixed (11d63ff): the seek to the new log's start goes first; refused, nothing is forgotten and
  * the batch handed out again is judged again.
  */
-
-/** The broker's port whose consumers refuse a seek to `offset` `times` times (then take it). */
-function refusingSeeks(port: KafkaPort, refusal: { offset: string; times: number; refused: number }): KafkaPort {
-  return {
-    ...port,
-    consumer: (groupId, options) => {
-      const consumer = port.consumer(groupId, options);
-      return new Proxy(consumer, {
-        get(target, name, receiver) {
-          if (name !== 'seek') {
-            const value = Reflect.get(target, name, receiver) as unknown;
-            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-          }
-          return (at: Parameters<ConsumerPort['seek']>[0]) => {
-            if (at.offset === refusal.offset && refusal.times > 0) {
-              refusal.times--;
-              refusal.refused++;
-              throw new Error('Erroneous state');
-            }
-            target.seek(at);
-          };
-        },
-      });
-    },
-  };
-}
 
 describe('unordered: a main topic created again while a record is held, the seek to the new log\'s start refused once', () => {
   it('runs every record of the new log', async () => {

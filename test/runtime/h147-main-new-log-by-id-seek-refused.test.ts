@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import type { ConsumerPort, KafkaPort } from '../../src/runtime/port';
+import { refusingSeeks } from './refusing-seeks-port';
 import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
 import type { ConsumedRecord } from '../../src/runtime/router';
 import { MemoryBroker } from '../../src/simulate/memory-broker';
@@ -22,32 +22,6 @@ import { valueOf } from './harness';
  * path the same way: a failed operation drops the partition's state, so the record handed out
  * again is judged by the generation its id was taken in, not by a state read in this one.
  */
-
-/** The broker's port whose consumers refuse a seek to `offset` `times` times (then take it). */
-function refusingSeeks(port: KafkaPort, refusal: { offset: string; times: number; refused: number }): KafkaPort {
-  return {
-    ...port,
-    consumer: (groupId, options) => {
-      const consumer = port.consumer(groupId, options);
-      return new Proxy(consumer, {
-        get(target, name, receiver) {
-          if (name !== 'seek') {
-            const value = Reflect.get(target, name, receiver) as unknown;
-            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-          }
-          return (at: Parameters<ConsumerPort['seek']>[0]) => {
-            if (at.offset === refusal.offset && refusal.times > 0) {
-              refusal.times--;
-              refusal.refused++;
-              throw new Error('Erroneous state');
-            }
-            target.seek(at);
-          };
-        },
-      });
-    },
-  };
-}
 
 const OLD = ['o0', 'o1', 'o2', 'o3', 'o4'];
 const NEW = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6'];

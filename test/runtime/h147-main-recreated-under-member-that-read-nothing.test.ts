@@ -1,11 +1,6 @@
-import { Registry } from 'prom-client';
 import type { ConsumerPort } from '../../src/runtime/port';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import type { MemoryBroker } from '../../src/simulate/memory-broker';
+import { mainRecreationWorld, NEW, OLD } from './main-recreation-world';
 
 /**
  * h147: the runtime learns a partition's topic id only from records it is handed. A member that
@@ -23,26 +18,6 @@ import { valueOf } from './harness';
  * `port({ topicIds: 'fetch' })` models the payloads only, not that seek: kept `it.failing` as the
  * runtime's own limit (payloads are its only source of ids).
  */
-function setup(topicIds: 'fetch' | 'none') {
-  const consumer = billingDescriptor();
-  const clock = new VirtualClock(1_000_000);
-  const broker = new MemoryBroker(clock);
-  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-  const ran: string[] = [];
-  const retrying = createRetryingConsumer(consumer, {
-    kafka: broker.port({ topicIds }),
-    clock,
-    registry: new Registry(),
-    random: () => 0.5,
-    commit: { intervalMs: 1_000, maxRecords: 1_000 },
-    handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
-  });
-  const produce = (values: string[]) => {
-    for (const value of values) broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
-  };
-  const run = (ms: number, stopWhen?: () => boolean) => broker.run({ until: clock.now() + ms, maxSteps: 5_000, ...(stopWhen ? { stopWhen } : {}) });
-  return { consumer, broker, ran, retrying, produce, run };
-}
 
 /** Sets the position of the group's connected in-memory consumers, as a real client's fetch from the commit does. */
 function holdPosition(broker: MemoryBroker, groupId: string, topic: string, offset: string): void {
@@ -50,24 +25,14 @@ function holdPosition(broker: MemoryBroker, groupId: string, topic: string, offs
   for (const c of consumers.filter((c) => c.groupId === groupId && c.connected)) c.seek({ topic, partition: 0, offset });
 }
 
-const OLD = ['o0', 'o1', 'o2', 'o3', 'o4'];
-const NEW = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
-
 describe('unordered, topic ids fetch: the main topic created again under a member that read nothing of the old log', () => {
   it.failing('runs every record of the new log', async () => {
-    const s = setup('fetch');
+    const s = mainRecreationWorld('fetch');
     await s.retrying.start();
     s.produce(OLD);
     await s.run(10_000); // the old log ran, its commit (5) acknowledged
     await s.retrying.stop();
-    const next = createRetryingConsumer(s.consumer, {
-      kafka: s.broker.port({ topicIds: 'fetch' }),
-      clock: s.broker.clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      commit: { intervalMs: 1_000, maxRecords: 1_000 },
-      handler: async (record: ConsumedRecord) => void s.ran.push(valueOf(record)),
-    });
+    const next = s.consumerOn(s.broker.port({ topicIds: 'fetch' }));
     await next.start(); // a deploy: the new run reads from the group's commit, 5, the log's end: nothing
     await s.run(10_000);
     // A real client holds the position it fetched from, the commit; the in-memory consumer holds none until it reads a record.

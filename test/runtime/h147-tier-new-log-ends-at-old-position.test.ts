@@ -1,13 +1,4 @@
-import { Registry } from 'prom-client';
-import type { ConsumerDescriptor } from '../../src/runtime/descriptor';
-import type { RetryEvent } from '../../src/runtime/events';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { httpError, valueOf } from './harness';
-
+import { tierRecreationWorld } from './tier-recreation-world';
 /**
  * h147: a tier topic created again (no rebalance) whose new log holds, when the partition reads
  * it, exactly as many records as the old log's position: the client's position is the new log's
@@ -25,42 +16,10 @@ import { httpError, valueOf } from './harness';
  * reading on, not the one paused at its head, nor park-by-key's restart. The in-memory broker's
  * `port({ topicIds: 'fetch' })` models the payloads only, not that seek.
  */
-function setup(overrides: Partial<ConsumerDescriptor> = {}, topicIds: 'fetch' | 'none' = 'none') {
-  const consumer = billingDescriptor({ inPlace: { attempts: 1, backoffMs: 100, maxBackoffMs: 100, jitter: 0 }, ...overrides });
-  const clock = new VirtualClock(1_000_000);
-  const broker = new MemoryBroker(clock);
-  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 2);
-  const ran: string[] = [];
-  const events: RetryEvent[] = [];
-  /** Each value fails once at the main topic (a blip): its first retry succeeds. */
-  const failedOnce = new Set<string>();
-  const start = async () => {
-    const retrying = createRetryingConsumer(consumer, {
-      kafka: broker.port({ topicIds }),
-      clock,
-      registry: new Registry(),
-      random: () => 0.5,
-      onEvent: (e) => events.push(e),
-      handler: async (record: ConsumedRecord) => {
-        const value = valueOf(record);
-        ran.push(`${record.topic}:${value}`);
-        if (record.topic === consumer.mainTopic && !failedOnce.has(value)) {
-          failedOnce.add(value);
-          throw httpError(503);
-        }
-      },
-    });
-    await retrying.start();
-    return retrying;
-  };
-  const produce = (key: string, value: string) => broker.append(consumer.mainTopic, { key: Buffer.from(key), value: Buffer.from(value), partition: 0 });
-  const run = (ms: number, stopWhen?: () => boolean) => broker.run({ until: clock.now() + ms, maxSteps: 5_000, ...(stopWhen ? { stopWhen } : {}) });
-  return { consumer, broker, clock, ran, events, start, produce, run };
-}
 
 
 async function recreatedToOldPosition(ordering: 'unordered' | 'park-by-key', waitingAtHead: boolean, restart: boolean) {
-  const s = setup({ ordering }, 'fetch');
+  const s = tierRecreationWorld({ ordering }, 'fetch');
   const tier1m = s.consumer.tiers[0]!.topic;
   let retrying = await s.start();
   s.produce('a', 'a');
@@ -92,7 +51,7 @@ describe.each(['unordered', 'park-by-key'] as const)('%s, topic ids fetch: a tie
     ['reading on', false],
     ['waiting paused at its head', true],
   ])('runs the new log\'s records within ten times their tier\'s delay (%s)', async (_what, waitingAtHead) => {
-    const s = setup({ ordering }, 'fetch');
+    const s = tierRecreationWorld({ ordering }, 'fetch');
     const tier1m = s.consumer.tiers[0]!.topic;
     const retrying = await s.start();
     s.produce('a', 'a');

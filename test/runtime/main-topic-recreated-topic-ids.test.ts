@@ -1,10 +1,4 @@
-import { Registry } from 'prom-client';
-import { createRetryingConsumer } from '../../src/runtime/retrying-consumer';
-import type { ConsumedRecord } from '../../src/runtime/router';
-import { MemoryBroker } from '../../src/simulate/memory-broker';
-import { VirtualClock } from '../../src/simulate/virtual-clock';
-import { billingDescriptor } from './descriptor';
-import { valueOf } from './harness';
+import { mainRecreationWorld, NEW, OLD } from './main-recreation-world';
 
 /**
  * The main topic of an unordered consumer deleted and created again under a member that reads
@@ -15,32 +9,10 @@ import { valueOf } from './harness';
  * again from the new log's start (main-pipeline.ts readNewLogById). kafkajs names none: there
  * the records below the old position are read past (kept as `it.failing`).
  */
-function setup(topicIds: 'fetch' | 'none', ordering: 'unordered' | 'park-by-key' = 'unordered') {
-  const consumer = billingDescriptor({ ordering });
-  const clock = new VirtualClock(1_000_000);
-  const broker = new MemoryBroker(clock);
-  for (const topic of [consumer.mainTopic, ...consumer.tiers.map((t) => t.topic), consumer.dlqTopic]) broker.createTopic(topic, 1);
-  const ran: string[] = [];
-  const retrying = createRetryingConsumer(consumer, {
-    kafka: broker.port({ topicIds }),
-    clock,
-    registry: new Registry(),
-    random: () => 0.5,
-    commit: { intervalMs: 1_000, maxRecords: 1_000 },
-    handler: async (record: ConsumedRecord) => void ran.push(valueOf(record)),
-  });
-  const produce = (values: string[]) => {
-    for (const value of values) broker.append(consumer.mainTopic, { key: Buffer.from(value), value: Buffer.from(value), partition: 0 });
-  };
-  const run = (ms: number, stopWhen?: () => boolean) => broker.run({ until: clock.now() + ms, maxSteps: 5_000, ...(stopWhen ? { stopWhen } : {}) });
-  return { consumer, broker, ran, retrying, produce, run };
-}
 
-const OLD = ['o0', 'o1', 'o2', 'o3', 'o4'];
-const NEW = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
 
 async function readsOn(topicIds: 'fetch' | 'none', ordering: 'unordered' | 'park-by-key' = 'unordered') {
-  const s = setup(topicIds, ordering);
+  const s = mainRecreationWorld(topicIds, ordering);
   await s.retrying.start();
   s.produce(OLD);
   await s.run(10_000); // the old log ran and its commit, 5, was acknowledged
@@ -52,7 +24,7 @@ async function readsOn(topicIds: 'fetch' | 'none', ordering: 'unordered' | 'park
 }
 
 async function ownOldCommitLands(topicIds: 'fetch' | 'none') {
-  const s = setup(topicIds);
+  const s = mainRecreationWorld(topicIds);
   await s.retrying.start();
   s.produce(OLD);
   await s.run(500, () => s.ran.length === OLD.length); // run, their commit not sent yet (1 s interval)
@@ -93,7 +65,7 @@ describe("unordered: the main topic created again, the member's commit of the ol
 
 describe("unordered: the main topic created again and another member's commit of the new log read after a rebalance", () => {
   it.each(['fetch', 'none'] as const)('reads on from that commit, running none of the records the other member finished (topic ids: %s)', async (topicIds) => {
-    const s = setup(topicIds);
+    const s = mainRecreationWorld(topicIds);
     await s.retrying.start();
     s.produce(OLD);
     await s.run(10_000);
