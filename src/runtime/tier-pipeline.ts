@@ -170,9 +170,8 @@ export function createTierPipeline(options: TierPipelineOptions): TierPipeline {
    */
   function readNewLogById(record: EachMessagePayload, id: string): boolean {
     if (options.logIds.seen(record.topic, record.partition, record.topicId) !== 'new-log') return false;
+    // waitAt below replaces the wait, not its timer.
     waiting.get(id)?.cancel();
-    waiting.delete(id);
-    forgetResumed(id);
     firstSeen.done(id);
     held.delete(id);
     options.onNewLog(record.topic, record.partition);

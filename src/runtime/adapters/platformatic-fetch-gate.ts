@@ -26,6 +26,7 @@
  * A seek writes `offsetsToFetch`, which the stream reads for its next request.
  */
 
+import { TopicIds } from '../log-ids';
 import { normalTopicId } from '../topic-id';
 
 /** The request `MessagesStream` builds for one broker (its fields that the gate reads). */
@@ -106,9 +107,8 @@ export function createFetchGate(
   let pushing: number | undefined;
   /** Each topic's id in the response being pushed now (empty outside a push). */
   const pushingIds = new Map<string, string | undefined>();
-  /** Each topic's id in the responses pushed so far, and the ids it had before (never taken for a newer one). */
-  const lastIds = new Map<string, string>();
-  const retiredIds = new Map<string, Set<string>>();
+  /** Each topic's id in the responses pushed so far (an id it had before is never taken for a newer one). */
+  const responseIds = new TopicIds();
   /** The first stale record of each partition in the push going on: where the stream must read it from again. */
   const notDelivered = new Map<string, { positions: FetchPositions; offset: bigint }>();
   /** The last seek of each partition, to write again if a push of an older response overwrote it. */
@@ -151,12 +151,7 @@ export function createFetchGate(
           if (name === undefined) continue;
           const id = normalTopicId(topic.topicId, name);
           pushingIds.set(name, id);
-          if (id === undefined || retiredIds.get(name)?.has(id)) continue;
-          const last = lastIds.get(name);
-          lastIds.set(name, id);
-          if (last === undefined || last === id) continue;
-          retiredIds.set(name, (retiredIds.get(name) ?? new Set<string>()).add(last));
-          changed.push(name);
+          if (responseIds.seen(name, id) === 'new-log') changed.push(name);
         }
         // Before the push: a seek it makes leaves this response's records of the topic undelivered (stale).
         for (const name of changed) onTopicIdChange(name);

@@ -1,3 +1,5 @@
+import { TopicIds } from '../log-ids';
+
 /**
  * Topic ids read by polling, for a client whose records name no topic id (the Confluent
  * client: librdkafka sees a topic's id change in its metadata and only logs it, reading the new
@@ -29,26 +31,16 @@ export interface PolledTopicIdsOptions {
 }
 
 export function polledTopicIds(options: PolledTopicIdsOptions): PolledTopicIds {
-  const current = new Map<string, string>();
-  const retired = new Map<string, Set<string>>();
+  const ids = new TopicIds();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let started = false;
   let stopped = false;
 
-  function judge(topic: string, id: string | undefined): void {
-    if (id === undefined || retired.get(topic)?.has(id)) return;
-    const last = current.get(topic);
-    current.set(topic, id);
-    if (last === undefined || last === id) return;
-    retired.set(topic, (retired.get(topic) ?? new Set<string>()).add(last));
-    options.onChange(topic);
-  }
-
   async function poll(topics: readonly string[]): Promise<void> {
     // One request for all (a deleted topic fails it: read again at the next poll, once it is created again).
-    const ids = await options.read(topics).catch(() => new Map<string, string>());
+    const read = await options.read(topics).catch(() => new Map<string, string>());
     if (stopped) return;
-    for (const topic of topics) judge(topic, ids.get(topic));
+    for (const topic of topics) if (ids.seen(topic, read.get(topic)) === 'new-log') options.onChange(topic);
     timer = setTimeout(() => void poll(topics), options.intervalMs).unref();
   }
 
@@ -58,7 +50,7 @@ export function polledTopicIds(options: PolledTopicIdsOptions): PolledTopicIds {
       started = true;
       void poll(topics);
     },
-    idOf: (topic) => current.get(topic),
+    idOf: (topic) => ids.idOf(topic),
     stop() {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
